@@ -1,0 +1,51 @@
+"""Shared fixtures.
+
+Tests that read the shared data folder use the ``shared_data`` fixture: when the folder is missing
+they FAIL under CI (``CI=true``) and skip elsewhere, with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+def _data_root() -> Path:
+    env = os.environ.get("AIF360_SUBJECTIVE_DATA")
+    return Path(env) if env else SHARED / "data"
+
+
+def _require(path: Path) -> Path:
+    if path.exists():
+        return path
+    msg = f"shared data not found at {path} (set AIF360_SUBJECTIVE_DATA to ../shared/data)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared data folder (``$AIF360_SUBJECTIVE_DATA`` or ``../shared/data``)."""
+    return _require(_data_root())
+
+
+@pytest.fixture(scope="session")
+def reference_dir() -> Path:
+    """The reference outputs folder (``../shared/reference``)."""
+    return _require(SHARED / "reference")
+
+
+@pytest.fixture(autouse=True)
+def _global_numpy_state_untouched():
+    """No test (hence no library call) may change numpy's global random state."""
+    before = np.random.get_state()[1].copy()
+    yield
+    after = np.random.get_state()[1]
+    assert np.array_equal(before, after), "numpy's global random state was modified"
