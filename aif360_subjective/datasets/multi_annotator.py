@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import numbers
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -338,9 +339,50 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
 
     # ------------------------------------------------------------------ AIF360 row-wise overrides
     def validate_dataset(self) -> None:
-        """AIF360's checks, plus: the id arrays are aligned with the rows."""
-        super().validate_dataset()
+        """AIF360's checks (BinaryLabelDataset's and StructuredDataset's), plus aligned id arrays.
+
+        The checks are AIF360's, vectorised: its Python-set comparisons take over a second at the
+        Wikipedia scale (1.6M rows), ``numpy.unique`` a fraction of that.
+
+        Raises:
+            TypeError: a field is not an ndarray.
+            ValueError: shapes differ, labels outside the two label values, protected attribute values
+                not designated privileged or unprivileged, ids not aligned with the rows.
+        """
+        if np.all(self.scores == self.labels):
+            self.scores = (self.scores == self.favorable_label).astype(np.float64)
+        for name in ("features", "protected_attributes", "labels", "scores", "instance_weights"):
+            if not isinstance(getattr(self, name), np.ndarray):
+                raise TypeError(f"'{name}' must be an np.ndarray.")
+        self.features = self.features.astype(np.float64, copy=False)
+        self.protected_attributes = self.protected_attributes.astype(np.float64, copy=False)
+        self.labels = self.labels.astype(np.float64, copy=False)
+        self.instance_weights = self.instance_weights.astype(np.float64, copy=False)
+        if self.labels.ndim == 1:
+            self.labels = self.labels.reshape((-1, 1))
         n = self.features.shape[0]
+        if self.labels.shape != (n, 1):
+            raise ValueError(f"labels must have shape ({n}, 1), got {self.labels.shape}")
+        if self.scores.size != n:
+            raise ValueError(f"'scores' should have the same shape as 'labels' ({n}, 1), got {self.scores.shape}")
+        self.scores = self.scores.reshape(self.labels.shape)
+        if self.instance_weights.shape[0] != n:
+            raise ValueError(f"Number of weights must match number of instances: {self.instance_weights.shape}")
+        if np.any((self.scores < 0.0) | (self.scores > 1.0)):
+            logging.warning("'scores' has no well-defined meaning out of range [0, 1].")
+        for i, name in enumerate(self.protected_attribute_names):
+            priv = np.asarray(self.privileged_protected_attributes[i], dtype=np.float64)
+            unpriv = np.asarray(self.unprivileged_protected_attributes[i], dtype=np.float64)
+            if np.intersect1d(priv, unpriv).size:
+                raise ValueError(f"'privileged_protected_attributes' and 'unprivileged_protected_attributes' "
+                                 f"share {np.intersect1d(priv, unpriv).tolist()} for feature {name}")
+            unknown = np.setdiff1d(np.unique(self.protected_attributes[:, i]), np.union1d(priv, unpriv))
+            if unknown.size:
+                raise ValueError(f"All observed values for protected attributes should be designated as "
+                                 f"either privileged or unprivileged: {unknown.tolist()} not designated for "
+                                 f"feature {name}")
+        if not np.isin(self.labels, [self.favorable_label, self.unfavorable_label]).all():
+            raise ValueError("The favorable and unfavorable labels provided do not match the labels in the dataset.")
         for name in ("item_ids", "annotator_ids"):
             ids = getattr(self, name)
             if not isinstance(ids, np.ndarray) or ids.shape != (n,):
