@@ -172,7 +172,7 @@ def _int_ids(values: pd.Series, path: Path) -> np.ndarray:
         idx = np.flatnonzero(bad)
         raise ValueError(
             f"{path}: column {values.name!r} must hold whole-number ids; {idx.size} row(s) do not, "
-            f"e.g. data row {idx[0] + 1}: {arr[idx[0]]!r}"
+            f"e.g. data row {idx[0] + 1}: {arr[idx[0]].item()!r}"
         )
     return arr.astype(np.int64)
 
@@ -196,15 +196,17 @@ def read_comments(path: str | os.PathLike) -> pd.DataFrame:
     df = _read_tsv(
         path,
         COMMENT_COLUMNS,
-        {"rev_id": "float64", "comment": "str", "year": "int64", "logged_in": "category",
+        {"rev_id": "float64", "comment": "str", "year": "int64", "logged_in": "str",
          "ns": "category", "sample": "category", "split": "category"},
+        na_columns=("rev_id",),
     )
     rev_id = _int_ids(df["rev_id"], path)
     if len(rev_id) != len(np.unique(rev_id)):
         dup = pd.Series(rev_id).loc[pd.Series(rev_id).duplicated()].unique()
         raise ValueError(f"{path}: rev_id must be unique; {dup.size} repeated, e.g. {dup[0]}")
+    # read as text: a categorical dtype would itself turn "True"/"False" into booleans
     logged = df["logged_in"]
-    unknown = sorted(set(logged.cat.categories) - {"True", "False"})
+    unknown = sorted(set(logged.unique()) - {"True", "False"})
     if unknown:
         raise ValueError(f"{path}: column 'logged_in' must be True or False, found {unknown[:5]}")
     comment = _restore_text(df["comment"])
@@ -241,15 +243,15 @@ def read_annotations(path: str | os.PathLike, task: str) -> pd.DataFrame:
     path = Path(path)
     dtype = {c: "float64" for c in spec.annotation_columns}
     dtype["worker_id"] = "int64"
-    df = _read_tsv(path, spec.annotation_columns, dtype, na_columns=spec.extra)
+    df = _read_tsv(path, spec.annotation_columns, dtype, na_columns=("rev_id", spec.label, *spec.extra))
     df["rev_id"] = _int_ids(df["rev_id"], path)
     label = df[spec.label].to_numpy()
     bad = ~np.isin(label, (0.0, 1.0))
     if bad.any():
-        values = pd.unique(label[bad])[:5]
+        values = pd.unique(label[bad])[:5].tolist()
         raise ValueError(
             f"{path}: column {spec.label!r} must be 0 or 1; {int(bad.sum())} row(s) are not, "
-            f"e.g. {list(values)}"
+            f"e.g. {values}"
         )
     df[spec.label] = label.astype(np.int64)
     return df
@@ -463,10 +465,10 @@ def _finish_tables(annotations, annotators, items, source, duplicates) -> Wikipe
     n_dup = int(dup.sum())
     if n_dup:
         if duplicates == "raise":
-            first = annotations.loc[dup].iloc[0]
+            first = annotations.loc[dup, ["rev_id", "worker_id"]].to_numpy()[0].tolist()
             raise ValueError(
                 f"{source}: {n_dup} repeated (rev_id, worker_id) judgement(s), e.g. "
-                f"({first['rev_id']}, {first['worker_id']}); pass duplicates='first' to keep the first of "
+                f"({first[0]}, {first[1]}); pass duplicates='first' to keep the first of "
                 "each"
             )
         warnings.warn(
