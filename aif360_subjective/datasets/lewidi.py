@@ -38,6 +38,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._annotation_info import AnnotationInfoDataset
+from ._encoding import MISSING_CODE  # noqa: F401  (named in the docstrings)
+
 #: Strings that stand for a missing annotator attribute in the metadata files.
 MISSING_VALUES = ("DATA_EXPIRED", "Prefer not to say")
 #: The split files a folder may hold, in reading order.
@@ -372,3 +375,124 @@ def load_lewidi_tables(
     else:
         annotators = read_annotators_meta(meta_path, missing_values)
     return LeWiDiTables(annotations, annotators, items, tuple(files), info_cols)
+
+
+def binary_labels(raw: pd.Series, positive_labels: Collection | None = None) -> np.ndarray:
+    """The 0/1 labels of raw LeWiDi labels.
+
+    Args:
+        raw: the labels as written (MultiPICo: the strings ``"0"`` and ``"1"``).
+        positive_labels: raw values that become 1 (compared as strings, e.g. ``{"4", "5", "6"}`` for the
+            1-6 sarcasm scale of CSC); ``None``: the raw values must already be 0/1 (as numbers or strings).
+
+    Returns:
+        numpy.ndarray: int64 0/1.
+
+    Raises:
+        ValueError: with ``positive_labels=None``, a value that is not 0 or 1.
+    """
+    if positive_labels is not None:
+        if isinstance(positive_labels, (str, bytes)) or not isinstance(positive_labels, Collection):
+            raise TypeError(f"positive_labels must be a collection of label values, got {positive_labels!r}")
+        return raw.astype(str).isin([str(v) for v in positive_labels]).to_numpy(dtype=np.int64)
+    num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isin(num, (0.0, 1.0))
+    if bad.any():
+        values = pd.unique(raw[bad])[:8].tolist()
+        raise ValueError(
+            f"labels must be 0 or 1 ('0'/'1'); {int(bad.sum())} annotation(s) are not, e.g. {values}: pass "
+            "positive_labels=<raw values meaning 1> to binarise another label scale"
+        )
+    return num.astype(np.int64)
+
+
+class LeWiDiDataset(AnnotationInfoDataset):
+    """A LeWiDi/perspectivist JSON dataset (e.g. MultiPICo) as a :class:`MultiAnnotatorDataset`.
+
+    Rows are annotations (items in file order, annotators in record order), item ids the JSON keys (str),
+    annotator ids as in the files (``"Ann12"``). Label column ``label``: the published label as a number;
+    for MultiPICo 1 = ironic, 0 = not ironic.
+
+    Favourable label: 0 by default, the package's convention for detection tasks (as for
+    :class:`WikipediaTalkDataset`, where 1 = toxic): the favourable outcome for an author is that their
+    post is *not* flagged, so rates of "not flagged" are compared across groups the same way for every
+    dataset. Irony is not harmful in itself, so pass ``favorable_label=1`` if the ironic reading is the
+    outcome of interest; opinion-exclusion measures, which compare annotators with the majority, do not
+    depend on this choice.
+
+    :attr:`items` holds the ``text`` fields (MultiPICo: ``post``, ``reply``), the ``other_info`` fields
+    (``source``, ``level``, ``language_variety``), ``lang``, ``split``, ``annotation_task`` and the
+    published ``soft_label``. Item features: by default the numeric ``other_info`` fields (``level``); name
+    categorical ones in ``item_features`` to one-hot code them (e.g. ``["level", "lang", "source"]``).
+    Protected attributes: the annotator metadata fields (MultiPICo: Age, Gender, Ethnicity simplified,
+    Country of birth, Country of residence, Nationality, Student status, Employment status), the missing
+    values ``"DATA_EXPIRED"`` and ``"Prefer not to say"`` coded as missing (:data:`MISSING_CODE`).
+
+    Example:
+        >>> ds = LeWiDiDataset("~/aif360_subjective_data/multipico", split="dev")   # doctest: +SKIP
+
+    References:
+        S. Casola et al., "MultiPICo: Multilingual Perspectivist Irony Corpus", ACL 2024.
+        E. Leonardelli et al., "SemEval-2023 Task 11: Learning with Disagreements (LeWiDi)", SemEval 2023.
+    """
+
+    def __init__(
+        self,
+        path_or_dir: str | os.PathLike | Sequence[str | os.PathLike],
+        annotators_meta: str | os.PathLike | bool | None = None,
+        split: str | Sequence[str] | None = None,
+        *,
+        favorable_label: int = 0,
+        positive_labels: Collection | None = None,
+        item_features: Sequence[str] | None = None,
+        protected_attribute_names: Sequence[str] | None = None,
+        missing_values: Collection[str] = MISSING_VALUES,
+    ) -> None:
+        """
+        Args:
+            path_or_dir: a data file (``MP_dev.json``), several (read together), or a folder (every
+                ``*_train/dev/test.json`` in it, or those of ``split``).
+            annotators_meta: the annotator metadata file; ``None`` = the ``*_annotators_meta.json`` next to
+                the data (warning if absent); ``True`` = the same but required; ``False`` = none.
+            split: with a folder, the split(s) to read, e.g. ``"dev"`` or ``["dev", "test"]``.
+            favorable_label: 0 (default, "not ironic") or 1.
+            positive_labels: raw label values that mean 1, to binarise a non-binary scale (the raw labels are
+                then kept in :attr:`annotation_info` as ``raw_label``); ``None``: labels must be 0/1.
+            item_features: item columns used as features (default: the numeric ``other_info`` fields).
+            protected_attribute_names: metadata columns used as protected attributes (default: all).
+            missing_values: metadata strings that mean "missing".
+
+        Raises:
+            FileNotFoundError: data or metadata files missing (the message says where to get them).
+            ValueError: malformed JSON or structure (the item and field are named), labels that are not
+                0/1 without ``positive_labels``, or an item id in two files.
+        """
+        if favorable_label not in (0, 1) or isinstance(favorable_label, bool):
+            raise ValueError(f"favorable_label must be 0 or 1, got {favorable_label!r}")
+        tables = load_lewidi_tables(path_or_dir, annotators_meta, split, missing_values)
+        annotations = tables.annotations.assign(label=binary_labels(tables.annotations["raw_label"],
+                                                                    positive_labels))
+        if item_features is None:
+            item_features = [
+                c for c in tables.other_info_columns if pd.api.types.is_numeric_dtype(tables.items[c])
+            ]
+        annotators = tables.annotators if len(tables.annotators.columns) else None
+        self.files = tables.files
+        super().__init__(
+            annotations,
+            info_columns=("raw_label",) if positive_labels is not None else (),
+            item_col="item",
+            annotator_col="annotator",
+            label_col="label",
+            annotators=annotators,
+            items=tables.items,
+            favorable_label=favorable_label,
+            unfavorable_label=1 - favorable_label,
+            protected_attribute_names=protected_attribute_names if annotators is not None else None,
+            item_features=item_features,
+            metadata={
+                "dataset": "LeWiDi: " + ", ".join(p.name for p in tables.files),
+                "files": [str(p) for p in tables.files],
+                "n_items_without_annotations": int((~tables.items.index.isin(annotations["item"])).sum()),
+            },
+        )

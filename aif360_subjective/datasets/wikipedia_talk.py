@@ -36,6 +36,8 @@ import numpy as np
 import pandas as pd
 
 from . import _download
+from ._annotation_info import AnnotationInfoDataset
+from ._encoding import MISSING_CODE  # noqa: F401  (named in the docstrings)
 from ._paths import ENV_VAR, resolve_data_dir
 
 logger = logging.getLogger(__name__)
@@ -477,3 +479,121 @@ def _finish_tables(annotations, annotators, items, source, duplicates) -> Wikipe
         )
         annotations = annotations.loc[~dup].reset_index(drop=True)
     return WikipediaTalkTables(annotations, annotators, items, n_dup)
+
+
+# ------------------------------------------------------------------------------------------------ dataset
+
+
+class WikipediaTalkDataset(AnnotationInfoDataset):
+    """The Wikipedia Talk Labels of one task as a :class:`MultiAnnotatorDataset` (one row per judgement).
+
+    Rows are the judgements in file order: item id ``rev_id``, annotator id ``worker_id`` (ids of this task
+    only), label ``toxicity`` / ``aggression`` / ``attack`` with 1 = toxic / aggressive / attack and the
+    favourable label 0 (the comment is not flagged). Item features: ``year``, ``logged_in`` (0/1) and
+    ``ns``, ``sample`` one-hot coded (``ns=user``...); :attr:`items` also holds the comment text (newlines and
+    tabs restored) and the published ``split``. Protected attributes: the demographics (gender,
+    english_first_language, age_group, education), left-joined: workers without a demographics row (17% for
+    toxicity) are kept with every attribute missing (:data:`MISSING_CODE`). :attr:`annotation_info` holds
+    the task's other per-judgement columns (``toxicity_score``, ``aggression_score``, or the attack sub-types
+    ``quoting_attack``, ``recipient_attack``, ``third_party_attack``, ``other_attack``).
+
+    Example:
+        >>> ds = WikipediaTalkDataset("toxicity")            # doctest: +SKIP
+        >>> ds.majority_vote(tie="unfavorable")               # doctest: +SKIP
+
+    References:
+        E. Wulczyn, N. Thain, L. Dixon, "Ex Machina: Personal Attacks Seen at Scale", WWW 2017.
+    """
+
+    def __init__(
+        self,
+        task: str = "toxicity",
+        data_dir: str | os.PathLike | None = None,
+        download: bool = False,
+        *,
+        demographics: bool = True,
+        duplicates: Literal["first", "raise"] = "first",
+        item_features: Sequence[str] | None = ITEM_FEATURES,
+        protected_attribute_names: Sequence[str] | None = None,
+        tables: WikipediaTalkTables | None = None,
+    ) -> None:
+        """
+        Args:
+            task: ``"toxicity"``, ``"aggression"`` or ``"attack"``.
+            data_dir: folder holding the files; default ``$AIF360_SUBJECTIVE_DATA/wikipedia_talk``, else
+                ``~/aif360_subjective_data/wikipedia_talk``.
+            download: first download the missing files from figshare (with ``urllib``; each file is written
+                to a temporary name, its header checked against the published columns and its first data
+                row required, then renamed into place).
+            demographics: read ``<task>_worker_demographics.tsv`` (False: no protected attributes).
+            duplicates: repeated (rev_id, worker_id) judgements: keep the first (``"first"``, warned and
+                counted in ``metadata['n_duplicates_dropped']``) or raise (``"raise"``).
+            item_features: item columns used as features (categorical ones one-hot coded).
+            protected_attribute_names: demographic columns used as protected attributes (default: all).
+            tables: already read tables (e.g. :meth:`from_labelled_sample`); the files are then not read.
+
+        Raises:
+            FileNotFoundError: files missing: the message names each one, where to download it and the
+                folder to put it in.
+            ValueError: unknown task, or files not in the published format.
+        """
+        spec = get_task(task)
+        folder = None
+        if tables is None:
+            folder = resolve_data_dir(SUBDIR, data_dir)
+            tables = load_wikipedia_talk_tables(task, folder, download, demographics, duplicates)
+        elif not isinstance(tables, WikipediaTalkTables):
+            raise TypeError(f"tables must be WikipediaTalkTables, got {type(tables).__name__}")
+        self.task = task
+        annotators = tables.annotators if demographics and len(tables.annotators.columns) else None
+        super().__init__(
+            tables.annotations,
+            info_columns=spec.extra,
+            item_col="rev_id",
+            annotator_col="worker_id",
+            label_col=spec.label,
+            annotators=annotators,
+            items=tables.items,
+            favorable_label=0,
+            unfavorable_label=1,
+            protected_attribute_names=protected_attribute_names if annotators is not None else None,
+            item_features=item_features,
+            metadata={
+                "dataset": f"Wikipedia Talk Labels: {task}",
+                "task": task,
+                "data_dir": str(folder) if folder is not None else None,
+                "n_duplicates_dropped": tables.n_duplicates_dropped,
+            },
+        )
+
+    @classmethod
+    def from_labelled_sample(
+        cls,
+        path: str | os.PathLike,
+        demographics_path: str | os.PathLike | None = None,
+        task: str = "toxicity",
+        **kwargs,
+    ) -> WikipediaTalkDataset:
+        """A dataset from a joined annotations + comments CSV such as ``toxicity_labelled_comments_3k_sample.csv``.
+
+        See :func:`read_labelled_sample`. Such samples hold about one judgement per comment: fine for
+        demographics and format work, not for majority votes or disagreement measures.
+
+        Args:
+            path: the CSV file.
+            demographics_path: the task's ``<task>_worker_demographics.tsv`` (None: no protected attributes).
+            task: the task the sample belongs to.
+            **kwargs: other arguments of the constructor (``item_features``, ``protected_attribute_names``,
+                ``duplicates``).
+
+        Returns:
+            WikipediaTalkDataset
+        """
+        duplicates = kwargs.pop("duplicates", "first")
+        annotations, items = read_labelled_sample(path, task)
+        if demographics_path is not None:
+            annotators = read_demographics(demographics_path)
+        else:
+            annotators = pd.DataFrame(index=pd.Index([], dtype=np.int64, name="worker_id"))
+        tables = _finish_tables(annotations, annotators, items, Path(path), duplicates)
+        return cls(task, tables=tables, demographics=demographics_path is not None, **kwargs)
