@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aif360_subjective.datasets import _download
+from aif360_subjective.datasets import MISSING_CODE, MultiAnnotatorDataset, WikipediaTalkDataset, _download
 from aif360_subjective.datasets import wikipedia_talk as wt
 
 COMMENTS = (
@@ -366,3 +366,91 @@ def test_real_sample_through_the_release_format(wiki_dir, tmp_path):
     pd.testing.assert_frame_equal(t.annotations, ann)
     pd.testing.assert_frame_equal(t.items, items, check_categorical=False)
     assert len(t.annotators) == 3591
+
+
+# ------------------------------------------------------------------------------------------------ dataset
+
+
+def test_dataset_from_fixture_files(tmp_path):
+    write_release(tmp_path)
+    ds = WikipediaTalkDataset("toxicity", data_dir=tmp_path)
+    assert isinstance(ds, MultiAnnotatorDataset)
+    assert ds.item_ids.tolist() == [37675, 37675, 37675, 44816, 44816, 49851]
+    assert ds.annotator_ids.tolist() == [1, 2, 3, 1, 4, 2]
+    assert ds.labels.ravel().tolist() == [0, 1, 0, 1, 0, 0]
+    assert (ds.favorable_label, ds.unfavorable_label) == (0.0, 1.0)
+    assert ds.feature_names == ["year", "logged_in", "ns=article", "ns=user", "sample=blocked", "sample=random",
+                                "gender", "english_first_language", "age_group", "education"]
+    assert ds.protected_attribute_names == ["gender", "english_first_language", "age_group", "education"]
+    f = pd.DataFrame(ds.features, columns=ds.feature_names)
+    assert f["year"].tolist() == [2002, 2002, 2002, 2003, 2003, 2015]
+    assert f["logged_in"].tolist() == [0, 0, 0, 1, 1, 1]
+    assert f["ns=user"].tolist() == [0, 0, 0, 1, 1, 1]
+    # workers 3 and 4 have no demographics: kept, every attribute missing; worker 2 lacks only age_group
+    gender_map = ds.metadata["protected_attribute_maps"][0]
+    assert [gender_map[c] for c in f["gender"][[0, 1, 3]]] == ["female", "male", "female"]
+    assert f.loc[[2, 4], ds.protected_attribute_names].eq(MISSING_CODE).all().all()
+    assert f["age_group"][1] == MISSING_CODE and f["age_group"][0] != MISSING_CODE
+    assert ds.metadata["n_annotators_without_attributes"] == 2
+    assert ds.metadata["task"] == "toxicity" and ds.metadata["data_dir"] == str(tmp_path)
+    # text and split stay in the items table, not in the features
+    assert ds.items.loc[37675, "comment"] == "This is \na \ttest"
+    assert ds.items.loc[49851, "split"] == "test"
+    assert ds.annotation_info["toxicity_score"].tolist() == [0.0, -1.0, 1.0, -2.0, 0.0, 2.0]
+    long = ds.to_dataframe()
+    assert list(long.columns[:4]) == ["rev_id", "worker_id", "toxicity", "toxicity_score"]
+    summary = ds.item_summary()
+    assert summary.loc[37675, "n_annotations"] == 3 and summary.loc[37675, "majority_label"] == 0
+
+
+def test_dataset_extra_columns_follow_rows(tmp_path):
+    write_release(tmp_path)
+    ds = WikipediaTalkDataset("toxicity", data_dir=tmp_path)
+    expected = {(i, a): s for i, a, s in zip(ds.item_ids, ds.annotator_ids, ds.annotation_info["toxicity_score"])}
+    parts = ds.split([0.5], shuffle=True, seed=3)
+    assert sum(len(p.annotation_info) for p in parts) == 6
+    for part in [*parts, ds.subset([5, 0]), ds.subset(np.array([True, False] * 3)), ds.copy()]:
+        got = {(i, a): s for i, a, s in zip(part.item_ids, part.annotator_ids, part.annotation_info["toxicity_score"])}
+        assert got == {k: expected[k] for k in got}
+        assert len(part.annotation_info) == len(part.labels)
+    shuffled = ds.subset([3, 1, 0, 5, 4, 2])
+    assert ds.align_datasets(shuffled).annotation_info.equals(ds.annotation_info)
+
+
+def test_attack_dataset_keeps_subtypes(tmp_path):
+    write_release(tmp_path, "attack")
+    ds = WikipediaTalkDataset("attack", data_dir=tmp_path)
+    assert ds.label_names == ["attack"] and ds.labels.ravel().tolist() == [1, 0, 1]
+    assert list(ds.annotation_info.columns) == ["quoting_attack", "recipient_attack", "third_party_attack",
+                                                "other_attack"]
+    assert ds.annotation_info["third_party_attack"].tolist() == [0.0, 0.0, 1.0]
+    assert ds.to_dataframe()["other_attack"].tolist() == [0.0, 0.0, 1.0]
+
+
+def test_dataset_without_demographics(tmp_path):
+    write_release(tmp_path, demographics=None)
+    ds = WikipediaTalkDataset("toxicity", data_dir=tmp_path, demographics=False)
+    assert ds.protected_attribute_names == [] and len(ds.labels) == 6
+
+
+def test_dataset_missing_files(tmp_path):
+    with pytest.raises(FileNotFoundError, match="toxicity_annotations.tsv: download it from"):
+        WikipediaTalkDataset("toxicity", data_dir=tmp_path)
+    with pytest.raises(TypeError, match="tables must be WikipediaTalkTables"):
+        WikipediaTalkDataset("toxicity", tables=("a", "b"))
+
+
+def test_dataset_from_real_sample(wiki_dir):
+    ds = WikipediaTalkDataset.from_labelled_sample(
+        wiki_dir / "toxicity_labelled_comments_3k_sample.csv", wiki_dir / "toxicity_worker_demographics.tsv")
+    assert len(ds.labels) == 3000 and ds.labels.sum() == 88 + 369
+    assert len(np.unique(ds.item_ids)) == 2976 and len(np.unique(ds.annotator_ids)) == 2112
+    dem = wt.read_demographics(wiki_dir / "toxicity_worker_demographics.tsv")
+    n_without = int((~pd.Index(np.unique(ds.annotator_ids)).isin(dem.index)).sum())
+    assert ds.metadata["n_annotators_without_attributes"] == n_without > 0
+    rows_without = ~np.isin(ds.annotator_ids, dem.index)
+    gender = ds.features[:, ds.feature_names.index("gender")]
+    assert (gender[rows_without] == MISSING_CODE).all() and (gender[~rows_without] != MISSING_CODE).all()
+    assert rows_without.mean() == pytest.approx(1 - 0.846)
+    no_dem = WikipediaTalkDataset.from_labelled_sample(wiki_dir / "toxicity_labelled_comments_3k_sample.csv")
+    assert no_dem.protected_attribute_names == []
