@@ -64,7 +64,8 @@ class LeWiDiTables(NamedTuple):
             (e.g. ``Age``) as float64. Empty (no columns) when no metadata was read.
         items: indexed by item id (str): the ``text`` fields (e.g. ``post``, ``reply``), the ``other_info``
             fields (e.g. ``source``, ``level``, ``language_variety``), ``lang``, ``split``,
-            ``annotation_task`` and ``soft_label`` (the published distribution, a dict per item).
+            ``annotation_task`` and ``soft_label`` (the published distribution, a dict per item, keys as
+            written: MultiPICo's dev file writes ``"0.0"``/``"1.0"``, its test file ``"0"``/``"1"``).
         files: the data files read, in order.
         other_info_columns: the item columns that came from ``other_info``.
     """
