@@ -103,7 +103,7 @@ def test_read_demographics_missing_age_group(tmp_path):
     dem = wt.read_demographics(tmp_path / "toxicity_worker_demographics.tsv")
     assert dem.index.name == "worker_id" and list(dem.index) == [1, 2, 7, 99]
     assert list(dem.columns) == ["gender", "english_first_language", "age_group", "education"]
-    assert np.isnan(dem.loc[2, "age_group"]) if isinstance(dem.loc[2, "age_group"], float) else False
+    assert pd.isna(dem.loc[2, "age_group"])
     assert dem["age_group"].isna().tolist() == [False, True, False, False]
     assert dem["english_first_language"].tolist() == [0, 1, 0, 0]
 
