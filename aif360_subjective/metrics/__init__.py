@@ -1,4 +1,5 @@
-"""Fairness metrics for subjective labels and discovered subgroups (AIF360 ``ClassificationMetric`` subclasses)."""
+"""Fairness metrics for subjective labels and discovered subgroups (AIF360 ``ClassificationMetric``
+subclasses)."""
 
 from .subgroup_discovery import SubgroupDiscoveryMetric
 

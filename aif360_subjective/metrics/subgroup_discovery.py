@@ -285,7 +285,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
 
     @dont_decorate
     def ranking(self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True):
-        """Top ``n`` subgroups by ``metric`` (most favoured first when ascending); see SubgroupReport.ranking."""
+        """Top ``n`` subgroups by ``metric`` (most favoured first when ascending); see
+        :meth:`SubgroupReport.ranking`."""
         return self.report.ranking(metric, kind=kind, n=n, ascending=ascending)
 
     @property
