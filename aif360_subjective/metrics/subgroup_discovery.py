@@ -280,7 +280,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
 
     @dont_decorate
     def summary(self) -> pd.DataFrame:
-        """The radar's five values per kind (signed mean accuracy error, mean |SP|, |EO|, |EOdds|, accuracy)."""
+        """The radar: per kind, signed mean accuracy error, mean |SP|, |EO|, |EOdds| and accuracy."""
         return self.report.summary()
 
     @dont_decorate
