@@ -189,7 +189,6 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             raise TypeError(
                 f"classified_dataset must be a BinaryLabelDataset, got {type(classified_dataset).__name__}"
             )
-        super().__init__(dataset, classified_dataset)
         n = dataset.features.shape[0]
         if classified_dataset.labels.shape[0] != n:
             raise ValueError(
@@ -201,6 +200,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
                 f"favourable labels differ: dataset {dataset.favorable_label}, classified_dataset "
                 f"{classified_dataset.favorable_label}"
             )
+        # our checks first: they say more than AIF360's "expected to differ only in 'labels' or 'scores'"
+        super().__init__(dataset, classified_dataset)
         fav, unfav = dataset.favorable_label, dataset.unfavorable_label
         y, yhat = dataset.labels.ravel(), classified_dataset.labels.ravel()
         for name, arr in (("dataset", y), ("classified_dataset", yhat)):
