@@ -1,4 +1,4 @@
-"""SubgroupDiscoveryMetric: AIF360 decoding, equality with the raw-table run, parity with ClassificationMetric."""
+"""SubgroupDiscoveryMetric: AIF360 decoding, equality with the raw-table run, ClassificationMetric parity."""
 
 from __future__ import annotations
 
