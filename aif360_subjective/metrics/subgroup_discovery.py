@@ -57,6 +57,14 @@ class AttributeCoding:
     source: str = "features"
 
 
+#: Decoded value of a protected attribute whose map sends its code to NaN (a missing value).
+MISSING_LABEL = "(missing)"
+
+
+def _is_nan(v) -> bool:
+    return isinstance(v, float) and v != v
+
+
 def decode_attributes(dataset) -> tuple[pd.DataFrame, dict[str, AttributeCoding]]:
     """Decode an AIF360 dataset's features back to attributes.
 
@@ -96,7 +104,9 @@ def decode_attributes(dataset) -> tuple[pd.DataFrame, dict[str, AttributeCoding]
             i = pa_names.index(c)
             m = maps[i] if i < len(maps) and isinstance(maps[i], dict) else None
             if m:
-                fmap = {float(k): v for k, v in m.items()}
+                # A missing value (MultiAnnotatorDataset codes it -1 -> NaN) is a category of its own
+                # here: an annotator without demographics still belongs to subgroups.
+                fmap = {float(k): (MISSING_LABEL if _is_nan(v) else v) for k, v in m.items()}
                 uniq = np.unique(values)
                 if all(float(u) in fmap for u in uniq):
                     data[c] = pd.Series([fmap[float(v)] for v in uniq]).to_numpy(dtype=object)[
