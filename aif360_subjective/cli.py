@@ -252,8 +252,8 @@ def _demo(args: argparse.Namespace) -> int:
         }
         step(names[5])
         fav = test.favorable_label
-        subgroups = detect_subgroups(_annotator_frame(test), test.labels.ravel() == fav,
-                                     pred1.labels.ravel() == fav, pos_label=True, random_state=seed)
+        subgroups = detect_subgroups(_annotator_frame(test), (test.labels.ravel() == fav).astype(int),
+                                     (pred1.labels.ravel() == fav).astype(int), pos_label=1, random_state=seed)
         step(names[6])
         from .report.sections import opinion_summary_table
 
@@ -391,7 +391,8 @@ def _subgroups(args: argparse.Namespace) -> int:
         raise CLIError(f"feature columns {bad} have missing values; fill or --exclude them")
     with _steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")
-        rep = detect_subgroups(X, (y_true == fav).to_numpy(), (y_pred == fav).to_numpy(), pos_label=True,
+        rep = detect_subgroups(X, (y_true == fav).to_numpy(dtype=int), (y_pred == fav).to_numpy(dtype=int),
+                               pos_label=1,
                                clustering=args.clustering, n_clusters=args.n_clusters,
                                entropy_threshold=args.entropy_threshold,
                                categorical_features=args.categorical, random_state=args.seed)

@@ -17,6 +17,7 @@ References:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -254,12 +255,15 @@ def opinion_sections(metrics: Any, *, figures: bool = True) -> list[Section]:
     out.append(s)
 
     if hasattr(first, "grouping_report"):
+        s = Section("Grouping details")
         rep = first.grouping_report()
-        text = str(rep)
-        if text:
-            s = Section("Grouping details")
-            s.text(text)
-            out.append(s)
+        s.text(rep.summary() if hasattr(rep, "summary") else str(rep))
+        if dataclasses.is_dataclass(rep):
+            fields = {f.name: getattr(rep, f.name) for f in dataclasses.fields(rep)}
+            shown = {k: (v if isinstance(v, (str, int, float)) else (repr(v) if v else "–")) for k, v in fields.items()}
+            s.details("All grouping figures").table(
+                pd.Series(shown, name="value", dtype=object).rename_axis("field").to_frame())
+        out.append(s)
     return out
 
 
