@@ -297,7 +297,6 @@ def _audit(args: argparse.Namespace) -> int:
     _matplotlib_agg()
     from .datasets import MultiAnnotatorDataset
 
-    (OpinionExclusionMetric,) = _require("metrics", "OpinionExclusionMetric")
     df = _read_csv(args.annotations, "annotations")
     cols = {"--item-col": args.item_col, "--annotator-col": args.annotator_col, "--label-col": args.label_col,
             "--prediction-col": args.prediction_col}
@@ -320,6 +319,7 @@ def _audit(args: argparse.Namespace) -> int:
         raise CLIError(f"--favorable-label {fav!r} is not a value of {args.label_col!r} (values: {values[:5]})")
     unfav = next((v for v in values if v != fav), None)
     keep = [args.item_col, args.annotator_col, args.label_col]
+    (OpinionExclusionMetric,) = _require("metrics", "OpinionExclusionMetric")
     with _steps(["reading annotations", "opinion-exclusion audit", "writing the report"]) as step:
         step("reading annotations")
         ds = MultiAnnotatorDataset(df[keep], item_col=args.item_col, annotator_col=args.annotator_col,
@@ -363,7 +363,6 @@ def _audit(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------------- subgroups
 def _subgroups(args: argparse.Namespace) -> int:
     _matplotlib_agg()
-    (detect_subgroups,) = _require("detectors", "detect_subgroups")
     df = _read_csv(args.data, "data")
     _check_columns(df, {"--label-col": args.label_col, "--prediction-col": args.prediction_col}, args.data)
     features = args.columns or [c for c in df.columns if c not in (args.label_col, args.prediction_col)]
@@ -389,6 +388,7 @@ def _subgroups(args: argparse.Namespace) -> int:
     if X.isna().any().any():
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {bad} have missing values; fill or --exclude them")
+    (detect_subgroups,) = _require("detectors", "detect_subgroups")
     with _steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")
         rep = detect_subgroups(X, (y_true == fav).to_numpy(dtype=int), (y_pred == fav).to_numpy(dtype=int),
@@ -418,7 +418,6 @@ def _subgroups(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------- crowdtruth
 def _crowdtruth(args: argparse.Namespace) -> int:
-    (crowdtruth_scores,) = _require("quality", "crowdtruth_scores")
     df = _read_csv(args.annotations, "annotations")
     _check_columns(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col,
                         "--label-col": args.label_col}, args.annotations)
@@ -432,6 +431,7 @@ def _crowdtruth(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {args.out!r} exists and is not a folder")
+    (crowdtruth_scores,) = _require("quality", "crowdtruth_scores")
     res = crowdtruth_scores(df, unit_col=args.unit_col, worker_col=args.worker_col, label_col=args.label_col,
                             open_ended=args.open_ended, progress=_progress_enabled())
     out.mkdir(parents=True, exist_ok=True)
