@@ -328,7 +328,7 @@ def _audit(args: argparse.Namespace) -> int:
         pred_values = df[args.prediction_col]
         bad = ~pred_values.isin(values)
         if bad.any():
-            raise CLIError(f"--prediction-col {args.prediction_col!r} holds {pred_values[bad].iloc[0]!r} at row "
+            raise CLIError(f"--prediction-col {args.prediction_col!r} holds {pred_values[bad].tolist()[0]!r} at row "
                            f"{int(bad.to_numpy().argmax())}; expected one of the label values {values}")
         classified = ds.with_predictions(pred_values.to_numpy())
         step("opinion-exclusion audit")
