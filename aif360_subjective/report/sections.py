@@ -104,7 +104,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     sizes = metrics["size"].unstack(level=0) if "size" in metrics else None
     if sizes is not None:
         sizes.columns.name = None
-        s.table(sizes, "Rows per subgroup id (cluster-based and entropy-based).")
+        s.details("Rows per subgroup").table(sizes, "Rows per subgroup id (cluster-based and entropy-based).")
     out.append(s)
 
     s = Section("Subgroup patterns")
@@ -146,8 +146,8 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
             continue
         name = _METRIC_NAMES[metric]
         if plotting is not None and metric == "statistical_parity" and hasattr(plotting, "plot_ranking"):
-            s.figure(plotting.plot_ranking(rep, metric, n=n),
-                     caption=f"{name}: the top-{n} ranking of entropy-based subgroups.")
+            s.figure(plotting.plot_ranking(rep, metric, n=n, ascending=False),
+                     caption=f"{name}: the {n} most disadvantaged entropy-based subgroups.")
         s.table(rep.ranking(metric, kind="entropy", n=n, ascending=False),
                 f"{name}: most disadvantaged subgroups", index=True)
         with_details = s.details(f"{name}: most favoured subgroups")
