@@ -32,7 +32,7 @@ SIGN_CONVENTION = (
     "Sign convention: statistical parity, equal opportunity and equalized odds are the rest minus the "
     "subgroup, so a positive value means the subgroup is disadvantaged (it gets the favourable outcome less "
     "often than everyone else) and a negative value means it is favoured. Accuracy error is the subgroup's "
-    "accuracy minus the rest's accuracy."
+    "accuracy minus the accuracy on all rows (negative = the model errs more on the subgroup)."
 )
 
 _METRIC_NAMES = {
