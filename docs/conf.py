@@ -1,4 +1,4 @@
-"""Sphinx configuration of the aif360-subjective documentation (build: sphinx-build -W -b html docs docs/_build/html)."""
+"""Sphinx configuration (build: sphinx-build -W -b html docs docs/_build/html)."""
 
 import os
 import re
