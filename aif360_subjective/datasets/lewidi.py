@@ -38,8 +38,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._annotation_info import AnnotationInfoDataset
 from ._encoding import MISSING_CODE  # noqa: F401  (named in the docstrings)
+from .multi_annotator import MultiAnnotatorDataset
 
 #: Strings that stand for a missing annotator attribute in the metadata files.
 MISSING_VALUES = ("DATA_EXPIRED", "Prefer not to say")
@@ -407,7 +407,7 @@ def binary_labels(raw: pd.Series, positive_labels: Collection | None = None) -> 
     return num.astype(np.int64)
 
 
-class LeWiDiDataset(AnnotationInfoDataset):
+class LeWiDiDataset(MultiAnnotatorDataset):
     """A LeWiDi/perspectivist JSON dataset (e.g. MultiPICo) as a :class:`MultiAnnotatorDataset`.
 
     Rows are annotations (items in file order, annotators in record order), item ids the JSON keys (str),

@@ -78,6 +78,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         items (pandas.DataFrame): item table indexed by item id (one row for every annotated item).
         annotators (pandas.DataFrame): annotator table indexed by annotator id (one row for every
             annotator of the rows; NaN where the given table had no row).
+        annotation_info (pandas.DataFrame): extra per-annotation columns (``info_columns``), one row per
+            dataset row (positional index), following the rows like the ids.
         item_col, annotator_col, label_col (str): the column names of the input table.
 
     References:
@@ -98,6 +100,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         unfavorable_label: Any = 0.0,
         protected_attribute_names: Sequence[str] | None = None,
         item_features: Sequence[str] | None = None,
+        info_columns: Sequence[str] = (),
         metadata: dict | None = None,
     ) -> None:
         """
@@ -116,6 +119,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
                 (default: all of them).
             item_features: columns of ``items`` used as features (default: its numeric and boolean
                 columns). Categorical columns named here are one-hot coded (``col=value``).
+            info_columns: other columns of ``annotations`` kept, aligned with the rows, in
+                :attr:`annotation_info` (e.g. a raw score or sub-labels): neither label nor feature.
             metadata: extra metadata to keep.
 
         Raises:
@@ -144,6 +149,13 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             raise ValueError("annotations is empty: at least one annotation is needed")
 
         self.item_col, self.annotator_col, self.label_col = item_col, annotator_col, label_col
+        info_columns = list(info_columns)
+        unknown = [c for c in info_columns if c not in annotations.columns]
+        if unknown:
+            raise ValueError(
+                f"info_columns {unknown!r} are not columns of annotations; columns are {list(annotations.columns)}"
+            )
+        self.annotation_info = annotations[info_columns].reset_index(drop=True)
         self.item_ids = _ids(annotations, item_col)
         self.annotator_ids = _ids(annotations, annotator_col)
         labels, fav, unfav, label_map = self._code_labels(annotations[label_col], favorable_label,
@@ -387,6 +399,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             ids = getattr(self, name)
             if not isinstance(ids, np.ndarray) or ids.shape != (n,):
                 raise ValueError(f"{name} must be an ndarray of length {n} (one per row)")
+        if len(self.annotation_info) != n:
+            raise ValueError(f"annotation_info must have {n} rows (one per row), has {len(self.annotation_info)}")
 
     def subset(self, indexes) -> MultiAnnotatorDataset:
         """Rows at ``indexes`` (positions, or a boolean mask), ids following the rows.
@@ -408,6 +422,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         sub = super().subset(idx)
         sub.item_ids = self.item_ids[idx]
         sub.annotator_ids = self.annotator_ids[idx]
+        sub.annotation_info = self.annotation_info.iloc[idx].reset_index(drop=True)
         return sub
 
     def split(self, num_or_size_splits, shuffle: bool = False, seed: int | None = None,
@@ -705,13 +720,15 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         return np.where(lab == 1.0, label_map[1.0], label_map[0.0]).astype(object)
 
     def to_dataframe(self) -> pd.DataFrame:
-        """The long table: item, annotator and label columns (input names and values) + the features.
+        """The long table: item, annotator, label (input names and values), the info columns, the features.
 
         Returns:
             pandas.DataFrame: one row per annotation, index = instance names.
         """
         data = {self.item_col: self.item_ids, self.annotator_col: self.annotator_ids,
                 self.label_col: self.original_labels()}
+        for col in self.annotation_info.columns:
+            data.setdefault(col, self.annotation_info[col].to_numpy())
         for j, name in enumerate(self.feature_names):
             if name not in data:
                 data[name] = self.features[:, j]

@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from . import _download
-from ._annotation_info import AnnotationInfoDataset
 from ._encoding import MISSING_CODE  # noqa: F401  (named in the docstrings)
 from ._paths import ENV_VAR, resolve_data_dir
+from .multi_annotator import MultiAnnotatorDataset
 
 logger = logging.getLogger(__name__)
 
@@ -484,7 +484,7 @@ def _finish_tables(annotations, annotators, items, source, duplicates) -> Wikipe
 # ------------------------------------------------------------------------------------------------ dataset
 
 
-class WikipediaTalkDataset(AnnotationInfoDataset):
+class WikipediaTalkDataset(MultiAnnotatorDataset):
     """The Wikipedia Talk Labels of one task as a :class:`MultiAnnotatorDataset` (one row per judgement).
 
     Rows are the judgements in file order: item id ``rev_id``, annotator id ``worker_id`` (ids of this task

@@ -329,3 +329,19 @@ def test_majority_vote_is_invariant_to_row_order(table):
     a = ds.item_summary().sort_index()
     b = shuffled.item_summary().sort_index()
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_info_columns_follow_rows(small):
+    ann, annotators, items = small
+    ann = ann.assign(score=[-2, -1, 0, 1, 2, 0])
+    ds = MultiAnnotatorDataset(ann, info_columns=["score"], favorable_label=0, unfavorable_label=1)
+    assert ds.annotation_info["score"].tolist() == [-2, -1, 0, 1, 2, 0]
+    sub = ds.subset([4, 1])
+    assert sub.annotation_info["score"].tolist() == [2, -1]
+    parts = ds.split([0.5], shuffle=True, seed=1)
+    for p in parts:
+        np.testing.assert_array_equal(p.annotation_info["score"], ann["score"].to_numpy()[
+            ds.row_positions(p.item_ids, p.annotator_ids)])
+    assert list(ds.to_dataframe().columns[:4]) == ["item", "annotator", "label", "score"]
+    with pytest.raises(ValueError, match="info_columns"):
+        MultiAnnotatorDataset(ann, info_columns=["nope"])
