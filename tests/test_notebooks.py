@@ -40,9 +40,33 @@ def _client_modules():
     return nbclient, nbformat
 
 
+# The pieces the notebooks use (written in parallel; until all are in, the notebooks skip outside CI).
+PIECES = [("algorithms.preprocessing", "CrowdTruthFilter"), ("algorithms.inprocessing", "AnnotatorAwareClassifier"),
+          ("metrics", "OpinionExclusionMetric"), ("metrics", "SubgroupDiscoveryMetric"),
+          ("detectors", "detect_subgroups"), ("quality", "crowdtruth_scores"), ("datasets", "LeWiDiDataset"),
+          ("plotting", "plot_group_performance"), ("plotting", "plot_summary_radar")]
+
+
+def _require_pieces():
+    import importlib
+
+    missing = []
+    for module, name in PIECES:
+        try:
+            getattr(importlib.import_module(f"aif360_subjective.{module}"), name)
+        except (ImportError, AttributeError):
+            missing.append(f"{module}.{name}")
+    if missing:
+        msg = f"the notebooks need {missing}, not available yet"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path, shared_data, tmp_path, monkeypatch):
     nbclient, nbformat = _client_modules()
+    _require_pieces()
     monkeypatch.setenv("AIF360_SUBJECTIVE_DATA", str(shared_data))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     # the kernel imports the package from this checkout even when it is not installed
