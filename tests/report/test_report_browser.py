@@ -1,0 +1,124 @@
+"""The report in a real browser (headless Chromium): figures decode, no script from data runs.
+
+Driven through Chromium's own ``--dump-dom``/``--screenshot`` (no WebDriver dependency). A small probe
+script, added by the test to a copy of the page, writes what the browser saw into the DOM.
+
+Skips outside CI when Chromium is missing; under ``CI=true`` it fails instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html as html_lib
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+from payloads import payload_report
+
+from aif360_subjective.report import CONTENT_SECURITY_POLICY, Details
+
+pytestmark = pytest.mark.browser
+
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+          "--allow-file-access-from-files"]
+
+# Runs after load; records images, handlers, title and the pwn flag in a data attribute.
+_PROBE = (
+    "window.addEventListener('load', function () {"
+    " var imgs = Array.prototype.map.call(document.images, function (i) {"
+    "  return [i.complete, i.naturalWidth, i.naturalHeight]; });"
+    " var handlers = 0; var all = document.getElementsByTagName('*');"
+    " for (var k = 0; k < all.length; k++) { for (var a = 0; a < all[k].attributes.length; a++) {"
+    "  if (all[k].attributes[a].name.indexOf('on') === 0) handlers++; } }"
+    " document.body.setAttribute('data-probe', JSON.stringify({images: imgs, title: document.title,"
+    "  pwned: window.__pwned === undefined ? null : window.__pwned, handlers: handlers,"
+    "  scripts: document.scripts.length, iframes: document.getElementsByTagName('iframe').length,"
+    "  svgs: document.getElementsByTagName('svg').length, details: document.getElementsByTagName('details').length}));"
+    "});"
+)
+
+
+def _chromium() -> str:
+    exe = os.environ.get("AIF360_SUBJECTIVE_CHROMIUM") or next(
+        (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    if exe is None:
+        msg = "headless Chromium not found (apt-get install chromium chromium-driver)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return exe
+
+
+def _run(exe: str, *args: str) -> str:
+    proc = subprocess.run([exe, *_FLAGS, "--virtual-time-budget=5000", *args], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def _probe(exe: str, path) -> dict:
+    dom = _run(exe, "--dump-dom", path.as_uri())
+    m = re.search(r'data-probe="([^"]*)"', dom)
+    assert m, "the probe did not run: " + dom[:500]
+    return json.loads(html_lib.unescape(m.group(1)))
+
+
+def _with_probe(page: str, keep_csp: bool) -> str:
+    probe_tag = f"<script>{_PROBE}</script>"
+    if keep_csp:
+        # Allow exactly the probe (by hash) and nothing else: the page's own policy stays in force.
+        digest = base64.b64encode(hashlib.sha256(_PROBE.encode()).digest()).decode()
+        policy = CONTENT_SECURITY_POLICY
+        assert f'content="{policy}"' in page
+        page = page.replace(policy, policy + f"; script-src 'sha256-{digest}'")
+    else:
+        # Without the policy, only the escaping stands between the payloads and the browser.
+        page, n = re.subn(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page)
+        assert n == 1
+    return page.replace("</body>", probe_tag + "</body>")
+
+
+def _count_details(report) -> int:
+    def count(blocks):
+        return sum(1 + count(b.blocks) for b in blocks if isinstance(b, Details))
+
+    return sum(count(s.blocks) for s in report.sections)
+
+
+@pytest.fixture(scope="module")
+def report():
+    return payload_report()
+
+
+@pytest.mark.parametrize("keep_csp", [False, True], ids=["escaping-only", "with-policy"])
+def test_figures_show_and_no_script_runs(tmp_path, report, keep_csp):
+    exe = _chromium()
+    page = tmp_path / "report.html"
+    page.write_text(_with_probe(report.render(), keep_csp), encoding="utf-8")
+    seen = _probe(exe, page)
+    assert seen["pwned"] is None
+    assert seen["title"] == report.title  # the payload is shown as text, not run
+    assert seen["scripts"] == 1  # the probe only
+    assert seen["handlers"] == 0 and seen["iframes"] == 0 and seen["svgs"] == 0
+    assert seen["details"] == _count_details(report)
+    assert len(seen["images"]) == len(report.figures()) == 2
+    for complete, width, height in seen["images"]:
+        assert complete and width > 0 and height > 0
+
+
+def test_untouched_page_in_browser(tmp_path, report):
+    exe = _chromium()
+    page = tmp_path / "report.html"
+    report.save(page)
+    dom = _run(exe, "--dump-dom", page.as_uri())
+    title = re.search(r"<title>(.*?)</title>", dom, flags=re.DOTALL).group(1)
+    assert html_lib.unescape(title) == report.title
+    shot = tmp_path / "shot.png"
+    _run(exe, f"--screenshot={shot}", "--window-size=1200,1600", "--hide-scrollbars", page.as_uri())
+    assert shot.read_bytes().startswith(b"\x89PNG")

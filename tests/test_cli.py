@@ -1,0 +1,284 @@
+"""The ``aif360-subjective`` command: help, one-line errors with status 2, and results equal to the library's."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aif360_subjective.cli import CLIError, _require, build_parser, main
+from aif360_subjective.datasets import make_subjective_dataset
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _needs(module: str, name: str):
+    """The piece ``aif360_subjective.<module>.<name>``; skip (fail under CI) when it is not there yet."""
+    try:
+        return getattr(importlib.import_module(f"aif360_subjective.{module}"), name)
+    except (ImportError, AttributeError):
+        msg = f"aif360_subjective.{module}.{name} is not available"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(capsys, *argv, match: str) -> str:
+    code, out, err = _run(capsys, *argv)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert match in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def small():
+    return make_subjective_dataset(n_items=120, n_annotators=30, annotations_per_item=5, random_state=3)
+
+
+@pytest.fixture()
+def audit_files(tmp_path, small):
+    """annotations.csv (with a deterministic prediction column) and annotators.csv."""
+    df = pd.DataFrame({"item": small.item_ids, "annotator": small.annotator_ids,
+                       "label": small.original_labels().astype(int)})
+    rng = np.random.default_rng(0)
+    df["pred"] = np.where(rng.random(len(df)) < 0.8, df["label"], 1 - df["label"])
+    ann = small.annotators.drop(columns="kind").rename_axis("annotator").reset_index()
+    df.to_csv(tmp_path / "annotations.csv", index=False)
+    ann.to_csv(tmp_path / "annotators.csv", index=False)
+    return tmp_path / "annotations.csv", tmp_path / "annotators.csv", df
+
+
+AUDIT_COLS = ["--item-col", "item", "--annotator-col", "annotator", "--label-col", "label",
+              "--prediction-col", "pred"]
+
+
+# ----------------------------------------------------------------------------------------------- parser
+@pytest.mark.parametrize("command", [[], ["demo"], ["audit"], ["subgroups"], ["crowdtruth"]])
+def test_help(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "usage: aif360-subjective" in out
+    if command == ["audit"]:
+        assert "--prediction-col" in out and "--annotators" in out and "--bins" in out
+    if command == ["subgroups"]:
+        assert "--entropy-threshold" in out and "--n-clusters" in out and "--categorical" in out
+
+
+def test_commands_listed(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for c in ("demo", "audit", "subgroups", "crowdtruth"):
+        assert c in out
+
+
+@pytest.mark.parametrize(("argv", "match"), [
+    ([], "required: COMMAND"),
+    (["nope"], "invalid choice"),
+    (["audit", "x.csv"], "required"),
+    (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--entropy-threshold", "2"],
+     "expected a number in [0, 1]"),
+    (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--n-clusters", "0"],
+     "expected a positive integer"),
+    (["demo", "--bogus"], "unrecognized arguments"),
+])
+def test_usage_errors_are_one_line(capsys, argv, match):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and match in err[0], err
+
+
+def test_require_names_the_missing_piece():
+    with pytest.raises(CLIError, match=r"aif360_subjective\.metrics\.NoSuchMetric"):
+        _require("metrics", "NoSuchMetric")
+
+
+def test_parser_defaults():
+    args = build_parser().parse_args(["demo"])
+    assert args.out == "aif360_subjective_demo" and args.seed == 0
+    args = build_parser().parse_args(["crowdtruth", "a.csv", "--unit-col", "u", "--worker-col", "w",
+                                      "--label-col", "l"])
+    assert args.out == "crowdtruth_scores" and args.separator is None
+
+
+# ----------------------------------------------------------------------------------------------- audit
+def test_audit_errors(capsys, tmp_path, audit_files):
+    _needs("metrics", "OpinionExclusionMetric")
+    ann_csv, annotators_csv, _ = audit_files
+    _one_line_error(capsys, "audit", str(tmp_path / "missing.csv"), *AUDIT_COLS, match="annotations file not found")
+    bad_cols = [*AUDIT_COLS[:-1], "prediction"]
+    _one_line_error(capsys, "audit", str(ann_csv), *bad_cols, match="--prediction-col 'prediction' is not a column")
+    _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "a,b", match="--bins 'a,b'")
+    _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--favorable-label", "yes",
+                    match="--favorable-label 'yes' is not a number")
+    _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--favorable-label", "7",
+                    match="--favorable-label 7 is not a value")
+    _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--annotators", str(tmp_path / "none.csv"),
+                    match="annotators file not found")
+    df = pd.read_csv(ann_csv)
+    df.loc[3, "pred"] = 5
+    df.to_csv(tmp_path / "bad.csv", index=False)
+    _one_line_error(capsys, "audit", str(tmp_path / "bad.csv"), *AUDIT_COLS, match="holds 5 at row 3")
+    _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--out", str(tmp_path / "no" / "r.html"),
+                    match="output folder does not exist")
+
+
+def test_audit_matches_library(capsys, tmp_path, audit_files, small):
+    OpinionExclusionMetric = _needs("metrics", "OpinionExclusionMetric")
+    ann_csv, annotators_csv, df = audit_files
+    out = tmp_path / "audit.html"
+    code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--annotators", str(annotators_csv),
+                             "--bins", "4", "--out", str(out))
+    assert code == 0, err
+    assert err == ""  # no progress bar when stderr is not a terminal
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0,
+                               annotators=small.annotators.drop(columns="kind"))
+    m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()), bins=4)
+    assert f"{m.unfairness():.3f}" in stdout and f"{m.performance():.3f}" in stdout
+    assert "unfairness" in stdout and "performance" in stdout
+    html = out.read_text(encoding="utf-8")
+    assert "Opinion-exclusion unfairness" in html and "data:image/png;base64," in html
+
+
+# ----------------------------------------------------------------------------------------------- subgroups
+@pytest.fixture()
+def subgroup_csv(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 400
+    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.choice(["<25", "25-45", ">45"], n),
+                       "score": rng.integers(0, 5, n)})
+    df["y"] = rng.integers(0, 2, n)
+    # the model withholds the favourable label from young women: a planted disadvantaged subgroup
+    df["pred"] = np.where((df["sex"] == "f") & (df["age"] == "<25"), 0, df["y"])
+    path = tmp_path / "data.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_subgroups_matches_library(capsys, tmp_path, subgroup_csv):
+    detect_subgroups = _needs("detectors", "detect_subgroups")
+    path, df = subgroup_csv
+    out = tmp_path / "sg.html"
+    code, stdout, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
+                             "--n-clusters", "6", "--out", str(out))
+    assert code == 0, err
+    rep = detect_subgroups(df[["sex", "age", "score"]], df["y"].to_numpy(), df["pred"].to_numpy(), pos_label=1,
+                           n_clusters=6, random_state=0)
+    top = rep.ranking("statistical_parity", kind="entropy", n=5, ascending=False)
+    assert top["subgroup"].iloc[0] in stdout
+    assert f"{rep.summary().loc['entropy', 'statistical_parity']:.3f}" in stdout
+    html = out.read_text(encoding="utf-8")
+    for title in ("Subgroup fairness summary", "Subgroup sizes", "Subgroup patterns", "Top-5 rankings"):
+        assert title in html
+    assert "<details>" in html
+
+
+def test_subgroups_errors(capsys, tmp_path, subgroup_csv):
+    _needs("detectors", "detect_subgroups")
+    path, df = subgroup_csv
+    base = ["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred"]
+    _one_line_error(capsys, "subgroups", str(path), "--label-col", "truth", "--prediction-col", "pred",
+                    match="--label-col 'truth' is not a column")
+    _one_line_error(capsys, *base, "--favorable-label", "3", match="--favorable-label 3 is not a value")
+    _one_line_error(capsys, *base, "--categorical", "nope", match="--categorical 'nope'")
+    df.loc[2, "age"] = None
+    df.to_csv(tmp_path / "na.csv", index=False)
+    _one_line_error(capsys, "subgroups", str(tmp_path / "na.csv"), "--label-col", "y", "--prediction-col", "pred",
+                    match="missing values")
+
+
+# ----------------------------------------------------------------------------------------------- crowdtruth
+def test_crowdtruth_matches_library(capsys, tmp_path):
+    crowdtruth_scores = _needs("quality", "crowdtruth_scores")
+    df = pd.DataFrame({"u": ["a", "a", "a", "b", "b", "b", "c", "c"],
+                       "w": ["x", "y", "z", "x", "y", "z", "x", "z"],
+                       "l": ["p", "p", "n", "n", "n", "n", "p", "n"]})
+    df.to_csv(tmp_path / "j.csv", index=False)
+    out = tmp_path / "scores"
+    code, stdout, err = _run(capsys, "crowdtruth", str(tmp_path / "j.csv"), "--unit-col", "u", "--worker-col", "w",
+                             "--label-col", "l", "--out", str(out))
+    assert code == 0, err
+    res = crowdtruth_scores(df, unit_col="u", worker_col="w", label_col="l")
+    for name in ("units", "workers", "annotations"):
+        got = pd.read_csv(out / f"{name}.csv", index_col=0)
+        want = getattr(res, name)
+        np.testing.assert_allclose(got[want.columns].to_numpy(dtype=float), want.to_numpy(dtype=float), rtol=1e-12)
+    assert "3 units, 3 workers, 2 labels" in stdout
+
+
+def test_crowdtruth_multiple_choice_and_errors(capsys, tmp_path):
+    crowdtruth_scores = _needs("quality", "crowdtruth_scores")
+    df = pd.DataFrame({"u": [1, 1, 2, 2], "w": ["x", "y", "x", "y"], "l": ["a|b", "a", "b", "b| c"]})
+    df.to_csv(tmp_path / "mc.csv", index=False)
+    code, _, err = _run(capsys, "crowdtruth", str(tmp_path / "mc.csv"), "--unit-col", "u", "--worker-col", "w",
+                        "--label-col", "l", "--separator", "|", "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    want = crowdtruth_scores(df.assign(l=[["a", "b"], ["a"], ["b"], ["b", "c"]]), unit_col="u", worker_col="w",
+                             label_col="l")
+    got = pd.read_csv(tmp_path / "o" / "workers.csv", index_col=0)
+    np.testing.assert_allclose(got["wqs"].to_numpy(), want.workers["wqs"].to_numpy(), rtol=1e-12)
+    _one_line_error(capsys, "crowdtruth", str(tmp_path / "mc.csv"), "--unit-col", "unit", "--worker-col", "w",
+                    "--label-col", "l", match="--unit-col 'unit' is not a column")
+    (tmp_path / "file").write_text("x")
+    _one_line_error(capsys, "crowdtruth", str(tmp_path / "mc.csv"), "--unit-col", "u", "--worker-col", "w",
+                    "--label-col", "l", "--out", str(tmp_path / "file"), match="is not a folder")
+
+
+# ----------------------------------------------------------------------------------------------- demo
+def test_demo(capsys, tmp_path):
+    for module, name in (("algorithms.preprocessing", "CrowdTruthFilter"),
+                         ("algorithms.inprocessing", "AnnotatorAwareClassifier"),
+                         ("metrics", "OpinionExclusionMetric"), ("detectors", "detect_subgroups")):
+        _needs(module, name)
+    code, out, err = _run(capsys, "demo", "--out", str(tmp_path / "demo"), "--n-items", "400")
+    assert code == 0, err
+    assert "unfairness" in out and "performance" in out
+    assert "Model 1 (majority vote)" in out and "Model 2 (annotator-aware)" in out
+    report = tmp_path / "demo" / "report.html"
+    html = report.read_text(encoding="utf-8")
+    for title in ("Opinion-exclusion unfairness", "Removed annotators", "Subgroup patterns", "Top-5 rankings"):
+        assert title in html
+    pngs = sorted((tmp_path / "demo").glob("figure_*.png"))
+    assert len(pngs) >= 4 and all(p.read_bytes().startswith(b"\x89PNG") for p in pngs)
+    assert html.count("data:image/png;base64,") == len(pngs)
+
+
+def test_demo_missing_piece_is_one_line(capsys, tmp_path, monkeypatch):
+    import aif360_subjective.cli as cli
+
+    def missing(module, *names):
+        raise CLIError(f"this installation lacks aif360_subjective.{module}.{'/'.join(names)}")
+
+    monkeypatch.setattr(cli, "_require", missing)
+    _one_line_error(capsys, "demo", "--out", str(tmp_path / "d"), match="lacks aif360_subjective.")
+
+
+# ----------------------------------------------------------------------------------------------- entry point
+def test_python_m_entry_point(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MPLBACKEND": "Agg"}
+    bad = subprocess.run([sys.executable, "-m", "aif360_subjective", "crowdtruth", str(tmp_path / "none.csv"),
+                          "--unit-col", "u", "--worker-col", "w", "--label-col", "l"],
+                         capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines()[-1].endswith(f"annotations file not found: {tmp_path / 'none.csv'}")
+    assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
