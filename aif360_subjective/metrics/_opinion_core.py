@@ -628,35 +628,3 @@ def individual_figures(result: OpinionExclusionResult) -> pd.Series:
         name="individual",
         dtype=object,
     )
-
-
-def demographic_labels(annotators: pd.DataFrame, attributes: Sequence[str]) -> pd.Series:
-    """Group label per annotator from one or several attribute columns (intersections).
-
-    Args:
-        annotators: table indexed by annotator id.
-        attributes: column names; one gives the value itself, several give a tuple of values.
-
-    Returns:
-        pandas.Series: indexed by annotator id; NaN where any attribute is missing.
-
-    Raises:
-        ValueError: if an attribute is not a column of ``annotators``.
-    """
-    attributes = list(attributes)
-    if not attributes:
-        raise ValueError("attributes must name at least one annotator column")
-    missing = [a for a in attributes if a not in annotators.columns]
-    if missing:
-        raise ValueError(
-            f"attributes {missing} are not annotator columns; available: {list(annotators.columns)}"
-        )
-    sub = annotators[attributes]
-    incomplete = sub.isna().any(axis=1).to_numpy()
-    if len(attributes) == 1:
-        out = sub.iloc[:, 0].astype(object)
-    else:
-        out = pd.Series(list(sub.itertuples(index=False, name=None)), index=sub.index, dtype=object)
-    out[incomplete] = np.nan
-    out.name = " & ".join(attributes)
-    return out
