@@ -1,1 +1,3 @@
 """metrics."""
+
+from .opinion_exclusion import OpinionExclusionMetric  # noqa: F401

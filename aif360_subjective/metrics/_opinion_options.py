@@ -120,10 +120,11 @@ def prepare_grouping(
         return {"grouping": grouping, "grouping_name": grouping}
     if grouping == "ambiguity":
         check_choice(ambiguity, "ambiguity", AMBIGUITY_MEASURES)
-        if ambiguity == "uqs":
-            values = uqs_ambiguity(enc)
-        else:
-            values = item_ambiguity(*item_vote_counts(enc), measure=ambiguity)
+        values = (
+            uqs_ambiguity(enc)
+            if ambiguity == "uqs"
+            else item_ambiguity(*item_vote_counts(enc), measure=ambiguity)
+        )
         return {"grouping": "ambiguity", "grouping_name": f"ambiguity ({ambiguity})", "item_values": values}
     if annotator_table is None or annotator_table.shape[1] == 0:
         raise ValueError("grouping='demographic' needs an annotator table with attribute columns")
