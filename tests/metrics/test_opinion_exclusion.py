@@ -329,8 +329,9 @@ def test_min_group_size_merge_and_drop():
     assert (new == -1).sum() == 3
     # unordered groups: the small ones are pooled into "other"
     lab = pd.Index(["x", "y", "z"], dtype=object)
-    new, new_labels, rep = enforce_min_group_size(np.array([0, 0, 0, 1, 2]), lab, np.array([3, 1, 1]), 2,
-                                                  "merge", False)
+    new, new_labels, rep = enforce_min_group_size(
+        np.array([0, 0, 0, 1, 2]), lab, np.array([3, 1, 1]), 2, "merge", False
+    )
     assert list(new_labels) == ["x", "other"] and new.tolist() == [0, 0, 0, 1, 1]
 
 
@@ -394,3 +395,22 @@ def test_core_rejects_bad_arrays():
     enc = encode_annotations(TRUE, MV_PRED, ITEMS, ANNS)
     with pytest.raises(ValueError, match="tie must be one of"):
         disagreement_rates(enc, tie="coin")
+
+
+# ---------------------------------------------------------------------------------------- explainer
+def test_text_explainer(small):
+    from aif360_subjective.explainers.opinion_exclusion import OpinionExclusionTextExplainer
+
+    ex = OpinionExclusionTextExplainer(_metric(small, MV_PRED, bins=2))
+    assert ex.unfairness().endswith(": 0.1875") and "2 groups" in ex.unfairness()
+    assert ex.performance().endswith(": 0.6875")
+    assert "mean 0.250" in ex.disagreement_rates() and "3 annotators" in ex.disagreement_rates()
+    assert "0.25 to 0.5: 0.500 over 1 annotators" in ex.group_performance()
+    assert ex.worst_group() == "Worst-served group: 0.25 to 0.5 (accuracy 0.5)"
+    assert ex.performance_gap().endswith(": 0.375")
+    assert "std 0.204" in ex.annotator_performance()
+    assert ex.annotator_unfairness().endswith(str(np.std([0.75, 1.0, 0.5])))
+    assert ex.grouping_report().startswith("Grouping: grouping='adr'")
+    assert ex.accuracy().startswith("Classification accuracy")  # inherited AIF360 explanations
+    with pytest.raises(TypeError, match="OpinionExclusionMetric"):
+        OpinionExclusionTextExplainer(object())
