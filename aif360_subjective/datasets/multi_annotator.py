@@ -502,12 +502,18 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             return False
 
         def _eq(x, y):
+            if x is y:  # shallow copies (e.g. classified datasets) share their arrays
+                return True
             if isinstance(x, (pd.DataFrame, pd.Series)):
-                return isinstance(y, type(x)) and (x is y or x.equals(y))
+                return isinstance(y, type(x)) and x.equals(y)
             if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
                 return x.shape == y.shape and bool(np.all(x == y))
             if isinstance(x, list) and isinstance(y, list):
-                return len(x) == len(y) and all(_eq(a, b) for a, b in zip(x, y))
+                if len(x) != len(y):
+                    return False
+                if not any(isinstance(a, (np.ndarray, pd.DataFrame, pd.Series, list)) for a in x[:1]):
+                    return x == y  # C-level comparison: 1.6M instance names in milliseconds
+                return all(_eq(a, b) for a, b in zip(x, y))
             return x == y
 
         keys = set(self.__dict__) - self.ignore_fields

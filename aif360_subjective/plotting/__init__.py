@@ -1,5 +1,6 @@
 """Matplotlib figures for the metrics (each function returns the Figure or Axes it drew)."""
 
+from .opinion import group_performance_table, plot_group_performance
 from .subgroups import (
     plot_pattern_table,
     plot_ranking,
@@ -9,6 +10,8 @@ from .subgroups import (
 )
 
 __all__ = [
+    "group_performance_table",
+    "plot_group_performance",
     "plot_pattern_table",
     "plot_ranking",
     "plot_subgroup_metrics",

@@ -1,1 +1,3 @@
 """algorithms/inprocessing."""
+
+from .annotator_aware import AnnotatorAwareClassifier  # noqa: F401

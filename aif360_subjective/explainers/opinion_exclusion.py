@@ -1,0 +1,107 @@
+"""Text explanations of the opinion-exclusion metrics, in the style of AIF360's MetricTextExplainer.
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+    Learning. Section 4.1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from aif360.explainers import MetricTextExplainer
+
+__all__ = ["OpinionExclusionTextExplainer"]
+
+
+def _g(group) -> str:
+    if isinstance(group, pd.Interval):
+        return f"{group.left:.3g} to {group.right:.3g}"
+    if isinstance(group, tuple):
+        return " & ".join(map(str, group))
+    return str(group)
+
+
+class OpinionExclusionTextExplainer(MetricTextExplainer):
+    """Explain the values of an :class:`~aif360_subjective.metrics.OpinionExclusionMetric` in text.
+
+    Every AIF360 metric of the underlying ClassificationMetric is still explained by the inherited
+    methods (e.g. ``accuracy()``); the methods below cover the opinion-exclusion ones.
+    """
+
+    def __init__(self, metric):
+        """
+        Args:
+            metric (OpinionExclusionMetric): the metric to explain.
+
+        Raises:
+            TypeError: ``metric`` is not an OpinionExclusionMetric.
+        """
+        if not hasattr(metric, "group_performance") or not hasattr(metric, "unfairness"):
+            raise TypeError(f"metric must be an OpinionExclusionMetric, got {type(metric).__name__}")
+        super().__init__(metric)
+
+    def _perf(self) -> str:
+        return self.metric.performance_name()
+
+    def unfairness(self) -> str:
+        m = self.metric
+        n_groups = m.grouping_report().n_groups
+        return (
+            f"Opinion-exclusion unfairness (standard deviation of the model's mean {self._perf()} across "
+            f"{n_groups} groups of annotators, 0 = all groups served equally): {m.unfairness()}"
+        )
+
+    def performance(self) -> str:
+        return (
+            f"General performance (mean {self._perf()} across the groups of annotators): "
+            f"{self.metric.performance()}"
+        )
+
+    def disagreement_rates(self) -> str:
+        adr = self.metric.disagreement_rates()
+        n_def, n_nan = int(adr.notna().sum()), int(adr.isna().sum())
+        return (
+            f"Average disagreement rate with the majority vote (ADR) over {n_def} annotators: "
+            f"mean {adr.mean():.3f}, median {adr.median():.3f}, min {adr.min():.3f}, max {adr.max():.3f}; "
+            f"{n_nan} annotators without ADR"
+        )
+
+    def annotator_performance(self) -> str:
+        perf = self.metric.annotator_performance()
+        return (
+            f"Per-annotator {self._perf()}: mean {perf.mean():.3f}, std {perf.std(ddof=0):.3f}, "
+            f"min {perf.min():.3f}, max {perf.max():.3f} ({int(perf.isna().sum())} undefined)"
+        )
+
+    def group_performance(self) -> str:
+        table = self.metric.group_performance()
+        lines = [f"Mean {self._perf()} per group ({self.metric.grouping_report().grouping}):"]
+        for g, row in table.iterrows():
+            value = "undefined" if np.isnan(row["performance"]) else f"{row['performance']:.3f}"
+            lines.append(
+                f"  {_g(g)}: {value} over {int(row['n_annotators'])} annotators "
+                f"({int(row['n_annotations'])} annotations, spread {row['spread']:.3f}"
+                + (f", {int(row['n_undefined'])} undefined" if row["n_undefined"] else "")
+                + ")"
+            )
+        return "\n".join(lines)
+
+    def annotator_unfairness(self) -> str:
+        return (
+            f"Individual-level unfairness (standard deviation of the per-annotator {self._perf()}): "
+            f"{self.metric.annotator_unfairness()}"
+        )
+
+    def worst_group(self) -> str:
+        m = self.metric
+        return f"Worst-served group: {_g(m.worst_group())} ({self._perf()} {m.worst_group_performance()})"
+
+    def performance_gap(self) -> str:
+        return (
+            f"Gap between the best- and the worst-served group ({self._perf()}): "
+            f"{self.metric.performance_gap()}"
+        )
+
+    def grouping_report(self) -> str:
+        return "Grouping: " + self.metric.grouping_report().summary()

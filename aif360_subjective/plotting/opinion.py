@@ -1,0 +1,135 @@
+"""Figures of the opinion-exclusion metrics (the paper's Figure 3 and a group-size variant).
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+    Learning. Figure 3 (performance of each model on the groups of annotators by ADR).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["plot_group_performance", "group_performance_table"]
+
+
+def _group_label(g) -> str:
+    if isinstance(g, pd.Interval):
+        return f"{g.left:.2f}-{g.right:.2f}"
+    if isinstance(g, tuple):
+        return " & ".join(map(str, g))
+    return str(g)
+
+
+def group_performance_table(metrics: Mapping) -> pd.DataFrame:
+    """Performance of every model (rows) on every group (columns), in the groups' order.
+
+    Args:
+        metrics: model name -> :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
+
+    Returns:
+        pandas.DataFrame: index ``model``, columns = group labels (as in the group tables).
+    """
+    if not isinstance(metrics, Mapping) or not metrics:
+        raise ValueError("metrics must be a non-empty dict {model name: OpinionExclusionMetric}")
+    rows, order = {}, []
+    for name, m in metrics.items():
+        if not hasattr(m, "group_performance"):
+            raise TypeError(f"metrics[{name!r}] must be an OpinionExclusionMetric, got {type(m).__name__}")
+        table = m.group_performance()
+        rows[name] = table["performance"]
+        order += [g for g in table.index if g not in order]
+    out = pd.DataFrame({k: v.reindex(order) for k, v in rows.items()}).T
+    out.index.name = "model"
+    out.columns = pd.Index(order, name="group", tupleize_cols=False)
+    return out
+
+
+def plot_group_performance(
+    metrics: Mapping,
+    kind: str = "heatmap",
+    ax=None,
+    cmap: str = "RdYlGn",
+    annotate: bool = True,
+    fmt: str = "{:.2f}",
+    vmin: float | None = 0.0,
+    vmax: float | None = 1.0,
+    show_summary: bool = True,
+):
+    """Performance of several models on the groups of annotators.
+
+    ``kind="heatmap"`` draws the paper's Figure 3: one row per model, one column per group (ADR
+    range), each cell coloured and annotated with the group's performance; the row labels carry the
+    model's unfairness and general performance. ``kind="bars"`` draws grouped bars (one colour per
+    model) with the groups' sizes (annotators) as a grey line on a secondary axis.
+
+    Args:
+        metrics: model name -> OpinionExclusionMetric (all with the same grouping).
+        kind: "heatmap" or "bars".
+        ax: matplotlib Axes to draw on (a new figure when None).
+        cmap: colormap of the heatmap.
+        annotate: write the values in the heatmap cells.
+        fmt: format of the annotations.
+        vmin, vmax: colour range (None = data range).
+        show_summary: add "(unfairness u, performance p)" to the model labels.
+
+    Returns:
+        matplotlib.axes.Axes: the Axes drawn on (``ax.figure`` is the Figure). For "bars" the
+        secondary axis with the group sizes is ``ax.sizes_ax``.
+
+    Raises:
+        ValueError: empty ``metrics`` or unknown ``kind``.
+    """
+    import matplotlib.pyplot as plt
+
+    if kind not in ("heatmap", "bars"):
+        raise ValueError(f"kind must be 'heatmap' or 'bars', got {kind!r}")
+    table = group_performance_table(metrics)
+    if ax is None:
+        width = max(6.0, 1.1 * table.shape[1] + 3)
+        height = max(2.5, 0.6 * table.shape[0] + 1.5) if kind == "heatmap" else 4.5
+        _, ax = plt.subplots(figsize=(width, height))
+    labels = [_group_label(g) for g in table.columns]
+    first = next(iter(metrics.values()))
+    grouping = first.grouping if isinstance(first.grouping, str) else "group"
+    model_labels = [
+        f"{name}\n(unfairness {m.unfairness():.2f}, performance {m.performance():.2f})" if show_summary else name
+        for name, m in metrics.items()
+    ]
+    perf_name = first.performance_name()
+    if kind == "heatmap":
+        values = table.to_numpy(dtype=float)
+        im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+        ax.set_xticks(range(len(labels)), labels=labels, rotation=30 if len(labels) > 6 else 0, ha="right"
+                      if len(labels) > 6 else "center")
+        ax.set_yticks(range(len(model_labels)), labels=model_labels)
+        if annotate:
+            lo, hi = np.nanmin(values) if vmin is None else vmin, np.nanmax(values) if vmax is None else vmax
+            for (i, j), v in np.ndenumerate(values):
+                if np.isfinite(v):
+                    dark = (v - lo) / (hi - lo + 1e-12) < 0.25 or (v - lo) / (hi - lo + 1e-12) > 0.85
+                    ax.text(j, i, fmt.format(v), ha="center", va="center", color="white" if dark else "black")
+        ax.figure.colorbar(im, ax=ax, label=perf_name)
+        ax.set_xlabel(f"{grouping} groups" if grouping != "adr" else "annotators' ADR range")
+        ax.set_title(f"{perf_name} per group of annotators")
+    else:
+        n_models, n_groups = table.shape
+        x = np.arange(n_groups)
+        width = 0.8 / n_models
+        for k, (lab, (_, row)) in enumerate(zip(model_labels, table.iterrows(), strict=True)):
+            ax.bar(x - 0.4 + width * (k + 0.5), row.to_numpy(dtype=float), width, label=lab)
+        ax.set_xticks(x, labels=labels, rotation=30 if n_groups > 6 else 0)
+        ax.set_ylabel(perf_name)
+        ax.set_ylim(0, 1.05 if vmax is None else max(vmax, 1.0) * 1.05)
+        sizes = first.group_performance()["n_annotators"].reindex(table.columns)
+        ax2 = ax.twinx()
+        ax2.plot(x, sizes.to_numpy(dtype=float), color="grey", marker="o", linestyle="--", label="annotators")
+        ax2.set_ylabel("annotators per group")
+        ax2.set_ylim(bottom=0)
+        ax.sizes_ax = ax2
+        ax.legend(loc="lower left", fontsize="small")
+        ax.set_xlabel(f"{grouping} groups" if grouping != "adr" else "annotators' ADR range")
+        ax.set_title(f"{perf_name} per group of annotators (line: group size)")
+    return ax
