@@ -1,0 +1,488 @@
+"""CrowdTruth 2.0 quality scores for units, workers and annotations, vectorised.
+
+The metrics and their fixed-point iteration follow the authors' package (crowdtruth 2.1, module
+``crowdtruth.models.metrics``) exactly, including its edge cases; see :func:`crowdtruth_scores`.
+
+How the sums are vectorised (``v_j`` = vector of judgment j, ``w`` = WQS, ``g`` = AQS,
+``||x||`` = the AQS-weighted norm, ``y_j = v_j / ||v_j||``):
+
+* UQS: ``sum_{i<j} w_i w_j Wcos(v_i, v_j) = (||sum_j w_j y_j||^2 - sum_j w_j^2) / 2`` per unit,
+  and the weight ``sum_{i<j} w_i w_j = ((sum_j w_j)^2 - sum_j w_j^2) / 2``;
+* WWA: ``sum_{j != i} w_j Wcos(v_i, v_j) = <y_i, sum_j w_j y_j> - w_i`` per judgment;
+* WUA: the cosine of ``w_i v_i`` and ``s(u) - w_i v_i`` from per-(unit, label) sums;
+* AQS: the ordered worker pairs that share units are the nonzeros of sparse worker x worker
+  products ``(B diag(UQS)) V_a^T`` (denominators) and ``(V_a diag(UQS)) V_a^T`` (numerators), with
+  ``B`` the worker x unit incidence and ``V_a`` the worker x unit counts of label ``a``.
+
+The "sum minus self" forms lose precision when the other workers of a unit carry (almost) no
+weight; those few units and judgments are recomputed exactly from their worker pairs, so that, e.g.,
+a unit whose other workers all have WQS 0 gets UQS 0 as in the reference.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ._vectors import AnnotationTensor, build_tensor
+
+logger = logging.getLogger(__name__)
+
+EPS = 1e-8
+"""The reference's ``SMALL_NUMBER_CONST``: floor of denominators and of AQS."""
+
+# Relative size below which a "sum minus self" is dominated by rounding and is recomputed exactly.
+_ILL_CONDITIONED = 1e-6
+
+
+@dataclass(frozen=True)
+class CrowdTruthResult:
+    """Scores computed by :func:`crowdtruth_scores`.
+
+    Attributes:
+        units: index = unit id; ``n_workers``, ``uqs``, ``uas_<label>`` for every label, and the
+            first-iteration values ``uqs_initial``, ``uas_<label>_initial`` (UAS with all WQS = 1).
+        workers: index = worker id; ``n_units``, ``wqs``, ``wwa``, ``wua`` (the reference calls
+            it ``wsa``) and ``wqs_initial``, ``wwa_initial``, ``wua_initial``.
+        annotations: index = label; ``aqs``, ``aqs_initial`` (all 1 for open-ended tasks).
+        n_iterations: iterations run.
+        converged: whether the largest change fell below ``max_delta`` before ``max_iter``.
+        log: index = iteration; ``max_delta`` (largest absolute change of any WQS, UQS or AQS) and
+            ``mean_delta_wqs``, ``mean_delta_uqs``, ``mean_delta_aqs`` (mean absolute changes), as
+            the reference logs them.
+        history: with ``keep_history=True``, every iteration's values in long form (iteration,
+            kind in {aqs, uqs, wqs, wwa, wua}, id, value); else None.
+        open_ended: whether AQS was held at 1.
+        max_delta: the stopping threshold used.
+        n_rows: input rows.
+        n_duplicate_rows: rows merged into another row of the same (unit, worker) pair.
+    """
+
+    units: pd.DataFrame
+    workers: pd.DataFrame
+    annotations: pd.DataFrame
+    n_iterations: int
+    converged: bool
+    log: pd.DataFrame
+    history: pd.DataFrame | None = field(default=None, repr=False)
+    open_ended: bool = False
+    max_delta: float = 0.001
+    n_rows: int = 0
+    n_duplicate_rows: int = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"CrowdTruthResult({len(self.units)} units, {len(self.workers)} workers, "
+            f"{len(self.annotations)} labels, {self.n_iterations} iterations, converged={self.converged})"
+        )
+
+
+class _Job:
+    """The judgment tensor with the index arrays every iteration reuses."""
+
+    def __init__(self, t: AnnotationTensor):
+        a = t.vectors
+        self.n_units = len(t.unit_ids)
+        self.n_workers = len(t.worker_ids)
+        self.n_labels = len(t.labels)
+        self.n_judgments = t.n_judgments
+        self.unit = t.unit  # judgments are sorted by unit, then worker
+        self.worker = t.worker
+        self.vectors = a
+        self.nz_j = np.repeat(np.arange(self.n_judgments), np.diff(a.indptr))
+        self.nz_a = a.indices.astype(np.int64)
+        self.nz_x = a.data.astype(np.float64)
+        self.nz_x2 = self.nz_x**2
+        cell_key = self.unit[self.nz_j] * self.n_labels + self.nz_a
+        cells, self.nz_c = np.unique(cell_key, return_inverse=True)
+        self.n_cells = len(cells)
+        self.cell_u = cells // self.n_labels
+        self.cell_a = cells % self.n_labels
+        self.k_u = np.bincount(self.unit, minlength=self.n_units)
+        self.start_u = np.concatenate([[0], np.cumsum(self.k_u)[:-1]])
+        self.n_units_of_worker = np.bincount(self.worker, minlength=self.n_workers)
+        # Worker x unit matrices for AQS: incidence B and, per label, the counts V_a (plus V_a^T).
+        shape = (self.n_workers, self.n_units)
+        self.b = sp.csr_matrix((np.ones(self.n_judgments), (self.worker, self.unit)), shape=shape)
+        self.v = []
+        for lab in range(self.n_labels):
+            j = self.nz_j[self.nz_a == lab]
+            va = sp.csr_matrix((self.nz_x[self.nz_a == lab], (self.worker[j], self.unit[j])), shape=shape)
+            self.v.append((va, va.T.tocsr()))
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def cell_sums(self, per_nz: np.ndarray) -> np.ndarray:
+        return np.bincount(self.nz_c, per_nz, minlength=self.n_cells)
+
+    def judgment_sums(self, per_nz: np.ndarray) -> np.ndarray:
+        return np.bincount(self.nz_j, per_nz, minlength=self.n_judgments)
+
+    def unit_sums(self, per_judgment: np.ndarray) -> np.ndarray:
+        return np.bincount(self.unit, per_judgment, minlength=self.n_units)
+
+    def worker_sums(self, per_judgment: np.ndarray) -> np.ndarray:
+        return np.bincount(self.worker, per_judgment, minlength=self.n_workers)
+
+    def ordered_pairs(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All ordered pairs (r, s), r != s, of judgments sharing one of ``units``."""
+        k = self.k_u[units]
+        sizes = k * k
+        offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
+        within = np.arange(sizes.sum()) - offsets
+        kk = np.repeat(k, sizes)
+        start = np.repeat(self.start_u[units], sizes)
+        r = start + within // kk
+        s = start + within % kk
+        keep = r != s
+        return r[keep], s[keep]
+
+    def pair_cosines(self, r: np.ndarray, s: np.ndarray, g: np.ndarray, norm: np.ndarray) -> np.ndarray:
+        """Wcos(v_r, v_s) for judgment pairs, computed directly."""
+        if len(r) == 0:
+            return np.zeros(0)
+        a = self.vectors
+        dots = np.asarray(a[r].multiply(a[s].multiply(g[None, :])).sum(axis=1)).ravel()
+        return dots / (norm[r] * norm[s])
+
+
+@dataclass
+class _State:
+    wqs: np.ndarray
+    uqs: np.ndarray
+    aqs: np.ndarray
+    wwa: np.ndarray
+    wua: np.ndarray
+
+
+def _annotation_quality(job: _Job, wqs: np.ndarray, uqs: np.ndarray) -> np.ndarray:
+    """AQS over ordered worker pairs (i, j), i != j, with D_ij = sum_shared UQS v_j[a] > 0."""
+    out = np.empty(job.n_labels)
+    b = job.b
+    bq = sp.csr_matrix((uqs[b.indices], b.indices, b.indptr), shape=b.shape)
+    for lab, (va, vat) in enumerate(job.v):
+        d = bq @ vat  # D_ij = sum over shared units of UQS v_j[a]; exact zeros are not stored
+        d.data[d.data <= 0] = 0.0
+        d.eliminate_zeros()
+        vq = sp.csr_matrix((va.data * uqs[va.indices], va.indices, va.indptr), shape=va.shape)
+        n = vq @ vat  # N_ij = sum over shared units of UQS v_i[a] v_j[a]; its nonzeros lie inside D's
+        inv = d.copy()
+        inv.data = 1.0 / inv.data
+        ratio = n.multiply(inv).tocsr()
+        pattern = d.copy()
+        pattern.data = np.ones_like(pattern.data)
+        diag_ratio = ratio.diagonal()
+        diag_pattern = pattern.diagonal()
+        w2 = wqs * wqs
+        num = wqs @ (ratio @ wqs) - np.sum(w2 * diag_ratio)
+        den = wqs @ (pattern @ wqs) - np.sum(w2 * diag_pattern)
+        if den > EPS:
+            out[lab] = max(num / den, EPS)
+        else:
+            out[lab] = EPS
+    return out
+
+
+def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
+    """One Jacobi step of the reference: every new score is computed from the previous ones."""
+    w, q, g = st.wqs, st.uqs, st.aqs
+    aqs = g if open_ended else _annotation_quality(job, w, q)
+
+    g_nz = g[job.nz_a]
+    wj = w[job.worker]  # WQS of each judgment's worker
+    norm2 = job.judgment_sums(g_nz * job.nz_x2)
+    norm = np.sqrt(norm2)
+    y_nz = job.nz_x / norm[job.nz_j]  # unit-norm judgment vectors
+    x_cell = job.cell_sums(wj[job.nz_j] * y_nz)  # sum_j w_j y_j per (unit, label)
+    w_u = job.unit_sums(wj)
+    w2_u = job.unit_sums(wj * wj)
+
+    # --- UQS -------------------------------------------------------------------------------------
+    q_sq = np.bincount(job.cell_u, g[job.cell_a] * x_cell**2, minlength=job.n_units)
+    num_u = np.maximum(0.5 * (q_sq - w2_u), 0.0)
+    den_u = 0.5 * (w_u * w_u - w2_u)
+    multi = job.k_u >= 2
+    bad_u = np.flatnonzero(multi & (den_u <= _ILL_CONDITIONED * w_u * w_u))
+    if len(bad_u):
+        r, s = job.ordered_pairs(bad_u)
+        keep = r < s
+        r, s = r[keep], s[keep]
+        ww = wj[r] * wj[s]
+        cos = job.pair_cosines(r, s, g, norm)
+        num_u[bad_u] = np.bincount(job.unit[r], cos * ww, minlength=job.n_units)[bad_u]
+        den_u[bad_u] = np.bincount(job.unit[r], ww, minlength=job.n_units)[bad_u]
+    uqs = np.where(multi, num_u / np.maximum(den_u, EPS), 0.0)
+
+    # --- WWA (with the previous UQS) --------------------------------------------------------------
+    qj = q[job.unit]
+    dot_x = job.judgment_sums(g_nz * y_nz * x_cell[job.nz_c])
+    self_dot = job.judgment_sums(g_nz * y_nz * y_nz)
+    t_j = np.maximum(dot_x - wj * self_dot, 0.0)  # sum_{other j} w_j Wcos
+    d_j = w_u[job.unit] - wj  # sum_{other j} w_j
+    bad_j = np.flatnonzero(d_j <= _ILL_CONDITIONED * w_u[job.unit])
+    if len(bad_j):
+        units = np.unique(job.unit[bad_j])
+        r, s = job.ordered_pairs(units)
+        mine = np.isin(r, bad_j)
+        r, s = r[mine], s[mine]
+        cos = job.pair_cosines(r, s, g, norm)
+        t_j[bad_j] = np.bincount(r, wj[s] * cos, minlength=job.n_judgments)[bad_j]
+        d_j[bad_j] = np.bincount(r, wj[s], minlength=job.n_judgments)[bad_j]
+    wwa = job.worker_sums(qj * t_j) / np.maximum(job.worker_sums(qj * d_j), EPS)
+
+    # --- WUA (with the previous UQS and the unit vectors s(u) of the previous WQS) ----------------
+    s_cell = job.cell_sums(wj[job.nz_j] * job.nz_x)
+    yw = wj[job.nz_j] * job.nz_x  # worker vector scaled by its WQS
+    z = s_cell[job.nz_c] - yw  # s(u) - w_i v_i on the worker's own labels
+    num_j = job.judgment_sums(g_nz * yw * z)
+    dw_j = job.judgment_sums(g_nz * yw * yw)
+    ss_u = np.bincount(job.cell_u, g[job.cell_a] * s_cell**2, minlength=job.n_units)
+    inside = job.judgment_sums(g_nz * s_cell[job.nz_c] ** 2)
+    outside = ss_u[job.unit] - inside  # weight of s(u) on labels the worker did not choose
+    outside[outside <= 1e-12 * ss_u[job.unit]] = 0.0
+    ds_j = job.judgment_sums(g_nz * z * z) + outside
+    root = np.sqrt(dw_j * ds_j)
+    small = root < EPS
+    c_j = np.where(small, EPS, num_j / np.where(small, 1.0, root))
+    wua = job.worker_sums(qj * c_j) / np.maximum(job.worker_sums(qj), EPS)
+
+    return _State(wqs=wwa * wua, uqs=uqs, aqs=aqs, wwa=wwa, wua=wua)
+
+
+def _unit_annotation_scores(job: _Job, wqs: np.ndarray) -> np.ndarray:
+    wj = wqs[job.worker]
+    uas = np.zeros((job.n_units, job.n_labels))
+    uas[job.cell_u, job.cell_a] = job.cell_sums(wj[job.nz_j] * job.nz_x)
+    return uas / np.maximum(job.unit_sums(wj), EPS)[:, None]
+
+
+def _from_dataset(dataset: Any) -> tuple[pd.DataFrame, str, str, str, list[Any]]:
+    """The long table (unit, worker, label) of a MultiAnnotatorDataset, with its label order."""
+    labels = np.asarray(dataset.labels, dtype=np.float64).ravel()
+    df = pd.DataFrame({"unit": dataset.item_ids, "worker": dataset.annotator_ids, "label": labels})
+    fav, unfav = float(dataset.favorable_label), float(dataset.unfavorable_label)
+    return df, "unit", "worker", "label", sorted({fav, unfav})
+
+
+def _is_multi_annotator_dataset(obj: Any) -> bool:
+    try:
+        from ..datasets import MultiAnnotatorDataset
+    except ImportError:  # pragma: no cover - the datasets package is part of this distribution
+        return False
+    return isinstance(obj, MultiAnnotatorDataset)
+
+
+def _check_max_delta(max_delta: Any) -> float:
+    if isinstance(max_delta, bool) or not isinstance(max_delta, int | float | np.floating | np.integer):
+        raise TypeError(f"max_delta must be a number, got {type(max_delta).__name__}")
+    if not np.isfinite(max_delta) or max_delta <= 0:
+        raise ValueError(f"max_delta must be a finite number > 0, got {max_delta!r}")
+    return float(max_delta)
+
+
+def _check_max_iter(max_iter: Any) -> int:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer):
+        raise TypeError(f"max_iter must be an int, got {type(max_iter).__name__}")
+    if max_iter < 1:
+        raise ValueError(f"max_iter must be >= 1, got {max_iter}")
+    return int(max_iter)
+
+
+def crowdtruth_scores(
+    df: pd.DataFrame | Any,
+    unit_col: str = "unit",
+    worker_col: str = "worker",
+    label_col: str = "label",
+    labels: Sequence[Any] | None = None,
+    *,
+    open_ended: bool = False,
+    max_delta: float = 0.001,
+    max_iter: int = 1000,
+    duplicates: str = "error",
+    progress: bool = False,
+    keep_history: bool = False,
+) -> CrowdTruthResult:
+    """CrowdTruth 2.0 unit, worker and annotation quality scores.
+
+    Each judgment (a worker's answer on a unit) is a vector of label counts: one-hot when a label
+    cell holds one label, several ones when it holds a list (multiple choice). With ``eps = 1e-8``,
+    all scores starting at 1, WQS = worker quality, UQS = unit quality, AQS = annotation quality:
+
+    * ``Wcos(x, y) = sum_a AQS_a x_a y_a / sqrt(sum_a AQS_a x_a^2 * sum_a AQS_a y_a^2)``;
+    * ``UQS(u) = sum_{i<j} Wcos(v_i, v_j) WQS_i WQS_j / max(eps, sum_{i<j} WQS_i WQS_j)``, 0 for a
+      unit with fewer than two workers;
+    * ``WWA(i) = sum_u sum_{j!=i} Wcos(v_i, v_j) WQS_j UQS(u) / max(eps, sum_u sum_{j!=i} WQS_j UQS(u))``;
+    * ``WUA(i) = sum_u c_iu UQS(u) / max(eps, sum_u UQS(u))`` with ``c_iu = Wcos(WQS_i v_i, s(u) -
+      WQS_i v_i)`` (eps when that cosine's denominator is below eps) and ``s(u) = sum_j WQS_j v_j``;
+    * ``WQS(i) = WWA(i) WUA(i)``;
+    * ``AQS(a)`` (closed tasks): over ordered worker pairs (i, j) with ``D_ij = sum_shared UQS v_j[a]
+      > 0``, the WQS_i WQS_j-weighted mean of ``sum_shared UQS v_i[a] v_j[a] / D_ij``, at least eps;
+      open-ended tasks keep AQS = 1;
+    * ``UAS(u, a) = sum_i WQS_i v_i(u)[a] / sum_i WQS_i``.
+
+    Every iteration computes AQS, UQS, WWA, WUA and WQS from the previous iteration's values; the
+    iteration stops when the largest absolute change of any WQS, UQS or AQS is below ``max_delta``.
+    A worker whose units all have UQS 0 gets WQS 0.
+
+    Args:
+        df: long table with one row per judgment, or a
+            :class:`~aif360_subjective.datasets.MultiAnnotatorDataset` (items are the units,
+            annotators the workers, labels its two label values; the column arguments are ignored).
+        unit_col: column of unit (item) ids.
+        worker_col: column of worker (annotator) ids.
+        label_col: column of labels: a label, or a list/tuple/set of labels for multiple choice.
+        labels: the annotation vector (possible labels, in output order). Default: the observed
+            labels, sorted when sortable. Labels outside it are an error.
+        open_ended: an open task (no fixed label set): AQS stays 1.
+        max_delta: stopping threshold on the largest absolute change (the reference's 0.001).
+        max_iter: cap on iterations (the reference has none); a warning is issued when reached.
+        duplicates: several rows for one (unit, worker) pair: ``"error"`` (default; the reference
+            would silently count them as separate workers), ``"last"`` (keep the last row), or
+            ``"union"`` (merge them into one judgment with the union of the labels, i.e. the
+            element-wise maximum of the counts).
+        progress: show a tqdm progress bar over iterations.
+        keep_history: keep every iteration's values in ``result.history``.
+
+    Returns:
+        CrowdTruthResult: ``units``, ``workers``, ``annotations`` DataFrames and the iteration log.
+
+    Raises:
+        TypeError: if ``df`` is neither a DataFrame nor a MultiAnnotatorDataset, or an option has
+            the wrong type.
+        ValueError: on missing columns, an empty table, missing ids or labels, labels not in
+            ``labels``, duplicate pairs with ``duplicates="error"``, ``max_delta <= 0`` or
+            ``max_iter < 1``.
+
+    References:
+        A. Dumitrache, O. Inel, L. Aroyo, B. Timmermans, C. Welty, "CrowdTruth 2.0: Quality Metrics
+        for Crowdsourcing with Disagreement", arXiv:1808.06080, 2018; the authors' Python package
+        ``crowdtruth`` 2.1 (``crowdtruth.models.metrics.Metrics``), whose computation this follows.
+    """
+    max_delta = _check_max_delta(max_delta)
+    max_iter = _check_max_iter(max_iter)
+    if _is_multi_annotator_dataset(df):
+        df, unit_col, worker_col, label_col, ds_labels = _from_dataset(df)
+        labels = ds_labels if labels is None else labels
+    tensor = build_tensor(df, unit_col, worker_col, label_col, labels, duplicates)
+    job = _Job(tensor)
+
+    st = _State(
+        wqs=np.ones(job.n_workers),
+        uqs=np.ones(job.n_units),
+        aqs=np.ones(job.n_labels),
+        wwa=np.ones(job.n_workers),
+        wua=np.ones(job.n_workers),
+    )
+    log_rows: list[dict[str, float]] = []
+    history: list[pd.DataFrame] = []
+    first: _State | None = None
+    converged = False
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc="CrowdTruth", unit="it")
+    try:
+        for it in range(1, max_iter + 1):
+            new = _iterate_once(job, st, open_ended)
+            d_w = np.abs(new.wqs - st.wqs)
+            d_u = np.abs(new.uqs - st.uqs)
+            d_a = np.abs(new.aqs - st.aqs)
+            delta = max(d_w.max(initial=0.0), d_u.max(initial=0.0), d_a.max(initial=0.0))
+            log_rows.append(
+                {
+                    "iteration": it,
+                    "max_delta": delta,
+                    "mean_delta_wqs": float(d_w.mean()),
+                    "mean_delta_uqs": float(d_u.mean()),
+                    "mean_delta_aqs": float(d_a.mean()) if not open_ended else 0.0,
+                }
+            )
+            logger.info("CrowdTruth iteration %d: max delta %.3g", it, delta)
+            if keep_history:
+                history.append(_history_frame(it, tensor, new))
+            if first is None:
+                first = new
+            st = new
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(max_delta=f"{delta:.2e}")
+            if delta < max_delta:
+                converged = True
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    if not converged:
+        warnings.warn(
+            f"CrowdTruth did not converge in max_iter={max_iter} iterations (last max delta "
+            f"{log_rows[-1]['max_delta']:.3g} >= max_delta={max_delta}); returning the last values",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    assert first is not None
+    return _result(job, tensor, st, first, log_rows, history, converged, open_ended, max_delta)
+
+
+def _history_frame(it: int, t: AnnotationTensor, st: _State) -> pd.DataFrame:
+    parts = [
+        ("aqs", t.labels, st.aqs),
+        ("uqs", t.unit_ids, st.uqs),
+        ("wqs", t.worker_ids, st.wqs),
+        ("wwa", t.worker_ids, st.wwa),
+        ("wua", t.worker_ids, st.wua),
+    ]
+    return pd.concat(
+        [
+            pd.DataFrame({"iteration": it, "kind": kind, "id": np.asarray(ids, dtype=object), "value": vals})
+            for kind, ids, vals in parts
+        ],
+        ignore_index=True,
+    )
+
+
+def _result(job, tensor, st, first, log_rows, history, converged, open_ended, max_delta) -> CrowdTruthResult:
+    label_names = [str(lab) for lab in tensor.labels]
+    uas = _unit_annotation_scores(job, st.wqs)
+    uas0 = _unit_annotation_scores(job, np.ones(job.n_workers))
+    units = pd.DataFrame(
+        {"n_workers": job.k_u, "uqs": st.uqs, "uqs_initial": first.uqs}, index=tensor.unit_ids
+    )
+    uas_cols = {f"uas_{name}": uas[:, k] for k, name in enumerate(label_names)}
+    uas0_cols = {f"uas_{name}_initial": uas0[:, k] for k, name in enumerate(label_names)}
+    units = pd.concat(
+        [units, pd.DataFrame({**uas_cols, **uas0_cols}, index=tensor.unit_ids)], axis=1
+    )
+    workers = pd.DataFrame(
+        {
+            "n_units": job.n_units_of_worker,
+            "wqs": st.wqs,
+            "wwa": st.wwa,
+            "wua": st.wua,
+            "wqs_initial": first.wqs,
+            "wwa_initial": first.wwa,
+            "wua_initial": first.wua,
+        },
+        index=tensor.worker_ids,
+    )
+    annotations = pd.DataFrame({"aqs": st.aqs, "aqs_initial": first.aqs}, index=tensor.labels)
+    log = pd.DataFrame(log_rows).set_index("iteration")
+    return CrowdTruthResult(
+        units=units,
+        workers=workers,
+        annotations=annotations,
+        n_iterations=len(log_rows),
+        converged=converged,
+        log=log,
+        history=pd.concat(history, ignore_index=True) if history else None,
+        open_ended=open_ended,
+        max_delta=max_delta,
+        n_rows=tensor.n_rows,
+        n_duplicate_rows=tensor.n_duplicate_rows,
+    )
