@@ -50,7 +50,7 @@ class AnnotationTensor:
 
 
 def _examples(values, k: int = 5) -> str:
-    vals = list(pd.unique(pd.Series(np.asarray(values, dtype=object))))[:k]
+    vals = list(dict.fromkeys(list(values)))[:k]
     return ", ".join(repr(v) for v in vals)
 
 

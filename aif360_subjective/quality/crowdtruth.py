@@ -199,13 +199,17 @@ def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
     norm2 = job.judgment_sums(g_nz * job.nz_x2)
     norm = np.sqrt(norm2)
     y_nz = job.nz_x / norm[job.nz_j]  # unit-norm judgment vectors
-    x_cell = job.cell_sums(wj[job.nz_j] * y_nz)  # sum_j w_j y_j per (unit, label)
+    x_cell = job.cell_sums(wj[job.nz_j] * y_nz)  # X_c = sum_j w_j y_j per (unit, label) cell
     w_u = job.unit_sums(wj)
     w2_u = job.unit_sums(wj * wj)
 
     # --- UQS -------------------------------------------------------------------------------------
-    q_sq = np.bincount(job.cell_u, g[job.cell_a] * x_cell**2, minlength=job.n_units)
-    num_u = np.maximum(0.5 * (q_sq - w2_u), 0.0)
+    # Per (unit, label) cell: ||X_c||^2 minus the judgments' own squares, so that a cell with one
+    # judgment contributes exactly 0 (exact zeros of UQS matter: AQS tests D_ij > 0).
+    wy = wj[job.nz_j] * y_nz
+    own_sq = job.cell_sums(wy * wy)
+    cross = np.maximum(x_cell * x_cell - own_sq, 0.0) * g[job.cell_a]
+    num_u = 0.5 * np.bincount(job.cell_u, cross, minlength=job.n_units)
     den_u = 0.5 * (w_u * w_u - w2_u)
     multi = job.k_u >= 2
     bad_u = np.flatnonzero(multi & (den_u <= _ILL_CONDITIONED * w_u * w_u))
@@ -221,9 +225,8 @@ def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
 
     # --- WWA (with the previous UQS) --------------------------------------------------------------
     qj = q[job.unit]
-    dot_x = job.judgment_sums(g_nz * y_nz * x_cell[job.nz_c])
-    self_dot = job.judgment_sums(g_nz * y_nz * y_nz)
-    t_j = np.maximum(dot_x - wj * self_dot, 0.0)  # sum_{other j} w_j Wcos
+    # sum_{other j} w_j Wcos(v_i, v_j), excluding the judgment from each cell it is in.
+    t_j = np.maximum(job.judgment_sums(g_nz * y_nz * (x_cell[job.nz_c] - wy)), 0.0)
     d_j = w_u[job.unit] - wj  # sum_{other j} w_j
     bad_j = np.flatnonzero(d_j <= _ILL_CONDITIONED * w_u[job.unit])
     if len(bad_j):
