@@ -205,7 +205,8 @@ def _check_against(res, expected):
     for col, values in expected.items():
         if col == "iterations":
             continue
-        frame = res.units if col.startswith("uqs") else res.annotations if col.startswith("aqs") else res.workers
+        frames = {"uqs": res.units, "aqs": res.annotations}
+        frame = frames.get(col[:3], res.workers)
         for key, value in values.items():
             assert frame.loc[key, col] == pytest.approx(value, abs=1e-9), (col, key)
 
