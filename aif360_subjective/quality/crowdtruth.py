@@ -14,9 +14,10 @@ How the sums are vectorised (``v_j`` = vector of judgment j, ``w`` = WQS, ``g`` 
   products ``(B diag(UQS)) V_a^T`` (denominators) and ``(V_a diag(UQS)) V_a^T`` (numerators), with
   ``B`` the worker x unit incidence and ``V_a`` the worker x unit counts of label ``a``.
 
-The "sum minus self" forms lose precision when the other workers of a unit carry (almost) no
-weight; those few units and judgments are recomputed exactly from their worker pairs, so that, e.g.,
-a unit whose other workers all have WQS 0 gets UQS 0 as in the reference.
+"Sums over the other workers" are never computed as a total minus the worker's own term: that
+cancellation turns a tiny positive value into 0 (or 0 into 1e-17), and the reference is
+discontinuous there (AQS counts a worker pair iff ``D_ij > 0``). They are exclusive prefix and
+suffix sums within each (unit, label) cell or unit instead, which add nonnegative terms only.
 """
 
 from __future__ import annotations
@@ -38,8 +39,6 @@ logger = logging.getLogger(__name__)
 EPS = 1e-8
 """The reference's ``SMALL_NUMBER_CONST``: floor of denominators and of AQS."""
 
-# Relative size below which a "sum minus self" is dominated by rounding and is recomputed exactly.
-_ILL_CONDITIONED = 1e-6
 
 
 @dataclass(frozen=True)
@@ -83,6 +82,50 @@ class CrowdTruthResult:
             f"{len(self.annotations)} labels, {self.n_iterations} iterations, converged={self.converged})"
         )
 
+class _Segments:
+    """Sums over the other members of each group, without cancellation.
+
+    Members are ordered by group (stable); within a group, exclusive prefix and suffix sums come
+    from a Hillis-Steele scan (log2 of the largest group size vectorised passes).
+    """
+
+    def __init__(self, codes: np.ndarray):
+        n = len(codes)
+        self.order = np.argsort(codes, kind="stable")
+        sc = codes[self.order]
+        starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]]) if n else np.zeros(0, dtype=np.int64)
+        sizes = np.diff(np.r_[starts, n])
+        self.pos = np.arange(n) - np.repeat(starts, sizes)
+        self.rpos = (np.repeat(sizes, sizes) - 1 - self.pos)[::-1]
+        self.max_size = int(sizes.max()) if n else 0
+
+    def _scan(self, x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Exclusive prefix sums within groups of the group-sorted array ``x``."""
+        y = np.zeros_like(x)
+        y[1:] = x[:-1]
+        y[pos == 0] = 0.0
+        step = 1
+        while step < self.max_size:
+            add = np.zeros_like(y)
+            add[step:] = np.where(pos[step:] >= step, y[:-step], 0.0)
+            y = y + add
+            step *= 2
+        return y
+
+    def prefix(self, values: np.ndarray) -> np.ndarray:
+        """Sum of the earlier members of each element's group (original element order)."""
+        out = np.empty_like(values)
+        out[self.order] = self._scan(values[self.order], self.pos)
+        return out
+
+    def others(self, values: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        """Sum of all other members of each element's group (original element order)."""
+        if prefix is None:
+            prefix = self.prefix(values)
+        out = np.empty_like(values)
+        out[self.order] = self._scan(values[self.order][::-1], self.rpos)[::-1]
+        return prefix + out
+
 
 class _Job:
     """The judgment tensor with the index arrays every iteration reuses."""
@@ -106,8 +149,9 @@ class _Job:
         self.cell_u = cells // self.n_labels
         self.cell_a = cells % self.n_labels
         self.k_u = np.bincount(self.unit, minlength=self.n_units)
-        self.start_u = np.concatenate([[0], np.cumsum(self.k_u)[:-1]])
         self.n_units_of_worker = np.bincount(self.worker, minlength=self.n_workers)
+        self.cell_members = _Segments(self.nz_c)  # the nonzeros of each (unit, label) cell
+        self.unit_members = _Segments(self.unit)  # the judgments of each unit
         # Worker x unit matrices for AQS: incidence B and, per label, the counts V_a (plus V_a^T).
         shape = (self.n_workers, self.n_units)
         self.b = sp.csr_matrix((np.ones(self.n_judgments), (self.worker, self.unit)), shape=shape)
@@ -129,27 +173,6 @@ class _Job:
 
     def worker_sums(self, per_judgment: np.ndarray) -> np.ndarray:
         return np.bincount(self.worker, per_judgment, minlength=self.n_workers)
-
-    def ordered_pairs(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """All ordered pairs (r, s), r != s, of judgments sharing one of ``units``."""
-        k = self.k_u[units]
-        sizes = k * k
-        offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
-        within = np.arange(sizes.sum()) - offsets
-        kk = np.repeat(k, sizes)
-        start = np.repeat(self.start_u[units], sizes)
-        r = start + within // kk
-        s = start + within % kk
-        keep = r != s
-        return r[keep], s[keep]
-
-    def pair_cosines(self, r: np.ndarray, s: np.ndarray, g: np.ndarray, norm: np.ndarray) -> np.ndarray:
-        """Wcos(v_r, v_s) for judgment pairs, computed directly."""
-        if len(r) == 0:
-            return np.zeros(0)
-        a = self.vectors
-        dots = np.asarray(a[r].multiply(a[s].multiply(g[None, :])).sum(axis=1)).ravel()
-        return dots / (norm[r] * norm[s])
 
 
 @dataclass
@@ -196,58 +219,34 @@ def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
 
     g_nz = g[job.nz_a]
     wj = w[job.worker]  # WQS of each judgment's worker
-    norm2 = job.judgment_sums(g_nz * job.nz_x2)
-    norm = np.sqrt(norm2)
-    y_nz = job.nz_x / norm[job.nz_j]  # unit-norm judgment vectors
-    x_cell = job.cell_sums(wj[job.nz_j] * y_nz)  # X_c = sum_j w_j y_j per (unit, label) cell
-    w_u = job.unit_sums(wj)
-    w2_u = job.unit_sums(wj * wj)
-
-    # --- UQS -------------------------------------------------------------------------------------
-    # Per (unit, label) cell: ||X_c||^2 minus the judgments' own squares, so that a cell with one
-    # judgment contributes exactly 0 (exact zeros of UQS matter: AQS tests D_ij > 0).
-    wy = wj[job.nz_j] * y_nz
-    own_sq = job.cell_sums(wy * wy)
-    cross = np.maximum(x_cell * x_cell - own_sq, 0.0) * g[job.cell_a]
-    num_u = 0.5 * np.bincount(job.cell_u, cross, minlength=job.n_units)
-    den_u = 0.5 * (w_u * w_u - w2_u)
-    multi = job.k_u >= 2
-    bad_u = np.flatnonzero(multi & (den_u <= _ILL_CONDITIONED * w_u * w_u))
-    if len(bad_u):
-        r, s = job.ordered_pairs(bad_u)
-        keep = r < s
-        r, s = r[keep], s[keep]
-        ww = wj[r] * wj[s]
-        cos = job.pair_cosines(r, s, g, norm)
-        num_u[bad_u] = np.bincount(job.unit[r], cos * ww, minlength=job.n_units)[bad_u]
-        den_u[bad_u] = np.bincount(job.unit[r], ww, minlength=job.n_units)[bad_u]
-    uqs = np.where(multi, num_u / np.maximum(den_u, EPS), 0.0)
-
-    # --- WWA (with the previous UQS) --------------------------------------------------------------
+    w_nz = wj[job.nz_j]
+    norm = np.sqrt(job.judgment_sums(g_nz * job.nz_x2))
+    p_nz = w_nz * job.nz_x / norm[job.nz_j]  # w_j y_j: WQS times the unit-norm judgment vector
     qj = q[job.unit]
-    # sum_{other j} w_j Wcos(v_i, v_j), excluding the judgment from each cell it is in.
-    t_j = np.maximum(job.judgment_sums(g_nz * y_nz * (x_cell[job.nz_c] - wy)), 0.0)
-    d_j = w_u[job.unit] - wj  # sum_{other j} w_j
-    bad_j = np.flatnonzero(d_j <= _ILL_CONDITIONED * w_u[job.unit])
-    if len(bad_j):
-        units = np.unique(job.unit[bad_j])
-        r, s = job.ordered_pairs(units)
-        mine = np.isin(r, bad_j)
-        r, s = r[mine], s[mine]
-        cos = job.pair_cosines(r, s, g, norm)
-        t_j[bad_j] = np.bincount(r, wj[s] * cos, minlength=job.n_judgments)[bad_j]
-        d_j[bad_j] = np.bincount(r, wj[s], minlength=job.n_judgments)[bad_j]
+
+    # --- UQS: sum over pairs i<j of w_i w_j Wcos = per cell, sum of p_i (sum of earlier p_j) -------
+    p_before = job.cell_members.prefix(p_nz)
+    num_u = job.unit_sums(job.judgment_sums(g_nz * p_nz * p_before))
+    w_before = job.unit_members.prefix(wj)
+    den_u = job.unit_sums(wj * w_before)
+    uqs = np.where(job.k_u >= 2, num_u / np.maximum(den_u, EPS), 0.0)
+
+    # --- WWA (with the previous UQS): sum over the unit's other workers j of w_j Wcos(v_i, v_j) ----
+    p_others = job.cell_members.others(p_nz, p_before)
+    t_j = job.judgment_sums(g_nz * (job.nz_x / norm[job.nz_j]) * p_others)
+    d_j = job.unit_members.others(wj, w_before)
     wwa = job.worker_sums(qj * t_j) / np.maximum(job.worker_sums(qj * d_j), EPS)
 
-    # --- WUA (with the previous UQS and the unit vectors s(u) of the previous WQS) ----------------
-    s_cell = job.cell_sums(wj[job.nz_j] * job.nz_x)
-    yw = wj[job.nz_j] * job.nz_x  # worker vector scaled by its WQS
-    z = s_cell[job.nz_c] - yw  # s(u) - w_i v_i on the worker's own labels
+    # --- WUA (with the previous UQS): cosine of w_i v_i and s(u) - w_i v_i, s(u) = sum_j w_j v_j ---
+    yw = w_nz * job.nz_x  # the worker's vector scaled by its WQS, on its own labels
+    z = job.cell_members.others(yw)  # s(u) - w_i v_i on the worker's own labels
     num_j = job.judgment_sums(g_nz * yw * z)
     dw_j = job.judgment_sums(g_nz * yw * yw)
+    s_cell = job.cell_sums(yw)
     ss_u = np.bincount(job.cell_u, g[job.cell_a] * s_cell**2, minlength=job.n_units)
     inside = job.judgment_sums(g_nz * s_cell[job.nz_c] ** 2)
-    outside = ss_u[job.unit] - inside  # weight of s(u) on labels the worker did not choose
+    # Weight of s(u) on the labels the worker did not choose; below round-off it is 0.
+    outside = ss_u[job.unit] - inside
     outside[outside <= 1e-12 * ss_u[job.unit]] = 0.0
     ds_j = job.judgment_sums(g_nz * z * z) + outside
     root = np.sqrt(dw_j * ds_j)
