@@ -15,12 +15,16 @@ units.csv, workers.csv, annotations.csv and meta.json (seconds, iterations) to O
 import argparse
 import json
 import logging
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-import pandas as pd
-from crowdtruth.models.metrics import Metrics
+# This folder holds benchmarks/crowdtruth.py, which would shadow the package of the same name.
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import pandas as pd  # noqa: E402
+from crowdtruth.models.metrics import Metrics  # noqa: E402
 
 
 class _Config:

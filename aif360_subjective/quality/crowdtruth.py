@@ -85,46 +85,42 @@ class CrowdTruthResult:
 class _Segments:
     """Sums over the other members of each group, without cancellation.
 
-    Members are ordered by group (stable); within a group, exclusive prefix and suffix sums come
-    from a Hillis-Steele scan (log2 of the largest group size vectorised passes).
+    Groups of equal size class (2^(b-1) < size <= 2^b) are laid out as the rows of a padded matrix
+    whose row-wise cumulative sums give exclusive prefix and suffix sums: nonnegative terms added
+    in sequence, never a total minus the member's own term. Padding stays below twice the size.
     """
 
     def __init__(self, codes: np.ndarray):
         n = len(codes)
-        self.order = np.argsort(codes, kind="stable")
-        sc = codes[self.order]
+        self.n = n
+        order = np.argsort(codes, kind="stable")
+        sc = codes[order]
         starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]]) if n else np.zeros(0, dtype=np.int64)
         sizes = np.diff(np.r_[starts, n])
-        self.pos = np.arange(n) - np.repeat(starts, sizes)
-        self.rpos = (np.repeat(sizes, sizes) - 1 - self.pos)[::-1]
-        self.max_size = int(sizes.max()) if n else 0
+        size_class = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+        self.blocks = []  # index matrices into the members (original order); padding points at n
+        for b in np.unique(size_class[sizes >= 2]):
+            sel = np.flatnonzero((size_class == b) & (sizes >= 2))
+            width = int(sizes[sel].max())
+            col = np.arange(width)
+            valid = col[None, :] < sizes[sel][:, None]
+            pos = np.minimum(starts[sel][:, None] + col[None, :], n - 1)
+            self.blocks.append(np.where(valid, order[pos], n))
 
-    def _scan(self, x: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """Exclusive prefix sums within groups of the group-sorted array ``x``."""
-        y = np.zeros_like(x)
-        y[1:] = x[:-1]
-        y[pos == 0] = 0.0
-        step = 1
-        while step < self.max_size:
-            add = np.zeros_like(y)
-            add[step:] = np.where(pos[step:] >= step, y[:-step], 0.0)
-            y = y + add
-            step *= 2
-        return y
-
-    def prefix(self, values: np.ndarray) -> np.ndarray:
-        """Sum of the earlier members of each element's group (original element order)."""
-        out = np.empty_like(values)
-        out[self.order] = self._scan(values[self.order], self.pos)
-        return out
-
-    def others(self, values: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
-        """Sum of all other members of each element's group (original element order)."""
-        if prefix is None:
-            prefix = self.prefix(values)
-        out = np.empty_like(values)
-        out[self.order] = self._scan(values[self.order][::-1], self.rpos)[::-1]
-        return prefix + out
+    def prefix_and_others(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per member: the sum of the earlier members of its group, and of all other members."""
+        ext = np.append(values, 0.0)
+        before = np.zeros(self.n + 1)
+        after = np.zeros(self.n + 1)
+        for idx in self.blocks:
+            mat = ext[idx]
+            shifted = np.zeros_like(mat)
+            shifted[:, 1:] = mat[:, :-1]
+            before[idx] = np.cumsum(shifted, axis=1)
+            shifted[:, :-1] = mat[:, 1:]
+            shifted[:, -1] = 0.0
+            after[idx] = np.cumsum(shifted[:, ::-1], axis=1)[:, ::-1]
+        return before[: self.n], before[: self.n] + after[: self.n]
 
 
 class _Job:
@@ -152,14 +148,8 @@ class _Job:
         self.n_units_of_worker = np.bincount(self.worker, minlength=self.n_workers)
         self.cell_members = _Segments(self.nz_c)  # the nonzeros of each (unit, label) cell
         self.unit_members = _Segments(self.unit)  # the judgments of each unit
-        # Worker x unit matrices for AQS: incidence B and, per label, the counts V_a (plus V_a^T).
-        shape = (self.n_workers, self.n_units)
-        self.b = sp.csr_matrix((np.ones(self.n_judgments), (self.worker, self.unit)), shape=shape)
-        self.v = []
-        for lab in range(self.n_labels):
-            j = self.nz_j[self.nz_a == lab]
-            va = sp.csr_matrix((self.nz_x[self.nz_a == lab], (self.worker[j], self.unit[j])), shape=shape)
-            self.v.append((va, va.T.tocsr()))
+        self.single_choice = bool(np.all(np.diff(a.indptr) == 1))
+        self.pairs: _PairLabels | None = None  # built on first use (closed tasks only)
 
     # -- helpers ---------------------------------------------------------------------------------
     def cell_sums(self, per_nz: np.ndarray) -> np.ndarray:
@@ -184,32 +174,87 @@ class _State:
     wua: np.ndarray
 
 
+class _PairLabels:
+    """Static structure of AQS: (ordered worker pair, label) rows x units.
+
+    Row ``(i, j, a)`` exists when workers i and j share a unit on which j chose label a (rows with
+    i == j exist too and are weighted 0, as the reference skips them). With UQS as
+    a vector ``q`` over units, ``D = C_d q`` gives ``D_ij[a] = sum_shared UQS v_j[a]`` and
+    ``N = C_n q`` gives ``sum_shared UQS v_i[a] v_j[a]``: two sparse matrix-vector products per
+    iteration instead of worker x worker matrix products.
+    """
+
+    def __init__(self, job: _Job):
+        idx = np.int32 if max(job.vectors.nnz, job.n_judgments, job.n_units) < 2**31 - 1 else np.int64
+        nz_unit = job.unit[job.nz_j]
+        nnz_u = np.bincount(nz_unit, minlength=job.n_units)
+        nz_start = np.concatenate([[0], np.cumsum(nnz_u)[:-1]])
+        # Every judgment r against every nonzero e (judgment s, label a) of its unit. The pairs with
+        # s == r are kept (filtering them costs more than carrying them) and get weight 0 below.
+        reps = nnz_u[job.unit]
+        total = int(reps.sum())
+        r = np.repeat(np.arange(job.n_judgments, dtype=idx), reps)
+        offset = nz_start[job.unit] - np.concatenate([[0], np.cumsum(reps)[:-1]])
+        e = np.repeat(offset.astype(np.int64), reps)
+        e += np.arange(total)
+        e = e.astype(idx)
+        label = job.nz_a[e].astype(idx)
+        x_s = job.nz_x[e]
+        n_w, n_l = job.n_workers, job.n_labels
+        key = job.worker[r] * (n_w * n_l) + job.worker[job.nz_j[e]] * n_l + label
+        del e
+        if job.single_choice:
+            x_r = np.where(job.nz_a[r] == label, job.nz_x[r], 0.0)  # nonzero k is judgment k's
+        else:
+            x_r = _lookup(job.vectors, r, label)
+        del label
+        unit_counts = np.bincount(job.unit, weights=reps, minlength=job.n_units).astype(np.int64)
+        del r
+        if n_w * n_w * n_l <= 200_000_000:
+            # Dense id map: linear time, cheaper than sorting the keys.
+            present = np.zeros(n_w * n_w * n_l, dtype=bool)
+            present[key] = True
+            keys = np.flatnonzero(present)
+            ids = np.cumsum(present, dtype=np.int64 if len(keys) >= 2**31 - 1 else np.int32)
+            row = ids[key] - 1
+            del present, ids
+        else:
+            keys, row = np.unique(key, return_inverse=True)
+        del key
+        # The triples come grouped by unit (judgments are sorted by unit): they are the CSC arrays.
+        shape = (len(keys), job.n_units)
+        indptr = np.concatenate([[0], np.cumsum(unit_counts)])
+        self.c_d = sp.csc_matrix((x_s, row, indptr), shape=shape)
+        self.c_n = sp.csc_matrix((x_s * x_r, row, indptr), shape=shape)
+        del row, x_s, x_r
+        self.label = keys % n_l
+        pair = keys // n_l
+        self.i = pair // n_w
+        self.j = pair % n_w
+        self.offdiag = (self.i != self.j).astype(np.float64)
+        self.n_labels = n_l
+
+
+def _lookup(matrix: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``matrix[rows, cols]`` as a flat array (vectorised element lookup)."""
+    if matrix.shape[0] * matrix.shape[1] <= 50_000_000:
+        return matrix.toarray()[rows, cols]
+    return np.asarray(matrix[rows, cols]).ravel()
+
+
 def _annotation_quality(job: _Job, wqs: np.ndarray, uqs: np.ndarray) -> np.ndarray:
     """AQS over ordered worker pairs (i, j), i != j, with D_ij = sum_shared UQS v_j[a] > 0."""
-    out = np.empty(job.n_labels)
-    b = job.b
-    bq = sp.csr_matrix((uqs[b.indices], b.indices, b.indptr), shape=b.shape)
-    for lab, (va, vat) in enumerate(job.v):
-        d = bq @ vat  # D_ij = sum over shared units of UQS v_j[a]; exact zeros are not stored
-        d.data[d.data <= 0] = 0.0
-        d.eliminate_zeros()
-        vq = sp.csr_matrix((va.data * uqs[va.indices], va.indices, va.indptr), shape=va.shape)
-        n = vq @ vat  # N_ij = sum over shared units of UQS v_i[a] v_j[a]; its nonzeros lie inside D's
-        inv = d.copy()
-        inv.data = 1.0 / inv.data
-        ratio = n.multiply(inv).tocsr()
-        pattern = d.copy()
-        pattern.data = np.ones_like(pattern.data)
-        diag_ratio = ratio.diagonal()
-        diag_pattern = pattern.diagonal()
-        w2 = wqs * wqs
-        num = wqs @ (ratio @ wqs) - np.sum(w2 * diag_ratio)
-        den = wqs @ (pattern @ wqs) - np.sum(w2 * diag_pattern)
-        if den > EPS:
-            out[lab] = max(num / den, EPS)
-        else:
-            out[lab] = EPS
-    return out
+    if job.pairs is None:
+        job.pairs = _PairLabels(job)
+    pl = job.pairs
+    d = pl.c_d @ uqs
+    n = pl.c_n @ uqs
+    ok = d > 0
+    ratio = np.divide(n, d, out=np.zeros_like(d), where=ok)
+    ww = wqs[pl.i] * wqs[pl.j] * pl.offdiag
+    num = np.bincount(pl.label, ww * ratio, minlength=pl.n_labels)
+    den = np.bincount(pl.label, ww * ok, minlength=pl.n_labels)
+    return np.where(den > EPS, np.maximum(num / np.where(den > EPS, den, 1.0), EPS), EPS)
 
 
 def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
@@ -225,21 +270,19 @@ def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
     qj = q[job.unit]
 
     # --- UQS: sum over pairs i<j of w_i w_j Wcos = per cell, sum of p_i (sum of earlier p_j) -------
-    p_before = job.cell_members.prefix(p_nz)
+    p_before, p_others = job.cell_members.prefix_and_others(p_nz)
     num_u = job.unit_sums(job.judgment_sums(g_nz * p_nz * p_before))
-    w_before = job.unit_members.prefix(wj)
+    w_before, d_j = job.unit_members.prefix_and_others(wj)
     den_u = job.unit_sums(wj * w_before)
     uqs = np.where(job.k_u >= 2, num_u / np.maximum(den_u, EPS), 0.0)
 
     # --- WWA (with the previous UQS): sum over the unit's other workers j of w_j Wcos(v_i, v_j) ----
-    p_others = job.cell_members.others(p_nz, p_before)
     t_j = job.judgment_sums(g_nz * (job.nz_x / norm[job.nz_j]) * p_others)
-    d_j = job.unit_members.others(wj, w_before)
     wwa = job.worker_sums(qj * t_j) / np.maximum(job.worker_sums(qj * d_j), EPS)
 
     # --- WUA (with the previous UQS): cosine of w_i v_i and s(u) - w_i v_i, s(u) = sum_j w_j v_j ---
     yw = w_nz * job.nz_x  # the worker's vector scaled by its WQS, on its own labels
-    z = job.cell_members.others(yw)  # s(u) - w_i v_i on the worker's own labels
+    z = job.cell_members.prefix_and_others(yw)[1]  # s(u) - w_i v_i on the worker's own labels
     num_j = job.judgment_sums(g_nz * yw * z)
     dw_j = job.judgment_sums(g_nz * yw * yw)
     s_cell = job.cell_sums(yw)
