@@ -9,6 +9,10 @@ Subpackages mirror AIF360's layout:
 * :mod:`aif360_subjective.algorithms`: the CrowdTruth filter and the annotator-aware classifier.
 """
 
+from ._compat import import_aif360_quietly
+
 __version__ = "0.1.0"
+
+import_aif360_quietly()
 
 __all__ = ["__version__"]

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import logging
 import warnings
 
 import numpy as np
@@ -58,3 +59,28 @@ def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:
 def is_string_like(s: pd.Series) -> bool:
     """True for object, pandas string and categorical series (not numbers or booleans)."""
     return not (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s))
+
+
+class _OptionalDependencyFilter(logging.Filter):
+    """Drops aif360's import-time notices about optional extras (tensorflow, fairlearn, inFairness...)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        return not ("will be unavailable" in msg and "No module named" in msg)
+
+
+def import_aif360_quietly() -> None:
+    """Import ``aif360.metrics`` and ``aif360.algorithms`` without their optional-extras notices.
+
+    aif360 0.6.1 logs a WARNING on the root logger for every optional extra that is not installed
+    (tensorflow, fairlearn, inFairness) as soon as its metrics or algorithms are imported. None of those
+    extras is used here, so the notices are filtered during that import only.
+    """
+    root = logging.getLogger()
+    filt = _OptionalDependencyFilter()
+    root.addFilter(filt)
+    try:
+        import aif360.algorithms  # noqa: F401
+        import aif360.metrics  # noqa: F401
+    finally:
+        root.removeFilter(filt)

@@ -1,0 +1,7 @@
+"""``python -m aif360_subjective``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

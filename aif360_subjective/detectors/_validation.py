@@ -1,0 +1,184 @@
+"""Boundary checks for subgroup discovery: every public entry point validates here, once."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+UNDEFINED_RATES = ("nan", "asdf")
+
+
+def as_frame(X, name: str = "X") -> pd.DataFrame:
+    """Return ``X`` as a DataFrame with string column names (a copy is not made when not needed)."""
+    if isinstance(X, pd.DataFrame):
+        df = X
+    elif isinstance(X, np.ndarray | list | tuple):
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be 2-dimensional (rows x features), got shape {arr.shape}")
+        df = pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])])
+    else:
+        raise TypeError(f"{name} must be a pandas DataFrame or a 2-d array, got {type(X).__name__}")
+    if df.shape[1] == 0:
+        raise ValueError(f"{name} has no feature columns")
+    if df.shape[0] < 2:
+        raise ValueError(f"{name} needs at least 2 rows, got {df.shape[0]}")
+    if not all(isinstance(c, str) for c in df.columns):
+        df = df.rename(columns=str)
+    if df.columns.duplicated().any():
+        dup = sorted(set(df.columns[df.columns.duplicated()]))
+        raise ValueError(f"{name} has duplicated column names: {dup}")
+    na = df.isna().sum()
+    if na.any():
+        bad = {c: int(v) for c, v in na[na > 0].items()}
+        raise ValueError(
+            f"{name} contains missing values (column: count) {bad}; impute them or encode them as a "
+            "category (e.g. the string 'missing') before subgroup discovery"
+        )
+    return df
+
+
+def check_labels(y_true, y_pred, n: int, pos_label, labels: Sequence | None):
+    """Validate the label vectors and return them as boolean arrays "is the favourable label".
+
+    Args:
+        y_true: ground-truth labels, length ``n``.
+        y_pred: predicted labels, length ``n``.
+        n: number of rows of ``X``.
+        pos_label: the favourable label.
+        labels: the two admissible label values, or ``None`` for ``{0, 1}`` (or, when ``pos_label`` is not
+            0/1, ``pos_label`` plus one other value observed in the data).
+
+    Returns:
+        tuple: ``(t, p)`` boolean arrays (True = favourable) for truth and prediction.
+
+    Raises:
+        ValueError: on length mismatches, NaN labels, or labels outside the admissible pair.
+    """
+    out = []
+    arrays = {}
+    for name, y in (("y_true", y_true), ("y_pred", y_pred)):
+        if isinstance(y, pd.DataFrame):
+            if y.shape[1] != 1:
+                raise ValueError(f"{name} must be one column, got {y.shape[1]} columns")
+            y = y.iloc[:, 0]
+        arr = np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr.ravel()
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+        if len(arr) != n:
+            raise ValueError(f"{name} has {len(arr)} values but X has {n} rows; they must be aligned")
+        if pd.isna(arr).any():
+            raise ValueError(f"{name} contains {int(pd.isna(arr).sum())} missing values")
+        arrays[name] = arr
+    if labels is None:
+        if _is_number(pos_label) and pos_label in (0, 1):
+            allowed = [0, 1]
+        else:
+            seen = pd.unique(
+                np.concatenate([arrays["y_true"].astype(object), arrays["y_pred"].astype(object)])
+            )
+            allowed = list(dict.fromkeys([pos_label, *seen]))
+            if len(allowed) > 2:
+                raise ValueError(
+                    f"the labels take more than two values {allowed}; binary labels are expected "
+                    "(pass labels=(favourable, unfavourable))"
+                )
+    else:
+        allowed = list(labels)
+        if len(allowed) != 2 or allowed[0] == allowed[1]:
+            raise ValueError(f"labels must be two distinct values, got {labels!r}")
+    if not any(_equal(pos_label, a) for a in allowed):
+        raise ValueError(f"pos_label={pos_label!r} is not one of the admissible labels {allowed}")
+    for name in ("y_true", "y_pred"):
+        arr = arrays[name]
+        ok = np.zeros(len(arr), dtype=bool)
+        for a in allowed:
+            ok |= _eq_array(arr, a)
+        if not ok.all():
+            bad = pd.unique(arr[~ok].astype(object))[:5].tolist()
+            raise ValueError(
+                f"{name} has values {bad} outside the admissible labels {allowed} ({int((~ok).sum())} rows)"
+            )
+        out.append(_eq_array(arr, pos_label))
+    return out[0], out[1]
+
+
+def check_weights(sample_weight, n: int) -> np.ndarray | None:
+    """Validate optional per-row weights (non-negative, finite, length ``n``)."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if len(w) != n:
+        raise ValueError(f"sample_weight has {len(w)} values but X has {n} rows")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative")
+    return w
+
+
+def check_threshold(entropy_threshold) -> float:
+    """The entropy threshold must be a real number in [0, 1]."""
+    if isinstance(entropy_threshold, bool) or not _is_number(entropy_threshold):
+        raise TypeError(f"entropy_threshold must be a number in [0, 1], got {entropy_threshold!r}")
+    t = float(entropy_threshold)
+    if not 0.0 <= t <= 1.0:
+        raise ValueError(f"entropy_threshold must be in [0, 1], got {entropy_threshold!r}")
+    return t
+
+
+def check_n_clusters(n_clusters, n: int):
+    """``None`` (automatic), an int in [2, n], or a non-empty sequence of such ints (fairness-aware k)."""
+    if n_clusters is None:
+        return None
+    if isinstance(n_clusters, Sequence) and not isinstance(n_clusters, str):
+        if len(n_clusters) == 0:
+            raise ValueError("n_clusters: the sequence of candidate numbers of clusters is empty")
+        return tuple(check_n_clusters(k, n) for k in n_clusters)
+    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
+        raise TypeError(f"n_clusters must be an int, a sequence of ints or None, got {n_clusters!r}")
+    k = int(n_clusters)
+    if not 2 <= k <= n:
+        raise ValueError(f"n_clusters must be between 2 and the number of rows ({n}), got {k}")
+    return k
+
+
+def check_columns(names, X: pd.DataFrame, arg: str) -> list[str]:
+    """Every name in ``names`` must be a column of ``X``."""
+    if isinstance(names, str):
+        names = [names]
+    names = [str(c) for c in names]
+    missing = [c for c in names if c not in X.columns]
+    if missing:
+        raise ValueError(f"{arg}: unknown column(s) {missing}; the columns of X are {list(X.columns)}")
+    return names
+
+
+def check_choice(value, choices, arg: str) -> str:
+    if value not in choices:
+        raise ValueError(f"{arg} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, numbers.Number) and not isinstance(x, bool)
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _eq_array(arr: np.ndarray, value) -> np.ndarray:
+    """Elementwise ``arr == value`` that never raises on mixed types (returns False instead)."""
+    if arr.dtype.kind in "biuf" and not _is_number(value):
+        return np.zeros(len(arr), dtype=bool)
+    res = arr == value
+    if np.ndim(res) == 0:
+        return np.full(len(arr), bool(res))
+    return np.asarray(res, dtype=bool)

@@ -1,0 +1,321 @@
+"""``detect_subgroups``: the functional face of automated subgroup fairness discovery (the ASDF method).
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis",
+    CIKM workshops 2022, and the reference implementation jeschaef/ASDF-Dashboard.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from ._validation import (
+    UNDEFINED_RATES,
+    as_frame,
+    check_choice,
+    check_columns,
+    check_labels,
+    check_n_clusters,
+    check_threshold,
+    check_weights,
+)
+from .clustering import (
+    CLUSTERINGS,
+    HierarchicalTree,
+    as_generator,
+    default_kmax,
+    fit_clustering,
+    validity_indices,
+    xmeans_n_clusters,
+)
+from .encoding import detect_categorical, encode_for_clustering, factorize_columns
+from .patterns import NORMALIZATIONS, entropy_patterns, pattern_members
+from .report import SubgroupReport
+from .selection import SELECTION_METRICS, compare_clusterings_encoded, fairness_separation
+from .subgroup_metrics import METRICS, cell_codes, counts_by_label, counts_of_rows, metrics_from_counts
+
+__all__ = ["detect_subgroups", "compare_clusterings"]
+
+log = logging.getLogger(__name__)
+
+
+def detect_subgroups(
+    X,
+    y_true,
+    y_pred,
+    pos_label=1,
+    clustering="slink",
+    n_clusters: int | Sequence[int] | None = None,
+    entropy_threshold: float = 0.65,
+    categorical_features: Sequence[str] | None = None,
+    undefined_rates: str = "nan",
+    random_state=None,
+    *,
+    labels: Sequence | None = None,
+    sample_weight=None,
+    normalization: str = "cluster",
+    inclusive: bool = False,
+    selection_metric: str = "statistical_parity",
+    silhouette_sample_size: int | None = 1000,
+) -> SubgroupReport:
+    """Find subgroups by clustering and entropy patterns and measure the classifier's fairness on each.
+
+    Steps (as the ASDF-Dashboard): encode (one-hot with the first level dropped, min-max scaling), cluster,
+    take each cluster as a subgroup and derive its entropy pattern from the raw values (dominant attributes
+    with normalised entropy below ``entropy_threshold``, their most frequent values); the pattern's subgroup
+    is every matching row of the whole dataset. For every subgroup S against the rest R: statistical parity,
+    equal opportunity, equalized odds (rest minus subgroup: positive = S disadvantaged), accuracy and
+    accuracy error.
+
+    Args:
+        X: feature table (DataFrame; categorical columns as strings) or 2-d array. No missing values.
+        y_true: ground-truth labels.
+        y_pred: predicted labels.
+        pos_label: the favourable label (the positive class of TPR/FPR).
+        clustering: ``"slink"`` (single linkage, default), ``"kmeans"``, ``"xmeans"``, ``"dbscan"``,
+            ``"optics"``, ``"birch"``, ``"ward"`` (O(n^2) memory) or an unfitted scikit-learn clusterer.
+        n_clusters: number of clusters; ``None`` = automatic by x-means (BIC, kmax = floor(sqrt(n/2)));
+            a sequence of ints = fairness-aware choice: each k is tried and the clustering that best
+            separates subgroups by ``selection_metric`` is kept (see :attr:`SubgroupReport.model_selection`).
+        entropy_threshold: tau in [0, 1]; an attribute is dominant in a cluster when its normalised entropy is
+            below tau.
+        categorical_features: categorical column names; ``None`` detects strings, categoricals and booleans.
+        undefined_rates: ``"nan"`` (as aif360's ClassificationMetric) or ``"asdf"`` (TPR := 0, FPR := 1 where
+            undefined, as the reference dashboard).
+        random_state: None, int or numpy Generator (x-means, k-means, silhouette sample).
+        labels: the two admissible label values (default {0, 1}).
+        sample_weight: optional row weights for the metrics (AIF360 instance weights); sizes count rows.
+        normalization: ``"cluster"`` (reference: entropy over ln of the values present in the cluster) or
+            ``"domain"`` (paper: over ln of the attribute's distinct values in the dataset).
+        inclusive: ``False`` for ``NE < tau`` (reference), ``True`` for ``NE <= tau`` (paper).
+        selection_metric: fairness metric of the fairness-aware choice of k.
+        silhouette_sample_size: rows sampled for the silhouette (``None``: all rows, O(n^2)).
+
+    Returns:
+        SubgroupReport
+
+    Raises:
+        ValueError: threshold outside [0, 1], n_clusters < 2 or > n, length mismatches, labels outside the
+            admissible pair, missing values, unknown column or clustering names, unknown options.
+        TypeError: wrong argument types.
+
+    References:
+        J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
+    """
+    X = as_frame(X)
+    n = len(X)
+    t, p = check_labels(y_true, y_pred, n, pos_label, labels)
+    w = check_weights(sample_weight, n)
+    tau = check_threshold(entropy_threshold)
+    k = check_n_clusters(n_clusters, n)
+    check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
+    check_choice(normalization, NORMALIZATIONS, "normalization")
+    check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    if isinstance(clustering, str):
+        check_choice(clustering, CLUSTERINGS, "clustering")
+    if categorical_features is None:
+        cat = detect_categorical(X)
+    else:
+        cat = check_columns(categorical_features, X, "categorical_features")
+    rng = as_generator(random_state)
+    options = {
+        "pos_label": pos_label,
+        "entropy_threshold": tau,
+        "normalization": normalization,
+        "inclusive": bool(inclusive),
+        "undefined_rates": undefined_rates,
+        "n_clusters": n_clusters,
+        "selection_metric": selection_metric,
+    }
+    return analyse(
+        X,
+        t,
+        p,
+        w,
+        cat,
+        clustering,
+        k,
+        tau,
+        normalization,
+        bool(inclusive),
+        undefined_rates,
+        rng,
+        selection_metric,
+        silhouette_sample_size,
+        options,
+    )
+
+
+def analyse(
+    X: pd.DataFrame,
+    t: np.ndarray,
+    p: np.ndarray,
+    w: np.ndarray | None,
+    cat: list[str],
+    clustering,
+    k,
+    tau: float,
+    normalization: str,
+    inclusive: bool,
+    undefined_rates: str,
+    rng: np.random.Generator,
+    selection_metric: str,
+    silhouette_sample_size,
+    options: dict,
+) -> SubgroupReport:
+    """The core shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric`` (inputs validated)."""
+    Z, _ = encode_for_clustering(X, cat)
+    raw = factorize_columns(X)
+    model_selection = None
+    name = clustering if isinstance(clustering, str) else type(clustering).__name__
+    if isinstance(k, tuple):
+        model_selection, results = compare_clusterings_encoded(
+            Z,
+            t,
+            p,
+            [(clustering, kk) for kk in k],
+            selection_metric,
+            weights=w,
+            random_state=rng,
+            silhouette_sample_size=silhouette_sample_size,
+        )
+        best = (
+            int(np.flatnonzero(model_selection["best"].to_numpy())[0]) if model_selection["best"].any() else 0
+        )
+        labels = results[best].labels
+    elif k is None and name in ("slink", "ward"):
+        labels = _auto_hierarchical(Z, name, rng)
+    else:
+        labels = fit_clustering(Z, clustering, k, random_state=rng).labels
+    labels = np.asarray(labels)
+    ids, cluster_idx = np.unique(labels, return_inverse=True)
+    pats = entropy_patterns(raw, cluster_idx, ids, tau, normalization, inclusive)
+    metrics = subgroup_table(raw, pats, cluster_idx, t, p, w, undefined_rates)
+    validity = pd.Series(validity_indices(Z, labels, silhouette_sample_size, rng), name="validity")
+    validity[f"fairness_separation_{selection_metric}"] = fairness_separation(
+        labels, t, p, selection_metric, w
+    )
+    return SubgroupReport(
+        index=X.index,
+        labels=labels,
+        raw=raw,
+        pats=pats,
+        metrics=metrics,
+        validity=validity,
+        model_selection=model_selection,
+        options=options,
+        categorical_features=cat,
+        clustering=name,
+    )
+
+
+def _auto_hierarchical(Z: np.ndarray, name: str, rng: np.random.Generator) -> np.ndarray:
+    """x-means for k and the hierarchical tree at the same time: the tree does not depend on k, and
+    pyclustering's C++ core runs without the GIL, so the two overlap on two cores."""
+    seed_rng = np.random.default_rng(rng.integers(0, 2**31 - 1))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        fut = pool.submit(xmeans_n_clusters, Z, default_kmax(len(Z)), seed_rng)
+        tree = HierarchicalTree.fit(Z, "single" if name == "slink" else "ward")
+        k, _ = fut.result()
+    k = min(max(k, 2), len(Z))
+    log.info("x-means chose k=%d", k)
+    return tree.cut(k)
+
+
+def subgroup_table(raw, pats, cluster_idx, t, p, w, undefined_rates) -> pd.DataFrame:
+    """Sizes and metrics of the cluster- and entropy-based subgroups (index (kind, id))."""
+    k = len(pats.ids)
+    cell = cell_codes(t, p)
+    total = np.bincount(cell, weights=w, minlength=4).astype(np.float64)
+    c_counts = counts_by_label(cell, cluster_idx, k, w)
+    c_sizes = np.bincount(cluster_idx, minlength=k)
+    e_counts = np.zeros((k, 4))
+    e_sizes = np.zeros(k, dtype=np.int64)
+    no_metrics = pats.is_empty | (pats.duplicate_of >= 0)
+    for i in range(k):  # O(k) numpy operations over shrinking row sets
+        if pats.is_empty[i]:
+            continue
+        if pats.duplicate_of[i] >= 0:
+            e_sizes[i] = e_sizes[pats.duplicate_of[i]]
+            continue
+        rows = pattern_members(raw, pats, i)
+        e_sizes[i] = len(rows)
+        e_counts[i] = counts_of_rows(cell, rows, w)
+    cm = metrics_from_counts(c_counts, total, undefined_rates)
+    em = metrics_from_counts(e_counts, total, undefined_rates)
+    em.loc[no_metrics, list(METRICS)] = np.nan
+    cm.insert(0, "size", pd.array(c_sizes, dtype="Int64"))
+    sizes = pd.array(e_sizes, dtype="Int64")
+    sizes[pats.is_empty] = pd.NA
+    em.insert(0, "size", sizes)
+    out = pd.concat([cm, em], keys=["cluster", "entropy"])
+    out.index = pd.MultiIndex.from_arrays(
+        [np.repeat(["cluster", "entropy"], k), np.concatenate([pats.ids, pats.ids])], names=["kind", "id"]
+    )
+    return out
+
+
+def compare_clusterings(
+    X,
+    y_true,
+    y_pred,
+    candidates,
+    pos_label=1,
+    *,
+    selection_metric="statistical_parity",
+    categorical_features=None,
+    labels=None,
+    sample_weight=None,
+    random_state=None,
+    silhouette_sample_size: int | None = 1000,
+) -> pd.DataFrame:
+    """Fairness-aware model selection: compare clusterings by how well they separate subgroups.
+
+    Args:
+        X, y_true, y_pred, pos_label, categorical_features, labels, sample_weight, random_state: as in
+            :func:`detect_subgroups`.
+        candidates: ints (numbers of clusters for single linkage), ``(clustering, k)`` pairs, or a dict
+            ``{clustering: [k, ...]}``; ``k=None`` lets the method choose (x-means / density).
+        selection_metric: the fairness metric whose rate the clusters should separate.
+        silhouette_sample_size: rows sampled for the silhouette.
+
+    Returns:
+        pandas.DataFrame: index (clustering, n_clusters); columns n_found, fairness_separation (the
+        bias-corrected share of the metric's rate explained by the clusters, higher = better), silhouette,
+        davies_bouldin, calinski_harabasz, seconds, best.
+
+    References:
+        W. Bergsma, "A bias-correction for Cramér's V and Tschuprow's T", 2013.
+    """
+    X = as_frame(X)
+    n = len(X)
+    t, p = check_labels(y_true, y_pred, n, pos_label, labels)
+    w = check_weights(sample_weight, n)
+    cat = (
+        detect_categorical(X)
+        if categorical_features is None
+        else check_columns(categorical_features, X, "categorical_features")
+    )
+    pairs = candidates.items() if isinstance(candidates, dict) else candidates
+    for c in pairs:
+        ks = c[1] if isinstance(c, tuple) else c
+        for kk in ks if isinstance(ks, list | tuple) else [ks]:
+            if kk is not None:
+                check_n_clusters(kk, n)
+    Z, _ = encode_for_clustering(X, cat)
+    table, _ = compare_clusterings_encoded(
+        Z,
+        t,
+        p,
+        candidates,
+        selection_metric,
+        weights=w,
+        random_state=random_state,
+        silhouette_sample_size=silhouette_sample_size,
+    )
+    return table

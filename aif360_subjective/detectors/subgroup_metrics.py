@@ -1,0 +1,95 @@
+"""Per-subgroup fairness metrics from confusion counts, vectorised over subgroups.
+
+For subgroup S and rest R (all other rows), with the favourable label p as the positive class:
+
+* statistical parity ``SP = P(yhat=p | R) - P(yhat=p | S)``
+* equal opportunity ``EO = TPR_R - TPR_S``
+* equalized odds (average odds) ``((FPR_R - FPR_S) + (TPR_R - TPR_S)) / 2``
+* accuracy ``P(yhat = y | S)`` and accuracy error ``accuracy(S) - accuracy(all rows)``
+
+Positive values mean S is disadvantaged. This is AIF360's ``ClassificationMetric`` with
+``privileged_groups = S`` and ``unprivileged_groups = R``. Undefined rates (no positives or no negatives on a
+side) are NaN (``undefined_rates="nan"``, as ``ClassificationMetric``) or ``TPR := 0``, ``FPR := 1``
+(``"asdf"``, as the reference dashboard and ``aif360.sklearn``).
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis", Table 1.
+    R. K. E. Bellamy et al., "AI Fairness 360", 2018 (the metric definitions).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["METRICS", "cell_codes", "counts_by_label", "counts_of_rows", "metrics_from_counts"]
+
+#: Metric columns of :meth:`SubgroupReport.subgroup_metrics`, in order.
+METRICS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error")
+
+# Confusion cells (positive = favourable): 0 TN, 1 FP, 2 FN, 3 TP.
+TN, FP, FN, TP = 0, 1, 2, 3
+
+
+def cell_codes(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Confusion cell per row from boolean truth/prediction ("is favourable")."""
+    return 2 * t.astype(np.intp) + p.astype(np.intp)
+
+
+def counts_by_label(cell: np.ndarray, idx: np.ndarray, k: int, weights: np.ndarray | None) -> np.ndarray:
+    """(k, 4) confusion counts of a partition (row i in group ``idx[i]``), one ``bincount``."""
+    return np.bincount(idx * 4 + cell, weights=weights, minlength=4 * k).reshape(k, 4).astype(np.float64)
+
+
+def counts_of_rows(cell: np.ndarray, rows: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """(4,) confusion counts of one subgroup given by its row indices."""
+    w = None if weights is None else weights[rows]
+    return np.bincount(cell[rows], weights=w, minlength=4).astype(np.float64)
+
+
+def _rate(num: np.ndarray, den: np.ndarray, fill: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = num / den
+    return np.where(den > 0, r, fill)
+
+
+def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str = "nan") -> pd.DataFrame:
+    """The five metrics of every subgroup from its confusion counts.
+
+    Args:
+        S: (k, 4) counts of the subgroups (TN, FP, FN, TP with the favourable label positive).
+        total: (4,) counts of the whole dataset.
+        undefined_rates: ``"nan"`` or ``"asdf"`` (TPR := 0, FPR := 1 where undefined).
+
+    Returns:
+        pandas.DataFrame: k rows, columns :data:`METRICS`.
+    """
+    S = np.atleast_2d(S)
+    R = total[None, :] - S
+    nan = np.nan
+    tpr_fill, fpr_fill = (0.0, 1.0) if undefined_rates == "asdf" else (nan, nan)
+    n_S, n_R = S.sum(axis=1), R.sum(axis=1)
+    sel_S = _rate(S[:, FP] + S[:, TP], n_S, nan)
+    sel_R = _rate(R[:, FP] + R[:, TP], n_R, nan)
+    tpr_S = _rate(S[:, TP], S[:, TP] + S[:, FN], tpr_fill)
+    tpr_R = _rate(R[:, TP], R[:, TP] + R[:, FN], tpr_fill)
+    fpr_S = _rate(S[:, FP], S[:, FP] + S[:, TN], fpr_fill)
+    fpr_R = _rate(R[:, FP], R[:, FP] + R[:, TN], fpr_fill)
+    acc_S = _rate(S[:, TP] + S[:, TN], n_S, nan)
+    acc_all = (total[TP] + total[TN]) / total.sum() if total.sum() > 0 else nan
+    eo = tpr_R - tpr_S
+    out = pd.DataFrame(
+        {
+            "statistical_parity": sel_R - sel_S,
+            "equal_opportunity": eo,
+            "equalized_odds": ((fpr_R - fpr_S) + eo) / 2.0,
+            "accuracy": acc_S,
+            "accuracy_error": acc_S - acc_all,
+        }
+    )
+    # An empty subgroup (or one covering every row) has no rest to compare with: no metrics.
+    # (relative tolerance: with float weights ``total - S`` of a full subgroup is ~1e-13, not 0)
+    tiny = 1e-12 * max(float(total.sum()), 1.0)
+    empty = (n_S <= tiny) | (n_R <= tiny)
+    out.loc[empty, ["statistical_parity", "equal_opportunity", "equalized_odds"]] = nan
+    return out

@@ -1,0 +1,405 @@
+"""``SubgroupDiscoveryMetric``: automated subgroup fairness discovery (the ASDF method) as an AIF360 metric.
+
+The classic AIF360 face of :func:`aif360_subjective.detectors.detect_subgroups`: the same core runs on the
+dataset's features after decoding them back to attributes (one-hot columns ``race=Caucasian`` -> attribute
+``race``; protected-attribute codes -> their names via ``metadata['protected_attribute_maps']``), so the
+patterns read ``race=Caucasian`` and the result equals a run on the raw table.
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis",
+    and the reference implementation jeschaef/ASDF-Dashboard.
+    R. K. E. Bellamy et al., "AI Fairness 360", 2018.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from aif360.datasets import BinaryLabelDataset
+from aif360.decorating_metaclass import dont_decorate
+from aif360.metrics import ClassificationMetric
+
+from ..detectors._validation import (
+    UNDEFINED_RATES,
+    check_choice,
+    check_columns,
+    check_n_clusters,
+    check_threshold,
+)
+from ..detectors.clustering import CLUSTERINGS, as_generator
+from ..detectors.detect import analyse
+from ..detectors.encoding import detect_categorical
+from ..detectors.patterns import NORMALIZATIONS
+from ..detectors.report import SubgroupReport
+from ..detectors.selection import SELECTION_METRICS
+
+__all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
+
+
+@dataclass
+class AttributeCoding:
+    """How one decoded attribute is stored in the AIF360 dataset.
+
+    Attributes:
+        kind: ``"onehot"`` (columns ``name=value``), ``"mapped"`` (a numeric code with a value map) or
+            ``"plain"`` (the column holds the value itself).
+        columns: for "onehot", value -> column name; otherwise ``{None: column name}``.
+        codes: for "mapped", value -> numeric code.
+        source: ``"features"`` or ``"protected_attributes"`` (the array holding the column).
+    """
+
+    kind: str
+    columns: dict = field(default_factory=dict)
+    codes: dict = field(default_factory=dict)
+    source: str = "features"
+
+
+def decode_attributes(dataset) -> tuple[pd.DataFrame, dict[str, AttributeCoding]]:
+    """Decode an AIF360 dataset's features back to attributes.
+
+    One-hot blocks ``prefix=value`` (every row exactly one 1) become a string attribute ``prefix``;
+    protected attributes with a complete ``metadata['protected_attribute_maps']`` entry become their mapped
+    values; other columns stay numeric. Protected attributes that are not features are appended.
+
+    Args:
+        dataset: an AIF360 ``StructuredDataset``.
+
+    Returns:
+        tuple: ``(table, codings)``: the decoded DataFrame (index = instance names) and, per attribute, how
+        it is stored (used to export subgroups as AIF360 group dicts).
+    """
+    names = list(dataset.feature_names)
+    F = dataset.features
+    pa_names = list(dataset.protected_attribute_names)
+    maps = list((dataset.metadata or {}).get("protected_attribute_maps") or [])
+    blocks: dict[str, list[int]] = {}
+    for j, c in enumerate(names):
+        if "=" in c:
+            blocks.setdefault(c.split("=", 1)[0], []).append(j)
+    decoded_block = {}
+    for prefix, cols in blocks.items():
+        sub = F[:, cols]
+        if (
+            len(cols) >= 2
+            and prefix not in names
+            and np.isin(sub, (0.0, 1.0)).all()
+            and (sub.sum(1) == 1).all()
+        ):
+            decoded_block[prefix] = cols
+    data, codings, done = {}, {}, set()
+
+    def plain_or_mapped(c, values, source):
+        if c in pa_names:
+            i = pa_names.index(c)
+            m = maps[i] if i < len(maps) and isinstance(maps[i], dict) else None
+            if m:
+                fmap = {float(k): v for k, v in m.items()}
+                uniq = np.unique(values)
+                if all(float(u) in fmap for u in uniq):
+                    data[c] = pd.Series([fmap[float(v)] for v in uniq]).to_numpy(dtype=object)[
+                        np.searchsorted(uniq, values)
+                    ]
+                    codes = {fmap[float(u)]: float(u) for u in uniq}
+                    codings[c] = AttributeCoding("mapped", {None: c}, codes, source)
+                    return
+        data[c] = values
+        codings[c] = AttributeCoding("plain", {None: c}, {}, source)
+
+    for j, c in enumerate(names):
+        prefix = c.split("=", 1)[0] if "=" in c else None
+        if prefix in decoded_block:
+            if prefix in done:
+                continue
+            done.add(prefix)
+            cols = decoded_block[prefix]
+            values = np.array([names[k].split("=", 1)[1] for k in cols], dtype=object)
+            data[prefix] = values[F[:, cols].argmax(axis=1)]
+            codings[prefix] = AttributeCoding(
+                "onehot", {v: names[k] for v, k in zip(values, cols, strict=True)}
+            )
+            continue
+        plain_or_mapped(c, F[:, j], "features")
+    for i, c in enumerate(pa_names):
+        if c not in names and c not in data:
+            plain_or_mapped(c, dataset.protected_attributes[:, i], "protected_attributes")
+    table = pd.DataFrame(data, index=pd.Index(list(dataset.instance_names), name="instance"))
+    return table, codings
+
+
+class SubgroupDiscoveryMetric(ClassificationMetric):
+    """Automated subgroup discovery and per-subgroup fairness of a classifier (the ASDF method).
+
+    Clusters the rows, derives cluster-based and entropy-based subgroups, and measures for each subgroup S
+    against the rest R statistical parity, equal opportunity, equalized odds (rest minus subgroup: positive =
+    S disadvantaged), accuracy and accuracy error, with the dataset's instance weights. Every subgroup can be
+    exported as AIF360 group dicts (:meth:`aif360_groups`).
+
+    All options are constructor arguments (AIF360 memoizes public metric methods); the accessors return fresh
+    pandas objects and are not memoized.
+
+    Args:
+        dataset (BinaryLabelDataset): ground truth.
+        classified_dataset (BinaryLabelDataset): predictions (same rows).
+        clustering: ``"slink"`` (default), ``"kmeans"``, ``"xmeans"``, ``"dbscan"``, ``"optics"``,
+            ``"birch"``, ``"ward"`` or an unfitted scikit-learn clusterer.
+        n_clusters: int, ``None`` (x-means) or a sequence of ints (fairness-aware choice).
+        entropy_threshold: tau in [0, 1].
+        categorical_features: decoded attribute names to treat as categorical (default: one-hot and mapped
+            attributes, i.e. the string-valued ones).
+        undefined_rates: ``"nan"`` (default, as ClassificationMetric) or ``"asdf"``.
+        random_state: None, int or numpy Generator.
+        attributes: decoded attributes to use (default: all features).
+        normalization, inclusive, selection_metric, silhouette_sample_size: see ``detect_subgroups``.
+        use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
+        cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
+
+    Raises:
+        TypeError: datasets of the wrong type.
+        ValueError: misaligned datasets, different favourable labels, bad options, unknown attributes.
+
+    References:
+        J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
+    """
+
+    def __init__(
+        self,
+        dataset,
+        classified_dataset,
+        clustering="slink",
+        n_clusters: int | Sequence[int] | None = None,
+        entropy_threshold: float = 0.65,
+        categorical_features: Sequence[str] | None = None,
+        undefined_rates: str = "nan",
+        random_state=None,
+        *,
+        attributes: Sequence[str] | None = None,
+        normalization: str = "cluster",
+        inclusive: bool = False,
+        selection_metric: str = "statistical_parity",
+        silhouette_sample_size: int | None = 1000,
+        use_instance_weights: bool = True,
+        cluster_column: str = "cluster",
+    ):
+        if not isinstance(dataset, BinaryLabelDataset):
+            raise TypeError(f"dataset must be a BinaryLabelDataset, got {type(dataset).__name__}")
+        if not isinstance(classified_dataset, BinaryLabelDataset):
+            raise TypeError(
+                f"classified_dataset must be a BinaryLabelDataset, got {type(classified_dataset).__name__}"
+            )
+        n = dataset.features.shape[0]
+        if classified_dataset.labels.shape[0] != n:
+            raise ValueError(
+                f"classified_dataset has {classified_dataset.labels.shape[0]} rows but dataset has {n}; "
+                "they must hold the same rows in the same order"
+            )
+        if classified_dataset.favorable_label != dataset.favorable_label:
+            raise ValueError(
+                f"favourable labels differ: dataset {dataset.favorable_label}, classified_dataset "
+                f"{classified_dataset.favorable_label}"
+            )
+        # our checks first: they say more than AIF360's "expected to differ only in 'labels' or 'scores'"
+        super().__init__(dataset, classified_dataset)
+        fav, unfav = dataset.favorable_label, dataset.unfavorable_label
+        y, yhat = dataset.labels.ravel(), classified_dataset.labels.ravel()
+        for name, arr in (("dataset", y), ("classified_dataset", yhat)):
+            bad = ~np.isin(arr, (fav, unfav))
+            if bad.any():
+                raise ValueError(
+                    f"{name} has labels {np.unique(arr[bad])[:5].tolist()} outside (favourable {fav}, "
+                    f"unfavourable {unfav})"
+                )
+        table, self._codings = decode_attributes(dataset)
+        if attributes is not None:
+            keep = check_columns(attributes, table, "attributes")
+            table = table[keep]
+        if table.isna().any().any():
+            bad = table.columns[table.isna().any()].tolist()
+            raise ValueError(f"dataset features contain missing values in {bad}")
+        tau = check_threshold(entropy_threshold)
+        k = check_n_clusters(n_clusters, n)
+        check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
+        check_choice(normalization, NORMALIZATIONS, "normalization")
+        check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+        if isinstance(clustering, str):
+            check_choice(clustering, CLUSTERINGS, "clustering")
+        if categorical_features is None:
+            cat = detect_categorical(table)
+        else:
+            cat = check_columns(categorical_features, table, "categorical_features")
+        if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
+            raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")
+        self.cluster_column = cluster_column
+        self._table = table
+        w = dataset.instance_weights.astype(np.float64) if use_instance_weights else None
+        options = {
+            "pos_label": fav,
+            "entropy_threshold": tau,
+            "normalization": normalization,
+            "inclusive": bool(inclusive),
+            "undefined_rates": undefined_rates,
+            "n_clusters": n_clusters,
+            "selection_metric": selection_metric,
+        }
+        self.report: SubgroupReport = analyse(
+            table,
+            y == fav,
+            yhat == fav,
+            w,
+            cat,
+            clustering,
+            k,
+            tau,
+            normalization,
+            bool(inclusive),
+            undefined_rates,
+            as_generator(random_state),
+            selection_metric,
+            silhouette_sample_size,
+            options,
+        )
+
+    # The report computes everything once; accessors return fresh objects, so no memoization (which would
+    # also hand every caller the same mutable DataFrame).
+    @dont_decorate
+    def patterns(self, all_columns: bool = True) -> pd.DataFrame:
+        """Entropy patterns (index id, a column per attribute, NaN = not in the pattern)."""
+        return self.report.patterns(all_columns)
+
+    @dont_decorate
+    def pattern_info(self) -> pd.DataFrame:
+        """Pattern text, length, empty/duplicate flags and size per id."""
+        return self.report.pattern_info()
+
+    @dont_decorate
+    def subgroup_metrics(self) -> pd.DataFrame:
+        """Index (kind, id); columns size, statistical_parity, equal_opportunity, equalized_odds, accuracy,
+        accuracy_error."""
+        return self.report.subgroup_metrics()
+
+    @dont_decorate
+    def summary(self) -> pd.DataFrame:
+        """The radar: per kind, signed mean accuracy error, mean |SP|, |EO|, |EOdds| and accuracy."""
+        return self.report.summary()
+
+    @dont_decorate
+    def ranking(self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True):
+        """Top ``n`` subgroups by ``metric`` (most favoured first when ascending); see
+        :meth:`SubgroupReport.ranking`."""
+        return self.report.ranking(metric, kind=kind, n=n, ascending=ascending)
+
+    @property
+    def clusters(self) -> pd.Series:
+        """Cluster label per row (index = instance names)."""
+        return self.report.clusters.copy()
+
+    @property
+    def validity(self) -> pd.Series:
+        """Cluster validity indices and the fairness separation of the clustering."""
+        return self.report.validity.copy()
+
+    @property
+    def attributes(self) -> pd.DataFrame:
+        """The decoded attribute table the discovery ran on."""
+        return self._table.copy()
+
+    @dont_decorate
+    def aif360_groups(self, kind: str, id) -> tuple[list[dict], list[dict]]:
+        """Subgroup ``(kind, id)`` and the rest as AIF360 lists of dicts in the dataset's encoded values.
+
+        Entropy subgroups: the pattern as one dict (``{'race=Caucasian': 1.0, 'priors_count': 0.0}``); the
+        rest as the dicts whose union is its complement (any one condition violated). Cluster subgroups:
+        ``[{cluster_column: id}]`` and the other clusters; their column exists only in the datasets of
+        :meth:`subgroup_datasets`.
+
+        ``ClassificationMetric(true, pred, privileged_groups=subgroup, unprivileged_groups=rest)`` then
+        reproduces :meth:`subgroup_metrics` (AIF360 conditions on protected attributes: when a pattern uses
+        a feature that is not protected, run it on ``subgroup_datasets(kind)``).
+
+        Raises:
+            ValueError: unknown kind or id, or an empty entropy pattern.
+        """
+        self.report._position(kind, id)
+        if kind == "cluster":
+            others = [c for c in self.report.clusters.unique().tolist() if c != id]
+            return [{self.cluster_column: float(id)}], [
+                {self.cluster_column: float(c)} for c in sorted(others)
+            ]
+        conditions = self.report.pattern_conditions(id)
+        if not conditions:
+            raise ValueError(
+                f"the entropy pattern of cluster {id!r} is empty (no dominant attribute): no subgroup"
+            )
+        subgroup: dict = {}
+        rest: list[dict] = []
+        for attr, value in conditions.items():
+            coding = self._codings[attr]
+            if coding.kind == "onehot":
+                col = coding.columns[value]
+                subgroup[col] = 1.0
+                rest.append({col: 0.0})
+            elif coding.kind == "mapped":
+                code = coding.codes[value]
+                subgroup[attr] = code
+                rest.extend({attr: c} for c in sorted(coding.codes.values()) if c != code)
+            else:
+                v = float(value)
+                subgroup[attr] = v
+                rest.extend(
+                    {attr: float(u)} for u in np.unique(self._table[attr].to_numpy()) if float(u) != v
+                )
+        return [subgroup], rest
+
+    @dont_decorate
+    def subgroup_datasets(self, kind: str = "entropy"):
+        """Copies of (dataset, classified_dataset) on which :meth:`aif360_groups` work with any AIF360 metric
+        or algorithm (conditions are evaluated on protected attributes).
+
+        ``kind="cluster"`` adds the cluster label as a feature and protected attribute named
+        ``cluster_column``; ``kind="entropy"`` makes every feature used by a pattern a protected attribute
+        (values unchanged). The metric's own datasets are not modified.
+
+        Returns:
+            tuple: ``(dataset, classified_dataset)``.
+        """
+        if kind not in ("cluster", "entropy"):
+            raise ValueError(f"kind must be 'cluster' or 'entropy', got {kind!r}")
+        if kind == "cluster":
+            column = self.report.clusters.to_numpy(dtype=np.float64)
+            return tuple(
+                _with_column(ds, self.cluster_column, column)
+                for ds in (self.dataset, self.classified_dataset)
+            )
+        used = set()
+        for i in self.report.patterns().index:
+            info = self.report.pattern_conditions(i)
+            for attr, value in info.items():
+                coding = self._codings[attr]
+                used.add(coding.columns[value] if coding.kind == "onehot" else attr)
+        return tuple(_promote(ds, sorted(used)) for ds in (self.dataset, self.classified_dataset))
+
+
+def _with_column(ds, name: str, values: np.ndarray):
+    out = ds.copy(deepcopy=True)
+    out.features = np.hstack([out.features, values[:, None]])
+    out.feature_names = [*out.feature_names, name]
+    return _promote(out, [name], copy=False)
+
+
+def _promote(ds, names: list[str], copy: bool = True):
+    """Make feature columns ``names`` protected attributes too (values unchanged)."""
+    out = ds.copy(deepcopy=True) if copy else ds
+    new = [c for c in names if c not in out.protected_attribute_names and c in out.feature_names]
+    if not new:
+        return out
+    cols = [out.feature_names.index(c) for c in new]
+    out.protected_attributes = np.hstack([out.protected_attributes, out.features[:, cols]])
+    out.protected_attribute_names = [*out.protected_attribute_names, *new]
+    out.privileged_protected_attributes = [*out.privileged_protected_attributes, *[np.array([])] * len(new)]
+    out.unprivileged_protected_attributes = [
+        *out.unprivileged_protected_attributes,
+        *[np.array([])] * len(new),
+    ]
+    return out

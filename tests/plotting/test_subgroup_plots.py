@@ -1,0 +1,80 @@
+"""The subgroup-discovery charts draw the right number of artists and values (Agg backend)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from aif360_subjective.detectors import detect_subgroups  # noqa: E402
+from aif360_subjective.plotting import (  # noqa: E402
+    plot_pattern_table,
+    plot_ranking,
+    plot_subgroup_metrics,
+    plot_subgroup_sizes,
+    plot_summary_radar,
+)
+
+
+@pytest.fixture(scope="module")
+def report():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(["u", "v", "w"], 300), "b": rng.choice(["x", "y"], 300)})
+    y = rng.integers(0, 2, 300)
+    return detect_subgroups(X, y, rng.integers(0, 2, 300), n_clusters=6, random_state=0)
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def test_radar(report):
+    ax = plot_summary_radar(report)
+    assert ax.name == "polar"
+    lines = ax.get_lines()
+    assert len(lines) == 2
+    s = report.summary()
+    np.testing.assert_allclose(lines[0].get_ydata()[:5], s.loc["cluster"].to_numpy())
+    np.testing.assert_allclose(lines[1].get_ydata()[:5], s.loc["entropy"].to_numpy())
+    assert [t.get_text() for t in ax.get_xticklabels()][0] == "Accuracy error"
+
+
+def test_sizes(report):
+    ax = plot_subgroup_sizes(report)
+    bars = ax.patches
+    assert len(bars) == 2 * report.n_clusters
+    heights = [b.get_height() for b in bars]
+    m = report.subgroup_metrics()
+    np.testing.assert_array_equal(
+        heights[: report.n_clusters], m.loc["cluster", "size"].to_numpy(dtype=float)
+    )
+
+
+def test_pattern_table(report):
+    ax = plot_pattern_table(report)
+    table = ax.tables[0]
+    pats = report.patterns(all_columns=False)
+    cells = table.get_celld()
+    assert max(r for r, _ in cells) == len(pats)  # header row + one row per pattern
+
+
+def test_metric_bars_and_ranking(report):
+    ax = plot_subgroup_metrics(report, 0)
+    assert len(ax.patches) == 10
+    with pytest.raises(ValueError, match="unknown subgroup id"):
+        plot_subgroup_metrics(report, 99)
+    ax = plot_ranking(report, "equalized_odds", kind="cluster", n=4)
+    rk = report.ranking("equalized_odds", kind="cluster", n=4)
+    np.testing.assert_allclose([b.get_width() for b in ax.patches], rk["equalized_odds"].to_numpy())
+
+
+def test_wrong_object():
+    with pytest.raises(TypeError, match="SubgroupReport"):
+        plot_summary_radar(pd.DataFrame())
