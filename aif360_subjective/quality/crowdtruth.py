@@ -22,6 +22,7 @@ suffix sums within each (unit, label) cell or unit instead, which add nonnegativ
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import warnings
 from collections.abc import Sequence
@@ -203,10 +204,10 @@ class _PairLabels:
         n_w, n_l = job.n_workers, job.n_labels
         key = job.worker[r] * (n_w * n_l) + job.worker[job.nz_j[e]] * n_l + label
         del e
-        if job.single_choice:
-            x_r = np.where(job.nz_a[r] == label, job.nz_x[r], 0.0)  # nonzero k is judgment k's
-        else:
-            x_r = _lookup(job.vectors, r, label)
+        # v_r[a]: with one label per judgment, nonzero k belongs to judgment k.
+        x_r = np.where(job.nz_a[r] == label, job.nz_x[r], 0.0) if job.single_choice else _lookup(
+            job.vectors, r, label
+        )
         del label
         unit_counts = np.bincount(job.unit, weights=reps, minlength=job.n_units).astype(np.int64)
         del r
@@ -307,12 +308,24 @@ def _unit_annotation_scores(job: _Job, wqs: np.ndarray) -> np.ndarray:
     return uas / np.maximum(job.unit_sums(wj), EPS)[:, None]
 
 
-def _from_dataset(dataset: Any) -> tuple[pd.DataFrame, str, str, str, list[Any]]:
-    """The long table (unit, worker, label) of a MultiAnnotatorDataset, with its label order."""
-    labels = np.asarray(dataset.labels, dtype=np.float64).ravel()
-    df = pd.DataFrame({"unit": dataset.item_ids, "worker": dataset.annotator_ids, "label": labels})
-    fav, unfav = float(dataset.favorable_label), float(dataset.unfavorable_label)
-    return df, "unit", "worker", "label", sorted({fav, unfav})
+def _from_dataset(dataset: Any) -> tuple[pd.DataFrame, list[Any]]:
+    """The long (item, annotator, label) table of a MultiAnnotatorDataset and its two labels.
+
+    Labels are the dataset's own values (integral floats as ints); columns keep the dataset's names.
+    """
+    labels = pd.Series(dataset.original_labels())
+    pair = [dataset.unfavorable_label, dataset.favorable_label]
+    maps = dataset.metadata.get("label_maps") or [None]
+    if maps[0] is not None:
+        pair = [maps[0][0.0], maps[0][1.0]]
+    elif pd.api.types.is_float_dtype(labels) and np.all(np.mod(pair, 1) == 0):
+        labels = labels.astype(np.int64)
+        pair = [int(v) for v in pair]
+    cols = {dataset.item_col: dataset.item_ids, dataset.annotator_col: dataset.annotator_ids}
+    df = pd.DataFrame({**cols, dataset.label_col: labels.to_numpy()})
+    with contextlib.suppress(TypeError):  # unorderable labels keep (unfavourable, favourable)
+        pair = sorted(pair)
+    return df, pair
 
 
 def _is_multi_annotator_dataset(obj: Any) -> bool:
@@ -412,7 +425,8 @@ def crowdtruth_scores(
     max_delta = _check_max_delta(max_delta)
     max_iter = _check_max_iter(max_iter)
     if _is_multi_annotator_dataset(df):
-        df, unit_col, worker_col, label_col, ds_labels = _from_dataset(df)
+        unit_col, worker_col, label_col = df.item_col, df.annotator_col, df.label_col
+        df, ds_labels = _from_dataset(df)
         labels = ds_labels if labels is None else labels
     tensor = build_tensor(df, unit_col, worker_col, label_col, labels, duplicates)
     job = _Job(tensor)
