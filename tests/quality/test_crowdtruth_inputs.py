@@ -245,3 +245,33 @@ def test_relex_multiple_choice_worker_relabelling(relex_multiple_choice, open_en
     back = res2.workers.rename(index={v: k for k, v in names.items()}).reindex(res.workers.index)
     np.testing.assert_allclose(back.to_numpy(float), res.workers.to_numpy(float), atol=1e-12)
     np.testing.assert_allclose(res2.units.to_numpy(float), res.units.to_numpy(float), atol=1e-12)
+
+
+# --- MultiAnnotatorDataset input -------------------------------------------------------------------
+def test_multi_annotator_dataset_input():
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+
+    table = _df([(u, w, {"a": 1, "b": 0}[lab]) for u, w, lab in ROWS], cols=("item", "annotator", "label"))
+    ds = MultiAnnotatorDataset(table)
+    res = crowdtruth_scores(ds)
+    base = crowdtruth_scores(_df())
+    np.testing.assert_allclose(res.workers["wqs"].to_numpy(), base.workers["wqs"].to_numpy(), rtol=1e-15)
+    assert res.units.index.name == "item" and res.workers.index.name == "annotator"
+    assert list(res.annotations.index) == [0, 1]  # integral float labels come back as ints
+    assert "uas_1" in res.units
+
+
+def test_multi_annotator_dataset_with_string_labels():
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+
+    table = _df(ROWS, cols=("item", "annotator", "label"))
+    ds = MultiAnnotatorDataset(table, favorable_label="a", unfavorable_label="b")
+    res = crowdtruth_scores(ds)
+    base = crowdtruth_scores(_df())
+    pd.testing.assert_frame_equal(res.annotations, base.annotations.rename_axis("label"))
+    np.testing.assert_allclose(res.workers["wqs"].to_numpy(), base.workers["wqs"].to_numpy(), rtol=1e-15)
+
+
+def test_progress_bar_when_asked(capsys):
+    crowdtruth_scores(_df(), progress=True)
+    assert "CrowdTruth" in capsys.readouterr().err
