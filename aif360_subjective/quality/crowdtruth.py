@@ -3,21 +3,25 @@
 The metrics and their fixed-point iteration follow the authors' package (crowdtruth 2.1, module
 ``crowdtruth.models.metrics``) exactly, including its edge cases; see :func:`crowdtruth_scores`.
 
-How the sums are vectorised (``v_j`` = vector of judgment j, ``w`` = WQS, ``g`` = AQS,
-``||x||`` = the AQS-weighted norm, ``y_j = v_j / ||v_j||``):
+How the sums are vectorised (``v_j`` = label counts of judgment j, ``w`` = WQS, ``g`` = AQS,
+``y_j = v_j / ||v_j||`` with the AQS-weighted norm, ``p_j = w_j y_j``). A *cell* is a (unit, label)
+pair; every nonzero of a judgment vector lies in one cell.
 
-* UQS: ``sum_{i<j} w_i w_j Wcos(v_i, v_j) = (||sum_j w_j y_j||^2 - sum_j w_j^2) / 2`` per unit,
-  and the weight ``sum_{i<j} w_i w_j = ((sum_j w_j)^2 - sum_j w_j^2) / 2``;
-* WWA: ``sum_{j != i} w_j Wcos(v_i, v_j) = <y_i, sum_j w_j y_j> - w_i`` per judgment;
-* WUA: the cosine of ``w_i v_i`` and ``s(u) - w_i v_i`` from per-(unit, label) sums;
-* AQS: the ordered worker pairs that share units are the nonzeros of sparse worker x worker
-  products ``(B diag(UQS)) V_a^T`` (denominators) and ``(V_a diag(UQS)) V_a^T`` (numerators), with
-  ``B`` the worker x unit incidence and ``V_a`` the worker x unit counts of label ``a``.
+* UQS: ``sum_{i<j} w_i w_j Wcos(v_i, v_j) = sum_cells g_a sum_j p_j[a] (sum of p_k[a] of the
+  judgments before j in the cell)``; the weight ``sum_{i<j} w_i w_j`` likewise per unit;
+* WWA: ``sum_{k != j} w_k Wcos(v_j, v_k) = sum_a g_a y_j[a] (sum of p_k[a] over the other
+  judgments k of the cell)``, and ``sum_{k != j} w_k`` over the other judgments of the unit;
+* WUA: the cosine of ``w_j v_j`` and ``s(u) - w_j v_j``, where the latter is, on j's labels, the
+  sum over the cell's other judgments, and elsewhere ``s(u)`` itself;
+* AQS: a static sparse matrix with one row per (ordered worker pair sharing a unit, label) and one
+  column per unit gives every ``D_ij[a]`` and ``N_ij[a]`` as a matrix-vector product with the UQS
+  vector (only pairs that share units exist).
 
-"Sums over the other workers" are never computed as a total minus the worker's own term: that
+Sums over "the other judgments" are never computed as a total minus the judgment's own term: that
 cancellation turns a tiny positive value into 0 (or 0 into 1e-17), and the reference is
-discontinuous there (AQS counts a worker pair iff ``D_ij > 0``). They are exclusive prefix and
-suffix sums within each (unit, label) cell or unit instead, which add nonnegative terms only.
+discontinuous there (AQS counts a worker pair iff ``D_ij > 0``, WUA switches to eps below 1e-8).
+They are exclusive prefix and suffix sums within each cell or unit, which add nonnegative terms
+only (see :class:`_Segments`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,6 @@ logger = logging.getLogger(__name__)
 
 EPS = 1e-8
 """The reference's ``SMALL_NUMBER_CONST``: floor of denominators and of AQS."""
-
 
 
 @dataclass(frozen=True)
