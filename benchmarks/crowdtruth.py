@@ -43,7 +43,8 @@ def make_job(n_annotations: int, seed: int = 0) -> pd.DataFrame:
     n_workers = max(int(round(4300 * np.sqrt(n_annotations / 1_600_000))), 5)
     activity = rng.lognormal(mean=0.0, sigma=1.5, size=n_workers)  # heavy-tailed annotation counts
     activity /= activity.sum()
-    draws = int(n_annotations * 1.05)
+    # Draw with replacement, drop repeated (unit, worker) pairs, keep the first n_annotations.
+    draws = int(n_annotations * 1.5)
     unit = rng.integers(0, n_units, size=draws)
     worker = rng.choice(n_workers, size=draws, p=activity)
     df = pd.DataFrame({"unit": unit, "worker": worker}).drop_duplicates().iloc[:n_annotations]

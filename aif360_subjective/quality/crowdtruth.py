@@ -214,7 +214,7 @@ class _PairLabels:
         del label
         unit_counts = np.bincount(job.unit, weights=reps, minlength=job.n_units).astype(np.int64)
         del r
-        if n_w * n_w * n_l <= 200_000_000:
+        if n_w * n_w * n_l <= 50_000_000:
             # Dense id map: linear time, cheaper than sorting the keys.
             present = np.zeros(n_w * n_w * n_l, dtype=bool)
             present[key] = True

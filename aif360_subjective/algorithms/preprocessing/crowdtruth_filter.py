@@ -50,7 +50,10 @@ def label_consistency_z(dataset: MultiAnnotatorDataset, min_annotations: int = 5
     """
     y = (dataset.labels.ravel() == dataset.favorable_label).astype(np.float64)
     item, _ = pd.factorize(pd.Series(dataset.item_ids), sort=False)
-    annotator, annotator_ids = pd.factorize(pd.Series(dataset.annotator_ids), sort=True)
+    try:
+        annotator, annotator_ids = pd.factorize(pd.Series(dataset.annotator_ids), sort=True)
+    except TypeError:  # unorderable ids
+        annotator, annotator_ids = pd.factorize(pd.Series(dataset.annotator_ids), sort=False)
     n_item = np.bincount(item)
     s_item = np.bincount(item, weights=y)
     ok = n_item[item] > 1
