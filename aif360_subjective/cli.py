@@ -470,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
                       help="output folder (default: %(default)s)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the generated data and models (default: 0)")
-    demo.add_argument("--n-items", type=_positive_int, default=1000, help="items to generate (default: 1000)")
+    demo.add_argument("--n-items", type=_positive_int, default=2000, help="items to generate (default: 2000)")
     demo.set_defaults(func=_demo)
 
     audit = sub.add_parser("audit", help="opinion-exclusion audit of given predictions",
