@@ -21,6 +21,7 @@ from ._validation import (
     check_columns,
     check_labels,
     check_n_clusters,
+    check_sample_size,
     check_threshold,
     check_weights,
 )
@@ -116,6 +117,7 @@ def detect_subgroups(
     check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
     check_choice(normalization, NORMALIZATIONS, "normalization")
     check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    check_sample_size(silhouette_sample_size)
     if isinstance(clustering, str):
         check_choice(clustering, CLUSTERINGS, "clustering")
     if categorical_features is None:
@@ -301,6 +303,13 @@ def compare_clusterings(
         if categorical_features is None
         else check_columns(categorical_features, X, "categorical_features")
     )
+    if isinstance(candidates, str) or not isinstance(candidates, dict | Sequence | np.ndarray) or len(candidates) == 0:
+        raise TypeError(
+            "candidates must be a non-empty list of ints or (clustering, k) pairs, or a dict "
+            f"{{clustering: [k, ...]}}, got {candidates!r}"
+        )
+    check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    check_sample_size(silhouette_sample_size)
     pairs = candidates.items() if isinstance(candidates, dict) else candidates
     for c in pairs:
         ks = c[1] if isinstance(c, tuple) else c

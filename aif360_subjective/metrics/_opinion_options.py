@@ -57,6 +57,21 @@ def demographic_labels(annotators: pd.DataFrame, attributes: Sequence[str]) -> p
 
 
 
+def check_grouping_series(grouping: pd.Series, annotator_ids) -> None:
+    """A grouping Series must map at least one annotator of the data (else every annotator is ungrouped).
+
+    Raises:
+        ValueError: no index value of ``grouping`` is an annotator id (e.g. ids of another dtype).
+    """
+    ids = pd.Index(pd.unique(np.asarray(annotator_ids, dtype=object)))
+    if not grouping.index.isin(ids).any():
+        raise ValueError(
+            f"grouping Series shares no annotator id with the data (its index holds e.g. "
+            f"{list(grouping.index[:3])}, the annotators are e.g. {list(ids[:3])}): index it by annotator id, "
+            "with the same dtype"
+        )
+
+
 def uqs_ambiguity(enc: EncodedAnnotations) -> np.ndarray:
     """Item ambiguity as 1 - CrowdTruth unit quality score (UQS), per item code.
 
@@ -108,6 +123,7 @@ def prepare_grouping(
         TypeError: for other grouping types.
     """
     if isinstance(grouping, pd.Series):
+        check_grouping_series(grouping, enc.annotators)
         name = grouping.name if grouping.name is not None else "custom"
         return {"grouping": "labels", "grouping_name": str(name), "annotator_labels": grouping}
     if not isinstance(grouping, str):

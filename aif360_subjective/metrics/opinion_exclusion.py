@@ -27,7 +27,7 @@ from ._opinion_core import (
     resolve_performance,
 )
 from ._opinion_groups import GroupingReport, validate_bins
-from ._opinion_options import GROUPING_NAMES, prepare_grouping
+from ._opinion_options import GROUPING_NAMES, check_grouping_series, prepare_grouping
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -144,7 +144,9 @@ class OpinionExclusionMetric(ClassificationMetric):
         # validate every option here, so errors surface at construction
         if isinstance(grouping, str):
             check_choice(grouping, "grouping", GROUPING_NAMES)
-        elif not isinstance(grouping, pd.Series):
+        elif isinstance(grouping, pd.Series):
+            check_grouping_series(grouping, dataset.annotator_ids)
+        else:
             raise TypeError(
                 f"grouping must be one of {list(GROUPING_NAMES)} or a pandas Series mapping annotator ids "
                 f"to groups, got {type(grouping).__name__}"
@@ -165,6 +167,12 @@ class OpinionExclusionMetric(ClassificationMetric):
             if attributes is None:
                 attributes = list(dataset.protected_attribute_names)
             attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+            if not attrs:
+                raise ValueError(
+                    "grouping='demographic' needs annotator attributes: the dataset has no protected "
+                    "attributes; pass attributes=[...] naming columns of its annotators table "
+                    f"(columns: {list(dataset.annotators.columns)})"
+                )
             missing = [a for a in attrs if a not in dataset.annotators.columns]
             if not attrs or missing:
                 raise ValueError(

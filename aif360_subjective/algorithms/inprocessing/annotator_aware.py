@@ -59,7 +59,15 @@ class AnnotatorAwareClassifier(Transformer):
             interactions: add item feature x annotator attribute products.
             annotator_ids: add a one-hot code of the training annotators.
             attributes: the annotator attributes to use (default: all protected attributes).
+
+        Raises:
+            TypeError: ``estimator`` is not a scikit-learn classifier.
         """
+        if estimator is not None and not all(hasattr(estimator, a) for a in ("fit", "predict", "get_params")):
+            raise TypeError(
+                "estimator must be an unfitted scikit-learn classifier (with fit, predict and get_params) or "
+                f"None, got {type(estimator).__name__} {estimator!r}"
+            )
         super().__init__(
             estimator=estimator,
             use_attributes=use_attributes,
