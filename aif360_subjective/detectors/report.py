@@ -107,8 +107,8 @@ class SubgroupReport:
         return self._metrics.copy()
 
     def summary(self) -> pd.DataFrame:
-        """The dashboard's radar: per kind, the signed mean accuracy error, the means of |statistical parity|,
-        |equal opportunity| and |equalized odds|, and the mean accuracy (NaN skipped)."""
+        """The dashboard's radar: per kind, the signed mean accuracy error, the means of the absolute
+        statistical parity, equal opportunity and equalized odds, and the mean accuracy (NaN skipped)."""
         m = self._metrics
         rows = {}
         for kind in KINDS:
@@ -125,7 +125,7 @@ class SubgroupReport:
         return out
 
     def ranking(
-        self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True
+        self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True, min_size: int = 1
     ) -> pd.DataFrame:
         """Top subgroups by a signed metric.
 
@@ -136,12 +136,14 @@ class SubgroupReport:
             n: how many (``None``: all).
             ascending: ``True`` puts the most favoured subgroups first (most negative fairness values);
                 ``False`` the most disadvantaged. Missing values always come last; ties keep id order.
+            min_size: leave out subgroups with fewer rows (tiny subgroups have extreme, noisy rates;
+                1 = all, the reference's ranking).
 
         Returns:
             pandas.DataFrame: index id; columns rank, the metric, size, subgroup (its description).
 
         Raises:
-            ValueError: unknown metric or kind, or n < 1.
+            ValueError: unknown metric or kind, n < 1 or min_size < 1.
         """
         if metric not in RANKABLE:
             raise ValueError(f"metric must be one of {list(RANKABLE)}, got {metric!r}")
@@ -149,14 +151,19 @@ class SubgroupReport:
             raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
         if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1):
             raise ValueError(f"n must be a positive int or None, got {n!r}")
+        if isinstance(min_size, bool) or not isinstance(min_size, int | np.integer) or min_size < 1:
+            raise ValueError(f"min_size must be a positive int, got {min_size!r}")
         part = self._metrics.loc[kind]
+        sizes = part["size"].to_numpy(dtype=np.float64, na_value=0.0)
+        part = part[sizes >= min_size]
         values = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)
         ids = part.index.to_numpy()
         finite = ~np.isnan(values)
         key = np.where(finite, values if ascending else -values, 0.0)
         order = np.lexsort((np.arange(len(ids)), key, ~finite))  # defined first, then by value, then id order
         order = order[:n] if n is not None else order
-        desc = self.descriptions(kind)
+        all_desc = dict(zip(self._metrics.loc[kind].index, self.descriptions(kind)))
+        desc = [all_desc[i] for i in ids]
         out = pd.DataFrame(
             {
                 "rank": np.arange(1, len(order) + 1),

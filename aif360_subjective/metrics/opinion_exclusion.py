@@ -105,14 +105,17 @@ class OpinionExclusionMetric(ClassificationMetric):
         nan_policy: str = "propagate",
         unprivileged_groups: list[dict] | None = None,
         privileged_groups: list[dict] | None = None,
+        clustering="kmeans",
+        n_clusters: int | None = None,
+        random_state=None,
     ):
         """
         Args:
             dataset (MultiAnnotatorDataset): the annotators' labels.
             classified_dataset (MultiAnnotatorDataset): the predictions, same (item, annotator) rows
                 in the same order (e.g. ``dataset.with_predictions(pred)`` or a model's ``predict``).
-            grouping: "adr", "ambiguity", "popularity", "demographic", or a pandas Series mapping
-                annotator ids to group labels (annotators missing from it are left out and reported).
+            grouping: "adr", "ambiguity", "popularity", "demographic", "discovered", or a pandas
+                Series mapping annotator ids to group labels (annotators missing from it are left out and reported).
             bins: for "adr", "ambiguity", "popularity": an int = that many equal-width bins over the
                 observed range (:func:`pandas.cut` semantics); a sequence of strictly increasing edges
                 (right-closed, lowest included); or ``"quantile:N"``.
@@ -130,11 +133,16 @@ class OpinionExclusionMetric(ClassificationMetric):
                 annotations, default for "ambiguity" and "popularity").
             ambiguity: item ambiguity for "ambiguity": "disagreement" (share of minority labels),
                 "entropy" or "uqs" (1 - CrowdTruth unit quality score).
-            attributes: annotator attribute(s) for "demographic" (several = intersections); default:
-                the dataset's protected attributes.
+            attributes: annotator attribute(s) for "demographic" (several = intersections; default:
+                the dataset's protected attributes) or added to the behaviour profile for "discovered".
             nan_policy: how a list of performance metrics combines undefined values: "propagate"
                 (undefined if any is) or "omit" (mean of the defined ones).
             unprivileged_groups, privileged_groups: as in ClassificationMetric.
+            clustering, n_clusters, random_state: for ``grouping="discovered"``: annotators clustered
+                on their behaviour (ADR, share of positive labels, direction of their disagreements)
+                plus the ``attributes`` named (default: behaviour only), with a subgroup-discovery
+                clusterer ("kmeans" by default; ``n_clusters=None`` = x-means); see
+                :func:`aif360_subjective.metrics._opinion_options.discovered_labels`.
 
         Raises:
             TypeError: a dataset is not a MultiAnnotatorDataset, or an option has a wrong type.
@@ -197,6 +205,9 @@ class OpinionExclusionMetric(ClassificationMetric):
         self.ambiguity = ambiguity
         self.attributes = attributes
         self.nan_policy = nan_policy
+        self.clustering = clustering
+        self.n_clusters = n_clusters
+        self.random_state = random_state
         self._cached: OpinionExclusionResult | None = None
 
     # ------------------------------------------------------------------ computation
@@ -216,6 +227,10 @@ class OpinionExclusionMetric(ClassificationMetric):
                 ambiguity=self.ambiguity,
                 annotator_table=ds.annotators,
                 attributes=self.attributes,
+                tie=self.tie,
+                clustering=self.clustering,
+                n_clusters=self.n_clusters,
+                random_state=self.random_state,
             )
             self._cached = compute_opinion_exclusion(
                 enc,

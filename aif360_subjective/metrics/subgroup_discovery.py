@@ -293,14 +293,15 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
 
     @dont_decorate
     def summary(self) -> pd.DataFrame:
-        """The radar: per kind, signed mean accuracy error, mean |SP|, |EO|, |EOdds| and accuracy."""
+        """The radar: per kind, signed mean accuracy error, mean ``|SP|``, ``|EO|``, ``|EOdds|`` and accuracy."""
         return self.report.summary()
 
     @dont_decorate
-    def ranking(self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True):
-        """Top ``n`` subgroups by ``metric`` (most favoured first when ascending); see
-        :meth:`SubgroupReport.ranking`."""
-        return self.report.ranking(metric, kind=kind, n=n, ascending=ascending)
+    def ranking(self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True,
+                min_size: int = 1):
+        """Top ``n`` subgroups by ``metric`` (most favoured first when ascending), leaving out subgroups
+        smaller than ``min_size``; see :meth:`SubgroupReport.ranking`."""
+        return self.report.ranking(metric, kind=kind, n=n, ascending=ascending, min_size=min_size)
 
     @property
     def clusters(self) -> pd.Series:

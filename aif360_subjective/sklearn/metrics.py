@@ -69,6 +69,9 @@ def _result(
     annotators,
     attributes,
     nan_policy,
+    clustering="kmeans",
+    n_clusters=None,
+    random_state=None,
 ) -> OpinionExclusionResult:
     enc = encode_annotations(
         y_true,
@@ -78,7 +81,8 @@ def _result(
         pos_label=pos_label,
     )
     spec = prepare_grouping(
-        enc, grouping, ambiguity=ambiguity, annotator_table=annotators, attributes=attributes
+        enc, grouping, ambiguity=ambiguity, annotator_table=annotators, attributes=attributes, tie=tie,
+        clustering=clustering, n_clusters=n_clusters, random_state=random_state,
     )
     return compute_opinion_exclusion(
         enc,
@@ -111,6 +115,9 @@ def opinion_exclusion(
     annotators: pd.DataFrame | None = None,
     attributes: str | Sequence[str] | None = None,
     nan_policy: str = "propagate",
+    clustering="kmeans",
+    n_clusters: int | None = None,
+    random_state=None,
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -125,7 +132,8 @@ def opinion_exclusion(
             "ambiguity" (items by the disagreement of their annotations), "popularity"
             (annotations by the share of identical labels on their item), "demographic"
             (annotators by ``attributes`` of the ``annotators`` table, intersections for several),
-            or a pandas Series mapping annotator ids to group labels.
+            "discovered" (annotators clustered on their behaviour, plus ``attributes`` if named), or a
+            pandas Series mapping annotator ids to group labels.
         bins: int (equal-width bins over the observed range, :func:`pandas.cut` semantics), a
             sequence of increasing edges (right-closed, lowest included) or ``"quantile:N"``.
         performance: "accuracy", "balanced_accuracy", "true_positive_rate",
@@ -142,6 +150,9 @@ def opinion_exclusion(
         annotators (pandas.DataFrame, optional): annotator attributes indexed by annotator id.
         attributes (str or list, optional): annotator columns for ``grouping="demographic"``.
         nan_policy: for a list of metrics: "propagate" (NaN if one is undefined) or "omit".
+        clustering, n_clusters, random_state: for ``grouping="discovered"`` (annotator groups found by
+            clustering annotators on their behaviour and ``attributes``; see
+            :class:`~aif360_subjective.metrics.OpinionExclusionMetric`).
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
@@ -177,6 +188,9 @@ def opinion_exclusion(
         annotators,
         attributes,
         nan_policy,
+        clustering,
+        n_clusters,
+        random_state,
     )
 
 

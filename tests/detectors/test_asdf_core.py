@@ -285,3 +285,22 @@ def test_planted_biased_subgroup_is_found_and_ranked_first(planted, clustering):
         assert set(members["color"]) == {"red"} and set(members["size"]) == {"L"}, kind
     cond = rep.pattern_conditions(rep.ranking("statistical_parity", n=1, ascending=False).index[0])
     assert cond == {"color": "red", "size": "L"}
+
+
+def test_ranking_min_size_leaves_out_small_subgroups():
+    import pandas as pd
+
+    from aif360_subjective.detectors import detect_subgroups
+
+    X = pd.DataFrame({"g": ["a"] * 6 + ["b"] * 3 + ["c"]})
+    y = [1, 1, 1, 0, 0, 0, 1, 1, 0, 1]
+    p = [1, 1, 0, 0, 0, 1, 1, 0, 0, 0]
+    rep = detect_subgroups(X, y, p, n_clusters=3, random_state=0)
+    full = rep.ranking("accuracy", kind="cluster", n=None)
+    big = rep.ranking("accuracy", kind="cluster", n=None, min_size=3)
+    assert len(full) == 3 and len(big) == 2
+    assert (big["size"] >= 3).all()
+    assert list(big["rank"]) == [1, 2]
+    assert set(big["subgroup"]) <= set(full["subgroup"])
+    with pytest.raises(ValueError, match="min_size"):
+        rep.ranking("accuracy", min_size=0)

@@ -370,7 +370,7 @@ def test_rows_must_be_the_same_pairs(small):
         ({"performance": ["accuracy", "auc"]}, ValueError, "performance must be one of"),
         ({"performance": 3}, TypeError, "performance must be"),
         ({"performance": []}, ValueError, "empty"),
-        ({"grouping": "discovered"}, ValueError, "grouping must be one of"),
+        ({"grouping": "clusters"}, ValueError, "grouping must be one of"),
         ({"grouping": ["a"]}, TypeError, "grouping must be"),
         ({"tie": "random"}, ValueError, "tie must be one of"),
         ({"min_group_size": 0}, ValueError, "min_group_size"),
