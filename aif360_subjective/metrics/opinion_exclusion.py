@@ -27,7 +27,12 @@ from ._opinion_core import (
     resolve_performance,
 )
 from ._opinion_groups import GroupingReport, validate_bins
-from ._opinion_options import GROUPING_NAMES, check_grouping_series, prepare_grouping
+from ._opinion_options import (
+    GROUPING_NAMES,
+    check_discovered_options,
+    check_grouping_series,
+    prepare_grouping,
+)
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -188,6 +193,16 @@ class OpinionExclusionMetric(ClassificationMetric):
                     f"available: {list(dataset.annotators.columns)}"
                 )
             attributes = attrs
+        if isinstance(grouping, str) and grouping == "discovered":
+            check_discovered_options(clustering, n_clusters, random_state, len(pd.unique(dataset.annotator_ids)))
+            if attributes is not None:
+                attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+                missing = [a for a in attrs if a not in dataset.annotators.columns]
+                if missing:
+                    raise ValueError(
+                        f"attributes {missing} are not annotator columns of the dataset; "
+                        f"available: {list(dataset.annotators.columns)}"
+                    )
 
         super().__init__(
             dataset,
