@@ -462,6 +462,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         The first argument has AIF360's meaning, applied to the units (items, annotators or
         annotations): an int k = k near-equal folds; a list of floats < 1 = fractions at which to cut;
         a list of ints = unit positions at which to cut. Rows keep their order inside each part.
+        Fractions cut at ``int(fraction * n_units)``: with few units a part can be empty (one item split
+        ``[0.5]`` gives an empty first part and the item in the second).
 
         Args:
             num_or_size_splits: see above.

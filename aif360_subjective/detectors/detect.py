@@ -73,6 +73,14 @@ def detect_subgroups(
     equal opportunity, equalized odds (rest minus subgroup: positive = S disadvantaged), accuracy and
     accuracy error.
 
+    Degenerate data: identical rows (constant features) form one cluster with k-means, birch, DBSCAN and
+    x-means whatever ``n_clusters``; single linkage and ward still cut their tree into ``n_clusters`` groups
+    of the same point, whose entropy patterns are then all equal (kept once, the others flagged as
+    duplicates in :meth:`SubgroupReport.pattern_info`). A subgroup covering every row has no rest: its
+    fairness values are NaN. A constant column scales to 0 and is dominant in every pattern. A categorical
+    column with more than ``MAX_ONEHOT_LEVELS`` + 1 (64 + 1) levels is one-hot coded on its most frequent
+    levels only, with a warning (memory stays O(n x 64) per column); patterns still use every value.
+
     Args:
         X: feature table (DataFrame; categorical columns as strings) or 2-d array. No missing values.
         y_true: ground-truth labels.

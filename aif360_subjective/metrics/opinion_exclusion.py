@@ -89,6 +89,12 @@ class OpinionExclusionMetric(ClassificationMetric):
     ``"demographic"`` (annotator attributes and their intersections) or any pandas Series mapping
     annotator ids to groups.
 
+    Degenerate data: with one annotator, items annotated once, or annotators who always agree, every
+    ADR is 0 (an annotator alone on an item is its majority), so there is one group and unfairness is 0.
+    A performance measure undefined for every group (e.g. precision when the model never predicts the
+    favourable label) gives NaN unfairness and performance, the groups being listed in
+    ``grouping_report().undefined_groups``.
+
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
         Learning. Section 4.
