@@ -472,6 +472,8 @@ CASES: list[Case] = [
     Case("aac-predict-other-features", _aac_other_features, ValueError, r"differ from those seen in fit"),
     Case("aac-estimator-not-a-classifier", lambda c: AnnotatorAwareClassifier(estimator="svm").fit(c.ds), TypeError,
          r"estimator must be"),
+    Case("aac-bad-random-state", lambda c: AnnotatorAwareClassifier(random_state="seed"), TypeError,
+         r"random_state must be None"),
     # ---- plotting and report
     Case("plot-radar-wrong-object", lambda c: plot_summary_radar(42), TypeError, r"expected a SubgroupReport"),
     Case("plot-subgroup-unknown-id", lambda c: plot_subgroup_metrics(c.rep, 99), ValueError,
