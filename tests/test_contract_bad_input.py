@@ -106,6 +106,7 @@ def ctx(tmp_path_factory):
     sg.to_csv(d / "sg.csv", index=False)
     sg.assign(x=sg["x"].astype(float).where(np.arange(n) != 1)).to_csv(d / "sgnan.csv", index=False)
     (d / "empty.csv").write_text("")
+    (d / "dupct.csv").write_text("unit,worker,label\nu1,w1,a\nu1,w1,b\nu2,w2,a\n")
     (d / "afile").write_text("x")
     (d / "bad_dev.json").write_text("{not json")
     (d / "MP_dev.json").write_text('{"1": {"annotations": {"Ann0": "2", "Ann1": "0"}}}')
@@ -113,6 +114,20 @@ def ctx(tmp_path_factory):
     (d / "nometa" / "X_dev.json").write_text('{"1": {"annotations": "Ann0"}}')
     return SimpleNamespace(d=d, ds=ds, pred=pred, X=X, y=y, yp=yp, rep=rep, bld=bld, bld_pred=bld_pred,
                            sdm=sdm, aac=aac, oem=oem, n=n)
+
+
+def _ct():
+    """The CrowdTruth pieces (imported at call time: they merged last)."""
+    from aif360_subjective.algorithms.preprocessing import CrowdTruthFilter
+    from aif360_subjective.quality import crowdtruth_scores
+
+    return SimpleNamespace(crowdtruth_scores=crowdtruth_scores, CrowdTruthFilter=CrowdTruthFilter)
+
+
+def _ct_df(**cols) -> pd.DataFrame:
+    base = {"unit": ["u1", "u1", "u1", "u2"], "worker": ["w1", "w2", "w3", "w1"], "label": ["a", "a", "b", "a"]}
+    base.update(cols)
+    return pd.DataFrame(base)
 
 
 def _oe(c, **kw):
@@ -474,6 +489,55 @@ CASES: list[Case] = [
          r"estimator must be"),
     Case("aac-bad-random-state", lambda c: AnnotatorAwareClassifier(random_state="seed"), TypeError,
          r"random_state must be None"),
+    # ---- crowdtruth_scores and CrowdTruthFilter
+    Case("ct-not-a-frame", lambda c: _ct().crowdtruth_scores([("u", "w", "a")]), TypeError, r"df must be a pandas"),
+    Case("ct-misspelled-column", lambda c: _ct().crowdtruth_scores(_ct_df(), worker_col="annotator"), ValueError,
+         r"worker_col='annotator'"),
+    Case("ct-same-column", lambda c: _ct().crowdtruth_scores(_ct_df(), worker_col="unit"), ValueError,
+         r"unit, worker and label columns must differ"),
+    Case("ct-empty", lambda c: _ct().crowdtruth_scores(_ct_df().iloc[:0]), ValueError, r"empty"),
+    Case("ct-missing-label", lambda c: _ct().crowdtruth_scores(_ct_df(label=["a", None, "b", "a"])), ValueError,
+         r"column 'label' has 1 judgment\(s\) without a label"),
+    Case("ct-missing-worker", lambda c: _ct().crowdtruth_scores(_ct_df(worker=["w1", None, "w3", "w1"])),
+         ValueError, r"column 'worker' has 1 missing id"),
+    Case("ct-label-outside-labels", lambda c: _ct().crowdtruth_scores(_ct_df(), labels=["a"]), ValueError,
+         r"column 'label' has 1 label\(s\) not in labels=\['a'\]"),
+    Case("ct-labels-not-a-list", lambda c: _ct().crowdtruth_scores(_ct_df(), labels="ab"), TypeError,
+         r"labels must be a list"),
+    Case("ct-labels-repeated", lambda c: _ct().crowdtruth_scores(_ct_df(), labels=["a", "a", "b"]), ValueError,
+         r"labels has duplicates"),
+    Case("ct-duplicate-pairs", lambda c: _ct().crowdtruth_scores(pd.concat([_ct_df(), _ct_df().iloc[:1]])),
+         ValueError, r"1 duplicate \(unit, worker\) row"),
+    Case("ct-unknown-duplicates-policy", lambda c: _ct().crowdtruth_scores(_ct_df(), duplicates="first"),
+         ValueError, r"duplicates='first' is not a policy"),
+    Case("ct-dict-label-cell", lambda c: _ct().crowdtruth_scores(_ct_df(label=[{"a": 1}, "a", "b", "a"])),
+         ValueError, r"column 'label' holds a dict"),
+    Case("ct-max-delta-zero", lambda c: _ct().crowdtruth_scores(_ct_df(), max_delta=0), ValueError,
+         r"max_delta must be a finite number > 0"),
+    Case("ct-max-iter-float", lambda c: _ct().crowdtruth_scores(_ct_df(), max_iter=1.5), TypeError,
+         r"max_iter must be an int"),
+    Case("ct-open-ended-text", lambda c: _ct().crowdtruth_scores(_ct_df(), open_ended="yes"), TypeError,
+         r"open_ended must be True or False"),
+    Case("ctf-threshold-above-one", lambda c: _ct().CrowdTruthFilter(threshold=1.5), ValueError,
+         r"threshold must be in \[0, 1\]"),
+    Case("ctf-threshold-unknown-name", lambda c: _ct().CrowdTruthFilter(threshold="low"), ValueError,
+         r"threshold must be 'auto'"),
+    Case("ctf-threshold-and-quantile", lambda c: _ct().CrowdTruthFilter(threshold=0.3, quantile=0.1), ValueError,
+         r"either threshold or quantile"),
+    Case("ctf-quantile-nan", lambda c: _ct().CrowdTruthFilter(quantile=float("nan")), ValueError, r"quantile"),
+    Case("ctf-protect-text", lambda c: _ct().CrowdTruthFilter(protect="yes"), TypeError, r"protect must be True"),
+    Case("ctf-auto-k-zero", lambda c: _ct().CrowdTruthFilter(auto_k=0), ValueError, r"auto_k must be"),
+    Case("ctf-min-annotations-small", lambda c: _ct().CrowdTruthFilter(min_annotations=2), ValueError,
+         r"min_annotations must be >= 4"),
+    Case("ctf-max-delta-negative", lambda c: _ct().CrowdTruthFilter(max_delta=-1), ValueError, r"max_delta"),
+    Case("ctf-max-iter-zero", lambda c: _ct().CrowdTruthFilter(max_iter=0), ValueError, r"max_iter must be >= 1"),
+    Case("ctf-transform-before-fit", lambda c: _ct().CrowdTruthFilter().transform(c.ds), ValueError,
+         r"not fitted"),
+    Case("ctf-fit-a-frame", lambda c: _ct().CrowdTruthFilter().fit(_ct_df()), TypeError,
+         r"dataset must be a MultiAnnotatorDataset"),
+    Case("ctf-transform-other-dataset",
+         lambda c: _ct().CrowdTruthFilter().fit(c.ds.subset(np.arange(30))).transform(c.ds), ValueError,
+         r"were not in the dataset given to fit"),
     # ---- plotting and report
     Case("plot-radar-wrong-object", lambda c: plot_summary_radar(42), TypeError, r"expected a SubgroupReport"),
     Case("plot-subgroup-unknown-id", lambda c: plot_subgroup_metrics(c.rep, 99), ValueError,
@@ -552,6 +616,8 @@ CASES: list[Case] = [
         "annotator", "--label-col", "label", "--out", "{d}/afile", match=r"--out '.*afile' exists and is not a folder"),
     cli("cli-demo-zero-items", "demo", "--n-items", "0", match=r"--n-items: expected a positive integer"),
     cli("cli-demo-out-is-a-file", "demo", "--out", "{d}/afile", match=r"--out '.*afile' exists and is not a folder"),
+    cli("cli-crowdtruth-duplicate-pairs", "crowdtruth", "{d}/dupct.csv", "--unit-col", "unit", "--worker-col",
+        "worker", "--label-col", "label", "--out", "{d}/ctout", match=r"duplicate \(unit, worker\) row"),
 ]
 
 

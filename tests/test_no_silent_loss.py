@@ -182,3 +182,40 @@ def test_density_clustering_noise_is_a_subgroup_not_dropped():
     rep = detect_subgroups(X, y, y, clustering=DBSCAN(eps=0.05, min_samples=5), random_state=0)
     assert -1 in rep.clusters.to_numpy()  # noise
     assert int(rep.subgroup_metrics().loc["cluster", "size"].sum()) == len(X)
+
+
+# ------------------------------------------------------------------------------------------ CrowdTruthFilter
+@pytest.mark.parametrize("options", [{}, {"threshold": 0.6}, {"quantile": 0.3, "protect": False}],
+                         ids=["auto", "threshold", "quantile"])
+def test_crowdtruth_filter_kept_plus_removed(options):
+    from aif360_subjective.algorithms.preprocessing import CrowdTruthFilter
+
+    data = make_subjective_dataset(n_items=150, n_annotators=25, annotations_per_item=5, spammer_fraction=0.2,
+                                   random_state=2)
+    f = CrowdTruthFilter(**options).fit(data)
+    out = f.transform(data)
+    info = out.metadata["crowdtruth_filter"]
+    assert info["n_annotations_kept"] + info["n_annotations_removed"] == info["n_annotations_in"] == len(data.labels)
+    assert info["n_annotators_kept"] + info["n_annotators_removed"] == info["n_annotators_in"] == data.n_annotators
+    assert len(out.labels) == info["n_annotations_kept"] and out.n_annotators == info["n_annotators_kept"]
+    assert info["n_annotators_removed"] == len(f.removed_annotators_) > 0
+    # every removed annotator is reported with its annotation count and a reason
+    removed = f.removed_annotators_
+    assert int(removed["n_annotations"].sum()) == info["n_annotations_removed"]
+    assert removed["reason"].str.len().gt(0).all()
+    assert not set(out.annotator_ids) & set(removed.index)
+    # a part of the fitted dataset balances too
+    part = data.split([0.5], shuffle=True, seed=0)[0]
+    pinfo = f.transform(part).metadata["crowdtruth_filter"]
+    assert pinfo["n_annotations_kept"] + pinfo["n_annotations_removed"] == len(part.labels)
+
+
+def test_crowdtruth_duplicates_merged_are_counted():
+    from aif360_subjective.quality import crowdtruth_scores
+
+    df = pd.DataFrame({"unit": ["u1", "u1", "u1", "u2", "u2"], "worker": ["w1", "w1", "w2", "w1", "w2"],
+                       "label": ["a", "b", "a", "a", "b"]})
+    for policy in ("last", "union"):
+        res = crowdtruth_scores(df, duplicates=policy)
+        assert res.n_rows == 5 and res.n_duplicate_rows == 1
+        assert int(res.workers["n_units"].sum()) + res.n_duplicate_rows == res.n_rows
