@@ -77,7 +77,7 @@ def make_subjective_dataset(
     * Regular annotators give the consensus label, flipped with probability ``noise``.
     * Minority annotators (``minority_fraction``) label every contested item 1 (they find it toxic,
       flipped with probability ``noise``) and otherwise behave as regular annotators. They are mostly
-      young (age_group "18-30" with probability 0.8, against 0.25 for the others): their disagreement
+      young (age_group "18-30" with probability 0.85, against 0.1 for the others): their disagreement
       is consistent and predictable from a demographic.
     * Spammers (``spammer_fraction``) label at random (probability 1/2).
     * Each item gets ``annotations_per_item`` distinct annotators, drawn in proportion to a lognormal
@@ -145,7 +145,7 @@ def make_subjective_dataset(
                     dtype=object)
     kind = kind[rng.permutation(n_annotators)]
     minority = kind == "minority"
-    young_p = np.where(minority, 0.8, 0.25)
+    young_p = np.where(minority, 0.85, 0.1)
     young = rng.random(n_annotators) < young_p
     older = rng.choice(np.array(AGE_GROUPS[1:], dtype=object), size=n_annotators, p=[0.5, 0.35, 0.15])
     age = np.where(young, AGE_GROUPS[0], older).astype(object)
