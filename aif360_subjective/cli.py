@@ -221,14 +221,14 @@ def _demo(args: argparse.Namespace) -> int:
     from .report import Report
     from .report.sections import crowdtruth_sections, opinion_sections, subgroup_sections
 
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {args.out!r} exists and is not a folder")
     (CrowdTruthFilter,) = _require("algorithms.preprocessing", "CrowdTruthFilter")
     (AnnotatorAwareClassifier,) = _require("algorithms.inprocessing", "AnnotatorAwareClassifier")
     (OpinionExclusionMetric,) = _require("metrics", "OpinionExclusionMetric")
     (detect_subgroups,) = _require("detectors", "detect_subgroups")
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {args.out!r} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     seed = args.seed
     names = ["generating annotations", "CrowdTruth filtering", "training Model 1 (majority vote)",

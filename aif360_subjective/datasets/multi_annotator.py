@@ -25,8 +25,30 @@ def _check_tie(tie: str) -> None:
 
 
 def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:
-    vals = list(pd.unique(np.asarray(values, dtype=object)))[:k]
-    return ", ".join(repr(v) for v in vals)
+    arr = np.asarray(values, dtype=object)
+    try:
+        vals = list(pd.unique(arr))[:k]
+    except TypeError:  # unhashable cells (lists): the first ones as they come
+        vals = list(arr[:k])
+    return ", ".join(repr(_plain(v)) for v in vals)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (messages show ``1``, not ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_random_state(value: Any, name: str) -> np.random.Generator:
+    """A numpy Generator from ``None``, an int seed or a Generator (never numpy's global state).
+
+    Raises:
+        TypeError: any other value, naming the argument ``name``.
+    """
+    if isinstance(value, np.random.Generator):
+        return value
+    if value is None or (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))):
+        return np.random.default_rng(value)
+    raise TypeError(f"{name} must be None, an int or a numpy Generator, got {value!r}")
 
 
 def _ids(frame: pd.DataFrame, col: str) -> np.ndarray:
@@ -149,7 +171,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             raise ValueError("annotations is empty: at least one annotation is needed")
 
         self.item_col, self.annotator_col, self.label_col = item_col, annotator_col, label_col
-        info_columns = list(info_columns)
+        info_columns = [info_columns] if isinstance(info_columns, str) else list(info_columns)
         unknown = [c for c in info_columns if c not in annotations.columns]
         if unknown:
             raise ValueError(
@@ -228,6 +250,9 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
     # ------------------------------------------------------------------ construction helpers
     def _code_labels(self, raw: pd.Series, fav: Any, unfav: Any):
         col = self.label_col
+        for arg, value in (("favorable_label", fav), ("unfavorable_label", unfav)):
+            if value is None or (isinstance(value, float) and np.isnan(value)):
+                raise TypeError(f"{arg} must be a label value (a number or a string), got {value!r}")
         if fav == unfav:
             raise ValueError(f"favorable_label and unfavorable_label must differ, both are {fav!r}")
         missing = raw.isna().to_numpy()
@@ -268,7 +293,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
                 f"{int(dup.sum())} duplicate (item, annotator) pair(s), e.g. {self.item_col}="
-                f"{self.item_ids[i]!r}, {self.annotator_col}={self.annotator_ids[i]!r} (row {index[i]!r}); "
+                f"{_plain(self.item_ids[i])!r}, {self.annotator_col}={_plain(self.annotator_ids[i])!r} "
+                f"(row {_plain(index[i])!r}); "
                 "keep one label per annotator and item"
             )
 
@@ -419,6 +445,10 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         elif idx.size and not np.issubdtype(idx.dtype, np.integer):
             raise TypeError(f"indexes must be integer positions or a boolean mask, got dtype {idx.dtype}")
         idx = idx.astype(np.intp, copy=False)
+        n = len(self.item_ids)
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise ValueError(f"indexes must be row positions in [-{n}, {n}), got values from {idx.min()} "
+                             f"to {idx.max()}")
         sub = super().subset(idx)
         sub.item_ids = self.item_ids[idx]
         sub.annotator_ids = self.annotator_ids[idx]
@@ -432,6 +462,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         The first argument has AIF360's meaning, applied to the units (items, annotators or
         annotations): an int k = k near-equal folds; a list of floats < 1 = fractions at which to cut;
         a list of ints = unit positions at which to cut. Rows keep their order inside each part.
+        Fractions cut at ``int(fraction * n_units)``: with few units a part can be empty (one item split
+        ``[0.5]`` gives an empty first part and the item in the second).
 
         Args:
             num_or_size_splits: see above.
@@ -454,7 +486,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             unit_of_row, uniques = pd.factorize(self.item_ids if by == "item" else self.annotator_ids)
             n_units = len(uniques)
         cuts = _cut_points(num_or_size_splits, n_units)
-        order = np.random.default_rng(seed).permutation(n_units) if shuffle else np.arange(n_units)
+        rng = check_random_state(seed, "seed")
+        order = rng.permutation(n_units) if shuffle else np.arange(n_units)
         part_of_unit = np.empty(n_units, dtype=np.intp)
         bounds = [0, *cuts, n_units]
         for p in range(len(bounds) - 1):
@@ -662,7 +695,12 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         if scores is None:
             out.scores = (labels == self.favorable_label).astype(np.float64).reshape(-1, 1)
         else:
-            sc = np.asarray(self._per_row(scores, "scores"), dtype=np.float64)
+            sc = self._per_row(scores, "scores")
+            try:
+                sc = np.asarray(sc, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"scores must be probabilities in [0, 1] (numbers), got values like "
+                                 f"{_first_examples(sc, 3)}") from None
             if np.isnan(sc).any() or (sc < 0).any() or (sc > 1).any():
                 raise ValueError("scores must be probabilities in [0, 1] without NaN")
             out.scores = sc.reshape(-1, 1)

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .multi_annotator import MultiAnnotatorDataset
+from .multi_annotator import MultiAnnotatorDataset, check_random_state
 
 AGE_GROUPS = ("18-30", "30-45", "45-60", "60+")
 GENDERS = ("female", "male", "nonbinary")
@@ -104,7 +104,7 @@ def make_subjective_dataset(
         ``items`` holds the features, ``contested``, ``consensus_label`` and a short ``text``.
 
     Raises:
-        TypeError: a size is not an int.
+        TypeError: a size is not an int, or ``random_state`` is not None, an int or a Generator.
         ValueError: a size or fraction out of range.
     """
     n_items = _check_int("n_items", n_items, 1)
@@ -125,7 +125,7 @@ def make_subjective_dataset(
     missing_demographics = _check_fraction("missing_demographics", missing_demographics)
     if not isinstance(activity_skew, numbers.Real) or activity_skew < 0:
         raise ValueError(f"activity_skew must be a number >= 0, got {activity_skew!r}")
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state, "random_state")
 
     # Items.
     x = rng.standard_normal((n_items, n_features))

@@ -83,6 +83,11 @@ def check_labels(y_true, y_pred, n: int, pos_label, labels: Sequence | None):
                 np.concatenate([arrays["y_true"].astype(object), arrays["y_pred"].astype(object)])
             )
             allowed = list(dict.fromkeys([pos_label, *seen]))
+            if len(allowed) > 2 and len(seen) == 2 and not any(_equal(pos_label, v) for v in seen):
+                raise ValueError(
+                    f"pos_label={pos_label!r} is not one of the admissible labels {list(seen)} (the values of "
+                    "y_true and y_pred)"
+                )
             if len(allowed) > 2:
                 raise ValueError(
                     f"the labels take more than two values {allowed}; binary labels are expected "
@@ -112,7 +117,10 @@ def check_weights(sample_weight, n: int) -> np.ndarray | None:
     """Validate optional per-row weights (non-negative, finite, length ``n``)."""
     if sample_weight is None:
         return None
-    w = np.asarray(sample_weight, dtype=np.float64).ravel()
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"sample_weight must be numbers, got {type(sample_weight).__name__}") from None
     if len(w) != n:
         raise ValueError(f"sample_weight has {len(w)} values but X has {n} rows")
     if not np.isfinite(w).all() or (w < 0).any():
@@ -146,6 +154,17 @@ def check_n_clusters(n_clusters, n: int):
     return k
 
 
+def check_sample_size(silhouette_sample_size):
+    """``None`` (all rows) or an int >= 2: rows sampled for the silhouette."""
+    if silhouette_sample_size is None:
+        return None
+    if isinstance(silhouette_sample_size, bool) or not isinstance(silhouette_sample_size, numbers.Integral):
+        raise TypeError(f"silhouette_sample_size must be an int or None, got {silhouette_sample_size!r}")
+    if silhouette_sample_size < 2:
+        raise ValueError(f"silhouette_sample_size must be >= 2 (or None for all rows), got {silhouette_sample_size}")
+    return int(silhouette_sample_size)
+
+
 def check_columns(names, X: pd.DataFrame, arg: str) -> list[str]:
     """Every name in ``names`` must be a column of ``X``."""
     if isinstance(names, str):
@@ -167,6 +186,10 @@ def _is_number(x) -> bool:
     return isinstance(x, numbers.Number) and not isinstance(x, bool)
 
 
+def _is_bool(x) -> bool:
+    return isinstance(x, bool | np.bool_)
+
+
 def _equal(a, b) -> bool:
     try:
         return bool(a == b)
@@ -176,7 +199,8 @@ def _equal(a, b) -> bool:
 
 def _eq_array(arr: np.ndarray, value) -> np.ndarray:
     """Elementwise ``arr == value`` that never raises on mixed types (returns False instead)."""
-    if arr.dtype.kind in "biuf" and not _is_number(value):
+    # booleans compare with boolean and numeric arrays (True == 1), never with text
+    if arr.dtype.kind in "biuf" and not (_is_number(value) or _is_bool(value)):
         return np.zeros(len(arr), dtype=bool)
     res = arr == value
     if np.ndim(res) == 0:

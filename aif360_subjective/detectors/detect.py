@@ -21,6 +21,7 @@ from ._validation import (
     check_columns,
     check_labels,
     check_n_clusters,
+    check_sample_size,
     check_threshold,
     check_weights,
 )
@@ -72,6 +73,14 @@ def detect_subgroups(
     equal opportunity, equalized odds (rest minus subgroup: positive = S disadvantaged), accuracy and
     accuracy error.
 
+    Degenerate data: identical rows (constant features) form one cluster with k-means, birch, DBSCAN and
+    x-means whatever ``n_clusters``; single linkage and ward still cut their tree into ``n_clusters`` groups
+    of the same point, whose entropy patterns are then all equal (kept once, the others flagged as
+    duplicates in :meth:`SubgroupReport.pattern_info`). A subgroup covering every row has no rest: its
+    fairness values are NaN. A constant column scales to 0 and is dominant in every pattern. A categorical
+    column with more than ``MAX_ONEHOT_LEVELS`` + 1 (64 + 1) levels is one-hot coded on its most frequent
+    levels only, with a warning (memory stays O(n x 64) per column); patterns still use every value.
+
     Args:
         X: feature table (DataFrame; categorical columns as strings) or 2-d array. No missing values.
         y_true: ground-truth labels.
@@ -116,6 +125,7 @@ def detect_subgroups(
     check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
     check_choice(normalization, NORMALIZATIONS, "normalization")
     check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    check_sample_size(silhouette_sample_size)
     if isinstance(clustering, str):
         check_choice(clustering, CLUSTERINGS, "clustering")
     if categorical_features is None:
@@ -301,6 +311,13 @@ def compare_clusterings(
         if categorical_features is None
         else check_columns(categorical_features, X, "categorical_features")
     )
+    if isinstance(candidates, str) or not isinstance(candidates, dict | Sequence | np.ndarray) or len(candidates) == 0:
+        raise TypeError(
+            "candidates must be a non-empty list of ints or (clustering, k) pairs, or a dict "
+            f"{{clustering: [k, ...]}}, got {candidates!r}"
+        )
+    check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    check_sample_size(silhouette_sample_size)
     pairs = candidates.items() if isinstance(candidates, dict) else candidates
     for c in pairs:
         ks = c[1] if isinstance(c, tuple) else c

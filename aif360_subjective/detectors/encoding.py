@@ -14,6 +14,7 @@ References:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,12 @@ import pandas as pd
 
 from .._compat import is_string_like
 
-__all__ = ["detect_categorical", "encode_for_clustering", "factorize_columns", "RawCodes"]
+__all__ = ["detect_categorical", "encode_for_clustering", "factorize_columns", "RawCodes", "MAX_ONEHOT_LEVELS"]
+
+#: Most one-hot columns a categorical column gets in the clustering matrix. A column with more levels (ids,
+#: free text, zip codes) would make the dense matrix n x levels: its most frequent levels are kept and the
+#: others share the all-zero baseline, with a warning. Patterns and subgroups still use every raw value.
+MAX_ONEHOT_LEVELS = 64
 
 
 def detect_categorical(X: pd.DataFrame) -> list[str]:
@@ -36,16 +42,25 @@ def detect_categorical(X: pd.DataFrame) -> list[str]:
     return [c for c in X.columns if is_string_like(X[c]) or pd.api.types.is_bool_dtype(X[c])]
 
 
-def encode_for_clustering(X: pd.DataFrame, categorical_features: list[str]) -> tuple[np.ndarray, list[str]]:
+def encode_for_clustering(
+    X: pd.DataFrame, categorical_features: list[str], max_levels: int = MAX_ONEHOT_LEVELS
+) -> tuple[np.ndarray, list[str]]:
     """One-hot (first level dropped) + min-max scaling, as the reference prepares data for clustering.
 
     Numeric columns come first in column order, then the dummies of each categorical column (levels sorted),
     the layout of ``pandas.get_dummies(..., drop_first=True)``. A constant column scales to 0 (the
     reference would divide by zero).
 
+    Memory is bounded: a categorical column with more than ``max_levels`` + 1 levels gets one column for each
+    of its ``max_levels`` most frequent levels (ties: sorted order) and the other levels share the all-zero
+    baseline, with a ``UserWarning`` naming the column (the reference would build ``n x levels`` dense
+    columns: 1.6 GB for 20,000 rows of a 10,000-level id column). With at most ``max_levels`` + 1 levels
+    the encoding is exactly the reference's.
+
     Args:
         X: the feature table (validated: no missing values).
         categorical_features: names of the categorical columns.
+        max_levels: most one-hot columns per categorical column.
 
     Returns:
         tuple: ``(Z, names)``, a C-contiguous float64 matrix and its column names.
@@ -69,7 +84,25 @@ def encode_for_clustering(X: pd.DataFrame, categorical_features: list[str]) -> t
         if c not in cat:
             continue
         codes, uniques = _factorize(X[c])
-        if len(uniques) > 1:
+        if len(uniques) > max_levels + 1:
+            counts = np.bincount(codes, minlength=len(uniques))
+            keep = np.sort(np.argsort(-counts, kind="stable")[:max_levels])
+            column_of = np.full(len(uniques), -1, dtype=np.int64)
+            column_of[keep] = np.arange(len(keep))
+            onehot = np.zeros((len(codes), len(keep)))
+            rows = np.flatnonzero(column_of[codes] >= 0)
+            onehot[rows, column_of[codes[rows]]] = 1.0
+            blocks.append(onehot)
+            names.extend(f"{c}_{u}" for u in uniques[keep])
+            warnings.warn(
+                f"categorical column {c!r} has {len(uniques)} distinct values: its {max_levels} most frequent "
+                f"are one-hot coded for clustering and the other {len(uniques) - max_levels} share one baseline "
+                "(patterns still use every value); drop id-like columns or bin them if they should not "
+                "drive the clustering",
+                UserWarning,
+                stacklevel=3,
+            )
+        elif len(uniques) > 1:
             # one column per level but the first: level j -> column j-1
             onehot = np.zeros((len(codes), len(uniques) - 1))
             rows = np.flatnonzero(codes > 0)

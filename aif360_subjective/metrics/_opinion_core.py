@@ -134,6 +134,10 @@ def encode_annotations(y_true, y_pred, item_ids, annotator_ids, pos_label=1) -> 
             f"labels must be binary: y_true and y_pred hold {len(values)} distinct values "
             f"{sorted(map(repr, values))[:6]}; expected at most two (pos_label={pos_label!r} and one other)"
         )
+    if len(values) == 2 and not any(_same(v, pos_label) for v in values):
+        raise ValueError(
+            f"pos_label={pos_label!r} is not one of the labels {sorted(map(repr, values))} of y_true and y_pred"
+        )
     item_codes, items = _factorize(arrays["item_ids"], "item_ids")
     ann_codes, annotators = _factorize(arrays["annotator_ids"], "annotator_ids")
     return EncodedAnnotations(
@@ -146,6 +150,13 @@ def encode_annotations(y_true, y_pred, item_ids, annotator_ids, pos_label=1) -> 
         y_true=yt,
         y_pred=yp,
     )
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def check_choice(value, name: str, choices: Sequence[str]) -> str:
@@ -338,7 +349,14 @@ def _callable_per_unit(func: Callable, codes: np.ndarray, n_units: int, y_true, 
     for u in range(n_units):
         lo, hi = bounds[u], bounds[u + 1]
         if hi > lo:
-            out[u] = float(func(yt[lo:hi], yp[lo:hi]))
+            value = func(yt[lo:hi], yp[lo:hi])
+            try:
+                out[u] = float(value)
+            except (TypeError, ValueError):
+                name = getattr(func, "__name__", type(func).__name__)
+                raise ValueError(
+                    f"performance callable {name!r} returned {value!r}; it must return a number"
+                ) from None
     return out
 
 

@@ -8,6 +8,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -164,6 +165,48 @@ def discovered_labels(
     return pd.Series([f"cluster {c}" for c in labels], index=profile.index, name="discovered")
 
 
+def check_discovered_options(clustering, n_clusters, random_state, n_annotators: int) -> None:
+    """Validate the options of ``grouping="discovered"`` before any clustering runs.
+
+    Raises:
+        ValueError: unknown clustering name, or ``n_clusters`` outside [2, number of annotators].
+        TypeError: ``clustering`` neither a name nor a scikit-learn clusterer, ``n_clusters`` not an int,
+            ``random_state`` not None, an int or a numpy Generator.
+    """
+    from aif360_subjective.detectors.clustering import CLUSTERINGS, as_generator
+
+    if isinstance(clustering, str):
+        check_choice(clustering, "clustering", CLUSTERINGS)
+    elif not (hasattr(clustering, "fit") and hasattr(clustering, "get_params")):
+        raise TypeError(
+            f"clustering must be one of {list(CLUSTERINGS)} or a scikit-learn clusterer instance, "
+            f"got {type(clustering).__name__}"
+        )
+    if n_clusters is not None:
+        if isinstance(n_clusters, bool) or not isinstance(n_clusters, Integral):
+            raise TypeError(f"n_clusters must be an int or None, got {n_clusters!r}")
+        if not 2 <= n_clusters <= max(n_annotators, 2):
+            raise ValueError(
+                f"n_clusters must be between 2 and the number of annotators ({n_annotators}), got {n_clusters}"
+            )
+    as_generator(random_state)
+
+
+def check_grouping_series(grouping: pd.Series, annotator_ids) -> None:
+    """A grouping Series must map at least one annotator of the data (else every annotator is ungrouped).
+
+    Raises:
+        ValueError: no index value of ``grouping`` is an annotator id (e.g. ids of another dtype).
+    """
+    ids = pd.Index(pd.unique(np.asarray(annotator_ids, dtype=object)))
+    if not grouping.index.isin(ids).any():
+        raise ValueError(
+            f"grouping Series shares no annotator id with the data (its index holds e.g. "
+            f"{list(grouping.index[:3])}, the annotators are e.g. {list(ids[:3])}): index it by annotator id, "
+            "with the same dtype"
+        )
+
+
 def uqs_ambiguity(enc: EncodedAnnotations) -> np.ndarray:
     """Item ambiguity as 1 - CrowdTruth unit quality score (UQS), per item code.
 
@@ -221,6 +264,7 @@ def prepare_grouping(
         TypeError: for other grouping types.
     """
     if isinstance(grouping, pd.Series):
+        check_grouping_series(grouping, enc.annotators)
         name = grouping.name if grouping.name is not None else "custom"
         return {"grouping": "labels", "grouping_name": str(name), "annotator_labels": grouping}
     if not isinstance(grouping, str):
@@ -244,6 +288,7 @@ def prepare_grouping(
         # dominate the distances (a 0/1 jump per level against ADR differences of a few tenths) and
         # split annotators by demographics instead of by opinion.
         attrs = None if attributes is None else ([attributes] if isinstance(attributes, str) else list(attributes))
+        check_discovered_options(clustering, n_clusters, random_state, len(enc.annotators))
         labels = discovered_labels(enc, annotator_table, attrs, tie=tie, clustering=clustering,
                                    n_clusters=n_clusters, random_state=random_state)
         name = f"discovered ({clustering if isinstance(clustering, str) else type(clustering).__name__})"

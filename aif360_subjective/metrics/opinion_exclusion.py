@@ -27,7 +27,12 @@ from ._opinion_core import (
     resolve_performance,
 )
 from ._opinion_groups import GroupingReport, validate_bins
-from ._opinion_options import GROUPING_NAMES, prepare_grouping
+from ._opinion_options import (
+    GROUPING_NAMES,
+    check_discovered_options,
+    check_grouping_series,
+    prepare_grouping,
+)
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -83,6 +88,12 @@ class OpinionExclusionMetric(ClassificationMetric):
     annotations), ``"popularity"`` (annotations by the share of identical labels on their item),
     ``"demographic"`` (annotator attributes and their intersections) or any pandas Series mapping
     annotator ids to groups.
+
+    Degenerate data: with one annotator, items annotated once, or annotators who always agree, every
+    ADR is 0 (an annotator alone on an item is its majority), so there is one group and unfairness is 0.
+    A performance measure undefined for every group (e.g. precision when the model never predicts the
+    favourable label) gives NaN unfairness and performance, the groups being listed in
+    ``grouping_report().undefined_groups``.
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
@@ -152,7 +163,9 @@ class OpinionExclusionMetric(ClassificationMetric):
         # validate every option here, so errors surface at construction
         if isinstance(grouping, str):
             check_choice(grouping, "grouping", GROUPING_NAMES)
-        elif not isinstance(grouping, pd.Series):
+        elif isinstance(grouping, pd.Series):
+            check_grouping_series(grouping, dataset.annotator_ids)
+        else:
             raise TypeError(
                 f"grouping must be one of {list(GROUPING_NAMES)} or a pandas Series mapping annotator ids "
                 f"to groups, got {type(grouping).__name__}"
@@ -173,6 +186,12 @@ class OpinionExclusionMetric(ClassificationMetric):
             if attributes is None:
                 attributes = list(dataset.protected_attribute_names)
             attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+            if not attrs:
+                raise ValueError(
+                    "grouping='demographic' needs annotator attributes: the dataset has no protected "
+                    "attributes; pass attributes=[...] naming columns of its annotators table "
+                    f"(columns: {list(dataset.annotators.columns)})"
+                )
             missing = [a for a in attrs if a not in dataset.annotators.columns]
             if not attrs or missing:
                 raise ValueError(
@@ -180,6 +199,16 @@ class OpinionExclusionMetric(ClassificationMetric):
                     f"available: {list(dataset.annotators.columns)}"
                 )
             attributes = attrs
+        if isinstance(grouping, str) and grouping == "discovered":
+            check_discovered_options(clustering, n_clusters, random_state, len(pd.unique(dataset.annotator_ids)))
+            if attributes is not None:
+                attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+                missing = [a for a in attrs if a not in dataset.annotators.columns]
+                if missing:
+                    raise ValueError(
+                        f"attributes {missing} are not annotator columns of the dataset; "
+                        f"available: {list(dataset.annotators.columns)}"
+                    )
 
         super().__init__(
             dataset,

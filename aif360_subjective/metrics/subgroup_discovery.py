@@ -27,6 +27,7 @@ from ..detectors._validation import (
     check_choice,
     check_columns,
     check_n_clusters,
+    check_sample_size,
     check_threshold,
 )
 from ..detectors.clustering import CLUSTERINGS, as_generator
@@ -233,6 +234,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
         check_choice(normalization, NORMALIZATIONS, "normalization")
         check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+        check_sample_size(silhouette_sample_size)
         if isinstance(clustering, str):
             check_choice(clustering, CLUSTERINGS, "clustering")
         if categorical_features is None:

@@ -70,6 +70,14 @@ def _label_entries(cells: pd.Series, label_col: str) -> tuple[np.ndarray, np.nda
     """
     s = pd.Series(cells.to_numpy(), index=np.arange(len(cells)))
     if s.dtype == object:
+        if pd.api.types.infer_dtype(s, skipna=True) == "mixed":
+            # containers only: a dict would explode into its keys, silently taken as labels
+            bad = s.map(lambda v: isinstance(v, dict)).to_numpy()
+            if bad.any():
+                raise ValueError(
+                    f"column {label_col!r} holds a dict at index {_examples(cells.index[bad])}; a cell must be "
+                    "one label or a list/tuple/set of labels"
+                )
         # explode leaves scalars (strings too) alone and turns an empty list into one NaN entry.
         s = s.explode()
     values = s.to_numpy()

@@ -427,6 +427,8 @@ def crowdtruth_scores(
     """
     max_delta = _check_max_delta(max_delta)
     max_iter = _check_max_iter(max_iter)
+    if not isinstance(open_ended, bool | np.bool_):
+        raise TypeError(f"open_ended must be True or False, got {open_ended!r}")
     if _is_multi_annotator_dataset(df):
         unit_col, worker_col, label_col = df.item_col, df.annotator_col, df.label_col
         df, ds_labels = _from_dataset(df)

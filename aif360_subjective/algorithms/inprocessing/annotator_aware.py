@@ -50,6 +50,7 @@ class AnnotatorAwareClassifier(Transformer):
         interactions: bool = True,
         annotator_ids: bool = False,
         attributes: list[str] | None = None,
+        random_state=None,
     ):
         """
         Args:
@@ -59,19 +60,37 @@ class AnnotatorAwareClassifier(Transformer):
             interactions: add item feature x annotator attribute products.
             annotator_ids: add a one-hot code of the training annotators.
             attributes: the annotator attributes to use (default: all protected attributes).
+            random_state: None, an int or a numpy Generator: seeds the estimator's own ``random_state``
+                when it has one left at None (e.g. ``SGDClassifier``), so that equal seeds give equal
+                models (numpy's global state is never used). The default logistic regression is
+                deterministic.
+
+        Raises:
+            TypeError: ``estimator`` is not a scikit-learn classifier, or ``random_state`` is not None, an
+                int or a Generator.
         """
+        if not (random_state is None or isinstance(random_state, np.random.Generator)
+                or (isinstance(random_state, int | np.integer) and not isinstance(random_state, bool))):
+            raise TypeError(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
+        if estimator is not None and not all(hasattr(estimator, a) for a in ("fit", "predict", "get_params")):
+            raise TypeError(
+                "estimator must be an unfitted scikit-learn classifier (with fit, predict and get_params) or "
+                f"None, got {type(estimator).__name__} {estimator!r}"
+            )
         super().__init__(
             estimator=estimator,
             use_attributes=use_attributes,
             interactions=interactions,
             annotator_ids=annotator_ids,
             attributes=attributes,
+            random_state=random_state,
         )
         self.estimator = estimator
         self.use_attributes = use_attributes
         self.interactions = interactions
         self.annotator_ids = annotator_ids
         self.attributes = attributes
+        self.random_state = random_state
 
     # ------------------------------------------------------------------ features
     @staticmethod
@@ -152,6 +171,9 @@ class AnnotatorAwareClassifier(Transformer):
             raise ValueError("the training annotations hold a single label value; a classifier needs both")
         x = self._design(dataset, fit=True)
         est = LogisticRegression(max_iter=1000) if self.estimator is None else clone(self.estimator)
+        if self.random_state is not None and est.get_params().get("random_state", 0) is None:
+            rng = np.random.default_rng(self.random_state)
+            est.set_params(random_state=int(rng.integers(0, 2**31 - 1)))
         self.estimator_ = est.fit(x, y)
         self.favorable_label_ = dataset.favorable_label
         self.n_training_annotators_ = len(np.unique(np.asarray(dataset.annotator_ids, dtype=object)))

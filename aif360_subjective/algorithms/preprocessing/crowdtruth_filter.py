@@ -12,6 +12,7 @@ from aif360.algorithms.transformer import NotFittedError
 
 from ...datasets import MultiAnnotatorDataset
 from ...quality import CrowdTruthResult, crowdtruth_scores
+from ...quality.crowdtruth import _check_max_delta, _check_max_iter
 
 _MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
 
@@ -161,6 +162,8 @@ class CrowdTruthFilter(Transformer):
             raise TypeError(f"min_annotations must be an int, got {min_annotations!r}")
         if min_annotations < 4:
             raise ValueError(f"min_annotations must be >= 4 (the z test needs n - 3 > 0), got {min_annotations}")
+        _check_max_delta(max_delta)
+        _check_max_iter(max_iter)
         super().__init__(
             threshold=threshold, quantile=quantile, protect=protect, protect_z=protect_z, auto_k=auto_k,
             min_annotations=int(min_annotations), max_delta=max_delta, max_iter=max_iter,
