@@ -171,3 +171,17 @@ def test_max_iter_warns():
     with pytest.warns(RuntimeWarning, match="max_iter=2"):
         res = crowdtruth_scores(df, max_iter=2)
     assert res.n_iterations == 2 and not res.converged
+
+
+def test_oscillating_job_stops_at_max_iter():
+    """A job on which the reference's loop never ends: the scores flip between two states."""
+    rows = [
+        ("u0", "w4", ["l1"]), ("u1", "w1", ["l1"]), ("u1", "w4", ["l1"]), ("u1", "w0", ["l0"]),
+        ("u2", "w1", ["l0"]), ("u2", "w0", ["l0"]), ("u3", "w1", ["l1"]), ("u3", "w3", ["l0"]),
+        ("u3", "w4", ["l1", "l0"]), ("u3", "w5", ["l0"]), ("u3", "w2", ["l0"]),
+    ]  # fmt: skip
+    with pytest.warns(RuntimeWarning, match="did not converge"):
+        res = crowdtruth_scores(_df(rows), max_iter=40)
+    assert not res.converged and res.n_iterations == 40
+    tail = res.log["max_delta"].iloc[-4:]
+    assert (tail > 0.5).all()  # a period-2 cycle: the scores keep jumping back and forth
