@@ -120,18 +120,12 @@ def detect_subgroups(
     n = len(X)
     t, p = check_labels(y_true, y_pred, n, pos_label, labels)
     w = check_weights(sample_weight, n)
-    tau = check_threshold(entropy_threshold)
-    k = check_n_clusters(n_clusters, n)
-    check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
-    check_choice(normalization, NORMALIZATIONS, "normalization")
-    check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
-    check_sample_size(silhouette_sample_size)
-    if isinstance(clustering, str):
-        check_choice(clustering, CLUSTERINGS, "clustering")
-    if categorical_features is None:
-        cat = detect_categorical(X)
-    else:
-        cat = check_columns(categorical_features, X, "categorical_features")
+    tau, k, cat = check_analysis_options(
+        X, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
+        normalization=normalization, selection_metric=selection_metric,
+        silhouette_sample_size=silhouette_sample_size, clustering=clustering,
+        categorical_features=categorical_features,
+    )
     rng = as_generator(random_state)
     options = {
         "pos_label": pos_label,
@@ -159,6 +153,42 @@ def detect_subgroups(
         silhouette_sample_size,
         options,
     )
+
+
+def check_analysis_options(
+    X: pd.DataFrame,
+    *,
+    entropy_threshold,
+    n_clusters,
+    undefined_rates,
+    normalization,
+    selection_metric,
+    silhouette_sample_size,
+    clustering,
+    categorical_features,
+) -> tuple[float, int | list[int] | None, list[str]]:
+    """Validate the options shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric``.
+
+    Returns:
+        tuple: ``(entropy_threshold, n_clusters, categorical_features)`` as the analysis takes them
+        (categorical columns auto-detected when not given).
+
+    Raises:
+        ValueError: an option out of range, an unknown name, or unknown columns.
+    """
+    tau = check_threshold(entropy_threshold)
+    k = check_n_clusters(n_clusters, len(X))
+    check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
+    check_choice(normalization, NORMALIZATIONS, "normalization")
+    check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    check_sample_size(silhouette_sample_size)
+    if isinstance(clustering, str):
+        check_choice(clustering, CLUSTERINGS, "clustering")
+    if categorical_features is None:
+        cat = detect_categorical(X)
+    else:
+        cat = check_columns(categorical_features, X, "categorical_features")
+    return tau, k, cat
 
 
 def analyse(

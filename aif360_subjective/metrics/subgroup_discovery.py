@@ -23,19 +23,11 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from ..detectors._validation import (
-    UNDEFINED_RATES,
-    check_choice,
     check_columns,
-    check_n_clusters,
-    check_sample_size,
-    check_threshold,
 )
-from ..detectors.clustering import CLUSTERINGS, as_generator
-from ..detectors.detect import analyse
-from ..detectors.encoding import detect_categorical
-from ..detectors.patterns import NORMALIZATIONS
+from ..detectors.clustering import as_generator
+from ..detectors.detect import analyse, check_analysis_options
 from ..detectors.report import SubgroupReport
-from ..detectors.selection import SELECTION_METRICS
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
 
@@ -229,18 +221,12 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         if table.isna().any().any():
             bad = table.columns[table.isna().any()].tolist()
             raise ValueError(f"dataset features contain missing values in {bad}")
-        tau = check_threshold(entropy_threshold)
-        k = check_n_clusters(n_clusters, n)
-        check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
-        check_choice(normalization, NORMALIZATIONS, "normalization")
-        check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
-        check_sample_size(silhouette_sample_size)
-        if isinstance(clustering, str):
-            check_choice(clustering, CLUSTERINGS, "clustering")
-        if categorical_features is None:
-            cat = detect_categorical(table)
-        else:
-            cat = check_columns(categorical_features, table, "categorical_features")
+        tau, k, cat = check_analysis_options(
+            table, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
+            normalization=normalization, selection_metric=selection_metric,
+            silhouette_sample_size=silhouette_sample_size, clustering=clustering,
+            categorical_features=categorical_features,
+        )
         if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
             raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")
         self.cluster_column = cluster_column

@@ -52,51 +52,6 @@ def _ids(y_true, ids, default_level: str, name: str):
     return ids
 
 
-def _result(
-    y_true,
-    y_pred,
-    item_ids,
-    annotator_ids,
-    pos_label,
-    tie,
-    grouping,
-    bins,
-    performance,
-    min_group_size,
-    small_groups,
-    aggregate,
-    ambiguity,
-    annotators,
-    attributes,
-    nan_policy,
-    clustering="kmeans",
-    n_clusters=None,
-    random_state=None,
-) -> OpinionExclusionResult:
-    enc = encode_annotations(
-        y_true,
-        y_pred,
-        _ids(y_true, item_ids, "item", "item_ids"),
-        _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
-        pos_label=pos_label,
-    )
-    spec = prepare_grouping(
-        enc, grouping, ambiguity=ambiguity, annotator_table=annotators, attributes=attributes, tie=tie,
-        clustering=clustering, n_clusters=n_clusters, random_state=random_state,
-    )
-    return compute_opinion_exclusion(
-        enc,
-        bins=bins,
-        performance=performance,
-        tie=tie,
-        min_group_size=min_group_size,
-        small_groups=small_groups,
-        aggregate=aggregate,
-        nan_policy=nan_policy,
-        **spec,
-    )
-
-
 def opinion_exclusion(
     y_true,
     y_pred,
@@ -171,26 +126,27 @@ def opinion_exclusion(
         >>> round(res.unfairness, 3), round(res.performance, 3)
         (0.25, 0.75)
     """
-    return _result(
+    enc = encode_annotations(
         y_true,
         y_pred,
-        item_ids,
-        annotator_ids,
-        pos_label,
-        tie,
-        grouping,
-        bins,
-        performance,
-        min_group_size,
-        small_groups,
-        aggregate,
-        ambiguity,
-        annotators,
-        attributes,
-        nan_policy,
-        clustering,
-        n_clusters,
-        random_state,
+        _ids(y_true, item_ids, "item", "item_ids"),
+        _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
+        pos_label=pos_label,
+    )
+    spec = prepare_grouping(
+        enc, grouping, ambiguity=ambiguity, annotator_table=annotators, attributes=attributes, tie=tie,
+        clustering=clustering, n_clusters=n_clusters, random_state=random_state,
+    )
+    return compute_opinion_exclusion(
+        enc,
+        bins=bins,
+        performance=performance,
+        tie=tie,
+        min_group_size=min_group_size,
+        small_groups=small_groups,
+        aggregate=aggregate,
+        nan_policy=nan_policy,
+        **spec,
     )
 
 
