@@ -8,18 +8,11 @@ References:
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from aif360.explainers import MetricTextExplainer
 
+from ..metrics._opinion_groups import group_label
+
 __all__ = ["OpinionExclusionTextExplainer"]
-
-
-def _g(group) -> str:
-    if isinstance(group, pd.Interval):
-        return f"{group.left:.3g} to {group.right:.3g}"
-    if isinstance(group, tuple):
-        return " & ".join(map(str, group))
-    return str(group)
 
 
 class OpinionExclusionTextExplainer(MetricTextExplainer):
@@ -80,7 +73,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         for g, row in table.iterrows():
             value = "undefined" if np.isnan(row["performance"]) else f"{row['performance']:.3f}"
             lines.append(
-                f"  {_g(g)}: {value} over {int(row['n_annotators'])} annotators "
+                f"  {group_label(g)}: {value} over {int(row['n_annotators'])} annotators "
                 f"({int(row['n_annotations'])} annotations, spread {row['spread']:.3f}"
                 + (f", {int(row['n_undefined'])} undefined" if row["n_undefined"] else "")
                 + ")"
@@ -95,7 +88,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
 
     def worst_group(self) -> str:
         m = self.metric
-        return f"Worst-served group: {_g(m.worst_group())} ({self._perf()} {m.worst_group_performance()})"
+        return f"Worst-served group: {group_label(m.worst_group())} ({self._perf()} {m.worst_group_performance()})"
 
     def performance_gap(self) -> str:
         return (

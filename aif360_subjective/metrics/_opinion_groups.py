@@ -267,3 +267,13 @@ def enforce_min_group_size(
         "dropped": tuple(dropped),
         "notes": tuple(notes),
     }
+
+
+def group_label(group, spec: str = ".3g", sep: str = " to ") -> str:
+    """Readable name of a group: an ADR/ambiguity bin ``left{sep}right`` (bounds formatted with the
+    format ``spec``), an intersection of attributes joined by ``&``, or the value itself."""
+    if isinstance(group, pd.Interval):
+        return f"{group.left:{spec}}{sep}{group.right:{spec}}"
+    if isinstance(group, tuple):
+        return " & ".join(map(str, group))
+    return str(group)

@@ -12,15 +12,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ..metrics._opinion_groups import group_label
+
 __all__ = ["plot_group_performance", "group_performance_table"]
-
-
-def _group_label(g) -> str:
-    if isinstance(g, pd.Interval):
-        return f"{g.left:.2f}-{g.right:.2f}"
-    if isinstance(g, tuple):
-        return " & ".join(map(str, g))
-    return str(g)
 
 
 def group_performance_table(metrics: Mapping) -> pd.DataFrame:
@@ -91,7 +85,7 @@ def plot_group_performance(
         width = max(6.0, 1.1 * table.shape[1] + 3)
         height = max(2.5, 0.6 * table.shape[0] + 1.5) if kind == "heatmap" else 4.5
         _, ax = plt.subplots(figsize=(width, height))
-    labels = [_group_label(g) for g in table.columns]
+    labels = [group_label(g, spec=".2f", sep="-") for g in table.columns]
     first = next(iter(metrics.values()))
     grouping = first.grouping if isinstance(first.grouping, str) else "group"
     model_labels = [
