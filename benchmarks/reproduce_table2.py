@@ -9,20 +9,22 @@ Reported: unfairness (std across ADR groups of the mean per-annotator accuracy) 
 performance (mean across groups), mean +- std over the folds, plus the ADR-group table of fold 0.
 
 Data:
-* MultiPICo (LeWiDi 2025 JSON) from ``$AIF360_SUBJECTIVE_DATA/multipico`` (default ../shared/data).
-  ``aif360_subjective.datasets.LeWiDiDataset`` is not on main yet, so the JSON files are read here
-  directly. Item features: TF-IDF character n-grams of post + reply reduced to 50 SVD components, and
-  the language. Annotator demographics: age group, gender, ethnicity, student and employment status
+* MultiPICo (LeWiDi 2025 JSON) from ``$AIF360_SUBJECTIVE_DATA/multipico`` (default ../shared/data), read by
+  ``LeWiDiDataset``. Item features: TF-IDF character n-grams of post + reply reduced to 50 SVD components,
+  and the language. Annotator demographics: age group, gender, ethnicity, student and employment status
   ("DATA_EXPIRED" / "Prefer not to say" = missing).
-* Wikipedia toxicity (the paper's data): only when the full files are in ``wikipedia_talk/``.
+* Wikipedia toxicity (the paper's data), read by ``WikipediaTalkDataset`` when the full files are in
+  ``wikipedia_talk/``: word TF-IDF of the comments (50 SVD components), year and logged_in; demographics.
 
-Usage: python benchmarks/reproduce_table2.py [--data DIR] [--folds 5] [--max-items N]
+``--min-group-size`` (default 1, the paper's method) drops ADR groups with fewer annotators: on small held-out
+folds the top ADR bins hold one or two annotators and their noise dominates the std.
+
+Usage: python benchmarks/reproduce_table2.py [--data DIR] [--folds 5] [--seed 0] [--min-group-size 1]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -38,39 +40,36 @@ from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 from sklearn.linear_model import LogisticRegressionCV  # noqa: E402
 
 from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier  # noqa: E402
-from aif360_subjective.datasets import MultiAnnotatorDataset  # noqa: E402
+from aif360_subjective.datasets import LeWiDiDataset, MultiAnnotatorDataset, WikipediaTalkDataset  # noqa: E402
 from aif360_subjective.metrics import OpinionExclusionMetric  # noqa: E402
-
-MISSING = {"DATA_EXPIRED", "Prefer not to say", "CONSENT_REVOKED", ""}
 
 
 def _lr():
     return LogisticRegressionCV(Cs=[0.01, 0.1, 1.0, 10.0], cv=5, max_iter=2000)
 
 
-def load_multipico(folder: Path, n_components: int = 50, seed: int = 0) -> MultiAnnotatorDataset:
-    records, texts = [], {}
-    for split in ("dev", "test"):
-        data = json.loads((folder / f"MP_{split}.json").read_text(encoding="utf-8"))
-        for item_id, rec in data.items():
-            key = f"{split}:{item_id}"
-            texts[key] = (rec["text"]["post"] + " \n " + rec["text"]["reply"], rec.get("lang", "na"))
-            for ann, lab in rec["annotations"].items():
-                records.append((key, ann, int(float(lab))))
-    ann_df = pd.DataFrame(records, columns=["item", "annotator", "label"])
-    keys = list(texts)
-    tfidf = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=3, max_features=50_000, sublinear_tf=True)
-    x = tfidf.fit_transform([texts[k][0] for k in keys])
-    svd = TruncatedSVD(n_components=n_components, random_state=seed).fit_transform(x)
-    items = pd.DataFrame(svd, columns=[f"svd{j}" for j in range(n_components)], index=pd.Index(keys, name="item"))
-    items["lang"] = [texts[k][1] for k in keys]
+def with_text_features(ds: MultiAnnotatorDataset, text: pd.Series, categorical: pd.DataFrame,
+                       annotators: pd.DataFrame, n_components: int = 50, seed: int = 0,
+                       analyzer: str = "char_wb") -> MultiAnnotatorDataset:
+    """``ds`` re-built with item features = TF-IDF n-grams of ``text`` reduced by SVD (+ ``categorical``)."""
+    ngrams = (2, 4) if analyzer == "char_wb" else (1, 2)
+    tfidf = TfidfVectorizer(analyzer=analyzer, ngram_range=ngrams, min_df=3, max_features=50_000, sublinear_tf=True)
+    svd = TruncatedSVD(n_components=n_components, random_state=seed).fit_transform(tfidf.fit_transform(text))
+    items = pd.DataFrame(svd, columns=[f"svd{j}" for j in range(n_components)], index=text.index)
+    items = items.join(categorical)
+    long = ds.to_dataframe()[[ds.item_col, ds.annotator_col, ds.label_col]]
+    return MultiAnnotatorDataset(long, item_col=ds.item_col, annotator_col=ds.annotator_col, label_col=ds.label_col,
+                                 annotators=annotators, items=items, favorable_label=ds.favorable_label,
+                                 unfavorable_label=ds.unfavorable_label, item_features=list(items.columns))
 
-    meta = json.loads((folder / "MP_annotators_meta.json").read_text(encoding="utf-8"))
-    demo = pd.DataFrame.from_dict(meta, orient="index")
-    demo.index = [f"Ann{k}" for k in demo.index]
-    demo = demo.replace(list(MISSING), np.nan)
+
+def load_multipico(folder: Path, n_components: int = 50, seed: int = 0) -> MultiAnnotatorDataset:
+    """MultiPICo dev + test through LeWiDiDataset, with text features and age groups."""
+    ds = LeWiDiDataset(folder)
+    text = ds.items["post"].fillna("") + " \n " + ds.items["reply"].fillna("")
+    demo = ds.annotators
     age = pd.to_numeric(demo["Age"], errors="coerce")
-    demographics = pd.DataFrame(
+    annotators = pd.DataFrame(
         {
             "age_group": pd.cut(age, [0, 30, 45, 60, 120], labels=["18-30", "31-45", "46-60", "60+"]).astype(object),
             "gender": demo["Gender"],
@@ -78,16 +77,17 @@ def load_multipico(folder: Path, n_components: int = 50, seed: int = 0) -> Multi
             "student": demo["Student status"],
             "employment": demo["Employment status"],
         },
-        index=pd.Index(demo.index, name="annotator"),
+        index=demo.index,
     )
-    return MultiAnnotatorDataset(
-        ann_df,
-        annotators=demographics,
-        items=items,
-        favorable_label=0,
-        unfavorable_label=1,
-        item_features=[*items.columns[:-1], "lang"],
-    )
+    return with_text_features(ds, text, ds.items[["lang"]], annotators, n_components, seed)
+
+
+def load_wikipedia(folder: Path, n_components: int = 50, seed: int = 0) -> MultiAnnotatorDataset:
+    """Wikipedia toxicity (the paper's data) with word TF-IDF features of the comments."""
+    ds = WikipediaTalkDataset("toxicity", data_dir=folder)
+    cols = ["gender", "english_first_language", "age_group", "education"]
+    return with_text_features(ds, ds.items["comment"].fillna(""), ds.items[["year", "logged_in"]].astype(float),
+                              ds.annotators[cols], n_components, seed, analyzer="word")
 
 
 def balanced_items(ds: MultiAnnotatorDataset, rng: np.random.Generator) -> np.ndarray:
@@ -100,7 +100,7 @@ def balanced_items(ds: MultiAnnotatorDataset, rng: np.random.Generator) -> np.nd
     return np.flatnonzero(np.isin(ds.item_ids, keep))
 
 
-def run(ds: MultiAnnotatorDataset, name: str, folds: int, seed: int) -> None:
+def run(ds: MultiAnnotatorDataset, name: str, folds: int, seed: int, min_group_size: int = 1) -> None:
     rng = np.random.default_rng(seed)
     parts = ds.split(folds, shuffle=True, seed=seed)
     results = {"Model 1": [], "Model 2": []}
@@ -118,13 +118,13 @@ def run(ds: MultiAnnotatorDataset, name: str, folds: int, seed: int) -> None:
         pred1 = test.with_predictions(m1.predict(test.features[:, item_idx]))
         pred2 = AnnotatorAwareClassifier(_lr()).fit(train).predict(test)
         for model, pred in (("Model 1", pred1), ("Model 2", pred2)):
-            m = OpinionExclusionMetric(test, pred, bins=5)
+            m = OpinionExclusionMetric(test, pred, bins=5, min_group_size=min_group_size, small_groups="drop")
             results[model].append((m.unfairness(), m.performance(), m.accuracy()))
             if f == 0:
                 first_tables[model] = m.group_performance()
     elapsed = time.perf_counter() - t0
     print(f"\n== {name}: {ds.n_items} items, {len(ds.labels)} annotations, {ds.n_annotators} annotators; "
-          f"{folds}-fold CV over items, balanced held-out folds ({elapsed:.0f} s)")
+          f"{folds}-fold CV over items, balanced held-out folds, min_group_size={min_group_size} ({elapsed:.0f} s)")
     print(f"{'':10} {'unfairness':>18} {'general performance':>22} {'pooled accuracy':>18}")
     for model, vals in results.items():
         v = np.array(vals)
@@ -141,26 +141,20 @@ def main() -> None:
     ap.add_argument("--data", default=default)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--min-group-size", type=int, default=1)
     args = ap.parse_args()
     data = Path(args.data)
 
     mp = data / "multipico"
     if (mp / "MP_dev.json").exists():
-        run(load_multipico(mp, seed=args.seed), "MultiPICo (dev + test)", args.folds, args.seed)
+        run(load_multipico(mp, seed=args.seed), "MultiPICo (dev + test)", args.folds, args.seed, args.min_group_size)
     else:
         print(f"MultiPICo not found in {mp}: skipped")
 
     wiki = data / "wikipedia_talk"
     needed = ["toxicity_annotated_comments.tsv", "toxicity_annotations.tsv", "toxicity_worker_demographics.tsv"]
     if all((wiki / f).exists() for f in needed):
-        try:
-            from aif360_subjective.datasets import WikipediaTalkDataset
-        except ImportError:
-            print("Wikipedia toxicity files found but WikipediaTalkDataset is not available yet: skipped")
-        else:
-            print("Wikipedia toxicity: the loader gives no item features for logistic regression here; "
-                  "add a text representation before running this setting")
-            del WikipediaTalkDataset
+        run(load_wikipedia(wiki, seed=args.seed), "Wikipedia toxicity", args.folds, args.seed, args.min_group_size)
     else:
         missing = [f for f in needed if not (wiki / f).exists()]
         print(f"\nWikipedia toxicity (the paper's data): full files not in {wiki} (missing {missing}): skipped")
