@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -120,39 +121,42 @@ def detect_subgroups(
     n = len(X)
     t, p = check_labels(y_true, y_pred, n, pos_label, labels)
     w = check_weights(sample_weight, n)
-    tau, k, cat = check_analysis_options(
+    opts = check_analysis_options(
         X, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
         normalization=normalization, selection_metric=selection_metric,
         silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-        categorical_features=categorical_features,
+        categorical_features=categorical_features, inclusive=inclusive,
     )
-    rng = as_generator(random_state)
-    options = {
-        "pos_label": pos_label,
-        "entropy_threshold": tau,
-        "normalization": normalization,
-        "inclusive": bool(inclusive),
-        "undefined_rates": undefined_rates,
-        "n_clusters": n_clusters,
-        "selection_metric": selection_metric,
-    }
-    return analyse(
-        X,
-        t,
-        p,
-        w,
-        cat,
-        clustering,
-        k,
-        tau,
-        normalization,
-        bool(inclusive),
-        undefined_rates,
-        rng,
-        selection_metric,
-        silhouette_sample_size,
-        options,
-    )
+    return analyse(X, t, p, w, opts, as_generator(random_state), pos_label)
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Validated options of one subgroup-discovery run (both faces build it with
+    :func:`check_analysis_options`)."""
+
+    clustering: object
+    n_clusters: object  # as given (None, an int or a list of candidates)
+    k: object  # as the clustering takes it (None, an int or a tuple of candidates)
+    entropy_threshold: float
+    categorical_features: list[str]
+    normalization: str
+    inclusive: bool
+    undefined_rates: str
+    selection_metric: str
+    silhouette_sample_size: int | None
+
+    def describe(self, pos_label) -> dict:
+        """The options as the report records them."""
+        return {
+            "pos_label": pos_label,
+            "entropy_threshold": self.entropy_threshold,
+            "normalization": self.normalization,
+            "inclusive": self.inclusive,
+            "undefined_rates": self.undefined_rates,
+            "n_clusters": self.n_clusters,
+            "selection_metric": self.selection_metric,
+        }
 
 
 def check_analysis_options(
@@ -166,12 +170,13 @@ def check_analysis_options(
     silhouette_sample_size,
     clustering,
     categorical_features,
-) -> tuple[float, int | list[int] | None, list[str]]:
+    inclusive=False,
+) -> AnalysisOptions:
     """Validate the options shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric``.
 
     Returns:
-        tuple: ``(entropy_threshold, n_clusters, categorical_features)`` as the analysis takes them
-        (categorical columns auto-detected when not given).
+        AnalysisOptions: the options as the analysis takes them (categorical columns auto-detected when
+        not given).
 
     Raises:
         ValueError: an option out of range, an unknown name, or unknown columns.
@@ -188,7 +193,11 @@ def check_analysis_options(
         cat = detect_categorical(X)
     else:
         cat = check_columns(categorical_features, X, "categorical_features")
-    return tau, k, cat
+    return AnalysisOptions(
+        clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
+        normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
+        selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size,
+    )
 
 
 def analyse(
@@ -196,19 +205,13 @@ def analyse(
     t: np.ndarray,
     p: np.ndarray,
     w: np.ndarray | None,
-    cat: list[str],
-    clustering,
-    k,
-    tau: float,
-    normalization: str,
-    inclusive: bool,
-    undefined_rates: str,
+    opts: AnalysisOptions,
     rng: np.random.Generator,
-    selection_metric: str,
-    silhouette_sample_size,
-    options: dict,
+    pos_label,
 ) -> SubgroupReport:
     """The core shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric`` (inputs validated)."""
+    cat, clustering, k, selection_metric = opts.categorical_features, opts.clustering, opts.k, opts.selection_metric
+    silhouette_sample_size = opts.silhouette_sample_size
     Z, _ = encode_for_clustering(X, cat)
     raw = factorize_columns(X)
     model_selection = None
@@ -234,8 +237,8 @@ def analyse(
         labels = fit_clustering(Z, clustering, k, random_state=rng).labels
     labels = np.asarray(labels)
     ids, cluster_idx = np.unique(labels, return_inverse=True)
-    pats = entropy_patterns(raw, cluster_idx, ids, tau, normalization, inclusive)
-    metrics = subgroup_table(raw, pats, cluster_idx, t, p, w, undefined_rates)
+    pats = entropy_patterns(raw, cluster_idx, ids, opts.entropy_threshold, opts.normalization, opts.inclusive)
+    metrics = subgroup_table(raw, pats, cluster_idx, t, p, w, opts.undefined_rates)
     validity = pd.Series(validity_indices(Z, labels, silhouette_sample_size, rng), name="validity")
     validity[f"fairness_separation_{selection_metric}"] = fairness_separation(
         labels, t, p, selection_metric, w
@@ -248,7 +251,7 @@ def analyse(
         metrics=metrics,
         validity=validity,
         model_selection=model_selection,
-        options=options,
+        options=opts.describe(pos_label),
         categorical_features=cat,
         clustering=name,
     )

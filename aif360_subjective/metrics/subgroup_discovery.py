@@ -221,42 +221,19 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         if table.isna().any().any():
             bad = table.columns[table.isna().any()].tolist()
             raise ValueError(f"dataset features contain missing values in {bad}")
-        tau, k, cat = check_analysis_options(
+        opts = check_analysis_options(
             table, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
             normalization=normalization, selection_metric=selection_metric,
             silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-            categorical_features=categorical_features,
+            categorical_features=categorical_features, inclusive=inclusive,
         )
         if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
             raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")
         self.cluster_column = cluster_column
         self._table = table
         w = dataset.instance_weights.astype(np.float64) if use_instance_weights else None
-        options = {
-            "pos_label": fav,
-            "entropy_threshold": tau,
-            "normalization": normalization,
-            "inclusive": bool(inclusive),
-            "undefined_rates": undefined_rates,
-            "n_clusters": n_clusters,
-            "selection_metric": selection_metric,
-        }
         self.report: SubgroupReport = analyse(
-            table,
-            y == fav,
-            yhat == fav,
-            w,
-            cat,
-            clustering,
-            k,
-            tau,
-            normalization,
-            bool(inclusive),
-            undefined_rates,
-            as_generator(random_state),
-            selection_metric,
-            silhouette_sample_size,
-            options,
+            table, y == fav, yhat == fav, w, opts, as_generator(random_state), fav
         )
 
     # The report computes everything once; accessors return fresh objects, so no memoization (which would
