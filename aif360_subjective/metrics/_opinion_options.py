@@ -17,6 +17,7 @@ from ._opinion_core import (
     AMBIGUITY_MEASURES,
     EncodedAnnotations,
     check_choice,
+    compute_opinion_exclusion,
     disagreement_rates,
     item_ambiguity,
     item_vote_counts,
@@ -301,3 +302,36 @@ def prepare_grouping(
     labels = demographic_labels(annotator_table, attrs)
     name = "demographic: " + " & ".join(attrs)
     return {"grouping": "labels", "grouping_name": name, "annotator_labels": labels}
+
+
+def opinion_exclusion_result(
+    enc: EncodedAnnotations,
+    grouping,
+    *,
+    ambiguity: str = "disagreement",
+    annotator_table: pd.DataFrame | None = None,
+    attributes=None,
+    tie: str = "favorable",
+    clustering="kmeans",
+    n_clusters: int | None = None,
+    random_state=None,
+    **options,
+):
+    """Grouping, then the computation: the one core behind ``OpinionExclusionMetric`` and
+    :func:`aif360_subjective.sklearn.metrics.opinion_exclusion`.
+
+    Args:
+        enc: encoded annotations.
+        grouping, ambiguity, annotator_table, attributes, tie, clustering, n_clusters, random_state: see
+            :func:`prepare_grouping`.
+        **options: the other keyword arguments of :func:`compute_opinion_exclusion` (bins, performance,
+            min_group_size, small_groups, aggregate, nan_policy).
+
+    Returns:
+        OpinionExclusionResult
+    """
+    spec = prepare_grouping(
+        enc, grouping, ambiguity=ambiguity, annotator_table=annotator_table, attributes=attributes, tie=tie,
+        clustering=clustering, n_clusters=n_clusters, random_state=random_state,
+    )
+    return compute_opinion_exclusion(enc, tie=tie, **options, **spec)

@@ -21,7 +21,6 @@ from ._opinion_core import (
     TIE_POLICIES,
     OpinionExclusionResult,
     check_choice,
-    compute_opinion_exclusion,
     encode_annotations,
     individual_figures,
     resolve_performance,
@@ -31,7 +30,7 @@ from ._opinion_options import (
     GROUPING_NAMES,
     check_discovered_options,
     check_grouping_series,
-    prepare_grouping,
+    opinion_exclusion_result,
 )
 
 __all__ = ["OpinionExclusionMetric"]
@@ -242,7 +241,7 @@ class OpinionExclusionMetric(ClassificationMetric):
                 ds.annotator_ids,
                 pos_label=ds.favorable_label,
             )
-            spec = prepare_grouping(
+            self._cached = opinion_exclusion_result(
                 enc,
                 self.grouping,
                 ambiguity=self.ambiguity,
@@ -252,17 +251,12 @@ class OpinionExclusionMetric(ClassificationMetric):
                 clustering=self.clustering,
                 n_clusters=self.n_clusters,
                 random_state=self.random_state,
-            )
-            self._cached = compute_opinion_exclusion(
-                enc,
                 bins=self.bins,
                 performance=self.performance_metric,
-                tie=self.tie,
                 min_group_size=self.min_group_size,
                 small_groups=self.small_groups,
                 aggregate=self.aggregate,
                 nan_policy=self.nan_policy,
-                **spec,
             )
         return self._cached
 

@@ -20,11 +20,10 @@ import pandas as pd
 
 from aif360_subjective.metrics._opinion_core import (
     OpinionExclusionResult,
-    compute_opinion_exclusion,
     encode_annotations,
     individual_figures,
 )
-from aif360_subjective.metrics._opinion_options import prepare_grouping
+from aif360_subjective.metrics._opinion_options import opinion_exclusion_result
 
 __all__ = [
     "disagreement_rates",
@@ -133,20 +132,11 @@ def opinion_exclusion(
         _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
         pos_label=pos_label,
     )
-    spec = prepare_grouping(
+    return opinion_exclusion_result(
         enc, grouping, ambiguity=ambiguity, annotator_table=annotators, attributes=attributes, tie=tie,
-        clustering=clustering, n_clusters=n_clusters, random_state=random_state,
-    )
-    return compute_opinion_exclusion(
-        enc,
-        bins=bins,
-        performance=performance,
-        tie=tie,
-        min_group_size=min_group_size,
-        small_groups=small_groups,
-        aggregate=aggregate,
-        nan_policy=nan_policy,
-        **spec,
+        clustering=clustering, n_clusters=n_clusters, random_state=random_state, bins=bins,
+        performance=performance, min_group_size=min_group_size, small_groups=small_groups,
+        aggregate=aggregate, nan_policy=nan_policy,
     )
 
 
