@@ -49,3 +49,15 @@ def _global_numpy_state_untouched():
     yield
     after = np.random.get_state()[1]
     assert np.array_equal(before, after), "numpy's global random state was modified"
+
+
+# Property tests draw a fixed sequence of examples, so a CI run can never fail on an example no one has seen
+# locally; `HYPOTHESIS_PROFILE=explore` searches afresh.
+try:
+    from hypothesis import settings as _hyp_settings
+
+    _hyp_settings.register_profile("ci", derandomize=True, print_blob=True)
+    _hyp_settings.register_profile("explore", derandomize=False)
+    _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pass
