@@ -170,6 +170,8 @@ def _mhs_frame() -> pd.DataFrame:
 
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_mhs_small(tmp_path, suffix):
+    if suffix == "parquet":
+        pytest.importorskip("pyarrow")  # the "parquet" extra
     frame = _mhs_frame()
     path = tmp_path / f"measuring-hate-speech.{suffix}"
     frame.to_csv(path, index=False) if suffix == "csv" else frame.to_parquet(path)
