@@ -81,7 +81,19 @@ def _distribution(x, name: str) -> np.ndarray:
 
 
 def _pair(y_soft_true, y_soft_pred) -> tuple[np.ndarray, np.ndarray]:
-    """Validated (t, p) arrays; DataFrames are aligned by item index and by columns."""
+    """Validated (t, p) arrays; DataFrames are aligned by item index and by columns; a multi-annotator dataset
+    as ``y_soft_true`` stands for its binary soft labels."""
+    if hasattr(y_soft_true, "item_ids") and hasattr(y_soft_true, "annotation_info"):
+        y_soft_true = soft_labels_from_dataset(y_soft_true)
+        if not isinstance(y_soft_pred, pd.DataFrame):
+            arr = np.asarray(y_soft_pred)
+            if arr.ndim != 2 or arr.shape[0] != len(y_soft_true):
+                raise ValueError(f"with a dataset as y_soft_true, y_soft_pred must be a DataFrame indexed by item id "
+                                 f"or an array with one row per item ({len(y_soft_true)}, first-appearance order), "
+                                 f"got shape {arr.shape}")
+            y_soft_pred = pd.DataFrame(arr, index=y_soft_true.index, columns=y_soft_true.columns)
+        elif all(isinstance(c, (int, float, np.number)) for c in y_soft_pred.columns):
+            y_soft_pred = y_soft_pred.set_axis([float(c) for c in y_soft_pred.columns], axis=1)
     if isinstance(y_soft_true, pd.DataFrame) and isinstance(y_soft_pred, pd.DataFrame):
         if set(y_soft_true.columns) != set(y_soft_pred.columns):
             raise ValueError(f"y_soft_true and y_soft_pred have different classes (columns): "
@@ -106,8 +118,11 @@ def soft_cross_entropy(y_soft_true, y_soft_pred) -> float:
 
     Args:
         y_soft_true: the annotators' label distributions, (N, C) array or DataFrame (index = items,
-            columns = classes; then ``y_soft_pred`` is aligned to it by index and columns).
-        y_soft_pred: the predicted distributions, same shape.
+            columns = classes; then ``y_soft_pred`` is aligned to it by index and columns), or a
+            :class:`~aif360_subjective.datasets.MultiAnnotatorDataset` (its binary soft labels, columns the label
+            values 0.0 and 1.0; ordinal ratings: build them with :func:`soft_labels_from_dataset`).
+        y_soft_pred: the predicted distributions, same shape (with a dataset: a DataFrame per item, or an
+            array with one row per item in first-appearance order).
 
     Returns:
         float

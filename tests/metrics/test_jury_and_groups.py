@@ -73,6 +73,19 @@ def test_seats_are_drawn_without_replacement():
     assert big.items.loc["Y", "verdict_share"] == pytest.approx(1 / 3, abs=0.025)
 
 
+def test_annotator_aware_predictions_widen_the_pool():
+    # the annotators labelled X as two women and two men; a model predicting for every annotator adds w3
+    # (prediction 1): three women for a women-only jury of 3 -> 3 of 3 say 1 in every jury
+    ds = _dataset(ROWS[:4])
+    rows = ROWS[:4] + [("X", "w3", 1), ("X", "m3", 0)]
+    pred = _dataset(rows)
+    res = jury_verdicts(ds, pred, {"gender": {"Woman": 1.0}}, jury_size=3, n_juries=10, random_state=0)
+    x = res.items.loc["X"]
+    assert x["n_candidates"] == 6 and x["verdict_share"] == 1.0
+    # plain majority of the 6 predictions: 3-3 -> favourable 0; the annotators' own labels: 2-2 -> 0
+    assert x["majority_vote"] == 0 and x["label_majority"] == 0 and x["changed"]
+
+
 def test_jury_deterministic_and_errors():
     ds = _dataset(ROWS)
     comp = {"gender": {"Woman": 1.0}}

@@ -163,3 +163,14 @@ def test_metric_class():
         ms.annotator_error_rate()
     with pytest.raises(ValueError, match="same \\(item, annotator\\) rows"):
         PerspectivistMetric(ds, pred.subset([0, 1]))
+
+
+def test_dataset_as_soft_target():
+    ann = pd.DataFrame({"item": ["a", "a", "b"], "annotator": [1, 2, 1], "label": [1, 0, 1]})
+    ds = MultiAnnotatorDataset(ann)
+    # soft labels a = (0.5, 0.5), b = (0, 1); predictions a = (1, 0), b = (0, 1): MD = (0.5 + 0.5 + 0) / 2
+    assert manhattan_distance(ds, [[1.0, 0.0], [0.0, 1.0]]) == pytest.approx(0.5)
+    pred = pd.DataFrame([[0.0, 1.0], [1.0, 0.0]], index=["b", "a"], columns=[0, 1])
+    assert manhattan_distance(ds, pred) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="one row per item"):
+        manhattan_distance(ds, [[1.0, 0.0]])
