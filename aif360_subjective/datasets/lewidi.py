@@ -201,6 +201,11 @@ class _FileParts(NamedTuple):
 
 def _split_list(value: object, path: Path, key: str, field: str) -> list[str]:
     """A comma-separated LeWiDi 2023 field as a list of stripped strings."""
+    if value is None and field in ("annotators", "annotations"):
+        raise ValueError(
+            f"{path}: item {key!r} must have an 'annotations' object mapping annotator ids to labels (2025 layout) "
+            f"or comma-separated 'annotators' and 'annotations' strings (2023 layout); field {field!r} is missing"
+        )
     if not isinstance(value, str):
         raise ValueError(
             f"{path}: item {key!r}: field {field!r} must be a comma-separated string in the 2023 layout, "
@@ -221,7 +226,7 @@ def _group_key(other_info: dict) -> str | None:
 def _groups_2023(data: dict, keys: list[str], annotators: list[list[str]], path: Path):
     """Annotator groups of the 2023 layout, one per annotation (None where the file gives none).
 
-    HS-Brexit: ``other_info["annotators group"]`` = ``"group1,group1,...``" in the order of ``annotators``,
+    HS-Brexit: ``other_info["annotators group"]`` = ``"group1,group1,..."`` in the order of ``annotators``,
     with the readable names in ``other_info["group1"]`` etc. ArMIS: ``other_info`` maps each annotator id to
     its group (``{"Ann1": "Moderate_Female", ...}``).
 
