@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+from _nb04_perspectivist import PERSPECTIVIST  # the cells of notebook 04, kept in their own file
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
@@ -457,6 +458,7 @@ NOTEBOOKS = {
     "01_opinion_exclusion.ipynb": OPINION,
     "02_crowdtruth_filtering.ipynb": CROWDTRUTH,
     "03_subgroup_discovery_compas.ipynb": SUBGROUPS,
+    "04_perspectivist_real_data.ipynb": PERSPECTIVIST,
 }
 
 if __name__ == "__main__":

@@ -621,6 +621,58 @@ CASES: list[Case] = [
 ]
 
 
+def _write(path, text: str):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _p14():
+    """The issue-14 pieces (loaders, perspectivist scores, juries, group own labels), imported at call time."""
+    from aif360_subjective.datasets import DICESDataset, MeasuringHateSpeechDataset, PopquornDataset
+    from aif360_subjective.metrics import jury_verdicts
+    from aif360_subjective.metrics.group_own_labels import group_own_label_performance
+
+    return SimpleNamespace(Popquorn=PopquornDataset, DICES=DICESDataset, MHS=MeasuringHateSpeechDataset,
+                           jury=jury_verdicts, own=group_own_label_performance)
+
+
+# Issue 14: perspectivist evaluation (new loaders, soft-label and per-annotator scores, juries, group own labels).
+CASES += [
+    Case("lewidi2023-labels-annotators-mismatch",
+         lambda c: LeWiDiDataset(_write(c.d / "l23" / "HS_train.json",
+                                        '{"1": {"annotators": "Ann1,Ann2", "annotations": "1"}}')),
+         ValueError, r"HS_train.json: item '1': field 'annotations' has 1 label\(s\) for 2 annotator"),
+    Case("lewidi-positive-from-not-a-number", lambda c: LeWiDiDataset(c.d / "MP_dev.json", annotators_meta=False,
+                                                                       positive_from="4"),
+         TypeError, r"positive_from must be a number"),
+    Case("popquorn-missing-file", lambda c: _p14().Popquorn(c.d / "nowhere"), FileNotFoundError,
+         r"Potato-Prolific-Dataset"),
+    Case("popquorn-missing-columns", lambda c: _p14().Popquorn(c.d / "ann.csv"), ValueError,
+         r"ann.csv: field\(s\) \['instance_id', 'user_id'"),
+    Case("dices-unknown-version", lambda c: _p14().DICES(c.d / "ann.csv", version=500), ValueError,
+         r"version=500 is not a DICES version"),
+    Case("mhs-missing-columns", lambda c: _p14().MHS(c.d / "ann.csv"), ValueError,
+         r"field\(s\) \['comment_id', 'annotator_id', 'hatespeech'\] missing"),
+    Case("soft-ce-one-class", lambda c: skm.soft_cross_entropy([[1.0]], [[1.0]]), ValueError,
+         r"y_soft_true must be an \(N items x C classes\) array"),
+    Case("manhattan-pred-not-a-distribution", lambda c: skm.manhattan_distance([[1, 0]], [[0.5, 0.7]]),
+         ValueError, r"y_soft_pred rows must sum to 1"),
+    Case("wasserstein-bad-scale", lambda c: skm.wasserstein_distance([[1, 0]], [[0, 1]], scale=[2, 1]),
+         ValueError, r"scale must be 2 strictly increasing positions"),
+    Case("error-rate-lengths", lambda c: skm.annotator_error_rate([1, 0], [1], item_ids=[1, 1]), ValueError,
+         r"y_true, y_pred and item_ids must be non-empty 1-d arrays of one length"),
+    Case("nad-scale-size", lambda c: skm.normalized_absolute_distance([1], [2], item_ids=[1], scale_size=-1),
+         ValueError, r"scale_size must be a positive int"),
+    Case("jury-unknown-attribute", lambda c: _p14().jury(c.ds, c.pred, {"shoe_size": {"40": 1.0}}), ValueError,
+         r"composition attribute 'shoe_size' is not an annotator attribute"),
+    Case("jury-shares", lambda c: _p14().jury(c.ds, c.pred, {"gender": {"a": 0.2}}), ValueError,
+         r"must sum to 1"),
+    Case("group-own-labels-against", lambda c: _p14().own([0], [0], item_ids=[1], groups=["g"], against="x"),
+         ValueError, r"against='x'"),
+]
+
+
 def _available(needs: str | None) -> bool:
     if needs is None:
         return True

@@ -214,3 +214,17 @@ def opinion_individual_figures(y_true, y_pred, **kwargs) -> pd.Series:
     """
     return individual_figures(opinion_exclusion(y_true, y_pred, **kwargs))
 
+
+
+# Perspectivist scores (issue 14): soft labels (LeWiDi Task A) and per-annotator predictions (Task B).
+from aif360_subjective.metrics.perspectivist import (  # noqa: E402
+    annotator_error_rate,
+    manhattan_distance,
+    normalized_absolute_distance,
+    soft_cross_entropy,
+    soft_labels,
+    wasserstein_distance,
+)
+
+__all__ += ["soft_cross_entropy", "manhattan_distance", "wasserstein_distance", "soft_labels",
+            "annotator_error_rate", "normalized_absolute_distance"]
