@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from aif360.explainers import MetricTextExplainer
 
-from ..metrics._opinion_groups import group_label
+from ..metrics.opinion_groups import group_label
 
 __all__ = ["OpinionExclusionTextExplainer"]
 

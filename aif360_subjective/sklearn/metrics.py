@@ -18,12 +18,13 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from aif360_subjective.metrics._opinion_core import (
+from aif360_subjective.metrics.opinion_annotations import encode_annotations
+from aif360_subjective.metrics.opinion_core import (
     OpinionExclusionResult,
-    encode_annotations,
+    compute_opinion_exclusion,
     individual_figures,
 )
-from aif360_subjective.metrics._opinion_options import opinion_exclusion_result
+from aif360_subjective.metrics.opinion_options import check_opinion_options
 
 __all__ = [
     "disagreement_rates",
@@ -102,7 +103,8 @@ def opinion_exclusion(
             "pooled" (performance over the group's annotations, default for ambiguity/popularity).
         ambiguity: "disagreement", "entropy" or "uqs" (1 - CrowdTruth UQS).
         annotators (pandas.DataFrame, optional): annotator attributes indexed by annotator id.
-        attributes (str or list, optional): annotator columns for ``grouping="demographic"``.
+        attributes (str or list, optional): annotator columns for ``grouping="demographic"`` (default: every
+            column of ``annotators``, as the metric class defaults to the dataset's protected attributes).
         nan_policy: for a list of metrics: "propagate" (NaN if one is undefined) or "omit".
         clustering, n_clusters, random_state: for ``grouping="discovered"`` (annotator groups found by
             clustering annotators on their behaviour and ``attributes``; see
@@ -110,10 +112,13 @@ def opinion_exclusion(
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
-        ``group_table``, ``unit_performance``, ``unfairness``, ``performance``, ``report``.
+        ``group_table``, ``unit_performance``, ``unfairness``, ``performance``, ``grouping_summary``,
+        ``options``.
 
     Raises:
-        ValueError: on misaligned or non-binary inputs and invalid options.
+        ValueError: on misaligned or non-binary inputs and invalid option values.
+        TypeError: an option of the wrong type (the same exception and message as
+            :class:`~aif360_subjective.metrics.OpinionExclusionMetric` for every option).
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in
@@ -132,12 +137,15 @@ def opinion_exclusion(
         _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
         pos_label=pos_label,
     )
-    return opinion_exclusion_result(
-        enc, grouping, ambiguity=ambiguity, annotator_table=annotators, attributes=attributes, tie=tie,
-        clustering=clustering, n_clusters=n_clusters, random_state=random_state, bins=bins,
-        performance=performance, min_group_size=min_group_size, small_groups=small_groups,
-        aggregate=aggregate, nan_policy=nan_policy,
+    options = check_opinion_options(
+        annotators=enc.annotators,
+        annotator_table=annotators,
+        default_attributes=() if annotators is None else list(annotators.columns),
+        grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
+        small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
+        nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
     )
+    return compute_opinion_exclusion(enc, options, annotators)
 
 
 def disagreement_rates(

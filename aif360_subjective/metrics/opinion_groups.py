@@ -1,4 +1,4 @@
-"""Binning and group-size handling for the opinion-exclusion metrics.
+"""Binning, group-size rules and the grouping summary of the opinion-exclusion metrics.
 
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
@@ -14,10 +14,14 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+__all__ = ["GroupingReport", "GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label",
+           "validate_bins"]
+
 
 @dataclass(frozen=True)
-class GroupingReport:
-    """What the grouping did: group counts, and everything skipped, merged or dropped.
+class GroupingSummary:
+    """What the grouping of an opinion-exclusion analysis did: group counts, and everything skipped,
+    merged or dropped (``OpinionExclusionMetric.grouping_summary()``, ``OpinionExclusionResult.grouping_summary``).
 
     Attributes:
         grouping: the grouping's name ("adr", "ambiguity", "popularity", "demographic", ...).
@@ -56,6 +60,10 @@ class GroupingReport:
     tie: str = "favorable"
 
     def summary(self) -> str:
+        """One readable paragraph describing the grouping and what it skipped (its :meth:`text`)."""
+        return self.text()
+
+    def text(self) -> str:
         """One readable paragraph describing the grouping and what it skipped."""
         parts = [
             f"grouping={self.grouping!r}: {self.n_groups} groups of {self.unit}s "
@@ -79,6 +87,10 @@ class GroupingReport:
             parts.append(f"{self.n_undefined_units} (group, annotator) values undefined and skipped")
         parts += list(self.notes)
         return "; ".join(parts)
+
+
+#: Former name of :class:`GroupingSummary` ("report" now names the HTML report only).
+GroupingReport = GroupingSummary
 
 
 def validate_bins(bins):
