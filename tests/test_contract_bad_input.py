@@ -352,6 +352,9 @@ CASES: list[Case] = [
          r"n_clusters must be an int"),
     Case("oe-discovered-bad-random-state", lambda c: _oe(c, grouping="discovered", random_state="x"), TypeError,
          r"random_state must be None"),
+    Case("oe-random-state-bool", lambda c: _oe(c, random_state=True), TypeError, r"random_state must be None"),
+    Case("oe-positional-options", lambda c: OpinionExclusionMetric(c.ds, c.pred, "adr"), TypeError,
+         r"positional argument"),
     Case("oe-discovered-unknown-attribute", lambda c: _oe(c, grouping="discovered", attributes=["height"]),
          ValueError, r"attributes \['height'\] are not annotator columns"),
     # ---- functional API (aif360_subjective.sklearn.metrics)
@@ -371,6 +374,10 @@ CASES: list[Case] = [
     Case("fn-demographic-without-table", lambda c: _fn(grouping="demographic", attributes="age"), ValueError,
          r"grouping='demographic' needs an annotator table"),
     Case("fn-bad-bins", lambda c: _fn(bins=-1), ValueError, r"bins must be a positive number"),
+    Case("fn-min-group-size-float", lambda c: _fn(min_group_size=1.5), TypeError, r"min_group_size must be an int"),
+    Case("fn-demographic-no-attribute-columns", lambda c: _fn(grouping="demographic", annotators=pd.DataFrame(
+        index=pd.Index(["a", "b"]))), ValueError, r"grouping='demographic' needs annotator attributes"),
+    Case("fn-random-state-bool", lambda c: _fn(random_state=True), TypeError, r"random_state must be None"),
     Case("fn-unknown-tie", lambda c: skm.disagreement_rates([0, 1, 1, 1], item_ids=[1, 1, 2, 2],
                                                             annotator_ids=list("abab"), tie="x"),
          ValueError, r"tie must be one of"),

@@ -16,7 +16,7 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_multi_annotator_dataset
-from .opinion_annotations import encode_annotations
+from .opinion_annotations import EncodedAnnotations, encode_annotations
 from .opinion_core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from .opinion_groups import GroupingSummary
 from .opinion_options import OpinionOptions, check_opinion_options
@@ -51,6 +51,17 @@ def _check_same_pairs(dataset: Any, classified_dataset: Any) -> None:
             f"{int(differ.sum())} rows differ, first at row {first} "
             f"({a_items[first]!r}, {a_anns[first]!r}) vs ({b_items[first]!r}, {b_anns[first]!r}); {hint}"
         )
+
+
+def _encode(dataset: Any, classified_dataset: Any) -> EncodedAnnotations:
+    """The annotation rows as the core's arrays (positive = the favourable label)."""
+    return encode_annotations(
+        dataset.labels.ravel(),
+        classified_dataset.labels.ravel(),
+        dataset.item_ids,
+        dataset.annotator_ids,
+        pos_label=dataset.favorable_label,
+    )
 
 
 class OpinionExclusionMetric(ClassificationMetric):
@@ -151,8 +162,9 @@ class OpinionExclusionMetric(ClassificationMetric):
             ValueError: the datasets hold different rows, or an option is invalid.
         """
         _check_same_pairs(dataset, classified_dataset)
+        enc = _encode(dataset, classified_dataset)
         options = check_opinion_options(
-            annotators=pd.Index(pd.unique(np.asarray(dataset.annotator_ids, dtype=object))),
+            annotators=enc.annotators,
             annotator_table=dataset.annotators,
             default_attributes=list(dataset.protected_attribute_names),
             grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
@@ -167,7 +179,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         )
         self.options: OpinionOptions = options
         self._keep_option_attributes(grouping, performance)
-        self._cached: OpinionExclusionResult = self._compute()
+        self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
 
     def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any) -> None:
         # the options as attributes, as before OpinionOptions existed (read-only by convention)
@@ -185,17 +197,6 @@ class OpinionExclusionMetric(ClassificationMetric):
         self.clustering = o.clustering
         self.n_clusters = o.n_clusters
         self.random_state = o.random_state
-
-    def _compute(self) -> OpinionExclusionResult:
-        ds = self.dataset
-        enc = encode_annotations(
-            ds.labels.ravel(),
-            self.classified_dataset.labels.ravel(),
-            ds.item_ids,
-            ds.annotator_ids,
-            pos_label=ds.favorable_label,
-        )
-        return compute_opinion_exclusion(enc, self.options, ds.annotators)
 
     # ------------------------------------------------------------------ results
     def _result(self) -> OpinionExclusionResult:
