@@ -8,13 +8,14 @@ argument, show the offending value as a plain Python value and say what was expe
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 __all__ = [
     "check_choice",
+    "check_columns",
     "check_fraction",
     "check_int",
     "check_multi_annotator_dataset",
@@ -56,6 +57,23 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {options}, got {plain(value)!r}")
     return value
+
+
+def check_columns(names: str | Sequence[Any], frame: Any, arg: str) -> list[str]:
+    """Every name in ``names`` must be a column of the DataFrame ``frame``.
+
+    Returns:
+        list[str]: the names as strings.
+
+    Raises:
+        ValueError: naming the argument ``arg``, the unknown columns and the available ones.
+    """
+    listed = [names] if isinstance(names, str) else list(names)
+    out = [str(c) for c in listed]
+    missing = [c for c in out if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{arg}: unknown column(s) {missing}; the columns of X are {list(frame.columns)}")
+    return out
 
 
 def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:

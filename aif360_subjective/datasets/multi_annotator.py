@@ -12,16 +12,13 @@ import pandas as pd
 from aif360.datasets import BinaryLabelDataset, StructuredDataset
 
 from .._compat import is_string_like
+from .._labels import TIE_POLICIES, binary_entropy, majority_vote, vote_counts
+from .._validation import check_choice, check_random_state, is_bool, is_number, plain
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
 TiePolicy = Literal["favorable", "unfavorable", "drop"]
-_TIE_POLICIES = ("favorable", "unfavorable", "drop")
 _SPLIT_UNITS = ("item", "annotator", "annotation")
-
-
-def _check_tie(tie: str) -> None:
-    if tie not in _TIE_POLICIES:
-        raise ValueError(f"tie={tie!r} is not a tie policy; expected one of {_TIE_POLICIES}")
+__all__ = ["MultiAnnotatorDataset", "TiePolicy", "check_random_state"]
 
 
 def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:
@@ -30,25 +27,7 @@ def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:
         vals = list(pd.unique(arr))[:k]
     except TypeError:  # unhashable cells (lists): the first ones as they come
         vals = list(arr[:k])
-    return ", ".join(repr(_plain(v)) for v in vals)
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (messages show ``1``, not ``np.int64(1)``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def check_random_state(value: Any, name: str) -> np.random.Generator:
-    """A numpy Generator from ``None``, an int seed or a Generator (never numpy's global state).
-
-    Raises:
-        TypeError: any other value, naming the argument ``name``.
-    """
-    if isinstance(value, np.random.Generator):
-        return value
-    if value is None or (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))):
-        return np.random.default_rng(value)
-    raise TypeError(f"{name} must be None, an int or a numpy Generator, got {value!r}")
+    return ", ".join(repr(plain(v)) for v in vals)
 
 
 def _ids(frame: pd.DataFrame, col: str) -> np.ndarray:
@@ -76,8 +55,9 @@ def _check_table(table: Any, name: str) -> pd.DataFrame:
     return table
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Number) and not isinstance(x, bool) or isinstance(x, (bool, np.bool_))
+def _numeric_label(x: Any) -> bool:
+    """Numbers and booleans are kept as numeric labels (True -> 1.0); anything else is coded with a label map."""
+    return is_number(x) or is_bool(x)
 
 
 class MultiAnnotatorDataset(BinaryLabelDataset):
@@ -261,7 +241,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
                 f"column {col!r} has {int(missing.sum())} missing label(s) (rows "
                 f"{_first_examples(raw.index[missing])}); drop or fill them first"
             )
-        numeric = _is_number(fav) and _is_number(unfav)
+        numeric = _numeric_label(fav) and _numeric_label(unfav)
         if numeric:
             values = raw
             if is_string_like(raw):
@@ -293,8 +273,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
                 f"{int(dup.sum())} duplicate (item, annotator) pair(s), e.g. {self.item_col}="
-                f"{_plain(self.item_ids[i])!r}, {self.annotator_col}={_plain(self.annotator_ids[i])!r} "
-                f"(row {_plain(index[i])!r}); "
+                f"{plain(self.item_ids[i])!r}, {self.annotator_col}={plain(self.annotator_ids[i])!r} "
+                f"(row {plain(index[i])!r}); "
                 "keep one label per annotator and item"
             )
 
@@ -573,15 +553,12 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             item's labels equal to the majority, max(p, 1-p)) and ``entropy`` (binary entropy of the
             labels, in bits: 0 = unanimous, 1 = even split).
         """
-        _check_tie(tie)
+        check_choice(tie, "tie", TIE_POLICIES)
         codes, uniques = pd.factorize(self.item_ids)
-        n = np.bincount(codes, minlength=len(uniques)).astype(np.float64)
-        n_fav = np.bincount(codes, weights=self._favorable_mask(), minlength=len(uniques))
+        n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
         share = n_fav / n
-        mv = self._vote(share, tie)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ent = -(np.where(share > 0, share * np.log2(share), 0.0)
-                    + np.where(share < 1, (1 - share) * np.log2(1 - share), 0.0)) + 0.0  # no -0.0
+        mv = self._vote(n, n_fav, tie)
+        ent = binary_entropy(share)
         return pd.DataFrame(
             {"n_annotations": n.astype(np.int64), "n_favorable": n_fav.astype(np.int64),
              "share_favorable": share, "majority_label": mv, "agreement": np.maximum(share, 1 - share),
@@ -589,10 +566,11 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             index=pd.Index(uniques, name=self.item_col),
         )
 
-    def _vote(self, share_favorable: np.ndarray, tie: str) -> np.ndarray:
-        fav, unfav = self.favorable_label, self.unfavorable_label
-        tie_value = {"favorable": fav, "unfavorable": unfav, "drop": np.nan}[tie]
-        return np.where(share_favorable > 0.5, fav, np.where(share_favorable < 0.5, unfav, tie_value))
+    def _vote(self, n: np.ndarray, n_fav: np.ndarray, tie: str) -> np.ndarray:
+        """The majority vote (:func:`aif360_subjective._labels.majority_vote`) in this dataset's label values."""
+        positive = majority_vote(n, n_fav, tie)
+        return np.where(positive == 1.0, self.favorable_label,
+                        np.where(positive == 0.0, self.unfavorable_label, np.nan))
 
     def majority_labels(self, tie: TiePolicy = "favorable") -> np.ndarray:
         """Each row's item majority label (aligned with the rows; NaN for dropped ties).
@@ -600,11 +578,10 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         Args:
             tie: tie policy, as in :meth:`item_summary`.
         """
-        _check_tie(tie)
+        check_choice(tie, "tie", TIE_POLICIES)
         codes, uniques = pd.factorize(self.item_ids)
-        n = np.bincount(codes, minlength=len(uniques))
-        n_fav = np.bincount(codes, weights=self._favorable_mask(), minlength=len(uniques))
-        return self._vote(n_fav / n, tie)[codes]
+        n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
+        return self._vote(n, n_fav, tie)[codes]
 
     def majority_vote(self, tie: TiePolicy = "favorable") -> BinaryLabelDataset:
         """Item-level dataset labelled by majority vote.
@@ -757,11 +734,26 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
 
     def original_labels(self) -> np.ndarray:
         """The labels in the input's own values (undoing the string-label coding, if any)."""
+        return self.decode_labels(self.labels.ravel())
+
+    def decode_labels(self, coded: np.ndarray) -> np.ndarray:
+        """Labels in the dataset's coding (``labels``, a model trained on them) as the input's own values.
+
+        Non-numeric labels are coded 1.0 = favourable, 0.0 = unfavourable with ``metadata['label_maps']``;
+        this undoes that coding, e.g. before :meth:`with_predictions`, which takes the input's values. Numeric
+        labels are returned unchanged (a copy).
+
+        Args:
+            coded: labels as stored in this dataset (1.0 / 0.0 when a label map exists).
+
+        Returns:
+            numpy.ndarray: same shape, in the input's label values.
+        """
         label_map = self.metadata.get("label_maps", [None])[0]
-        lab = self.labels.ravel()
+        arr = np.asarray(coded)
         if label_map is None:
-            return lab.copy()
-        return np.where(lab == 1.0, label_map[1.0], label_map[0.0]).astype(object)
+            return arr.copy()
+        return np.where(arr == 1.0, label_map[1.0], label_map[0.0]).astype(object)
 
     def to_dataframe(self) -> pd.DataFrame:
         """The long table: item, annotator, label (input names and values), the info columns, the features.

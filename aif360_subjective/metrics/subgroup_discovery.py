@@ -22,10 +22,7 @@ from aif360.datasets import BinaryLabelDataset
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from ..detectors._validation import (
-    check_columns,
-)
-from ..detectors.clustering import as_generator
+from .._validation import check_columns, check_random_state
 from ..detectors.detect import analyse, check_analysis_options
 from ..detectors.report import SubgroupReport
 
@@ -233,7 +230,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         self._table = table
         w = dataset.instance_weights.astype(np.float64) if use_instance_weights else None
         self.report: SubgroupReport = analyse(
-            table, y == fav, yhat == fav, w, opts, as_generator(random_state), fav
+            table, y == fav, yhat == fav, w, opts, check_random_state(random_state), fav
         )
 
     # The report computes everything once; accessors return fresh objects, so no memoization (which would
