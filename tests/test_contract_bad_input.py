@@ -356,6 +356,8 @@ CASES: list[Case] = [
     Case("oe-discovered-bad-random-state", lambda c: _oe(c, grouping="discovered", random_state="x"), TypeError,
          r"random_state must be None"),
     Case("oe-random-state-bool", lambda c: _oe(c, random_state=True), TypeError, r"random_state must be None"),
+    Case("sdm-positional-options", lambda c: SubgroupDiscoveryMetric(c.bld, c.bld_pred, "kmeans"), TypeError,
+         r"positional argument"),
     Case("oe-positional-options", lambda c: OpinionExclusionMetric(c.ds, c.pred, "adr"), TypeError,
          r"positional argument"),
     Case("oe-discovered-unknown-attribute", lambda c: _oe(c, grouping="discovered", attributes=["height"]),
