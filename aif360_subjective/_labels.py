@@ -134,9 +134,10 @@ def confusion_counts(
     return np.bincount(flat, weights=weights, minlength=4 * n_units).reshape(n_units, 4).astype(np.float64)
 
 
-def ratio(num: FloatArray, den: FloatArray, fill: float = np.nan) -> FloatArray:
+def ratio(num: npt.ArrayLike, den: npt.ArrayLike, fill: float = np.nan) -> FloatArray:
     """``num / den`` where ``den > 0``, ``fill`` elsewhere (an undefined rate)."""
-    num = np.asarray(num, dtype=np.float64)
-    out = np.full(num.shape, fill, dtype=np.float64)
-    np.divide(num, den, out=out, where=np.asarray(den) > 0)
+    numerator = np.asarray(num, dtype=np.float64)
+    denominator = np.asarray(den, dtype=np.float64)
+    out = np.full(numerator.shape, fill, dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out

@@ -118,7 +118,7 @@ def check_random_state(value: Any, name: str = "random_state") -> np.random.Gene
     if isinstance(value, np.random.Generator):
         return value
     if value is None or (isinstance(value, numbers.Integral) and not is_bool(value)):
-        return np.random.default_rng(value)
+        return np.random.default_rng(None if value is None else int(value))
     raise TypeError(f"{name} must be None, an int or a numpy Generator, got {plain(value)!r}")
 
 

@@ -15,6 +15,7 @@ References:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -58,7 +59,7 @@ class EncodedAnnotations:
         return len(self.t)
 
 
-def _as_1d(x, name: str) -> np.ndarray:
+def _as_1d(x: Any, name: str) -> np.ndarray:
     arr = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else np.asarray(x)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
@@ -78,7 +79,9 @@ def _factorize(ids: np.ndarray, name: str) -> tuple[np.ndarray, pd.Index]:
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
 
-def encode_annotations(y_true, y_pred, item_ids, annotator_ids, pos_label=1) -> EncodedAnnotations:
+def encode_annotations(
+    y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, pos_label: Any = 1
+) -> EncodedAnnotations:
     """Validate aligned annotation arrays and encode them.
 
     Args:
@@ -139,7 +142,7 @@ def encode_annotations(y_true, y_pred, item_ids, annotator_ids, pos_label=1) -> 
     )
 
 
-def _same(a, b) -> bool:
+def _same(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
     except (TypeError, ValueError):
@@ -215,7 +218,7 @@ def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreemen
     """
     share = n_pos / n
     if measure == "disagreement":
-        return np.minimum(share, 1.0 - share)
+        return np.asarray(np.minimum(share, 1.0 - share), dtype=np.float64)
     if measure == "entropy":
         return binary_entropy(share)
     raise ValueError(f"ambiguity must be one of ['disagreement', 'entropy'] here, got {measure!r}")
@@ -224,6 +227,6 @@ def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreemen
 def annotation_popularity(enc: EncodedAnnotations, n: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
     """Share of the item's annotations identical to each annotation (itself included), per row."""
     share_pos = (n_pos / n)[enc.item_codes]
-    return np.where(enc.t, share_pos, 1.0 - share_pos)
+    return np.asarray(np.where(enc.t, share_pos, 1.0 - share_pos), dtype=np.float64)
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
-from .opinion_annotations import EncodedAnnotations, disagreement_rates
+from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagreement_rates
 from .opinion_groupers import GROUPERS, UnitGroups
 from .opinion_groups import GroupingSummary, enforce_min_group_size
 from .opinion_options import PERFORMANCE_NAMES, OpinionOptions, PerformanceSpec
@@ -76,7 +76,9 @@ def metric_from_counts(name: str, counts: np.ndarray) -> np.ndarray:
     raise ValueError(f"unknown performance metric {name!r}; expected one of {list(PERFORMANCE_NAMES)}")
 
 
-def _callable_per_unit(func: Callable, codes: np.ndarray, n_units: int, y_true, y_pred) -> np.ndarray:
+def _callable_per_unit(
+    func: Callable[..., Any], codes: np.ndarray, n_units: int, y_true: np.ndarray, y_pred: np.ndarray
+) -> np.ndarray:
     # A user callable can only be evaluated unit by unit: one call per unit (not per row).
     order = np.argsort(codes, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_units))])
@@ -134,7 +136,7 @@ def unit_performance(
         return values[0]
     stacked = np.vstack(values)
     if nan_policy == "propagate":
-        return stacked.mean(axis=0)
+        return np.asarray(stacked.mean(axis=0), dtype=np.float64)
     defined = ~np.isnan(stacked)
     n_def = defined.sum(axis=0)
     total = np.where(defined, stacked, 0.0).sum(axis=0)
@@ -206,7 +208,9 @@ def _std0(x: np.ndarray) -> float:
     return float(np.std(x)) if len(x) else np.nan
 
 
-def _annotator_figures(enc: EncodedAnnotations, options: OpinionOptions, rates) -> _AnnotatorFigures:
+def _annotator_figures(
+    enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates
+) -> _AnnotatorFigures:
     """Step 1: ADR and performance of every annotator (independent of the grouping)."""
     index = pd.Index(enc.annotators, name="annotator")
     perf = unit_performance(options.performance, enc.annotator_codes, len(enc.annotators), enc,
@@ -222,7 +226,7 @@ def _row_codes(enc: EncodedAnnotations, unit: str, unit_codes: np.ndarray) -> np
     """Group code of every row from the group code of every unit."""
     if unit == "annotation":
         return unit_codes
-    return unit_codes[enc.annotator_codes if unit == "annotator" else enc.item_codes]
+    return np.asarray(unit_codes[enc.annotator_codes if unit == "annotator" else enc.item_codes])
 
 
 def _grouped_units(enc: EncodedAnnotations, options: OpinionOptions, row_codes: np.ndarray) -> _GroupedUnits:

@@ -108,7 +108,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         *,
         grouping: str | pd.Series = "adr",
         bins: int | Sequence[float] | str = 5,
-        performance: str | Callable | Sequence = "accuracy",
+        performance: str | Callable[..., float] | Sequence[Any] = "accuracy",
         tie: str = "favorable",
         min_group_size: int = 1,
         small_groups: str = "merge",
@@ -116,8 +116,8 @@ class OpinionExclusionMetric(ClassificationMetric):
         ambiguity: str = "disagreement",
         attributes: str | Sequence[str] | None = None,
         nan_policy: str = "propagate",
-        unprivileged_groups: list[dict] | None = None,
-        privileged_groups: list[dict] | None = None,
+        unprivileged_groups: list[dict[str, Any]] | None = None,
+        privileged_groups: list[dict[str, Any]] | None = None,
         clustering: Any = "kmeans",
         n_clusters: int | None = None,
         random_state: Any = None,
@@ -268,7 +268,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         """Individual-level unfairness: population std of the per-annotator performance (§4.4)."""
         return float(individual_figures(self._result())["annotator_std"])
 
-    def worst_group(self):
+    def worst_group(self) -> Any:
         """The group with the lowest performance (None if no group has a defined performance)."""
         return individual_figures(self._result())["worst_group"]
 

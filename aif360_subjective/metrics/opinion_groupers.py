@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -152,9 +153,9 @@ def discovered_labels(
     attributes: Sequence[str] | None = None,
     *,
     tie: str = "favorable",
-    clustering="kmeans",
+    clustering: Any = "kmeans",
     n_clusters: int | None = None,
-    random_state=None,
+    random_state: Any = None,
 ) -> pd.Series:
     """Annotator groups discovered by clustering annotators on their profiles.
 
@@ -199,7 +200,7 @@ def uqs_ambiguity(enc: EncodedAnnotations) -> np.ndarray:
     )
     res = crowdtruth_scores(df, unit_col="unit", worker_col="worker", label_col="label")
     uqs = res.units["uqs"].reindex(np.arange(len(enc.items)))
-    return 1.0 - uqs.to_numpy(dtype=np.float64)
+    return np.asarray(1.0 - uqs.to_numpy(dtype=np.float64), dtype=np.float64)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -229,7 +230,7 @@ class UnitGroups:
 Grouper = Callable[[EncodedAnnotations, OpinionOptions, DisagreementRates, "pd.DataFrame | None"], UnitGroups]
 
 
-def _binned(unit: str, values: np.ndarray, bins, excluded: dict[str, int]) -> UnitGroups:
+def _binned(unit: str, values: np.ndarray, bins: Any, excluded: dict[str, int]) -> UnitGroups:
     codes, labels, notes = assign_bins(values, bins)
     return UnitGroups(unit, codes, labels, True, tuple(notes), excluded)
 

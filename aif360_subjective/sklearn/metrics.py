@@ -15,6 +15,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -36,10 +37,10 @@ __all__ = [
     "opinion_individual_figures",
 ]
 
-Performance = str | Callable | Sequence
+Performance = str | Callable[..., float] | Sequence[Any]
 
 
-def _ids(y_true, ids, default_level: str, name: str):
+def _ids(y_true: Any, ids: Any, default_level: str, name: str) -> Any:
     if ids is None or isinstance(ids, str):
         level = default_level if ids is None else ids
         index = getattr(y_true, "index", None)
@@ -53,15 +54,15 @@ def _ids(y_true, ids, default_level: str, name: str):
 
 
 def opinion_exclusion(
-    y_true,
-    y_pred,
+    y_true: Any,
+    y_pred: Any,
     *,
-    item_ids=None,
-    annotator_ids=None,
+    item_ids: Any = None,
+    annotator_ids: Any = None,
     grouping: str | pd.Series = "adr",
     bins: int | Sequence[float] | str = 5,
     performance: Performance = "accuracy",
-    pos_label=1,
+    pos_label: Any = 1,
     tie: str = "favorable",
     min_group_size: int = 1,
     small_groups: str = "merge",
@@ -70,9 +71,9 @@ def opinion_exclusion(
     annotators: pd.DataFrame | None = None,
     attributes: str | Sequence[str] | None = None,
     nan_policy: str = "propagate",
-    clustering="kmeans",
+    clustering: Any = "kmeans",
     n_clusters: int | None = None,
-    random_state=None,
+    random_state: Any = None,
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -149,7 +150,7 @@ def opinion_exclusion(
 
 
 def disagreement_rates(
-    y_true, *, item_ids=None, annotator_ids=None, pos_label=1, tie: str = "favorable"
+    y_true: Any, *, item_ids: Any = None, annotator_ids: Any = None, pos_label: Any = 1, tie: str = "favorable"
 ) -> pd.Series:
     """Average disagreement rate (ADR) of every annotator with the items' majority vote.
 
@@ -166,13 +167,13 @@ def disagreement_rates(
 
 
 def annotator_performance(
-    y_true,
-    y_pred,
+    y_true: Any,
+    y_pred: Any,
     *,
-    item_ids=None,
-    annotator_ids=None,
+    item_ids: Any = None,
+    annotator_ids: Any = None,
     performance: Performance = "accuracy",
-    pos_label=1,
+    pos_label: Any = 1,
     nan_policy: str = "propagate",
 ) -> pd.Series:
     """Performance of the predictions for each annotator (over all its annotations).
@@ -191,7 +192,7 @@ def annotator_performance(
     ).annotator_performance
 
 
-def opinion_group_performance(y_true, y_pred, **kwargs) -> pd.DataFrame:
+def opinion_group_performance(y_true: Any, y_pred: Any, **kwargs: Any) -> pd.DataFrame:
     """Group table (n_annotators, n_annotations, performance, spread, n_undefined) per group.
 
     Keyword arguments as in :func:`opinion_exclusion`.
@@ -199,7 +200,7 @@ def opinion_group_performance(y_true, y_pred, **kwargs) -> pd.DataFrame:
     return opinion_exclusion(y_true, y_pred, **kwargs).group_table
 
 
-def opinion_unfairness(y_true, y_pred, **kwargs) -> float:
+def opinion_unfairness(y_true: Any, y_pred: Any, **kwargs: Any) -> float:
     """Unfairness: population standard deviation (ddof=0) of the groups' performance.
 
     Keyword arguments as in :func:`opinion_exclusion`. Groups with undefined performance are skipped.
@@ -207,7 +208,7 @@ def opinion_unfairness(y_true, y_pred, **kwargs) -> float:
     return opinion_exclusion(y_true, y_pred, **kwargs).unfairness
 
 
-def opinion_performance(y_true, y_pred, **kwargs) -> float:
+def opinion_performance(y_true: Any, y_pred: Any, **kwargs: Any) -> float:
     """General performance: mean of the groups' performance.
 
     Keyword arguments as in :func:`opinion_exclusion`.
@@ -215,7 +216,7 @@ def opinion_performance(y_true, y_pred, **kwargs) -> float:
     return opinion_exclusion(y_true, y_pred, **kwargs).performance
 
 
-def opinion_individual_figures(y_true, y_pred, **kwargs) -> pd.Series:
+def opinion_individual_figures(y_true: Any, y_pred: Any, **kwargs: Any) -> pd.Series:
     """Individual-level figures: std over annotators, worst/best group and their gap.
 
     Keyword arguments as in :func:`opinion_exclusion`.

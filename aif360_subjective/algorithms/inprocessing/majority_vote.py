@@ -90,8 +90,8 @@ class MajorityVoteClassifier(Transformer):
 
     def _item_features(self, dataset: Any, rows: np.ndarray) -> np.ndarray:
         names = list(dataset.feature_names)
-        cols = [names.index(c) for c in dataset.item_feature_names]
-        return dataset.features[np.ix_(rows, cols)]
+        cols = np.asarray([names.index(c) for c in dataset.item_feature_names], dtype=np.intp)
+        return np.asarray(dataset.features[np.ix_(rows, cols)], dtype=np.float64)
 
     def fit(self, dataset: Any) -> MajorityVoteClassifier:
         """Train on the majority-vote labels of the items of ``dataset``.
