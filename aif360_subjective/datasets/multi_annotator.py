@@ -55,6 +55,39 @@ def _check_table(table: Any, name: str) -> pd.DataFrame:
     return table
 
 
+def _check_annotations(annotations: Any, item_col: Any, annotator_col: Any, label_col: Any) -> None:
+    """The annotation table: a non-empty DataFrame with three distinct id/label columns."""
+    if not isinstance(annotations, pd.DataFrame):
+        raise TypeError(
+            f"annotations must be a pandas DataFrame (one row per annotation), got {type(annotations).__name__}"
+        )
+    for arg, col in (("item_col", item_col), ("annotator_col", annotator_col), ("label_col", label_col)):
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str), got {col!r}")
+        if col not in annotations.columns:
+            raise ValueError(
+                f"{arg}={col!r} is not a column of annotations; columns are {list(annotations.columns)}"
+            )
+    if len({item_col, annotator_col, label_col}) < 3:
+        raise ValueError(
+            f"item_col, annotator_col and label_col must be three different columns, got "
+            f"{item_col!r}, {annotator_col!r}, {label_col!r}"
+        )
+    if len(annotations) == 0:
+        raise ValueError("annotations is empty: at least one annotation is needed")
+
+
+def _info_table(annotations: pd.DataFrame, info_columns: str | Sequence[str]) -> pd.DataFrame:
+    """The extra per-annotation columns, positional index."""
+    info = [info_columns] if isinstance(info_columns, str) else list(info_columns)
+    unknown = [c for c in info if c not in annotations.columns]
+    if unknown:
+        raise ValueError(
+            f"info_columns {unknown!r} are not columns of annotations; columns are {list(annotations.columns)}"
+        )
+    return annotations[info].reset_index(drop=True)
+
+
 def _numeric_label(x: Any) -> bool:
     """Numbers and booleans are kept as numeric labels (True -> 1.0); anything else is coded with a label map."""
     return is_number(x) or is_bool(x)
@@ -131,89 +164,27 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
                 {favorable_label, unfavorable_label}, duplicate (item, annotator) pairs, duplicate ids in a
                 table, a table sharing no id with the annotations, missing item feature values.
         """
-        if not isinstance(annotations, pd.DataFrame):
-            raise TypeError(
-                f"annotations must be a pandas DataFrame (one row per annotation), got {type(annotations).__name__}"
-            )
-        for arg, col in (("item_col", item_col), ("annotator_col", annotator_col), ("label_col", label_col)):
-            if not isinstance(col, str):
-                raise TypeError(f"{arg} must be a column name (str), got {col!r}")
-            if col not in annotations.columns:
-                raise ValueError(
-                    f"{arg}={col!r} is not a column of annotations; columns are {list(annotations.columns)}"
-                )
-        if len({item_col, annotator_col, label_col}) < 3:
-            raise ValueError(
-                f"item_col, annotator_col and label_col must be three different columns, got "
-                f"{item_col!r}, {annotator_col!r}, {label_col!r}"
-            )
-        if len(annotations) == 0:
-            raise ValueError("annotations is empty: at least one annotation is needed")
-
+        _check_annotations(annotations, item_col, annotator_col, label_col)
         self.item_col, self.annotator_col, self.label_col = item_col, annotator_col, label_col
-        info_columns = [info_columns] if isinstance(info_columns, str) else list(info_columns)
-        unknown = [c for c in info_columns if c not in annotations.columns]
-        if unknown:
-            raise ValueError(
-                f"info_columns {unknown!r} are not columns of annotations; columns are {list(annotations.columns)}"
-            )
-        self.annotation_info = annotations[info_columns].reset_index(drop=True)
+        self.annotation_info = _info_table(annotations, info_columns)
         self.item_ids = _ids(annotations, item_col)
         self.annotator_ids = _ids(annotations, annotator_col)
         labels, fav, unfav, label_map = self._code_labels(annotations[label_col], favorable_label,
                                                            unfavorable_label)
         self._check_duplicate_pairs(annotations.index)
 
-        item_codes, item_uniques = pd.factorize(self.item_ids)
-        ann_codes, ann_uniques = pd.factorize(self.annotator_ids)
-        columns: dict[str, np.ndarray] = {}
-        feature_meta: dict[str, Any] = {}
-
-        self.items, feat_cols = self._item_table(items, item_uniques, item_features)
-        for name, (values, names) in feat_cols.items():
-            if values.ndim == 1:
-                columns[name] = values[item_codes]
-            else:
-                feature_meta[name] = names
-                for j, col_name in enumerate(names):
-                    columns[col_name] = values[item_codes, j]
-        self._item_feature_names = list(columns)
-
-        self.annotators, prot_cols = self._annotator_table(annotators, ann_uniques, protected_attribute_names)
-        prot_names, prot_maps = [], []
-        for name, (codes, mapping) in prot_cols.items():
-            if name in columns or name == label_col:
-                raise ValueError(
-                    f"annotator attribute {name!r} has the same name as an item feature or the label column; "
-                    "rename one of them"
-                )
-            columns[name] = codes[ann_codes]
-            prot_names.append(name)
-            prot_maps.append(mapping)
+        columns, feature_meta = self._item_columns(items, item_features)
+        prot_names, prot_maps = self._annotator_columns(annotators, protected_attribute_names, columns)
         if label_col in columns:
             raise ValueError(f"item feature {label_col!r} has the same name as the label column; rename one")
         columns[label_col] = labels
-        df = pd.DataFrame(columns, index=annotations.index)
-
-        meta = dict(metadata or {})
-        meta.setdefault("protected_attribute_maps", prot_maps)
-        if label_map is not None:
-            meta.setdefault("label_maps", [label_map])
-        meta.update({
-            "item_col": item_col,
-            "annotator_col": annotator_col,
-            "label_col": label_col,
-            "missing_code": MISSING_CODE,
-            "one_hot_item_features": feature_meta,
-            "n_annotators_without_attributes": int(self.annotators.attrs.get("n_missing", 0)),
-        })
         super().__init__(
-            df=df,
+            df=pd.DataFrame(columns, index=annotations.index),
             label_names=[label_col],
             protected_attribute_names=prot_names,
             favorable_label=fav,
             unfavorable_label=unfav,
-            metadata=meta,
+            metadata=self._metadata(metadata, prot_maps, label_map, feature_meta),
         )
         # AIF360 keeps every constructor argument (the whole frame) in metadata['params']: keep the
         # description only, so a 1.6M-row dataset is not held twice in memory.
@@ -226,6 +197,63 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             "protected_attribute_names": prot_names,
             "item_features": self._item_feature_names,
         }
+
+    # ------------------------------------------------------------------ construction steps
+    def _item_columns(
+        self, items: pd.DataFrame | None, item_features: Sequence[str] | None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Sets :attr:`items`; returns the item feature columns broadcast to the rows (one-hot blocks expanded)
+        and the one-hot metadata."""
+        item_codes, item_uniques = pd.factorize(self.item_ids)
+        columns: dict[str, np.ndarray] = {}
+        feature_meta: dict[str, Any] = {}
+        self.items, feat_cols = self._item_table(items, item_uniques, item_features)
+        for name, (values, names) in feat_cols.items():
+            if values.ndim == 1:
+                columns[name] = values[item_codes]
+            else:
+                feature_meta[name] = names
+                for j, col_name in enumerate(names):
+                    columns[col_name] = values[item_codes, j]
+        self._item_feature_names = list(columns)
+        return columns, feature_meta
+
+    def _annotator_columns(
+        self, annotators: pd.DataFrame | None, protected_attribute_names: Sequence[str] | None,
+        columns: dict[str, np.ndarray],
+    ) -> tuple[list[str], list[dict[Any, Any]]]:
+        """Sets :attr:`annotators`; adds the coded protected attributes broadcast to the rows to ``columns`` and
+        returns their names and code -> value maps."""
+        ann_codes, ann_uniques = pd.factorize(self.annotator_ids)
+        self.annotators, prot_cols = self._annotator_table(annotators, ann_uniques, protected_attribute_names)
+        prot_names, prot_maps = [], []
+        for name, (codes, mapping) in prot_cols.items():
+            if name in columns or name == self.label_col:
+                raise ValueError(
+                    f"annotator attribute {name!r} has the same name as an item feature or the label column; "
+                    "rename one of them"
+                )
+            columns[name] = codes[ann_codes]
+            prot_names.append(name)
+            prot_maps.append(mapping)
+        return prot_names, prot_maps
+
+    def _metadata(self, metadata: dict | None, prot_maps: list[dict[Any, Any]], label_map: dict | None,
+                  feature_meta: dict[str, Any]) -> dict[str, Any]:
+        """The metadata handed to AIF360: the user's, the value maps (AIF360's keys) and the column roles."""
+        meta = dict(metadata or {})
+        meta.setdefault("protected_attribute_maps", prot_maps)
+        if label_map is not None:
+            meta.setdefault("label_maps", [label_map])
+        meta.update({
+            "item_col": self.item_col,
+            "annotator_col": self.annotator_col,
+            "label_col": self.label_col,
+            "missing_code": MISSING_CODE,
+            "one_hot_item_features": feature_meta,
+            "n_annotators_without_attributes": int(self.annotators.attrs.get("n_missing", 0)),
+        })
+        return meta
 
     # ------------------------------------------------------------------ construction helpers
     def _code_labels(self, raw: pd.Series, fav: Any, unfav: Any):
