@@ -289,6 +289,37 @@ def _unit_table(enc: EncodedAnnotations, units: _GroupedUnits, group_index: pd.I
     )
 
 
+def _grouping_summary(
+    enc: EncodedAnnotations,
+    options: OpinionOptions,
+    groups: UnitGroups,
+    unit_codes: np.ndarray,
+    size_notes: dict[str, Any],
+    units: _GroupedUnits,
+    table: pd.DataFrame,
+    figures: _AnnotatorFigures,
+) -> GroupingSummary:
+    """Step 6: what the grouping did, counted: groups kept, units and annotations left out and why."""
+    return GroupingSummary(
+        grouping=options.grouping_name,
+        unit=groups.unit,
+        aggregate=options.aggregate,
+        n_units=len(groups.codes),
+        n_groups=len(table),
+        n_ungrouped_units=int((unit_codes < 0).sum()),
+        n_ungrouped_annotations=int(enc.n - len(units.rows)),
+        excluded=groups.excluded,
+        notes=groups.notes + size_notes["notes"],
+        empty_groups=size_notes["empty"],
+        merged_groups=size_notes["merged"],
+        dropped_groups=size_notes["dropped"],
+        undefined_groups=tuple(table.index[table["performance"].isna().to_numpy()]),
+        n_undefined_units=int(np.isnan(units.performance).sum()),
+        n_tie_items=figures.n_tie_items,
+        tie=options.tie,
+    )
+
+
 def compute_opinion_exclusion(
     enc: EncodedAnnotations, options: OpinionOptions, annotator_table: pd.DataFrame | None = None
 ) -> OpinionExclusionResult:
@@ -323,24 +354,7 @@ def compute_opinion_exclusion(
     table = _group_table(enc, options, units, labels)
     group_perf = table["performance"].to_numpy()
     defined_groups = ~np.isnan(group_perf)
-    summary = GroupingSummary(
-        grouping=options.grouping_name,
-        unit=groups.unit,
-        aggregate=options.aggregate,
-        n_units=len(groups.codes),
-        n_groups=len(labels),
-        n_ungrouped_units=int((unit_codes < 0).sum()),
-        n_ungrouped_annotations=int(enc.n - len(units.rows)),
-        excluded=groups.excluded,
-        notes=groups.notes + size_notes["notes"],
-        empty_groups=size_notes["empty"],
-        merged_groups=size_notes["merged"],
-        dropped_groups=size_notes["dropped"],
-        undefined_groups=tuple(table.index[~defined_groups]),
-        n_undefined_units=int(np.isnan(units.performance).sum()),
-        n_tie_items=figures.n_tie_items,
-        tie=options.tie,
-    )
+    summary = _grouping_summary(enc, options, groups, unit_codes, size_notes, units, table, figures)
     return OpinionExclusionResult(
         disagreement_rates=figures.adr,
         annotator_performance=figures.performance,
