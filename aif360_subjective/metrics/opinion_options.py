@@ -230,16 +230,17 @@ def check_opinion_options(
 ) -> OpinionOptions:
     """Validate every option of the opinion-exclusion analysis, in a fixed order, and freeze them.
 
+    The options ``grouping``, ``bins``, ``performance``, ``tie``, ``min_group_size``, ``small_groups``,
+    ``aggregate``, ``ambiguity``, ``attributes``, ``nan_policy``, ``clustering``, ``n_clusters`` and
+    ``random_state`` are those of :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
+    ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
+
     Args:
         annotators: the distinct annotator ids of the data (a grouping Series must share some of them;
             ``n_clusters`` is bounded by their number).
         annotator_table: annotator attributes indexed by annotator id (for "demographic"/"discovered").
         default_attributes: the attributes of ``grouping="demographic"`` when ``attributes`` is None (the
             metric class: the dataset's protected attributes; the function: every column of ``annotators``).
-        grouping, bins, performance, tie, min_group_size, small_groups, aggregate, ambiguity, attributes,
-            nan_policy, clustering, n_clusters, random_state: see
-            :class:`~aif360_subjective.metrics.OpinionExclusionMetric`. ``clustering`` and ``n_clusters`` are
-            checked only for ``grouping="discovered"`` (the only grouping that uses them).
 
     Returns:
         OpinionOptions
