@@ -145,3 +145,14 @@ def test_options_are_frozen_and_checked_once():
     assert opts.grouping_name == "ambiguity (disagreement)"
     with pytest.raises(AttributeError):
         opts.tie = "drop"  # type: ignore[misc]
+
+
+def test_former_names_are_aliases(data):
+    from aif360_subjective.metrics import GroupingReport, GroupingSummary
+
+    ds, pred = data
+    m = OpinionExclusionMetric(ds, pred)
+    assert GroupingReport is GroupingSummary
+    assert m.grouping_report() == m.grouping_summary() == m.result().report
+    assert m.grouping_summary().summary() == m.grouping_summary().text()
+    assert m.options is m.result().options
