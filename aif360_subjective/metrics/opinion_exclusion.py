@@ -179,6 +179,8 @@ class OpinionExclusionMetric(ClassificationMetric):
         )
         self.options: OpinionOptions = options
         self._keep_option_attributes(grouping, performance)
+        # kept for analyses on top of the result (e.g. resampling annotators) without re-encoding
+        self._encoded: EncodedAnnotations = enc
         self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
 
     def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any) -> None:
