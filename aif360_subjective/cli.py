@@ -186,22 +186,6 @@ def _matplotlib_agg() -> None:
 
 
 # ----------------------------------------------------------------------------------------------- demo
-def _majority_vote_model(train, test, random_state: int):
-    """Model 1 of the paper: logistic regression on item features, trained on the items' majority vote,
-    its item-level prediction broadcast to every annotation of the item."""
-    import numpy as np
-    from sklearn.linear_model import LogisticRegression
-
-    mv = train.majority_vote()
-    cols = [test.feature_names.index(c) for c in test.item_feature_names]
-    clf = LogisticRegression(max_iter=1000, random_state=random_state).fit(mv.features[:, cols], mv.labels.ravel())
-    pred = clf.predict(test.features[:, cols])  # identical features per item: one label per item
-    label_maps = test.metadata.get("label_maps")
-    if label_maps:
-        pred = np.where(pred == 1.0, label_maps[0][1.0], label_maps[0][0.0]).astype(object)
-    return test.with_predictions(pred)
-
-
 def _annotator_frame(ds):
     """Annotator demographics per annotation row, as strings ("unknown" where missing)."""
     import numpy as np
@@ -225,7 +209,9 @@ def _demo(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {args.out!r} exists and is not a folder")
     (CrowdTruthFilter,) = _require("algorithms.preprocessing", "CrowdTruthFilter")
-    (AnnotatorAwareClassifier,) = _require("algorithms.inprocessing", "AnnotatorAwareClassifier")
+    AnnotatorAwareClassifier, MajorityVoteClassifier = _require(
+        "algorithms.inprocessing", "AnnotatorAwareClassifier", "MajorityVoteClassifier"
+    )
     (OpinionExclusionMetric,) = _require("metrics", "OpinionExclusionMetric")
     (detect_subgroups,) = _require("detectors", "detect_subgroups")
 
@@ -242,7 +228,7 @@ def _demo(args: argparse.Namespace) -> int:
         clean = ct.transform(ds)
         train, test = clean.split([0.7], shuffle=True, seed=seed)
         step(names[2])
-        pred1 = _majority_vote_model(train, test, seed)
+        pred1 = MajorityVoteClassifier(random_state=seed).fit(train).predict(test)
         step(names[3])
         pred2 = AnnotatorAwareClassifier().fit(train).predict(test)
         step(names[4])

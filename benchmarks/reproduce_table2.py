@@ -1,8 +1,9 @@
 """Reproduce the Table-2 setting of Balayn et al. (2019) on real multi-annotator data.
 
-Models (Table 2): Model 1 = logistic regression on item features trained on majority-vote labels
-(one prediction per item, broadcast to its annotators); Model 2 = AnnotatorAwareClassifier (logistic
-regression on item features + annotator demographics, trained on the individual annotations).
+Models (Table 2): Model 1 = MajorityVoteClassifier (logistic regression on item features trained on
+majority-vote labels, one prediction per item, broadcast to its annotators); Model 2 =
+AnnotatorAwareClassifier (logistic regression on item features + annotator demographics, trained on the
+individual annotations).
 Both tuned by 5-fold cross-validation (LogisticRegressionCV, cv=5); evaluated by 5-fold CV over items,
 each held-out fold balanced by majority-vote label (the paper's "balanced evaluation dataset").
 Reported: unfairness (std across ADR groups of the mean per-annotator accuracy) and general
@@ -39,7 +40,7 @@ from sklearn.decomposition import TruncatedSVD  # noqa: E402
 from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 from sklearn.linear_model import LogisticRegressionCV  # noqa: E402
 
-from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier  # noqa: E402
+from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier  # noqa: E402
 from aif360_subjective.datasets import LeWiDiDataset, MultiAnnotatorDataset, WikipediaTalkDataset  # noqa: E402
 from aif360_subjective.metrics import OpinionExclusionMetric  # noqa: E402
 
@@ -112,10 +113,7 @@ def run(ds: MultiAnnotatorDataset, name: str, folds: int, seed: int, min_group_s
         )
         train = ds.subset(np.sort(train_rows))
         test = parts[f].subset(balanced_items(parts[f], rng))
-        mv = train.majority_vote()
-        m1 = _lr().fit(mv.features, mv.labels.ravel())
-        item_idx = [test.feature_names.index(c) for c in test.item_feature_names]
-        pred1 = test.with_predictions(m1.predict(test.features[:, item_idx]))
+        pred1 = MajorityVoteClassifier(_lr()).fit(train).predict(test)
         pred2 = AnnotatorAwareClassifier(_lr()).fit(train).predict(test)
         for model, pred in (("Model 1", pred1), ("Model 2", pred2)):
             m = OpinionExclusionMetric(test, pred, bins=5, min_group_size=min_group_size, small_groups="drop")

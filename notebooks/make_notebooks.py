@@ -49,9 +49,8 @@ minority opinion, then on real perspectivist data (MultiPICo, irony detection).
     code("""
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
 
-from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier
+from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
 from aif360_subjective.datasets import LeWiDiDataset, MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
 from aif360_subjective.plotting import plot_group_performance
@@ -75,20 +74,14 @@ len(np.unique(train.item_ids)), len(np.unique(test.item_ids))
     md("""
 ## The three models
 
-* **Model 1**: logistic regression on the item features, trained on the items' majority vote; it predicts one label
-  per item, the same for every annotator.
+* **Model 1**: `MajorityVoteClassifier`, a logistic regression on the item features trained on the items' majority
+  vote; it predicts one label per item, the same for every annotator.
 * **Model 2**: `AnnotatorAwareClassifier`, trained on the individual annotations with the annotators' demographics
   (and their interactions with the item features): it predicts a label per (item, annotator).
 * **Model 3**: the hypothetical perfect model that returns every annotator's own label.
 """),
     code("""
-def majority_vote_model(train, test):
-    mv = train.majority_vote()
-    cols = [test.feature_names.index(c) for c in test.item_feature_names]
-    clf = LogisticRegression(max_iter=1000).fit(mv.features[:, cols], mv.labels.ravel())
-    return test.with_predictions(clf.predict(test.features[:, cols]))   # same prediction for all of an item
-
-pred1 = majority_vote_model(train, test)
+pred1 = MajorityVoteClassifier().fit(train).predict(test)               # same prediction for all of an item
 pred2 = AnnotatorAwareClassifier().fit(train).predict(test)
 pred3 = test.copy()                                                     # the annotators' own labels
 
@@ -156,7 +149,7 @@ mp_train, mp_test = mpd.split([0.7], shuffle=True, seed=0)
 """),
     code("""
 mp_models = {
-    "Model 1": OpinionExclusionMetric(mp_test, majority_vote_model(mp_train, mp_test), bins=5),
+    "Model 1": OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), bins=5),
     "Model 2": OpinionExclusionMetric(mp_test, AnnotatorAwareClassifier().fit(mp_train).predict(mp_test), bins=5),
     "Model 3": OpinionExclusionMetric(mp_test, mp_test.copy(), bins=5),
 }
@@ -170,7 +163,7 @@ Irony is highly subjective: even a model of the majority leaves the annotators w
 Other groupings (`grouping="demographic"`, `"ambiguity"`, `"popularity"`) show *whose* opinions they are.
 """),
     code("""
-OpinionExclusionMetric(mp_test, majority_vote_model(mp_train, mp_test), grouping="demographic",
+OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), grouping="demographic",
                        attributes="Gender", min_group_size=10).group_performance()
 """),
 ]
@@ -189,8 +182,8 @@ do with each kind of annotator, and at the opinion-exclusion unfairness of a mod
     code("""
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
 
+from aif360_subjective.algorithms.inprocessing import MajorityVoteClassifier
 from aif360_subjective.algorithms.preprocessing import CrowdTruthFilter
 from aif360_subjective.datasets import make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
@@ -243,10 +236,7 @@ test annotations** (every annotator's opinion counts in the evaluation).
 """),
     code("""
 def majority_vote_model(train, test):
-    mv = train.majority_vote()
-    cols = [test.feature_names.index(c) for c in test.item_feature_names]
-    clf = LogisticRegression(max_iter=1000).fit(mv.features[:, cols], mv.labels.ravel())
-    return test.with_predictions(clf.predict(test.features[:, cols]))
+    return MajorityVoteClassifier().fit(train).predict(test)   # the paper's Model 1
 
 train, test = ds.split([0.7], shuffle=True, seed=0)
 train_items = np.unique(train.item_ids)

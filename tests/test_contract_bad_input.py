@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 from aif360.datasets import BinaryLabelDataset
 
-from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier
+from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
 from aif360_subjective.cli import main
 from aif360_subjective.datasets import (
     LeWiDiDataset,
@@ -240,9 +240,12 @@ CASES: list[Case] = [
     Case("split-bool", lambda c: c.ds.split(True), TypeError, r"num_or_size_splits must be an int"),
     Case("split-mixed-types", lambda c: c.ds.split([0.5, 3]), TypeError, r"num_or_size_splits must be all fractions"),
     Case("split-bad-seed", lambda c: c.ds.split([0.5], shuffle=True, seed="abc"), TypeError, r"seed"),
-    Case("majority-vote-unknown-tie", lambda c: c.ds.majority_vote(tie="random"), ValueError, r"tie='random'"),
-    Case("item-summary-unknown-tie", lambda c: c.ds.item_summary(tie=None), ValueError, r"tie=None"),
-    Case("majority-labels-unknown-tie", lambda c: c.ds.majority_labels(tie="coin"), ValueError, r"tie='coin'"),
+    Case("majority-vote-unknown-tie", lambda c: c.ds.majority_vote(tie="random"), ValueError,
+         r"tie must be one of .*, got 'random'"),
+    Case("item-summary-unknown-tie", lambda c: c.ds.item_summary(tie=None), ValueError,
+         r"tie must be one of .*, got None"),
+    Case("majority-labels-unknown-tie", lambda c: c.ds.majority_labels(tie="coin"), ValueError,
+         r"tie must be one of .*, got 'coin'"),
     Case("with-predictions-wrong-length", lambda c: c.ds.with_predictions([0, 1]), ValueError,
          r"pred must have one value per row"),
     Case("with-predictions-outside-labels", lambda c: c.ds.with_predictions(np.full(len(c.ds.labels), 3)),
@@ -352,6 +355,11 @@ CASES: list[Case] = [
          r"n_clusters must be an int"),
     Case("oe-discovered-bad-random-state", lambda c: _oe(c, grouping="discovered", random_state="x"), TypeError,
          r"random_state must be None"),
+    Case("oe-random-state-bool", lambda c: _oe(c, random_state=True), TypeError, r"random_state must be None"),
+    Case("sdm-positional-options", lambda c: SubgroupDiscoveryMetric(c.bld, c.bld_pred, "kmeans"), TypeError,
+         r"positional argument"),
+    Case("oe-positional-options", lambda c: OpinionExclusionMetric(c.ds, c.pred, "adr"), TypeError,
+         r"positional argument"),
     Case("oe-discovered-unknown-attribute", lambda c: _oe(c, grouping="discovered", attributes=["height"]),
          ValueError, r"attributes \['height'\] are not annotator columns"),
     # ---- functional API (aif360_subjective.sklearn.metrics)
@@ -371,6 +379,10 @@ CASES: list[Case] = [
     Case("fn-demographic-without-table", lambda c: _fn(grouping="demographic", attributes="age"), ValueError,
          r"grouping='demographic' needs an annotator table"),
     Case("fn-bad-bins", lambda c: _fn(bins=-1), ValueError, r"bins must be a positive number"),
+    Case("fn-min-group-size-float", lambda c: _fn(min_group_size=1.5), TypeError, r"min_group_size must be an int"),
+    Case("fn-demographic-no-attribute-columns", lambda c: _fn(grouping="demographic", annotators=pd.DataFrame(
+        index=pd.Index(["a", "b"]))), ValueError, r"grouping='demographic' needs annotator attributes"),
+    Case("fn-random-state-bool", lambda c: _fn(random_state=True), TypeError, r"random_state must be None"),
     Case("fn-unknown-tie", lambda c: skm.disagreement_rates([0, 1, 1, 1], item_ids=[1, 1, 2, 2],
                                                             annotator_ids=list("abab"), tie="x"),
          ValueError, r"tie must be one of"),
@@ -474,6 +486,16 @@ CASES: list[Case] = [
     Case("sdm-datasets-unknown-kind", lambda c: c.sdm.subgroup_datasets("pattern"), ValueError,
          r"kind must be 'cluster' or 'entropy'"),
     Case("sdm-ranking-unknown-metric", lambda c: c.sdm.ranking("gini"), ValueError, r"metric must be one of"),
+    # ---- MajorityVoteClassifier
+    Case("mvc-predict-before-fit", lambda c: MajorityVoteClassifier().predict(c.ds), ValueError, r"not fitted"),
+    Case("mvc-fit-wrong-dataset", lambda c: MajorityVoteClassifier().fit(c.bld), TypeError,
+         r"dataset must be a MultiAnnotatorDataset"),
+    Case("mvc-fit-no-item-features", lambda c: MajorityVoteClassifier().fit(mad()), ValueError, r"no item features"),
+    Case("mvc-unknown-tie", lambda c: MajorityVoteClassifier(tie="coin"), ValueError, r"tie must be one of"),
+    Case("mvc-estimator-not-a-classifier", lambda c: MajorityVoteClassifier(estimator="svm"), TypeError,
+         r"estimator must be"),
+    Case("mvc-bad-random-state", lambda c: MajorityVoteClassifier(random_state=1.5), TypeError,
+         r"random_state must be None"),
     # ---- AnnotatorAwareClassifier
     Case("aac-predict-before-fit", lambda c: AnnotatorAwareClassifier().predict(c.ds), ValueError, r"not fitted"),
     Case("aac-fit-wrong-dataset", lambda c: AnnotatorAwareClassifier().fit(c.bld), TypeError,

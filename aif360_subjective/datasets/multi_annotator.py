@@ -12,16 +12,13 @@ import pandas as pd
 from aif360.datasets import BinaryLabelDataset, StructuredDataset
 
 from .._compat import is_string_like
+from .._labels import TIE_POLICIES, binary_entropy, majority_vote, vote_counts
+from .._validation import check_choice, check_random_state, is_bool, is_number, plain
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
 TiePolicy = Literal["favorable", "unfavorable", "drop"]
-_TIE_POLICIES = ("favorable", "unfavorable", "drop")
 _SPLIT_UNITS = ("item", "annotator", "annotation")
-
-
-def _check_tie(tie: str) -> None:
-    if tie not in _TIE_POLICIES:
-        raise ValueError(f"tie={tie!r} is not a tie policy; expected one of {_TIE_POLICIES}")
+__all__ = ["MultiAnnotatorDataset", "TiePolicy", "check_random_state"]
 
 
 def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:
@@ -30,25 +27,7 @@ def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:
         vals = list(pd.unique(arr))[:k]
     except TypeError:  # unhashable cells (lists): the first ones as they come
         vals = list(arr[:k])
-    return ", ".join(repr(_plain(v)) for v in vals)
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (messages show ``1``, not ``np.int64(1)``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def check_random_state(value: Any, name: str) -> np.random.Generator:
-    """A numpy Generator from ``None``, an int seed or a Generator (never numpy's global state).
-
-    Raises:
-        TypeError: any other value, naming the argument ``name``.
-    """
-    if isinstance(value, np.random.Generator):
-        return value
-    if value is None or (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))):
-        return np.random.default_rng(value)
-    raise TypeError(f"{name} must be None, an int or a numpy Generator, got {value!r}")
+    return ", ".join(repr(plain(v)) for v in vals)
 
 
 def _ids(frame: pd.DataFrame, col: str) -> np.ndarray:
@@ -76,8 +55,42 @@ def _check_table(table: Any, name: str) -> pd.DataFrame:
     return table
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Number) and not isinstance(x, bool) or isinstance(x, (bool, np.bool_))
+def _check_annotations(annotations: Any, item_col: Any, annotator_col: Any, label_col: Any) -> None:
+    """The annotation table: a non-empty DataFrame with three distinct id/label columns."""
+    if not isinstance(annotations, pd.DataFrame):
+        raise TypeError(
+            f"annotations must be a pandas DataFrame (one row per annotation), got {type(annotations).__name__}"
+        )
+    for arg, col in (("item_col", item_col), ("annotator_col", annotator_col), ("label_col", label_col)):
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str), got {col!r}")
+        if col not in annotations.columns:
+            raise ValueError(
+                f"{arg}={col!r} is not a column of annotations; columns are {list(annotations.columns)}"
+            )
+    if len({item_col, annotator_col, label_col}) < 3:
+        raise ValueError(
+            f"item_col, annotator_col and label_col must be three different columns, got "
+            f"{item_col!r}, {annotator_col!r}, {label_col!r}"
+        )
+    if len(annotations) == 0:
+        raise ValueError("annotations is empty: at least one annotation is needed")
+
+
+def _info_table(annotations: pd.DataFrame, info_columns: str | Sequence[str]) -> pd.DataFrame:
+    """The extra per-annotation columns, positional index."""
+    info = [info_columns] if isinstance(info_columns, str) else list(info_columns)
+    unknown = [c for c in info if c not in annotations.columns]
+    if unknown:
+        raise ValueError(
+            f"info_columns {unknown!r} are not columns of annotations; columns are {list(annotations.columns)}"
+        )
+    return annotations[info].reset_index(drop=True)
+
+
+def _numeric_label(x: Any) -> bool:
+    """Numbers and booleans are kept as numeric labels (True -> 1.0); anything else is coded with a label map."""
+    return is_number(x) or is_bool(x)
 
 
 class MultiAnnotatorDataset(BinaryLabelDataset):
@@ -151,89 +164,27 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
                 {favorable_label, unfavorable_label}, duplicate (item, annotator) pairs, duplicate ids in a
                 table, a table sharing no id with the annotations, missing item feature values.
         """
-        if not isinstance(annotations, pd.DataFrame):
-            raise TypeError(
-                f"annotations must be a pandas DataFrame (one row per annotation), got {type(annotations).__name__}"
-            )
-        for arg, col in (("item_col", item_col), ("annotator_col", annotator_col), ("label_col", label_col)):
-            if not isinstance(col, str):
-                raise TypeError(f"{arg} must be a column name (str), got {col!r}")
-            if col not in annotations.columns:
-                raise ValueError(
-                    f"{arg}={col!r} is not a column of annotations; columns are {list(annotations.columns)}"
-                )
-        if len({item_col, annotator_col, label_col}) < 3:
-            raise ValueError(
-                f"item_col, annotator_col and label_col must be three different columns, got "
-                f"{item_col!r}, {annotator_col!r}, {label_col!r}"
-            )
-        if len(annotations) == 0:
-            raise ValueError("annotations is empty: at least one annotation is needed")
-
+        _check_annotations(annotations, item_col, annotator_col, label_col)
         self.item_col, self.annotator_col, self.label_col = item_col, annotator_col, label_col
-        info_columns = [info_columns] if isinstance(info_columns, str) else list(info_columns)
-        unknown = [c for c in info_columns if c not in annotations.columns]
-        if unknown:
-            raise ValueError(
-                f"info_columns {unknown!r} are not columns of annotations; columns are {list(annotations.columns)}"
-            )
-        self.annotation_info = annotations[info_columns].reset_index(drop=True)
+        self.annotation_info = _info_table(annotations, info_columns)
         self.item_ids = _ids(annotations, item_col)
         self.annotator_ids = _ids(annotations, annotator_col)
         labels, fav, unfav, label_map = self._code_labels(annotations[label_col], favorable_label,
                                                            unfavorable_label)
         self._check_duplicate_pairs(annotations.index)
 
-        item_codes, item_uniques = pd.factorize(self.item_ids)
-        ann_codes, ann_uniques = pd.factorize(self.annotator_ids)
-        columns: dict[str, np.ndarray] = {}
-        feature_meta: dict[str, Any] = {}
-
-        self.items, feat_cols = self._item_table(items, item_uniques, item_features)
-        for name, (values, names) in feat_cols.items():
-            if values.ndim == 1:
-                columns[name] = values[item_codes]
-            else:
-                feature_meta[name] = names
-                for j, col_name in enumerate(names):
-                    columns[col_name] = values[item_codes, j]
-        self._item_feature_names = list(columns)
-
-        self.annotators, prot_cols = self._annotator_table(annotators, ann_uniques, protected_attribute_names)
-        prot_names, prot_maps = [], []
-        for name, (codes, mapping) in prot_cols.items():
-            if name in columns or name == label_col:
-                raise ValueError(
-                    f"annotator attribute {name!r} has the same name as an item feature or the label column; "
-                    "rename one of them"
-                )
-            columns[name] = codes[ann_codes]
-            prot_names.append(name)
-            prot_maps.append(mapping)
+        columns, feature_meta = self._item_columns(items, item_features)
+        prot_names, prot_maps = self._annotator_columns(annotators, protected_attribute_names, columns)
         if label_col in columns:
             raise ValueError(f"item feature {label_col!r} has the same name as the label column; rename one")
         columns[label_col] = labels
-        df = pd.DataFrame(columns, index=annotations.index)
-
-        meta = dict(metadata or {})
-        meta.setdefault("protected_attribute_maps", prot_maps)
-        if label_map is not None:
-            meta.setdefault("label_maps", [label_map])
-        meta.update({
-            "item_col": item_col,
-            "annotator_col": annotator_col,
-            "label_col": label_col,
-            "missing_code": MISSING_CODE,
-            "one_hot_item_features": feature_meta,
-            "n_annotators_without_attributes": int(self.annotators.attrs.get("n_missing", 0)),
-        })
         super().__init__(
-            df=df,
+            df=pd.DataFrame(columns, index=annotations.index),
             label_names=[label_col],
             protected_attribute_names=prot_names,
             favorable_label=fav,
             unfavorable_label=unfav,
-            metadata=meta,
+            metadata=self._metadata(metadata, prot_maps, label_map, feature_meta),
         )
         # AIF360 keeps every constructor argument (the whole frame) in metadata['params']: keep the
         # description only, so a 1.6M-row dataset is not held twice in memory.
@@ -246,6 +197,63 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             "protected_attribute_names": prot_names,
             "item_features": self._item_feature_names,
         }
+
+    # ------------------------------------------------------------------ construction steps
+    def _item_columns(
+        self, items: pd.DataFrame | None, item_features: Sequence[str] | None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Sets :attr:`items`; returns the item feature columns broadcast to the rows (one-hot blocks expanded)
+        and the one-hot metadata."""
+        item_codes, item_uniques = pd.factorize(self.item_ids)
+        columns: dict[str, np.ndarray] = {}
+        feature_meta: dict[str, Any] = {}
+        self.items, feat_cols = self._item_table(items, item_uniques, item_features)
+        for name, (values, names) in feat_cols.items():
+            if values.ndim == 1:
+                columns[name] = values[item_codes]
+            else:
+                feature_meta[name] = names
+                for j, col_name in enumerate(names):
+                    columns[col_name] = values[item_codes, j]
+        self._item_feature_names = list(columns)
+        return columns, feature_meta
+
+    def _annotator_columns(
+        self, annotators: pd.DataFrame | None, protected_attribute_names: Sequence[str] | None,
+        columns: dict[str, np.ndarray],
+    ) -> tuple[list[str], list[dict[Any, Any]]]:
+        """Sets :attr:`annotators`; adds the coded protected attributes broadcast to the rows to ``columns`` and
+        returns their names and code -> value maps."""
+        ann_codes, ann_uniques = pd.factorize(self.annotator_ids)
+        self.annotators, prot_cols = self._annotator_table(annotators, ann_uniques, protected_attribute_names)
+        prot_names, prot_maps = [], []
+        for name, (codes, mapping) in prot_cols.items():
+            if name in columns or name == self.label_col:
+                raise ValueError(
+                    f"annotator attribute {name!r} has the same name as an item feature or the label column; "
+                    "rename one of them"
+                )
+            columns[name] = codes[ann_codes]
+            prot_names.append(name)
+            prot_maps.append(mapping)
+        return prot_names, prot_maps
+
+    def _metadata(self, metadata: dict | None, prot_maps: list[dict[Any, Any]], label_map: dict | None,
+                  feature_meta: dict[str, Any]) -> dict[str, Any]:
+        """The metadata handed to AIF360: the user's, the value maps (AIF360's keys) and the column roles."""
+        meta = dict(metadata or {})
+        meta.setdefault("protected_attribute_maps", prot_maps)
+        if label_map is not None:
+            meta.setdefault("label_maps", [label_map])
+        meta.update({
+            "item_col": self.item_col,
+            "annotator_col": self.annotator_col,
+            "label_col": self.label_col,
+            "missing_code": MISSING_CODE,
+            "one_hot_item_features": feature_meta,
+            "n_annotators_without_attributes": int(self.annotators.attrs.get("n_missing", 0)),
+        })
+        return meta
 
     # ------------------------------------------------------------------ construction helpers
     def _code_labels(self, raw: pd.Series, fav: Any, unfav: Any):
@@ -261,7 +269,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
                 f"column {col!r} has {int(missing.sum())} missing label(s) (rows "
                 f"{_first_examples(raw.index[missing])}); drop or fill them first"
             )
-        numeric = _is_number(fav) and _is_number(unfav)
+        numeric = _numeric_label(fav) and _numeric_label(unfav)
         if numeric:
             values = raw
             if is_string_like(raw):
@@ -293,8 +301,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
                 f"{int(dup.sum())} duplicate (item, annotator) pair(s), e.g. {self.item_col}="
-                f"{_plain(self.item_ids[i])!r}, {self.annotator_col}={_plain(self.annotator_ids[i])!r} "
-                f"(row {_plain(index[i])!r}); "
+                f"{plain(self.item_ids[i])!r}, {self.annotator_col}={plain(self.annotator_ids[i])!r} "
+                f"(row {plain(index[i])!r}); "
                 "keep one label per annotator and item"
             )
 
@@ -573,15 +581,12 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             item's labels equal to the majority, max(p, 1-p)) and ``entropy`` (binary entropy of the
             labels, in bits: 0 = unanimous, 1 = even split).
         """
-        _check_tie(tie)
+        check_choice(tie, "tie", TIE_POLICIES)
         codes, uniques = pd.factorize(self.item_ids)
-        n = np.bincount(codes, minlength=len(uniques)).astype(np.float64)
-        n_fav = np.bincount(codes, weights=self._favorable_mask(), minlength=len(uniques))
+        n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
         share = n_fav / n
-        mv = self._vote(share, tie)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ent = -(np.where(share > 0, share * np.log2(share), 0.0)
-                    + np.where(share < 1, (1 - share) * np.log2(1 - share), 0.0)) + 0.0  # no -0.0
+        mv = self._vote(n, n_fav, tie)
+        ent = binary_entropy(share)
         return pd.DataFrame(
             {"n_annotations": n.astype(np.int64), "n_favorable": n_fav.astype(np.int64),
              "share_favorable": share, "majority_label": mv, "agreement": np.maximum(share, 1 - share),
@@ -589,10 +594,11 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             index=pd.Index(uniques, name=self.item_col),
         )
 
-    def _vote(self, share_favorable: np.ndarray, tie: str) -> np.ndarray:
-        fav, unfav = self.favorable_label, self.unfavorable_label
-        tie_value = {"favorable": fav, "unfavorable": unfav, "drop": np.nan}[tie]
-        return np.where(share_favorable > 0.5, fav, np.where(share_favorable < 0.5, unfav, tie_value))
+    def _vote(self, n: np.ndarray, n_fav: np.ndarray, tie: str) -> np.ndarray:
+        """The majority vote (:func:`aif360_subjective._labels.majority_vote`) in this dataset's label values."""
+        positive = majority_vote(n, n_fav, tie)
+        return np.where(positive == 1.0, self.favorable_label,
+                        np.where(positive == 0.0, self.unfavorable_label, np.nan))
 
     def majority_labels(self, tie: TiePolicy = "favorable") -> np.ndarray:
         """Each row's item majority label (aligned with the rows; NaN for dropped ties).
@@ -600,11 +606,10 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         Args:
             tie: tie policy, as in :meth:`item_summary`.
         """
-        _check_tie(tie)
+        check_choice(tie, "tie", TIE_POLICIES)
         codes, uniques = pd.factorize(self.item_ids)
-        n = np.bincount(codes, minlength=len(uniques))
-        n_fav = np.bincount(codes, weights=self._favorable_mask(), minlength=len(uniques))
-        return self._vote(n_fav / n, tie)[codes]
+        n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
+        return self._vote(n, n_fav, tie)[codes]
 
     def majority_vote(self, tie: TiePolicy = "favorable") -> BinaryLabelDataset:
         """Item-level dataset labelled by majority vote.
@@ -757,11 +762,26 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
 
     def original_labels(self) -> np.ndarray:
         """The labels in the input's own values (undoing the string-label coding, if any)."""
+        return self.decode_labels(self.labels.ravel())
+
+    def decode_labels(self, coded: np.ndarray) -> np.ndarray:
+        """Labels in the dataset's coding (``labels``, a model trained on them) as the input's own values.
+
+        Non-numeric labels are coded 1.0 = favourable, 0.0 = unfavourable with ``metadata['label_maps']``;
+        this undoes that coding, e.g. before :meth:`with_predictions`, which takes the input's values. Numeric
+        labels are returned unchanged (a copy).
+
+        Args:
+            coded: labels as stored in this dataset (1.0 / 0.0 when a label map exists).
+
+        Returns:
+            numpy.ndarray: same shape, in the input's label values.
+        """
         label_map = self.metadata.get("label_maps", [None])[0]
-        lab = self.labels.ravel()
+        arr = np.asarray(coded)
         if label_map is None:
-            return lab.copy()
-        return np.where(lab == 1.0, label_map[1.0], label_map[0.0]).astype(object)
+            return arr.copy()
+        return np.where(arr == 1.0, label_map[1.0], label_map[0.0]).astype(object)
 
     def to_dataframe(self) -> pd.DataFrame:
         """The long table: item, annotator, label (input names and values), the info columns, the features.

@@ -7,26 +7,13 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .multi_annotator import MultiAnnotatorDataset, check_random_state
+from .._validation import check_fraction, check_int, check_random_state
+from .multi_annotator import MultiAnnotatorDataset
 
 AGE_GROUPS = ("18-30", "30-45", "45-60", "60+")
 GENDERS = ("female", "male", "nonbinary")
 EDUCATION = ("hs", "bachelors", "masters", "doctorate")
 PROTECTED = ("gender", "age_group", "education")
-
-
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
-
-
-def _check_fraction(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
 
 
 def _assign(rng: np.random.Generator, n_items: int, n_annotators: int, k: int,
@@ -107,22 +94,22 @@ def make_subjective_dataset(
         TypeError: a size is not an int, or ``random_state`` is not None, an int or a Generator.
         ValueError: a size or fraction out of range.
     """
-    n_items = _check_int("n_items", n_items, 1)
-    n_annotators = _check_int("n_annotators", n_annotators, 1)
-    k = _check_int("annotations_per_item", annotations_per_item, 1)
-    n_features = _check_int("n_features", n_features, 2)
+    n_items = check_int(n_items, "n_items", low=1)
+    n_annotators = check_int(n_annotators, "n_annotators", low=1)
+    k = check_int(annotations_per_item, "annotations_per_item", low=1)
+    n_features = check_int(n_features, "n_features", low=2)
     if k > n_annotators:
         raise ValueError(f"annotations_per_item={k} exceeds n_annotators={n_annotators}")
-    minority_fraction = _check_fraction("minority_fraction", minority_fraction)
-    spammer_fraction = _check_fraction("spammer_fraction", spammer_fraction)
+    minority_fraction = check_fraction(minority_fraction, "minority_fraction")
+    spammer_fraction = check_fraction(spammer_fraction, "spammer_fraction")
     if minority_fraction + spammer_fraction > 1:
         raise ValueError(
             f"minority_fraction + spammer_fraction must be <= 1, got {minority_fraction + spammer_fraction}"
         )
-    contested_fraction = _check_fraction("contested_fraction", contested_fraction)
-    noise = _check_fraction("noise", noise)
-    base_rate = _check_fraction("base_rate", base_rate)
-    missing_demographics = _check_fraction("missing_demographics", missing_demographics)
+    contested_fraction = check_fraction(contested_fraction, "contested_fraction")
+    noise = check_fraction(noise, "noise")
+    base_rate = check_fraction(base_rate, "base_rate")
+    missing_demographics = check_fraction(missing_demographics, "missing_demographics")
     if not isinstance(activity_skew, numbers.Real) or activity_skew < 0:
         raise ValueError(f"activity_skew must be a number >= 0, got {activity_skew!r}")
     rng = check_random_state(random_state, "random_state")

@@ -1,4 +1,5 @@
-"""Boundary checks for subgroup discovery: every public entry point validates here, once."""
+"""Boundary checks specific to subgroup discovery; the shared ones (choices, numbers, columns, random state) live in
+:mod:`aif360_subjective._validation` and are re-exported here for the detectors' modules."""
 
 from __future__ import annotations
 
@@ -7,6 +8,20 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+
+from .._validation import check_choice, check_columns, is_bool, is_number
+
+__all__ = [
+    "UNDEFINED_RATES",
+    "as_frame",
+    "check_choice",
+    "check_columns",
+    "check_labels",
+    "check_n_clusters",
+    "check_sample_size",
+    "check_threshold",
+    "check_weights",
+]
 
 UNDEFINED_RATES = ("nan", "asdf")
 
@@ -76,7 +91,7 @@ def check_labels(y_true, y_pred, n: int, pos_label, labels: Sequence | None):
             raise ValueError(f"{name} contains {int(pd.isna(arr).sum())} missing values")
         arrays[name] = arr
     if labels is None:
-        if _is_number(pos_label) and pos_label in (0, 1):
+        if is_number(pos_label) and pos_label in (0, 1):
             allowed = [0, 1]
         else:
             seen = pd.unique(
@@ -130,7 +145,7 @@ def check_weights(sample_weight, n: int) -> np.ndarray | None:
 
 def check_threshold(entropy_threshold) -> float:
     """The entropy threshold must be a real number in [0, 1]."""
-    if isinstance(entropy_threshold, bool) or not _is_number(entropy_threshold):
+    if isinstance(entropy_threshold, bool) or not is_number(entropy_threshold):
         raise TypeError(f"entropy_threshold must be a number in [0, 1], got {entropy_threshold!r}")
     t = float(entropy_threshold)
     if not 0.0 <= t <= 1.0:
@@ -165,31 +180,6 @@ def check_sample_size(silhouette_sample_size):
     return int(silhouette_sample_size)
 
 
-def check_columns(names, X: pd.DataFrame, arg: str) -> list[str]:
-    """Every name in ``names`` must be a column of ``X``."""
-    if isinstance(names, str):
-        names = [names]
-    names = [str(c) for c in names]
-    missing = [c for c in names if c not in X.columns]
-    if missing:
-        raise ValueError(f"{arg}: unknown column(s) {missing}; the columns of X are {list(X.columns)}")
-    return names
-
-
-def check_choice(value, choices, arg: str) -> str:
-    if value not in choices:
-        raise ValueError(f"{arg} must be one of {list(choices)}, got {value!r}")
-    return value
-
-
-def _is_number(x) -> bool:
-    return isinstance(x, numbers.Number) and not isinstance(x, bool)
-
-
-def _is_bool(x) -> bool:
-    return isinstance(x, bool | np.bool_)
-
-
 def _equal(a, b) -> bool:
     try:
         return bool(a == b)
@@ -200,7 +190,7 @@ def _equal(a, b) -> bool:
 def _eq_array(arr: np.ndarray, value) -> np.ndarray:
     """Elementwise ``arr == value`` that never raises on mixed types (returns False instead)."""
     # booleans compare with boolean and numeric arrays (True == 1), never with text
-    if arr.dtype.kind in "biuf" and not (_is_number(value) or _is_bool(value)):
+    if arr.dtype.kind in "biuf" and not (is_number(value) or is_bool(value)):
         return np.zeros(len(arr), dtype=bool)
     res = arr == value
     if np.ndim(res) == 0:

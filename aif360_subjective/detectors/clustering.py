@@ -26,6 +26,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .._compat import import_pyclustering
+from .._validation import check_random_state
 
 __all__ = [
     "CLUSTERINGS",
@@ -45,12 +46,8 @@ _NEEDS_K = ("slink", "kmeans", "birch", "ward")
 
 
 def as_generator(random_state) -> np.random.Generator:
-    """A numpy Generator from ``None``, an int seed or a Generator (never numpy's global state)."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None or isinstance(random_state, int | np.integer):
-        return np.random.default_rng(random_state)
-    raise TypeError(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
+    """A numpy Generator from ``None``, an int seed or a Generator (the shared check, booleans rejected)."""
+    return check_random_state(random_state, "random_state")
 
 
 def _seed(rng: np.random.Generator) -> int:

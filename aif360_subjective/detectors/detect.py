@@ -183,12 +183,12 @@ def check_analysis_options(
     """
     tau = check_threshold(entropy_threshold)
     k = check_n_clusters(n_clusters, len(X))
-    check_choice(undefined_rates, UNDEFINED_RATES, "undefined_rates")
-    check_choice(normalization, NORMALIZATIONS, "normalization")
-    check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    check_choice(undefined_rates, "undefined_rates", UNDEFINED_RATES)
+    check_choice(normalization, "normalization", NORMALIZATIONS)
+    check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
     check_sample_size(silhouette_sample_size)
     if isinstance(clustering, str):
-        check_choice(clustering, CLUSTERINGS, "clustering")
+        check_choice(clustering, "clustering", CLUSTERINGS)
     if categorical_features is None:
         cat = detect_categorical(X)
     else:
@@ -349,7 +349,7 @@ def compare_clusterings(
             "candidates must be a non-empty list of ints or (clustering, k) pairs, or a dict "
             f"{{clustering: [k, ...]}}, got {candidates!r}"
         )
-    check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
+    check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
     check_sample_size(silhouette_sample_size)
     pairs = candidates.items() if isinstance(candidates, dict) else candidates
     for c in pairs:

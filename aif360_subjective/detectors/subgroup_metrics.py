@@ -22,23 +22,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts
+
 __all__ = ["METRICS", "cell_codes", "counts_by_label", "counts_of_rows", "metrics_from_counts"]
 
 #: Metric columns of :meth:`SubgroupReport.subgroup_metrics`, in order.
 METRICS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error")
 
-# Confusion cells (positive = favourable): 0 TN, 1 FP, 2 FN, 3 TP.
-TN, FP, FN, TP = 0, 1, 2, 3
-
-
-def cell_codes(t: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Confusion cell per row from boolean truth/prediction ("is favourable")."""
-    return 2 * t.astype(np.intp) + p.astype(np.intp)
+# Confusion cells (positive = favourable): TN, FP, FN, TP = 0, 1, 2, 3 and ``cell_codes`` come from the shared
+# label module, as do the counts of a partition.
 
 
 def counts_by_label(cell: np.ndarray, idx: np.ndarray, k: int, weights: np.ndarray | None) -> np.ndarray:
     """(k, 4) confusion counts of a partition (row i in group ``idx[i]``), one ``bincount``."""
-    return np.bincount(idx * 4 + cell, weights=weights, minlength=4 * k).reshape(k, 4).astype(np.float64)
+    return confusion_counts(idx, k, cell, weights)
 
 
 def counts_of_rows(cell: np.ndarray, rows: np.ndarray, weights: np.ndarray | None) -> np.ndarray:

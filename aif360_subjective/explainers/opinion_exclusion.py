@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from aif360.explainers import MetricTextExplainer
 
-from ..metrics._opinion_groups import group_label
+from ..metrics.opinion_groups import group_label
 
 __all__ = ["OpinionExclusionTextExplainer"]
 
@@ -39,7 +39,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
 
     def unfairness(self) -> str:
         m = self.metric
-        n_groups = m.grouping_report().n_groups
+        n_groups = m.grouping_summary().n_groups
         return (
             f"Opinion-exclusion unfairness (standard deviation of the model's mean {self._perf()} across "
             f"{n_groups} groups of annotators, 0 = all groups served equally): {m.unfairness()}"
@@ -69,7 +69,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
 
     def group_performance(self) -> str:
         table = self.metric.group_performance()
-        lines = [f"Mean {self._perf()} per group ({self.metric.grouping_report().grouping}):"]
+        lines = [f"Mean {self._perf()} per group ({self.metric.grouping_summary().grouping}):"]
         for g, row in table.iterrows():
             value = "undefined" if np.isnan(row["performance"]) else f"{row['performance']:.3f}"
             lines.append(
@@ -97,4 +97,4 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         )
 
     def grouping_report(self) -> str:
-        return "Grouping: " + self.metric.grouping_report().summary()
+        return "Grouping: " + self.metric.grouping_summary().text()

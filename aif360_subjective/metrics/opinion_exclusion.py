@@ -8,41 +8,26 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from ._opinion_core import (
-    AGGREGATES,
-    AMBIGUITY_MEASURES,
-    NAN_POLICIES,
-    TIE_POLICIES,
-    OpinionExclusionResult,
-    check_choice,
-    encode_annotations,
-    individual_figures,
-    resolve_performance,
-)
-from ._opinion_groups import GroupingReport, validate_bins
-from ._opinion_options import (
-    GROUPING_NAMES,
-    check_discovered_options,
-    check_grouping_series,
-    opinion_exclusion_result,
-)
+from .._validation import check_multi_annotator_dataset
+from .opinion_annotations import EncodedAnnotations, encode_annotations
+from .opinion_core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
+from .opinion_groups import GroupingSummary
+from .opinion_options import OpinionOptions, check_opinion_options
 
 __all__ = ["OpinionExclusionMetric"]
 
 
-def _check_same_pairs(dataset, classified_dataset) -> None:
-    for name, ds in (("dataset", dataset), ("classified_dataset", classified_dataset)):
-        if not (hasattr(ds, "item_ids") and hasattr(ds, "annotator_ids")):
-            raise TypeError(
-                f"{name} must be a MultiAnnotatorDataset (one row per (item, annotator) annotation), "
-                f"got {type(ds).__name__}"
-            )
+def _check_same_pairs(dataset: Any, classified_dataset: Any) -> None:
+    """Both datasets must be MultiAnnotatorDatasets holding the same (item, annotator) rows in the same order."""
+    check_multi_annotator_dataset(dataset, "dataset")
+    check_multi_annotator_dataset(classified_dataset, "classified_dataset")
     a_items, a_anns = np.asarray(dataset.item_ids), np.asarray(dataset.annotator_ids)
     b_items, b_anns = np.asarray(classified_dataset.item_ids), np.asarray(classified_dataset.annotator_ids)
     if len(a_items) != len(b_items):
@@ -66,6 +51,17 @@ def _check_same_pairs(dataset, classified_dataset) -> None:
             f"{int(differ.sum())} rows differ, first at row {first} "
             f"({a_items[first]!r}, {a_anns[first]!r}) vs ({b_items[first]!r}, {b_anns[first]!r}); {hint}"
         )
+
+
+def _encode(dataset: Any, classified_dataset: Any) -> EncodedAnnotations:
+    """The annotation rows as the core's arrays (positive = the favourable label)."""
+    return encode_annotations(
+        dataset.labels.ravel(),
+        classified_dataset.labels.ravel(),
+        dataset.item_ids,
+        dataset.annotator_ids,
+        pos_label=dataset.favorable_label,
+    )
 
 
 class OpinionExclusionMetric(ClassificationMetric):
@@ -92,7 +88,13 @@ class OpinionExclusionMetric(ClassificationMetric):
     ADR is 0 (an annotator alone on an item is its majority), so there is one group and unfairness is 0.
     A performance measure undefined for every group (e.g. precision when the model never predicts the
     favourable label) gives NaN unfairness and performance, the groups being listed in
-    ``grouping_report().undefined_groups``.
+    ``grouping_summary().undefined_groups``.
+
+    Computation is eager, like :class:`~aif360_subjective.metrics.SubgroupDiscoveryMetric`: the constructor
+    validates every option (:func:`~aif360_subjective.metrics.check_opinion_options`, kept in :attr:`options`)
+    and runs the whole analysis once, so every error surfaces at construction; the accessors then return
+    copies of the stored results (:meth:`result` returns them all as an
+    :class:`~aif360_subjective.metrics.OpinionExclusionResult`). All options are keyword-only.
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
@@ -101,11 +103,12 @@ class OpinionExclusionMetric(ClassificationMetric):
 
     def __init__(
         self,
-        dataset,
-        classified_dataset,
+        dataset: Any,
+        classified_dataset: Any,
+        *,
         grouping: str | pd.Series = "adr",
         bins: int | Sequence[float] | str = 5,
-        performance: str | Callable | Sequence = "accuracy",
+        performance: str | Callable[..., float] | Sequence[Any] = "accuracy",
         tie: str = "favorable",
         min_group_size: int = 1,
         small_groups: str = "merge",
@@ -113,12 +116,12 @@ class OpinionExclusionMetric(ClassificationMetric):
         ambiguity: str = "disagreement",
         attributes: str | Sequence[str] | None = None,
         nan_policy: str = "propagate",
-        unprivileged_groups: list[dict] | None = None,
-        privileged_groups: list[dict] | None = None,
-        clustering="kmeans",
+        unprivileged_groups: list[dict[str, Any]] | None = None,
+        privileged_groups: list[dict[str, Any]] | None = None,
+        clustering: Any = "kmeans",
         n_clusters: int | None = None,
-        random_state=None,
-    ):
+        random_state: Any = None,
+    ) -> None:
         """
         Args:
             dataset (MultiAnnotatorDataset): the annotators' labels.
@@ -152,112 +155,53 @@ class OpinionExclusionMetric(ClassificationMetric):
                 on their behaviour (ADR, share of positive labels, direction of their disagreements)
                 plus the ``attributes`` named (default: behaviour only), with a subgroup-discovery
                 clusterer ("kmeans" by default; ``n_clusters=None`` = x-means); see
-                :func:`aif360_subjective.metrics._opinion_options.discovered_labels`.
+                :func:`aif360_subjective.metrics.opinion_groupers.discovered_labels`.
 
         Raises:
             TypeError: a dataset is not a MultiAnnotatorDataset, or an option has a wrong type.
             ValueError: the datasets hold different rows, or an option is invalid.
         """
         _check_same_pairs(dataset, classified_dataset)
-        # validate every option here, so errors surface at construction
-        if isinstance(grouping, str):
-            check_choice(grouping, "grouping", GROUPING_NAMES)
-        elif isinstance(grouping, pd.Series):
-            check_grouping_series(grouping, dataset.annotator_ids)
-        else:
-            raise TypeError(
-                f"grouping must be one of {list(GROUPING_NAMES)} or a pandas Series mapping annotator ids "
-                f"to groups, got {type(grouping).__name__}"
-            )
-        validate_bins(bins)
-        resolve_performance(performance)
-        check_choice(tie, "tie", TIE_POLICIES)
-        check_choice(small_groups, "small_groups", ("merge", "drop"))
-        if aggregate is not None:
-            check_choice(aggregate, "aggregate", AGGREGATES)
-        check_choice(ambiguity, "ambiguity", AMBIGUITY_MEASURES)
-        check_choice(nan_policy, "nan_policy", NAN_POLICIES)
-        if isinstance(min_group_size, bool) or not isinstance(min_group_size, int | np.integer):
-            raise TypeError(f"min_group_size must be an int >= 1, got {min_group_size!r}")
-        if min_group_size < 1:
-            raise ValueError(f"min_group_size must be >= 1, got {min_group_size}")
-        if isinstance(grouping, str) and grouping == "demographic":
-            if attributes is None:
-                attributes = list(dataset.protected_attribute_names)
-            attrs = [attributes] if isinstance(attributes, str) else list(attributes)
-            if not attrs:
-                raise ValueError(
-                    "grouping='demographic' needs annotator attributes: the dataset has no protected "
-                    "attributes; pass attributes=[...] naming columns of its annotators table "
-                    f"(columns: {list(dataset.annotators.columns)})"
-                )
-            missing = [a for a in attrs if a not in dataset.annotators.columns]
-            if not attrs or missing:
-                raise ValueError(
-                    f"attributes {missing or attrs} are not annotator columns of the dataset; "
-                    f"available: {list(dataset.annotators.columns)}"
-                )
-            attributes = attrs
-        if isinstance(grouping, str) and grouping == "discovered":
-            check_discovered_options(clustering, n_clusters, random_state, len(pd.unique(dataset.annotator_ids)))
-            if attributes is not None:
-                attrs = [attributes] if isinstance(attributes, str) else list(attributes)
-                missing = [a for a in attrs if a not in dataset.annotators.columns]
-                if missing:
-                    raise ValueError(
-                        f"attributes {missing} are not annotator columns of the dataset; "
-                        f"available: {list(dataset.annotators.columns)}"
-                    )
-
+        enc = _encode(dataset, classified_dataset)
+        options = check_opinion_options(
+            annotators=enc.annotators,
+            annotator_table=dataset.annotators,
+            default_attributes=list(dataset.protected_attribute_names),
+            grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
+            small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
+            nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
+        )
         super().__init__(
             dataset,
             classified_dataset,
             unprivileged_groups=unprivileged_groups,
             privileged_groups=privileged_groups,
         )
-        self.grouping = grouping
-        self.bins = bins
-        self.performance_metric = performance
-        self.tie = tie
-        self.min_group_size = int(min_group_size)
-        self.small_groups = small_groups
-        self.aggregate = aggregate
-        self.ambiguity = ambiguity
-        self.attributes = attributes
-        self.nan_policy = nan_policy
-        self.clustering = clustering
-        self.n_clusters = n_clusters
-        self.random_state = random_state
-        self._cached: OpinionExclusionResult | None = None
+        self.options: OpinionOptions = options
+        self._keep_option_attributes(grouping, performance)
+        # kept for analyses on top of the result (e.g. resampling annotators) without re-encoding
+        self._encoded: EncodedAnnotations = enc
+        self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
 
-    # ------------------------------------------------------------------ computation
+    def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any) -> None:
+        # the options as attributes, as before OpinionOptions existed (read-only by convention)
+        o = self.options
+        self.grouping = grouping
+        self.bins = o.bins
+        self.performance_metric = performance
+        self.tie = o.tie
+        self.min_group_size = o.min_group_size
+        self.small_groups = o.small_groups
+        self.aggregate = o.aggregate
+        self.ambiguity = o.ambiguity
+        self.attributes = list(o.attributes) or None
+        self.nan_policy = o.nan_policy
+        self.clustering = o.clustering
+        self.n_clusters = o.n_clusters
+        self.random_state = o.random_state
+
+    # ------------------------------------------------------------------ results
     def _result(self) -> OpinionExclusionResult:
-        if self._cached is None:
-            ds = self.dataset
-            enc = encode_annotations(
-                ds.labels.ravel(),
-                self.classified_dataset.labels.ravel(),
-                ds.item_ids,
-                ds.annotator_ids,
-                pos_label=ds.favorable_label,
-            )
-            self._cached = opinion_exclusion_result(
-                enc,
-                self.grouping,
-                ambiguity=self.ambiguity,
-                annotator_table=ds.annotators,
-                attributes=self.attributes,
-                tie=self.tie,
-                clustering=self.clustering,
-                n_clusters=self.n_clusters,
-                random_state=self.random_state,
-                bins=self.bins,
-                performance=self.performance_metric,
-                min_group_size=self.min_group_size,
-                small_groups=self.small_groups,
-                aggregate=self.aggregate,
-                nan_policy=self.nan_policy,
-            )
         return self._cached
 
     def _named(self, s: pd.Series) -> pd.Series:
@@ -326,7 +270,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         """Individual-level unfairness: population std of the per-annotator performance (§4.4)."""
         return float(individual_figures(self._result())["annotator_std"])
 
-    def worst_group(self):
+    def worst_group(self) -> Any:
         """The group with the lowest performance (None if no group has a defined performance)."""
         return individual_figures(self._result())["worst_group"]
 
@@ -343,9 +287,19 @@ class OpinionExclusionMetric(ClassificationMetric):
         """All individual-level figures: ``annotator_std``, worst/best group and value, ``gap``."""
         return individual_figures(self._result())
 
-    def grouping_report(self) -> GroupingReport:
+    def grouping_summary(self) -> GroupingSummary:
         """What the grouping did: group counts and everything skipped, merged or dropped."""
-        return self._result().report
+        return self._result().grouping_summary
+
+    def grouping_report(self) -> GroupingSummary:
+        """Former name of :meth:`grouping_summary` (kept for existing code)."""
+        return self._result().grouping_summary
+
+    @dont_decorate
+    def result(self) -> OpinionExclusionResult:
+        """The whole analysis as one :class:`~aif360_subjective.metrics.OpinionExclusionResult` (the object
+        :func:`aif360_subjective.sklearn.metrics.opinion_exclusion` returns)."""
+        return self._result()
 
     def performance_name(self) -> str:
         """A readable name of the performance option (e.g. "accuracy" or "mean(accuracy, f1)")."""

@@ -22,10 +22,7 @@ from aif360.datasets import BinaryLabelDataset
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from ..detectors._validation import (
-    check_columns,
-)
-from ..detectors.clustering import as_generator
+from .._validation import check_columns, check_random_state
 from ..detectors.detect import analyse, check_analysis_options
 from ..detectors.report import SubgroupReport
 
@@ -140,8 +137,10 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
     S disadvantaged), accuracy and accuracy error, with the dataset's instance weights. Every subgroup can be
     exported as AIF360 group dicts (:meth:`aif360_groups`).
 
-    All options are constructor arguments (AIF360 memoizes public metric methods); the accessors return fresh
-    pandas objects and are not memoized.
+    All options are keyword-only constructor arguments (AIF360 memoizes public metric methods). Computation is
+    eager, like :class:`~aif360_subjective.metrics.OpinionExclusionMetric`: the constructor validates the options and
+    runs the whole discovery once, so every error surfaces at construction; the accessors return fresh pandas
+    objects and are not memoized.
 
     Args:
         dataset (BinaryLabelDataset): ground truth.
@@ -171,13 +170,13 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         self,
         dataset,
         classified_dataset,
+        *,
         clustering="slink",
         n_clusters: int | Sequence[int] | None = None,
         entropy_threshold: float = 0.65,
         categorical_features: Sequence[str] | None = None,
         undefined_rates: str = "nan",
         random_state=None,
-        *,
         attributes: Sequence[str] | None = None,
         normalization: str = "cluster",
         inclusive: bool = False,
@@ -233,7 +232,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         self._table = table
         w = dataset.instance_weights.astype(np.float64) if use_instance_weights else None
         self.report: SubgroupReport = analyse(
-            table, y == fav, yhat == fav, w, opts, as_generator(random_state), fav
+            table, y == fav, yhat == fav, w, opts, check_random_state(random_state), fav
         )
 
     # The report computes everything once; accessors return fresh objects, so no memoization (which would
@@ -277,8 +276,14 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self.report.validity.copy()
 
     @property
-    def attributes(self) -> pd.DataFrame:
-        """The decoded attribute table the discovery ran on."""
+    def attributes(self) -> list[str]:
+        """The names of the decoded attributes the discovery ran on: ``attributes=`` as given, else every decoded
+        attribute (the same list either way, in the table's column order)."""
+        return list(self._table.columns)
+
+    @property
+    def attribute_table(self) -> pd.DataFrame:
+        """The decoded attribute table the discovery ran on (one column per name of :attr:`attributes`)."""
         return self._table.copy()
 
     @dont_decorate

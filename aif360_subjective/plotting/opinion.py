@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..metrics._opinion_groups import group_label
+from ..metrics.opinion_groups import group_label
 
 __all__ = ["plot_group_performance", "group_performance_table"]
 

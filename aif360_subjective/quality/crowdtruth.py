@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._validation import is_multi_annotator_dataset
 from ._vectors import AnnotationTensor, build_tensor
 
 logger = logging.getLogger(__name__)
@@ -331,15 +332,7 @@ def _from_dataset(dataset: Any) -> tuple[pd.DataFrame, list[Any]]:
     return df, pair
 
 
-def _is_multi_annotator_dataset(obj: Any) -> bool:
-    try:
-        from ..datasets import MultiAnnotatorDataset
-    except ImportError:  # pragma: no cover - the datasets package is part of this distribution
-        return False
-    return isinstance(obj, MultiAnnotatorDataset)
-
-
-def _check_max_delta(max_delta: Any) -> float:
+def check_max_delta(max_delta: Any) -> float:
     if isinstance(max_delta, bool) or not isinstance(max_delta, int | float | np.floating | np.integer):
         raise TypeError(f"max_delta must be a number, got {type(max_delta).__name__}")
     if not np.isfinite(max_delta) or max_delta <= 0:
@@ -347,7 +340,7 @@ def _check_max_delta(max_delta: Any) -> float:
     return float(max_delta)
 
 
-def _check_max_iter(max_iter: Any) -> int:
+def check_max_iter(max_iter: Any) -> int:
     if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer):
         raise TypeError(f"max_iter must be an int, got {type(max_iter).__name__}")
     if max_iter < 1:
@@ -425,11 +418,11 @@ def crowdtruth_scores(
         for Crowdsourcing with Disagreement", arXiv:1808.06080, 2018; the authors' Python package
         ``crowdtruth`` 2.1 (``crowdtruth.models.metrics.Metrics``), whose computation this follows.
     """
-    max_delta = _check_max_delta(max_delta)
-    max_iter = _check_max_iter(max_iter)
+    max_delta = check_max_delta(max_delta)
+    max_iter = check_max_iter(max_iter)
     if not isinstance(open_ended, bool | np.bool_):
         raise TypeError(f"open_ended must be True or False, got {open_ended!r}")
-    if _is_multi_annotator_dataset(df):
+    if is_multi_annotator_dataset(df):
         unit_col, worker_col, label_col = df.item_col, df.annotator_col, df.label_col
         df, ds_labels = _from_dataset(df)
         labels = ds_labels if labels is None else labels

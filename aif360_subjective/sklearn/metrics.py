@@ -15,15 +15,17 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pandas as pd
 
-from aif360_subjective.metrics._opinion_core import (
+from aif360_subjective.metrics.opinion_annotations import encode_annotations
+from aif360_subjective.metrics.opinion_core import (
     OpinionExclusionResult,
-    encode_annotations,
+    compute_opinion_exclusion,
     individual_figures,
 )
-from aif360_subjective.metrics._opinion_options import opinion_exclusion_result
+from aif360_subjective.metrics.opinion_options import check_opinion_options
 
 __all__ = [
     "disagreement_rates",
@@ -35,10 +37,10 @@ __all__ = [
     "opinion_individual_figures",
 ]
 
-Performance = str | Callable | Sequence
+Performance = str | Callable[..., float] | Sequence[Any]
 
 
-def _ids(y_true, ids, default_level: str, name: str):
+def _ids(y_true: Any, ids: Any, default_level: str, name: str) -> Any:
     if ids is None or isinstance(ids, str):
         level = default_level if ids is None else ids
         index = getattr(y_true, "index", None)
@@ -52,15 +54,15 @@ def _ids(y_true, ids, default_level: str, name: str):
 
 
 def opinion_exclusion(
-    y_true,
-    y_pred,
+    y_true: Any,
+    y_pred: Any,
     *,
-    item_ids=None,
-    annotator_ids=None,
+    item_ids: Any = None,
+    annotator_ids: Any = None,
     grouping: str | pd.Series = "adr",
     bins: int | Sequence[float] | str = 5,
     performance: Performance = "accuracy",
-    pos_label=1,
+    pos_label: Any = 1,
     tie: str = "favorable",
     min_group_size: int = 1,
     small_groups: str = "merge",
@@ -69,9 +71,9 @@ def opinion_exclusion(
     annotators: pd.DataFrame | None = None,
     attributes: str | Sequence[str] | None = None,
     nan_policy: str = "propagate",
-    clustering="kmeans",
+    clustering: Any = "kmeans",
     n_clusters: int | None = None,
-    random_state=None,
+    random_state: Any = None,
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -102,7 +104,8 @@ def opinion_exclusion(
             "pooled" (performance over the group's annotations, default for ambiguity/popularity).
         ambiguity: "disagreement", "entropy" or "uqs" (1 - CrowdTruth UQS).
         annotators (pandas.DataFrame, optional): annotator attributes indexed by annotator id.
-        attributes (str or list, optional): annotator columns for ``grouping="demographic"``.
+        attributes (str or list, optional): annotator columns for ``grouping="demographic"`` (default: every
+            column of ``annotators``, as the metric class defaults to the dataset's protected attributes).
         nan_policy: for a list of metrics: "propagate" (NaN if one is undefined) or "omit".
         clustering, n_clusters, random_state: for ``grouping="discovered"`` (annotator groups found by
             clustering annotators on their behaviour and ``attributes``; see
@@ -110,10 +113,13 @@ def opinion_exclusion(
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
-        ``group_table``, ``unit_performance``, ``unfairness``, ``performance``, ``report``.
+        ``group_table``, ``unit_performance``, ``unfairness``, ``performance``, ``grouping_summary``,
+        ``options``.
 
     Raises:
-        ValueError: on misaligned or non-binary inputs and invalid options.
+        ValueError: on misaligned or non-binary inputs and invalid option values.
+        TypeError: an option of the wrong type (the same exception and message as
+            :class:`~aif360_subjective.metrics.OpinionExclusionMetric` for every option).
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in
@@ -132,16 +138,19 @@ def opinion_exclusion(
         _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
         pos_label=pos_label,
     )
-    return opinion_exclusion_result(
-        enc, grouping, ambiguity=ambiguity, annotator_table=annotators, attributes=attributes, tie=tie,
-        clustering=clustering, n_clusters=n_clusters, random_state=random_state, bins=bins,
-        performance=performance, min_group_size=min_group_size, small_groups=small_groups,
-        aggregate=aggregate, nan_policy=nan_policy,
+    options = check_opinion_options(
+        annotators=enc.annotators,
+        annotator_table=annotators,
+        default_attributes=() if annotators is None else list(annotators.columns),
+        grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
+        small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
+        nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
     )
+    return compute_opinion_exclusion(enc, options, annotators)
 
 
 def disagreement_rates(
-    y_true, *, item_ids=None, annotator_ids=None, pos_label=1, tie: str = "favorable"
+    y_true: Any, *, item_ids: Any = None, annotator_ids: Any = None, pos_label: Any = 1, tie: str = "favorable"
 ) -> pd.Series:
     """Average disagreement rate (ADR) of every annotator with the items' majority vote.
 
@@ -158,13 +167,13 @@ def disagreement_rates(
 
 
 def annotator_performance(
-    y_true,
-    y_pred,
+    y_true: Any,
+    y_pred: Any,
     *,
-    item_ids=None,
-    annotator_ids=None,
+    item_ids: Any = None,
+    annotator_ids: Any = None,
     performance: Performance = "accuracy",
-    pos_label=1,
+    pos_label: Any = 1,
     nan_policy: str = "propagate",
 ) -> pd.Series:
     """Performance of the predictions for each annotator (over all its annotations).
@@ -183,7 +192,7 @@ def annotator_performance(
     ).annotator_performance
 
 
-def opinion_group_performance(y_true, y_pred, **kwargs) -> pd.DataFrame:
+def opinion_group_performance(y_true: Any, y_pred: Any, **kwargs: Any) -> pd.DataFrame:
     """Group table (n_annotators, n_annotations, performance, spread, n_undefined) per group.
 
     Keyword arguments as in :func:`opinion_exclusion`.
@@ -191,7 +200,7 @@ def opinion_group_performance(y_true, y_pred, **kwargs) -> pd.DataFrame:
     return opinion_exclusion(y_true, y_pred, **kwargs).group_table
 
 
-def opinion_unfairness(y_true, y_pred, **kwargs) -> float:
+def opinion_unfairness(y_true: Any, y_pred: Any, **kwargs: Any) -> float:
     """Unfairness: population standard deviation (ddof=0) of the groups' performance.
 
     Keyword arguments as in :func:`opinion_exclusion`. Groups with undefined performance are skipped.
@@ -199,7 +208,7 @@ def opinion_unfairness(y_true, y_pred, **kwargs) -> float:
     return opinion_exclusion(y_true, y_pred, **kwargs).unfairness
 
 
-def opinion_performance(y_true, y_pred, **kwargs) -> float:
+def opinion_performance(y_true: Any, y_pred: Any, **kwargs: Any) -> float:
     """General performance: mean of the groups' performance.
 
     Keyword arguments as in :func:`opinion_exclusion`.
@@ -207,7 +216,7 @@ def opinion_performance(y_true, y_pred, **kwargs) -> float:
     return opinion_exclusion(y_true, y_pred, **kwargs).performance
 
 
-def opinion_individual_figures(y_true, y_pred, **kwargs) -> pd.Series:
+def opinion_individual_figures(y_true: Any, y_pred: Any, **kwargs: Any) -> pd.Series:
     """Individual-level figures: std over annotators, worst/best group and their gap.
 
     Keyword arguments as in :func:`opinion_exclusion`.

@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from aif360.algorithms.transformer import NotFittedError
-from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
-from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier
+from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
 
@@ -26,10 +25,7 @@ def split():
 
 def _model1(train, test):
     """Model 1: logistic regression on item features, trained on majority-vote labels."""
-    mv = train.majority_vote()
-    lr = LogisticRegression(max_iter=1000).fit(mv.features, mv.labels.ravel())
-    item_idx = [test.feature_names.index(c) for c in test.item_feature_names]
-    return test.with_predictions(lr.predict(test.features[:, item_idx]))
+    return MajorityVoteClassifier().fit(train).predict(test)
 
 
 def test_paper_three_models(split):

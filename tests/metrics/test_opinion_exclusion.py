@@ -8,14 +8,11 @@ import pytest
 from sklearn import metrics as skm
 
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
-from aif360_subjective.metrics import OpinionExclusionMetric
-from aif360_subjective.metrics._opinion_core import (
-    PERFORMANCE_NAMES,
-    compute_opinion_exclusion,
-    disagreement_rates,
-    encode_annotations,
-)
-from aif360_subjective.metrics._opinion_groups import assign_bins, enforce_min_group_size
+from aif360_subjective.metrics import OpinionExclusionMetric, check_opinion_options
+from aif360_subjective.metrics.opinion_annotations import disagreement_rates, encode_annotations
+from aif360_subjective.metrics.opinion_core import compute_opinion_exclusion
+from aif360_subjective.metrics.opinion_groups import assign_bins, enforce_min_group_size
+from aif360_subjective.metrics.opinion_options import PERFORMANCE_NAMES
 
 # Small hand-computed case: 4 items x 3 annotators (a, b, c), label 1 favourable.
 #   item:   0      1      2      3
@@ -105,7 +102,7 @@ def test_builtin_metrics_match_sklearn_per_annotator(name):
     items = rng.integers(0, 60, n)
     y, p = rng.integers(0, 2, n), rng.integers(0, 2, n)
     enc = encode_annotations(y, p, items, anns)
-    res = compute_opinion_exclusion(enc, performance=name)
+    res = compute_opinion_exclusion(enc, check_opinion_options(annotators=enc.annotators, performance=name))
     sk = {
         "accuracy": skm.accuracy_score,
         "balanced_accuracy": skm.balanced_accuracy_score,

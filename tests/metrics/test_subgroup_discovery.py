@@ -59,7 +59,8 @@ def small(compas):
 
 def test_decoding_gives_raw_attributes(full):
     _, _, m = full
-    attrs = m.attributes
+    attrs = m.attribute_table
+    assert m.attributes == list(attrs.columns)
     assert set(attrs.columns) == {
         "age",
         "c_charge_degree",
@@ -221,5 +222,7 @@ def test_bad_inputs(compas):
     with pytest.raises(ValueError, match="cluster_column"):
         SubgroupDiscoveryMetric(true, pred, n_clusters=3, cluster_column="age")
     m = SubgroupDiscoveryMetric(true, pred, n_clusters=3, attributes=["race", "sex"], random_state=0)
+    assert m.attributes == ["race", "sex"]  # reads back as given: names, not the table
+    assert list(m.attribute_table.columns) == ["race", "sex"]
     with pytest.raises(ValueError, match="unknown subgroup id"):
         m.aif360_groups("entropy", 42)

@@ -155,3 +155,14 @@ def test_payload_frame_cells_roundtrip():
     assert t.header[0][0] == f"id {PAYLOADS[0]}"
     assert t.header[0][1] == PAYLOADS[0]
     assert t.rows[0][0] == PAYLOADS[0] and t.rows[0][3] == PAYLOADS[0]
+
+
+def test_facts_given_to_the_constructor_are_kept_and_formatted():
+    rep = Report("Audit", facts={"unfairness": 0.123456, "annotators": 150})
+    assert rep.facts == {"unfairness": format_value(0.123456, 3), "annotators": format_value(150, 3)}
+    assert rep.facts["unfairness"] == "0.123"
+    rep.fact("groups", 5)
+    assert list(rep.facts) == ["unfairness", "annotators", "groups"]
+    assert "0.123" in render_report(rep)
+    with pytest.raises(TypeError, match="facts must be a mapping"):
+        Report("Audit", facts=[("a", 1)])

@@ -13,9 +13,11 @@ import numpy as np
 import scipy.sparse as sp
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
-from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from ..._validation import check_multi_annotator_dataset, check_random_state
+from .majority_vote import seeded_estimator
 
 __all__ = ["AnnotatorAwareClassifier"]
 
@@ -69,9 +71,7 @@ class AnnotatorAwareClassifier(Transformer):
             TypeError: ``estimator`` is not a scikit-learn classifier, or ``random_state`` is not None, an
                 int or a Generator.
         """
-        if not (random_state is None or isinstance(random_state, np.random.Generator)
-                or (isinstance(random_state, int | np.integer) and not isinstance(random_state, bool))):
-            raise TypeError(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
+        check_random_state(random_state)
         if estimator is not None and not all(hasattr(estimator, a) for a in ("fit", "predict", "get_params")):
             raise TypeError(
                 "estimator must be an unfitted scikit-learn classifier (with fit, predict and get_params) or "
@@ -93,11 +93,6 @@ class AnnotatorAwareClassifier(Transformer):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ features
-    @staticmethod
-    def _check_dataset(dataset, name="dataset"):
-        if not (hasattr(dataset, "item_ids") and hasattr(dataset, "annotator_ids")):
-            raise TypeError(f"{name} must be a MultiAnnotatorDataset, got {type(dataset).__name__}")
-
     def _columns(self, dataset):
         names = list(dataset.feature_names)
         items = [names.index(c) for c in dataset.item_feature_names]
@@ -165,15 +160,12 @@ class AnnotatorAwareClassifier(Transformer):
             TypeError: ``dataset`` is not a MultiAnnotatorDataset.
             ValueError: only one label value in the training annotations.
         """
-        self._check_dataset(dataset)
+        check_multi_annotator_dataset(dataset)
         y = dataset.labels.ravel()
         if len(np.unique(y)) < 2:
             raise ValueError("the training annotations hold a single label value; a classifier needs both")
         x = self._design(dataset, fit=True)
-        est = LogisticRegression(max_iter=1000) if self.estimator is None else clone(self.estimator)
-        if self.random_state is not None and est.get_params().get("random_state", 0) is None:
-            rng = np.random.default_rng(self.random_state)
-            est.set_params(random_state=int(rng.integers(0, 2**31 - 1)))
+        est = seeded_estimator(self.estimator, LogisticRegression(max_iter=1000), self.random_state)
         self.estimator_ = est.fit(x, y)
         self.favorable_label_ = dataset.favorable_label
         self.n_training_annotators_ = len(np.unique(np.asarray(dataset.annotator_ids, dtype=object)))
@@ -194,7 +186,7 @@ class AnnotatorAwareClassifier(Transformer):
         """
         if not hasattr(self, "estimator_"):
             raise NotFittedError("AnnotatorAwareClassifier is not fitted: call fit(dataset) first")
-        self._check_dataset(dataset)
+        check_multi_annotator_dataset(dataset)
         x = self._design(dataset, fit=False)
         pred = self.estimator_.predict(x)
         scores = None
@@ -202,8 +194,5 @@ class AnnotatorAwareClassifier(Transformer):
             classes = list(self.estimator_.classes_)
             if self.favorable_label_ in classes:
                 scores = self.estimator_.predict_proba(x)[:, classes.index(self.favorable_label_)]
-        if dataset.metadata.get("label_maps"):
-            # the dataset codes string labels as 1.0/0.0; with_predictions expects the input's values
-            label_map = dataset.metadata["label_maps"][0]
-            pred = np.where(pred == 1.0, label_map[1.0], label_map[0.0]).astype(object)
-        return dataset.with_predictions(pred, scores=scores)
+        # the dataset codes string labels as 1.0/0.0; with_predictions expects the input's values
+        return dataset.with_predictions(dataset.decode_labels(pred), scores=scores)

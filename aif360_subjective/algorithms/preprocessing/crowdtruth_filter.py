@@ -10,19 +10,12 @@ import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
+from ..._validation import check_fraction, check_multi_annotator_dataset
 from ...datasets import MultiAnnotatorDataset
 from ...quality import CrowdTruthResult, crowdtruth_scores
-from ...quality.crowdtruth import _check_max_delta, _check_max_iter
+from ...quality.crowdtruth import check_max_delta, check_max_iter
 
 _MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
-
-
-def _check_fraction(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
-    if not 0.0 <= float(value) <= 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return float(value)
 
 
 def _check_positive(name: str, value: Any) -> float:
@@ -147,9 +140,9 @@ class CrowdTruthFilter(Transformer):
             if threshold != "auto":
                 raise ValueError(f"threshold must be 'auto' or a WQS in [0, 1], got {threshold!r}")
         else:
-            threshold = _check_fraction("threshold", threshold)
+            threshold = check_fraction(threshold, "threshold")
         if quantile is not None:
-            quantile = _check_fraction("quantile", quantile)
+            quantile = check_fraction(quantile, "quantile")
             if threshold != "auto":
                 raise ValueError("give either threshold or quantile, not both")
         if not isinstance(protect, bool | np.bool_):
@@ -162,8 +155,8 @@ class CrowdTruthFilter(Transformer):
             raise TypeError(f"min_annotations must be an int, got {min_annotations!r}")
         if min_annotations < 4:
             raise ValueError(f"min_annotations must be >= 4 (the z test needs n - 3 > 0), got {min_annotations}")
-        _check_max_delta(max_delta)
-        _check_max_iter(max_iter)
+        check_max_delta(max_delta)
+        check_max_iter(max_iter)
         super().__init__(
             threshold=threshold, quantile=quantile, protect=protect, protect_z=protect_z, auto_k=auto_k,
             min_annotations=int(min_annotations), max_delta=max_delta, max_iter=max_iter,
@@ -190,7 +183,7 @@ class CrowdTruthFilter(Transformer):
         Raises:
             TypeError: if ``dataset`` is not a MultiAnnotatorDataset.
         """
-        _check_dataset(dataset)
+        check_multi_annotator_dataset(dataset)
         scores: CrowdTruthResult = crowdtruth_scores(dataset, max_delta=self.max_delta, max_iter=self.max_iter)
         wqs = scores.workers["wqs"]
         threshold = self._threshold(wqs)
@@ -257,7 +250,7 @@ class CrowdTruthFilter(Transformer):
         """
         if not hasattr(self, "scores_"):
             raise NotFittedError("this CrowdTruthFilter is not fitted yet: call fit(dataset) first")
-        _check_dataset(dataset)
+        check_multi_annotator_dataset(dataset)
         pairs = pd.MultiIndex.from_arrays([dataset.item_ids, dataset.annotator_ids])
         unseen = ~pairs.isin(self._fitted_pairs)
         if unseen.any():
@@ -285,8 +278,3 @@ class CrowdTruthFilter(Transformer):
             "n_annotations_kept": int((~drop).sum()),
         }
         return out
-
-
-def _check_dataset(dataset: Any) -> None:
-    if not isinstance(dataset, MultiAnnotatorDataset):
-        raise TypeError(f"dataset must be a MultiAnnotatorDataset, got {type(dataset).__name__}")

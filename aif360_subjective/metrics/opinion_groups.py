@@ -1,4 +1,4 @@
-"""Binning and group-size handling for the opinion-exclusion metrics.
+"""Binning, group-size rules and the grouping summary of the opinion-exclusion metrics.
 
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
@@ -10,14 +10,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+__all__ = ["GroupingReport", "GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label",
+           "validate_bins"]
+
 
 @dataclass(frozen=True)
-class GroupingReport:
-    """What the grouping did: group counts, and everything skipped, merged or dropped.
+class GroupingSummary:
+    """What the grouping of an opinion-exclusion analysis did: group counts, and everything skipped,
+    merged or dropped (``OpinionExclusionMetric.grouping_summary()``, ``OpinionExclusionResult.grouping_summary``).
 
     Attributes:
         grouping: the grouping's name ("adr", "ambiguity", "popularity", "demographic", ...).
@@ -45,17 +50,21 @@ class GroupingReport:
     n_groups: int
     n_ungrouped_units: int = 0
     n_ungrouped_annotations: int = 0
-    excluded: dict = field(default_factory=dict)
-    notes: tuple = ()
-    empty_groups: tuple = ()
-    merged_groups: tuple = ()
-    dropped_groups: tuple = ()
-    undefined_groups: tuple = ()
+    excluded: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    empty_groups: tuple[Any, ...] = ()
+    merged_groups: tuple[tuple[tuple[Any, ...], Any], ...] = ()
+    dropped_groups: tuple[Any, ...] = ()
+    undefined_groups: tuple[Any, ...] = ()
     n_undefined_units: int = 0
     n_tie_items: int = 0
     tie: str = "favorable"
 
     def summary(self) -> str:
+        """One readable paragraph describing the grouping and what it skipped (its :meth:`text`)."""
+        return self.text()
+
+    def text(self) -> str:
         """One readable paragraph describing the grouping and what it skipped."""
         parts = [
             f"grouping={self.grouping!r}: {self.n_groups} groups of {self.unit}s "
@@ -81,7 +90,11 @@ class GroupingReport:
         return "; ".join(parts)
 
 
-def validate_bins(bins):
+#: Former name of :class:`GroupingSummary` ("report" now names the HTML report only).
+GroupingReport = GroupingSummary
+
+
+def validate_bins(bins: Any) -> tuple[str, Any]:
     """Check the ``bins`` option; return ("int", n) | ("edges", array) | ("quantile", n).
 
     Raises:
@@ -114,7 +127,7 @@ def validate_bins(bins):
     raise TypeError(f"bins must be an int, a sequence of edges or 'quantile:N', got {type(bins).__name__}")
 
 
-def assign_bins(values: np.ndarray, bins) -> tuple[np.ndarray, pd.Index, list[str]]:
+def assign_bins(values: np.ndarray, bins: Any) -> tuple[np.ndarray, pd.Index, list[str]]:
     """Bin values (NaN = no value).
 
     * int: that many equal-width bins over the observed range, exactly as :func:`pandas.cut`
@@ -168,7 +181,7 @@ def assign_bins(values: np.ndarray, bins) -> tuple[np.ndarray, pd.Index, list[st
     return codes, pd.Index(labels, name="group"), notes
 
 
-def _merged_label(labels: list):
+def _merged_label(labels: list[Any]) -> Any:
     first, last = labels[0], labels[-1]
     if isinstance(first, pd.Interval) and isinstance(last, pd.Interval):
         closed_left = first.closed in ("left", "both")
@@ -187,7 +200,7 @@ def enforce_min_group_size(
     min_group_size: int,
     policy: str,
     ordered: bool,
-) -> tuple[np.ndarray, pd.Index, dict]:
+) -> tuple[np.ndarray, pd.Index, dict[str, Any]]:
     """Skip empty groups, then merge or drop groups smaller than ``min_group_size``.
 
     Merging (``policy="merge"``): for ordered groups (bins), the smallest group below the minimum
@@ -269,7 +282,7 @@ def enforce_min_group_size(
     }
 
 
-def group_label(group, spec: str = ".3g", sep: str = " to ") -> str:
+def group_label(group: Any, spec: str = ".3g", sep: str = " to ") -> str:
     """Readable name of a group: an ADR/ambiguity bin ``left{sep}right`` (bounds formatted with the
     format ``spec``), an intersection of attributes joined by ``&``, or the value itself."""
     if isinstance(group, pd.Interval):

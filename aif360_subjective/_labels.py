@@ -1,0 +1,143 @@
+"""Label-level concepts shared by the datasets, the metrics and the detectors: one definition of each.
+
+* the majority vote of binary labels with its tie policies,
+* the binary entropy of a label share,
+* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them.
+
+Everything works in "positive-indicator" space: a label is positive when it equals the favourable label
+(AIF360's convention) or the ``pos_label`` of the functional API.
+
+This module sits at the package level, not in ``metrics/``, because ``datasets`` (the lowest layer) needs the
+majority vote too and must not import ``metrics``.
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning,
+    Section 4.1 (majority vote, disagreement with it).
+    R. K. E. Bellamy et al., "AI Fairness 360", 2018 (rates from confusion counts).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ._validation import check_choice
+
+__all__ = [
+    "FN",
+    "FP",
+    "TIE_POLICIES",
+    "TN",
+    "TP",
+    "binary_entropy",
+    "cell_codes",
+    "confusion_counts",
+    "majority_vote",
+    "ratio",
+    "vote_counts",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: What an item with as many positive as negative labels becomes in a majority vote.
+TIE_POLICIES: Final = ("favorable", "unfavorable", "drop")
+
+#: Confusion cells (positive = favourable): 0 TN, 1 FP, 2 FN, 3 TP (``2 * truth + prediction``).
+TN: Final = 0
+FP: Final = 1
+FN: Final = 2
+TP: Final = 3
+
+
+def vote_counts(codes: npt.NDArray[np.int64], positive: npt.NDArray[np.bool_], n_units: int) -> tuple[
+    FloatArray, FloatArray
+]:
+    """Number of labels and of positive labels per unit (e.g. per item).
+
+    Args:
+        codes: unit code (0..n_units-1) of every label.
+        positive: whether each label is the positive one.
+        n_units: number of units.
+
+    Returns:
+        ``(n, n_pos)``: float arrays of length ``n_units``.
+    """
+    n = np.bincount(codes, minlength=n_units).astype(np.float64)
+    n_pos = np.bincount(codes, weights=positive, minlength=n_units).astype(np.float64)
+    return n, n_pos
+
+
+def majority_vote(n: FloatArray, n_pos: FloatArray, tie: str = "favorable") -> FloatArray:
+    """Majority vote per unit in positive-indicator space.
+
+    A unit is positive when strictly more than half of its labels are positive (``2 * n_pos > n``, exact
+    for counts in floating point), negative when strictly fewer are; an exact tie follows ``tie``.
+
+    Args:
+        n: labels per unit.
+        n_pos: positive labels per unit.
+        tie: "favorable" (tie -> 1.0), "unfavorable" (tie -> 0.0) or "drop" (tie -> NaN).
+
+    Returns:
+        numpy.ndarray: 1.0, 0.0 or NaN per unit.
+
+    Raises:
+        ValueError: ``tie`` is not a tie policy.
+    """
+    check_choice(tie, "tie", TIE_POLICIES)
+    tie_value = {"favorable": 1.0, "unfavorable": 0.0, "drop": np.nan}[tie]
+    twice = 2.0 * np.asarray(n_pos, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    return np.where(twice > n, 1.0, np.where(twice < n, 0.0, tie_value))
+
+
+def binary_entropy(share: FloatArray) -> FloatArray:
+    """Binary entropy in bits of a positive share ``p``: ``-(p log2 p + (1-p) log2 (1-p))``, 0 at p in {0, 1}.
+
+    Args:
+        share: share of positive labels per unit, in [0, 1].
+
+    Returns:
+        numpy.ndarray: values in [0, 1] (never -0.0).
+    """
+    share = np.asarray(share, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(share * np.log2(share) + (1.0 - share) * np.log2(1.0 - share))
+    return np.where((share == 0.0) | (share == 1.0), 0.0, h) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def cell_codes(t: npt.NDArray[np.bool_], p: npt.NDArray[np.bool_]) -> npt.NDArray[np.intp]:
+    """Confusion cell per row (:data:`TN`, :data:`FP`, :data:`FN`, :data:`TP`) from boolean truth and prediction."""
+    return 2 * np.asarray(t).astype(np.intp) + np.asarray(p).astype(np.intp)
+
+
+def confusion_counts(
+    codes: npt.NDArray[np.integer],
+    n_units: int,
+    cells: npt.NDArray[np.intp],
+    weights: FloatArray | None = None,
+) -> FloatArray:
+    """Confusion counts of every unit in one ``bincount``.
+
+    Args:
+        codes: unit code (0..n_units-1) of every row.
+        n_units: number of units.
+        cells: confusion cell of every row (:func:`cell_codes`).
+        weights: optional row weights.
+
+    Returns:
+        numpy.ndarray: shape ``(n_units, 4)``, columns TN, FP, FN, TP.
+    """
+    flat = np.asarray(codes, dtype=np.intp) * 4 + cells
+    return np.bincount(flat, weights=weights, minlength=4 * n_units).reshape(n_units, 4).astype(np.float64)
+
+
+def ratio(num: npt.ArrayLike, den: npt.ArrayLike, fill: float = np.nan) -> FloatArray:
+    """``num / den`` where ``den > 0``, ``fill`` elsewhere (an undefined rate)."""
+    numerator = np.asarray(num, dtype=np.float64)
+    denominator = np.asarray(den, dtype=np.float64)
+    out = np.full(numerator.shape, fill, dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out

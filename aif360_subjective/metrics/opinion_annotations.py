@@ -1,0 +1,232 @@
+"""Annotations as aligned arrays, and what is computed from them before any grouping.
+
+The encoded annotations (:class:`EncodedAnnotations`), each item's votes, each annotator's average
+disagreement rate (ADR) with the majority vote, item ambiguity and annotation popularity.
+
+Labels are handled as "positive" indicators: ``y == pos_label`` (AIF360's favourable label, or the
+``pos_label`` of the functional API). The tie policy of the majority vote ("favorable",
+"unfavorable", "drop") refers to that positive label.
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+    Learning. Section 4.1 (ADR) and "Grouping criteria" (sample ambiguity, annotation popularity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._labels import binary_entropy, majority_vote, vote_counts
+
+__all__ = [
+    "DisagreementRates",
+    "EncodedAnnotations",
+    "annotation_popularity",
+    "disagreement_rates",
+    "encode_annotations",
+    "item_ambiguity",
+    "item_vote_counts",
+]
+
+
+@dataclass(frozen=True)
+class EncodedAnnotations:
+    """Annotations as aligned arrays with integer codes for items and annotators.
+
+    Attributes:
+        t: bool array, annotator's label is the positive label.
+        p: bool array, prediction is the positive label.
+        item_codes, annotator_codes: int64 codes into ``items`` / ``annotators``.
+        items, annotators: the distinct ids (sorted), the codes' categories.
+        y_true, y_pred: the raw label arrays (handed to user callables).
+    """
+
+    t: np.ndarray
+    p: np.ndarray
+    item_codes: np.ndarray
+    annotator_codes: np.ndarray
+    items: pd.Index
+    annotators: pd.Index
+    y_true: np.ndarray
+    y_pred: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.t)
+
+
+def _as_1d(x: Any, name: str) -> np.ndarray:
+    arr = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else np.asarray(x)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def _factorize(ids: np.ndarray, name: str) -> tuple[np.ndarray, pd.Index]:
+    if pd.isna(ids).any():
+        rows = np.flatnonzero(pd.isna(ids))[:5].tolist()
+        raise ValueError(f"{name} contains missing values at rows {rows}")
+    try:
+        codes, uniques = pd.factorize(ids, sort=True)
+    except TypeError:  # mixed, unorderable ids: keep order of appearance
+        codes, uniques = pd.factorize(ids, sort=False)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def encode_annotations(
+    y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, pos_label: Any = 1
+) -> EncodedAnnotations:
+    """Validate aligned annotation arrays and encode them.
+
+    Args:
+        y_true: the annotators' labels, one per annotation.
+        y_pred: the model's predictions for the same annotations.
+        item_ids: the item of each annotation.
+        annotator_ids: the annotator of each annotation.
+        pos_label: the positive (favourable) label.
+
+    Returns:
+        EncodedAnnotations
+
+    Raises:
+        ValueError: on misaligned lengths, missing ids or labels, or more than two distinct labels.
+    """
+    arrays = {
+        "y_true": _as_1d(y_true, "y_true"),
+        "y_pred": _as_1d(y_pred, "y_pred"),
+        "item_ids": _as_1d(item_ids, "item_ids"),
+        "annotator_ids": _as_1d(annotator_ids, "annotator_ids"),
+    }
+    lengths = {k: len(v) for k, v in arrays.items()}
+    if len(set(lengths.values())) != 1:
+        raise ValueError(
+            f"y_true, y_pred, item_ids and annotator_ids must have the same length, got {lengths}"
+        )
+    if lengths["y_true"] == 0:
+        raise ValueError("no annotations: y_true is empty")
+    yt, yp = arrays["y_true"], arrays["y_pred"]
+    for name, y in (("y_true", yt), ("y_pred", yp)):
+        missing = pd.isna(y)
+        if missing.any():
+            raise ValueError(
+                f"{name} contains missing labels at rows {np.flatnonzero(missing)[:5].tolist()}; "
+                "drop those annotations first"
+            )
+    values = pd.unique(np.concatenate([pd.unique(yt), pd.unique(yp)]).astype(object))
+    if len(values) > 2:
+        raise ValueError(
+            f"labels must be binary: y_true and y_pred hold {len(values)} distinct values "
+            f"{sorted(map(repr, values))[:6]}; expected at most two (pos_label={pos_label!r} and one other)"
+        )
+    if len(values) == 2 and not any(_same(v, pos_label) for v in values):
+        raise ValueError(
+            f"pos_label={pos_label!r} is not one of the labels {sorted(map(repr, values))} of y_true and y_pred"
+        )
+    item_codes, items = _factorize(arrays["item_ids"], "item_ids")
+    ann_codes, annotators = _factorize(arrays["annotator_ids"], "annotator_ids")
+    return EncodedAnnotations(
+        t=np.asarray(yt == pos_label, dtype=bool),
+        p=np.asarray(yp == pos_label, dtype=bool),
+        item_codes=item_codes,
+        annotator_codes=ann_codes,
+        items=items,
+        annotators=annotators,
+        y_true=yt,
+        y_pred=yp,
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+# ----------------------------------------------------------------------------------------------
+# majority vote, ADR, ambiguity, popularity
+# ----------------------------------------------------------------------------------------------
+def item_vote_counts(enc: EncodedAnnotations) -> tuple[np.ndarray, np.ndarray]:
+    """Number of annotations and of positive labels per item (float arrays over ``enc.items``)."""
+    return vote_counts(enc.item_codes, enc.t, len(enc.items))
+
+
+@dataclass(frozen=True)
+class DisagreementRates:
+    """ADR per annotator and what the tie policy removed."""
+
+    adr: np.ndarray  # per annotator code, NaN when no annotation was counted
+    n_counted: np.ndarray  # annotations counted per annotator
+    n_tie_items: int  # items whose tie was dropped
+    n_tie_annotations: int  # annotations on those items (not counted in ADR)
+
+
+def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> DisagreementRates:
+    """Average disagreement rate (ADR) of every annotator with the items' majority vote.
+
+    ADR = share of the annotator's labels that differ from the majority vote of their item,
+    the vote being taken over all the item's annotations (the annotator's own included).
+    With ``tie="drop"`` the annotations on tied items are not counted; an annotator with no
+    counted annotation gets NaN.
+
+    Args:
+        enc: encoded annotations.
+        tie: tie policy of the majority vote.
+
+    Returns:
+        DisagreementRates
+
+    References:
+        Balayn et al. (2019), Section 4.1 a).
+    """
+    n, n_pos = item_vote_counts(enc)
+    mv = majority_vote(n, n_pos, tie)
+    row_mv = mv[enc.item_codes]
+    counted = ~np.isnan(row_mv)
+    disagree = counted & (enc.t != (row_mv == 1.0))
+    k = len(enc.annotators)
+    n_counted = np.bincount(enc.annotator_codes, weights=counted, minlength=k)
+    n_dis = np.bincount(enc.annotator_codes, weights=disagree, minlength=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        adr = np.where(n_counted > 0, n_dis / np.where(n_counted > 0, n_counted, 1.0), np.nan)
+    return DisagreementRates(
+        adr=adr,
+        n_counted=n_counted,
+        n_tie_items=int(np.isnan(mv).sum()),
+        n_tie_annotations=int((~counted).sum()),
+    )
+
+
+def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreement") -> np.ndarray:
+    """Ambiguity of every item from the split of its annotations.
+
+    Args:
+        n: annotations per item.
+        n_pos: positive labels per item.
+        measure: "disagreement" = share of the item's annotations that differ from its majority
+            (min(p, 1 - p), in [0, 0.5]); "entropy" = binary entropy of the label shares in bits
+            (in [0, 1]).
+
+    Returns:
+        numpy.ndarray: one value per item.
+    """
+    share = n_pos / n
+    if measure == "disagreement":
+        return np.asarray(np.minimum(share, 1.0 - share), dtype=np.float64)
+    if measure == "entropy":
+        return binary_entropy(share)
+    raise ValueError(f"ambiguity must be one of ['disagreement', 'entropy'] here, got {measure!r}")
+
+
+def annotation_popularity(enc: EncodedAnnotations, n: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
+    """Share of the item's annotations identical to each annotation (itself included), per row."""
+    share_pos = (n_pos / n)[enc.item_codes]
+    return np.asarray(np.where(enc.t, share_pos, 1.0 - share_pos), dtype=np.float64)
+
+

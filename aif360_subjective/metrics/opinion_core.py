@@ -1,0 +1,393 @@
+"""The one core of the opinion-exclusion metrics: grouping, performance, group table, summary.
+
+:class:`~aif360_subjective.metrics.OpinionExclusionMetric` and
+:func:`aif360_subjective.sklearn.metrics.opinion_exclusion` both encode their input
+(:func:`~aif360_subjective.metrics.opinion_annotations.encode_annotations`), build one
+:class:`~aif360_subjective.metrics.OpinionOptions` and call :func:`compute_opinion_exclusion`. It runs in
+named steps: per-annotator figures, the grouper of the grouping kind
+(:data:`~aif360_subjective.metrics.opinion_groupers.GROUPERS`), the group-size rules, the performance of
+every (group, annotator) unit, the group table and the grouping summary. Vectorised: no per-annotation loop.
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+    Learning. Section 4.1 (ADR, per-user performance, group mean/std) and "Grouping criteria".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
+from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagreement_rates
+from .opinion_groupers import GROUPERS, UnitGroups
+from .opinion_groups import GroupingSummary, enforce_min_group_size
+from .opinion_options import PERFORMANCE_NAMES, OpinionOptions, PerformanceSpec
+
+__all__ = [
+    "OpinionExclusionResult",
+    "compute_opinion_exclusion",
+    "individual_figures",
+    "metric_from_counts",
+    "unit_performance",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# performance
+# ----------------------------------------------------------------------------------------------
+def metric_from_counts(name: str, counts: np.ndarray) -> np.ndarray:
+    """A named performance metric from confusion counts; NaN where it is undefined.
+
+    ``balanced_accuracy`` follows scikit-learn: the mean recall over the classes present in
+    ``y_true`` (so it equals TPR or TNR for a unit with a single true class). ``precision`` is
+    undefined without predicted positives, ``f1`` = 2TP / (2TP + FP + FN) without any of them.
+
+    Args:
+        name: one of :data:`~aif360_subjective.metrics.opinion_options.PERFORMANCE_NAMES`.
+        counts: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP) from
+            :func:`aif360_subjective._labels.confusion_counts`.
+
+    Returns:
+        numpy.ndarray: one value per unit.
+    """
+    tn, fp, fn, tp = counts[:, TN], counts[:, FP], counts[:, FN], counts[:, TP]
+    if name == "accuracy":
+        return ratio(tp + tn, tp + fp + tn + fn)
+    if name == "true_positive_rate":
+        return ratio(tp, tp + fn)
+    if name == "false_negative_rate":
+        return ratio(fn, tp + fn)
+    if name == "true_negative_rate":
+        return ratio(tn, tn + fp)
+    if name == "false_positive_rate":
+        return ratio(fp, tn + fp)
+    if name == "precision":
+        return ratio(tp, tp + fp)
+    if name == "f1":
+        return ratio(2 * tp, 2 * tp + fp + fn)
+    if name == "balanced_accuracy":
+        tpr, tnr = ratio(tp, tp + fn), ratio(tn, tn + fp)
+        return np.where(np.isnan(tpr), tnr, np.where(np.isnan(tnr), tpr, (tpr + tnr) / 2))
+    raise ValueError(f"unknown performance metric {name!r}; expected one of {list(PERFORMANCE_NAMES)}")
+
+
+def _callable_per_unit(
+    func: Callable[..., Any], codes: np.ndarray, n_units: int, y_true: np.ndarray, y_pred: np.ndarray
+) -> np.ndarray:
+    # A user callable can only be evaluated unit by unit: one call per unit (not per row).
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_units))])
+    yt, yp = y_true[order], y_pred[order]
+    out = np.full(n_units, np.nan)
+    for u in range(n_units):
+        lo, hi = bounds[u], bounds[u + 1]
+        if hi > lo:
+            value = func(yt[lo:hi], yp[lo:hi])
+            try:
+                out[u] = float(value)
+            except (TypeError, ValueError):
+                name = getattr(func, "__name__", type(func).__name__)
+                raise ValueError(
+                    f"performance callable {name!r} returned {value!r}; it must return a number"
+                ) from None
+    return out
+
+
+def unit_performance(
+    specs: tuple[PerformanceSpec, ...],
+    codes: np.ndarray,
+    n_units: int,
+    enc: EncodedAnnotations,
+    rows: np.ndarray | None = None,
+    nan_policy: str = "propagate",
+) -> np.ndarray:
+    """Performance per unit (annotator, group, or (group, annotator) pair).
+
+    Args:
+        specs: resolved performance option.
+        codes: unit code per selected row (0..n_units-1).
+        n_units: number of units.
+        enc: encoded annotations.
+        rows: indices of the rows ``codes`` refers to (None = all rows).
+        nan_policy: how a list of metrics combines undefined values: "propagate" (the average is
+            NaN if any metric is undefined for that unit, so every average mixes the same
+            metrics) or "omit" (average of the defined ones; NaN only if none is defined).
+
+    Returns:
+        numpy.ndarray: one value per unit, NaN where undefined (or for units without rows).
+    """
+    t, p = (enc.t, enc.p) if rows is None else (enc.t[rows], enc.p[rows])
+    counts = None
+    values = []
+    for spec in specs:
+        if isinstance(spec, str):
+            if counts is None:
+                counts = confusion_counts(codes, n_units, cell_codes(t, p))
+            values.append(metric_from_counts(spec, counts))
+        else:
+            yt, yp = (enc.y_true, enc.y_pred) if rows is None else (enc.y_true[rows], enc.y_pred[rows])
+            values.append(_callable_per_unit(spec, codes, n_units, yt, yp))
+    if len(values) == 1:
+        return values[0]
+    stacked = np.vstack(values)
+    if nan_policy == "propagate":
+        return np.asarray(stacked.mean(axis=0), dtype=np.float64)
+    defined = ~np.isnan(stacked)
+    n_def = defined.sum(axis=0)
+    total = np.where(defined, stacked, 0.0).sum(axis=0)
+    return ratio(total, n_def.astype(np.float64))
+
+
+# ----------------------------------------------------------------------------------------------
+# the whole computation, in named steps
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OpinionExclusionResult:
+    """Everything an opinion-exclusion analysis computes (returned by
+    :func:`aif360_subjective.sklearn.metrics.opinion_exclusion`; behind every accessor of
+    :class:`~aif360_subjective.metrics.OpinionExclusionMetric`).
+
+    Attributes:
+        disagreement_rates: ADR per annotator (index ``annotator``; NaN when only dropped ties were annotated).
+        annotator_performance: the model's performance per annotator, over all its annotations.
+        group_table: index ``group``; columns ``n_annotators``, ``n_annotations``, ``performance``, ``spread``,
+            ``n_undefined``.
+        unit_performance: one row per (group, annotator) unit: ``group``, ``annotator``, ``n_annotations``,
+            ``performance`` (the values averaged per group).
+        unfairness: population std (ddof=0) of the groups' performance (undefined groups skipped).
+        performance: mean of the groups' performance.
+        grouping_summary: what the grouping did (:class:`~aif360_subjective.metrics.GroupingSummary`).
+        performance_name: readable name of the performance option.
+        options: the validated options the analysis ran with.
+        extras: room for additions (kept empty by the core).
+    """
+
+    disagreement_rates: pd.Series
+    annotator_performance: pd.Series
+    group_table: pd.DataFrame
+    unit_performance: pd.DataFrame
+    unfairness: float
+    performance: float
+    grouping_summary: GroupingSummary
+    performance_name: str = ""
+    options: OpinionOptions | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def report(self) -> GroupingSummary:
+        """Former name of :attr:`grouping_summary` (kept for existing code)."""
+        return self.grouping_summary
+
+
+@dataclass(frozen=True)
+class _AnnotatorFigures:
+    adr: pd.Series
+    performance: pd.Series
+    n_tie_items: int
+
+
+@dataclass(frozen=True)
+class _GroupedUnits:
+    """The (group, annotator) units over the grouped rows: the values averaged into each group."""
+
+    rows: np.ndarray  # indices of the grouped rows
+    row_group: np.ndarray  # group code of every grouped row
+    group: np.ndarray  # group code per unit
+    annotator: np.ndarray  # annotator code per unit
+    n_annotations: np.ndarray  # rows per unit
+    performance: np.ndarray  # performance per unit (NaN = undefined)
+
+
+def _std0(x: np.ndarray) -> float:
+    x = x[~np.isnan(x)]
+    return float(np.std(x)) if len(x) else np.nan
+
+
+def _annotator_figures(
+    enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates
+) -> _AnnotatorFigures:
+    """Step 1: ADR and performance of every annotator (independent of the grouping)."""
+    index = pd.Index(enc.annotators, name="annotator")
+    perf = unit_performance(options.performance, enc.annotator_codes, len(enc.annotators), enc,
+                            nan_policy=options.nan_policy)
+    return _AnnotatorFigures(
+        adr=pd.Series(rates.adr, index=index, name="adr"),
+        performance=pd.Series(perf, index=index, name="performance"),
+        n_tie_items=rates.n_tie_items,
+    )
+
+
+def _row_codes(enc: EncodedAnnotations, unit: str, unit_codes: np.ndarray) -> np.ndarray:
+    """Group code of every row from the group code of every unit."""
+    if unit == "annotation":
+        return unit_codes
+    return np.asarray(unit_codes[enc.annotator_codes if unit == "annotator" else enc.item_codes])
+
+
+def _grouped_units(enc: EncodedAnnotations, options: OpinionOptions, row_codes: np.ndarray) -> _GroupedUnits:
+    """Step 4: the (group, annotator) units over the grouped rows and their performance."""
+    n_ann = len(enc.annotators)
+    rows = np.flatnonzero(row_codes >= 0)
+    g_rows, a_rows = row_codes[rows], enc.annotator_codes[rows]
+    pair_codes, pair_uniques = pd.factorize(g_rows * np.int64(n_ann) + a_rows, sort=True)
+    n_pairs = len(pair_uniques)
+    perf = unit_performance(options.performance, pair_codes, n_pairs, enc, rows=rows, nan_policy=options.nan_policy)
+    return _GroupedUnits(
+        rows=rows,
+        row_group=g_rows,
+        group=(pair_uniques // n_ann).astype(np.int64),
+        annotator=(pair_uniques % n_ann).astype(np.int64),
+        n_annotations=np.bincount(pair_codes, minlength=n_pairs),
+        performance=perf,
+    )
+
+
+def _group_table(
+    enc: EncodedAnnotations, options: OpinionOptions, units: _GroupedUnits, labels: pd.Index
+) -> pd.DataFrame:
+    """Step 5: one row per group: sizes, performance (annotator mean or pooled), spread, undefined units."""
+    n_groups = len(labels)
+    g = units.group
+    defined = ~np.isnan(units.performance)
+    values = np.where(defined, units.performance, 0.0)
+    k = np.bincount(g, weights=defined, minlength=n_groups)
+    mean_ann = ratio(np.bincount(g, weights=values, minlength=n_groups), k)
+    mean_sq = ratio(np.bincount(g, weights=values**2, minlength=n_groups), k)
+    if options.aggregate == "annotator":
+        group_perf = mean_ann
+    else:
+        group_perf = unit_performance(options.performance, units.row_group, n_groups, enc, rows=units.rows,
+                                      nan_policy=options.nan_policy)
+    return pd.DataFrame(
+        {
+            "n_annotators": np.bincount(g, minlength=n_groups).astype(np.int64),
+            "n_annotations": np.bincount(units.row_group, minlength=n_groups).astype(np.int64),
+            "performance": group_perf,
+            "spread": np.sqrt(np.maximum(mean_sq - mean_ann**2, 0.0)),
+            "n_undefined": np.bincount(g, weights=~defined, minlength=n_groups).astype(np.int64),
+        },
+        index=pd.Index(labels, name="group", tupleize_cols=False),
+    )
+
+
+def _unit_table(enc: EncodedAnnotations, units: _GroupedUnits, group_index: pd.Index) -> pd.DataFrame:
+    """The (group, annotator) units as a table."""
+    group = (pd.Categorical.from_codes(units.group, categories=group_index) if len(group_index)
+             else pd.Categorical([]))
+    return pd.DataFrame(
+        {
+            "group": group,
+            "annotator": enc.annotators[units.annotator],
+            "n_annotations": units.n_annotations.astype(np.int64),
+            "performance": units.performance,
+        }
+    )
+
+
+def _grouping_summary(
+    enc: EncodedAnnotations,
+    options: OpinionOptions,
+    groups: UnitGroups,
+    unit_codes: np.ndarray,
+    size_notes: dict[str, Any],
+    units: _GroupedUnits,
+    table: pd.DataFrame,
+    figures: _AnnotatorFigures,
+) -> GroupingSummary:
+    """Step 6: what the grouping did, counted: groups kept, units and annotations left out and why."""
+    return GroupingSummary(
+        grouping=options.grouping_name,
+        unit=groups.unit,
+        aggregate=options.aggregate,
+        n_units=len(groups.codes),
+        n_groups=len(table),
+        n_ungrouped_units=int((unit_codes < 0).sum()),
+        n_ungrouped_annotations=int(enc.n - len(units.rows)),
+        excluded=groups.excluded,
+        notes=groups.notes + size_notes["notes"],
+        empty_groups=size_notes["empty"],
+        merged_groups=size_notes["merged"],
+        dropped_groups=size_notes["dropped"],
+        undefined_groups=tuple(table.index[table["performance"].isna().to_numpy()]),
+        n_undefined_units=int(np.isnan(units.performance).sum()),
+        n_tie_items=figures.n_tie_items,
+        tie=options.tie,
+    )
+
+
+def compute_opinion_exclusion(
+    enc: EncodedAnnotations, options: OpinionOptions, annotator_table: pd.DataFrame | None = None
+) -> OpinionExclusionResult:
+    """Group, score and summarise a model's performance across annotators (the paper's method).
+
+    Steps: 1. ADR and performance per annotator; 2. the grouper of ``options.grouping`` gives a group code per
+    unit (annotator, item or annotation); 3. empty groups are skipped and groups below
+    ``options.min_group_size`` merged or dropped; 4. performance of every (group, annotator) unit; 5. the group
+    table (annotator mean or pooled performance per group); 6. unfairness (population std of the groups'
+    performance) and performance (their mean), with the grouping summary.
+
+    Args:
+        enc: encoded annotations (:func:`~aif360_subjective.metrics.opinion_annotations.encode_annotations`).
+        options: validated options (:func:`~aif360_subjective.metrics.check_opinion_options`).
+        annotator_table: annotator attributes indexed by annotator id ("demographic", "discovered").
+
+    Returns:
+        OpinionExclusionResult
+
+    References:
+        Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+        Learning. Section 4.1 and "Grouping criteria".
+    """
+    rates = disagreement_rates(enc, options.tie)
+    figures = _annotator_figures(enc, options, rates)
+    groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
+    unit_sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
+    unit_codes, labels, size_notes = enforce_min_group_size(
+        groups.codes, groups.labels, unit_sizes, options.min_group_size, options.small_groups, groups.ordered
+    )
+    units = _grouped_units(enc, options, _row_codes(enc, groups.unit, unit_codes))
+    table = _group_table(enc, options, units, labels)
+    group_perf = table["performance"].to_numpy()
+    defined_groups = ~np.isnan(group_perf)
+    summary = _grouping_summary(enc, options, groups, unit_codes, size_notes, units, table, figures)
+    return OpinionExclusionResult(
+        disagreement_rates=figures.adr,
+        annotator_performance=figures.performance,
+        group_table=table,
+        unit_performance=_unit_table(enc, units, table.index),
+        unfairness=_std0(group_perf),
+        performance=float(np.mean(group_perf[defined_groups])) if defined_groups.any() else np.nan,
+        grouping_summary=summary,
+        performance_name=options.performance_name,
+        options=options,
+    )
+
+
+def individual_figures(result: OpinionExclusionResult) -> pd.Series:
+    """Individual-level figures (paper §4.4): spread over annotators, worst group, max-min gap.
+
+    Returns:
+        pandas.Series: ``annotator_std`` (population std of the per-annotator performance),
+        ``worst_group``, ``worst_group_performance``, ``best_group``, ``best_group_performance``,
+        ``gap`` (best minus worst group performance). Undefined values are skipped.
+    """
+    perf = result.group_table["performance"].dropna()
+    worst = perf.idxmin() if len(perf) else None
+    best = perf.idxmax() if len(perf) else None
+    return pd.Series(
+        {
+            "annotator_std": _std0(result.annotator_performance.to_numpy()),
+            "worst_group": worst,
+            "worst_group_performance": perf.min() if len(perf) else np.nan,
+            "best_group": best,
+            "best_group_performance": perf.max() if len(perf) else np.nan,
+            "gap": (perf.max() - perf.min()) if len(perf) else np.nan,
+        },
+        name="individual",
+        dtype=object,
+    )

@@ -1,0 +1,281 @@
+"""Options of the opinion-exclusion metrics: declared once, checked once.
+
+Both faces, :class:`~aif360_subjective.metrics.OpinionExclusionMetric` and
+:func:`aif360_subjective.sklearn.metrics.opinion_exclusion`, build one frozen :class:`OpinionOptions` with
+:func:`check_opinion_options` and hand it to the one core
+(:func:`aif360_subjective.metrics.opinion_core.opinion_exclusion_result`). A bad option therefore raises the
+same exception with the same message from either face.
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+    Learning. Section 4 (grouping criteria, evaluation method).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+
+from .._labels import TIE_POLICIES
+from .._validation import check_choice, check_int, check_random_state
+from ..detectors.clustering import CLUSTERINGS
+from .opinion_groups import validate_bins
+
+__all__ = [
+    "AGGREGATES",
+    "AMBIGUITY_MEASURES",
+    "GROUPING_NAMES",
+    "NAN_POLICIES",
+    "PERFORMANCE_NAMES",
+    "SMALL_GROUP_POLICIES",
+    "TIE_POLICIES",
+    "OpinionOptions",
+    "PerformanceSpec",
+    "check_opinion_options",
+    "performance_name",
+    "resolve_performance",
+]
+
+#: Grouping names accepted by ``grouping=`` (besides a pandas Series mapping annotator ids to groups).
+GROUPING_NAMES: Final = ("adr", "ambiguity", "popularity", "demographic", "discovered")
+#: Named performance measures.
+PERFORMANCE_NAMES: Final = (
+    "accuracy",
+    "balanced_accuracy",
+    "true_positive_rate",
+    "true_negative_rate",
+    "false_positive_rate",
+    "false_negative_rate",
+    "precision",
+    "f1",
+)
+AMBIGUITY_MEASURES: Final = ("disagreement", "entropy", "uqs")
+AGGREGATES: Final = ("annotator", "pooled")
+NAN_POLICIES: Final = ("propagate", "omit")
+SMALL_GROUP_POLICIES: Final = ("merge", "drop")
+
+#: One performance measure: a name of :data:`PERFORMANCE_NAMES` or a callable ``(y_true, y_pred) -> float``.
+PerformanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
+
+
+@dataclass(frozen=True, eq=False)
+class OpinionOptions:
+    """The validated options of one opinion-exclusion analysis (build it with :func:`check_opinion_options`).
+
+    Attributes:
+        grouping: "adr", "ambiguity", "popularity", "demographic", "discovered" or "series" (a user Series).
+        group_labels: for "series": the user's Series mapping annotator ids to groups; else None.
+        bins: the ``bins`` option as given (validated).
+        performance: the performance measures (names or callables), at least one.
+        tie: majority-vote tie policy.
+        min_group_size: minimum units per group (>= 1).
+        small_groups: "merge" or "drop".
+        aggregate: "annotator" or "pooled" (``None`` given = resolved from the grouping).
+        ambiguity: item ambiguity measure for "ambiguity".
+        attributes: annotator attributes ("demographic": at least one; "discovered": possibly none).
+        nan_policy: "propagate" or "omit".
+        clustering, n_clusters: the clusterer of "discovered".
+        random_state: None, an int or a numpy Generator (seed of "discovered").
+    """
+
+    grouping: str
+    group_labels: pd.Series | None
+    bins: Any
+    performance: tuple[PerformanceSpec, ...]
+    tie: str
+    min_group_size: int
+    small_groups: str
+    aggregate: str
+    ambiguity: str
+    attributes: tuple[str, ...]
+    nan_policy: str
+    clustering: Any
+    n_clusters: int | None
+    random_state: Any
+
+    @property
+    def performance_name(self) -> str:
+        """A readable name of the performance option (e.g. "accuracy" or "mean(accuracy, f1)")."""
+        return performance_name(self.performance)
+
+    @property
+    def grouping_name(self) -> str:
+        """The grouping's name in summaries: "adr", "ambiguity (entropy)", "demographic: gender", ..."""
+        if self.grouping == "series":
+            assert self.group_labels is not None
+            return str(self.group_labels.name) if self.group_labels.name is not None else "custom"
+        if self.grouping == "ambiguity":
+            return f"ambiguity ({self.ambiguity})"
+        if self.grouping == "demographic":
+            return "demographic: " + " & ".join(self.attributes)
+        if self.grouping == "discovered":
+            c = self.clustering
+            return f"discovered ({c if isinstance(c, str) else type(c).__name__})"
+        return self.grouping
+
+
+def resolve_performance(performance: Any) -> tuple[PerformanceSpec, ...]:
+    """Validate the ``performance`` option: a name, a callable, or a non-empty list of them.
+
+    Raises:
+        ValueError: an unknown name or an empty list.
+        TypeError: an element that is neither a name nor a callable.
+    """
+    items = list(performance) if isinstance(performance, list | tuple) else [performance]
+    if not items:
+        raise ValueError("performance must not be an empty list")
+    for p in items:
+        if isinstance(p, str):
+            check_choice(p, "performance", PERFORMANCE_NAMES)
+        elif not callable(p):
+            raise TypeError(
+                f"performance must be a metric name {list(PERFORMANCE_NAMES)}, a callable "
+                f"(y_true, y_pred) -> float, or a list of them; got {type(p).__name__} {p!r}"
+            )
+    return tuple(items)
+
+
+def performance_name(specs: Sequence[PerformanceSpec]) -> str:
+    """A readable name for a performance option."""
+    names = [s if isinstance(s, str) else getattr(s, "__name__", type(s).__name__) for s in specs]
+    return names[0] if len(names) == 1 else "mean(" + ", ".join(names) + ")"
+
+
+def _check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series | None]:
+    if isinstance(grouping, pd.Series):
+        if not grouping.index.isin(annotators).any():
+            raise ValueError(
+                f"grouping Series shares no annotator id with the data (its index holds e.g. "
+                f"{list(grouping.index[:3])}, the annotators are e.g. {list(annotators[:3])}): index it by "
+                "annotator id, with the same dtype"
+            )
+        return "series", grouping
+    if not isinstance(grouping, str):
+        raise TypeError(
+            f"grouping must be one of {list(GROUPING_NAMES)} or a pandas Series mapping annotator ids "
+            f"to groups, got {type(grouping).__name__}"
+        )
+    return check_choice(grouping, "grouping", GROUPING_NAMES), None
+
+
+def _check_attributes(
+    attributes: Any, grouping: str, annotator_table: pd.DataFrame | None, default: Sequence[str]
+) -> tuple[str, ...]:
+    """Annotator attributes: needed by "demographic" (default ``default``), optional for "discovered"."""
+    if grouping not in ("demographic", "discovered"):
+        return ()
+    if attributes is None:
+        attrs = list(default) if grouping == "demographic" else []
+    else:
+        attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+    if annotator_table is None and (attrs or grouping == "demographic"):
+        raise ValueError(
+            f"grouping={grouping!r} needs an annotator table with attribute columns (annotators=, a DataFrame "
+            "indexed by annotator id)"
+        )
+    columns = [] if annotator_table is None else list(annotator_table.columns)
+    if grouping == "demographic" and not attrs:
+        raise ValueError(
+            "grouping='demographic' needs annotator attributes: none given and no protected attribute or "
+            f"annotator table column to default to; pass attributes=[...] naming columns of the annotator table "
+            f"(columns: {columns})"
+        )
+    missing = [a for a in attrs if a not in columns]
+    if missing:
+        raise ValueError(f"attributes {missing} are not annotator columns; available: {columns}")
+    return tuple(attrs)
+
+
+def _check_clustering(clustering: Any, n_clusters: Any, n_annotators: int) -> int | None:
+    if isinstance(clustering, str):
+        check_choice(clustering, "clustering", CLUSTERINGS)
+    elif not (hasattr(clustering, "fit") and hasattr(clustering, "get_params")):
+        raise TypeError(
+            f"clustering must be one of {list(CLUSTERINGS)} or a scikit-learn clusterer instance, "
+            f"got {type(clustering).__name__}"
+        )
+    if n_clusters is None:
+        return None
+    if not isinstance(n_clusters, int | np.integer) or isinstance(n_clusters, bool | np.bool_):
+        raise TypeError(f"n_clusters must be an int or None, got {n_clusters!r}")
+    if not 2 <= n_clusters <= max(n_annotators, 2):
+        raise ValueError(
+            f"n_clusters must be between 2 and the number of annotators ({n_annotators}), got {int(n_clusters)}"
+        )
+    return int(n_clusters)
+
+
+def check_opinion_options(
+    *,
+    annotators: pd.Index,
+    annotator_table: pd.DataFrame | None = None,
+    default_attributes: Sequence[str] = (),
+    grouping: str | pd.Series = "adr",
+    bins: Any = 5,
+    performance: Any = "accuracy",
+    tie: str = "favorable",
+    min_group_size: int = 1,
+    small_groups: str = "merge",
+    aggregate: str | None = None,
+    ambiguity: str = "disagreement",
+    attributes: str | Sequence[str] | None = None,
+    nan_policy: str = "propagate",
+    clustering: Any = "kmeans",
+    n_clusters: int | None = None,
+    random_state: Any = None,
+) -> OpinionOptions:
+    """Validate every option of the opinion-exclusion analysis, in a fixed order, and freeze them.
+
+    The options ``grouping``, ``bins``, ``performance``, ``tie``, ``min_group_size``, ``small_groups``,
+    ``aggregate``, ``ambiguity``, ``attributes``, ``nan_policy``, ``clustering``, ``n_clusters`` and
+    ``random_state`` are those of :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
+    ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
+
+    Args:
+        annotators: the distinct annotator ids of the data (a grouping Series must share some of them;
+            ``n_clusters`` is bounded by their number).
+        annotator_table: annotator attributes indexed by annotator id (for "demographic"/"discovered").
+        default_attributes: the attributes of ``grouping="demographic"`` when ``attributes`` is None (the
+            metric class: the dataset's protected attributes; the function: every column of ``annotators``).
+
+    Returns:
+        OpinionOptions
+
+    Raises:
+        TypeError: an option of the wrong type (``min_group_size=1.5``, ``random_state=True``, ...).
+        ValueError: an option of the right type but an invalid value.
+    """
+    kind, group_labels = _check_grouping(grouping, annotators)
+    validate_bins(bins)
+    specs = resolve_performance(performance)
+    check_choice(tie, "tie", TIE_POLICIES)
+    size = check_int(min_group_size, "min_group_size", low=1)
+    check_choice(small_groups, "small_groups", SMALL_GROUP_POLICIES)
+    if aggregate is None:
+        aggregate = "pooled" if kind in ("ambiguity", "popularity") else "annotator"
+    check_choice(aggregate, "aggregate", AGGREGATES)
+    check_choice(ambiguity, "ambiguity", AMBIGUITY_MEASURES)
+    check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    attrs = _check_attributes(attributes, kind, annotator_table, default_attributes)
+    k = _check_clustering(clustering, n_clusters, len(annotators)) if kind == "discovered" else n_clusters
+    check_random_state(random_state)
+    return OpinionOptions(
+        grouping=kind,
+        group_labels=group_labels,
+        bins=bins,
+        performance=specs,
+        tie=tie,
+        min_group_size=size,
+        small_groups=small_groups,
+        aggregate=aggregate,
+        ambiguity=ambiguity,
+        attributes=attrs,
+        nan_policy=nan_policy,
+        clustering=clustering,
+        n_clusters=k,
+        random_state=random_state,
+    )
