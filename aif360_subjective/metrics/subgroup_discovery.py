@@ -249,10 +249,11 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self.report.pattern_info()
 
     @dont_decorate
-    def subgroup_metrics(self) -> pd.DataFrame:
+    def subgroup_metrics(self, ci: float | None = 0.95) -> pd.DataFrame:
         """Index (kind, id); columns size, statistical_parity, equal_opportunity, equalized_odds, accuracy,
-        accuracy_error."""
-        return self.report.subgroup_metrics()
+        accuracy_error and, unless ``ci`` is None, each metric's ``_ci_low``, ``_ci_high``, ``_p`` and ``_q``;
+        see :meth:`SubgroupReport.subgroup_metrics` (``ci`` needs uniform instance weights)."""
+        return self.report.subgroup_metrics(ci=ci)
 
     @dont_decorate
     def summary(self) -> pd.DataFrame:
@@ -260,11 +261,24 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self.report.summary()
 
     @dont_decorate
-    def ranking(self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True,
-                min_size: int = 1):
-        """Top ``n`` subgroups by ``metric`` (most favoured first when ascending), leaving out subgroups
-        smaller than ``min_size``; see :meth:`SubgroupReport.ranking`."""
-        return self.report.ranking(metric, kind=kind, n=n, ascending=ascending, min_size=min_size)
+    def ranking(
+        self,
+        metric: str,
+        kind: str = "entropy",
+        n: int | None = 5,
+        direction: str = "disadvantaged",
+        alpha: float | None = 0.05,
+        min_size: int = 1,
+        *,
+        ci: float = 0.95,
+        ascending: bool | None = None,
+    ) -> pd.DataFrame:
+        """Top ``n`` subgroups disadvantaged (or favoured) by ``metric``, only significant ones when ``alpha``
+        is given (the default; ``alpha=None`` = the seed's raw ranking); see :meth:`SubgroupReport.ranking`.
+        ``ascending`` is deprecated."""
+        return self.report.ranking(
+            metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci, ascending=ascending
+        )
 
     @property
     def clusters(self) -> pd.Series:
