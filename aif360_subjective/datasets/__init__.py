@@ -3,8 +3,10 @@
 from ._encoding import MISSING_CODE
 from .lewidi import LeWiDiDataset
 from .multi_annotator import MultiAnnotatorDataset
+from .subgroup_benchmark import SubgroupBenchmark, make_subgroup_benchmark
 from .synthetic import make_subjective_dataset
 from .wikipedia_talk import WikipediaTalkDataset
 
 __all__ = ["MISSING_CODE", "MultiAnnotatorDataset", "make_subjective_dataset"]
 __all__ += ["LeWiDiDataset", "WikipediaTalkDataset"]
+__all__ += ["SubgroupBenchmark", "make_subgroup_benchmark"]

@@ -336,12 +336,13 @@ class SubgroupReport:
             extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep], metric + "_q": q[keep]}
             values = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
         order = order[:n] if n is not None else order
-        ids = part.index.to_numpy()[keep]
+        kept = part[keep]
+        ids = kept.index.to_numpy()
         out = pd.DataFrame(
             {
                 "rank": np.arange(1, len(order) + 1),
                 metric: values[order],
-                "size": part["size"].to_numpy()[keep][order],
+                "size": kept["size"].to_numpy()[order],
                 "subgroup": all_desc[keep][order].tolist(),
                 **{c: v[order] for c, v in extra.items()},
             },
