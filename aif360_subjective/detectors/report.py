@@ -338,18 +338,13 @@ class SubgroupReport:
         order = order[:n] if n is not None else order
         kept = part[keep]
         ids = kept.index.to_numpy()
-        out = pd.DataFrame(
-            {
-                "rank": np.arange(1, len(order) + 1),
-                metric: values[order],
-                "size": kept["size"].to_numpy()[order],
-                "subgroup": all_desc[keep][order].tolist(),
-                **{c: v[order] for c, v in extra.items()},
-            },
-            index=pd.Index(ids[order], name="id"),
-        )
-        if metric == "size":
-            out = out.drop(columns="size").rename(columns={metric: "size"})
+        columns = {"rank": np.arange(1, len(order) + 1)}
+        if metric != "size":
+            columns[metric] = values[order]
+        columns["size"] = kept["size"].to_numpy()[order]
+        columns["subgroup"] = all_desc[keep][order].tolist()
+        columns.update({c: v[order] for c, v in extra.items()})
+        out = pd.DataFrame(columns, index=pd.Index(ids[order], name="id"))
         out.attrs = attrs
         return out
 
