@@ -89,10 +89,10 @@ def compas_cost(data: Path, repeat: int = 3) -> pd.DataFrame:
         t1 = time.perf_counter()
         rep.subgroup_metrics(ci=None)
         t2 = time.perf_counter()
-        rep.__dict__.pop("_inference_cache", None)  # time the intervals, not the cache
+        rep._inference_cache.clear()  # time the intervals, not the cache
         rep.subgroup_metrics(ci=0.95)
         t3 = time.perf_counter()
-        rep.__dict__.pop("_inference_cache", None)
+        rep._inference_cache.clear()
         for metric in METRICS:
             for direction in ("disadvantaged", "favoured"):
                 rep.ranking(metric, direction=direction)

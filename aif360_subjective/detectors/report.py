@@ -78,6 +78,7 @@ class SubgroupReport:
         # unweighted confusion counts per subgroup (the intervals and tests count rows)
         self._counts = counts
         self._weighted = bool(weighted)
+        self._inference_cache: dict[float, pd.DataFrame] = {}  # ci level -> intervals, p and q (computed once)
 
     # ------------------------------------------------------------------ patterns
     def patterns(self, all_columns: bool = True) -> pd.DataFrame:
@@ -169,7 +170,7 @@ class SubgroupReport:
             )
         if self._counts is None:
             raise ValueError("this report holds no confusion counts (built without them): pass ci=None")
-        cache = self.__dict__.setdefault("_inference_cache", {})
+        cache = self._inference_cache
         if ci not in cache:
             parts, undefined = [], {}
             for kind in KINDS:

@@ -223,3 +223,17 @@ def test_bad_inputs(compas):
     m = SubgroupDiscoveryMetric(true, pred, n_clusters=3, attributes=["race", "sex"], random_state=0)
     with pytest.raises(ValueError, match="unknown subgroup id"):
         m.aif360_groups("entropy", 42)
+
+
+def test_intervals_and_significant_ranking_pass_through(small):
+    _, _, m = small
+    pd.testing.assert_frame_equal(m.subgroup_metrics(), m.report.subgroup_metrics())
+    pd.testing.assert_frame_equal(m.subgroup_metrics(ci=None), m.report.subgroup_metrics(ci=None))
+    assert m.subgroup_metrics().attrs["undefined"] == m.report.subgroup_metrics().attrs["undefined"]
+    for direction in ("disadvantaged", "favoured"):
+        ours = m.ranking("accuracy_error", direction=direction, n=None)
+        pd.testing.assert_frame_equal(ours, m.report.ranking("accuracy_error", direction=direction, n=None))
+        assert ours.attrs == m.report.ranking("accuracy_error", direction=direction, n=None).attrs
+    with pytest.warns(DeprecationWarning, match="ascending"):
+        old = m.ranking("statistical_parity", n=3, ascending=False)
+    pd.testing.assert_frame_equal(old, m.ranking("statistical_parity", n=3, alpha=None))
