@@ -42,6 +42,8 @@ class SubgroupReport:
             ``lopsided`` is True when its largest cluster holds >= 90 % of the rows or more than half of its
             clusters hold <= 1 % of the rows each; ``reason`` says which. See
             :func:`~aif360_subjective.detectors.lopsided.alternative_clusterings` for a balanced alternative.
+        weighted (bool): the analysis used non-uniform instance weights; intervals, tests and the
+            significance-filtered rankings then need ``ci=None`` / ``alpha=None``.
         options (dict): the options of the run (threshold, normalisation, undefined rates, ...).
         categorical_features (list of str): the columns treated as categorical.
     """
@@ -77,7 +79,7 @@ class SubgroupReport:
         self.lopsided = lopsidedness(labels)
         # unweighted confusion counts per subgroup (the intervals and tests count rows)
         self._counts = counts
-        self._weighted = bool(weighted)
+        self.weighted = bool(weighted)
         self._inference_cache: dict[float, pd.DataFrame] = {}  # ci level -> intervals, p and q (computed once)
 
     # ------------------------------------------------------------------ patterns
@@ -162,7 +164,7 @@ class SubgroupReport:
 
     def _inference(self, ci) -> pd.DataFrame:
         ci = check_ci(ci)
-        if self._weighted:
+        if self.weighted:
             raise ValueError(
                 "ci and alpha need unweighted rows: this analysis used non-uniform instance weights, whose "
                 "weighted counts are not binomial. Pass ci=None (and alpha=None to ranking) for the weighted "
