@@ -101,8 +101,11 @@ def alternative_clusterings(
     O(n^2) memory) and ``slink``, each at ``n_clusters`` clusters, leaving out ``current``.
 
     Args:
-        X, y_true, y_pred, pos_label, categorical_features, labels, sample_weight, random_state,
-            silhouette_sample_size: as in :func:`~aif360_subjective.detectors.detect_subgroups`.
+        X: feature table, as in :func:`~aif360_subjective.detectors.detect_subgroups` (so are ``y_true``,
+            ``y_pred``, ``pos_label``, ``categorical_features``, ``labels``, ``sample_weight``,
+            ``random_state`` and ``silhouette_sample_size``).
+        y_true: ground-truth labels.
+        y_pred: predicted labels.
         n_clusters: the number of clusters to compare at (e.g. ``report.n_clusters``).
         current: the clustering already used (left out of the default candidates).
         candidates: explicit candidates as :func:`compare_clusterings` takes them (overrides the default).
