@@ -133,6 +133,7 @@ def alternative_clusterings(
     suggestion = None
     if len(ok):
         best = int(np.nanargmax(scores)) if np.isfinite(scores).any() else 0
-        suggestion = tuple(ok.index[best])
+        name, k = ok.index[best]
+        suggestion = (str(name), None if k is None else int(k))  # plain values, not numpy scalars
     table.attrs["suggestion"] = suggestion
     return table

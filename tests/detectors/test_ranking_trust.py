@@ -161,4 +161,4 @@ def test_chained_single_linkage_is_flagged_and_an_alternative_named():
     assert "slink" not in alt.index.get_level_values(0)
     assert {"largest_share", "tiny_clusters", "lopsided"} <= set(alt.columns)
     name, k = alt.attrs["suggestion"]
-    assert k == 5 and not alt.loc[(name, k), "lopsided"]
+    assert type(k) is int and type(name) is str and k == 5 and not alt.loc[(name, k), "lopsided"]
