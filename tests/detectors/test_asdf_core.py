@@ -287,10 +287,10 @@ def test_planted_biased_subgroup_is_found_and_ranked_first(planted, clustering):
     X, y, yhat = planted
     rep = detect_subgroups(X, y, yhat, pos_label=1, clustering=clustering, n_clusters=9, random_state=0)
     for kind in ("entropy", "cluster"):
-        top = rep.ranking("statistical_parity", kind=kind, n=1, ascending=False)
+        top = rep.ranking("statistical_parity", kind=kind, n=1, alpha=None)
         members = X[rep.members(kind, top.index[0])]
         assert set(members["color"]) == {"red"} and set(members["size"]) == {"L"}, kind
-    cond = rep.pattern_conditions(rep.ranking("statistical_parity", n=1, ascending=False).index[0])
+    cond = rep.pattern_conditions(rep.ranking("statistical_parity", n=1, alpha=None).index[0])
     assert cond == {"color": "red", "size": "L"}
 
 

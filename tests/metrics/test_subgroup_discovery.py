@@ -162,7 +162,7 @@ def test_groups_are_in_encoded_values(full):
 def test_a_mitigator_uses_a_discovered_subgroup(small):
     true, _, m = small
     T, _ = m.subgroup_datasets("entropy")
-    worst = m.ranking("statistical_parity", n=1, ascending=False).index[0]
+    worst = m.ranking("statistical_parity", n=1, alpha=None).index[0]
     subgroup, rest = m.aif360_groups("entropy", worst)
     before = BinaryLabelDatasetMetric(T, privileged_groups=subgroup, unprivileged_groups=rest)
     reweighed = Reweighing(unprivileged_groups=rest, privileged_groups=subgroup).fit_transform(T)
