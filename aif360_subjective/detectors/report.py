@@ -17,6 +17,10 @@ from .subgroup_metrics import METRICS
 __all__ = ["SubgroupReport", "KINDS", "RANKABLE"]
 
 KINDS = ("cluster", "entropy")
+ASCENDING_DEPRECATION = (
+    "ranking(ascending=...) is deprecated: use direction='disadvantaged' or 'favoured' (the side depends on the "
+    "metric), and alpha=None for the raw ranking that ascending gives"
+)
 #: Columns accepted by :meth:`SubgroupReport.ranking`.
 RANKABLE = (*METRICS, "size")
 
@@ -263,7 +267,8 @@ class SubgroupReport:
             min_size: leave out subgroups with fewer rows (an extra filter; 1 = all).
             ci: confidence level of the intervals used with ``alpha``.
             ascending: deprecated: ``True``/``False`` give the seed's raw ranking sorted by increasing /
-                decreasing value (``alpha`` and ``direction`` are then ignored), with a DeprecationWarning.
+                decreasing value (``alpha`` and ``direction`` are then ignored), with a DeprecationWarning (a
+                bool passed in ``direction``'s position, as the old positional ``ascending``, means the same).
 
         Returns:
             pandas.DataFrame: index id; columns rank, the metric, size, subgroup (its description), and with
@@ -281,14 +286,12 @@ class SubgroupReport:
             raise ValueError(f"n must be a positive int or None, got {n!r}")
         if isinstance(min_size, bool) or not isinstance(min_size, int | np.integer) or min_size < 1:
             raise ValueError(f"min_size must be a positive int, got {min_size!r}")
+        if isinstance(direction, bool | np.bool_) and ascending is None:
+            # the old positional call ranking(metric, kind, n, ascending)
+            ascending, direction = bool(direction), "disadvantaged"
         check_direction(direction)
         if ascending is not None:
-            warnings.warn(
-                "ranking(ascending=...) is deprecated: use direction='disadvantaged' or 'favoured' (the side "
-                "depends on the metric), and alpha=None for the raw ranking that ascending gives",
-                DeprecationWarning,
-                stacklevel=2,
-            )
+            warnings.warn(ASCENDING_DEPRECATION, DeprecationWarning, stacklevel=2)
             if not isinstance(ascending, bool | np.bool_):
                 raise TypeError(f"ascending must be True or False, got {ascending!r}")
             descending, alpha = not bool(ascending), None

@@ -13,6 +13,7 @@ References:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -27,7 +28,7 @@ from ..detectors._validation import (
 )
 from ..detectors.clustering import as_generator
 from ..detectors.detect import analyse, check_analysis_options
-from ..detectors.report import SubgroupReport
+from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
 
@@ -276,8 +277,15 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         """Top ``n`` subgroups disadvantaged (or favoured) by ``metric``, only significant ones when ``alpha``
         is given (the default; ``alpha=None`` = the seed's raw ranking); see :meth:`SubgroupReport.ranking`.
         ``ascending`` is deprecated."""
+        if ascending is not None or isinstance(direction, bool | np.bool_):
+            # warn here so that the warning names the caller, then let the report map the old argument
+            warnings.warn(ASCENDING_DEPRECATION, DeprecationWarning, stacklevel=2)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return self.report.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha,
+                                           min_size=min_size, ci=ci, ascending=ascending)
         return self.report.ranking(
-            metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci, ascending=ascending
+            metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci
         )
 
     @property

@@ -162,3 +162,10 @@ def test_chained_single_linkage_is_flagged_and_an_alternative_named():
     assert {"largest_share", "tiny_clusters", "lopsided"} <= set(alt.columns)
     name, k = alt.attrs["suggestion"]
     assert type(k) is int and type(name) is str and k == 5 and not alt.loc[(name, k), "lopsided"]
+
+
+def test_old_positional_ascending_still_works(report):
+    with pytest.warns(DeprecationWarning, match="ascending") as rec:
+        old = report.ranking("statistical_parity", "entropy", 5, False)
+    assert rec[0].filename == __file__  # the warning points at the caller
+    pd.testing.assert_frame_equal(old, report.ranking("statistical_parity", n=5, alpha=None))

@@ -237,3 +237,10 @@ def test_intervals_and_significant_ranking_pass_through(small):
     with pytest.warns(DeprecationWarning, match="ascending"):
         old = m.ranking("statistical_parity", n=3, ascending=False)
     pd.testing.assert_frame_equal(old, m.ranking("statistical_parity", n=3, alpha=None))
+
+
+def test_deprecated_ascending_warning_names_the_caller(small):
+    _, _, m = small
+    with pytest.warns(DeprecationWarning, match="ascending") as rec:
+        m.ranking("accuracy", n=2, ascending=True)
+    assert len(rec) == 1 and rec[0].filename == __file__
