@@ -24,9 +24,11 @@ subgroup):
 * **Tests** (two-sided p-values). Fisher's exact test of the 2 x 2 table (S/R x success/failure) with the
   mid-p correction: the one-sided mid-p is ``P(X < x) + P(X = x) / 2`` under the hypergeometric law of the
   subgroup's successes x given the margins, the two-sided p is twice the smaller one-sided one (capped at
-  1). The mid-p keeps the exact test's validity at small counts without its conservatism (Lancaster 1961;
-  Agresti 2013, 3.5.3). Accuracy and accuracy error share one test (``acc_S`` vs ``acc_R``, which is the
-  same hypothesis as ``acc_S = acc_all``).
+  1). The plain exact test is very conservative at small counts; the mid-p stays close to the nominal level
+  there but is not guaranteed below it (Lancaster 1961; Agresti 2013, 3.5.3). Simulated in
+  ``benchmarks/subgroup_inference.py``: 6.2 % rejections at 0.05 for 5 rows against 1,000 (p = 0.5), 4.6 % for
+  20 against 2,000, 1.6 % for 10 against 500 at p = 0.05. Accuracy and accuracy error share one test
+  (``acc_S`` vs ``acc_R``, which is the same hypothesis as ``acc_S = acc_all``).
 
   Equalized odds: an intersection-union test. "S is disadvantaged" on average odds is claimed only when both
   its TPR and its FPR are lower than the rest's: the one-sided p in each direction is the larger of the two
