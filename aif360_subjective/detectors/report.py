@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -157,7 +158,7 @@ class SubgroupReport:
             return self._metrics.copy()
         inf = self._inference(ci)
         out = pd.concat([self._metrics, inf], axis=1)
-        out.attrs = {k: (dict(v) if isinstance(v, dict) else v) for k, v in inf.attrs.items()}
+        out.attrs = copy.deepcopy(inf.attrs)
         return out
 
     def _has_metrics(self, kind: str) -> np.ndarray:
@@ -197,7 +198,7 @@ class SubgroupReport:
             }
             cache[ci] = inf
         out = cache[ci].copy()
-        out.attrs = {k: (dict(v) if isinstance(v, dict) else v) for k, v in cache[ci].attrs.items()}
+        out.attrs = copy.deepcopy(cache[ci].attrs)  # callers may edit theirs
         return out
 
     @property
