@@ -151,6 +151,35 @@ def _unit_float(text: str) -> float:
     return v
 
 
+def _open_unit_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return v
+
+
+def _alpha(text: str) -> float | None:
+    if text.strip().lower() == "none":
+        return None
+    return _open_unit_float(text)
+
+
+def _significance_line(rk, metric_name: str, what: str) -> str:
+    """One console sentence about the first entry of a significance-filtered ranking (or why there is none)."""
+    a = rk.attrs
+    if len(rk):
+        row = rk.iloc[0]
+        metric = rk.columns[1]
+        return (f"Most disadvantaged {what}: {row['subgroup']} ({int(row['size']):,} rows; {metric_name} "
+                f"{row[metric]:+.3f}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:+.3f}, "
+                f"{row[metric + '_ci_high']:+.3f}], q = {row[metric + '_q']:.2g}).")
+    return (f"No {what} is significantly disadvantaged by {metric_name} at q < {a['alpha']:g} "
+            f"({a['n_not_significant']} tested, {a['n_undefined']} undefined, {a['n_too_small']} too small).")
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
@@ -199,7 +228,6 @@ def _annotator_frame(ds):
 
 def _demo(args: argparse.Namespace) -> int:
     _matplotlib_agg()
-    import pandas as pd
 
     from .datasets import make_subjective_dataset
     from .report import Report
@@ -270,10 +298,8 @@ def _demo(args: argparse.Namespace) -> int:
           + (f" ({', '.join(f'{v} {k}' for k, v in removed_kinds.items())})." if len(removed) else "."))
     print()
     _print_frame(table, "Opinion-exclusion audit on the test items (performance = accuracy):")
-    top = subgroups.ranking("statistical_parity", kind="entropy", n=1, ascending=False)
-    if len(top) and pd.notna(top["statistical_parity"].iloc[0]):
-        print(f"Most disadvantaged subgroup under Model 1: {top['subgroup'].iloc[0]} "
-              f"(statistical parity {top['statistical_parity'].iloc[0]:+.3f}).")
+    top = subgroups.ranking("statistical_parity", kind="entropy", n=1)
+    print(_significance_line(top, "statistical parity", "subgroup under Model 1"))
     print(f"Report: {path}")
     return 0
 
@@ -392,11 +418,20 @@ def _subgroups(args: argparse.Namespace) -> int:
                             summary=[f"{len(df):,} rows, {len(features)} attributes; truth {args.label_col!r}, "
                                      f"predictions {args.prediction_col!r}, favourable label {fav!r}."])
             report.fact("clusters", rep.n_clusters if hasattr(rep, "n_clusters") else "")
-            report.extend(subgroup_sections(rep, n=args.top))
+            report.extend(subgroup_sections(rep, n=args.top, alpha=args.alpha, min_size=args.min_size,
+                                            ci=args.ci))
             path = _save_report(report, args.out)
     _print_frame(rep.summary(), "Summary (means of absolute values; positive = subgroup disadvantaged):")
-    _print_frame(rep.ranking("statistical_parity", kind="entropy", n=args.top, ascending=False),
-                 f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup):")
+    rk = rep.ranking("statistical_parity", kind="entropy", n=args.top, alpha=args.alpha, min_size=args.min_size,
+                     ci=args.ci)
+    if args.alpha is None:
+        _print_frame(rk, f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
+                         "raw values, no significance filter):")
+    elif len(rk):
+        _print_frame(rk, f"Entropy-based subgroups significantly disadvantaged by statistical parity (q < "
+                         f"{args.alpha:g}; rest minus subgroup), top {args.top}:")
+    else:
+        print(_significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
         print(f"Report: {path}")
     return 0
@@ -509,6 +544,13 @@ def build_parser() -> argparse.ArgumentParser:
     sg.add_argument("--columns", nargs="+", metavar="C", help="attribute columns to use (default: all others)")
     sg.add_argument("--exclude", nargs="+", metavar="C", help="columns to leave out (e.g. ids)")
     sg.add_argument("--top", type=_positive_int, default=5, metavar="N", help="ranking length (default: 5)")
+    sg.add_argument("--alpha", type=_alpha, default=0.05, metavar="A",
+                    help="rank only subgroups significantly disadvantaged at q < A (Benjamini-Hochberg); 'none' "
+                         "for the raw ranking of the ASDF paper (default: 0.05)")
+    sg.add_argument("--min-size", type=_positive_int, default=1, metavar="N",
+                    help="leave subgroups with fewer than N rows out of the rankings (default: 1)")
+    sg.add_argument("--ci", type=_open_unit_float, default=0.95, metavar="L",
+                    help="confidence level of the intervals (default: 0.95)")
     sg.add_argument("--seed", type=int, default=0, help="seed of the clustering (default: 0)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     sg.set_defaults(func=_subgroups)

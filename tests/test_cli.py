@@ -184,8 +184,11 @@ def test_subgroups_matches_library(capsys, tmp_path, subgroup_csv):
     assert code == 0, err
     rep = detect_subgroups(df[["sex", "age", "score"]], df["y"].to_numpy(), df["pred"].to_numpy(), pos_label=1,
                            n_clusters=6, random_state=0)
-    top = rep.ranking("statistical_parity", kind="entropy", n=5, ascending=False)
-    assert top["subgroup"].iloc[0] in stdout
+    top = rep.ranking("statistical_parity", kind="entropy", n=5)
+    if len(top):
+        assert top["subgroup"].iloc[0] in stdout
+    else:
+        assert "is significantly disadvantaged by statistical parity at q < 0.05" in stdout
     assert f"{rep.summary().loc['entropy', 'statistical_parity']:.3f}" in stdout
     html = out.read_text(encoding="utf-8")
     for title in ("Subgroup fairness summary", "Subgroup sizes", "Subgroup patterns", "Top-5 rankings"):
@@ -282,3 +285,25 @@ def test_python_m_entry_point(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].endswith(f"annotations file not found: {tmp_path / 'none.csv'}")
     assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_subgroups_significance_options(subgroup_csv, capsys):
+    from aif360_subjective.detectors import detect_subgroups
+
+    path, df = subgroup_csv
+    rep = detect_subgroups(df[["sex", "age", "score"]], df["y"].to_numpy(), df["pred"].to_numpy(), pos_label=1,
+                           n_clusters=6, random_state=0)
+    code, stdout, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
+                             "--n-clusters", "6", "--alpha", "none", "--min-size", "2")
+    assert code == 0, err
+    raw = rep.ranking("statistical_parity", kind="entropy", n=5, alpha=None, min_size=2)
+    assert "raw values, no significance filter" in stdout and raw["subgroup"].iloc[0] in stdout
+    code, stdout, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
+                             "--n-clusters", "6", "--alpha", "0.01", "--ci", "0.9", "--min-size", "100000")
+    assert code == 0, err
+    assert "No entropy-based subgroup is significantly disadvantaged by statistical parity at q < 0.01" in stdout
+    assert "too small" in stdout
+    for bad in (["--alpha", "0"], ["--ci", "1"], ["--min-size", "0"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred", *bad])
+        assert exc.value.code == 2 and bad[0] in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Multi-annotator datasets, loaders of published crowdsourced data, and a synthetic generator."""
+"""Multi-annotator datasets, loaders of published crowdsourced data, and synthetic generators."""
 
 from ._encoding import MISSING_CODE
 from .dices import DICESDataset
@@ -6,9 +6,19 @@ from .lewidi import LeWiDiDataset
 from .measuring_hate_speech import MeasuringHateSpeechDataset
 from .multi_annotator import MultiAnnotatorDataset
 from .popquorn import PopquornDataset
+from .subgroup_benchmark import SubgroupBenchmark, make_subgroup_benchmark
 from .synthetic import make_subjective_dataset
 from .wikipedia_talk import WikipediaTalkDataset
 
-__all__ = ["MISSING_CODE", "MultiAnnotatorDataset", "make_subjective_dataset"]
-__all__ += ["LeWiDiDataset", "WikipediaTalkDataset"]
-__all__ += ["PopquornDataset", "DICESDataset", "MeasuringHateSpeechDataset"]
+__all__ = [
+    "MISSING_CODE",
+    "DICESDataset",
+    "LeWiDiDataset",
+    "MeasuringHateSpeechDataset",
+    "MultiAnnotatorDataset",
+    "PopquornDataset",
+    "SubgroupBenchmark",
+    "WikipediaTalkDataset",
+    "make_subgroup_benchmark",
+    "make_subjective_dataset",
+]

@@ -6,7 +6,10 @@ face is :class:`aif360_subjective.metrics.SubgroupDiscoveryMetric`. Both call th
 
 from .clustering import CLUSTERINGS, HierarchicalTree, fit_clustering, validity_indices, xmeans_n_clusters
 from .detect import compare_clusterings, detect_subgroups
+from .directions import DIRECTIONS
 from .encoding import detect_categorical, encode_for_clustering, factorize_columns
+from .inference import benjamini_hochberg, newcombe_interval, subgroup_inference, wilson_interval
+from .lopsided import alternative_clusterings, lopsidedness
 from .patterns import entropy_patterns
 from .report import SubgroupReport
 from .selection import fairness_separation
@@ -14,9 +17,12 @@ from .subgroup_metrics import METRICS, metrics_from_counts
 
 __all__ = [
     "CLUSTERINGS",
+    "DIRECTIONS",
     "METRICS",
     "HierarchicalTree",
     "SubgroupReport",
+    "alternative_clusterings",
+    "benjamini_hochberg",
     "compare_clusterings",
     "detect_categorical",
     "detect_subgroups",
@@ -25,7 +31,11 @@ __all__ = [
     "factorize_columns",
     "fairness_separation",
     "fit_clustering",
+    "lopsidedness",
     "metrics_from_counts",
+    "newcombe_interval",
+    "subgroup_inference",
     "validity_indices",
+    "wilson_interval",
     "xmeans_n_clusters",
 ]

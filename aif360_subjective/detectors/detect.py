@@ -36,6 +36,7 @@ from .clustering import (
     xmeans_n_clusters,
 )
 from .encoding import detect_categorical, encode_for_clustering, factorize_columns
+from .lopsided import flag_lopsided
 from .patterns import NORMALIZATIONS, entropy_patterns, pattern_members
 from .report import SubgroupReport
 from .selection import SELECTION_METRICS, compare_clusterings_encoded, fairness_separation
@@ -231,6 +232,7 @@ def analyse(
             int(np.flatnonzero(model_selection["best"].to_numpy())[0]) if model_selection["best"].any() else 0
         )
         labels = results[best].labels
+        flag_lopsided(model_selection, [r.labels for r in results])
     elif k is None and name in ("slink", "ward"):
         labels = _auto_hierarchical(Z, name, rng)
     else:
@@ -238,7 +240,8 @@ def analyse(
     labels = np.asarray(labels)
     ids, cluster_idx = np.unique(labels, return_inverse=True)
     pats = entropy_patterns(raw, cluster_idx, ids, opts.entropy_threshold, opts.normalization, opts.inclusive)
-    metrics = subgroup_table(raw, pats, cluster_idx, t, p, w, opts.undefined_rates)
+    counts = subgroup_counts(raw, pats, cluster_idx, t, p, w)
+    metrics = subgroup_table(raw, pats, cluster_idx, t, p, w, opts.undefined_rates, counts)
     validity = pd.Series(validity_indices(Z, labels, silhouette_sample_size, rng), name="validity")
     validity[f"fairness_separation_{selection_metric}"] = fairness_separation(
         labels, t, p, selection_metric, w
@@ -254,6 +257,8 @@ def analyse(
         options=opts.describe(pos_label),
         categorical_features=cat,
         clustering=name,
+        counts=counts,
+        weighted=w is not None and bool(np.ptp(w) > 0),
     )
 
 
@@ -270,16 +275,21 @@ def _auto_hierarchical(Z: np.ndarray, name: str, rng: np.random.Generator) -> np
     return tree.cut(k)
 
 
-def subgroup_table(raw, pats, cluster_idx, t, p, w, undefined_rates) -> pd.DataFrame:
-    """Sizes and metrics of the cluster- and entropy-based subgroups (index (kind, id))."""
+def subgroup_counts(raw, pats, cluster_idx, t, p, w) -> dict:
+    """Confusion counts (TN, FP, FN, TP) of the cluster- and entropy-based subgroups and of all rows.
+
+    Returns:
+        dict: ``total`` (4,), ``cluster`` and ``entropy`` (k, 4) weighted by ``w`` (unweighted when ``w`` is
+        None), the unweighted ``*_rows`` versions (the intervals count rows), and the sizes.
+    """
     k = len(pats.ids)
     cell = cell_codes(t, p)
-    total = np.bincount(cell, weights=w, minlength=4).astype(np.float64)
-    c_counts = counts_by_label(cell, cluster_idx, k, w)
-    c_sizes = np.bincount(cluster_idx, minlength=k)
+    out = {"total": np.bincount(cell, weights=w, minlength=4).astype(np.float64)}
+    out["cluster"] = counts_by_label(cell, cluster_idx, k, w)
+    out["cluster_sizes"] = np.bincount(cluster_idx, minlength=k)
     e_counts = np.zeros((k, 4))
+    e_rows = np.zeros((k, 4))
     e_sizes = np.zeros(k, dtype=np.int64)
-    no_metrics = pats.is_empty | (pats.duplicate_of >= 0)
     for i in range(k):  # O(k) numpy operations over shrinking row sets
         if pats.is_empty[i]:
             continue
@@ -289,11 +299,30 @@ def subgroup_table(raw, pats, cluster_idx, t, p, w, undefined_rates) -> pd.DataF
         rows = pattern_members(raw, pats, i)
         e_sizes[i] = len(rows)
         e_counts[i] = counts_of_rows(cell, rows, w)
-    cm = metrics_from_counts(c_counts, total, undefined_rates)
-    em = metrics_from_counts(e_counts, total, undefined_rates)
+        if w is not None:
+            e_rows[i] = counts_of_rows(cell, rows, None)
+    out["entropy"] = e_counts
+    out["entropy_sizes"] = e_sizes
+    if w is None:
+        out["total_rows"], out["cluster_rows"], out["entropy_rows"] = out["total"], out["cluster"], e_counts
+    else:
+        out["total_rows"] = np.bincount(cell, minlength=4).astype(np.float64)
+        out["cluster_rows"] = counts_by_label(cell, cluster_idx, k, None)
+        out["entropy_rows"] = e_rows
+    return out
+
+
+def subgroup_table(raw, pats, cluster_idx, t, p, w, undefined_rates, counts: dict | None = None) -> pd.DataFrame:
+    """Sizes and metrics of the cluster- and entropy-based subgroups (index (kind, id))."""
+    k = len(pats.ids)
+    counts = subgroup_counts(raw, pats, cluster_idx, t, p, w) if counts is None else counts
+    total = counts["total"]
+    no_metrics = pats.is_empty | (pats.duplicate_of >= 0)
+    cm = metrics_from_counts(counts["cluster"], total, undefined_rates)
+    em = metrics_from_counts(counts["entropy"], total, undefined_rates)
     em.loc[no_metrics, list(METRICS)] = np.nan
-    cm.insert(0, "size", pd.array(c_sizes, dtype="Int64"))
-    sizes = pd.array(e_sizes, dtype="Int64")
+    cm.insert(0, "size", pd.array(counts["cluster_sizes"], dtype="Int64"))
+    sizes = pd.array(counts["entropy_sizes"], dtype="Int64")
     sizes[pats.is_empty] = pd.NA
     em.insert(0, "size", sizes)
     out = pd.concat([cm, em], keys=["cluster", "entropy"])
@@ -330,7 +359,8 @@ def compare_clusterings(
     Returns:
         pandas.DataFrame: index (clustering, n_clusters); columns n_found, fairness_separation (the
         bias-corrected share of the metric's rate explained by the clusters, higher = better), silhouette,
-        davies_bouldin, calinski_harabasz, seconds, best.
+        davies_bouldin, calinski_harabasz, seconds, best, and largest_share, tiny_clusters, lopsided (see
+        :func:`~aif360_subjective.detectors.lopsided.lopsidedness`).
 
     References:
         W. Bergsma, "A bias-correction for Cramér's V and Tschuprow's T", 2013.
@@ -358,7 +388,7 @@ def compare_clusterings(
             if kk is not None:
                 check_n_clusters(kk, n)
     Z, _ = encode_for_clustering(X, cat)
-    table, _ = compare_clusterings_encoded(
+    table, results = compare_clusterings_encoded(
         Z,
         t,
         p,
@@ -368,4 +398,4 @@ def compare_clusterings(
         random_state=random_state,
         silhouette_sample_size=silhouette_sample_size,
     )
-    return table
+    return flag_lopsided(table, [r.labels for r in results])

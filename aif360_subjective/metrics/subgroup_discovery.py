@@ -13,6 +13,7 @@ References:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -24,7 +25,7 @@ from aif360.metrics import ClassificationMetric
 
 from .._validation import check_columns, check_random_state
 from ..detectors.detect import analyse, check_analysis_options
-from ..detectors.report import SubgroupReport
+from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
 
@@ -248,10 +249,11 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self.report.pattern_info()
 
     @dont_decorate
-    def subgroup_metrics(self) -> pd.DataFrame:
+    def subgroup_metrics(self, ci: float | None = 0.95) -> pd.DataFrame:
         """Index (kind, id); columns size, statistical_parity, equal_opportunity, equalized_odds, accuracy,
-        accuracy_error."""
-        return self.report.subgroup_metrics()
+        accuracy_error and, unless ``ci`` is None, each metric's ``_ci_low``, ``_ci_high``, ``_p`` and ``_q``;
+        see :meth:`SubgroupReport.subgroup_metrics` (``ci`` needs uniform instance weights)."""
+        return self.report.subgroup_metrics(ci=ci)
 
     @dont_decorate
     def summary(self) -> pd.DataFrame:
@@ -259,11 +261,31 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self.report.summary()
 
     @dont_decorate
-    def ranking(self, metric: str, kind: str = "entropy", n: int | None = 5, ascending: bool = True,
-                min_size: int = 1):
-        """Top ``n`` subgroups by ``metric`` (most favoured first when ascending), leaving out subgroups
-        smaller than ``min_size``; see :meth:`SubgroupReport.ranking`."""
-        return self.report.ranking(metric, kind=kind, n=n, ascending=ascending, min_size=min_size)
+    def ranking(
+        self,
+        metric: str,
+        kind: str = "entropy",
+        n: int | None = 5,
+        direction: str = "disadvantaged",
+        alpha: float | None = 0.05,
+        min_size: int = 1,
+        *,
+        ci: float = 0.95,
+        ascending: bool | None = None,
+    ) -> pd.DataFrame:
+        """Top ``n`` subgroups disadvantaged (or favoured) by ``metric``, only significant ones when ``alpha``
+        is given (the default; ``alpha=None`` = the seed's raw ranking); see :meth:`SubgroupReport.ranking`.
+        ``ascending`` is deprecated."""
+        if ascending is not None or isinstance(direction, bool | np.bool_):
+            # warn here so that the warning names the caller, then let the report map the old argument
+            warnings.warn(ASCENDING_DEPRECATION, DeprecationWarning, stacklevel=2)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return self.report.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha,
+                                           min_size=min_size, ci=ci, ascending=ascending)
+        return self.report.ranking(
+            metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci
+        )
 
     @property
     def clusters(self) -> pd.Series:

@@ -73,7 +73,7 @@ def plot_summary_radar(report, ax=None):
 
 def plot_subgroup_sizes(report, ax=None):
     """Bars of the size of every cluster and of its entropy-based subgroup, side by side per id."""
-    m = _report(report).subgroup_metrics()
+    m = _report(report).subgroup_metrics(ci=None)
     ax = _axes(ax, figsize=(9, 4))
     ids = m.loc["cluster"].index.to_numpy()
     x = np.arange(len(ids))
@@ -111,7 +111,7 @@ def plot_pattern_table(report, ax=None, all_columns: bool = False):
 def plot_subgroup_metrics(report, id, ax=None):
     """Bars of the five metrics of cluster ``id`` and of its entropy-based subgroup."""
     rep = _report(report)
-    m = rep.subgroup_metrics()
+    m = rep.subgroup_metrics(ci=None)
     ax = _axes(ax, figsize=(7, 4))
     cols = ["statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error"]
     x = np.arange(len(cols))
@@ -135,15 +135,38 @@ def plot_ranking(
     n: int = 5,
     ascending: bool = True,
     ax=None,
+    *,
+    direction: str | None = None,
+    alpha: float | None = None,
+    min_size: int = 1,
 ):
-    """Horizontal bars of the top-``n`` subgroups by ``metric`` (most favoured first when ascending)."""
-    rk = _report(report).ranking(metric, kind=kind, n=n, ascending=ascending)
+    """Horizontal bars of the top-``n`` subgroups by ``metric``.
+
+    With ``direction`` (``"disadvantaged"`` or ``"favoured"``, see
+    :data:`~aif360_subjective.detectors.DIRECTIONS`) the bars are ``ranking(metric, direction=..., alpha=...,
+    min_size=...)``, with the confidence intervals as error bars when ``alpha`` is given. Without it, the
+    seed's raw ranking sorted by increasing (``ascending=True``) or decreasing value.
+    """
+    from ..detectors.directions import sort_descending
+
+    rep = _report(report)
+    if direction is None:  # the raw ranking, as ascending= always gave it
+        direction = "disadvantaged" if sort_descending(metric, "disadvantaged") != ascending else "favoured"
+        alpha = None
+    rk = rep.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size)
     ax = _axes(ax, figsize=(7, 0.5 + 0.5 * max(len(rk), 1)))
     y = np.arange(len(rk))[::-1]
-    ax.barh(y, rk[metric].to_numpy(dtype=float, na_value=np.nan), color=_KIND_COLOURS.get(kind))
+    values = rk[metric].to_numpy(dtype=float, na_value=np.nan)
+    xerr = None
+    if metric + "_ci_low" in rk.columns:
+        low, high = rk[metric + "_ci_low"].to_numpy(float), rk[metric + "_ci_high"].to_numpy(float)
+        xerr = np.vstack([values - low, high - values])
+    ax.barh(y, values, color=_KIND_COLOURS.get(kind), xerr=xerr, capsize=3 if xerr is not None else 0)
     ax.set_yticks(y)
     ax.set_yticklabels([f"{kind[0]}{i}" for i in rk.index])
     ax.axvline(0, color="black", linewidth=0.8)
-    order = "favoured" if ascending else "disadvantaged"
-    ax.set_title(f"Top {len(rk)} {order} {kind}-based subgroups by {_LABELS.get(metric, metric)}")
+    title = f"Top {len(rk)} {direction} {kind}-based subgroups by {_LABELS.get(metric, metric)}"
+    if alpha is not None:
+        title += f" (q < {alpha:g})"
+    ax.set_title(title)
     return ax

@@ -59,7 +59,8 @@ def _subgroup_report(obj: Any):
 
 
 def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
-                      figures: bool = True) -> list[Section]:
+                      figures: bool = True, alpha: float | None = 0.05, min_size: int = 1,
+                      ci: float = 0.95) -> list[Section]:
     """The ASDF dashboard's views of a subgroup-discovery result, as report sections.
 
     Args:
@@ -68,6 +69,11 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         n: length of the top-n rankings.
         max_subgroups: at most this many expandable per-subgroup blocks (the largest subgroups first).
         figures: include the matplotlib figures (radar, sizes, rankings).
+        alpha: the rankings list only subgroups significant at q < alpha (see
+            :meth:`~aif360_subjective.detectors.SubgroupReport.ranking`); ``None`` = the seed's raw rankings.
+            With non-uniform instance weights the raw rankings are shown, with a note.
+        min_size: leave subgroups with fewer rows out of the rankings.
+        ci: confidence level of the intervals in the rankings.
 
     Returns:
         list of Section: summary, subgroup sizes, patterns, rankings.
@@ -76,7 +82,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         TypeError: ``result`` is not a subgroup-discovery result.
     """
     rep = _subgroup_report(result)
-    metrics = rep.subgroup_metrics()
+    metrics = rep.subgroup_metrics(ci=None)
     summary = rep.summary()
     info = rep.pattern_info() if hasattr(rep, "pattern_info") else None
     plotting = _plots() if figures else None
@@ -139,23 +145,57 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     out.append(s)
 
     s = Section(f"Top-{n} rankings")
-    s.text("For each fairness metric: the subgroups most disadvantaged (largest positive values) and most "
-           "favoured (most negative values), among the entropy-based subgroups.")
+    weighted = bool(getattr(getattr(rep, "report", rep), "weighted", False))
+    if weighted and alpha is not None:
+        s.text("The analysis used non-uniform instance weights, whose weighted counts give no binomial "
+               "intervals or tests: the rankings below are the raw ones (every subgroup by its value).",
+               kind="note")
+        alpha = None
+    if alpha is None:
+        s.text("For each fairness metric: the entropy-based subgroups most disadvantaged and most favoured, by "
+               "their raw values (no significance filter). Disadvantaged means a larger statistical parity, "
+               "equal opportunity or equalized odds, and a smaller accuracy error.")
+    else:
+        s.text(f"For each fairness metric: the entropy-based subgroups significantly disadvantaged (and "
+               f"favoured) at q < {alpha:g} (Benjamini-Hochberg over all subgroups of the kind) whose "
+               f"{ci:.0%} interval lies entirely on that side of 0, ordered by the interval bound nearest 0. "
+               "Disadvantaged means a larger statistical parity, equal opportunity or equalized odds, and a "
+               "smaller accuracy error.")
     for metric in ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error"):
         if metric not in metrics.columns:
             continue
         name = _METRIC_NAMES[metric]
-        if plotting is not None and metric == "statistical_parity" and hasattr(plotting, "plot_ranking"):
-            s.figure(plotting.plot_ranking(rep, metric, n=n, ascending=False),
-                     caption=f"{name}: the {n} most disadvantaged entropy-based subgroups.")
-        s.table(rep.ranking(metric, kind="entropy", n=n, ascending=False),
-                f"{name}: most disadvantaged subgroups", index=True)
-        with_details = s.details(f"{name}: most favoured subgroups")
-        with_details.table(rep.ranking(metric, kind="entropy", n=n, ascending=True))
-    s.details(f"Cluster-based rankings by statistical parity (top {n})").table(
-        rep.ranking("statistical_parity", kind="cluster", n=n, ascending=False))
+        worst = rep.ranking(metric, kind="entropy", n=n, direction="disadvantaged", alpha=alpha,
+                            min_size=min_size, ci=ci)
+        if (plotting is not None and metric == "statistical_parity" and hasattr(plotting, "plot_ranking")
+                and len(worst)):
+            s.figure(plotting.plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha,
+                                           min_size=min_size),
+                     caption=f"{name}: the {len(worst)} most disadvantaged entropy-based subgroups"
+                             + ("" if alpha is None else f" (significant at q < {alpha:g}; bars: {ci:.0%} "
+                                                         "intervals)") + ".")
+        _ranking_table(s, worst, name, "disadvantaged")
+        _ranking_table(s.details(f"{name}: most favoured subgroups"),
+                       rep.ranking(metric, kind="entropy", n=n, direction="favoured", alpha=alpha,
+                                   min_size=min_size, ci=ci), name, "favoured")
+    _ranking_table(s.details(f"Cluster-based rankings by statistical parity (top {n})"),
+                   rep.ranking("statistical_parity", kind="cluster", n=n, direction="disadvantaged", alpha=alpha,
+                               min_size=min_size, ci=ci), "Statistical parity", "disadvantaged")
     out.append(s)
     return out
+
+
+def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> None:
+    """A ranking as a table, or the sentence saying that no subgroup is significant (with the counts)."""
+    a = rk.attrs
+    if len(rk) or a.get("alpha") is None:
+        block.table(rk, f"{name}: most {direction} subgroups", index=True)
+        return
+    left = [f"{a['n_not_significant']} not significant"]
+    left += [f"{a[k]} {label}" for k, label in (("n_undefined", "with undefined rates"),
+                                                 ("n_too_small", f"below {a['min_size']} rows")) if a.get(k)]
+    block.text(f"{name}: no subgroup is significantly {direction} at q < {a['alpha']:g} "
+               f"({', '.join(left)}).")
 
 
 def _accepts_all_columns(rep: Any) -> bool:

@@ -163,10 +163,16 @@ def test_weights_enter_the_rates():
         X, y, yhat, clustering="kmeans", n_clusters=2, random_state=0, sample_weight=[3.0, 1.0, 1.0, 1.0]
     )
     s_id = rep.clusters.iloc[0]
-    m = rep.subgroup_metrics().loc[("cluster", s_id)]
+    m = rep.subgroup_metrics(ci=None).loc[("cluster", s_id)]
     assert m["size"] == 2
     assert m["equal_opportunity"] == pytest.approx(1.0 - 0.75)
     assert m["accuracy"] == pytest.approx(0.75)
+    # weighted counts are not binomial: intervals and significance are refused, naming the way out
+    with pytest.raises(ValueError, match="non-uniform instance weights.*ci=None"):
+        rep.subgroup_metrics()
+    with pytest.raises(ValueError, match="alpha=None"):
+        rep.ranking("statistical_parity")
+    assert len(rep.ranking("statistical_parity", alpha=None)) == 2
 
 
 # ---------------------------------------------------------------- clustering
@@ -219,7 +225,8 @@ def test_every_named_clustering_runs(clustering):
         warnings.simplefilter("ignore")  # BIRCH's ConvergenceWarning on this toy data
         rep = detect_subgroups(X, y, 1 - y, clustering=clustering, n_clusters=k, random_state=0)
     assert len(rep.clusters) == 120
-    assert rep.subgroup_metrics().shape == (2 * rep.n_clusters, 6)
+    assert rep.subgroup_metrics(ci=None).shape == (2 * rep.n_clusters, 6)
+    assert rep.subgroup_metrics().shape == (2 * rep.n_clusters, 26)
     if k is not None and clustering != "birch":  # BIRCH may find fewer subclusters than asked
         assert rep.n_clusters == 3
 
@@ -280,10 +287,10 @@ def test_planted_biased_subgroup_is_found_and_ranked_first(planted, clustering):
     X, y, yhat = planted
     rep = detect_subgroups(X, y, yhat, pos_label=1, clustering=clustering, n_clusters=9, random_state=0)
     for kind in ("entropy", "cluster"):
-        top = rep.ranking("statistical_parity", kind=kind, n=1, ascending=False)
+        top = rep.ranking("statistical_parity", kind=kind, n=1, alpha=None)
         members = X[rep.members(kind, top.index[0])]
         assert set(members["color"]) == {"red"} and set(members["size"]) == {"L"}, kind
-    cond = rep.pattern_conditions(rep.ranking("statistical_parity", n=1, ascending=False).index[0])
+    cond = rep.pattern_conditions(rep.ranking("statistical_parity", n=1, alpha=None).index[0])
     assert cond == {"color": "red", "size": "L"}
 
 
@@ -296,8 +303,8 @@ def test_ranking_min_size_leaves_out_small_subgroups():
     y = [1, 1, 1, 0, 0, 0, 1, 1, 0, 1]
     p = [1, 1, 0, 0, 0, 1, 1, 0, 0, 0]
     rep = detect_subgroups(X, y, p, n_clusters=3, random_state=0)
-    full = rep.ranking("accuracy", kind="cluster", n=None)
-    big = rep.ranking("accuracy", kind="cluster", n=None, min_size=3)
+    full = rep.ranking("accuracy", kind="cluster", n=None, alpha=None)
+    big = rep.ranking("accuracy", kind="cluster", n=None, min_size=3, alpha=None)
     assert len(full) == 3 and len(big) == 2
     assert (big["size"] >= 3).all()
     assert list(big["rank"]) == [1, 2]

@@ -108,7 +108,7 @@ def test_equals_the_raw_table_run_and_the_reference(full, compas, reference_dir)
         atol=1e-9,
     )
     assert m.summary().shape == (2, 5)
-    assert m.ranking("accuracy", kind="cluster", n=3).shape[0] == 3
+    assert m.ranking("accuracy", kind="cluster", n=3, alpha=None).shape[0] == 3
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # aif360 divides by zero where a rate is undefined
@@ -163,7 +163,7 @@ def test_groups_are_in_encoded_values(full):
 def test_a_mitigator_uses_a_discovered_subgroup(small):
     true, _, m = small
     T, _ = m.subgroup_datasets("entropy")
-    worst = m.ranking("statistical_parity", n=1, ascending=False).index[0]
+    worst = m.ranking("statistical_parity", n=1, alpha=None).index[0]
     subgroup, rest = m.aif360_groups("entropy", worst)
     before = BinaryLabelDatasetMetric(T, privileged_groups=subgroup, unprivileged_groups=rest)
     reweighed = Reweighing(unprivileged_groups=rest, privileged_groups=subgroup).fit_transform(T)
@@ -199,7 +199,7 @@ def test_weights_are_used_like_aif360(compas):
     T, P = m.subgroup_datasets("cluster")
     subgroup, rest = m.aif360_groups("cluster", 0)
     cm = ClassificationMetric(T, P, privileged_groups=subgroup, unprivileged_groups=rest)
-    assert m.subgroup_metrics().loc[("cluster", 0), "statistical_parity"] == pytest.approx(
+    assert m.subgroup_metrics(ci=None).loc[("cluster", 0), "statistical_parity"] == pytest.approx(
         cm.statistical_parity_difference(), abs=1e-12
     )
 
@@ -226,3 +226,24 @@ def test_bad_inputs(compas):
     assert list(m.attribute_table.columns) == ["race", "sex"]
     with pytest.raises(ValueError, match="unknown subgroup id"):
         m.aif360_groups("entropy", 42)
+
+
+def test_intervals_and_significant_ranking_pass_through(small):
+    _, _, m = small
+    pd.testing.assert_frame_equal(m.subgroup_metrics(), m.report.subgroup_metrics())
+    pd.testing.assert_frame_equal(m.subgroup_metrics(ci=None), m.report.subgroup_metrics(ci=None))
+    assert m.subgroup_metrics().attrs["undefined"] == m.report.subgroup_metrics().attrs["undefined"]
+    for direction in ("disadvantaged", "favoured"):
+        ours = m.ranking("accuracy_error", direction=direction, n=None)
+        pd.testing.assert_frame_equal(ours, m.report.ranking("accuracy_error", direction=direction, n=None))
+        assert ours.attrs == m.report.ranking("accuracy_error", direction=direction, n=None).attrs
+    with pytest.warns(DeprecationWarning, match="ascending"):
+        old = m.ranking("statistical_parity", n=3, ascending=False)
+    pd.testing.assert_frame_equal(old, m.ranking("statistical_parity", n=3, alpha=None))
+
+
+def test_deprecated_ascending_warning_names_the_caller(small):
+    _, _, m = small
+    with pytest.warns(DeprecationWarning, match="ascending") as rec:
+        m.ranking("accuracy", n=2, ascending=True)
+    assert len(rec) == 1 and rec[0].filename == __file__

@@ -18,7 +18,8 @@ def test_majority_vote_model_misses_the_young_minority(seed):
     pred = ds.with_predictions(ds.majority_labels())  # a traditional model: the majority opinion
     sdm = SubgroupDiscoveryMetric(ds, pred, n_clusters=12, random_state=0,
                                   attributes=["gender", "age_group", "education"])
-    worst = sdm.ranking("accuracy", kind="entropy", n=1)
+    # the raw ranking: at this size the young subgroups are not significant after the BH adjustment
+    worst = sdm.ranking("accuracy", kind="entropy", n=1, alpha=None)
     assert "age_group=18-30" in worst["subgroup"].iloc[0]
     patterns = sdm.patterns()
     acc = sdm.subgroup_metrics().xs("entropy")["accuracy"]

@@ -71,7 +71,7 @@ def test_metric_bars_and_ranking(report):
     with pytest.raises(ValueError, match="unknown subgroup id"):
         plot_subgroup_metrics(report, 99)
     ax = plot_ranking(report, "equalized_odds", kind="cluster", n=4)
-    rk = report.ranking("equalized_odds", kind="cluster", n=4)
+    rk = report.ranking("equalized_odds", kind="cluster", n=4, direction="favoured", alpha=None)
     np.testing.assert_allclose([b.get_width() for b in ax.patches], rk["equalized_odds"].to_numpy())
 
 

@@ -62,7 +62,11 @@ def test_subgroup_sections_values_match_result(subgroup_report):
     assert summary_table.rows[0][0] == "cluster"
     assert summary_table.rows[0][2] == f"{want.loc['cluster', 'statistical_parity']:,.3f}"
     ranking = next(b for b in sections[3].blocks if hasattr(b, "rows"))
-    top = subgroup_report.ranking("statistical_parity", kind="entropy", n=5, ascending=False)
+    top = subgroup_report.ranking("statistical_parity", kind="entropy", n=5)  # significant only (q < 0.05)
+    assert [r[0] for r in ranking.rows] == [str(i) for i in top.index]
+    raw = subgroup_sections(subgroup_report, figures=False, alpha=None)
+    ranking = next(b for b in raw[3].blocks if hasattr(b, "rows"))
+    top = subgroup_report.ranking("statistical_parity", kind="entropy", n=5, alpha=None)
     assert [r[0] for r in ranking.rows] == [str(i) for i in top.index]
 
 

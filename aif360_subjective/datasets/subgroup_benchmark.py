@@ -1,0 +1,138 @@
+"""A seeded generator of tabular classifier outputs with (or without) one planted disadvantaged subgroup.
+
+Used to check that subgroup discovery names real disparities and stays quiet on noise: with ``effect=0`` the
+predictions (and the truths) are independent of the features, so every flagged subgroup is a false
+discovery; with ``effect > 0`` the rows matching two categorical conditions get the favourable prediction
+less often, by ``effect``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .multi_annotator import check_random_state
+
+__all__ = ["SubgroupBenchmark", "make_subgroup_benchmark"]
+
+LEVELS = tuple("abcdefghijklmnop")
+
+
+@dataclass
+class SubgroupBenchmark:
+    """One generated table.
+
+    Attributes:
+        X: features ``cat0..`` (strings ``"a"``, ``"b"``, ...) then ``num0..`` (uniform on [0, 1]).
+        y_true: truth, 1 = favourable.
+        y_pred: prediction, 1 = favourable.
+        planted: boolean mask of the rows matching the planted conditions (returned with ``effect=0`` too,
+            where those rows are treated like all others).
+        conditions: the planted subgroup's conditions, ``{"cat0": "a", "cat1": "a"}``.
+        effect: how much lower the planted rows' favourable-prediction rate is.
+    """
+
+    X: pd.DataFrame
+    y_true: np.ndarray
+    y_pred: np.ndarray
+    planted: np.ndarray
+    conditions: dict
+    effect: float
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def _check_fraction(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def make_subgroup_benchmark(
+    n_samples: int = 6000,
+    n_categorical: int = 4,
+    n_numeric: int = 2,
+    n_levels: int = 3,
+    planted_share: float = 0.07,
+    effect: float = 0.25,
+    base_rate: float = 0.5,
+    accuracy: float = 0.8,
+    random_state: int | np.random.Generator | None = None,
+) -> SubgroupBenchmark:
+    """Generate features, truths and predictions with one planted subgroup whose favourable rate is lower.
+
+    The generative story (vectorised, one numpy Generator):
+
+    * ``cat1..`` are uniform over ``n_levels`` levels a, b, ...; ``cat0`` takes level a with probability
+      ``planted_share * n_levels`` and the others uniformly (default 3 levels: a 0.21, b and c 0.395; with 4
+      levels: a 0.28, b-d 0.24 each); ``num0..`` are uniform on [0, 1]. All columns are independent.
+    * The planted subgroup is ``cat0 == "a" and cat1 == "a"``: ``planted_share`` of the rows in expectation
+      (default 7 %).
+    * The prediction is favourable with probability ``base_rate``, or ``base_rate - effect`` in the planted
+      subgroup: with ``effect=0`` the predictions are independent of the features (null data).
+    * The truth equals the prediction with probability ``accuracy`` (independently per row), so the truths
+      carry no feature signal beyond the prediction's.
+
+    Args:
+        n_samples: rows.
+        n_categorical: categorical columns (>= 2: the planted conditions use two).
+        n_numeric: numeric columns (>= 0).
+        n_levels: levels per categorical column (>= 2, at most 16 and ``1 / planted_share``).
+        planted_share: expected share of rows in the planted subgroup, in (0, 1 / n_levels].
+        effect: drop of the planted subgroup's favourable-prediction rate, in [0, base_rate].
+        base_rate: favourable-prediction rate elsewhere, in [0, 1].
+        accuracy: probability that a prediction is correct, in [0, 1].
+        random_state: None, int seed or numpy Generator.
+
+    Returns:
+        SubgroupBenchmark
+
+    Raises:
+        TypeError: non-integer counts.
+        ValueError: counts or rates out of range (``effect > base_rate``, ``n_categorical < 2``,
+            ``n_samples < 2``, ``planted_share * n_levels > 1``).
+    """
+    n = _check_int("n_samples", n_samples, 2)
+    n_cat = _check_int("n_categorical", n_categorical, 2)
+    n_num = _check_int("n_numeric", n_numeric, 0)
+    n_levels = _check_int("n_levels", n_levels, 2)
+    if n_levels > len(LEVELS):
+        raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
+    share = _check_fraction("planted_share", planted_share)
+    if share <= 0 or share * n_levels > 1:
+        raise ValueError(
+            f"planted_share must be in (0, 1 / n_levels] = (0, {1 / n_levels:.4g}] (cat0 == 'a' has probability "
+            f"planted_share * n_levels), got {planted_share}"
+        )
+    effect = _check_fraction("effect", effect)
+    base_rate = _check_fraction("base_rate", base_rate)
+    accuracy = _check_fraction("accuracy", accuracy)
+    if effect > base_rate:
+        raise ValueError(f"effect must be at most base_rate ({base_rate}), got {effect}")
+    rng = check_random_state(random_state, "random_state")
+    levels = np.array(LEVELS[:n_levels], dtype=object)
+    p0 = np.full(n_levels, (1.0 - share * n_levels) / (n_levels - 1))
+    p0[0] = share * n_levels
+    cols = {"cat0": levels[rng.choice(n_levels, size=n, p=p0 / p0.sum())]}
+    for j in range(1, n_cat):
+        cols[f"cat{j}"] = levels[rng.integers(0, n_levels, size=n)]
+    for j in range(n_num):
+        cols[f"num{j}"] = rng.random(n)
+    X = pd.DataFrame(cols)
+    conditions = {"cat0": "a", "cat1": "a"}
+    planted = (X["cat0"].to_numpy() == "a") & (X["cat1"].to_numpy() == "a")
+    rate = np.where(planted, base_rate - effect, base_rate)
+    y_pred = (rng.random(n) < rate).astype(np.int64)
+    correct = rng.random(n) < accuracy
+    y_true = np.where(correct, y_pred, 1 - y_pred)
+    return SubgroupBenchmark(X=X, y_true=y_true, y_pred=y_pred, planted=planted, conditions=conditions,
+                             effect=effect)
