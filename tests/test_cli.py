@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aif360_subjective.cli import CLIError, _require, build_parser, main
+from aif360_subjective.cli import CLIError, build_parser, main
+from aif360_subjective.cli._common import require as _require
 from aif360_subjective.datasets import make_subjective_dataset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -264,12 +265,12 @@ def test_demo(capsys, tmp_path):
 
 
 def test_demo_missing_piece_is_one_line(capsys, tmp_path, monkeypatch):
-    import aif360_subjective.cli as cli
+    import aif360_subjective.cli._common as cli_common
 
     def missing(module, *names):
         raise CLIError(f"this installation lacks aif360_subjective.{module}.{'/'.join(names)}")
 
-    monkeypatch.setattr(cli, "_require", missing)
+    monkeypatch.setattr(cli_common, "require", missing)
     _one_line_error(capsys, "demo", "--out", str(tmp_path / "d"), match="lacks aif360_subjective.")
 
 
