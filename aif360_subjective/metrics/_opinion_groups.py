@@ -35,6 +35,8 @@ class GroupingReport:
         undefined_groups: groups whose performance is undefined (skipped in the summaries).
         n_undefined_units: (group, annotator) units whose performance is undefined.
         n_tie_items: items whose majority-vote tie was dropped (``tie="drop"``).
+        n_resolved_tie_items: items whose majority-vote tie the policy resolved (``tie="favorable"`` or
+            ``"unfavorable"``): their majority label is the policy's choice, not a majority.
         tie: the tie policy.
     """
 
@@ -53,6 +55,7 @@ class GroupingReport:
     undefined_groups: tuple = ()
     n_undefined_units: int = 0
     n_tie_items: int = 0
+    n_resolved_tie_items: int = 0
     tie: str = "favorable"
 
     def summary(self) -> str:
@@ -77,6 +80,11 @@ class GroupingReport:
             parts.append(f"groups with undefined performance: {[str(g) for g in self.undefined_groups]}")
         if self.n_undefined_units:
             parts.append(f"{self.n_undefined_units} (group, annotator) values undefined and skipped")
+        if self.n_tie_items:
+            parts.append(f"{self.n_tie_items} tied item{'s' if self.n_tie_items != 1 else ''} dropped")
+        if self.n_resolved_tie_items:
+            parts.append(f"{self.n_resolved_tie_items} tied item{'s' if self.n_resolved_tie_items != 1 else ''} "
+                         f"resolved as {self.tie}")
         parts += list(self.notes)
         return "; ".join(parts)
 

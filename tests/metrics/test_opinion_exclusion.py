@@ -223,6 +223,11 @@ def test_tie_policies_hand_computed():
     assert rep.excluded["annotators without ADR (only tied items)"] == 2
     assert rep.n_ungrouped_units == 2 and rep.n_ungrouped_annotations == 2
     assert "ungrouped" in rep.summary()
+    assert rep.n_resolved_tie_items == 0 and "1 tied item dropped" in rep.summary()
+    for policy in ("favorable", "unfavorable"):  # the same tie, resolved instead of dropped: counted too
+        resolved = _metric(ds, y, tie=policy).grouping_report()
+        assert resolved.n_tie_items == 0 and resolved.n_resolved_tie_items == 1
+        assert f"1 tied item resolved as {policy}" in resolved.summary()
 
 
 # ---------------------------------------------------------------------------------------- groupings
