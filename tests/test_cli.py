@@ -92,7 +92,6 @@ def test_commands_listed(capsys):
 @pytest.mark.parametrize(("argv", "match"), [
     ([], "required: COMMAND"),
     (["nope"], "invalid choice"),
-    (["audit", "x.csv"], "required"),
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--entropy-threshold", "2"],
      "expected a number in [0, 1]"),
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--n-clusters", "0"],
@@ -124,6 +123,7 @@ def test_parser_defaults():
 def test_audit_errors(capsys, tmp_path, audit_files):
     _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, _ = audit_files
+    _one_line_error(capsys, "audit", "x.csv", match="--item-col, --annotator-col, --label-col are required")
     _one_line_error(capsys, "audit", str(tmp_path / "missing.csv"), *AUDIT_COLS, match="annotations file not found")
     bad_cols = [*AUDIT_COLS[:-1], "prediction"]
     _one_line_error(capsys, "audit", str(ann_csv), *bad_cols, match="--prediction-col 'prediction' is not a column")
@@ -180,8 +180,9 @@ def test_subgroups_matches_library(capsys, tmp_path, subgroup_csv):
     detect_subgroups = _needs("detectors", "detect_subgroups")
     path, df = subgroup_csv
     out = tmp_path / "sg.html"
+    # the planted subgroup is denied the label 1: make it the favourable one (the default is 0)
     code, stdout, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
-                             "--n-clusters", "6", "--out", str(out))
+                             "--favorable-label", "1", "--n-clusters", "6", "--out", str(out))
     assert code == 0, err
     rep = detect_subgroups(df[["sex", "age", "score"]], df["y"].to_numpy(), df["pred"].to_numpy(), pos_label=1,
                            n_clusters=6, random_state=0)

@@ -10,14 +10,14 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from ._common import EXIT_USAGE, PROG, CLIError, Parser, one_line
+from ._common import EXIT_USAGE, PROG, CLIError, Parser, one_line, plain_text
 
 __all__ = ["CLIError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the command line."""
-    parser = Parser(prog=PROG, description=__doc__.split("\n\n")[0],
+    parser = Parser(prog=PROG, description=plain_text(__doc__.split("\n\n")[0]),
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog="Examples:\n  aif360-subjective demo --out demo\n"
                             "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator "
@@ -47,10 +47,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        return func(args)
+        code = func(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        return _quiet_after_broken_pipe()
     except (CLIError, ValueError, TypeError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _quiet_after_broken_pipe() -> int:
+    """The reader of stdout left (``... | head``): that is the user's choice, not an error. Point stdout at
+    /dev/null so that Python's final flush does not print a traceback, and exit with 0."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (captured): nothing to silence
+        pass
+    return 0
 
 
 if __name__ == "__main__":

@@ -19,11 +19,21 @@ class CLIError(Exception):
     """An input problem reported to the user as one line (exit status 2)."""
 
 
+def plain_text(text: str) -> str:
+    """Docstring text for the terminal: reStructuredText literals (````x````) and roles (``:class:`X```)
+    shown as plain words."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line (the full usage is in ``--help``)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def format_help(self) -> str:
+        return plain_text(super().format_help())
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -65,17 +75,65 @@ def require(module: str, *names: str) -> list[Any]:
                        "update aif360-subjective") from exc
 
 
-def read_csv(path: str, what: str):
+#: Candidate field separators of a delimited text file, in order of preference on a tie.
+SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def sniff_separator(path: Path) -> str:
+    """The separator of a delimited text file: the candidate occurring most often in its header line
+    (outside quotes); ``.tsv``/``.tab`` files prefer tab on a tie, other files comma."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        header = fh.readline()
+    unquoted = re.sub(r'"[^"]*"', "", header)
+    counts = {sep: unquoted.count(sep) for sep in SEPARATORS}
+    preferred = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    best = max(counts, key=lambda sep: (counts[sep], sep == preferred))
+    return best if counts[best] else preferred
+
+
+def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True):
+    """Read a delimited text file; ``sep=None`` detects the separator. Prints which one was used."""
     import pandas as pd
 
     p = Path(path)
     if not p.is_file():
         raise CLIError(f"{what} file not found: {path}")
-    sep = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
+    how = "given" if sep else "detected"
+    sep = sep or sniff_separator(p)
     try:
-        return pd.read_csv(p, sep=sep)
+        df = pd.read_csv(p, sep=sep)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise CLIError(f"cannot read {what} file {path}: {one_line(str(exc))}") from exc
+    if announce:
+        print(f"Read {what} {p.name}: {count(len(df), 'row')} x {count(df.shape[1], 'column')}, "
+              f"separator {SEPARATORS.get(sep, repr(sep))} ({how}).")
+    return df
+
+
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (``np.int64(41)`` -> ``41``; ``2.0`` -> ``2``)."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def show(value: Any) -> str:
+    """A value for a message: strings quoted, numbers plain."""
+    return repr(plain(value))
+
+
+def show_values(values, limit: int = 8) -> str:
+    """A short list of values for a message: ``[0, 1]`` or ``['a', 'b', ... (12 values)]``."""
+    values = [plain(v) for v in values]
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return f"[{shown}]" if len(values) <= limit else f"[{shown}, ... ({len(values)} values)]"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 row``, ``2 rows``, ``1,234 annotations``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def check_columns(df, columns: dict[str, str | None], path: str) -> None:
@@ -147,8 +205,12 @@ def unit_float(text: str) -> float:
     return v
 
 
-def one_line(text: str) -> str:
-    return " ".join(str(text).split())
+_NUMPY_REPR = re.compile(r"np\.(?:u?int\d*|float\d*|bool_?|str_|bytes_)\((.*?)\)")
+
+
+def one_line(text: object) -> str:
+    """A message on one line, numpy scalar reprs (``np.int64(41)``, from a library message) as plain values."""
+    return _NUMPY_REPR.sub(r"\1", " ".join(str(text).split()))
 
 
 def print_frame(df, title: str | None = None, digits: int = 3) -> None:

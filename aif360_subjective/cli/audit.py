@@ -1,4 +1,4 @@
-"""``aif360-subjective audit``: opinion-exclusion audit of given predictions."""
+"""``aif360-subjective audit``: opinion-exclusion audit of predictions on multi-annotator data."""
 
 from __future__ import annotations
 
@@ -6,54 +6,75 @@ import argparse
 from pathlib import Path
 
 from . import _common as common
+from . import _inputs as inputs
 from ._common import CLIError
+
+#: A numeric attribute with more distinct values than this makes one group per value: say so.
+MANY_VALUES = 10
+
+
+def _attributes(args: argparse.Namespace, ds) -> list[str] | None:
+    """``--attributes`` checked against the annotator table (only meaningful with ``--grouping demographic``)."""
+    if args.attributes is None:
+        return None
+    if args.grouping != "demographic":
+        raise CLIError(f"--attributes applies to --grouping demographic, not {args.grouping}")
+    known = list(ds.annotators.columns)
+    for a in args.attributes:
+        if a not in known:
+            raise CLIError(f"--attributes {a!r} is not an annotator attribute (attributes: "
+                           f"{common.show_values(known, limit=12)})")
+    return list(args.attributes)
+
+
+def demographic_notes(ds, attrs: list[str], report) -> list[str]:
+    """Why annotators are missing from a demographic grouping, and groups too fine to compare."""
+    import pandas as pd
+
+    table = ds.annotators.reindex(pd.unique(ds.annotator_ids))[attrs]
+    notes = [f"Demographic groups: intersections of {', '.join(attrs)}."]
+    missing = table.isna()
+    n_left = int(missing.any(axis=1).sum())
+    if n_left:
+        per_attr = ", ".join(f"{a} {int(n)}" for a, n in missing.sum().items() if n)
+        notes.append(f"{common.count(n_left, 'annotator')} left out for a missing value in at least one "
+                     f"attribute (missing per attribute: {per_attr}).")
+    for a in attrs:
+        col = table[a]
+        if pd.api.types.is_numeric_dtype(col) and col.nunique() > MANY_VALUES:
+            notes.append(f"{a} is numeric with {col.nunique()} distinct values, each its own group; leave it out "
+                         "with --attributes or bin it before the audit.")
+    counts = table.dropna().value_counts()
+    singletons = int((counts == 1).sum())
+    if singletons:
+        notes.append(f"{singletons} of {common.count(report.n_groups, 'group')} hold a single annotator; fewer "
+                     "--attributes or --min-group-size give comparable groups.")
+    return notes
 
 
 def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
-    from ..datasets import MultiAnnotatorDataset
-
-    df = common.read_csv(args.annotations, "annotations")
-    cols = {"--item-col": args.item_col, "--annotator-col": args.annotator_col, "--label-col": args.label_col,
-            "--prediction-col": args.prediction_col}
-    common.check_columns(df, cols, args.annotations)
-    annotators = items = None
-    if args.annotators:
-        annotators = common.index_table(common.read_csv(args.annotators, "annotators"), args.annotators,
-                                        args.annotators_id_col, args.annotator_col)
-    if args.items:
-        items = common.index_table(common.read_csv(args.items, "items"), args.items, args.items_id_col, args.item_col)
-    label = df[args.label_col]
-    fav = common.coerce_label(args.favorable_label, label, "--favorable-label")
-    values = sorted(label.dropna().unique().tolist(), key=str)
-    if len(values) != 2 and fav is None:
-        raise CLIError(f"--label-col {args.label_col!r} holds {len(values)} values {values[:5]}; binary labels "
-                       "are needed")
-    if fav is None:
-        fav = 1 if set(values) == {0, 1} else values[0]
-    if fav not in values:
-        raise CLIError(f"--favorable-label {fav!r} is not a value of {args.label_col!r} (values: {values[:5]})")
-    unfav = next((v for v in values if v != fav), None)
-    keep = [args.item_col, args.annotator_col, args.label_col]
+    common.bins(args.bins)  # a malformed --bins fails before any reading
+    ann = inputs.load_annotations(args, args.annotations)
+    attrs = _attributes(args, ann.dataset)
     (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
-    with common.steps(["reading annotations", "opinion-exclusion audit", "writing the report"]) as step:
-        step("reading annotations")
-        ds = MultiAnnotatorDataset(df[keep], item_col=args.item_col, annotator_col=args.annotator_col,
-                                   label_col=args.label_col, annotators=annotators, items=items,
-                                   favorable_label=fav, unfavorable_label=unfav)
-        pred_values = df[args.prediction_col]
-        bad = ~pred_values.isin(values)
-        if bad.any():
-            raise CLIError(f"--prediction-col {args.prediction_col!r} holds {pred_values[bad].tolist()[0]!r} at row "
-                           f"{int(bad.to_numpy().argmax())}; expected one of the label values {values}")
-        classified = ds.with_predictions(pred_values.to_numpy())
+    with common.steps(["predictions", "opinion-exclusion audit", "writing the report"]) as step:
+        step("predictions")
+        pred = inputs.get_predictions(args, ann)
+        ds = pred.dataset
         step("opinion-exclusion audit")
-        metric = OpinionExclusionMetric(ds, classified, grouping=args.grouping, bins=common.bins(args.bins),
-                                        performance=args.performance)
+        metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping, bins=common.bins(args.bins),
+                                        performance=args.performance, attributes=attrs,
+                                        min_group_size=args.min_group_size)
         from ..report.sections import opinion_summary_table
 
-        summary = opinion_summary_table({args.prediction_col: metric})
+        summary = opinion_summary_table({pred.name: metric})
         groups = metric.group_performance()
+        grouping = metric.grouping_report()
+        notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}."]
+        if args.grouping == "demographic":
+            used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
+            notes += demographic_notes(ds, used, grouping)
         step("writing the report")
         path = None
         if args.out:
@@ -61,15 +82,20 @@ def run(args: argparse.Namespace) -> int:
             from ..report.sections import opinion_sections
 
             report = Report(f"Opinion-exclusion audit of {Path(args.annotations).name}",
-                            summary=[f"{len(ds.labels):,} annotations of {ds.n_items:,} items by "
-                                     f"{ds.n_annotators:,} annotators; predictions from column "
-                                     f"{args.prediction_col!r}."])
+                            summary=[f"{common.count(len(ds.labels), 'annotation')} of "
+                                     f"{common.count(ds.n_items, 'item')} by "
+                                     f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}.",
+                                     *ann.notes[1:], *pred.notes, *notes])
+            report.fact("favourable label", str(common.show(ann.favorable)))
             report.fact("unfairness", metric.unfairness()).fact(f"performance ({args.performance})",
                                                                  metric.performance())
-            report.extend(opinion_sections({args.prediction_col: metric}))
+            report.extend(opinion_sections({pred.name: metric}))
             path = common.save_report(report, args.out)
+    for note in notes:
+        print(note)
+    print()
     common.print_frame(summary[["unfairness", "performance"]], f"Opinion-exclusion audit ({args.performance}, "
-                 f"grouping {args.grouping}):")
+                       f"grouping {args.grouping}):")
     common.print_frame(groups, "Groups:")
     if path:
         print(f"Report: {path}")
@@ -78,28 +104,45 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(sub) -> None:
     """Add the command to the subparsers ``sub``."""
-    audit = sub.add_parser("audit", help="opinion-exclusion audit of given predictions",
-                           description="Measure how unequally predictions serve the opinions of different "
-                                       "annotators (Balayn et al. 2019): annotators grouped by their disagreement "
-                                       "rate with the majority, the model's performance per group, unfairness = "
-                                       "standard deviation across groups.")
-    audit.add_argument("annotations", metavar="ANNOTATIONS.csv",
-                       help="one row per annotation: item id, annotator id, label, prediction")
-    audit.add_argument("--item-col", required=True, metavar="C", help="item id column")
-    audit.add_argument("--annotator-col", required=True, metavar="C", help="annotator id column")
-    audit.add_argument("--label-col", required=True, metavar="C", help="the annotator's label")
-    audit.add_argument("--prediction-col", required=True, metavar="C", help="the model's prediction for the row")
-    audit.add_argument("--favorable-label", metavar="V", help="the favourable label (default: 1 for 0/1 labels)")
-    audit.add_argument("--annotators", metavar="CSV", help="annotator table (demographics), one row per annotator")
-    audit.add_argument("--annotators-id-col", metavar="C", help="id column of --annotators (default: the "
-                       "--annotator-col name, else the first column)")
-    audit.add_argument("--items", metavar="CSV", help="item table (text, features), one row per item")
-    audit.add_argument("--items-id-col", metavar="C", help="id column of --items (default: the --item-col name, "
-                       "else the first column)")
+    audit = sub.add_parser(
+        "audit", help="opinion-exclusion audit of predictions on multi-annotator data",
+        description="Measure how unequally predictions serve the opinions of different annotators (Balayn et al. "
+                    "2019): annotators grouped (by default by their disagreement rate with the majority), the "
+                    "model's performance per group, unfairness = standard deviation across groups. The favourable "
+                    f"label defaults to {inputs.DEFAULT_FAVORABLE} (the package's convention for detection tasks: "
+                    "'not flagged'); labels other than 0/1 need --favorable-label. The label used is printed.",
+        epilog="Examples:\n"
+               "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator --label-col label "
+               "--prediction-col pred\n"
+               "  aif360-subjective audit data/multipico --split dev --model majority --out audit.html\n"
+               "  aif360-subjective audit MP_dev.json --predictions pred.csv --grouping demographic "
+               "--attributes Gender",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    audit.add_argument("annotations", metavar="ANNOTATIONS",
+                       help="a CSV file with one row per annotation (item id, annotator id, label[, prediction]), "
+                            "or a published dataset (file or folder, see --format)")
+    csv = audit.add_argument_group("columns (--format csv)")
+    csv.add_argument("--item-col", metavar="C", help="item id column (also of --predictions; default there: item)")
+    csv.add_argument("--annotator-col", metavar="C", help="annotator id column (also of --predictions; default "
+                     "there: annotator)")
+    csv.add_argument("--label-col", metavar="C", help="the annotator's label")
+    csv.add_argument("--annotators", metavar="CSV", help="annotator table (demographics), one row per annotator")
+    csv.add_argument("--annotators-id-col", metavar="C", help="id column of --annotators (default: the "
+                     "--annotator-col name, else the first column)")
+    csv.add_argument("--items", metavar="CSV", help="item table (text, features), one row per item")
+    csv.add_argument("--items-id-col", metavar="C", help="id column of --items (default: the --item-col name, "
+                     "else the first column)")
+    inputs.add_input_options(audit)
+    audit.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
+                       f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
     audit.add_argument("--grouping", default="adr", choices=["adr", "ambiguity", "popularity", "demographic"],
                        help="how annotators (or annotations) are grouped (default: adr)")
+    audit.add_argument("--attributes", nargs="+", metavar="A", help="--grouping demographic: the annotator "
+                       "attributes whose intersections are the groups (default: all of them)")
     audit.add_argument("--bins", default="5", metavar="B",
                        help="groups: an int (equal-width bins), 'quantile:N' or edges '0,0.2,0.5,1' (default: 5)")
+    audit.add_argument("--min-group-size", type=common.positive_int, default=1, metavar="N",
+                       help="smaller groups are merged with a neighbour (default: 1 = every group counts)")
     audit.add_argument("--performance", default="accuracy",
                        choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
                                 "false_positive_rate", "false_negative_rate", "precision", "f1"],

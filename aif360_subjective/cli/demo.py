@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         report.fact("annotators removed by CrowdTruth", len(removed))
         report.extend(opinion_sections(models))
         report.extend(crowdtruth_sections(ct, annotator_info=ds.annotators))
-        report.extend(subgroup_sections(subgroups))
+        report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)"))
         path = common.save_report(report, out / "report.html", figures_dir=out)
 
     print(f"Generated {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} annotators.")

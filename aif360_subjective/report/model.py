@@ -146,7 +146,12 @@ class Table:
         labels = list(shown.index)
         rows = []
         for lab, vals in zip(labels, values, strict=True):
-            lab_cells = [format_value(x) for x in lab] if isinstance(lab, tuple) else [format_value(lab)]
+            if isinstance(frame.index, pd.MultiIndex):
+                lab_cells = [format_value(x) for x in lab]
+            elif isinstance(lab, tuple):  # one level holding tuples (e.g. intersections of attributes)
+                lab_cells = [" & ".join(format_value(x) for x in lab)]
+            else:
+                lab_cells = [format_value(lab)]
             rows.append((lab_cells if index else []) + [format_value(v, digits) for v in vals])
         return cls(header=header, rows=rows, n_index=n_index, caption=caption, n_rows_total=n_total,
                    numeric=numeric)

@@ -59,7 +59,7 @@ def _subgroup_report(obj: Any):
 
 
 def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
-                      figures: bool = True) -> list[Section]:
+                      figures: bool = True, model: str | None = None) -> list[Section]:
     """The ASDF dashboard's views of a subgroup-discovery result, as report sections.
 
     Args:
@@ -68,6 +68,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         n: length of the top-n rankings.
         max_subgroups: at most this many expandable per-subgroup blocks (the largest subgroups first).
         figures: include the matplotlib figures (radar, sizes, rankings).
+        model: the name of the model whose predictions were analysed (stated in the first section).
 
     Returns:
         list of Section: summary, subgroup sizes, patterns, rankings.
@@ -90,6 +91,8 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         "value) defines an entropy-based subgroup: every row of the data matching the pattern. Each subgroup "
         "is compared with the rest of the rows.",
     )
+    if model is not None:
+        s.text(f"Predictions analysed: {model}.")
     s.text(SIGN_CONVENTION, kind="note")
     if plotting is not None:
         s.figure(plotting.plot_summary_radar(rep),
