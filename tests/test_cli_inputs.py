@@ -320,6 +320,7 @@ def test_crowdtruth_warns_on_a_label_column_with_hundreds_of_values(capsys, tmp_
                           "--label-col", "l", "--out", tmp_path / "o")
     assert code == 0
     assert "warning: --label-col 'l' holds 240 distinct values" in err
+    assert "wwa = worker-worker agreement, wua = worker-unit agreement" in " ".join(out.split())
     df.assign(l=np.arange(n) % 2).to_csv(tmp_path / "ok.csv", index=False)
     code, out, err = _run(capsys, "crowdtruth", tmp_path / "ok.csv", "--unit-col", "u", "--worker-col", "w",
                           "--label-col", "l", "--out", tmp_path / "o2")

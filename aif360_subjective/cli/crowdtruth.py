@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
           f"{len(res.annotations):,} labels ({res.n_iterations} iterations, "
           f"{'converged' if res.converged else 'NOT converged'}).")
     cols = [c for c in ("n_units", "wqs", "wwa", "wua") if c in res.workers.columns]
-    common.print_frame(res.workers[cols].sort_values("wqs").head(10), "Lowest worker quality scores:")
+    common.print_frame(res.workers[cols].sort_values("wqs").head(10), "Lowest worker quality scores (wqs; wwa = "
+                       "worker-worker agreement, wua = worker-unit agreement):")
     print("Wrote " + ", ".join(str(p) for p in paths))
     return 0
 

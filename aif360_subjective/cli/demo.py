@@ -36,6 +36,14 @@ def _annotator_frame(ds):
     return table
 
 
+#: The generator's annotator kinds as nouns (for counts: "5 spammers", "1 minority annotator").
+KIND_NOUNS = {"regular": "regular annotator", "minority": "minority annotator", "spammer": "spammer"}
+
+
+def _kinds(counts) -> str:
+    return ", ".join(common.count(int(v), KIND_NOUNS.get(k, str(k))) for k, v in counts.items())
+
+
 def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     import pandas as pd
@@ -88,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             "aif360-subjective demo: opinion exclusion and subgroup fairness",
             summary=[
                 f"Generated data: {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} "
-                f"annotators ({', '.join(f'{v} {k}' for k, v in kinds.value_counts().items())}). The ground "
+                f"annotators ({_kinds(kinds.value_counts())}). The ground "
                 "truth is known: minority annotators consistently read the contested items differently; "
                 "spammers label at random.",
                 "A majority-vote model (Model 1) and an annotator-aware model (Model 2) were trained on 70% of "
@@ -104,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"Generated {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} annotators.")
     print(f"CrowdTruth filter removed {len(removed)} annotators"
-          + (f" ({', '.join(f'{v} {k}' for k, v in removed_kinds.items())})." if len(removed) else "."))
+          + (f" ({_kinds(removed_kinds)})." if len(removed) else "."))
     print()
     common.print_frame(table, "Opinion-exclusion audit on the test items (performance = accuracy):")
     top = subgroups.ranking("statistical_parity", kind="entropy", n=1, ascending=False)

@@ -71,13 +71,13 @@ class GroupingReport:
             )
         parts += [f"{k}: {v}" for k, v in self.excluded.items()]
         if self.empty_groups:
-            parts.append(f"empty groups skipped: {[str(g) for g in self.empty_groups]}")
+            parts.append(f"empty groups skipped: {_labels(self.empty_groups)}")
         for old, new in self.merged_groups:
-            parts.append(f"merged {[str(g) for g in old]} into {new}")
+            parts.append(f"merged {_labels(old)} into {group_label(new)}")
         if self.dropped_groups:
-            parts.append(f"groups dropped (too small): {[str(g) for g in self.dropped_groups]}")
+            parts.append(f"groups dropped (too small): {_labels(self.dropped_groups)}")
         if self.undefined_groups:
-            parts.append(f"groups with undefined performance: {[str(g) for g in self.undefined_groups]}")
+            parts.append(f"groups with undefined performance: {_labels(self.undefined_groups)}")
         if self.n_undefined_units:
             parts.append(f"{self.n_undefined_units} (group, annotator) values undefined and skipped")
         if self.n_tie_items:
@@ -87,6 +87,10 @@ class GroupingReport:
                          f"resolved as {self.tie}")
         parts += list(self.notes)
         return "; ".join(parts)
+
+
+def _labels(groups) -> str:
+    return ", ".join(group_label(g) for g in groups)
 
 
 def validate_bins(bins):
@@ -277,11 +281,17 @@ def enforce_min_group_size(
     }
 
 
-def group_label(group, spec: str = ".3g", sep: str = " to ") -> str:
-    """Readable name of a group: an ADR/ambiguity bin ``left{sep}right`` (bounds formatted with the
-    format ``spec``), an intersection of attributes joined by ``&``, or the value itself."""
+def group_label(group, spec: str = ".2f", sep: str = "\u2013") -> str:
+    """Readable name of a group, the one form used in tables, figures and text: an ADR/ambiguity bin
+    ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333`` shows as
+    ``0.00``, not ``-0.00``), an intersection of attributes joined by `` & ``, or the value itself."""
     if isinstance(group, pd.Interval):
-        return f"{group.left:{spec}}{sep}{group.right:{spec}}"
+        return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
     if isinstance(group, tuple):
         return " & ".join(map(str, group))
     return str(group)
+
+
+def _bound(value: float, spec: str) -> str:
+    text = f"{value:{spec}}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text

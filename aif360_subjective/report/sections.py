@@ -96,8 +96,11 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     s.text(SIGN_CONVENTION, kind="note")
     if plotting is not None:
         s.figure(plotting.plot_summary_radar(rep),
-                 caption="Summary: mean absolute fairness values and mean accuracy, per kind of subgroup "
-                         "(cluster-based in red, entropy-based in blue).")
+                 caption="Summary: mean absolute fairness values, signed mean accuracy error and mean accuracy, "
+                         "per kind of subgroup (cluster-based: red circles, entropy-based: blue squares). Each "
+                         "axis has its own scale, from 0 (or the lowest value, if negative) at the centre to the "
+                         "larger of the two values at the rim (the range is under each axis name), so that accuracy "
+                         "does not flatten the fairness axes; the values are in the table below.")
     s.table(summary, "Summary per kind of subgroup (means of absolute values; accuracy error signed).")
     out.append(s)
 
@@ -111,25 +114,26 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     out.append(s)
 
     s = Section("Subgroup patterns")
-    pats = rep.patterns(all_columns=False) if _accepts_all_columns(rep) else rep.patterns()
+    pats = whole_numbers_as_int(rep.patterns(all_columns=False) if _accepts_all_columns(rep) else rep.patterns())
+    pattern_text = pattern_texts(pats)
     s.text("One row per cluster: the value of every dominant attribute of its entropy pattern (– = the attribute "
            "is not part of the pattern). Expand a subgroup to see its metrics.")
     table = pats.copy()
     if info is not None:
         table.insert(0, "size", info["size"])
+        table = whole_numbers_as_int(table)
     s.table(table, "Entropy patterns of the clusters.")
     if info is not None:
         ordered = info.sort_values("size", ascending=False, na_position="last").index[:max_subgroups]
-        labels = info["pattern"]
     else:
         ordered = pats.index[:max_subgroups]
-        labels = pd.Series({i: "" for i in pats.index})
+    labels = pattern_text  # the pattern as the table shows it (integers without decimals)
     for sid in ordered:
         rows = metrics.xs(sid, level=1, drop_level=False) if sid in metrics.index.get_level_values(1) else None
         size = info.loc[sid, "size"] if info is not None else None
-        head = f"Subgroup {sid}: {labels.loc[sid] or '(empty pattern)'}"
+        head = f"Subgroup {sid}: {labels.get(sid) or '(empty pattern)'}"
         if size is not None and not pd.isna(size):
-            head += f" ({int(size):,} rows)"
+            head += f" ({_count(int(size), 'row')})"
         d = s.details(head)
         if rows is not None:
             d.table(rows, "Metrics of the cluster and of its entropy pattern (rest minus subgroup).")
@@ -138,7 +142,8 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         elif info is not None and bool(info.loc[sid, "is_duplicate"]):
             d.text(f"The pattern repeats the pattern of cluster {info.loc[sid, 'duplicate_of']}.")
     if len(pats) > max_subgroups:
-        s.text(f"{len(pats) - max_subgroups} smaller subgroups are not expanded here.", kind="note")
+        rest = len(pats) - max_subgroups
+        s.text(f"{_count(rest, 'smaller subgroup')} {'is' if rest == 1 else 'are'} not expanded here.", kind="note")
     out.append(s)
 
     s = Section(f"Top-{n} rankings")
@@ -151,14 +156,45 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         if plotting is not None and metric == "statistical_parity" and hasattr(plotting, "plot_ranking"):
             s.figure(plotting.plot_ranking(rep, metric, n=n, ascending=False),
                      caption=f"{name}: the {n} most disadvantaged entropy-based subgroups.")
-        s.table(rep.ranking(metric, kind="entropy", n=n, ascending=False),
+        s.table(_same_patterns(rep.ranking(metric, kind="entropy", n=n, ascending=False), pattern_text),
                 f"{name}: most disadvantaged subgroups", index=True)
         with_details = s.details(f"{name}: most favoured subgroups")
-        with_details.table(rep.ranking(metric, kind="entropy", n=n, ascending=True))
+        with_details.table(_same_patterns(rep.ranking(metric, kind="entropy", n=n, ascending=True), pattern_text))
     s.details(f"Cluster-based rankings by statistical parity (top {n})").table(
         rep.ranking("statistical_parity", kind="cluster", n=n, ascending=False))
     out.append(s)
     return out
+
+
+def whole_numbers_as_int(frame: pd.DataFrame) -> pd.DataFrame:
+    """Float columns holding only whole numbers (integer attributes with NaN = "not in the pattern") as
+    nullable integers, so that tables and captions show ``96`` and ``-1``, not ``96.000`` or ``-1.0``."""
+    out = frame.copy()
+    for c in out.columns:
+        col = out[c]
+        if pd.api.types.is_float_dtype(col):
+            vals = col.dropna().to_numpy(dtype=float)
+            if len(vals) and np.isfinite(vals).all() and (vals == np.round(vals)).all():
+                out[c] = col.astype("Int64")
+    return out
+
+
+def pattern_texts(patterns: pd.DataFrame) -> pd.Series:
+    """``attr=value AND ...`` per subgroup id, values formatted as in the pattern table."""
+    from .model import format_value
+
+    cells = patterns.astype(object).where(patterns.notna(), None)
+    return pd.Series(
+        {sid: " AND ".join(f"{c}={format_value(v)}" for c, v in row.items() if v is not None)
+         for sid, row in cells.iterrows()}, dtype=object)
+
+
+def _same_patterns(ranking: pd.DataFrame, pattern_text: pd.Series) -> pd.DataFrame:
+    """A ranking whose ``subgroup`` column shows the patterns in the table's form."""
+    if "subgroup" not in ranking.columns or not len(ranking):
+        return ranking
+    texts = pattern_text.reindex(ranking.index)
+    return ranking.assign(subgroup=texts.where(texts.notna(), ranking["subgroup"]))
 
 
 def _accepts_all_columns(rep: Any) -> bool:
@@ -319,7 +355,18 @@ def crowdtruth_sections(result: Any, *, n: int = 20, figures: bool = True,
         s.figure(_wqs_histogram(workers, removed), caption="Distribution of the worker quality scores "
                  "(removed annotators in red).")
     cols = [c for c in ("n_units", "wqs", "wwa", "wua") if c in workers.columns]
-    s.table(workers[cols].sort_values("wqs").head(n), f"The {n} annotators with the lowest WQS.")
+    s.text("Columns: n_units = items the annotator labelled; wqs = worker quality score; wwa = worker-worker "
+           "agreement (with the other annotators of the same items); wua = worker-unit agreement (with the "
+           "items' overall label distribution).", kind="note")
+    lowest = workers[cols].sort_values("wqs").head(n)
+    threshold = getattr(result, "threshold_", None)
+    status = _annotator_status(result, lowest.index)
+    if status is not None:
+        lowest = lowest.assign(status=status)
+    caption = f"The {_count(min(n, len(workers)), 'annotator')} with the lowest WQS"
+    if threshold is not None:
+        caption += f" (removal threshold WQS < {threshold:.3f}; status says what the filter did and why)"
+    s.table(lowest, caption + ".")
     ucols = [c for c in ("n_workers", "uqs") if c in scores.units.columns]
     s.details(f"The {n} items with the lowest UQS").table(scores.units[ucols].sort_values("uqs").head(n))
     if hasattr(scores, "annotations"):
@@ -329,17 +376,54 @@ def crowdtruth_sections(result: Any, *, n: int = 20, figures: bool = True,
     if removed is not None:
         s = Section("Removed annotators")
         n_rem = len(removed)
-        s.text(f"The filter removed {n_rem:,} of {len(workers):,} annotators.")
+        s.text(f"The filter removed {n_rem:,} of {_count(len(workers), 'annotator')}.")
         table = removed
         if annotator_info is not None:
             table = removed.join(annotator_info, how="left", rsuffix="_info")
         if n_rem:
             s.table(table, "Removed annotators and why.", max_rows=500)
-        kept = getattr(result, "protected_annotators_", None)
-        if kept is not None and len(kept):
-            s.details(f"Low-quality annotators kept as a consistent minority ({len(kept):,})").table(kept)
+        table_all = getattr(result, "annotators_", None)
+        if table_all is not None and "protected" in table_all:
+            kept = table_all[table_all["protected"]]
+            if len(kept):
+                s.text(f"{_count(len(kept), 'annotator')} below the threshold {_were(len(kept))} kept: their labels "
+                       "are consistent (label-consistency z at least the protection level), the mark of a "
+                       "minority opinion rather than of random labelling.")
+                s.details(f"Low-WQS annotators kept as a consistent minority ({len(kept):,})").table(
+                    kept[["wqs", "consistency_z", "n_annotations"]])
         out.append(s)
     return out
+
+
+def _annotator_status(result: Any, ids) -> list[str] | None:
+    """What a fitted filter did with each annotator: removed, kept as protected (with the reason), kept."""
+    table = getattr(result, "annotators_", None)
+    if table is None or not {"removed", "protected"} <= set(table.columns):
+        return None
+    protect_z = getattr(result, "protect_z", None)
+    out = []
+    for i in ids:
+        row = table.loc[i] if i in table.index else None
+        if row is None:
+            out.append("–")
+        elif bool(row["removed"]):
+            out.append("removed")
+        elif bool(row["protected"]):
+            z = row.get("consistency_z", np.nan)
+            level = f" ≥ {protect_z:g}" if protect_z is not None else ""
+            out.append(f"kept: protected, consistent labels (z {z:.2f}{level})")
+        else:
+            out.append("kept")
+    return out
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 annotator``, ``5 annotators``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _were(n: int) -> str:
+    return "was" if n == 1 else "were"
 
 
 def _wqs_histogram(workers: pd.DataFrame, removed: pd.DataFrame | None):
