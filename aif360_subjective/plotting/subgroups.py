@@ -82,9 +82,10 @@ def plot_summary_radar(report, ax=None):
     ax.tick_params(axis="x", pad=16)
     ax.set_ylim(0, 1.1)
     ax.set_yticklabels([])
-    ax.set_title("Subgroup fairness summary (each axis scaled to its own maximum)", pad=24)
-    # below the plot: a legend inside the polar frame covers an axis label
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=2, frameon=False)
+    ax.set_theta_offset(np.pi / 2)  # first axis at the top: no axis label sits at the bottom, under the legend
+    ax.set_title("Subgroup fairness summary\n(each axis on its own scale)", pad=28)
+    # below the axis labels: a legend inside the polar frame covers an axis label
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     return ax
 
 

@@ -54,10 +54,25 @@ def test_radar(report):
     # both lines visible where they coincide: different markers and line styles, semi-transparent
     assert lines[0].get_marker() != lines[1].get_marker() and lines[0].get_linestyle() != lines[1].get_linestyle()
     assert all(line.get_alpha() < 1 for line in lines)
-    # the legend sits below the plot, not over an axis label
+    _assert_legend_clear(ax)
+
+
+def _assert_legend_clear(ax):
+    """The legend overlaps no axis label and no other text of the figure."""
+    renderer = ax.figure.canvas.get_renderer()
     ax.figure.canvas.draw()
-    legend_box = ax.get_legend().get_window_extent()
-    assert legend_box.y1 <= ax.get_window_extent().y0 + 1
+    legend_box = ax.get_legend().get_window_extent(renderer)
+    for label in ax.get_xticklabels():
+        assert not legend_box.overlaps(label.get_window_extent(renderer)), label.get_text()
+    assert not legend_box.overlaps(ax.title.get_window_extent(renderer))
+
+
+def test_radar_in_a_small_panel_keeps_labels_clear(report):
+    fig = plt.figure(figsize=(13, 4.5))  # notebook 03's three-panel figure
+    ax = plot_summary_radar(report, ax=fig.add_subplot(1, 3, 1, projection="polar"))
+    fig.add_subplot(1, 3, 2)
+    fig.tight_layout()
+    _assert_legend_clear(ax)
 
 
 def test_sizes_with_many_ids_are_readable():

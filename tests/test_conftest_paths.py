@@ -1,0 +1,24 @@
+"""The data and reference folders: each has its own variable, and a skip names the one that sets it."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import DATA_VAR, REFERENCE_VAR, _require, _root
+
+
+def test_reference_folder_has_its_own_variable(tmp_path, monkeypatch):
+    monkeypatch.setenv(REFERENCE_VAR, str(tmp_path))
+    monkeypatch.setenv(DATA_VAR, "/elsewhere")
+    assert _root(REFERENCE_VAR, tmp_path / "default") == tmp_path
+    monkeypatch.delenv(REFERENCE_VAR)
+    assert _root(REFERENCE_VAR, tmp_path / "default") == tmp_path / "default"
+
+
+def test_missing_reference_skip_names_its_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"reference outputs not found at .* \(set "
+                       r"AIF360_SUBJECTIVE_REFERENCE to the reference outputs folder"):
+        _require(tmp_path / "missing", "reference outputs", REFERENCE_VAR, tmp_path / "missing")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="AIF360_SUBJECTIVE_REFERENCE"):
+        _require(tmp_path / "missing", "reference outputs", REFERENCE_VAR, tmp_path / "missing")
