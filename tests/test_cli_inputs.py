@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from html import unescape
@@ -92,6 +93,7 @@ def test_audit_lewidi_folder_with_predictions_file_matches_python(capsys, tmp_pa
     m = OpinionExclusionMetric(ds, ds.with_predictions(pred), bins=2)
     assert f"{m.unfairness():.3f}" in out and f"{m.performance():.3f}" in out
     assert "Read lewidi data XY" in out and "favourable label: 0" in out
+    assert "(-0." not in out and re.search(r"^\d\.\d\d\u2013\d\.\d\d ", out, flags=re.M)  # bins as in the report
     html = unescape((tmp_path / "r.html").read_text(encoding="utf-8"))
     assert "(column 'prediction', one per item)" in html and "favourable label" in html
     # a .json file is recognised as lewidi without --format

@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
     print()
     common.print_frame(summary[["unfairness", "performance"]], f"Opinion-exclusion audit ({args.performance}, "
                        f"grouping {args.grouping}):")
-    common.print_frame(groups, "Groups:")
+    from ..metrics._opinion_groups import group_label
+
+    # the report's group names (0.00–0.07, A & B), not pandas' interval reprs
+    common.print_frame(groups.rename(index=group_label), "Groups:")
     if path:
         print(f"Report: {path}")
     return 0

@@ -105,12 +105,14 @@ def run(args: argparse.Namespace) -> int:
         )
         report.add_facts({f"unfairness, {k}": v for k, v in table["unfairness"].items()})
         report.fact("annotators removed by CrowdTruth", len(removed))
+        report.fact("favourable label", common.show(test.favorable_label))
         report.extend(opinion_sections(models))
         report.extend(crowdtruth_sections(ct, annotator_info=ds.annotators))
         report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)"))
         path = common.save_report(report, out / "report.html", figures_dir=out)
 
-    print(f"Generated {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} annotators.")
+    print(f"Generated {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} annotators; "
+          f"favourable label: {common.show(ds.favorable_label)}.")
     print(f"CrowdTruth filter removed {len(removed)} annotators"
           + (f" ({_kinds(removed_kinds)})." if len(removed) else "."))
     print()
