@@ -31,7 +31,8 @@ def _table_rows(args: argparse.Namespace):
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
     return (X, (y_true == fav).to_numpy(dtype=int), (y_pred == fav).to_numpy(dtype=int), fav,
-            [f"truth {args.label_col!r}, predictions {args.prediction_col!r}"], args.prediction_col)
+            [f"truth {args.label_col!r}, predictions {args.prediction_col!r}"],
+            f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}")
 
 
 def _annotation_rows(args: argparse.Namespace):
