@@ -360,11 +360,14 @@ def test_closed_pipe_exits_quietly(tmp_path):
 
 
 @pytest.mark.parametrize("command", [[], ["demo"], ["audit"], ["subgroups"], ["crowdtruth"]])
-def test_help_is_plain_text(capsys, command):
+def test_help_is_plain_text(capsys, monkeypatch, command):
+    monkeypatch.setenv("COLUMNS", "100")
     with pytest.raises(SystemExit):
         main([*command, "--help"])
     out = capsys.readouterr().out
     assert "``" not in out and ":class:" not in out
+    # descriptions wrapped to the terminal (only a line listing {choices} may be longer)
+    assert max(len(line) for line in out.splitlines() if "{" not in line) <= 100
     if command == ["subgroups"]:
         flat = " ".join(out.split())
         # the two defaults read together: x-means only chooses K, --clustering (slink) does the clustering

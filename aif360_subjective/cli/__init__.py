@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from ._common import EXIT_USAGE, PROG, CLIError, Parser, one_line, plain_text
+from ._common import EXIT_USAGE, PROG, CLIError, HelpFormatter, Parser, one_line, plain_text
 
 __all__ = ["CLIError", "build_parser", "main"]
 
@@ -18,10 +18,11 @@ __all__ = ["CLIError", "build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the command line."""
     parser = Parser(prog=PROG, description=plain_text(__doc__.split("\n\n")[0]),
-                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     formatter_class=HelpFormatter,
                      epilog="Examples:\n  aif360-subjective demo --out demo\n"
-                            "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator "
-                            "--label-col label --prediction-col pred --out audit.html")
+                            "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator \\\n"
+                            "      --label-col label --prediction-col pred --out audit.html\n"
+                            "  aif360-subjective subgroups compas.csv --label-col class --prediction-col out")
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

@@ -26,8 +26,29 @@ def plain_text(text: str) -> str:
     return text.replace("``", "")
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps descriptions to the terminal, paragraph by paragraph; lines indented by two spaces (examples)
+    are kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        lines = []
+        for line in text.splitlines():
+            if line.startswith("  ") or not line.strip():
+                lines.append(indent + line)
+            else:
+                lines.append(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent))
+        return "\n".join(lines)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line (the full usage is in ``--help``)."""
+    """argparse, but usage errors are one line (the full usage is in ``--help``) and help text is plain and
+    wrapped to the terminal."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

@@ -115,12 +115,12 @@ def add_parser(sub) -> None:
                     f"label defaults to {inputs.DEFAULT_FAVORABLE} (the package's convention for detection tasks: "
                     "'not flagged'); labels other than 0/1 need --favorable-label. The label used is printed.",
         epilog="Examples:\n"
-               "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator --label-col label "
-               "--prediction-col pred\n"
+               "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator \\\n"
+               "      --label-col label --prediction-col pred\n"
                "  aif360-subjective audit data/multipico --split dev --model majority --out audit.html\n"
-               "  aif360-subjective audit MP_dev.json --predictions pred.csv --grouping demographic "
-               "--attributes Gender",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  aif360-subjective audit MP_dev.json --predictions pred.csv \\\n"
+               "      --grouping demographic --attributes Gender",
+        formatter_class=common.HelpFormatter)
     audit.add_argument("annotations", metavar="ANNOTATIONS",
                        help="a CSV file with one row per annotation (item id, annotator id, label[, prediction]), "
                             "or a published dataset (file or folder, see --format)")

@@ -137,7 +137,7 @@ def add_parser(sub) -> None:
         epilog="Examples:\n"
                "  aif360-subjective subgroups compas.csv --label-col class --prediction-col out --exclude id\n"
                "  aif360-subjective subgroups data/multipico --split dev --model majority --columns Gender Age",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=common.HelpFormatter)
     sg.add_argument("data", metavar="DATA", help="a CSV table, or a published dataset (file or folder)")
     sg.add_argument("--label-col", metavar="C", help="CSV table: ground-truth label column")
     inputs.add_input_options(sg)
