@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
-from conftest import DATA_VAR, REFERENCE_VAR, _require, _root
+
+# loaded by path: ``import conftest`` may find tests/report/conftest.py first
+_spec = importlib.util.spec_from_file_location("root_conftest", Path(__file__).with_name("conftest.py"))
+_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_conftest)
+DATA_VAR, REFERENCE_VAR, _require, _root = (_conftest.DATA_VAR, _conftest.REFERENCE_VAR, _conftest._require,
+                                            _conftest._root)
 
 
 def test_reference_folder_has_its_own_variable(tmp_path, monkeypatch):
