@@ -306,7 +306,9 @@ def _predictions_file(args: argparse.Namespace, ds) -> Predictions:
     check_prediction_values(df[pred_col], label_values(ds), f"{path} column {pred_col!r}")
     # ids compared as text: a CSV reads item ids "12" as 12, a JSON loader keeps "12"
     key_cols = [item_col, annotator_col] if per_annotation else [item_col]
-    keys = df[key_cols].astype(str).agg("\x1f".join, axis=1)
+    keys = df[item_col].astype(str)
+    if per_annotation:
+        keys = keys + "\x1f" + df[annotator_col].astype(str)
     if keys.duplicated().any():
         dup = df.loc[keys.duplicated(), key_cols].iloc[0].tolist()
         raise CLIError(f"{path}: {' and '.join(key_cols)} {common.show_values(dup)} has several predictions")
