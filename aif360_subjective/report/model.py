@@ -65,6 +65,13 @@ def format_value(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _id_text(value: Any) -> str:
+    """A row label: integer ids as written (item 1046, not 1,046); anything else as :func:`format_value`."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    return format_value(value)
+
+
 def _label(key: Any) -> str:
     """Header text of a (possibly MultiIndex) column or index label."""
     if isinstance(key, tuple):
@@ -151,11 +158,11 @@ class Table:
         rows = []
         for lab, vals in zip(labels, values, strict=True):
             if isinstance(frame.index, pd.MultiIndex):
-                lab_cells = [format_value(x) for x in lab]
+                lab_cells = [_id_text(x) for x in lab]
             elif isinstance(lab, tuple):  # one level holding tuples (e.g. intersections of attributes)
-                lab_cells = [" & ".join(format_value(x) for x in lab)]
+                lab_cells = [" & ".join(_id_text(x) for x in lab)]
             else:
-                lab_cells = [format_value(lab)]
+                lab_cells = [_id_text(lab)]
             rows.append((lab_cells if index else []) + [format_value(v, digits) for v in vals])
         return cls(header=header, rows=rows, n_index=n_index, caption=caption, n_rows_total=n_total,
                    numeric=numeric)

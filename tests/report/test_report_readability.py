@@ -58,6 +58,9 @@ def test_table_sizes_with_missing_values_are_integers():
     frame = pd.DataFrame({"size": pd.array([141, None], dtype="Int64"), "x": [0.5, np.nan]})
     t = Table.from_frame(frame)
     assert t.rows[0][1:] == ["141", "0.500"] and t.rows[1][1:] == ["–", "–"]
+    # integer ids in the index are ids (item 1046), counts in the body get separators (1,046 rows)
+    ids = Table.from_frame(pd.DataFrame({"n": [1046]}, index=pd.Index([1046], name="item")))
+    assert ids.rows == [["1046", "1,046"]]
     assert whole_numbers_as_int(pd.DataFrame({"v": [96.0, np.nan, -1.0]}))["v"].dtype == "Int64"
     assert whole_numbers_as_int(pd.DataFrame({"v": [0.5, 1.0]}))["v"].dtype == float
 
