@@ -272,8 +272,10 @@ def opinion_sections(metrics: Any, *, figures: bool = True) -> list[Section]:
     if figures:
         from ..plotting import plot_group_performance
 
+        by_adr = isinstance(first.grouping, str) and first.grouping == "adr"
         s.figure(plot_group_performance(models, kind="heatmap"),
-                 caption=f"{perf} of every model on every group of annotators (the paper's Figure 3).")
+                 caption=f"{perf[:1].upper() + perf[1:]} of every model on every group of annotators"
+                         + (" (the paper's Figure 3)." if by_adr else "."))
     out.append(s)
 
     s = Section("Groups of annotators")
