@@ -386,3 +386,5 @@ def test_compas_subgroups_prints_the_favourable_label(capsys):
                           "--n-clusters", "8")
     assert code == 0, err
     assert "favourable label: 0" in out and "separator comma (detected)" in out
+    assert "days_b_screening_arrest=-1 " in out or "days_b_screening_arrest=-1\n" in out
+    assert "=-1.0" not in out  # integer values as in the report's tables

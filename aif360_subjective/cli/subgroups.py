@@ -114,7 +114,12 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     print()
     common.print_frame(rep.summary(), "Summary (means of absolute values; positive = subgroup disadvantaged):")
-    common.print_frame(rep.ranking("statistical_parity", kind="entropy", n=args.top, ascending=False),
+    from ..report.sections import pattern_texts, patterns_as_in_table, whole_numbers_as_int
+
+    # patterns written as in the report (integer values without decimals)
+    texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
+    common.print_frame(patterns_as_in_table(rep.ranking("statistical_parity", kind="entropy", n=args.top,
+                                                        ascending=False), texts),
                        f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup):")
     if path:
         print(f"Report: {path}")

@@ -156,10 +156,10 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         if plotting is not None and metric == "statistical_parity" and hasattr(plotting, "plot_ranking"):
             s.figure(plotting.plot_ranking(rep, metric, n=n, ascending=False),
                      caption=f"{name}: the {n} most disadvantaged entropy-based subgroups.")
-        s.table(_same_patterns(rep.ranking(metric, kind="entropy", n=n, ascending=False), pattern_text),
+        s.table(patterns_as_in_table(rep.ranking(metric, kind="entropy", n=n, ascending=False), pattern_text),
                 f"{name}: most disadvantaged subgroups", index=True)
         with_details = s.details(f"{name}: most favoured subgroups")
-        with_details.table(_same_patterns(rep.ranking(metric, kind="entropy", n=n, ascending=True), pattern_text))
+        with_details.table(patterns_as_in_table(rep.ranking(metric, kind="entropy", n=n, ascending=True), pattern_text))
     s.details(f"Cluster-based rankings by statistical parity (top {n})").table(
         rep.ranking("statistical_parity", kind="cluster", n=n, ascending=False))
     out.append(s)
@@ -189,8 +189,8 @@ def pattern_texts(patterns: pd.DataFrame) -> pd.Series:
          for sid, row in cells.iterrows()}, dtype=object)
 
 
-def _same_patterns(ranking: pd.DataFrame, pattern_text: pd.Series) -> pd.DataFrame:
-    """A ranking whose ``subgroup`` column shows the patterns in the table's form."""
+def patterns_as_in_table(ranking: pd.DataFrame, pattern_text: pd.Series) -> pd.DataFrame:
+    """A ranking whose ``subgroup`` column shows the patterns in the table's form (see :func:`pattern_texts`)."""
     if "subgroup" not in ranking.columns or not len(ranking):
         return ranking
     texts = pattern_text.reindex(ranking.index)
