@@ -23,6 +23,15 @@ DATA = next((Path(c).expanduser() for c in candidates if c and Path(c).expanduse
 print("data folder:", DATA)'''
 
 
+def data_check(subdir: str, what: str, where: str, flag: str) -> str:
+    """A cell that sets ``flag`` to whether ``DATA/subdir`` exists and otherwise says where to get it."""
+    return f'''{flag} = DATA is not None and (DATA / "{subdir}").is_dir()
+if not {flag}:
+    print("{what} not found" + (f" in {{DATA}}" if DATA else "") + ": the real-data part below is skipped.")
+    print("Get it from {where}, put the files in <data folder>/{subdir}/ and set AIF360_SUBJECTIVE_DATA "
+          "to the data folder (see README.md, 'Data for tests and notebooks').")'''
+
+
 def md(text: str):
     return new_markdown_cell(text.strip())
 
@@ -51,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
+from aif360_subjective.algorithms.preprocessing import CrowdTruthFilter
 from aif360_subjective.datasets import LeWiDiDataset, MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
 from aif360_subjective.plotting import plot_group_performance
@@ -67,8 +77,17 @@ ds = make_subjective_dataset(n_items=2000, n_annotators=150, annotations_per_ite
 print(ds.labels.shape[0], "annotations;", ds.n_items, "items;", ds.n_annotators, "annotators")
 ds.annotators["kind"].value_counts()
 """),
+    md("""
+Spammers label at random: they land in the highest-ADR group, where no model can serve them, and would dominate
+the comparison of the models. As in the paper's pipeline (and the command-line demo), they are removed first with
+the CrowdTruth filter, which keeps annotators whose disagreement is consistent (notebook 02 looks at the filter).
+"""),
     code("""
-train, test = ds.split([0.7], shuffle=True, seed=0)   # by item: no item on both sides
+ct = CrowdTruthFilter().fit(ds)
+clean = ct.transform(ds)
+print(f"CrowdTruth removed {len(ct.removed_annotators_)} annotators:",
+      ds.annotators["kind"].reindex(ct.removed_annotators_.index).value_counts().to_dict())
+train, test = clean.split([0.7], shuffle=True, seed=0)   # by item: no item on both sides
 len(np.unique(train.item_ids)), len(np.unique(test.item_ids))
 """),
     md("""
@@ -95,76 +114,123 @@ table2 = pd.DataFrame({name: {"unfairness": m.unfairness(), "performance": m.per
 table2
 """),
     code("""
-# The perfect model is perfectly fair; Models 1 and 2 differ in how they serve the high-ADR groups (Figure 3).
+# The perfect model is perfectly fair and perfectly accurate.
 assert table2.loc["Model 3", "unfairness"] == 0 and table2.loc["Model 3", "performance"] == 1
 """),
     md("""
 ## Figure 3: accuracy per group of annotators
 
-Model 1 is accurate for annotators who side with the majority and poor for those who disagree most; Model 2
-narrows the gap; Model 3 is perfect everywhere.
+The sentences under the figure are computed from the numbers in it: which groups each model serves best and
+worst, and whether Model 2 narrows the gap that Model 1 leaves (a difference in unfairness below 0.005 counts as
+no change).
 """),
     code("""
+TOLERANCE = 0.005
+
+
+def bin_name(group):
+    # ADR is never negative: pandas widens the lowest edge a little below 0, shown as 0.00
+    return f"{max(group.left, 0):.2f}\u2013{group.right:.2f}" if isinstance(group, pd.Interval) else str(group)
+
+
+def compare_models(models):
+    \"\"\"Figure 3 in sentences computed from the metrics; returns Model 1's minus Model 2's unfairness.\"\"\"
+    for name in ("Model 1", "Model 2"):
+        perf = models[name].group_performance()["performance"]
+        print(f"{name}: best served ADR group {bin_name(perf.idxmax())} ({perf.max():.3f}), worst served "
+              f"{bin_name(perf.idxmin())} ({perf.min():.3f}); unfairness {models[name].unfairness():.4f}.")
+    u1, u2 = models["Model 1"].unfairness(), models["Model 2"].unfairness()
+    if u2 < u1 - TOLERANCE:
+        print(f"Model 2 narrows the gap: unfairness {u2:.4f} against Model 1's {u1:.4f}.")
+    elif u2 > u1 + TOLERANCE:
+        print(f"Model 2 widens the gap: unfairness {u2:.4f} against Model 1's {u1:.4f}.")
+    else:
+        print(f"Model 2 leaves the gap as it is: unfairness {u2:.4f} against Model 1's {u1:.4f} "
+              f"(a difference below {TOLERANCE}).")
+    return u1 - u2
+
+
 ax = plot_group_performance(models, kind="heatmap")
+"""),
+    code("""
+narrowed = compare_models(models)
+# On these generated data the minority's reading is planted, and Model 2 learns it: the claim holds here.
+assert narrowed > TOLERANCE
 """),
     code("""
 models["Model 1"].group_performance()
 """),
     md("""
-Who are the high-ADR annotators? On generated data we know: minority annotators (and spammers) disagree most.
+Who are the high-ADR annotators? On generated data each annotator's kind is known:
 """),
     code("""
 adr = models["Model 1"].disagreement_rates()
-adr.groupby(test.annotators["kind"].reindex(adr.index)).describe()[["count", "mean", "50%", "max"]]
+by_kind = adr.groupby(test.annotators["kind"].reindex(adr.index)).describe()[["count", "mean", "50%", "max"]]
+print(f"mean ADR: minority {by_kind.loc['minority', 'mean']:.3f}, regular {by_kind.loc['regular', 'mean']:.3f}")
+assert by_kind.loc["minority", "mean"] > by_kind.loc["regular", "mean"]   # the planted minority disagrees most
+by_kind
 """),
     md("""
 ## Real data: MultiPICo (irony, LeWiDi format)
 
 MultiPICo holds the irony judgments of 506 annotators with their demographics. The items are (post, reply) pairs
-of text; as item features we use a small TF-IDF + SVD representation of the text.
+of text; as item features we use a small TF-IDF + SVD representation of the text. Without the data folder the
+cells below say where to get the files and skip.
 """),
     code(DATA_DIR),
+    code(data_check("multipico", "MultiPICo", "https://github.com/Le-Wi-Di/le-wi-di.github.io (folder "
+                    "LeWiDi_3-2025/MP: MP_train.json, MP_dev.json, MP_test.json, MP_annotators_meta.json)",
+                    "HAVE_MULTIPICO")),
     code("""
-mp = LeWiDiDataset(DATA / "multipico", split="dev")
-print(mp.labels.shape[0], "annotations;", mp.n_items, "items;", mp.n_annotators, "annotators")
-mp.protected_attribute_names
+if HAVE_MULTIPICO:
+    mp = LeWiDiDataset(DATA / "multipico", split="dev")
+    print(mp.labels.shape[0], "annotations;", mp.n_items, "items;", mp.n_annotators, "annotators")
+    print("protected attributes:", mp.protected_attribute_names)
 """),
     code("""
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-items = mp.items
-text = (items["post"].fillna("") + " " + items["reply"].fillna("")).to_numpy()
-svd = TruncatedSVD(n_components=20, random_state=0)
-emb = svd.fit_transform(TfidfVectorizer(min_df=2, max_features=20000).fit_transform(text))
-item_table = pd.DataFrame(emb, index=items.index, columns=[f"t{i}" for i in range(emb.shape[1])])
+if HAVE_MULTIPICO:
+    items = mp.items
+    text = (items["post"].fillna("") + " " + items["reply"].fillna("")).to_numpy()
+    svd = TruncatedSVD(n_components=20, random_state=0)
+    emb = svd.fit_transform(TfidfVectorizer(min_df=2, max_features=20000).fit_transform(text))
+    item_table = pd.DataFrame(emb, index=items.index, columns=[f"t{i}" for i in range(emb.shape[1])])
 
-attrs = ["Gender", "Age", "Ethnicity simplified", "Student status"]
-ann = mp.annotators[attrs].copy()
-ann["Age"] = pd.cut(ann["Age"], [0, 25, 35, 50, 120], labels=["<25", "25-35", "35-50", "50+"]).astype(object)
-frame = pd.DataFrame({"item": mp.item_ids, "annotator": mp.annotator_ids, "label": mp.labels.ravel()})
-mpd = MultiAnnotatorDataset(frame, annotators=ann, items=item_table, favorable_label=mp.favorable_label,
-                            unfavorable_label=mp.unfavorable_label)
-mp_train, mp_test = mpd.split([0.7], shuffle=True, seed=0)
+    attrs = ["Gender", "Age", "Ethnicity simplified", "Student status"]
+    ann = mp.annotators[attrs].copy()
+    ann["Age"] = pd.cut(ann["Age"], [0, 25, 35, 50, 120], labels=["<25", "25-35", "35-50", "50+"]).astype(object)
+    frame = pd.DataFrame({"item": mp.item_ids, "annotator": mp.annotator_ids, "label": mp.labels.ravel()})
+    mpd = MultiAnnotatorDataset(frame, annotators=ann, items=item_table, favorable_label=mp.favorable_label,
+                                unfavorable_label=mp.unfavorable_label)
+    mp_train, mp_test = mpd.split([0.7], shuffle=True, seed=0)
 """),
     code("""
-mp_models = {
-    "Model 1": OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), bins=5),
-    "Model 2": OpinionExclusionMetric(mp_test, AnnotatorAwareClassifier().fit(mp_train).predict(mp_test), bins=5),
-    "Model 3": OpinionExclusionMetric(mp_test, mp_test.copy(), bins=5),
-}
-pd.DataFrame({n: {"unfairness": m.unfairness(), "performance": m.performance()} for n, m in mp_models.items()}).T
+if HAVE_MULTIPICO:
+    mp_models = {
+        "Model 1": OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), bins=5),
+        "Model 2": OpinionExclusionMetric(mp_test, AnnotatorAwareClassifier().fit(mp_train).predict(mp_test),
+                                          bins=5),
+        "Model 3": OpinionExclusionMetric(mp_test, mp_test.copy(), bins=5),
+    }
+    display(pd.DataFrame({n: {"unfairness": m.unfairness(), "performance": m.performance()}
+                          for n, m in mp_models.items()}).T)
 """),
     code("""
-ax = plot_group_performance(mp_models, kind="heatmap")
+if HAVE_MULTIPICO:
+    ax = plot_group_performance(mp_models, kind="heatmap")
+    compare_models(mp_models)
 """),
     md("""
-Irony is highly subjective: even a model of the majority leaves the annotators who disagree most poorly served.
-Other groupings (`grouping="demographic"`, `"ambiguity"`, `"popularity"`) show *whose* opinions they are.
+Irony is highly subjective, and the sentences above say how the two models serve the annotators who disagree
+most with the majority. Other groupings (`grouping="demographic"`, `"ambiguity"`, `"popularity"`) show *whose*
+opinions they are.
 """),
     code("""
-OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), grouping="demographic",
-                       attributes="Gender", min_group_size=10).group_performance()
+if HAVE_MULTIPICO:
+    display(OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), grouping="demographic",
+                                   attributes="Gender", min_group_size=10).group_performance())
 """),
 ]
 
@@ -251,13 +317,19 @@ from aif360_subjective.plotting import plot_group_performance
 
 ax = plot_group_performance(audit, kind="heatmap")
 """),
+    code("""
+TOLERANCE = 0.005
+du = audit["CrowdTruth-filtered"].unfairness() - audit["raw training data"].unfairness()
+dp = audit["CrowdTruth-filtered"].performance() - audit["raw training data"].performance()
+moved = "hardly moved" if abs(du) < TOLERANCE else ("fell" if du < 0 else "rose")
+print(f"With CrowdTruth filtering the model's unfairness {moved} ({du:+.4f}); its performance changed by {dp:+.4f}.")
+"""),
     md("""
-Removing spammers barely changes the majority vote, so the model and its unfairness hardly move: the filter did
-no harm. A naive, stricter filter that drops every annotator with a below-average WQS also removes most of the
-minority: their opinion disappears from the training data. Compare the rows below: for a majority-vote model the
-effect is small, because the majority already outvoted the minority on every item; the loss shows for models that
-learn from the individual annotations (Model 2 in the opinion-exclusion notebook) and in any audit that uses the
-filtered annotations as its ground truth.
+A naive, stricter filter drops every annotator with a below-average WQS. The cell below counts whom it removes
+and compares, per kind of annotator, the accuracy of the model trained on each version of the data. A
+majority-vote model is trained on the majority's labels whichever annotators remain, so any loss for the minority
+is small here; it shows for models that learn from the individual annotations (Model 2 in notebook 01) and in any
+audit that uses the filtered annotations as its ground truth.
 """),
     code("""
 strict = workers.index[workers["wqs"] < workers["wqs"].mean()]
@@ -266,6 +338,10 @@ strict_train = train.subset(np.flatnonzero(~np.isin(train.annotator_ids, strict)
 audit["naive strict filter"] = OpinionExclusionMetric(test, majority_vote_model(strict_train, test))
 per_kind = pd.DataFrame({n: m.annotator_performance().groupby(kind).mean() for n, m in audit.items()})
 per_kind.loc["unfairness"] = [m.unfairness() for m in audit.values()]
+n_min = int((kind.reindex(strict) == "minority").sum())
+loss = per_kind.loc["minority", "naive strict filter"] - per_kind.loc["minority", "raw training data"]
+print(f"The naive filter removes {n_min} of {int((kind == 'minority').sum())} minority annotators; the minority's "
+      f"accuracy changes by {loss:+.4f} for the majority-vote model.")
 per_kind
 """),
 ]
@@ -287,6 +363,12 @@ disadvantaged**.
 4. the FairVis COMPAS predictions analysed as in the ASDF paper's dashboard figures.
 """),
     code("""
+# First: aif360 logs a WARNING for every optional extra it lacks (tensorflow, fairlearn, ...) when its
+# algorithms and metrics are imported; the package's quiet import filters those notices (and only those).
+from aif360_subjective._compat import import_aif360_quietly
+
+import_aif360_quietly()
+
 import inspect
 
 import numpy as np
@@ -307,16 +389,23 @@ from aif360_subjective.plotting import plot_ranking, plot_subgroup_sizes, plot_s
 AIF360's `CompasDataset` reads `compas-scores-two-years.csv` from inside its own package folder. Rather than copy the
 file into site-packages, we build the same dataset from our data folder: a `CompasDataset` instance initialised with
 exactly `CompasDataset`'s default arguments (label, protected attributes, features, preprocessing). The file is read
-with pandas' classic string handling because aif360 0.6.1 does not accept pandas 3 string columns.
+with pandas' classic string handling because aif360 0.6.1 does not accept pandas 3 string columns (the
+"Working with AIF360" guide page has the workaround for `CompasDataset()` itself, and `contrib/` the upstream fix).
 """),
     code("""
+import warnings
+
+
 def compas_dataset(path):
     defaults = {k: p.default for k, p in inspect.signature(CompasDataset.__init__).parameters.items()
                 if k != "self"}
-    with pd.option_context("future.infer_string", False):
-        df = pd.read_csv(path, index_col="id", na_values=[])
-        ds = CompasDataset.__new__(CompasDataset)
-        StandardDataset.__init__(ds, df=df, **defaults)
+    with warnings.catch_warnings():
+        # pandas 3 announces that this option goes away in pandas 4; by then AIF360 needs the contrib/ fix
+        warnings.filterwarnings("ignore", message=".*future.infer_string.*")
+        with pd.option_context("future.infer_string", False):
+            df = pd.read_csv(path, index_col="id", na_values=[])
+            ds = CompasDataset.__new__(CompasDataset)
+            StandardDataset.__init__(ds, df=df, **defaults)
     return ds
 
 compas = compas_dataset(DATA / "compas" / "compas-scores-two-years.csv")
@@ -344,7 +433,10 @@ sdm.summary()
 sdm.patterns()
 """),
     code("""
-top = sdm.ranking("statistical_parity", kind="entropy", n=5, ascending=False)
+# only subgroups significantly disadvantaged (Benjamini-Hochberg q < 0.05), the most surely disadvantaged first
+top = sdm.ranking("statistical_parity", kind="entropy", n=5)
+print(f"{len(top)} of the entropy-based subgroups are significantly disadvantaged "
+      f"({top.attrs['n_not_significant']} tested subgroups are not)")
 top
 """),
     md("""
@@ -356,7 +448,8 @@ attributes. With `privileged_groups = subgroup`, AIF360's statistical parity dif
 privileged) is exactly our "rest minus subgroup".
 """),
     code("""
-sid = next(i for i in top.index if not pd.isna(top.loc[i, "statistical_parity"]))
+assert len(top), "no significantly disadvantaged subgroup: nothing to mitigate"
+sid = top.index[0]
 subgroup, rest = sdm.aif360_groups("entropy", sid)
 print("subgroup:", subgroup)
 t_sg, p_sg = sdm.subgroup_datasets("entropy")
@@ -415,7 +508,7 @@ import matplotlib.pyplot as plt
 fig = plt.figure(figsize=(13, 4.5))
 plot_summary_radar(rep, ax=fig.add_subplot(1, 3, 1, projection="polar"))
 plot_subgroup_sizes(rep, ax=fig.add_subplot(1, 3, 2))
-plot_ranking(rep, "statistical_parity", n=5, ascending=False, ax=fig.add_subplot(1, 3, 3))
+plot_ranking(rep, "statistical_parity", n=5, direction="disadvantaged", ax=fig.add_subplot(1, 3, 3))
 fig.tight_layout()
 """),
     code("""

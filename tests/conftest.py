@@ -1,7 +1,9 @@
 """Shared fixtures.
 
-Tests that read the shared data folder use the ``shared_data`` fixture: when the folder is missing
-they FAIL under CI (``CI=true``) and skip elsewhere, with the reason.
+Tests that read the shared data folder use the ``shared_data`` fixture (``$AIF360_SUBJECTIVE_DATA``, else
+``../shared/data``), tests that compare with reference outputs the ``reference_dir`` fixture
+(``$AIF360_SUBJECTIVE_REFERENCE``, else ``../shared/reference``): when the folder is missing they FAIL under CI
+(``CI=true``) and skip elsewhere, naming the folder looked for and the variable that sets it.
 """
 
 from __future__ import annotations
@@ -16,15 +18,19 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
-def _data_root() -> Path:
-    env = os.environ.get("AIF360_SUBJECTIVE_DATA")
-    return Path(env) if env else SHARED / "data"
+DATA_VAR = "AIF360_SUBJECTIVE_DATA"
+REFERENCE_VAR = "AIF360_SUBJECTIVE_REFERENCE"
 
 
-def _require(path: Path) -> Path:
+def _root(variable: str, default: Path) -> Path:
+    env = os.environ.get(variable)
+    return Path(env).expanduser() if env else default
+
+
+def _require(path: Path, what: str, variable: str, default: Path) -> Path:
     if path.exists():
         return path
-    msg = f"shared data not found at {path} (set AIF360_SUBJECTIVE_DATA to ../shared/data)"
+    msg = f"{what} not found at {path} (set {variable} to the {what} folder; default {default})"
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(msg)
     pytest.skip(msg)
@@ -33,13 +39,15 @@ def _require(path: Path) -> Path:
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The shared data folder (``$AIF360_SUBJECTIVE_DATA`` or ``../shared/data``)."""
-    return _require(_data_root())
+    default = SHARED / "data"
+    return _require(_root(DATA_VAR, default), "shared data", DATA_VAR, default)
 
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """The reference outputs folder (``../shared/reference``)."""
-    return _require(SHARED / "reference")
+    """The reference outputs folder (``$AIF360_SUBJECTIVE_REFERENCE`` or ``../shared/reference``)."""
+    default = SHARED / "reference"
+    return _require(_root(REFERENCE_VAR, default), "reference outputs", REFERENCE_VAR, default)
 
 
 @pytest.fixture(autouse=True)

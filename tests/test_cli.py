@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aif360_subjective.cli import CLIError, _require, build_parser, main
+from aif360_subjective.cli import CLIError, build_parser, main
+from aif360_subjective.cli._common import require as _require
 from aif360_subjective.datasets import make_subjective_dataset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,7 +92,6 @@ def test_commands_listed(capsys):
 @pytest.mark.parametrize(("argv", "match"), [
     ([], "required: COMMAND"),
     (["nope"], "invalid choice"),
-    (["audit", "x.csv"], "required"),
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--entropy-threshold", "2"],
      "expected a number in [0, 1]"),
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--n-clusters", "0"],
@@ -123,6 +123,7 @@ def test_parser_defaults():
 def test_audit_errors(capsys, tmp_path, audit_files):
     _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, _ = audit_files
+    _one_line_error(capsys, "audit", "x.csv", match="--item-col, --annotator-col, --label-col are required")
     _one_line_error(capsys, "audit", str(tmp_path / "missing.csv"), *AUDIT_COLS, match="annotations file not found")
     bad_cols = [*AUDIT_COLS[:-1], "prediction"]
     _one_line_error(capsys, "audit", str(ann_csv), *bad_cols, match="--prediction-col 'prediction' is not a column")
@@ -179,8 +180,9 @@ def test_subgroups_matches_library(capsys, tmp_path, subgroup_csv):
     detect_subgroups = _needs("detectors", "detect_subgroups")
     path, df = subgroup_csv
     out = tmp_path / "sg.html"
+    # the planted subgroup is denied the label 1: make it the favourable one (the default is 0)
     code, stdout, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
-                             "--n-clusters", "6", "--out", str(out))
+                             "--favorable-label", "1", "--n-clusters", "6", "--out", str(out))
     assert code == 0, err
     rep = detect_subgroups(df[["sex", "age", "score"]], df["y"].to_numpy(), df["pred"].to_numpy(), pos_label=1,
                            n_clusters=6, random_state=0)
@@ -267,12 +269,12 @@ def test_demo(capsys, tmp_path):
 
 
 def test_demo_missing_piece_is_one_line(capsys, tmp_path, monkeypatch):
-    import aif360_subjective.cli as cli
+    import aif360_subjective.cli._common as cli_common
 
     def missing(module, *names):
         raise CLIError(f"this installation lacks aif360_subjective.{module}.{'/'.join(names)}")
 
-    monkeypatch.setattr(cli, "_require", missing)
+    monkeypatch.setattr(cli_common, "require", missing)
     _one_line_error(capsys, "demo", "--out", str(tmp_path / "d"), match="lacks aif360_subjective.")
 
 
@@ -294,12 +296,13 @@ def test_subgroups_significance_options(subgroup_csv, capsys):
     rep = detect_subgroups(df[["sex", "age", "score"]], df["y"].to_numpy(), df["pred"].to_numpy(), pos_label=1,
                            n_clusters=6, random_state=0)
     code, stdout, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
-                             "--n-clusters", "6", "--alpha", "none", "--min-size", "2")
+                             "--favorable-label", "1", "--n-clusters", "6", "--alpha", "none", "--min-size", "2")
     assert code == 0, err
     raw = rep.ranking("statistical_parity", kind="entropy", n=5, alpha=None, min_size=2)
     assert "raw values, no significance filter" in stdout and raw["subgroup"].iloc[0] in stdout
     code, stdout, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
-                             "--n-clusters", "6", "--alpha", "0.01", "--ci", "0.9", "--min-size", "100000")
+                             "--favorable-label", "1", "--n-clusters", "6", "--alpha", "0.01", "--ci", "0.9",
+                             "--min-size", "100000")
     assert code == 0, err
     assert "No entropy-based subgroup is significantly disadvantaged by statistical parity at q < 0.01" in stdout
     assert "too small" in stdout

@@ -57,7 +57,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         return (
             f"Average disagreement rate with the majority vote (ADR) over {n_def} annotators: "
             f"mean {adr.mean():.3f}, median {adr.median():.3f}, min {adr.min():.3f}, max {adr.max():.3f}; "
-            f"{n_nan} annotators without ADR"
+            f"{_count(n_nan, 'annotator')} without ADR"
         )
 
     def annotator_performance(self) -> str:
@@ -73,8 +73,8 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         for g, row in table.iterrows():
             value = "undefined" if np.isnan(row["performance"]) else f"{row['performance']:.3f}"
             lines.append(
-                f"  {group_label(g)}: {value} over {int(row['n_annotators'])} annotators "
-                f"({int(row['n_annotations'])} annotations, spread {row['spread']:.3f}"
+                f"  {group_label(g)}: {value} over {_count(int(row['n_annotators']), 'annotator')} "
+                f"({_count(int(row['n_annotations']), 'annotation')}, spread {row['spread']:.3f}"
                 + (f", {int(row['n_undefined'])} undefined" if row["n_undefined"] else "")
                 + ")"
             )
@@ -98,3 +98,8 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
 
     def grouping_report(self) -> str:
         return "Grouping: " + self.metric.grouping_summary().text()
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 annotator``, ``2 annotators``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

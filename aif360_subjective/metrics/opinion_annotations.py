@@ -165,6 +165,7 @@ class DisagreementRates:
     n_counted: np.ndarray  # annotations counted per annotator
     n_tie_items: int  # items whose tie was dropped
     n_tie_annotations: int  # annotations on those items (not counted in ADR)
+    n_resolved_tie_items: int = 0  # tied items the policy resolved to one label (tie="favorable"/"unfavorable")
 
 
 def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> DisagreementRates:
@@ -200,6 +201,7 @@ def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> Disag
         n_counted=n_counted,
         n_tie_items=int(np.isnan(mv).sum()),
         n_tie_annotations=int((~counted).sum()),
+        n_resolved_tie_items=int((2.0 * n_pos == n).sum()) - int(np.isnan(mv).sum()),
     )
 
 

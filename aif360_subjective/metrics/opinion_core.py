@@ -189,6 +189,7 @@ class _AnnotatorFigures:
     adr: pd.Series
     performance: pd.Series
     n_tie_items: int
+    n_resolved_tie_items: int
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,7 @@ def _annotator_figures(
         adr=pd.Series(rates.adr, index=index, name="adr"),
         performance=pd.Series(perf, index=index, name="performance"),
         n_tie_items=rates.n_tie_items,
+        n_resolved_tie_items=rates.n_resolved_tie_items,
     )
 
 
@@ -316,6 +318,7 @@ def _grouping_summary(
         undefined_groups=tuple(table.index[table["performance"].isna().to_numpy()]),
         n_undefined_units=int(np.isnan(units.performance).sum()),
         n_tie_items=figures.n_tie_items,
+        n_resolved_tie_items=figures.n_resolved_tie_items,
         tie=options.tie,
     )
 

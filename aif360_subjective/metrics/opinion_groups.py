@@ -40,6 +40,8 @@ class GroupingSummary:
         undefined_groups: groups whose performance is undefined (skipped in the summaries).
         n_undefined_units: (group, annotator) units whose performance is undefined.
         n_tie_items: items whose majority-vote tie was dropped (``tie="drop"``).
+        n_resolved_tie_items: items whose majority-vote tie the policy resolved (``tie="favorable"`` or
+            ``"unfavorable"``): their majority label is the policy's choice, not a majority.
         tie: the tie policy.
     """
 
@@ -58,6 +60,7 @@ class GroupingSummary:
     undefined_groups: tuple[Any, ...] = ()
     n_undefined_units: int = 0
     n_tie_items: int = 0
+    n_resolved_tie_items: int = 0
     tie: str = "favorable"
 
     def summary(self) -> str:
@@ -77,21 +80,30 @@ class GroupingSummary:
             )
         parts += [f"{k}: {v}" for k, v in self.excluded.items()]
         if self.empty_groups:
-            parts.append(f"empty groups skipped: {[str(g) for g in self.empty_groups]}")
+            parts.append(f"empty groups skipped: {_labels(self.empty_groups)}")
         for old, new in self.merged_groups:
-            parts.append(f"merged {[str(g) for g in old]} into {new}")
+            parts.append(f"merged {_labels(old)} into {group_label(new)}")
         if self.dropped_groups:
-            parts.append(f"groups dropped (too small): {[str(g) for g in self.dropped_groups]}")
+            parts.append(f"groups dropped (too small): {_labels(self.dropped_groups)}")
         if self.undefined_groups:
-            parts.append(f"groups with undefined performance: {[str(g) for g in self.undefined_groups]}")
+            parts.append(f"groups with undefined performance: {_labels(self.undefined_groups)}")
         if self.n_undefined_units:
             parts.append(f"{self.n_undefined_units} (group, annotator) values undefined and skipped")
+        if self.n_tie_items:
+            parts.append(f"{self.n_tie_items} tied item{'s' if self.n_tie_items != 1 else ''} dropped")
+        if self.n_resolved_tie_items:
+            parts.append(f"{self.n_resolved_tie_items} tied item{'s' if self.n_resolved_tie_items != 1 else ''} "
+                         f"resolved as {self.tie}")
         parts += list(self.notes)
         return "; ".join(parts)
 
 
 #: Former name of :class:`GroupingSummary` ("report" now names the HTML report only).
 GroupingReport = GroupingSummary
+
+
+def _labels(groups: Any) -> str:
+    return ", ".join(group_label(g) for g in groups)
 
 
 def validate_bins(bins: Any) -> tuple[str, Any]:
@@ -282,11 +294,17 @@ def enforce_min_group_size(
     }
 
 
-def group_label(group: Any, spec: str = ".3g", sep: str = " to ") -> str:
-    """Readable name of a group: an ADR/ambiguity bin ``left{sep}right`` (bounds formatted with the
-    format ``spec``), an intersection of attributes joined by ``&``, or the value itself."""
+def group_label(group: Any, spec: str = ".2f", sep: str = "\u2013") -> str:
+    """Readable name of a group, the one form used in tables, figures and text: an ADR/ambiguity bin
+    ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333`` shows as
+    ``0.00``, not ``-0.00``), an intersection of attributes joined by `` & ``, or the value itself."""
     if isinstance(group, pd.Interval):
-        return f"{group.left:{spec}}{sep}{group.right:{spec}}"
+        return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
     if isinstance(group, tuple):
         return " & ".join(map(str, group))
     return str(group)
+
+
+def _bound(value: float, spec: str) -> str:
+    text = f"{value:{spec}}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text

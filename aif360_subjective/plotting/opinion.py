@@ -85,7 +85,7 @@ def plot_group_performance(
         width = max(6.0, 1.1 * table.shape[1] + 3)
         height = max(2.5, 0.6 * table.shape[0] + 1.5) if kind == "heatmap" else 4.5
         _, ax = plt.subplots(figsize=(width, height))
-    labels = [group_label(g, spec=".2f", sep="-") for g in table.columns]
+    labels = [group_label(g) for g in table.columns]
     first = next(iter(metrics.values()))
     grouping = first.grouping if isinstance(first.grouping, str) else "group"
     model_labels = [

@@ -48,40 +48,68 @@ def _axes(ax, polar=False, figsize=(6, 4)):
 
 
 def plot_summary_radar(report, ax=None):
-    """Radar of the five summary values, cluster- (red) against entropy-based (blue) subgroups.
+    """Radar of the five summary values, cluster- (red, circles) against entropy-based (blue, squares) subgroups.
+
+    Accuracy (around 0.7) and the fairness differences (often below 0.1) do not share a scale, so every axis
+    is scaled on its own, from min(0, lowest value) at the centre to the highest value of the two kinds at
+    the rim; each axis label states its range. Compare the two kinds along an axis, not areas.
 
     Returns:
         matplotlib.axes.Axes: a polar Axes with one closed line per kind.
     """
     summary = _report(report).summary()
-    ax = _axes(ax, polar=True, figsize=(5, 5))
+    ax = _axes(ax, polar=True, figsize=(6, 6))
     cols = list(summary.columns)
+    values = summary.to_numpy(dtype=float)
+    finite = np.where(np.isfinite(values), values, np.nan)
+    lo = np.minimum(np.nanmin(np.vstack([finite, np.zeros((1, len(cols)))]), axis=0), 0.0)
+    hi = np.nanmax(np.vstack([finite, lo[None, :] + 1e-12]), axis=0)
+    scaled = (values - lo) / np.where(hi > lo, hi - lo, 1.0)
     angles = np.linspace(0, 2 * np.pi, len(cols), endpoint=False)
     closed = np.concatenate([angles, angles[:1]])
-    for kind, row in summary.iterrows():
-        vals = row.to_numpy(dtype=float)
-        ax.plot(
-            closed, np.concatenate([vals, vals[:1]]), color=_KIND_COLOURS.get(kind), label=f"{kind}-based"
-        )
-        ax.fill(closed, np.concatenate([vals, vals[:1]]), color=_KIND_COLOURS.get(kind), alpha=0.15)
+    styles = {"cluster": ("o", "-"), "entropy": ("s", "--")}
+    for kind, r in zip(summary.index, scaled, strict=True):
+        marker, line = styles.get(kind, ("^", ":"))
+        colour = _KIND_COLOURS.get(kind)
+        ring = np.concatenate([r, r[:1]])
+        ax.plot(closed, ring, color=colour, marker=marker, linestyle=line, linewidth=2, markersize=7,
+                alpha=0.85, label=f"{kind}-based")
+        ax.fill(closed, ring, color=colour, alpha=0.08)
     ax.set_xticks(angles)
-    ax.set_xticklabels([_LABELS.get(c, c) for c in cols])
-    ax.set_title("Subgroup fairness summary")
-    ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.1))
+    # each axis label states its own scale (centre to rim)
+    names = [f"{_LABELS.get(c, c)}\n({_scale(a)} to {_scale(b)})" for c, a, b in zip(cols, lo, hi, strict=True)]
+    ax.set_xticklabels(names, fontsize=9)
+    ax.tick_params(axis="x", pad=16)
+    ax.set_ylim(0, 1.1)
+    ax.set_yticklabels([])
+    ax.set_theta_offset(np.pi / 2)  # first axis at the top: no axis label sits at the bottom, under the legend
+    ax.set_title("Subgroup fairness summary\n(each axis on its own scale)", pad=28)
+    # below the axis labels: a legend inside the polar frame covers an axis label
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     return ax
 
 
+def _scale(v: float) -> str:
+    return "0" if v == 0 else f"{v:.3g}"
+
+
 def plot_subgroup_sizes(report, ax=None):
-    """Bars of the size of every cluster and of its entropy-based subgroup, side by side per id."""
+    """Bars of the size of every cluster and of its entropy-based subgroup, side by side per id.
+
+    Many subgroups widen the figure and turn the id labels upright (every k-th id beyond 60), so that
+    neighbouring ids never run together.
+    """
     m = _report(report).subgroup_metrics(ci=None)
-    ax = _axes(ax, figsize=(9, 4))
     ids = m.loc["cluster"].index.to_numpy()
+    ax = _axes(ax, figsize=(min(max(9.0, 0.3 * len(ids)), 18.0), 4))
     x = np.arange(len(ids))
     for off, kind in ((-0.2, "cluster"), (0.2, "entropy")):
         sizes = m.loc[kind, "size"].to_numpy(dtype=float, na_value=0.0)
         ax.bar(x + off, sizes, width=0.4, color=_KIND_COLOURS[kind], label=f"{kind}-based")
-    ax.set_xticks(x)
-    ax.set_xticklabels([str(i) for i in ids], fontsize=7)
+    step = max(1, int(np.ceil(len(ids) / 60)))
+    ax.set_xticks(x[::step])
+    ax.set_xticklabels([str(i) for i in ids[::step]], fontsize=7, rotation=90 if len(ids) > 15 else 0)
+    ax.set_xlim(-0.6, len(ids) - 0.4)
     ax.set_xlabel("subgroup id")
     ax.set_ylabel("rows")
     ax.set_title("Subgroup sizes")

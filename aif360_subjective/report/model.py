@@ -44,6 +44,10 @@ def format_value(value: Any, digits: int = 3) -> str:
     """
     if value is None:
         return _MISSING
+    if isinstance(value, pd.Interval):  # a bin of a grouping: one readable form everywhere (0.00–0.07)
+        from ..metrics.opinion_groups import group_label
+
+        return group_label(value)
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, numbers.Integral):
@@ -61,6 +65,13 @@ def format_value(value: Any, digits: int = 3) -> str:
     except (TypeError, ValueError):  # arrays, lists: not a scalar NA
         pass
     return str(value)
+
+
+def _id_text(value: Any) -> str:
+    """A row label: integer ids as written (item 1046, not 1,046); anything else as :func:`format_value`."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    return format_value(value)
 
 
 def _label(key: Any) -> str:
@@ -148,7 +159,12 @@ class Table:
         labels = list(shown.index)
         rows = []
         for lab, vals in zip(labels, values, strict=True):
-            lab_cells = [format_value(x) for x in lab] if isinstance(lab, tuple) else [format_value(lab)]
+            if isinstance(frame.index, pd.MultiIndex):
+                lab_cells = [_id_text(x) for x in lab]
+            elif isinstance(lab, tuple):  # one level holding tuples (e.g. intersections of attributes)
+                lab_cells = [" & ".join(_id_text(x) for x in lab)]
+            else:
+                lab_cells = [_id_text(lab)]
             rows.append((lab_cells if index else []) + [format_value(v, digits) for v in vals])
         return cls(header=header, rows=rows, n_index=n_index, caption=caption, n_rows_total=n_total,
                    numeric=numeric)

@@ -59,8 +59,8 @@ def _subgroup_report(obj: Any):
 
 
 def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
-                      figures: bool = True, alpha: float | None = 0.05, min_size: int = 1,
-                      ci: float = 0.95) -> list[Section]:
+                      figures: bool = True, model: str | None = None, alpha: float | None = 0.05,
+                      min_size: int = 1, ci: float = 0.95) -> list[Section]:
     """The ASDF dashboard's views of a subgroup-discovery result, as report sections.
 
     Args:
@@ -69,6 +69,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         n: length of the top-n rankings.
         max_subgroups: at most this many expandable per-subgroup blocks (the largest subgroups first).
         figures: include the matplotlib figures (radar, sizes, rankings).
+        model: the name of the model whose predictions were analysed (stated in the first section).
         alpha: the rankings list only subgroups significant at q < alpha (see
             :meth:`~aif360_subjective.detectors.SubgroupReport.ranking`); ``None`` = the seed's raw rankings.
             With non-uniform instance weights the raw rankings are shown, with a note.
@@ -96,11 +97,16 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         "value) defines an entropy-based subgroup: every row of the data matching the pattern. Each subgroup "
         "is compared with the rest of the rows.",
     )
+    if model is not None:
+        s.text(f"Predictions analysed: {model}.")
     s.text(SIGN_CONVENTION, kind="note")
     if plotting is not None:
         s.figure(plotting.plot_summary_radar(rep),
-                 caption="Summary: mean absolute fairness values and mean accuracy, per kind of subgroup "
-                         "(cluster-based in red, entropy-based in blue).")
+                 caption="Summary: mean absolute fairness values, signed mean accuracy error and mean accuracy, "
+                         "per kind of subgroup (cluster-based: red circles, entropy-based: blue squares). Each "
+                         "axis has its own scale, from 0 (or the lowest value, if negative) at the centre to the "
+                         "larger of the two values at the rim (the range is under each axis name), so that accuracy "
+                         "does not flatten the fairness axes; the values are in the table below.")
     s.table(summary, "Summary per kind of subgroup (means of absolute values; accuracy error signed).")
     out.append(s)
 
@@ -114,25 +120,26 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     out.append(s)
 
     s = Section("Subgroup patterns")
-    pats = rep.patterns(all_columns=False) if _accepts_all_columns(rep) else rep.patterns()
+    pats = whole_numbers_as_int(rep.patterns(all_columns=False) if _accepts_all_columns(rep) else rep.patterns())
+    pattern_text = pattern_texts(pats)
     s.text("One row per cluster: the value of every dominant attribute of its entropy pattern (– = the attribute "
            "is not part of the pattern). Expand a subgroup to see its metrics.")
     table = pats.copy()
     if info is not None:
         table.insert(0, "size", info["size"])
+        table = whole_numbers_as_int(table)
     s.table(table, "Entropy patterns of the clusters.")
     if info is not None:
         ordered = info.sort_values("size", ascending=False, na_position="last").index[:max_subgroups]
-        labels = info["pattern"]
     else:
         ordered = pats.index[:max_subgroups]
-        labels = pd.Series({i: "" for i in pats.index})
+    labels = pattern_text  # the pattern as the table shows it (integers without decimals)
     for sid in ordered:
         rows = metrics.xs(sid, level=1, drop_level=False) if sid in metrics.index.get_level_values(1) else None
         size = info.loc[sid, "size"] if info is not None else None
-        head = f"Subgroup {sid}: {labels.loc[sid] or '(empty pattern)'}"
+        head = f"Subgroup {sid}: {labels.get(sid) or '(empty pattern)'}"
         if size is not None and not pd.isna(size):
-            head += f" ({int(size):,} rows)"
+            head += f" ({_count(int(size), 'row')})"
         d = s.details(head)
         if rows is not None:
             d.table(rows, "Metrics of the cluster and of its entropy pattern (rest minus subgroup).")
@@ -141,7 +148,8 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         elif info is not None and bool(info.loc[sid, "is_duplicate"]):
             d.text(f"The pattern repeats the pattern of cluster {info.loc[sid, 'duplicate_of']}.")
     if len(pats) > max_subgroups:
-        s.text(f"{len(pats) - max_subgroups} smaller subgroups are not expanded here.", kind="note")
+        rest = len(pats) - max_subgroups
+        s.text(f"{_count(rest, 'smaller subgroup')} {'is' if rest == 1 else 'are'} not expanded here.", kind="note")
     out.append(s)
 
     s = Section(f"Top-{n} rankings")
@@ -174,10 +182,11 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
                      caption=f"{name}: the {len(worst)} most disadvantaged entropy-based subgroups"
                              + ("" if alpha is None else f" (significant at q < {alpha:g}; bars: {ci:.0%} "
                                                          "intervals)") + ".")
-        _ranking_table(s, worst, name, "disadvantaged")
-        _ranking_table(s.details(f"{name}: most favoured subgroups"),
-                       rep.ranking(metric, kind="entropy", n=n, direction="favoured", alpha=alpha,
-                                   min_size=min_size, ci=ci), name, "favoured")
+        _ranking_table(s, patterns_as_in_table(worst, pattern_text), name, "disadvantaged")
+        favoured = rep.ranking(metric, kind="entropy", n=n, direction="favoured", alpha=alpha, min_size=min_size,
+                               ci=ci)
+        _ranking_table(s.details(f"{name}: most favoured subgroups"), patterns_as_in_table(favoured, pattern_text),
+                       name, "favoured")
     _ranking_table(s.details(f"Cluster-based rankings by statistical parity (top {n})"),
                    rep.ranking("statistical_parity", kind="cluster", n=n, direction="disadvantaged", alpha=alpha,
                                min_size=min_size, ci=ci), "Statistical parity", "disadvantaged")
@@ -196,6 +205,37 @@ def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> N
                                                  ("n_too_small", f"below {a['min_size']} rows")) if a.get(k)]
     block.text(f"{name}: no subgroup is significantly {direction} at q < {a['alpha']:g} "
                f"({', '.join(left)}).")
+
+
+def whole_numbers_as_int(frame: pd.DataFrame) -> pd.DataFrame:
+    """Float columns holding only whole numbers (integer attributes with NaN = "not in the pattern") as
+    nullable integers, so that tables and captions show ``96`` and ``-1``, not ``96.000`` or ``-1.0``."""
+    out = frame.copy()
+    for c in out.columns:
+        col = out[c]
+        if pd.api.types.is_float_dtype(col):
+            vals = col.dropna().to_numpy(dtype=float)
+            if len(vals) and np.isfinite(vals).all() and (vals == np.round(vals)).all():
+                out[c] = col.astype("Int64")
+    return out
+
+
+def pattern_texts(patterns: pd.DataFrame) -> pd.Series:
+    """``attr=value AND ...`` per subgroup id, values formatted as in the pattern table."""
+    from .model import format_value
+
+    cells = patterns.astype(object).where(patterns.notna(), None)
+    return pd.Series(
+        {sid: " AND ".join(f"{c}={format_value(v)}" for c, v in row.items() if v is not None)
+         for sid, row in cells.iterrows()}, dtype=object)
+
+
+def patterns_as_in_table(ranking: pd.DataFrame, pattern_text: pd.Series) -> pd.DataFrame:
+    """A ranking whose ``subgroup`` column shows the patterns in the table's form (see :func:`pattern_texts`)."""
+    if "subgroup" not in ranking.columns or not len(ranking):
+        return ranking
+    texts = pattern_text.reindex(ranking.index)
+    return ranking.assign(subgroup=texts.where(texts.notna(), ranking["subgroup"]))
 
 
 def _accepts_all_columns(rep: Any) -> bool:
@@ -273,8 +313,10 @@ def opinion_sections(metrics: Any, *, figures: bool = True) -> list[Section]:
     if figures:
         from ..plotting import plot_group_performance
 
+        by_adr = isinstance(first.grouping, str) and first.grouping == "adr"
         s.figure(plot_group_performance(models, kind="heatmap"),
-                 caption=f"{perf} of every model on every group of annotators (the paper's Figure 3).")
+                 caption=f"{perf[:1].upper() + perf[1:]} of every model on every group of annotators"
+                         + (" (the paper's Figure 3)." if by_adr else "."))
     out.append(s)
 
     s = Section("Groups of annotators")
@@ -356,7 +398,18 @@ def crowdtruth_sections(result: Any, *, n: int = 20, figures: bool = True,
         s.figure(_wqs_histogram(workers, removed), caption="Distribution of the worker quality scores "
                  "(removed annotators in red).")
     cols = [c for c in ("n_units", "wqs", "wwa", "wua") if c in workers.columns]
-    s.table(workers[cols].sort_values("wqs").head(n), f"The {n} annotators with the lowest WQS.")
+    s.text("Columns: n_units = items the annotator labelled; wqs = worker quality score; wwa = worker-worker "
+           "agreement (with the other annotators of the same items); wua = worker-unit agreement (with the "
+           "items' overall label distribution).", kind="note")
+    lowest = workers[cols].sort_values("wqs").head(n)
+    threshold = getattr(result, "threshold_", None)
+    status = _annotator_status(result, lowest.index)
+    if status is not None:
+        lowest = lowest.assign(status=status)
+    caption = f"The {_count(min(n, len(workers)), 'annotator')} with the lowest WQS"
+    if threshold is not None:
+        caption += f" (removal threshold WQS < {threshold:.3f}; status says what the filter did and why)"
+    s.table(lowest, caption + ".")
     ucols = [c for c in ("n_workers", "uqs") if c in scores.units.columns]
     s.details(f"The {n} items with the lowest UQS").table(scores.units[ucols].sort_values("uqs").head(n))
     if hasattr(scores, "annotations"):
@@ -366,17 +419,54 @@ def crowdtruth_sections(result: Any, *, n: int = 20, figures: bool = True,
     if removed is not None:
         s = Section("Removed annotators")
         n_rem = len(removed)
-        s.text(f"The filter removed {n_rem:,} of {len(workers):,} annotators.")
+        s.text(f"The filter removed {n_rem:,} of {_count(len(workers), 'annotator')}.")
         table = removed
         if annotator_info is not None:
             table = removed.join(annotator_info, how="left", rsuffix="_info")
         if n_rem:
             s.table(table, "Removed annotators and why.", max_rows=500)
-        kept = getattr(result, "protected_annotators_", None)
-        if kept is not None and len(kept):
-            s.details(f"Low-quality annotators kept as a consistent minority ({len(kept):,})").table(kept)
+        table_all = getattr(result, "annotators_", None)
+        if table_all is not None and "protected" in table_all:
+            kept = table_all[table_all["protected"]]
+            if len(kept):
+                s.text(f"{_count(len(kept), 'annotator')} below the threshold {_were(len(kept))} kept: their labels "
+                       "are consistent (label-consistency z at least the protection level), the mark of a "
+                       "minority opinion rather than of random labelling.")
+                s.details(f"Low-WQS annotators kept as a consistent minority ({len(kept):,})").table(
+                    kept[["wqs", "consistency_z", "n_annotations"]])
         out.append(s)
     return out
+
+
+def _annotator_status(result: Any, ids) -> list[str] | None:
+    """What a fitted filter did with each annotator: removed, kept as protected (with the reason), kept."""
+    table = getattr(result, "annotators_", None)
+    if table is None or not {"removed", "protected"} <= set(table.columns):
+        return None
+    protect_z = getattr(result, "protect_z", None)
+    out = []
+    for i in ids:
+        row = table.loc[i] if i in table.index else None
+        if row is None:
+            out.append("–")
+        elif bool(row["removed"]):
+            out.append("removed")
+        elif bool(row["protected"]):
+            z = row.get("consistency_z", np.nan)
+            level = f" ≥ {protect_z:g}" if protect_z is not None else ""
+            out.append(f"kept: protected, consistent labels (z {z:.2f}{level})")
+        else:
+            out.append("kept")
+    return out
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 annotator``, ``5 annotators``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _were(n: int) -> str:
+    return "was" if n == 1 else "were"
 
 
 def _wqs_histogram(workers: pd.DataFrame, removed: pd.DataFrame | None):

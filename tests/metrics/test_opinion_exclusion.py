@@ -220,6 +220,11 @@ def test_tie_policies_hand_computed():
     assert rep.excluded["annotators without ADR (only tied items)"] == 2
     assert rep.n_ungrouped_units == 2 and rep.n_ungrouped_annotations == 2
     assert "ungrouped" in rep.summary()
+    assert rep.n_resolved_tie_items == 0 and "1 tied item dropped" in rep.summary()
+    for policy in ("favorable", "unfavorable"):  # the same tie, resolved instead of dropped: counted too
+        resolved = _metric(ds, y, tie=policy).grouping_report()
+        assert resolved.n_tie_items == 0 and resolved.n_resolved_tie_items == 1
+        assert f"1 tied item resolved as {policy}" in resolved.summary()
 
 
 # ---------------------------------------------------------------------------------------- groupings
@@ -402,8 +407,8 @@ def test_text_explainer(small):
     assert ex.unfairness().endswith(": 0.1875") and "2 groups" in ex.unfairness()
     assert ex.performance().endswith(": 0.6875")
     assert "mean 0.250" in ex.disagreement_rates() and "3 annotators" in ex.disagreement_rates()
-    assert "0.25 to 0.5: 0.500 over 1 annotators" in ex.group_performance()
-    assert ex.worst_group() == "Worst-served group: 0.25 to 0.5 (accuracy 0.5)"
+    assert "0.25\u20130.50: 0.500 over 1 annotator (" in ex.group_performance()  # one label form, singular
+    assert ex.worst_group() == "Worst-served group: 0.25\u20130.50 (accuracy 0.5)"
     assert ex.performance_gap().endswith(": 0.375")
     assert "std 0.204" in ex.annotator_performance()
     assert ex.annotator_unfairness().endswith(str(np.std([0.75, 1.0, 0.5])))

@@ -41,9 +41,50 @@ def test_radar(report):
     lines = ax.get_lines()
     assert len(lines) == 2
     s = report.summary()
-    np.testing.assert_allclose(lines[0].get_ydata()[:5], s.loc["cluster"].to_numpy())
-    np.testing.assert_allclose(lines[1].get_ydata()[:5], s.loc["entropy"].to_numpy())
-    assert [t.get_text() for t in ax.get_xticklabels()][0] == "Accuracy error"
+    # every axis scaled on its own: min(0, lowest) at the centre, the highest of the two kinds at the rim
+    lo = np.minimum(s.min().to_numpy(), 0.0)
+    hi = s.max().to_numpy()
+    span = np.where(hi > lo, hi - lo, 1.0)  # an axis where every value is 0 stays at the centre
+    np.testing.assert_allclose(lines[0].get_ydata()[:5], (s.loc["cluster"].to_numpy() - lo) / span)
+    np.testing.assert_allclose(lines[1].get_ydata()[:5], (s.loc["entropy"].to_numpy() - lo) / span)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks[0].startswith("Accuracy error\n(")
+    # every axis label states its own range, centre to rim
+    assert ticks[1] == f"Statistical parity\n(0 to {s['statistical_parity'].max():.3g})"
+    # both lines visible where they coincide: different markers and line styles, semi-transparent
+    assert lines[0].get_marker() != lines[1].get_marker() and lines[0].get_linestyle() != lines[1].get_linestyle()
+    assert all(line.get_alpha() < 1 for line in lines)
+    _assert_legend_clear(ax)
+
+
+def _assert_legend_clear(ax):
+    """The legend overlaps no axis label and no other text of the figure."""
+    renderer = ax.figure.canvas.get_renderer()
+    ax.figure.canvas.draw()
+    legend_box = ax.get_legend().get_window_extent(renderer)
+    for label in ax.get_xticklabels():
+        assert not legend_box.overlaps(label.get_window_extent(renderer)), label.get_text()
+    assert not legend_box.overlaps(ax.title.get_window_extent(renderer))
+
+
+def test_radar_in_a_small_panel_keeps_labels_clear(report):
+    fig = plt.figure(figsize=(13, 4.5))  # notebook 03's three-panel figure
+    ax = plot_summary_radar(report, ax=fig.add_subplot(1, 3, 1, projection="polar"))
+    fig.add_subplot(1, 3, 2)
+    fig.tight_layout()
+    _assert_legend_clear(ax)
+
+
+def test_sizes_with_many_ids_are_readable():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=400), "b": rng.normal(size=400)})
+    rep = detect_subgroups(X, rng.integers(0, 2, 400), rng.integers(0, 2, 400), n_clusters=30, random_state=0)
+    ax = plot_subgroup_sizes(rep)
+    ax.figure.canvas.draw()
+    labels = [t for t in ax.get_xticklabels() if t.get_text()]
+    assert len(labels) == 30 and all(t.get_rotation() == 90 for t in labels)
+    boxes = [t.get_window_extent() for t in labels]
+    assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:]))  # neighbouring ids do not overlap
 
 
 def test_sizes(report):

@@ -122,3 +122,42 @@ def test_untouched_page_in_browser(tmp_path, report):
     shot = tmp_path / "shot.png"
     _run(exe, f"--screenshot={shot}", "--window-size=1200,1600", "--hide-scrollbars", page.as_uri())
     assert shot.read_bytes().startswith(b"\x89PNG")
+
+
+# Records the page's width and every image's drawn width, after layout, at the window size given.
+_LAYOUT_PROBE = (
+    "window.addEventListener('load', function () {"
+    " var imgs = Array.prototype.map.call(document.images, function (i) {"
+    "  var box = i.getBoundingClientRect(); return [box.left, box.right, i.naturalWidth]; });"
+    " document.body.setAttribute('data-probe', JSON.stringify({scroll: document.documentElement.scrollWidth,"
+    "  client: document.documentElement.clientWidth, images: imgs}));"
+    "});"
+)
+
+
+def test_wide_figures_fit_a_1400px_window(tmp_path):
+    """60 subgroup ids (an 18-inch sizes figure): every figure is drawn inside the page at 1400 px, no sideways
+    scrolling (the figures are scaled down, not cut)."""
+    import numpy as np
+    import pandas as pd
+
+    from aif360_subjective.detectors import detect_subgroups
+    from aif360_subjective.report import Report
+    from aif360_subjective.report.sections import subgroup_sections
+
+    exe = _chromium()
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=600), "b": rng.normal(size=600), "c": rng.choice(["x", "y"], 600)})
+    rep = detect_subgroups(X, rng.integers(0, 2, 600), rng.integers(0, 2, 600), n_clusters=60, random_state=0)
+    # alpha=None: the raw ranking figure is drawn too (random data has no significant subgroup)
+    page = Report("wide").extend(subgroup_sections(rep, model="m", alpha=None)).render()
+    path = tmp_path / "wide.html"
+    path.write_text(page.replace("</body>", f"<script>{_LAYOUT_PROBE}</script></body>").replace(
+        'http-equiv="Content-Security-Policy"', 'data-csp-off="1"'), encoding="utf-8")
+    dom = _run(exe, "--window-size=1400,1000", "--dump-dom", path.as_uri())
+    seen = json.loads(html_lib.unescape(re.search(r'data-probe="([^"]*)"', dom).group(1)))
+    assert seen["scroll"] <= seen["client"] <= 1400
+    assert len(seen["images"]) >= 3
+    assert any(natural > right - left for left, right, natural in seen["images"])  # the wide one is scaled
+    for left, right, _ in seen["images"]:
+        assert left >= 0 and right <= seen["client"]

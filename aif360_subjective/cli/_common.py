@@ -1,0 +1,297 @@
+"""Shared pieces of the command line: the one-line error, the parser class, input readers, printing."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+PROG = "aif360-subjective"
+EXIT_USAGE = 2
+
+
+class CLIError(Exception):
+    """An input problem reported to the user as one line (exit status 2)."""
+
+
+def plain_text(text: str) -> str:
+    """Docstring text for the terminal: reStructuredText literals (````x````) and roles (``:class:`X```)
+    shown as plain words."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps descriptions to the terminal, paragraph by paragraph; lines indented by two spaces (examples)
+    are kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        lines = []
+        for line in text.splitlines():
+            if line.startswith("  ") or not line.strip():
+                lines.append(indent + line)
+            else:
+                lines.append(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent))
+        return "\n".join(lines)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line (the full usage is in ``--help``) and help text is plain and
+    wrapped to the terminal."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def format_help(self) -> str:
+        return plain_text(super().format_help())
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def progress_enabled() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("AIF360_SUBJECTIVE_NO_PROGRESS")
+
+
+@contextmanager
+def steps(names: Sequence[str]):
+    """A tqdm bar over named steps (stderr; off when stderr is not a terminal). Yields ``step(name)``."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(names), file=sys.stderr, disable=not progress_enabled(), unit="step",
+               bar_format="{desc:<38}{bar}| {n_fmt}/{total_fmt} [{elapsed}]")
+    first = [True]
+
+    def step(name: str) -> None:
+        if not first[0]:
+            bar.update(1)
+        first[0] = False
+        bar.set_description_str(name)
+
+    try:
+        yield step
+        bar.update(1)
+    finally:
+        bar.close()
+
+
+def require(module: str, *names: str) -> list[Any]:
+    """Import names from a package module, or a one-line error saying which piece is missing."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(f"aif360_subjective.{module}")
+        return [getattr(mod, n) for n in names]
+    except (ImportError, AttributeError) as exc:
+        raise CLIError(f"this installation lacks aif360_subjective.{module}.{'/'.join(names)} ({exc}); "
+                       "update aif360-subjective") from exc
+
+
+#: Candidate field separators of a delimited text file, in order of preference on a tie.
+SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def sniff_separator(path: Path) -> str:
+    """The separator of a delimited text file: the candidate occurring most often in its header line
+    (outside quotes); ``.tsv``/``.tab`` files prefer tab on a tie, other files comma."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        header = fh.readline()
+    unquoted = re.sub(r'"[^"]*"', "", header)
+    counts = {sep: unquoted.count(sep) for sep in SEPARATORS}
+    preferred = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    best = max(counts, key=lambda sep: (counts[sep], sep == preferred))
+    return best if counts[best] else preferred
+
+
+def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True):
+    """Read a delimited text file; ``sep=None`` detects the separator. Prints which one was used."""
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise CLIError(f"{what} file not found: {path}")
+    how = "given" if sep else "detected"
+    sep = sep or sniff_separator(p)
+    try:
+        df = pd.read_csv(p, sep=sep)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read {what} file {path}: {one_line(str(exc))}") from exc
+    if announce:
+        print(f"Read {what} {p.name}: {count(len(df), 'row')} x {count(df.shape[1], 'column')}, "
+              f"separator {SEPARATORS.get(sep, repr(sep))} ({how}).")
+    return df
+
+
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (``np.int64(41)`` -> ``41``; ``2.0`` -> ``2``)."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def show(value: Any) -> str:
+    """A value for a message: strings quoted, numbers plain."""
+    return repr(plain(value))
+
+
+def show_values(values, limit: int = 8) -> str:
+    """A short list of values for a message: ``[0, 1]`` or ``['a', 'b', ... (12 values)]``."""
+    values = [plain(v) for v in values]
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return f"[{shown}]" if len(values) <= limit else f"[{shown}, ... ({len(values)} values)]"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 row``, ``2 rows``, ``1,234 annotations``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def check_columns(df, columns: dict[str, str | None], path: str) -> None:
+    for option, col in columns.items():
+        if col is not None and col not in df.columns:
+            shown = ", ".join(map(str, list(df.columns)[:12])) + (", ..." if df.shape[1] > 12 else "")
+            raise CLIError(f"{option} {col!r} is not a column of {path} (columns: {shown})")
+
+
+def coerce_label(value: str | None, series, option: str):
+    """The label value typed on the command line, converted to the column's kind of values."""
+    import pandas as pd
+
+    if value is None:
+        return None
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        try:
+            number = float(value)
+        except ValueError:
+            raise CLIError(f"{option} {value!r} is not a number but the label column is numeric") from None
+        return int(number) if number.is_integer() else number
+    if pd.api.types.is_bool_dtype(series):
+        if value.lower() not in ("true", "false", "1", "0"):
+            raise CLIError(f"{option} {value!r} is not a boolean but the label column is boolean")
+        return value.lower() in ("true", "1")
+    return value
+
+
+def index_table(df, path: str, index_col: str | None, default: str):
+    """A side table (annotators/items) indexed by its id column."""
+    col = index_col or (default if default in df.columns else df.columns[0])
+    check_columns(df, {"id column": col}, path)
+    if df[col].duplicated().any():
+        dup = df.loc[df[col].duplicated(), col].iloc[0]
+        raise CLIError(f"{path}: id column {col!r} repeats the id {dup!r}")
+    return df.set_index(col)
+
+
+def bins(text: str):
+    if re.fullmatch(r"\d+", text):
+        return int(text)
+    if re.fullmatch(r"quantile:\d+", text):
+        return text
+    try:
+        edges = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise CLIError(f"--bins {text!r}: expected an int, 'quantile:N' or comma-separated edges like "
+                       "0,0.2,0.5,1") from None
+    return edges
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def unit_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return v
+
+
+_NUMPY_REPR = re.compile(r"np\.(?:u?int\d*|float\d*|bool_?|str_|bytes_)\((.*?)\)")
+
+
+def open_unit_float(text: str) -> float:
+    """A number strictly between 0 and 1 (a confidence level or a significance level)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return v
+
+
+def alpha(text: str) -> float | None:
+    """A significance level, or ``none`` for the raw (unfiltered) rankings."""
+    if text.strip().lower() == "none":
+        return None
+    return open_unit_float(text)
+
+
+def significance_line(rk, metric_name: str, what: str) -> str:
+    """One console sentence about the first entry of a significance-filtered ranking (or why there is none)."""
+    a = rk.attrs
+    if len(rk):
+        row = rk.iloc[0]
+        metric = rk.columns[1]
+        if a.get("alpha") is None:
+            return f"Most disadvantaged {what} (raw ranking): {row['subgroup']} ({metric_name} {row[metric]:+.3f})."
+        return (f"Most disadvantaged {what}: {row['subgroup']} ({int(row['size']):,} rows; {metric_name} "
+                f"{row[metric]:+.3f}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:+.3f}, "
+                f"{row[metric + '_ci_high']:+.3f}], q = {row[metric + '_q']:.2g}).")
+    return (f"No {what} is significantly disadvantaged by {metric_name} at q < {a['alpha']:g} "
+            f"({a['n_not_significant']} tested, {a['n_undefined']} undefined, {a['n_too_small']} too small).")
+
+
+def one_line(text: object) -> str:
+    """A message on one line, numpy scalar reprs (``np.int64(41)``, from a library message) as plain values."""
+    return _NUMPY_REPR.sub(r"\1", " ".join(str(text).split()))
+
+
+def print_frame(df, title: str | None = None, digits: int = 3) -> None:
+    import pandas as pd
+
+    if title:
+        print(title)
+    with pd.option_context("display.width", 120, "display.max_columns", 20, "display.max_colwidth", 60,
+                           "display.float_format", f"{{:.{digits}f}}".format):
+        print(df.to_string())
+    print()
+
+
+def save_report(report, out: str | Path, figures_dir: Path | None = None) -> Path:
+    out = Path(out)
+    if out.parent and not out.parent.exists():
+        raise CLIError(f"output folder does not exist: {out.parent}")
+    path = report.save(out)
+    if figures_dir is not None:
+        figures_dir.mkdir(parents=True, exist_ok=True)
+        for i, fig in enumerate(report.figures(), start=1):
+            (figures_dir / f"figure_{i:02d}.png").write_bytes(fig.png_bytes)
+    return path
+
+
+def matplotlib_agg() -> None:
+    # The command only writes files: never open a window.
+    import matplotlib
+
+    matplotlib.use("Agg")

@@ -1,0 +1,154 @@
+"""``aif360-subjective audit``: opinion-exclusion audit of predictions on multi-annotator data."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import _common as common
+from . import _inputs as inputs
+from ._common import CLIError
+
+#: A numeric attribute with more distinct values than this makes one group per value: say so.
+MANY_VALUES = 10
+
+
+def _attributes(args: argparse.Namespace, ds) -> list[str] | None:
+    """``--attributes`` checked against the annotator table (only meaningful with ``--grouping demographic``)."""
+    if args.attributes is None:
+        return None
+    if args.grouping != "demographic":
+        raise CLIError(f"--attributes applies to --grouping demographic, not {args.grouping}")
+    known = list(ds.annotators.columns)
+    for a in args.attributes:
+        if a not in known:
+            raise CLIError(f"--attributes {a!r} is not an annotator attribute (attributes: "
+                           f"{common.show_values(known, limit=12)})")
+    return list(args.attributes)
+
+
+def demographic_notes(ds, attrs: list[str], report) -> list[str]:
+    """Why annotators are missing from a demographic grouping, and groups too fine to compare."""
+    import pandas as pd
+
+    table = ds.annotators.reindex(pd.unique(ds.annotator_ids))[attrs]
+    notes = [f"Demographic groups: intersections of {', '.join(attrs)}."]
+    missing = table.isna()
+    n_left = int(missing.any(axis=1).sum())
+    if n_left:
+        per_attr = ", ".join(f"{a} {int(n)}" for a, n in missing.sum().items() if n)
+        notes.append(f"{common.count(n_left, 'annotator')} left out for a missing value in at least one "
+                     f"attribute (missing per attribute: {per_attr}).")
+    for a in attrs:
+        col = table[a]
+        if pd.api.types.is_numeric_dtype(col) and col.nunique() > MANY_VALUES:
+            notes.append(f"{a} is numeric with {col.nunique()} distinct values, each its own group; leave it out "
+                         "with --attributes or bin it before the audit.")
+    counts = table.dropna().value_counts()
+    singletons = int((counts == 1).sum())
+    if singletons:
+        notes.append(f"{singletons} of {common.count(report.n_groups, 'group')} hold a single annotator; fewer "
+                     "--attributes or --min-group-size give comparable groups.")
+    return notes
+
+
+def run(args: argparse.Namespace) -> int:
+    common.matplotlib_agg()
+    common.bins(args.bins)  # a malformed --bins fails before any reading
+    ann = inputs.load_annotations(args, args.annotations)
+    attrs = _attributes(args, ann.dataset)
+    (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
+    with common.steps(["predictions", "opinion-exclusion audit", "writing the report"]) as step:
+        step("predictions")
+        pred = inputs.get_predictions(args, ann)
+        ds = pred.dataset
+        step("opinion-exclusion audit")
+        metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping, bins=common.bins(args.bins),
+                                        performance=args.performance, attributes=attrs,
+                                        min_group_size=args.min_group_size)
+        from ..report.sections import opinion_summary_table
+
+        summary = opinion_summary_table({pred.name: metric})
+        groups = metric.group_performance()
+        grouping = metric.grouping_report()
+        notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}."]
+        if args.grouping == "demographic":
+            used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
+            notes += demographic_notes(ds, used, grouping)
+        step("writing the report")
+        path = None
+        if args.out:
+            from ..report import Report
+            from ..report.sections import opinion_sections
+
+            report = Report(f"Opinion-exclusion audit of {Path(args.annotations).name}",
+                            summary=[f"{common.count(len(ds.labels), 'annotation')} of "
+                                     f"{common.count(ds.n_items, 'item')} by "
+                                     f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}.",
+                                     *ann.notes[1:], *pred.notes, *notes])
+            report.fact("favourable label", str(common.show(ann.favorable)))
+            report.fact("unfairness", metric.unfairness()).fact(f"performance ({args.performance})",
+                                                                 metric.performance())
+            report.extend(opinion_sections({pred.name: metric}))
+            path = common.save_report(report, args.out)
+    for note in notes:
+        print(note)
+    print()
+    common.print_frame(summary[["unfairness", "performance"]], f"Opinion-exclusion audit ({args.performance}, "
+                       f"grouping {args.grouping}):")
+    from ..metrics.opinion_groups import group_label
+
+    # the report's group names (0.00–0.07, A & B), not pandas' interval reprs
+    common.print_frame(groups.rename(index=group_label), "Groups:")
+    if path:
+        print(f"Report: {path}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Add the command to the subparsers ``sub``."""
+    audit = sub.add_parser(
+        "audit", help="opinion-exclusion audit of predictions on multi-annotator data",
+        description="Measure how unequally predictions serve the opinions of different annotators (Balayn et al. "
+                    "2019): annotators grouped (by default by their disagreement rate with the majority), the "
+                    "model's performance per group, unfairness = standard deviation across groups. The favourable "
+                    f"label defaults to {inputs.DEFAULT_FAVORABLE} (the package's convention for detection tasks: "
+                    "'not flagged'); labels other than 0/1 need --favorable-label. The label used is printed.",
+        epilog="Examples:\n"
+               "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator \\\n"
+               "      --label-col label --prediction-col pred\n"
+               "  aif360-subjective audit data/multipico --split dev --model majority --out audit.html\n"
+               "  aif360-subjective audit MP_dev.json --predictions pred.csv \\\n"
+               "      --grouping demographic --attributes Gender",
+        formatter_class=common.HelpFormatter)
+    audit.add_argument("annotations", metavar="ANNOTATIONS",
+                       help="a CSV file with one row per annotation (item id, annotator id, label[, prediction]), "
+                            "or a published dataset (file or folder, see --format)")
+    csv = audit.add_argument_group("columns (--format csv)")
+    csv.add_argument("--item-col", metavar="C", help="item id column (also of --predictions; default there: item)")
+    csv.add_argument("--annotator-col", metavar="C", help="annotator id column (also of --predictions; default "
+                     "there: annotator)")
+    csv.add_argument("--label-col", metavar="C", help="the annotator's label")
+    csv.add_argument("--annotators", metavar="CSV", help="annotator table (demographics), one row per annotator")
+    csv.add_argument("--annotators-id-col", metavar="C", help="id column of --annotators (default: the "
+                     "--annotator-col name, else the first column)")
+    csv.add_argument("--items", metavar="CSV", help="item table (text, features), one row per item")
+    csv.add_argument("--items-id-col", metavar="C", help="id column of --items (default: the --item-col name, "
+                     "else the first column)")
+    inputs.add_input_options(audit)
+    audit.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
+                       f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
+    audit.add_argument("--grouping", default="adr", choices=["adr", "ambiguity", "popularity", "demographic"],
+                       help="how annotators (or annotations) are grouped (default: adr)")
+    audit.add_argument("--attributes", nargs="+", metavar="A", help="--grouping demographic: the annotator "
+                       "attributes whose intersections are the groups (default: all of them)")
+    audit.add_argument("--bins", default="5", metavar="B",
+                       help="groups: an int (equal-width bins), 'quantile:N' or edges '0,0.2,0.5,1' (default: 5)")
+    audit.add_argument("--min-group-size", type=common.positive_int, default=1, metavar="N",
+                       help="smaller groups are merged with a neighbour (default: 1 = every group counts)")
+    audit.add_argument("--performance", default="accuracy",
+                       choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
+                                "false_positive_rate", "false_negative_rate", "precision", "f1"],
+                       help="performance measure per annotator (default: accuracy)")
+    audit.add_argument("--out", metavar="report.html", help="write an HTML report")
+    audit.set_defaults(func=run)

@@ -1,0 +1,77 @@
+"""``aif360-subjective crowdtruth``: CrowdTruth 2.0 quality scores."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import _common as common
+from ._common import CLIError
+
+#: A label column with at least this many distinct answers is probably not a label column.
+MANY_LABELS = 100
+
+
+def _distinct_labels(labels, separator: str | None) -> int:
+    if separator:
+        labels = labels.astype(str).str.split(separator, regex=False).explode().str.strip()
+    return int(labels.nunique())
+
+
+def run(args: argparse.Namespace) -> int:
+    df = common.read_csv(args.annotations, "annotations", sep=args.sep)
+    common.check_columns(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col,
+                        "--label-col": args.label_col}, args.annotations)
+    df = df[[args.unit_col, args.worker_col, args.label_col]]
+    if df[args.label_col].isna().any():
+        row = int(df[args.label_col].isna().to_numpy().argmax())
+        raise CLIError(f"--label-col {args.label_col!r} is empty at row {row}")
+    n_values = _distinct_labels(df[args.label_col], args.separator)
+    if n_values >= MANY_LABELS and not args.open_ended:
+        # every distinct value is an answer option of its own: hundreds of them mean an id or text column
+        print(f"{common.PROG} crowdtruth: warning: --label-col {args.label_col!r} holds {n_values:,} distinct "
+              "values, each scored as a separate answer option; is it the label column? (--open-ended for "
+              "free-text answers)", file=sys.stderr)
+    if args.separator:
+        df = df.assign(**{args.label_col: df[args.label_col].astype(str).str.split(args.separator)
+                          .map(lambda xs: [x.strip() for x in xs if x.strip()])})
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {args.out!r} exists and is not a folder")
+    (crowdtruth_scores,) = common.require("quality", "crowdtruth_scores")
+    res = crowdtruth_scores(df, unit_col=args.unit_col, worker_col=args.worker_col, label_col=args.label_col,
+                            open_ended=args.open_ended, progress=common.progress_enabled())
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name in ("units", "workers", "annotations"):
+        p = out / f"{name}.csv"
+        getattr(res, name).to_csv(p)
+        paths.append(p)
+    print(f"CrowdTruth scores of {len(res.units):,} units, {len(res.workers):,} workers, "
+          f"{len(res.annotations):,} labels ({res.n_iterations} iterations, "
+          f"{'converged' if res.converged else 'NOT converged'}).")
+    cols = [c for c in ("n_units", "wqs", "wwa", "wua") if c in res.workers.columns]
+    common.print_frame(res.workers[cols].sort_values("wqs").head(10), "Lowest worker quality scores (wqs; wwa = "
+                       "worker-worker agreement, wua = worker-unit agreement):")
+    print("Wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Add the command to the subparsers ``sub``."""
+    ct = sub.add_parser("crowdtruth", help="CrowdTruth 2.0 unit, worker and annotation quality scores",
+                        description="Compute CrowdTruth 2.0 quality scores and write units.csv, workers.csv and "
+                                    "annotations.csv.")
+    ct.add_argument("annotations", metavar="ANNOTATIONS.csv", help="one row per judgment")
+    ct.add_argument("--unit-col", required=True, metavar="C", help="unit (item) id column")
+    ct.add_argument("--worker-col", required=True, metavar="C", help="worker (annotator) id column")
+    ct.add_argument("--label-col", required=True, metavar="C", help="label column")
+    ct.add_argument("--separator", metavar="S",
+                    help="split label cells on S for multiple-choice judgments (e.g. '|')")
+    ct.add_argument("--sep", metavar="S", help="field separator of the file (default: detected from the header "
+                    "line among comma, semicolon, tab and pipe; the one used is printed)")
+    ct.add_argument("--open-ended", action="store_true", help="open-ended task (annotation quality held at 1)")
+    ct.add_argument("--out", default="crowdtruth_scores", metavar="DIR",
+                    help="output folder (default: %(default)s)")
+    ct.set_defaults(func=run)

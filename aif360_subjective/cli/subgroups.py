@@ -1,0 +1,183 @@
+"""``aif360-subjective subgroups``: automated subgroup discovery (ASDF) on a table or on annotation rows."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import _common as common
+from . import _inputs as inputs
+from ._common import CLIError
+
+
+def _table_rows(args: argparse.Namespace):
+    """A CSV table with truth and prediction columns: (X, y_true, y_pred, favourable, notes, model name)."""
+    missing = [o for o, v in (("--label-col", args.label_col), ("--prediction-col", args.prediction_col))
+               if v is None]
+    if missing:
+        raise CLIError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with a CSV table")
+    if args.predictions or args.model:
+        raise CLIError("--predictions and --model apply to annotation data (--format lewidi|popquorn|wikipedia); "
+                       "a CSV table gives its predictions in --prediction-col")
+    df = common.read_csv(args.data, "data", sep=args.sep)
+    common.check_columns(df, {"--label-col": args.label_col, "--prediction-col": args.prediction_col}, args.data)
+    y_true, y_pred = df[args.label_col], df[args.prediction_col]
+    fav = inputs.favorable_label(args.favorable_label, y_true, args.label_col)
+    allowed = sorted({*y_true.dropna().unique().tolist(), fav}, key=str)
+    inputs.check_prediction_values(y_pred, allowed, f"--prediction-col {args.prediction_col!r}")
+    features = _features(args, [c for c in df.columns if c not in (args.label_col, args.prediction_col)], args.data)
+    X = df[features]
+    if X.isna().any().any():
+        bad = X.columns[X.isna().any()].tolist()
+        raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    return (X, (y_true == fav).to_numpy(dtype=int), (y_pred == fav).to_numpy(dtype=int), fav,
+            [f"truth {args.label_col!r}, predictions {args.prediction_col!r}"],
+            f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}")
+
+
+def _annotation_rows(args: argparse.Namespace):
+    """A published dataset: one row per annotation, the annotator's attributes as features, the annotator's
+    label as truth, predictions from ``--predictions`` or ``--model``."""
+    import pandas as pd
+
+    if args.label_col is not None:
+        raise CLIError("--label-col applies to a CSV table; annotation data has its own labels")
+    ann = inputs.load_annotations(args, args.data)
+    pred = inputs.get_predictions(args, ann)
+    ds = pred.dataset
+    attrs = [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
+    features = _features(args, attrs, "the annotator attributes")
+    X = ds.annotators.reindex(ds.annotator_ids)[features].reset_index(drop=True)
+    notes = list(pred.notes)
+    numeric = [c for c in features if pd.api.types.is_numeric_dtype(X[c])]
+    keep = ~X[numeric].isna().any(axis=1).to_numpy() if numeric else None
+    for c in features:
+        if c not in numeric:  # a missing category is a category of its own
+            X[c] = X[c].astype(object).where(X[c].notna(), "unknown").astype(str)
+    fav = ds.favorable_label
+    y_true = (ds.labels.ravel() == fav).astype(int)
+    y_pred = (pred.classified.labels.ravel() == fav).astype(int)
+    if keep is not None and not keep.all():
+        n_out = int((~keep).sum())
+        note = (f"{common.count(n_out, 'annotation')} left out: no value of the numeric attribute(s) "
+                f"{', '.join(numeric)} for their annotator.")
+        print(note)
+        notes.append(note)
+        X, y_true, y_pred = X[keep].reset_index(drop=True), y_true[keep], y_pred[keep]
+    notes.insert(0, f"one row per annotation: the annotator's attributes, the annotator's label as truth, "
+                    f"{pred.description}")
+    return X, y_true, y_pred, ann.favorable, notes, pred.name
+
+
+def _features(args: argparse.Namespace, available: list[str], where: str) -> list[str]:
+    features = args.columns or list(available)
+    for c in features:
+        if c not in available:
+            raise CLIError(f"--columns {c!r} is not a column of {where} (columns: "
+                           f"{common.show_values(available, limit=12)})")
+    for c in args.exclude or []:
+        if c not in available:
+            raise CLIError(f"--exclude {c!r} is not a column of {where}")
+    features = [c for c in features if c not in (args.exclude or [])]
+    for c in args.categorical or []:
+        if c not in features:
+            raise CLIError(f"--categorical {c!r} is not one of the feature columns of {where}")
+    if not features:
+        raise CLIError("no feature columns left to cluster on")
+    return features
+
+
+def run(args: argparse.Namespace) -> int:
+    common.matplotlib_agg()
+    fmt = inputs.detect_format(args.data, args.format)
+    X, y_true, y_pred, fav, notes, model = _table_rows(args) if fmt == "csv" else _annotation_rows(args)
+    (detect_subgroups,) = common.require("detectors", "detect_subgroups")
+    with common.steps(["subgroup discovery", "writing the report"]) as step:
+        step("subgroup discovery")
+        rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=args.clustering,
+                               n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
+                               categorical_features=args.categorical, random_state=args.seed)
+        step("writing the report")
+        path = None
+        lines = [f"favourable label: {common.show(fav)}",
+                 f"{common.count(len(X), 'row')}, {common.count(X.shape[1], 'attribute')}; {'; '.join(notes)}."]
+        if args.out:
+            from ..report import Report
+            from ..report.sections import subgroup_sections
+
+            report = Report(f"Subgroup fairness of {Path(args.data).name}", summary=lines[1:])
+            report.fact("favourable label", common.show(fav))
+            report.fact("clusters", rep.n_clusters if hasattr(rep, "n_clusters") else "")
+            report.extend(subgroup_sections(rep, n=args.top, model=model, alpha=args.alpha, min_size=args.min_size,
+                                            ci=args.ci))
+            path = common.save_report(report, args.out)
+    for line in lines:
+        print(line)
+    print()
+    common.print_frame(rep.summary(), "Summary (means of absolute values; positive = subgroup disadvantaged):")
+    from ..report.sections import pattern_texts, patterns_as_in_table, whole_numbers_as_int
+
+    # patterns written as in the report (integer values without decimals)
+    texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
+    rk = rep.ranking("statistical_parity", kind="entropy", n=args.top, alpha=args.alpha, min_size=args.min_size,
+                     ci=args.ci)
+    if args.alpha is None:
+        common.print_frame(patterns_as_in_table(rk, texts),
+                           f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
+                           "raw values, no significance filter):")
+    elif len(rk):
+        common.print_frame(patterns_as_in_table(rk, texts),
+                           f"Entropy-based subgroups significantly disadvantaged by statistical parity (q < "
+                           f"{args.alpha:g}; rest minus subgroup), top {args.top}:")
+    else:
+        print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
+    if path:
+        print(f"Report: {path}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Add the command to the subparsers ``sub``."""
+    sg = sub.add_parser(
+        "subgroups", help="automated subgroup discovery (ASDF) on a table with truth and predictions, or on "
+                          "annotation rows",
+        description="Cluster the rows, derive cluster- and entropy-based subgroups and measure statistical parity, "
+                    "equal opportunity, equalized odds and accuracy of each against the rest (rest minus "
+                    "subgroup: positive = subgroup disadvantaged). DATA is a CSV table (one row per instance: "
+                    "attributes, truth in --label-col, prediction in --prediction-col) or a published annotation "
+                    "dataset (--format lewidi|popquorn|wikipedia): one row per annotation, the annotator's "
+                    "attributes as features, the annotator's label as truth. The favourable label defaults to "
+                    f"{inputs.DEFAULT_FAVORABLE} (labels other than 0/1 need --favorable-label); the label used "
+                    "is printed.",
+        epilog="Examples:\n"
+               "  aif360-subjective subgroups compas.csv --label-col class --prediction-col out --exclude id\n"
+               "  aif360-subjective subgroups data/multipico --split dev --model majority --columns Gender Age",
+        formatter_class=common.HelpFormatter)
+    sg.add_argument("data", metavar="DATA", help="a CSV table, or a published dataset (file or folder)")
+    sg.add_argument("--label-col", metavar="C", help="CSV table: ground-truth label column")
+    inputs.add_input_options(sg)
+    sg.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
+                    f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
+    sg.add_argument("--entropy-threshold", type=common.unit_float, default=0.65, metavar="T",
+                    help="dominant attributes have normalised entropy below T (default: 0.65)")
+    sg.add_argument("--clustering", default="slink",
+                    choices=["slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward"],
+                    help="clustering method (default: slink, single linkage)")
+    sg.add_argument("--n-clusters", type=common.positive_int, default=None, metavar="K",
+                    help="number of clusters the --clustering method forms (default: K chosen by x-means (BIC), "
+                         "then the rows are clustered by --clustering into K clusters)")
+    sg.add_argument("--categorical", nargs="+", metavar="C",
+                    help="categorical columns (default: detected from the values)")
+    sg.add_argument("--columns", nargs="+", metavar="C", help="attribute columns to use (default: all others; "
+                    "annotation data: all annotator attributes)")
+    sg.add_argument("--exclude", nargs="+", metavar="C", help="columns to leave out (e.g. ids)")
+    sg.add_argument("--top", type=common.positive_int, default=5, metavar="N", help="ranking length (default: 5)")
+    sg.add_argument("--alpha", type=common.alpha, default=0.05, metavar="A",
+                    help="rank only subgroups significantly disadvantaged at q < A (Benjamini-Hochberg); 'none' "
+                         "for the raw ranking of the ASDF paper (default: 0.05)")
+    sg.add_argument("--min-size", type=common.positive_int, default=1, metavar="N",
+                    help="leave subgroups with fewer than N rows out of the rankings (default: 1)")
+    sg.add_argument("--ci", type=common.open_unit_float, default=0.95, metavar="L",
+                    help="confidence level of the intervals (default: 0.95)")
+    sg.add_argument("--out", metavar="report.html", help="write an HTML report")
+    sg.set_defaults(func=run)
