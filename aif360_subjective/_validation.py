@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = [
     "check_choice",
+    "check_ci",
     "check_columns",
     "check_fraction",
     "check_int",
@@ -107,6 +108,20 @@ def check_fraction(value: Any, name: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise ValueError(f"{name} must be in [0, 1], got {plain(value)!r}")
     return v
+
+
+def check_ci(value: Any, name: str = "ci") -> float:
+    """A confidence level strictly between 0 and 1 (e.g. 0.95).
+
+    Raises:
+        ValueError: ``value`` is not a number strictly between 0 and 1 (booleans and strings included; one
+            exception type, as the subgroup and the opinion-exclusion metrics always raised it).
+    """
+    if not is_number(value) or not 0.0 < float(value) < 1.0:
+        raise ValueError(
+            f"{name} must be a confidence level strictly between 0 and 1 (e.g. 0.95), got {plain(value)!r}"
+        )
+    return float(value)
 
 
 def check_random_state(value: Any, name: str = "random_state") -> np.random.Generator:

@@ -64,6 +64,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._validation import check_ci
 from .subgroup_metrics import FN, FP, METRICS, TN, TP
 
 __all__ = [
@@ -78,17 +79,6 @@ __all__ = [
 
 #: Column suffixes added per metric by ``subgroup_metrics(ci=...)``.
 INFERENCE_SUFFIXES = ("_ci_low", "_ci_high", "_p", "_q")
-
-
-def check_ci(ci) -> float:
-    """Validate a confidence level.
-
-    Raises:
-        ValueError: not a number strictly between 0 and 1.
-    """
-    if isinstance(ci, bool) or not isinstance(ci, int | float | np.floating) or not 0.0 < float(ci) < 1.0:
-        raise ValueError(f"ci must be a confidence level strictly between 0 and 1 (e.g. 0.95), got {ci!r}")
-    return float(ci)
 
 
 def _z(ci: float) -> float:

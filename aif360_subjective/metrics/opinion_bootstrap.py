@@ -35,13 +35,11 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 
 __all__ = [
-    "BOOTSTRAP_LEVELS",
     "BootstrapInterval",
     "bootstrap_group_values",
     "bootstrap_interval",
@@ -49,37 +47,49 @@ __all__ = [
     "mean_across_groups",
 ]
 
-#: ``levels`` option: resample annotators and their annotations (default), or annotators only.
-BOOTSTRAP_LEVELS = ("both", "annotators")
-
 # Bound on replicates x pairs x cells held at once (about 160 MB of int64).
 _MAX_CELLS = 20_000_000
 
 
-@dataclass(frozen=True)
-class BootstrapInterval:
-    """A bootstrap confidence interval.
+class BootstrapInterval(tuple[float, float]):
+    """A bootstrap confidence interval: the tuple ``(low, high)`` with the details as attributes.
 
     Attributes:
-        low, high: the interval's bounds.
+        low, high: the interval's bounds (also ``interval[0]``, ``interval[1]``).
         estimate: the point estimate it belongs to.
         ci: the confidence level.
-        n_boot: replicates requested; ``n_valid`` of them gave a defined value.
+        n_boot: replicates drawn; ``n_valid`` of them gave a defined value.
         extended: True when the bias-corrected interval missed the estimate and was widened to contain it
             (the replicates lay almost all on one side: typically groups of one or two annotators).
     """
 
-    low: float
-    high: float
     estimate: float
     ci: float
     n_boot: int
     n_valid: int
-    extended: bool = False
+    extended: bool
 
-    def __iter__(self):
-        # ``low, high = interval`` reads like the tuple the public methods document.
-        return iter((self.low, self.high))
+    def __new__(
+        cls, low: float, high: float, *, estimate: float, ci: float, n_boot: int, n_valid: int, extended: bool = False
+    ) -> BootstrapInterval:
+        self = super().__new__(cls, (float(low), float(high)))
+        self.estimate, self.ci, self.n_boot, self.n_valid, self.extended = (
+            float(estimate), float(ci), int(n_boot), int(n_valid), bool(extended)
+        )
+        return self
+
+    @property
+    def low(self) -> float:
+        return self[0]
+
+    @property
+    def high(self) -> float:
+        return self[1]
+
+    def __repr__(self) -> str:
+        flag = ", extended to the estimate" if self.extended else ""
+        return (f"BootstrapInterval(low={self.low:.4g}, high={self.high:.4g}, estimate={self.estimate:.4g}, "
+                f"ci={self.ci:g}, n_valid={self.n_valid}/{self.n_boot}{flag})")
 
 
 def _sorted_slots(pair_group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -215,7 +225,7 @@ def bootstrap_interval(samples: np.ndarray, estimate: float, ci: float) -> Boots
     valid = samples[~np.isnan(samples)]
     n_boot, n_valid = len(samples), len(valid)
     if n_valid == 0 or not np.isfinite(estimate):
-        return BootstrapInterval(np.nan, np.nan, float(estimate), ci, n_boot, n_valid)
+        return BootstrapInterval(np.nan, np.nan, estimate=estimate, ci=ci, n_boot=n_boot, n_valid=n_valid)
     below = (np.count_nonzero(valid < estimate) + 0.5 * np.count_nonzero(valid == estimate)) / n_valid
     below = min(max(below, 0.5 / n_valid), 1.0 - 0.5 / n_valid)
     z0 = ndtri(below)
@@ -225,4 +235,4 @@ def bootstrap_interval(samples: np.ndarray, estimate: float, ci: float) -> Boots
     extended = not (low <= estimate <= high)
     if extended:
         low, high = min(low, float(estimate)), max(high, float(estimate))
-    return BootstrapInterval(low, high, float(estimate), ci, n_boot, n_valid, extended)
+    return BootstrapInterval(low, high, estimate=estimate, ci=ci, n_boot=n_boot, n_valid=n_valid, extended=extended)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagreement_rates
+from .opinion_bootstrap import BootstrapInterval
 from .opinion_groupers import GROUPERS, UnitGroups
 from .opinion_groups import GroupingSummary, enforce_min_group_size
 from .opinion_options import PERFORMANCE_NAMES, OpinionOptions, PerformanceSpec
@@ -165,6 +166,13 @@ class OpinionExclusionResult:
         performance_name: readable name of the performance option.
         options: the validated options the analysis ran with.
         extras: room for additions (kept empty by the core).
+        unit_counts: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP; positive = favourable) of every row of
+            ``unit_performance``: what the bootstrap of
+            :func:`~aif360_subjective.metrics.opinion_uncertainty.opinion_intervals` redraws.
+        unfairness_ci, performance_ci: bootstrap intervals
+            (:class:`~aif360_subjective.metrics.opinion_bootstrap.BootstrapInterval`, a ``(low, high)`` tuple)
+            when the analysis was asked for them (``ci=``), else None; ``group_table`` then also holds
+            ``ci_low`` and ``ci_high``.
     """
 
     disagreement_rates: pd.Series
@@ -177,6 +185,9 @@ class OpinionExclusionResult:
     performance_name: str = ""
     options: OpinionOptions | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    unit_counts: np.ndarray | None = None
+    unfairness_ci: BootstrapInterval | None = None
+    performance_ci: BootstrapInterval | None = None
 
     @property
     def report(self) -> GroupingSummary:
@@ -202,6 +213,7 @@ class _GroupedUnits:
     annotator: np.ndarray  # annotator code per unit
     n_annotations: np.ndarray  # rows per unit
     performance: np.ndarray  # performance per unit (NaN = undefined)
+    counts: np.ndarray  # (n_units, 4) confusion counts TN, FP, FN, TP per unit (what resampling redraws)
 
 
 def _std0(x: np.ndarray) -> float:
@@ -239,6 +251,7 @@ def _grouped_units(enc: EncodedAnnotations, options: OpinionOptions, row_codes: 
     pair_codes, pair_uniques = pd.factorize(g_rows * np.int64(n_ann) + a_rows, sort=True)
     n_pairs = len(pair_uniques)
     perf = unit_performance(options.performance, pair_codes, n_pairs, enc, rows=rows, nan_policy=options.nan_policy)
+    counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
     return _GroupedUnits(
         rows=rows,
         row_group=g_rows,
@@ -246,6 +259,7 @@ def _grouped_units(enc: EncodedAnnotations, options: OpinionOptions, row_codes: 
         annotator=(pair_uniques % n_ann).astype(np.int64),
         n_annotations=np.bincount(pair_codes, minlength=n_pairs),
         performance=perf,
+        counts=counts,
     )
 
 
@@ -368,6 +382,7 @@ def compute_opinion_exclusion(
         grouping_summary=summary,
         performance_name=options.performance_name,
         options=options,
+        unit_counts=units.counts,
     )
 
 

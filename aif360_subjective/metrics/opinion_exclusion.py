@@ -17,9 +17,11 @@ from aif360.metrics import ClassificationMetric
 
 from .._validation import check_multi_annotator_dataset
 from .opinion_annotations import EncodedAnnotations, encode_annotations
+from .opinion_bootstrap import BootstrapInterval
 from .opinion_core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from .opinion_groups import GroupingSummary
-from .opinion_options import OpinionOptions, check_opinion_options
+from .opinion_options import OpinionOptions, check_interval_options, check_opinion_options
+from .opinion_uncertainty import OpinionIntervals, opinion_intervals, thin_groups, warn_thin_groups
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -121,6 +123,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         clustering: Any = "kmeans",
         n_clusters: int | None = None,
         random_state: Any = None,
+        warn_group_size: int = 5,
     ) -> None:
         """
         Args:
@@ -155,7 +158,11 @@ class OpinionExclusionMetric(ClassificationMetric):
                 on their behaviour (ADR, share of positive labels, direction of their disagreements)
                 plus the ``attributes`` named (default: behaviour only), with a subgroup-discovery
                 clusterer ("kmeans" by default; ``n_clusters=None`` = x-means); see
-                :func:`aif360_subjective.metrics.opinion_groupers.discovered_labels`.
+                :func:`aif360_subjective.metrics.opinion_groupers.discovered_labels`. ``random_state`` is also
+                the default seed of the bootstrap intervals (:meth:`unfairness_ci`).
+            warn_group_size: a UserWarning names every group with fewer annotators than this, with its share
+                of the unfairness (:meth:`thin_groups`); 0 = never warn. With the paper's
+                ``min_group_size=1`` a bin of one annotator can set the unfairness on its own.
 
         Raises:
             TypeError: a dataset is not a MultiAnnotatorDataset, or an option has a wrong type.
@@ -170,6 +177,7 @@ class OpinionExclusionMetric(ClassificationMetric):
             grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
             small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
             nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
+            warn_group_size=warn_group_size,
         )
         super().__init__(
             dataset,
@@ -182,6 +190,8 @@ class OpinionExclusionMetric(ClassificationMetric):
         # kept for analyses on top of the result (e.g. resampling annotators) without re-encoding
         self._encoded: EncodedAnnotations = enc
         self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
+        self._bootstraps: dict[tuple[Any, ...], OpinionIntervals] = {}
+        warn_thin_groups(self._cached)
 
     def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any) -> None:
         # the options as attributes, as before OpinionOptions existed (read-only by convention)
@@ -234,17 +244,81 @@ class OpinionExclusionMetric(ClassificationMetric):
         return self._named(self._result().annotator_performance)
 
     @dont_decorate
-    def group_performance(self) -> pd.DataFrame:
-        """The group table.
+    def group_performance(
+        self, ci: float | None = None, n_boot: int = 1000, random_state: Any = None, bootstrap_levels: str = "both"
+    ) -> pd.DataFrame:
+        """The group table, with bootstrap intervals when ``ci`` is given.
+
+        Args:
+            ci: confidence level of the per-group intervals (e.g. 0.95); None = no intervals (the paper's table).
+            n_boot, random_state, bootstrap_levels: as in :meth:`unfairness_ci`.
 
         Returns:
             pandas.DataFrame: indexed by ``group`` (ADR ranges as Intervals, demographic values,
             ...), columns ``n_annotators``, ``n_annotations``, ``performance`` (mean of the
             annotators' performance, or pooled), ``spread`` (population std of the annotators'
             performance within the group) and ``n_undefined`` (annotators whose performance is
-            undefined, skipped).
+            undefined, skipped); with ``ci``, also ``ci_low`` and ``ci_high``.
         """
-        return self._result().group_table.copy()
+        table = self._result().group_table.copy()
+        if ci is None:
+            return table
+        return table.join(self._intervals(ci, n_boot, random_state, bootstrap_levels).groups)
+
+    def _intervals(self, ci: Any, n_boot: Any, random_state: Any, levels: Any) -> OpinionIntervals:
+        # One bootstrap per option set, so that unfairness_ci, performance_ci and group_performance(ci) asked
+        # with the same options describe the same replicates.
+        interval = check_interval_options(ci, n_boot, levels, self.options.performance)
+        seed = self.options.random_state if random_state is None else random_state
+        key = (interval, id(seed) if isinstance(seed, np.random.Generator) else seed)
+        if key not in self._bootstraps:
+            self._bootstraps[key] = opinion_intervals(self._result(), interval, seed)
+        return self._bootstraps[key]
+
+    @dont_decorate
+    def unfairness_ci(
+        self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None, bootstrap_levels: str = "both"
+    ) -> BootstrapInterval:
+        """Bootstrap confidence interval of :meth:`unfairness`.
+
+        Annotators are resampled with replacement within their group (groups, and ADR bin edges, held fixed),
+        then each drawn annotator's annotations are redrawn from its own confusion counts, so that a group of
+        one or two annotators does not look certain; see
+        :func:`~aif360_subjective.metrics.opinion_uncertainty.opinion_intervals`. The interval is the
+        bias-corrected percentile interval (the std across groups is biased upwards).
+
+        Args:
+            ci: confidence level in (0, 1).
+            n_boot: bootstrap replicates (>= 100).
+            random_state: None (the metric's ``random_state``), an int seed or a numpy Generator.
+            bootstrap_levels: "both" (annotators, then their annotations) or "annotators" (annotators only:
+                no spread for one-annotator groups).
+
+        Returns:
+            BootstrapInterval: the tuple ``(low, high)``, with ``estimate``, ``n_boot``, ``n_valid`` and
+            ``extended`` (widened to contain the estimate) as attributes.
+
+        Raises:
+            ValueError: bad ``ci``/``bootstrap_levels``, ``n_boot`` < 100, or a callable performance measure.
+            TypeError: ``n_boot`` is not an int.
+        """
+        return self._intervals(ci, n_boot, random_state, bootstrap_levels).unfairness
+
+    @dont_decorate
+    def performance_ci(
+        self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None, bootstrap_levels: str = "both"
+    ) -> BootstrapInterval:
+        """Bootstrap confidence interval of :meth:`performance` (same replicates as :meth:`unfairness_ci`)."""
+        return self._intervals(ci, n_boot, random_state, bootstrap_levels).performance
+
+    @dont_decorate
+    def thin_groups(self) -> pd.DataFrame:
+        """Groups with fewer annotators than ``warn_group_size`` and their share of the unfairness.
+
+        Returns:
+            pandas.DataFrame: see :func:`~aif360_subjective.metrics.opinion_uncertainty.thin_groups`.
+        """
+        return thin_groups(self._result(), self.options.warn_group_size)
 
     @dont_decorate
     def annotator_group_performance(self) -> pd.DataFrame:

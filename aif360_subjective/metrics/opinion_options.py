@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import TIE_POLICIES
-from .._validation import check_choice, check_int, check_random_state
+from .._validation import check_choice, check_ci, check_int, check_random_state
 from ..detectors.clustering import CLUSTERINGS
 from .opinion_groups import validate_bins
 
@@ -35,6 +35,9 @@ __all__ = [
     "TIE_POLICIES",
     "OpinionOptions",
     "PerformanceSpec",
+    "BOOTSTRAP_LEVELS",
+    "IntervalOptions",
+    "check_interval_options",
     "check_opinion_options",
     "performance_name",
     "resolve_performance",
@@ -57,6 +60,10 @@ AMBIGUITY_MEASURES: Final = ("disagreement", "entropy", "uqs")
 AGGREGATES: Final = ("annotator", "pooled")
 NAN_POLICIES: Final = ("propagate", "omit")
 SMALL_GROUP_POLICIES: Final = ("merge", "drop")
+#: ``bootstrap_levels``: resample annotators within groups and then their annotations ("both"), or annotators only.
+BOOTSTRAP_LEVELS: Final = ("both", "annotators")
+#: Fewest bootstrap replicates accepted: fewer cannot place a 95% interval's bounds.
+MIN_BOOT: Final = 100
 
 #: One performance measure: a name of :data:`PERFORMANCE_NAMES` or a callable ``(y_true, y_pred) -> float``.
 PerformanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
@@ -79,7 +86,9 @@ class OpinionOptions:
         attributes: annotator attributes ("demographic": at least one; "discovered": possibly none).
         nan_policy: "propagate" or "omit".
         clustering, n_clusters: the clusterer of "discovered".
-        random_state: None, an int or a numpy Generator (seed of "discovered").
+        random_state: None, an int or a numpy Generator (seed of "discovered" and of the bootstrap).
+        warn_group_size: groups with fewer annotators are warned about, with their share of the unfairness
+            (0 = never warn).
     """
 
     grouping: str
@@ -96,6 +105,7 @@ class OpinionOptions:
     clustering: Any
     n_clusters: int | None
     random_state: Any
+    warn_group_size: int = 5
 
     @property
     def performance_name(self) -> str:
@@ -227,12 +237,14 @@ def check_opinion_options(
     clustering: Any = "kmeans",
     n_clusters: int | None = None,
     random_state: Any = None,
+    warn_group_size: int = 5,
 ) -> OpinionOptions:
     """Validate every option of the opinion-exclusion analysis, in a fixed order, and freeze them.
 
     The options ``grouping``, ``bins``, ``performance``, ``tie``, ``min_group_size``, ``small_groups``,
-    ``aggregate``, ``ambiguity``, ``attributes``, ``nan_policy``, ``clustering``, ``n_clusters`` and
-    ``random_state`` are those of :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
+    ``aggregate``, ``ambiguity``, ``attributes``, ``nan_policy``, ``clustering``, ``n_clusters``,
+    ``random_state`` and ``warn_group_size`` are those of
+    :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
     ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
 
     Args:
@@ -263,6 +275,7 @@ def check_opinion_options(
     attrs = _check_attributes(attributes, kind, annotator_table, default_attributes)
     k = _check_clustering(clustering, n_clusters, len(annotators)) if kind == "discovered" else n_clusters
     check_random_state(random_state)
+    warn_size = check_int(warn_group_size, "warn_group_size", low=0)
     return OpinionOptions(
         grouping=kind,
         group_labels=group_labels,
@@ -278,4 +291,48 @@ def check_opinion_options(
         clustering=clustering,
         n_clusters=k,
         random_state=random_state,
+        warn_group_size=warn_size,
     )
+
+
+@dataclass(frozen=True)
+class IntervalOptions:
+    """The validated options of the opinion-exclusion bootstrap (build with :func:`check_interval_options`).
+
+    Attributes:
+        ci: confidence level in (0, 1).
+        n_boot: number of bootstrap replicates (>= 100).
+        levels: "both" (annotators within groups, then their annotations) or "annotators".
+    """
+
+    ci: float
+    n_boot: int
+    levels: str
+
+
+def check_interval_options(
+    ci: Any, n_boot: Any, levels: Any, performance: Sequence[PerformanceSpec]
+) -> IntervalOptions:
+    """Validate the bootstrap options, in the same way for the metric class and the functional API.
+
+    Args:
+        ci: confidence level strictly between 0 and 1.
+        n_boot: replicates, an int >= 100.
+        levels: one of :data:`BOOTSTRAP_LEVELS`.
+        performance: the analysis' performance measures (resolved): the bootstrap redraws confusion counts, so
+            each must be a named measure.
+
+    Raises:
+        ValueError: a bad level, too few replicates, or a callable performance.
+        TypeError: ``n_boot`` is not an int.
+    """
+    level = check_ci(ci)
+    n = check_int(n_boot, "n_boot", low=MIN_BOOT)
+    check_choice(levels, "bootstrap_levels", BOOTSTRAP_LEVELS)
+    callables = [performance_name([p]) for p in performance if not isinstance(p, str)]
+    if callables:
+        raise ValueError(
+            f"confidence intervals need named performance measures (the bootstrap redraws confusion counts); "
+            f"performance holds the callable(s) {callables}: use one of {list(PERFORMANCE_NAMES)} or ci=None"
+        )
+    return IntervalOptions(ci=level, n_boot=n, levels=levels)

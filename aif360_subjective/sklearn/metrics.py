@@ -25,7 +25,8 @@ from aif360_subjective.metrics.opinion_core import (
     compute_opinion_exclusion,
     individual_figures,
 )
-from aif360_subjective.metrics.opinion_options import check_opinion_options
+from aif360_subjective.metrics.opinion_options import check_interval_options, check_opinion_options
+from aif360_subjective.metrics.opinion_uncertainty import opinion_intervals, warn_thin_groups, with_intervals
 
 __all__ = [
     "disagreement_rates",
@@ -74,6 +75,10 @@ def opinion_exclusion(
     clustering: Any = "kmeans",
     n_clusters: int | None = None,
     random_state: Any = None,
+    warn_group_size: int = 5,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    bootstrap_levels: str = "both",
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -109,12 +114,21 @@ def opinion_exclusion(
         nan_policy: for a list of metrics: "propagate" (NaN if one is undefined) or "omit".
         clustering, n_clusters, random_state: for ``grouping="discovered"`` (annotator groups found by
             clustering annotators on their behaviour and ``attributes``; see
-            :class:`~aif360_subjective.metrics.OpinionExclusionMetric`).
+            :class:`~aif360_subjective.metrics.OpinionExclusionMetric`). ``random_state`` also seeds the
+            bootstrap.
+        warn_group_size: a UserWarning names every group with fewer annotators, with its share of the
+            unfairness (0 = never).
+        ci: confidence level of bootstrap intervals for the unfairness, the performance and every group
+            (None = no intervals, the paper's figures only).
+        n_boot: bootstrap replicates (>= 100).
+        bootstrap_levels: "both" (annotators within groups, then their annotations) or "annotators"; see
+            :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.unfairness_ci`.
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
         ``group_table``, ``unit_performance``, ``unfairness``, ``performance``, ``grouping_summary``,
-        ``options``.
+        ``options``; with ``ci``, ``unfairness_ci``, ``performance_ci`` and the ``ci_low``/``ci_high`` columns
+        of ``group_table``.
 
     Raises:
         ValueError: on misaligned or non-binary inputs and invalid option values.
@@ -145,8 +159,14 @@ def opinion_exclusion(
         grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
         small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
         nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
+        warn_group_size=warn_group_size,
     )
-    return compute_opinion_exclusion(enc, options, annotators)
+    interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
+    result = compute_opinion_exclusion(enc, options, annotators)
+    warn_thin_groups(result)
+    if interval is not None:
+        result = with_intervals(result, opinion_intervals(result, interval, random_state))
+    return result
 
 
 def disagreement_rates(

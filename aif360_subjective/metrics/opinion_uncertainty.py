@@ -1,0 +1,197 @@
+"""How sure the opinion-exclusion figures are: bootstrap intervals and warnings about thin groups.
+
+:func:`opinion_intervals` resamples an :class:`~aif360_subjective.metrics.OpinionExclusionResult` with the
+two-level bootstrap of :mod:`~aif360_subjective.metrics.opinion_bootstrap` (annotators within each group, then
+each drawn annotator's annotations) and gives intervals for the unfairness, the performance and every group's
+value. :func:`thin_groups` lists the groups with too few annotators to be read alone, with their share of the
+unfairness; both faces warn about them.
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
+    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._labels import FN, FP, TN, TP, ratio
+from .._validation import check_random_state
+from .opinion_bootstrap import (
+    BootstrapInterval,
+    bootstrap_group_values,
+    bootstrap_interval,
+    mean_across_groups,
+    spread_across_groups,
+)
+from .opinion_core import OpinionExclusionResult, metric_from_counts
+from .opinion_groups import group_label
+from .opinion_options import IntervalOptions, PerformanceSpec
+
+__all__ = ["OpinionIntervals", "opinion_intervals", "thin_groups", "warn_thin_groups", "with_intervals"]
+
+
+@dataclass(frozen=True)
+class OpinionIntervals:
+    """Bootstrap intervals of one opinion-exclusion analysis.
+
+    Attributes:
+        unfairness, performance: the intervals of the two headline figures.
+        groups: index ``group`` (as the group table); columns ``ci_low``, ``ci_high``.
+        options: the bootstrap options (level, replicates, resampling levels).
+    """
+
+    unfairness: BootstrapInterval
+    performance: BootstrapInterval
+    groups: pd.DataFrame
+    options: IntervalOptions
+
+
+def _count_score(
+    specs: Sequence[PerformanceSpec], nan_policy: str
+) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """(cells, score): the confusion cells the bootstrap must redraw and the performance computed from them.
+
+    Accuracy only needs (correct, wrong): one binomial per draw instead of three.
+    """
+    names = [str(s) for s in specs]
+    if names == ["accuracy"]:
+        def cells(c: np.ndarray) -> np.ndarray:
+            return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
+
+        def score(c: np.ndarray) -> np.ndarray:
+            return ratio(c[..., 0].astype(np.float64), (c[..., 0] + c[..., 1]).astype(np.float64))
+
+        return cells, score
+
+    def identity(c: np.ndarray) -> np.ndarray:
+        return c
+
+    def combined(c: np.ndarray) -> np.ndarray:
+        flat = c.reshape(-1, 4).astype(np.float64)
+        values = np.vstack([metric_from_counts(n, flat) for n in names])
+        if len(names) == 1:
+            out = values[0]
+        elif nan_policy == "propagate":
+            out = values.mean(axis=0)
+        else:
+            defined = ~np.isnan(values)
+            out = ratio(np.where(defined, values, 0.0).sum(axis=0), defined.sum(axis=0).astype(np.float64))
+        return out.reshape(c.shape[:-1])
+
+    return identity, combined
+
+
+def opinion_intervals(
+    result: OpinionExclusionResult, interval: IntervalOptions, random_state: Any = None
+) -> OpinionIntervals:
+    """Bootstrap intervals of the unfairness, the performance and every group's value.
+
+    Groups are held fixed (ADR bins keep their edges, every annotator its group): annotators are resampled
+    with replacement *within* their group, then (``levels="both"``) each drawn annotator's annotations are
+    redrawn from its own confusion counts, so that a group of one or two annotators still shows the noise of
+    its few annotations. Replicates are summarised exactly as the data: the groups' values by the annotator
+    mean or the pooled counts (``aggregate``), the unfairness by their population std, the performance by
+    their mean. See :mod:`~aif360_subjective.metrics.opinion_bootstrap` for the intervals (bias-corrected
+    percentile).
+
+    Args:
+        result: an analysis (from either face); it carries its units' confusion counts.
+        interval: validated bootstrap options
+            (:func:`~aif360_subjective.metrics.opinion_options.check_interval_options`).
+        random_state: None, an int seed or a numpy Generator.
+
+    Returns:
+        OpinionIntervals
+
+    Raises:
+        ValueError: the result was built without unit counts (not by this package's core).
+    """
+    if result.unit_counts is None or result.options is None:
+        raise ValueError("result carries no unit counts: build it with opinion_exclusion() or the metric class")
+    rng = check_random_state(random_state)
+    opts = result.options
+    cells, score = _count_score(opts.performance, opts.nan_policy)
+    table = result.group_table
+    unit_group = result.unit_performance["group"].cat.codes.to_numpy(np.int64) if len(table) else np.zeros(0, int)
+    reps = bootstrap_group_values(
+        unit_group, cells(result.unit_counts), len(table), score, aggregate=opts.aggregate,
+        n_boot=interval.n_boot, rng=rng, levels=interval.levels,
+    )
+    values = table["performance"].to_numpy(np.float64)
+    group_iv = [bootstrap_interval(reps[:, g], values[g], interval.ci) for g in range(len(table))]
+    groups = pd.DataFrame(
+        {"ci_low": [iv.low for iv in group_iv], "ci_high": [iv.high for iv in group_iv]}, index=table.index
+    )
+    return OpinionIntervals(
+        unfairness=bootstrap_interval(spread_across_groups(reps), result.unfairness, interval.ci),
+        performance=bootstrap_interval(mean_across_groups(reps), result.performance, interval.ci),
+        groups=groups,
+        options=interval,
+    )
+
+
+def with_intervals(result: OpinionExclusionResult, intervals: OpinionIntervals) -> OpinionExclusionResult:
+    """The result with its intervals: ``unfairness_ci``, ``performance_ci`` and ``ci_low``/``ci_high`` columns."""
+    table = result.group_table.join(intervals.groups)
+    return dataclasses.replace(
+        result, group_table=table, unfairness_ci=intervals.unfairness, performance_ci=intervals.performance
+    )
+
+
+def thin_groups(result: OpinionExclusionResult, min_annotators: int) -> pd.DataFrame:
+    """The groups with fewer than ``min_annotators`` annotators and their weight in the unfairness.
+
+    A group's share of the unfairness is its share of the variance across groups:
+    ``(v_g - mean)^2 / sum_h (v_h - mean)^2`` over the groups with a defined value (the unfairness is the
+    square root of the mean of these squares), NaN when every group has the same value.
+
+    Args:
+        result: an analysis.
+        min_annotators: the threshold (0 = no group is thin).
+
+    Returns:
+        pandas.DataFrame: index ``group``; columns ``n_annotators``, ``n_annotations``, ``performance``,
+        ``share_of_unfairness`` (in [0, 1]), ordered as in the group table.
+    """
+    table = result.group_table
+    values = table["performance"].to_numpy(np.float64)
+    defined = ~np.isnan(values)
+    dev = np.where(defined, values - (values[defined].mean() if defined.any() else np.nan), np.nan) ** 2
+    total = np.nansum(dev)
+    share = dev / total if total > 0 else np.full(len(values), np.nan)
+    out = table[["n_annotators", "n_annotations", "performance"]].assign(share_of_unfairness=share)
+    return out[out["n_annotators"] < min_annotators]
+
+
+def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
+    """Warn (UserWarning) when groups hold fewer annotators than the result's ``warn_group_size`` option.
+
+    Returns:
+        pandas.DataFrame: the thin groups (:func:`thin_groups`), empty when none.
+    """
+    size = result.options.warn_group_size if result.options is not None else 0
+    thin = thin_groups(result, size)
+    if len(thin):
+        parts = []
+        for group, row in thin.iterrows():  # one entry per thin group (a handful), not per annotation
+            n = int(row["n_annotators"])
+            share = row["share_of_unfairness"]
+            weight = f", {share:.0%} of the unfairness" if np.isfinite(share) else ""
+            parts.append(f"{group_label(group)!r} ({n} annotator{'s' if n != 1 else ''}{weight})")
+        warnings.warn(
+            f"{len(thin)} of {len(result.group_table)} groups hold fewer than {size} annotators: "
+            + "; ".join(parts)
+            + ". Their values rest on few people: read the unfairness with its interval (ci=0.95) or raise "
+            "min_group_size",
+            UserWarning,
+            stacklevel=3,
+        )
+    return thin
