@@ -1,6 +1,6 @@
 """Matplotlib figures for the metrics (each function returns the Figure or Axes it drew)."""
 
-from .opinion import group_performance_table, plot_group_performance
+from .opinion import group_interval_tables, group_performance_table, plot_group_performance
 from .subgroups import (
     plot_pattern_table,
     plot_ranking,
@@ -10,6 +10,7 @@ from .subgroups import (
 )
 
 __all__ = [
+    "group_interval_tables",
     "group_performance_table",
     "plot_group_performance",
     "plot_pattern_table",

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..metrics.opinion_groups import group_label
 
-__all__ = ["plot_group_performance", "group_performance_table"]
+__all__ = ["plot_group_performance", "group_performance_table", "group_interval_tables"]
 
 
 def group_performance_table(metrics: Mapping) -> pd.DataFrame:
@@ -41,6 +41,30 @@ def group_performance_table(metrics: Mapping) -> pd.DataFrame:
     return out
 
 
+def group_interval_tables(
+    metrics: Mapping, ci: float = 0.95, n_boot: int = 1000, random_state=0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Bootstrap interval bounds of every model's value on every group, laid out as :func:`group_performance_table`.
+
+    Args:
+        metrics: model name -> :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
+        ci, n_boot, random_state: as in ``OpinionExclusionMetric.group_performance(ci=...)`` (a fixed seed by
+            default, so that a figure is the same on every run).
+
+    Returns:
+        tuple of pandas.DataFrame: ``(low, high)``, index ``model``, columns = group labels.
+    """
+    table = group_performance_table(metrics)
+    lows, highs = {}, {}
+    for name, m in metrics.items():
+        g = m.group_performance(ci=ci, n_boot=n_boot, random_state=random_state)
+        lows[name], highs[name] = g["ci_low"], g["ci_high"]
+    low = pd.DataFrame({k: v.reindex(table.columns) for k, v in lows.items()}).T.reindex(table.index)
+    high = pd.DataFrame({k: v.reindex(table.columns) for k, v in highs.items()}).T.reindex(table.index)
+    low.columns = high.columns = table.columns
+    return low, high
+
+
 def plot_group_performance(
     metrics: Mapping,
     kind: str = "heatmap",
@@ -51,6 +75,9 @@ def plot_group_performance(
     vmin: float | None = 0.0,
     vmax: float | None = 1.0,
     show_summary: bool = True,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    random_state=0,
 ):
     """Performance of several models on the groups of annotators.
 
@@ -58,6 +85,10 @@ def plot_group_performance(
     range), each cell coloured and annotated with the group's performance; the row labels carry the
     model's unfairness and general performance. ``kind="bars"`` draws grouped bars (one colour per
     model) with the groups' sizes (annotators) as a grey line on a secondary axis.
+
+    With ``ci`` every value carries its bootstrap interval (two-level bootstrap, groups held fixed; see
+    ``OpinionExclusionMetric.unfairness_ci``): under the value in each heatmap cell, as error bars on the bars,
+    and next to the unfairness and performance in the model labels. ``ci=None`` draws the paper's raw figure.
 
     Args:
         metrics: model name -> OpinionExclusionMetric (all with the same grouping).
@@ -68,6 +99,9 @@ def plot_group_performance(
         fmt: format of the annotations.
         vmin, vmax: colour range (None = data range).
         show_summary: add "(unfairness u, performance p)" to the model labels.
+        ci: confidence level of the intervals (e.g. 0.95); None = no intervals (the paper's figure).
+        n_boot: bootstrap replicates of the intervals.
+        random_state: seed of the bootstrap (fixed by default: the same figure on every run).
 
     Returns:
         matplotlib.axes.Axes: the Axes drawn on (``ax.figure`` is the Figure). For "bars" the
@@ -83,20 +117,25 @@ def plot_group_performance(
     table = group_performance_table(metrics)
     if ax is None:
         width = max(6.0, 1.1 * table.shape[1] + 3)
-        height = max(2.5, 0.6 * table.shape[0] + 1.5) if kind == "heatmap" else 4.5
+        per_row = 0.6 if ci is None else 0.95  # the interval lines need room
+        height = max(2.5, per_row * table.shape[0] + 1.5) if kind == "heatmap" else 4.5
         _, ax = plt.subplots(figsize=(width, height))
     labels = [group_label(g) for g in table.columns]
     first = next(iter(metrics.values()))
     grouping = first.grouping if isinstance(first.grouping, str) else "group"
-    model_labels = [
-        f"{name}\n(unfairness {m.unfairness():.2f}, performance {m.performance():.2f})" if show_summary else name
-        for name, m in metrics.items()
-    ]
+    low = high = None
+    if ci is not None:
+        low, high = group_interval_tables(metrics, ci=ci, n_boot=n_boot, random_state=random_state)
+    model_labels = [_model_label(name, m, show_summary, ci, n_boot, random_state) for name, m in metrics.items()]
     perf_name = first.performance_name()
     if kind == "heatmap":
         values = table.to_numpy(dtype=float)
         im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-        ax.set_xticks(range(len(labels)), labels=labels, rotation=30 if len(labels) > 6 else 0, ha="right"
+        ticks = labels
+        if ci is not None:  # an interval is read with the group's size: name it under the group
+            sizes = first.group_performance()["n_annotators"].reindex(table.columns)
+            ticks = [f"{lab}\n{_annotators(n)}" for lab, n in zip(labels, sizes, strict=True)]
+        ax.set_xticks(range(len(labels)), labels=ticks, rotation=30 if len(labels) > 6 else 0, ha="right"
                       if len(labels) > 6 else "center")
         ax.set_yticks(range(len(model_labels)), labels=model_labels)
         if annotate:
@@ -104,7 +143,15 @@ def plot_group_performance(
             for (i, j), v in np.ndenumerate(values):
                 if np.isfinite(v):
                     dark = (v - lo) / (hi - lo + 1e-12) < 0.25 or (v - lo) / (hi - lo + 1e-12) > 0.85
-                    ax.text(j, i, fmt.format(v), ha="center", va="center", color="white" if dark else "black")
+                    colour = "white" if dark else "black"
+                    if low is None:
+                        ax.text(j, i, fmt.format(v), ha="center", va="center", color=colour)
+                        continue
+                    # the value, and under it (smaller) its interval: one text per cell, so the two never drift
+                    a, b = low.iat[i, j], high.iat[i, j]
+                    bounds = f"[{fmt.format(a)}, {fmt.format(b)}]" if np.isfinite(a) and np.isfinite(b) else "[–]"
+                    ax.text(j, i, f"{fmt.format(v)}\n{bounds}", ha="center", va="center", color=colour,
+                            fontsize="small", linespacing=1.3)
         ax.figure.colorbar(im, ax=ax, label=perf_name)
         ax.set_xlabel(f"{grouping} groups" if grouping != "adr" else "annotators' ADR range")
         ax.set_title(f"{perf_name} per group of annotators")
@@ -112,8 +159,15 @@ def plot_group_performance(
         n_models, n_groups = table.shape
         x = np.arange(n_groups)
         width = 0.8 / n_models
-        for k, (lab, (_, row)) in enumerate(zip(model_labels, table.iterrows(), strict=True)):
-            ax.bar(x - 0.4 + width * (k + 0.5), row.to_numpy(dtype=float), width, label=lab)
+        for k, (lab, (name, row)) in enumerate(zip(model_labels, table.iterrows(), strict=True)):
+            vals = row.to_numpy(dtype=float)
+            yerr = None
+            if low is not None:
+                # intervals as error bars; a missing bound draws no bar rather than a misleading one
+                yerr = np.vstack([vals - low.loc[name].to_numpy(float), high.loc[name].to_numpy(float) - vals])
+                yerr = np.where(np.isfinite(yerr), np.maximum(yerr, 0.0), 0.0)
+            ax.bar(x - 0.4 + width * (k + 0.5), vals, width, label=lab, yerr=yerr,
+                   capsize=3 if yerr is not None else 0)
         ax.set_xticks(x, labels=labels, rotation=30 if n_groups > 6 else 0)
         ax.set_ylabel(perf_name)
         ax.set_ylim(0, 1.05 if vmax is None else max(vmax, 1.0) * 1.05)
@@ -125,5 +179,26 @@ def plot_group_performance(
         ax.sizes_ax = ax2
         ax.legend(loc="lower left", fontsize="small")
         ax.set_xlabel(f"{grouping} groups" if grouping != "adr" else "annotators' ADR range")
-        ax.set_title(f"{perf_name} per group of annotators (line: group size)")
+        title = f"{perf_name} per group of annotators (line: group size"
+        ax.set_title(title + (f"; bars: {ci:.0%} intervals)" if ci is not None else ")"))
+    if kind == "heatmap" and ci is not None:
+        ax.set_title(f"{perf_name} per group of annotators [{ci:.0%} interval]")
     return ax
+
+
+def _annotators(n) -> str:
+    if pd.isna(n):
+        return ""
+    return f"{int(n):,} annotator{'' if int(n) == 1 else 's'}"
+
+
+def _model_label(name, m, show_summary: bool, ci: float | None, n_boot: int, random_state) -> str:
+    """``name`` and, with ``show_summary``, its unfairness and performance (with their intervals when ``ci``)."""
+    if not show_summary:
+        return name
+    if ci is None:
+        return f"{name}\n(unfairness {m.unfairness():.2f}, performance {m.performance():.2f})"
+    u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
+    p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
+    return (f"{name}\nunfairness {m.unfairness():.2f} [{u[0]:.2f}, {u[1]:.2f}]\n"
+            f"performance {m.performance():.2f} [{p[0]:.2f}, {p[1]:.2f}]")

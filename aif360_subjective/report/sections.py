@@ -258,20 +258,34 @@ def _as_models(metrics: Any) -> dict[str, Any]:
     return {str(k): v for k, v in models.items()}
 
 
-def opinion_summary_table(metrics: Any) -> pd.DataFrame:
-    """Unfairness and performance of every model (the paper's Table 2 layout).
+def opinion_summary_table(metrics: Any, ci: float | None = None, n_boot: int = 1000,
+                          random_state: Any = 0) -> pd.DataFrame:
+    """Unfairness and performance of every model (the paper's Table 2 layout), with their intervals on request.
 
     Args:
         metrics: an OpinionExclusionMetric or a dict model name -> OpinionExclusionMetric.
+        ci: confidence level of the bootstrap intervals (``unfairness_ci``/``performance_ci``); None = the
+            paper's raw figures only.
+        n_boot: bootstrap replicates.
+        random_state: seed of the bootstrap (fixed by default, so that a table is the same on every run).
 
     Returns:
-        pandas.DataFrame: index ``model``; columns ``unfairness``, ``performance`` and, when available,
-        ``worst_group_performance`` and ``performance_gap``.
+        pandas.DataFrame: index ``model``; columns ``unfairness``, ``performance`` (with ``ci``: followed by
+        ``unfairness_ci_low``, ``unfairness_ci_high``, ``performance_ci_low``, ``performance_ci_high``) and, when
+        available, ``worst_group_performance`` and ``performance_gap``.
+
+    Raises:
+        ValueError: bad ``ci``/``n_boot``, or ``ci`` with a callable performance measure (no bootstrap).
     """
     models = _as_models(metrics)
     rows = {}
     for name, m in models.items():
         row = {"unfairness": m.unfairness(), "performance": m.performance()}
+        if ci is not None:
+            u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
+            p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
+            row.update(unfairness_ci_low=u[0], unfairness_ci_high=u[1], performance_ci_low=p[0],
+                       performance_ci_high=p[1])
         if hasattr(m, "worst_group_performance"):
             row["worst_group_performance"] = m.worst_group_performance()
         if hasattr(m, "performance_gap"):
@@ -282,24 +296,89 @@ def opinion_summary_table(metrics: Any) -> pd.DataFrame:
     return out
 
 
-def opinion_sections(metrics: Any, *, figures: bool = True) -> list[Section]:
+def interval_text(estimate: float, interval: Any, digits: int = 3) -> str:
+    """``0.087 [0.071, 0.104]``: a figure with its interval (``[–]`` when the interval is undefined)."""
+    low, high = float(interval[0]), float(interval[1])
+    bounds = f"[{low:.{digits}f}, {high:.{digits}f}]" if np.isfinite(low) and np.isfinite(high) else "[–]"
+    return f"{estimate:.{digits}f} {bounds}"
+
+
+def interval_meaning(ci: float, n_boot: int, random_state: Any) -> str:
+    """The sentence saying what an opinion-exclusion interval is (shown next to the intervals)."""
+    return (f"Intervals in brackets are {ci:.0%} bootstrap confidence intervals ({n_boot:,} replicates, seed "
+            f"{random_state}): the annotators of each group are resampled with replacement within the group (groups "
+            "and ADR bin edges held fixed), then each drawn annotator's annotations are redrawn; the interval is the "
+            "bias-corrected percentile interval of the replicates. It shows how much a figure could move with other "
+            "annotators of the same groups and other annotations by them; it says nothing about annotators of kinds "
+            "the data does not hold. A group of one or two annotators gives a wide interval, not a certain one.")
+
+
+def thin_group_line(name: str, m: Any) -> str | None:
+    """One sentence naming a model's groups with fewer than ``warn_group_size`` annotators and their share of the
+    unfairness, or None when there is none (or the metric has no ``thin_groups``)."""
+    if not hasattr(m, "thin_groups"):
+        return None
+    thin = m.thin_groups()
+    if not len(thin):
+        return None
+    from ..metrics.opinion_groups import group_label
+
+    size = m.options.warn_group_size
+    parts = []
+    for group, row in thin.iterrows():  # a handful of groups
+        n = int(row["n_annotators"])
+        share = row["share_of_unfairness"]
+        weight = f", {share:.0%} of the unfairness" if np.isfinite(share) else ""
+        parts.append(f"{group_label(group)} ({n} annotator{'' if n == 1 else 's'}{weight})")
+    n_groups = len(m.group_performance())
+    return (f"{name}: {len(thin)} of {n_groups} groups hold fewer than {size} annotators: " + "; ".join(parts)
+            + ". Their values rest on few people; the share is the group's part of the variance across groups.")
+
+
+def _intervals_or_reason(models: dict[str, Any], ci: float | None, n_boot: int,
+                         random_state: Any) -> tuple[float | None, str | None]:
+    """``ci`` if every model can be bootstrapped, else (None, why not)."""
+    if ci is None:
+        return None, None
+    from ..metrics.opinion_options import check_interval_options
+
+    for name, m in models.items():
+        if not hasattr(m, "unfairness_ci"):
+            return None, f"{name} has no bootstrap intervals (not an OpinionExclusionMetric of this package)."
+        performance = getattr(getattr(m, "options", None), "performance", ("accuracy",))
+        if any(not isinstance(p, str) for p in performance):
+            # a callable performance measure cannot be redrawn from confusion counts
+            return None, (f"No intervals: the performance measure of {name} is a callable, which the bootstrap "
+                          "cannot redraw from the annotators' counts; the figures are the raw ones.")
+        check_interval_options(ci, n_boot, "both", performance)  # a bad ci or n_boot is the caller's error
+    return ci, None
+
+
+def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0.95, n_boot: int = 1000,
+                     random_state: Any = 0) -> list[Section]:
     """An opinion-exclusion audit of one or several models, as report sections.
 
     Args:
         metrics: an :class:`~aif360_subjective.metrics.OpinionExclusionMetric` or a dict model name -> metric
             (all with the same grouping, e.g. Models 1-3 of the paper).
         figures: include the matplotlib figures (Figure 3 heatmap, ADR distribution).
+        ci: confidence level of the bootstrap intervals shown next to the unfairness, the performance and every
+            group's value; None = the paper's raw figures only. A performance measure given as a callable has no
+            intervals: the report then says so and shows the raw figures.
+        n_boot: bootstrap replicates.
+        random_state: seed of the bootstrap (fixed by default: the same report on every run).
 
     Returns:
         list of Section: unfairness per model, group tables, ADR distribution, grouping details.
 
     Raises:
         TypeError: a value is not an OpinionExclusionMetric.
-        ValueError: no metric given.
+        ValueError: no metric given, or a bad ``ci``/``n_boot``.
     """
     models = _as_models(metrics)
     first = next(iter(models.values()))
     perf = first.performance_name() if hasattr(first, "performance_name") else "performance"
+    ci, no_ci = _intervals_or_reason(models, ci, n_boot, random_state)
     out: list[Section] = []
 
     s = Section("Opinion-exclusion unfairness")
@@ -309,21 +388,50 @@ def opinion_sections(metrics: Any, *, figures: bool = True) -> list[Section]:
         "each group. Unfairness is the standard deviation of the groups' values (0 = every group of opinions "
         "is served equally well); performance is their mean.",
     )
-    s.table(opinion_summary_table(models), "Unfairness and performance per model (lower unfairness is fairer).")
+    if ci is not None:
+        for name, m in models.items():
+            u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
+            p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
+            line = f"{name}: unfairness {interval_text(m.unfairness(), u)}, {perf} {interval_text(m.performance(), p)}."
+            widened = [w for w, iv in (("unfairness", u), (perf, p)) if getattr(iv, "extended", False)]
+            if widened:
+                line += (f" The {' and '.join(widened)} interval{'s were' if len(widened) > 1 else ' was'} widened "
+                         "to contain the estimate: almost every replicate fell on one side of it, a sign of very "
+                         "small groups.")
+            s.text(line)
+        s.text(interval_meaning(ci, n_boot, random_state), kind="note")
+    elif no_ci is not None:
+        s.text(no_ci, kind="note")
+    for name, m in models.items():
+        line = thin_group_line(name, m)
+        if line is not None:
+            s.text(line, kind="warning")
+    caption = "Unfairness and performance per model (lower unfairness is fairer)"
+    if ci is not None:
+        caption += f"; *_ci_low and *_ci_high are the bounds of the {ci:.0%} intervals"
+    s.table(opinion_summary_table(models, ci=ci, n_boot=n_boot, random_state=random_state), caption + ".")
     if figures:
         from ..plotting import plot_group_performance
 
         by_adr = isinstance(first.grouping, str) and first.grouping == "adr"
-        s.figure(plot_group_performance(models, kind="heatmap"),
-                 caption=f"{perf[:1].upper() + perf[1:]} of every model on every group of annotators"
-                         + (" (the paper's Figure 3)." if by_adr else "."))
+        caption = (f"{perf[:1].upper() + perf[1:]} of every model on every group of annotators"
+                   + (" (the paper's Figure 3)" if by_adr else ""))
+        if ci is not None:
+            caption += (f"; under each value its {ci:.0%} interval, under each group its number of annotators, "
+                        "next to each model its unfairness and performance with their intervals")
+        s.figure(plot_group_performance(models, kind="heatmap", ci=ci, n_boot=n_boot, random_state=random_state),
+                 caption=caption + ".")
     out.append(s)
 
     s = Section("Groups of annotators")
     for i, (name, m) in enumerate(models.items()):
         block = s if i == 0 else s.details(f"Group table of {name}")
-        block.table(m.group_performance(), f"Groups for {name}: annotators, annotations, mean {perf} and its "
-                                           "spread within the group.")
+        table = (m.group_performance() if ci is None
+                 else m.group_performance(ci=ci, n_boot=n_boot, random_state=random_state))
+        caption = f"Groups for {name}: annotators, annotations, mean {perf} and its spread within the group"
+        if ci is not None:
+            caption += f"; ci_low and ci_high bound the {ci:.0%} interval of the group's {perf}"
+        block.table(table, caption + ".")
     out.append(s)
 
     s = Section("Disagreement with the majority (ADR)")
