@@ -269,20 +269,22 @@ class _Container:
             self.blocks.append(Figure.from_matplotlib(fig, caption=caption, alt=alt, **kwargs))
         return self
 
-    def details(self, summary: str, open: bool = False) -> Details:  # noqa: A002 - HTML's name
-        """Append an expandable block and return it (fill it with the same methods)."""
-        d = Details(summary, open=open)
+    def details(self, summary: str, open: bool = False, muted: bool = False) -> Details:  # noqa: A002
+        """Append an expandable block and return it (fill it with the same methods); ``muted`` greys its
+        summary line (e.g. a subgroup with no significant disparity)."""
+        d = Details(summary, open=open, muted=muted)
         self.blocks.append(d)
         return d
 
 
 @dataclass
 class Details(_Container):
-    """An expandable block (``<details>``) with a one-line summary and inner blocks."""
+    """An expandable block (``<details>``) with a one-line summary and inner blocks; ``muted`` greys the summary."""
 
     summary: str
     open: bool = False
     blocks: list = field(default_factory=list)
+    muted: bool = False
 
     def __post_init__(self) -> None:
         _check_str("summary", self.summary)

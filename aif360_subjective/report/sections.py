@@ -26,7 +26,15 @@ import pandas as pd
 
 from .model import Section
 
-__all__ = ["crowdtruth_sections", "opinion_sections", "subgroup_sections"]
+__all__ = [
+    "crowdtruth_sections",
+    "lopsided_alternatives",
+    "opinion_sections",
+    "opinion_summary_table",
+    "significance_mark",
+    "subgroup_interval_table",
+    "subgroup_sections",
+]
 
 SIGN_CONVENTION = (
     "Sign convention: statistical parity, equal opportunity and equalized odds are the rest minus the "
@@ -60,7 +68,8 @@ def _subgroup_report(obj: Any):
 
 def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
                       figures: bool = True, model: str | None = None, alpha: float | None = 0.05,
-                      min_size: int = 1, ci: float = 0.95) -> list[Section]:
+                      min_size: int = 1, ci: float | None = 0.95,
+                      alternatives: pd.DataFrame | str | None = None) -> list[Section]:
     """The ASDF dashboard's views of a subgroup-discovery result, as report sections.
 
     Args:
@@ -74,7 +83,12 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
             :meth:`~aif360_subjective.detectors.SubgroupReport.ranking`); ``None`` = the seed's raw rankings.
             With non-uniform instance weights the raw rankings are shown, with a note.
         min_size: leave subgroups with fewer rows out of the rankings.
-        ci: confidence level of the intervals in the rankings.
+        ci: confidence level of the intervals in the rankings and in the per-subgroup tables, whose subgroups
+            with no disparity significant at q < ``alpha`` are greyed; None = the seed's tables (no intervals).
+        alternatives: when the clustering is lopsided (:attr:`SubgroupReport.lopsided`): the comparison of the
+            other clusterers from :func:`lopsided_alternatives` (or
+            :func:`~aif360_subjective.detectors.lopsided.alternative_clusterings`), shown with the non-lopsided
+            one it suggests; a string says why it was not computed; None = the report only says how to get it.
 
     Returns:
         list of Section: summary, subgroup sizes, patterns, rankings.
@@ -83,7 +97,12 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         TypeError: ``result`` is not a subgroup-discovery result.
     """
     rep = _subgroup_report(result)
+    rank_ci = 0.95 if ci is None else ci  # the rankings' intervals (shown only with alpha)
     metrics = rep.subgroup_metrics(ci=None)
+    inner = getattr(rep, "report", rep)  # a SubgroupDiscoveryMetric holds its SubgroupReport
+    weighted = bool(getattr(inner, "weighted", False))
+    # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
+    inference = rep.subgroup_metrics(ci=ci) if ci is not None and not weighted else None
     summary = rep.summary()
     info = rep.pattern_info() if hasattr(rep, "pattern_info") else None
     plotting = _plots() if figures else None
@@ -99,6 +118,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     )
     if model is not None:
         s.text(f"Predictions analysed: {model}.")
+    _clustering_blocks(s, inner, alternatives)
     s.text(SIGN_CONVENTION, kind="note")
     if plotting is not None:
         s.figure(plotting.plot_summary_radar(rep),
@@ -128,7 +148,17 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     if info is not None:
         table.insert(0, "size", info["size"])
         table = whole_numbers_as_int(table)
-    s.table(table, "Entropy patterns of the clusters.")
+    marks: dict[Any, str] = {}
+    if inference is not None and alpha is not None:
+        marks = {sid: significance_mark(inference, sid, alpha) for sid in pats.index}
+        column = f"significant (q < {alpha:g})"
+        table.insert(1 if info is not None else 0, column, [marks[sid] or "–" for sid in pats.index])
+        s.table(table, f"Entropy patterns of the clusters. {column}: the metrics on which the cluster or its "
+                       f"pattern differs from the rest with Benjamini-Hochberg q < {alpha:g} (over all subgroups "
+                       "of the kind) and on which side; – = no significant disparity (the subgroup's block below "
+                       "is greyed).")
+    else:
+        s.table(table, "Entropy patterns of the clusters.")
     if info is not None:
         ordered = info.sort_values("size", ascending=False, na_position="last").index[:max_subgroups]
     else:
@@ -140,8 +170,18 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         head = f"Subgroup {sid}: {labels.get(sid) or '(empty pattern)'}"
         if size is not None and not pd.isna(size):
             head += f" ({_count(int(size), 'row')})"
-        d = s.details(head)
-        if rows is not None:
+        if sid in marks:
+            head += (f" · significant (q < {alpha:g}): {marks[sid]}" if marks[sid]
+                     else f" · no significant disparity (q < {alpha:g})")
+        d = s.details(head, muted=sid in marks and not marks[sid])
+        if inference is not None and rows is not None:
+            d.table(subgroup_interval_table(inference, sid, ci, alpha),
+                    f"Metrics of the cluster and of its entropy pattern (rest minus subgroup), with {ci:.0%} "
+                    "intervals and Benjamini-Hochberg q-values"
+                    + (f"; significant = q < {alpha:g} (for equalized odds the test asks that the true- and "
+                       "false-positive rates both differ in the same direction, so its interval may exclude 0 "
+                       "while q is large)" if alpha is not None else "") + ".")
+        elif rows is not None:
             d.table(rows, "Metrics of the cluster and of its entropy pattern (rest minus subgroup).")
         if info is not None and bool(info.loc[sid, "is_empty"]):
             d.text("The cluster has no dominant attribute: its entropy pattern defines no subgroup.")
@@ -153,7 +193,6 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     out.append(s)
 
     s = Section(f"Top-{n} rankings")
-    weighted = bool(getattr(getattr(rep, "report", rep), "weighted", False))
     if weighted and alpha is not None:
         s.text("The analysis used non-uniform instance weights, whose weighted counts give no binomial "
                "intervals or tests: the rankings below are the raw ones (every subgroup by its value).",
@@ -166,7 +205,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     else:
         s.text(f"For each fairness metric: the entropy-based subgroups significantly disadvantaged (and "
                f"favoured) at q < {alpha:g} (Benjamini-Hochberg over all subgroups of the kind) whose "
-               f"{ci:.0%} interval lies entirely on that side of 0, ordered by the interval bound nearest 0. "
+               f"{rank_ci:.0%} interval lies entirely on that side of 0, ordered by the interval bound nearest 0. "
                "Disadvantaged means a larger statistical parity, equal opportunity or equalized odds, and a "
                "smaller accuracy error.")
     for metric in ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error"):
@@ -174,7 +213,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
             continue
         name = _METRIC_NAMES[metric]
         worst = rep.ranking(metric, kind="entropy", n=n, direction="disadvantaged", alpha=alpha,
-                            min_size=min_size, ci=ci)
+                            min_size=min_size, ci=rank_ci)
         if (plotting is not None and metric == "statistical_parity" and hasattr(plotting, "plot_ranking")
                 and len(worst)):
             s.figure(plotting.plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha,
@@ -184,14 +223,195 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
                                                          "intervals)") + ".")
         _ranking_table(s, patterns_as_in_table(worst, pattern_text), name, "disadvantaged")
         favoured = rep.ranking(metric, kind="entropy", n=n, direction="favoured", alpha=alpha, min_size=min_size,
-                               ci=ci)
+                               ci=rank_ci)
         _ranking_table(s.details(f"{name}: most favoured subgroups"), patterns_as_in_table(favoured, pattern_text),
                        name, "favoured")
     _ranking_table(s.details(f"Cluster-based rankings by statistical parity (top {n})"),
                    rep.ranking("statistical_parity", kind="cluster", n=n, direction="disadvantaged", alpha=alpha,
-                               min_size=min_size, ci=ci), "Statistical parity", "disadvantaged")
+                               min_size=min_size, ci=rank_ci), "Statistical parity", "disadvantaged")
     out.append(s)
     return out
+
+
+_SIGNIFICANCE_METRICS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")
+_KINDS = {"cluster": "cluster", "entropy": "pattern"}
+
+
+def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
+    """The metrics on which subgroup ``sid`` (its cluster or its pattern) differs significantly from the rest.
+
+    Args:
+        inference: ``subgroup_metrics(ci=...)`` (with ``<metric>_q`` columns).
+        sid: the subgroup id.
+        alpha: significance level of the Benjamini-Hochberg q-values.
+
+    Returns:
+        str: the metrics grouped by side, e.g. ``"disadvantaged: statistical parity, accuracy error"`` (``(cluster
+        only)``/``(pattern only)`` when only one kind is significant); empty when no metric is significant
+        (accuracy is left out: its test is accuracy error's).
+    """
+    from ..detectors.directions import disadvantaged_is_larger
+
+    by_side: dict[str, list[str]] = {}
+    for metric in _SIGNIFICANCE_METRICS:
+        if metric + "_q" not in inference.columns:
+            continue
+        sides = {}
+        for kind, noun in _KINDS.items():
+            if (kind, sid) not in inference.index:
+                continue
+            row = inference.loc[(kind, sid)]
+            q, value = _num(row[metric + "_q"]), _num(row[metric])
+            if np.isfinite(q) and q < alpha and np.isfinite(value) and value != 0:
+                disadvantaged = (value > 0) == disadvantaged_is_larger(metric)
+                sides[noun] = "disadvantaged" if disadvantaged else "favoured"
+        name = _METRIC_NAMES[metric].lower()
+        if len(set(sides.values())) == 1 and len(sides) == len(_KINDS):
+            by_side.setdefault(next(iter(sides.values())), []).append(name)
+        else:
+            for noun, side in sides.items():
+                by_side.setdefault(side, []).append(f"{name} ({noun} only)" if len(sides) == 1 else f"{name} "
+                                                    f"({noun})")
+    return "; ".join(f"{side}: {', '.join(names)}" for side, names in by_side.items())
+
+
+def _num(x: Any) -> float:
+    """A cell as a float, NaN for pandas' NA/None."""
+    return np.nan if pd.isna(x) else float(x)
+
+
+def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha: float | None) -> pd.DataFrame:
+    """One subgroup's metrics with their intervals and q-values: a row per metric, columns per kind.
+
+    Args:
+        inference: ``subgroup_metrics(ci=ci)``.
+        sid: the subgroup id.
+        ci: the confidence level (for the column name).
+        alpha: adds a ``significant (q < alpha)`` column (yes/no; – when the metric is undefined); None = none.
+
+    Returns:
+        pandas.DataFrame: index ``metric``; columns (``cluster``|``pattern``, value / interval / q / significant).
+    """
+    blocks = {}
+    for kind, noun in _KINDS.items():
+        if (kind, sid) not in inference.index:
+            continue
+        row = inference.loc[(kind, sid)]
+        cols: dict[str, list] = {"value": [], f"{ci:.0%} interval": [], "q": []}
+        if alpha is not None:
+            cols[f"significant (q < {alpha:g})"] = []
+        for metric in _METRIC_NAMES:
+            value, q = _num(row[metric]), _num(row.get(metric + "_q", np.nan))
+            low, high = _num(row.get(metric + "_ci_low", np.nan)), _num(row.get(metric + "_ci_high", np.nan))
+            cols["value"].append(value)
+            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f}, {high:+.3f}]" if np.isfinite(low) and np.isfinite(high)
+                                             else "–")
+            cols["q"].append("–" if not np.isfinite(q) else ("< 0.001" if q < 0.001 else f"{q:.3f}"))
+            if alpha is not None:
+                cols[f"significant (q < {alpha:g})"].append("–" if not np.isfinite(q) else
+                                                            ("yes" if q < alpha else "no"))
+        blocks[noun] = pd.DataFrame(cols, index=pd.Index(list(_METRIC_NAMES.values()), name="metric"))
+    return pd.concat(blocks, axis=1)
+
+
+#: Largest table on which :func:`lopsided_alternatives` runs the other clusterers (a few seconds each).
+ALTERNATIVES_MAX_ROWS = 50_000
+
+
+def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_label: Any = 1, *,
+                          max_rows: int = ALTERNATIVES_MAX_ROWS, random_state: Any = 0) -> pd.DataFrame | str | None:
+    """The other clusterers compared at the same number of clusters, when the clustering used is lopsided.
+
+    Args:
+        result: the SubgroupReport (or SubgroupDiscoveryMetric) of ``X``.
+        X, y_true, y_pred, pos_label: the data it was computed on (as given to ``detect_subgroups``).
+        max_rows: on larger tables nothing is computed (each clusterer costs seconds to minutes there).
+        random_state: seed of the clusterers.
+
+    Returns:
+        pandas.DataFrame (:func:`~aif360_subjective.detectors.lopsided.alternative_clusterings`, its
+        ``attrs["suggestion"]`` names a non-lopsided one), a string saying why nothing was computed, or None when
+        the clustering is not lopsided.
+    """
+    inner = getattr(result, "report", result)
+    lop = getattr(inner, "lopsided", None)
+    if not lop or not lop.get("lopsided"):
+        return None
+    if len(X) > max_rows:
+        return (f"The other clusterers were not compared: the table has {len(X):,} rows, more than the "
+                f"{max_rows:,} the report compares them on (each takes seconds to minutes there); run "
+                "alternative_clusterings(X, y_true, y_pred, n_clusters) yourself.")
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..detectors.lopsided import alternative_clusterings
+
+    with warnings.catch_warnings():
+        # birch finding fewer subclusters than asked shows in the table's n_found column, not as a warning
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return alternative_clusterings(X, y_true, y_pred, inner.n_clusters, pos_label, current=inner.clustering,
+                                       categorical_features=inner.categorical_features or None,
+                                       random_state=random_state)
+
+
+def _clustering_blocks(s: Any, inner: Any, alternatives: pd.DataFrame | str | None) -> None:
+    """How balanced the clustering is, said plainly; when lopsided, the other clusterers compared."""
+    lop = getattr(inner, "lopsided", None)
+    if lop:
+        k = lop["n_clusters"]
+        tiny = lop["tiny_clusters"]
+        s.text(f"Clustering: {getattr(inner, 'clustering', 'the clusterer')} into {_count(k, 'cluster')}; the "
+               f"largest holds {lop['largest_share']:.1%} of the rows; {tiny} of the {k} clusters hold at most 1% "
+               "of the rows each.")
+        if lop["lopsided"]:
+            s.text(f"This clustering is lopsided: {lop['reason']}. Its subgroups are then nearly all rows or a "
+                   "handful of rows, and the fairness of such subgroups says little about the data (a lopsided "
+                   "clustering has a cluster of at least 90% of the rows, or more than half of its clusters at "
+                   "1% of the rows or less).", kind="warning")
+            _alternatives_blocks(s, alternatives, k)
+    unique = getattr(inner, "cut_is_unique", None)  # set by clusterers that can detect tied merge distances
+    if unique is not None:
+        s.text("The cut of the merge tree into these clusters is unique (no tied merge distances at the cut)."
+               if bool(unique) else
+               "The cut of the merge tree into these clusters is not unique: merge distances are tied at the "
+               "cut, so another clustering into as many clusters is equally valid and its subgroups may differ.",
+               kind="text" if bool(unique) else "warning")
+    selection = getattr(inner, "model_selection", None)
+    if isinstance(selection, pd.DataFrame) and "lopsided" in selection.columns and len(selection):
+        n_lop = int(selection["lopsided"].astype(bool).sum())
+        s.details(f"Candidate clusterings compared ({len(selection)}; {n_lop} lopsided)").table(
+            selection, "The candidates of the automatic choice; largest_share = share of rows in the largest "
+                       "cluster, tiny_clusters = clusters with at most 1% of the rows, lopsided as defined above.")
+
+
+def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int) -> None:
+    if alternatives is None:
+        s.text("Compare other clusterers at the same number of clusters with alternative_clusterings(X, y_true, "
+               f"y_pred, n_clusters={k}) (aif360_subjective.detectors.lopsided), or pass its result to this report.",
+               kind="note")
+        return
+    if isinstance(alternatives, str):
+        s.text(alternatives, kind="note")
+        return
+    suggestion = alternatives.attrs.get("suggestion")
+    if suggestion is None:
+        s.text(f"Every other clusterer compared at {k} clusters is lopsided too: this data has no balanced "
+               "clustering at this number of clusters among those tried.", kind="note")
+    else:
+        name, k_alt = suggestion
+        row = alternatives.loc[[suggestion]].iloc[0] if suggestion in alternatives.index else None
+        detail = ""
+        if row is not None:
+            detail = (f": its largest cluster holds {float(row['largest_share']):.1%} of the rows and "
+                      f"{int(row['tiny_clusters'])} of its clusters hold at most 1%")
+            if "fairness_separation" in row and np.isfinite(float(row["fairness_separation"])):
+                detail += f"; fairness separation {float(row['fairness_separation']):.3f}"
+        s.text(f"Suggested instead: {name} at {k_alt if k_alt is not None else k} clusters, the not-lopsided "
+               f"clusterer that best separates the favourable-prediction rates{detail}.", kind="note")
+    s.table(alternatives, "The other clusterers at the same number of clusters (fairness-aware comparison): "
+                          "fairness_separation = how far the clusters' favourable-prediction rates spread; "
+                          "largest_share, tiny_clusters and lopsided as above.")
 
 
 def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> None:
