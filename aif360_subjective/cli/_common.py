@@ -247,6 +247,86 @@ def alpha(text: str) -> float | None:
     return open_unit_float(text)
 
 
+def ci_level(text: str) -> float | None:
+    """A confidence level, or ``none`` for the paper's raw figures (no intervals)."""
+    if text.strip().lower() == "none":
+        return None
+    return open_unit_float(text)
+
+
+#: Fewest bootstrap replicates the library accepts.
+MIN_BOOT = 100
+
+
+def boot_count(text: str) -> int:
+    """Bootstrap replicates: an integer of at least :data:`MIN_BOOT`."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_BOOT}, got {text!r}") from None
+    if v < MIN_BOOT:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_BOOT}, got {text!r}")
+    return v
+
+
+def nonnegative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return v
+
+
+#: The library's warning about thin groups (printed by the commands as one line per model instead).
+THIN_GROUPS_WARNING = re.compile(r"groups? holds? fewer than \d+ annotators")
+
+
+@contextmanager
+def quiet_thin_group_warnings(notes: list[str]):
+    """Catch the warnings of a computation: the thin-group ones are dropped (the caller prints its own line per
+    model from ``thin_groups()``), every other one is added to ``notes`` as one plain line."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        text = one_line(w.message)
+        if not THIN_GROUPS_WARNING.search(text) and text not in notes:
+            notes.append(text)
+
+
+def opinion_interval_frame(models: dict, ci: float | None, n_boot: int, seed: int):
+    """Unfairness and performance per model as text, with their intervals when ``ci`` is given
+    (``0.087 [0.071, 0.104]``)."""
+    import pandas as pd
+
+    from ..report.sections import interval_text
+
+    rows = {}
+    for name, m in models.items():
+        if ci is None:
+            rows[name] = {"unfairness": f"{m.unfairness():.3f}", "performance": f"{m.performance():.3f}"}
+        else:
+            rows[name] = {
+                "unfairness": interval_text(m.unfairness(), m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=seed)),
+                "performance": interval_text(m.performance(),
+                                             m.performance_ci(ci=ci, n_boot=n_boot, random_state=seed)),
+            }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "model"
+    return out
+
+
+def interval_note(ci: float, n_boot: int, seed: int) -> str:
+    """What the console's intervals are, in one line."""
+    return (f"[low, high]: {ci:.0%} bootstrap intervals ({n_boot:,} replicates, seed {seed}; annotators resampled "
+            "within their group, then their annotations; groups held fixed). --ci none gives the paper's raw "
+            "figures.")
+
+
 def significance_line(rk, metric_name: str, what: str) -> str:
     """One console sentence about the first entry of a significance-filtered ranking (or why there is none)."""
     a = rk.attrs

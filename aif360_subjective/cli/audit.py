@@ -63,15 +63,22 @@ def run(args: argparse.Namespace) -> int:
         pred = inputs.get_predictions(args, ann)
         ds = pred.dataset
         step("opinion-exclusion audit")
-        metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping, bins=common.bins(args.bins),
-                                        performance=args.performance, attributes=attrs,
-                                        min_group_size=args.min_group_size)
-        from ..report.sections import opinion_summary_table
+        library_notes: list[str] = []
+        with common.quiet_thin_group_warnings(library_notes):  # thin groups: one line below, not a warning
+            metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping,
+                                            bins=common.bins(args.bins), performance=args.performance,
+                                            attributes=attrs, min_group_size=args.min_group_size,
+                                            warn_group_size=args.warn_group_size)
+        from ..report.sections import thin_group_line
 
-        summary = opinion_summary_table({pred.name: metric})
-        groups = metric.group_performance()
+        ci, n_boot, seed = args.ci, args.n_boot, args.seed
+        summary = common.opinion_interval_frame({pred.name: metric}, ci, n_boot, seed)
+        groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
+                                                                                         random_state=seed)
+        thin = thin_group_line(pred.name, metric)
         grouping = metric.grouping_report()
-        notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}."]
+        notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
+                 *library_notes]
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, grouping)
@@ -87,15 +94,20 @@ def run(args: argparse.Namespace) -> int:
                                      f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}.",
                                      *ann.notes[1:], *pred.notes, *notes])
             report.fact("favourable label", str(common.show(ann.favorable)))
-            report.fact("unfairness", metric.unfairness()).fact(f"performance ({args.performance})",
-                                                                 metric.performance())
-            report.extend(opinion_sections({pred.name: metric}))
+            report.fact("unfairness", summary.loc[pred.name, "unfairness"])
+            report.fact(f"performance ({args.performance})", summary.loc[pred.name, "performance"])
+            report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
             path = common.save_report(report, args.out)
     for note in notes:
         print(note)
     print()
-    common.print_frame(summary[["unfairness", "performance"]], f"Opinion-exclusion audit ({args.performance}, "
-                       f"grouping {args.grouping}):")
+    common.print_frame(summary, f"Opinion-exclusion audit ({args.performance}, grouping {args.grouping}):")
+    if ci is not None:
+        print(common.interval_note(ci, n_boot, seed))
+    if thin is not None:
+        print(f"Thin groups: {thin}")
+    if ci is not None or thin is not None:
+        print()
     from ..metrics.opinion_groups import group_label
 
     # the report's group names (0.00–0.07, A & B), not pandas' interval reprs
@@ -146,6 +158,15 @@ def add_parser(sub) -> None:
                        help="groups: an int (equal-width bins), 'quantile:N' or edges '0,0.2,0.5,1' (default: 5)")
     audit.add_argument("--min-group-size", type=common.positive_int, default=1, metavar="N",
                        help="smaller groups are merged with a neighbour (default: 1 = every group counts)")
+    audit.add_argument("--warn-group-size", type=common.nonnegative_int, default=5, metavar="N",
+                       help="name the groups with fewer than N annotators and their share of the unfairness "
+                            "(default: 5; 0 = never)")
+    audit.add_argument("--ci", type=common.ci_level, default=0.95, metavar="L",
+                       help="confidence level of the bootstrap intervals next to the unfairness, the performance "
+                            "and every group's value; 'none' for the paper's raw figures (default: 0.95)")
+    audit.add_argument("--n-boot", type=common.boot_count, default=1000, metavar="N",
+                       help=f"bootstrap replicates of the intervals, at least {common.MIN_BOOT} (default: 1000; "
+                            "the seed is --seed)")
     audit.add_argument("--performance", default="accuracy",
                        choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
                                 "false_positive_rate", "false_negative_rate", "precision", "f1"],

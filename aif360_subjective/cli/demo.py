@@ -28,6 +28,10 @@ def _kinds(counts) -> str:
     return ", ".join(common.count(int(v), KIND_NOUNS.get(k, str(k))) for k, v in counts.items())
 
 
+#: The demo's intervals: 95 %, 1,000 replicates, seeded by --seed.
+CI, N_BOOT = 0.95, 1000
+
+
 def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     from ..datasets import make_subjective_dataset
@@ -61,18 +65,22 @@ def run(args: argparse.Namespace) -> int:
         step(names[3])
         pred2 = AnnotatorAwareClassifier().fit(train).predict(test)
         step(names[4])
-        models = {
-            "Model 1 (majority vote)": OpinionExclusionMetric(test, pred1),
-            "Model 2 (annotator-aware)": OpinionExclusionMetric(test, pred2),
-        }
+        library_notes: list[str] = []
+        with common.quiet_thin_group_warnings(library_notes):  # thin groups: one line per model below
+            models = {
+                "Model 1 (majority vote)": OpinionExclusionMetric(test, pred1),
+                "Model 2 (annotator-aware)": OpinionExclusionMetric(test, pred2),
+            }
+        table = common.opinion_interval_frame(models, CI, N_BOOT, seed)
         step(names[5])
         fav = test.favorable_label
-        subgroups = detect_subgroups(_annotator_frame(test), (test.labels.ravel() == fav).astype(int),
-                                     (pred1.labels.ravel() == fav).astype(int), pos_label=1, random_state=seed)
-        step(names[6])
-        from ..report.sections import opinion_summary_table
+        X = _annotator_frame(test)
+        y_true, y_pred = (test.labels.ravel() == fav).astype(int), (pred1.labels.ravel() == fav).astype(int)
+        subgroups = detect_subgroups(X, y_true, y_pred, pos_label=1, random_state=seed)
+        from ..report.sections import lopsided_alternatives, thin_group_line
 
-        table = opinion_summary_table(models)[["unfairness", "performance"]]
+        alternatives = lopsided_alternatives(subgroups, X, y_true, y_pred, random_state=seed)
+        step(names[6])
         removed = ct.removed_annotators_
         kinds = ds.annotators["kind"]
         removed_kinds = kinds.reindex(removed.index).value_counts()
@@ -90,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
         report.add_facts({f"unfairness, {k}": v for k, v in table["unfairness"].items()})
         report.fact("annotators removed by CrowdTruth", len(removed))
         report.fact("favourable label", common.show(test.favorable_label))
-        report.extend(opinion_sections(models))
+        report.extend(opinion_sections(models, ci=CI, n_boot=N_BOOT, random_state=seed))
         report.extend(crowdtruth_sections(ct, annotator_info=ds.annotators))
-        report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)"))
+        report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)", alternatives=alternatives))
         path = common.save_report(report, out / "report.html", figures_dir=out)
 
     print(f"Generated {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} annotators; "
@@ -101,6 +109,19 @@ def run(args: argparse.Namespace) -> int:
           + (f" ({_kinds(removed_kinds)})." if len(removed) else "."))
     print()
     common.print_frame(table, "Opinion-exclusion audit on the test items (performance = accuracy):")
+    print(common.interval_note(CI, N_BOOT, seed).replace(" --ci none gives the paper's raw figures.", ""))
+    for line in library_notes:
+        print(line)
+    for name, m in models.items():
+        thin = thin_group_line(name, m)
+        if thin is not None:
+            print(f"Thin groups: {thin}")
+    lop = subgroups.lopsided
+    if lop["lopsided"]:
+        suggestion = getattr(alternatives, "attrs", {}).get("suggestion")
+        print(f"Subgroup clustering ({subgroups.clustering}, {subgroups.n_clusters} clusters) is lopsided: "
+              f"{lop['reason']}" + (f"; {suggestion[0]} is not lopsided at that number of clusters (see the "
+                                    "report)." if suggestion else "."))
     top = subgroups.ranking("statistical_parity", kind="entropy", n=1)
     print(common.significance_line(top, "statistical parity", "subgroup under Model 1"))
     print(f"Report: {path}")

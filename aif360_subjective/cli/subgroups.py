@@ -97,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
         rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=args.clustering,
                                n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
                                categorical_features=args.categorical, random_state=args.seed)
+        from ..report.sections import lopsided_alternatives
+
+        # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
+        alternatives = lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
         step("writing the report")
         path = None
         lines = [f"favourable label: {common.show(fav)}",
@@ -109,12 +113,27 @@ def run(args: argparse.Namespace) -> int:
             report.fact("favourable label", common.show(fav))
             report.fact("clusters", rep.n_clusters if hasattr(rep, "n_clusters") else "")
             report.extend(subgroup_sections(rep, n=args.top, model=model, alpha=args.alpha, min_size=args.min_size,
-                                            ci=args.ci))
+                                            ci=args.ci, alternatives=alternatives))
             path = common.save_report(report, args.out)
     for line in lines:
         print(line)
     print()
     common.print_frame(rep.summary(), "Summary (means of absolute values; positive = subgroup disadvantaged):")
+    lop = rep.lopsided
+    if lop["lopsided"]:
+        print(f"The clustering ({rep.clustering}, {rep.n_clusters} clusters) is lopsided: {lop['reason']}.")
+        if isinstance(alternatives, str):
+            print(alternatives)
+        elif alternatives is not None:
+            suggestion = alternatives.attrs.get("suggestion")
+            if suggestion is None:
+                print("Every other clusterer compared at that number of clusters is lopsided too.")
+            else:
+                row = alternatives.loc[[suggestion]].iloc[0]
+                print(f"Not lopsided at {rep.n_clusters} clusters: --clustering {suggestion[0]} (largest cluster "
+                      f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
+                      "most 1%).")
+        print()
     from ..report.sections import pattern_texts, patterns_as_in_table, whole_numbers_as_int
 
     # patterns written as in the report (integer values without decimals)

@@ -152,11 +152,11 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     if inference is not None and alpha is not None:
         marks = {sid: significance_mark(inference, sid, alpha) for sid in pats.index}
         column = f"significant (q < {alpha:g})"
-        table.insert(1 if info is not None else 0, column, [marks[sid] or "–" for sid in pats.index])
-        s.table(table, f"Entropy patterns of the clusters. {column}: the metrics on which the cluster or its "
-                       f"pattern differs from the rest with Benjamini-Hochberg q < {alpha:g} (over all subgroups "
-                       "of the kind) and on which side; – = no significant disparity (the subgroup's block below "
-                       "is greyed).")
+        table.insert(1 if info is not None else 0, column, [_sides(marks[sid]) for sid in pats.index])
+        s.table(table, f"Entropy patterns of the clusters. {column}: on which side the cluster or its pattern "
+                       f"differs from the rest on at least one fairness metric with Benjamini-Hochberg q < "
+                       f"{alpha:g} (over all subgroups of the kind; the subgroup's block below names the metrics); "
+                       "– = no significant disparity (the block is greyed).")
     else:
         s.table(table, "Entropy patterns of the clusters.")
     if info is not None:
@@ -275,6 +275,12 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
     return "; ".join(f"{side}: {', '.join(names)}" for side, names in by_side.items())
 
 
+def _sides(mark: str) -> str:
+    """The sides named by a :func:`significance_mark` (``disadvantaged``, ``favoured``, both), or ``–``."""
+    sides = [side for side in ("disadvantaged", "favoured") if f"{side}: " in mark]
+    return " & ".join(sides) or "–"
+
+
 def _num(x: Any) -> float:
     """A cell as a float, NaN for pandas' NA/None."""
     return np.nan if pd.isna(x) else float(x)
@@ -304,7 +310,7 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
             value, q = _num(row[metric]), _num(row.get(metric + "_q", np.nan))
             low, high = _num(row.get(metric + "_ci_low", np.nan)), _num(row.get(metric + "_ci_high", np.nan))
             cols["value"].append(value)
-            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f}, {high:+.3f}]" if np.isfinite(low) and np.isfinite(high)
+            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if np.isfinite(low) and np.isfinite(high)
                                              else "–")
             cols["q"].append("–" if not np.isfinite(q) else ("< 0.001" if q < 0.001 else f"{q:.3f}"))
             if alpha is not None:
@@ -444,10 +450,10 @@ def pattern_texts(patterns: pd.DataFrame) -> pd.Series:
     """``attr=value AND ...`` per subgroup id, values formatted as in the pattern table."""
     from .model import format_value
 
-    cells = patterns.astype(object).where(patterns.notna(), None)
+    # pd.isna per cell: with mixed nullable dtypes, where(notna, None) hands back NaN, shown as "attr=–"
     return pd.Series(
-        {sid: " AND ".join(f"{c}={format_value(v)}" for c, v in row.items() if v is not None)
-         for sid, row in cells.iterrows()}, dtype=object)
+        {sid: " AND ".join(f"{c}={format_value(v)}" for c, v in row.items() if not pd.isna(v))
+         for sid, row in patterns.astype(object).iterrows()}, dtype=object)
 
 
 def patterns_as_in_table(ranking: pd.DataFrame, pattern_text: pd.Series) -> pd.DataFrame:
@@ -523,6 +529,17 @@ def interval_text(estimate: float, interval: Any, digits: int = 3) -> str:
     return f"{estimate:.{digits}f} {bounds}"
 
 
+def _with_interval_columns(table: pd.DataFrame, names: tuple[str, ...], ci: float) -> pd.DataFrame:
+    """``<name>_ci_low``/``_ci_high`` columns as one ``<name> 95% interval`` text column after ``<name>``."""
+    out = table.copy()
+    for name in names:
+        low, high = out.pop(f"{name}_ci_low"), out.pop(f"{name}_ci_high")
+        text = [f"[{a:.3f}, {b:.3f}]" if np.isfinite(a) and np.isfinite(b) else "–" for a, b in zip(low, high,
+                                                                                                    strict=True)]
+        out.insert(out.columns.get_loc(name) + 1, f"{name} {ci:.0%} interval", text)
+    return out
+
+
 def interval_meaning(ci: float, n_boot: int, random_state: Any) -> str:
     """The sentence saying what an opinion-exclusion interval is (shown next to the intervals)."""
     return (f"Intervals in brackets are {ci:.0%} bootstrap confidence intervals ({n_boot:,} replicates, seed "
@@ -551,7 +568,8 @@ def thin_group_line(name: str, m: Any) -> str | None:
         weight = f", {share:.0%} of the unfairness" if np.isfinite(share) else ""
         parts.append(f"{group_label(group)} ({n} annotator{'' if n == 1 else 's'}{weight})")
     n_groups = len(m.group_performance())
-    return (f"{name}: {len(thin)} of {n_groups} groups hold fewer than {size} annotators: " + "; ".join(parts)
+    verb = "holds" if len(thin) == 1 else "hold"
+    return (f"{name}: {len(thin)} of {n_groups} groups {verb} fewer than {size} annotators: " + "; ".join(parts)
             + ". Their values rest on few people; the share is the group's part of the variance across groups.")
 
 
@@ -627,9 +645,11 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
         if line is not None:
             s.text(line, kind="warning")
     caption = "Unfairness and performance per model (lower unfairness is fairer)"
+    summary = opinion_summary_table(models, ci=ci, n_boot=n_boot, random_state=random_state)
     if ci is not None:
-        caption += f"; *_ci_low and *_ci_high are the bounds of the {ci:.0%} intervals"
-    s.table(opinion_summary_table(models, ci=ci, n_boot=n_boot, random_state=random_state), caption + ".")
+        caption += f", each followed by its {ci:.0%} interval"
+        summary = _with_interval_columns(summary, ("unfairness", "performance"), ci)
+    s.table(summary, caption + ".")
     if figures:
         from ..plotting import plot_group_performance
 
