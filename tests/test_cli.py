@@ -310,3 +310,96 @@ def test_subgroups_significance_options(subgroup_csv, capsys):
         with pytest.raises(SystemExit) as exc:
             main(["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred", *bad])
         assert exc.value.code == 2 and bad[0] in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------------- uncertainty
+def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
+    """Intervals next to unfairness and performance (the library's, seeded by --seed), one clean line naming the
+    thin groups, no Python warning text; --ci none gives the paper's raw figures."""
+    import warnings
+
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    ann_csv, annotators_csv, df = audit_files
+    out = tmp_path / "audit.html"
+    code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4", "--n-boot", "200",
+                             "--seed", "5", "--out", str(out))
+    assert code == 0, err
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()), bins=4)
+    u = m.unfairness_ci(ci=0.95, n_boot=200, random_state=5)
+    p = m.performance_ci(ci=0.95, n_boot=200, random_state=5)
+    assert f"{m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}]" in stdout
+    assert f"{m.performance():.3f} [{p[0]:.3f}, {p[1]:.3f}]" in stdout
+    assert "95% bootstrap intervals (200 replicates, seed 5" in stdout
+    thin = m.thin_groups()
+    assert len(thin)  # this small data has groups of one or two annotators
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("Thin groups: ")]
+    assert len(lines) == 1 and f"{len(thin)} of {len(m.group_performance())} groups" in lines[0]
+    assert "UserWarning" not in stdout + err and "Their values rest on few people: read" not in stdout + err
+    html = out.read_text(encoding="utf-8")
+    assert f"{m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}]" in html and "ci_low" in html
+
+    code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4", "--ci", "none",
+                             "--warn-group-size", "0")
+    assert code == 0, err
+    assert f"{m.unfairness():.3f}" in stdout and "[" not in stdout.split("Groups:")[0]
+    assert "Thin groups" not in stdout and "bootstrap" not in stdout
+
+
+@pytest.mark.parametrize("option, value, match", [("--n-boot", "50", "expected an integer >= 100"),
+                                                  ("--ci", "1.5", "strictly between 0 and 1"),
+                                                  ("--warn-group-size", "-1", "expected an integer >= 0")])
+def test_audit_interval_options_checked(capsys, audit_files, option, value, match):
+    ann_csv, _, _ = audit_files
+    code, out, err = _run_parser_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, option, value)
+    assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+
+
+def _run_parser_error(capsys, *argv):
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_demo_prints_intervals(capsys, tmp_path):
+    code, out, err = _run(capsys, "demo", "--out", str(tmp_path / "demo"), "--n-items", "400")
+    assert code == 0, err
+    import re
+
+    rows = re.findall(r"Model \d \([^)]*\)\s+(\d\.\d{3}) \[(\d\.\d{3}), (\d\.\d{3})\]\s+(\d\.\d{3}) \[(\d\.\d{3}), "
+                      r"(\d\.\d{3})\]", out)
+    assert len(rows) == 2
+    for est, lo, hi, pest, plo, phi in rows:
+        assert float(lo) <= float(est) <= float(hi) and float(plo) <= float(pest) <= float(phi)
+    assert "95% bootstrap intervals (1,000 replicates, seed 0" in out
+    assert "UserWarning" not in out + err
+
+
+def test_subgroups_says_when_the_clustering_is_lopsided(capsys, tmp_path):
+    """Single linkage chains on a long-tailed column: the console says so and names a clusterer that does not."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    df = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.normal(size=n), "c": rng.exponential(size=n)})
+    df["y"] = rng.integers(0, 2, n)
+    df["pred"] = np.where((df["a"] == "x") & (df["b"] > 0), 0, df["y"])
+    path = tmp_path / "chain.csv"
+    df.to_csv(path, index=False)
+    out_html = tmp_path / "chain.html"
+    code, out, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "pred",
+                          "--favorable-label", "1", "--n-clusters", "10", "--out", str(out_html))
+    assert code == 0, err
+    from aif360_subjective.detectors import detect_subgroups
+    from aif360_subjective.report.sections import lopsided_alternatives
+
+    X = df[["a", "b", "c"]]
+    rep = detect_subgroups(X, df["y"].to_numpy(), df["pred"].to_numpy(), pos_label=1, n_clusters=10, random_state=0)
+    assert f"The clustering (slink, 10 clusters) is lopsided: {rep.lopsided['reason']}." in out
+    alt = lopsided_alternatives(rep, X, df["y"].to_numpy(), df["pred"].to_numpy())
+    name = alt.attrs["suggestion"][0]
+    assert f"Not lopsided at 10 clusters: --clustering {name} (largest cluster" in out
+    assert "Suggested instead: " + name in out_html.read_text(encoding="utf-8")

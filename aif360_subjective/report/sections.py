@@ -310,8 +310,8 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
             value, q = _num(row[metric]), _num(row.get(metric + "_q", np.nan))
             low, high = _num(row.get(metric + "_ci_low", np.nan)), _num(row.get(metric + "_ci_high", np.nan))
             cols["value"].append(value)
-            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if np.isfinite(low) and np.isfinite(high)
-                                             else "–")
+            defined = np.isfinite(low) and np.isfinite(high)  # no-break space: the interval never wraps
+            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if defined else "–")
             cols["q"].append("–" if not np.isfinite(q) else ("< 0.001" if q < 0.001 else f"{q:.3f}"))
             if alpha is not None:
                 cols[f"significant (q < {alpha:g})"].append("–" if not np.isfinite(q) else

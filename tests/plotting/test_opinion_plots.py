@@ -12,7 +12,11 @@ import pytest  # noqa: E402
 
 from aif360_subjective.datasets import make_subjective_dataset  # noqa: E402
 from aif360_subjective.metrics import OpinionExclusionMetric  # noqa: E402
-from aif360_subjective.plotting import group_performance_table, plot_group_performance  # noqa: E402
+from aif360_subjective.plotting import (  # noqa: E402
+    group_interval_tables,
+    group_performance_table,
+    plot_group_performance,
+)
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +63,36 @@ def test_errors(metrics):
         plot_group_performance({})
     with pytest.raises(TypeError, match="OpinionExclusionMetric"):
         plot_group_performance({"x": 1})
+
+
+def test_heatmap_with_intervals(metrics):
+    from aif360_subjective.metrics.opinion_groups import group_label
+
+    low, high = group_interval_tables(metrics, ci=0.9, n_boot=200, random_state=3)
+    want = metrics["Model 1"].group_performance(ci=0.9, n_boot=200, random_state=3)
+    np.testing.assert_allclose(low.loc["Model 1"], want["ci_low"])
+    np.testing.assert_allclose(high.loc["Model 1"], want["ci_high"])
+    ax = plot_group_performance(metrics, ci=0.9, n_boot=200, random_state=3)
+    texts = [t.get_text() for t in ax.texts]
+    table = group_performance_table(metrics)
+    for j, g in enumerate(table.columns):
+        v, a, b = table.loc["Model 1", g], low.loc["Model 1", g], high.loc["Model 1", g]
+        assert f"{v:.2f}\n[{a:.2f}, {b:.2f}]" in texts
+        n = int(want.loc[g, "n_annotators"])
+        assert ax.get_xticklabels()[j].get_text() == f"{group_label(g)}\n{n} annotator{'' if n == 1 else 's'}"
+    u = metrics["Model 1"].unfairness_ci(ci=0.9, n_boot=200, random_state=3)
+    assert f"unfairness {metrics['Model 1'].unfairness():.2f} [{u[0]:.2f}, {u[1]:.2f}]" in \
+        ax.get_yticklabels()[0].get_text()
+    plt.close(ax.figure)
+
+
+def test_bars_with_error_bars(metrics):
+    ax = plot_group_performance(metrics, kind="bars", ci=0.95, n_boot=200)
+    low, _ = group_interval_tables(metrics, ci=0.95, n_boot=200, random_state=0)
+    bars = [c for c in ax.containers if hasattr(c, "errorbar") and c.errorbar is not None]
+    assert len(bars) == 2
+    # the lower cap of each Model 1 bar sits at the interval's lower bound
+    segments = bars[0].errorbar.lines[2][0].get_segments()
+    np.testing.assert_allclose([s[0][1] for s in segments], low.loc["Model 1"].to_numpy(float))
+    assert "95% intervals" in ax.get_title()
+    plt.close(ax.figure)

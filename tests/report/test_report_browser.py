@@ -161,3 +161,32 @@ def test_wide_figures_fit_a_1400px_window(tmp_path):
     assert any(natural > right - left for left, right, natural in seen["images"])  # the wide one is scaled
     for left, right, _ in seen["images"]:
         assert left >= 0 and right <= seen["client"]
+
+
+def test_opinion_report_with_intervals_fits_a_1400px_window(tmp_path):
+    """The Figure-3 heatmap with intervals under every value and the group tables with interval columns: drawn
+    inside the page at 1400 px, no sideways scrolling."""
+    import warnings
+
+    from aif360_subjective.datasets import make_subjective_dataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+    from aif360_subjective.report import Report
+    from aif360_subjective.report.sections import opinion_sections
+
+    exe = _chromium()
+    ds = make_subjective_dataset(n_items=400, n_annotators=60, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        models = {f"Model {i}": OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=8)
+                  for i in (1, 2, 3)}
+    page = Report("intervals").extend(opinion_sections(models, n_boot=200)).render()
+    assert "bootstrap confidence intervals" in page
+    path = tmp_path / "opinion.html"
+    path.write_text(page.replace("</body>", f"<script>{_LAYOUT_PROBE}</script></body>").replace(
+        'http-equiv="Content-Security-Policy"', 'data-csp-off="1"'), encoding="utf-8")
+    dom = _run(exe, "--window-size=1400,1000", "--dump-dom", path.as_uri())
+    seen = json.loads(html_lib.unescape(re.search(r'data-probe="([^"]*)"', dom).group(1)))
+    assert seen["scroll"] <= seen["client"] <= 1400
+    assert len(seen["images"]) == 2  # heatmap and ADR histogram
+    for left, right, _ in seen["images"]:
+        assert left >= 0 and right <= seen["client"]
