@@ -107,10 +107,30 @@ pred3 = test.copy()                                                     # the an
 models = {name: OpinionExclusionMetric(test, pred, grouping="adr", bins=5)
           for name, pred in [("Model 1", pred1), ("Model 2", pred2), ("Model 3", pred3)]}
 """),
-    md("## Table 2: unfairness and performance"),
+    md("""
+## Table 2: unfairness and performance, with their uncertainty
+
+The paper reports the raw figures. Each also gets a 95% **bootstrap interval**: the annotators of each ADR group
+are resampled within their group (the groups stay fixed), then each drawn annotator's annotations; the interval
+says how much the figure could move with other annotators of the same groups. `n_boot=300` replicates keep this
+notebook quick (the default is 1,000); the seed makes the intervals the same on every run.
+"""),
     code("""
-table2 = pd.DataFrame({name: {"unfairness": m.unfairness(), "performance": m.performance()}
-                       for name, m in models.items()}).T
+N_BOOT = 300
+
+
+def with_intervals(models, n_boot=N_BOOT):
+    \"\"\"Table 2 with the bootstrap interval bounds of the unfairness and the performance.\"\"\"
+    rows = {}
+    for name, m in models.items():
+        u = m.unfairness_ci(n_boot=n_boot, random_state=0)
+        p = m.performance_ci(n_boot=n_boot, random_state=0)
+        rows[name] = {"unfairness": m.unfairness(), "unfairness_low": u[0], "unfairness_high": u[1],
+                      "performance": m.performance(), "performance_low": p[0], "performance_high": p[1]}
+    return pd.DataFrame(rows).T
+
+
+table2 = with_intervals(models)
 table2
 """),
     code("""
@@ -122,7 +142,9 @@ assert table2.loc["Model 3", "unfairness"] == 0 and table2.loc["Model 3", "perfo
 
 The sentences under the figure are computed from the numbers in it: which groups each model serves best and
 worst, and whether Model 2 narrows the gap that Model 1 leaves (a difference in unfairness below 0.005 counts as
-no change).
+no change), and whether the two unfairness intervals overlap. Separate intervals are a strict criterion (two
+intervals can overlap while the difference is real), so "the intervals overlap" means "not shown by this check",
+not "no difference".
 """),
     code("""
 TOLERANCE = 0.005
@@ -133,29 +155,67 @@ def bin_name(group):
     return f"{max(group.left, 0):.2f}\u2013{group.right:.2f}" if isinstance(group, pd.Interval) else str(group)
 
 
+def with_interval(m, n_boot=N_BOOT):
+    iv = m.unfairness_ci(n_boot=n_boot, random_state=0)
+    return f"{m.unfairness():.4f} [{iv[0]:.4f}, {iv[1]:.4f}]", iv
+
+
+def overlap(a, b):
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
 def compare_models(models):
-    \"\"\"Figure 3 in sentences computed from the metrics; returns Model 1's minus Model 2's unfairness.\"\"\"
+    \"\"\"Figure 3 in sentences computed from the metrics; returns Model 1's minus Model 2's unfairness and whether
+    their intervals overlap.\"\"\"
     for name in ("Model 1", "Model 2"):
         perf = models[name].group_performance()["performance"]
         print(f"{name}: best served ADR group {bin_name(perf.idxmax())} ({perf.max():.3f}), worst served "
-              f"{bin_name(perf.idxmin())} ({perf.min():.3f}); unfairness {models[name].unfairness():.4f}.")
+              f"{bin_name(perf.idxmin())} ({perf.min():.3f}); unfairness {with_interval(models[name])[0]}.")
     u1, u2 = models["Model 1"].unfairness(), models["Model 2"].unfairness()
-    if u2 < u1 - TOLERANCE:
-        print(f"Model 2 narrows the gap: unfairness {u2:.4f} against Model 1's {u1:.4f}.")
-    elif u2 > u1 + TOLERANCE:
-        print(f"Model 2 widens the gap: unfairness {u2:.4f} against Model 1's {u1:.4f}.")
+    (t1, iv1), (t2, iv2) = with_interval(models["Model 1"]), with_interval(models["Model 2"])
+    overlapping = overlap(iv1, iv2)
+    if abs(u1 - u2) < TOLERANCE:
+        verdict = f"leaves the gap as it is (a difference below {TOLERANCE})"
     else:
-        print(f"Model 2 leaves the gap as it is: unfairness {u2:.4f} against Model 1's {u1:.4f} "
-              f"(a difference below {TOLERANCE}).")
-    return u1 - u2
+        verdict = "narrows the gap" if u2 < u1 else "widens the gap"
+    if overlapping:
+        clause = "the 95% intervals overlap, so this check does not show the difference to be more than noise"
+    else:
+        clause = "the 95% intervals do not overlap"
+    print(f"Model 2 {verdict}: unfairness {t2} against Model 1's {t1}; {clause}.")
+    return u1 - u2, overlapping
 
 
 ax = plot_group_performance(models, kind="heatmap")
 """),
     code("""
-narrowed = compare_models(models)
-# On these generated data the minority's reading is planted, and Model 2 learns it: the claim holds here.
+narrowed, overlapping = compare_models(models)
+# On these generated data the minority's reading is planted, and Model 2 learns it: its unfairness is lower.
+# Whether that is more than noise is what the interval clause above says (computed, not assumed).
 assert narrowed > TOLERANCE
+"""),
+    md("""
+## Thin groups
+
+With the paper's `min_group_size=1` every non-empty bin counts, however few annotators it holds, and one such bin
+can set the standard deviation on its own. The metric warns (`warn_group_size=5` by default) and names the thin
+groups with their share of the unfairness; `thin_groups()` gives the table. Ten equal-width bins over this data's
+ADR range leave few annotators in the high-ADR bins:
+"""),
+    code("""
+fine = OpinionExclusionMetric(test, pred1, bins=10)       # warns if a bin holds fewer than 5 annotators
+assert len(fine.thin_groups()) > 0                        # the sentence above, checked
+fine.thin_groups()
+"""),
+    md("""
+`min_group_size=5` merges such bins with a neighbour (`warn_group_size=0` silences the warning and keeps the
+paper's raw figures). The two audits side by side, with their intervals:
+"""),
+    code("""
+merged = OpinionExclusionMetric(test, pred1, bins=10, min_group_size=5)
+print("groups:", len(fine.group_performance()), "->", len(merged.group_performance()),
+      "| thin groups:", len(fine.thin_groups()), "->", len(merged.thin_groups()))
+with_intervals({"10 bins, min_group_size=1": fine, "10 bins, min_group_size=5": merged})
 """),
     code("""
 models["Model 1"].group_performance()
@@ -214,8 +274,12 @@ if HAVE_MULTIPICO:
                                           bins=5),
         "Model 3": OpinionExclusionMetric(mp_test, mp_test.copy(), bins=5),
     }
-    display(pd.DataFrame({n: {"unfairness": m.unfairness(), "performance": m.performance()}
-                          for n, m in mp_models.items()}).T)
+    display(with_intervals(mp_models))
+    for name, m in mp_models.items():
+        thin = m.thin_groups()
+        if len(thin):
+            print(f"{name}: {len(thin)} thin group(s), share of the unfairness:",
+                  {bin_name(g): round(float(s), 3) for g, s in thin["share_of_unfairness"].items()})
 """),
     code("""
 if HAVE_MULTIPICO:
@@ -310,7 +374,13 @@ clean_train = clean.subset(np.flatnonzero(np.isin(clean.item_ids, train_items)))
 
 audit = {"raw training data": OpinionExclusionMetric(test, majority_vote_model(train, test)),
          "CrowdTruth-filtered": OpinionExclusionMetric(test, majority_vote_model(clean_train, test))}
-pd.DataFrame({n: {"unfairness": m.unfairness(), "performance": m.performance()} for n, m in audit.items()}).T
+N_BOOT = 300   # bootstrap replicates: enough for a notebook (the default is 1,000); seeded, so reproducible
+intervals = {n: (m.unfairness_ci(n_boot=N_BOOT, random_state=0), m.performance_ci(n_boot=N_BOOT, random_state=0))
+             for n, m in audit.items()}
+pd.DataFrame({n: {"unfairness": m.unfairness(), "unfairness_low": intervals[n][0][0],
+                  "unfairness_high": intervals[n][0][1], "performance": m.performance(),
+                  "performance_low": intervals[n][1][0], "performance_high": intervals[n][1][1]}
+              for n, m in audit.items()}).T
 """),
     code("""
 from aif360_subjective.plotting import plot_group_performance
@@ -322,7 +392,12 @@ TOLERANCE = 0.005
 du = audit["CrowdTruth-filtered"].unfairness() - audit["raw training data"].unfairness()
 dp = audit["CrowdTruth-filtered"].performance() - audit["raw training data"].performance()
 moved = "hardly moved" if abs(du) < TOLERANCE else ("fell" if du < 0 else "rose")
-print(f"With CrowdTruth filtering the model's unfairness {moved} ({du:+.4f}); its performance changed by {dp:+.4f}.")
+(raw_u, _), (filt_u, _) = intervals["raw training data"], intervals["CrowdTruth-filtered"]
+overlapping = raw_u[0] <= filt_u[1] and filt_u[0] <= raw_u[1]
+print(f"With CrowdTruth filtering the model's unfairness {moved} ({du:+.4f}; 95% intervals "
+      f"[{raw_u[0]:.4f}, {raw_u[1]:.4f}] before, [{filt_u[0]:.4f}, {filt_u[1]:.4f}] after, which "
+      f"{'overlap: the change is within the noise this check can see' if overlapping else 'do not overlap'}); "
+      f"its performance changed by {dp:+.4f}.")
 """),
     md("""
 A naive, stricter filter drops every annotator with a below-average WQS. The cell below counts whom it removes

@@ -6,6 +6,7 @@ Slow by nature (each notebook trains models); the notebooks must each finish wit
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,24 @@ def test_notebook_runs(path, shared_data, tmp_path, monkeypatch):
         # the sentence under Figure 3 is computed from the numbers, for the generated and the real data
         assert text.count("Model 2 narrows the gap") + text.count("Model 2 widens the gap") \
             + text.count("Model 2 leaves the gap as it is") == 2
+        _check_interval_sentences(text)
+        assert "thin groups:" in text  # the min_group_size demonstration ran
+    if path.name.startswith("02_"):
+        m = re.search(r"95% intervals \[(\S+), (\S+)\] before, \[(\S+), (\S+)\] after, which (do not overlap|"
+                      r"overlap)", text)
+        assert m, text[-2000:]
+        a, b, c, d = (float(x) for x in m.groups()[:4])
+        assert (m.group(5) == "overlap") is (a <= d and c <= b)
+
+
+def _check_interval_sentences(text: str) -> None:
+    """Each "narrows/widens" sentence says whether the intervals overlap, and says it truly."""
+    found = re.findall(r"unfairness \S+ \[(\S+), (\S+)\] against Model 1's \S+ \[(\S+), (\S+)\]; the 95% "
+                       r"intervals (do not overlap|overlap)", text)
+    assert len(found) == 2, text[-3000:]
+    for lo2, hi2, lo1, hi1, said in found:
+        overlapping = float(lo2) <= float(hi1) and float(lo1) <= float(hi2)
+        assert (said == "overlap") is overlapping
 
 
 def test_opinion_notebook_without_data_says_where_to_get_it(tmp_path, monkeypatch):
