@@ -31,6 +31,7 @@ __all__ = [
     "lopsided_alternatives",
     "opinion_sections",
     "opinion_summary_table",
+    "share_text",
     "significance_mark",
     "subgroup_interval_table",
     "subgroup_sections",
@@ -361,6 +362,17 @@ def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_lab
                                        random_state=random_state)
 
 
+def share_text(share: float) -> str:
+    """A share as a percentage with one decimal, more where one decimal would round a part up to 100 % (99.97 %
+    of the rows is not all of them)."""
+    text = f"{share:.1%}"
+    digits = 1
+    while share < 1 and text.startswith("100.") and digits < 6:
+        digits += 1
+        text = f"{share:.{digits}%}"
+    return text
+
+
 def _clustering_blocks(s: Any, inner: Any, alternatives: pd.DataFrame | str | None) -> None:
     """How balanced the clustering is, said plainly; when lopsided, the other clusterers compared."""
     lop = getattr(inner, "lopsided", None)
@@ -368,8 +380,8 @@ def _clustering_blocks(s: Any, inner: Any, alternatives: pd.DataFrame | str | No
         k = lop["n_clusters"]
         tiny = lop["tiny_clusters"]
         s.text(f"Clustering: {getattr(inner, 'clustering', 'the clusterer')} into {_count(k, 'cluster')}; the "
-               f"largest holds {lop['largest_share']:.1%} of the rows; {tiny} of the {k} clusters hold at most 1% "
-               "of the rows each.")
+               f"largest holds {share_text(lop['largest_share'])} of the rows; {tiny} of the {k} clusters hold at "
+               "most 1% of the rows each.")
         if lop["lopsided"]:
             s.text(f"This clustering is lopsided: {lop['reason']}. Its subgroups are then nearly all rows or a "
                    "handful of rows, and the fairness of such subgroups says little about the data (a lopsided "
@@ -409,7 +421,7 @@ def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int
         row = alternatives.loc[[suggestion]].iloc[0] if suggestion in alternatives.index else None
         detail = ""
         if row is not None:
-            detail = (f": its largest cluster holds {float(row['largest_share']):.1%} of the rows and "
+            detail = (f": its largest cluster holds {share_text(float(row['largest_share']))} of the rows and "
                       f"{int(row['tiny_clusters'])} of its clusters hold at most 1%")
             if "fairness_separation" in row and np.isfinite(float(row["fairness_separation"])):
                 detail += f"; fairness separation {float(row['fairness_separation']):.3f}"

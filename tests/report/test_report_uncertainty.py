@@ -18,6 +18,7 @@ from aif360_subjective.report.sections import (
     lopsided_alternatives,
     opinion_sections,
     opinion_summary_table,
+    share_text,
     significance_mark,
     subgroup_interval_table,
     subgroup_sections,
@@ -246,7 +247,7 @@ def test_lopsided_clustering_said_plainly(chained):
     sections = subgroup_sections(rep, figures=False, alternatives=alternatives)
     texts = _texts(sections[0].blocks)
     sizes = rep.clusters.value_counts()
-    assert (f"Clustering: slink into 10 clusters; the largest holds {sizes.max() / len(X):.1%} of the rows; "
+    assert (f"Clustering: slink into 10 clusters; the largest holds {share_text(sizes.max() / len(X))} of the rows; "
             f"{int((sizes <= 0.01 * len(X)).sum())} of the 10 clusters hold at most 1% of the rows each.") in texts
     assert any(t.startswith(f"This clustering is lopsided: {lop['reason']}.") for t in
                _texts(sections[0].blocks, kind="warning"))
@@ -296,3 +297,9 @@ def test_muted_details_render_greyed():
     html = rep.render()
     assert '<details class="muted">' in html and "<details>" in html
     assert "details.muted > summary" in html
+
+
+def test_share_text_never_rounds_a_part_to_all():
+    assert share_text(0.9997235957126623) == "99.97%"
+    assert share_text(1.0) == "100.0%"
+    assert share_text(0.347) == "34.7%"
