@@ -26,6 +26,7 @@ __all__ = [
     "DisagreementRates",
     "EncodedAnnotations",
     "annotation_popularity",
+    "check_ratings",
     "disagreement_rates",
     "encode_annotations",
     "item_ambiguity",
@@ -43,6 +44,8 @@ class EncodedAnnotations:
         item_codes, annotator_codes: int64 codes into ``items`` / ``annotators``.
         items, annotators: the distinct ids (sorted), the codes' categories.
         y_true, y_pred: the raw label arrays (handed to user callables).
+        r_true, r_pred: the annotators' and the predicted ratings (float arrays) for the measures on ratings
+            (``"mae"``, ``"within_one"``; handed to user callables instead of the labels when given), or None.
     """
 
     t: np.ndarray
@@ -53,10 +56,44 @@ class EncodedAnnotations:
     annotators: pd.Index
     y_true: np.ndarray
     y_pred: np.ndarray
+    r_true: np.ndarray | None = None
+    r_pred: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         return len(self.t)
+
+    def callable_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """What a user performance callable receives: the ratings when given, else the raw labels."""
+        if self.r_true is not None and self.r_pred is not None:
+            return self.r_true, self.r_pred
+        return self.y_true, self.y_pred
+
+
+def check_ratings(values: Any, name: str, n: int) -> np.ndarray:
+    """Ratings as a float array: numbers (numeric strings such as LeWiDi's ``"4"`` converted), no missing value,
+    ``n`` of them.
+
+    Raises:
+        ValueError: wrong length, or values that are missing or not numbers (counted, first rows named).
+    """
+    raw = pd.Series(_as_1d(values, name))
+    if len(raw) != n:
+        raise ValueError(f"{name} must hold one rating per annotation ({n}), got {len(raw)}")
+    num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(num)
+    if bad.any():
+        rows = np.flatnonzero(bad)[:5].tolist()
+        examples = [_plain(v) for v in raw.iloc[rows]]
+        raise ValueError(
+            f"{name} must hold numeric ratings: {int(bad.sum())} value(s) are missing or not numbers, "
+            f"at rows {rows} ({examples})"
+        )
+    return num
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _as_1d(x: Any, name: str) -> np.ndarray:
@@ -80,7 +117,12 @@ def _factorize(ids: np.ndarray, name: str) -> tuple[np.ndarray, pd.Index]:
 
 
 def encode_annotations(
-    y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, pos_label: Any = 1
+    y_true: Any,
+    y_pred: Any,
+    item_ids: Any,
+    annotator_ids: Any,
+    pos_label: Any = 1,
+    ratings: tuple[Any, Any] | None = None,
 ) -> EncodedAnnotations:
     """Validate aligned annotation arrays and encode them.
 
@@ -90,6 +132,9 @@ def encode_annotations(
         item_ids: the item of each annotation.
         annotator_ids: the annotator of each annotation.
         pos_label: the positive (favourable) label.
+        ratings: optional (annotators' ratings, predicted ratings), one of each per annotation, for the
+            measures on ratings, already checked by the face with :func:`check_ratings`. ``y_true``/``y_pred``
+            stay the binary view the majority vote, ADR and the other groupings use.
 
     Returns:
         EncodedAnnotations
@@ -130,6 +175,10 @@ def encode_annotations(
         )
     item_codes, items = _factorize(arrays["item_ids"], "item_ids")
     ann_codes, annotators = _factorize(arrays["annotator_ids"], "annotator_ids")
+    r_true = r_pred = None
+    if ratings is not None:
+        # the faces checked them (check_ratings, with their own argument names)
+        r_true, r_pred = (np.asarray(r, dtype=np.float64) for r in ratings)
     return EncodedAnnotations(
         t=np.asarray(yt == pos_label, dtype=bool),
         p=np.asarray(yp == pos_label, dtype=bool),
@@ -139,6 +188,8 @@ def encode_annotations(
         annotators=annotators,
         y_true=yt,
         y_pred=yp,
+        r_true=r_true,
+        r_pred=r_pred,
     )
 
 

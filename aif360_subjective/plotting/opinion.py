@@ -41,15 +41,26 @@ def group_performance_table(metrics: Mapping) -> pd.DataFrame:
     return out
 
 
+def _higher_is_better(metrics: Mapping) -> bool:
+    """The common direction of the models' measures (a figure cannot colour two directions at once)."""
+    directions = {name: bool(m.options.higher_is_better) for name, m in metrics.items()}
+    if len(set(directions.values())) > 1:
+        raise ValueError(
+            "the models' performance measures have opposite directions (higher_is_better: "
+            f"{directions}); draw them in separate figures"
+        )
+    return next(iter(directions.values()))
+
+
 def plot_group_performance(
     metrics: Mapping,
     kind: str = "heatmap",
     ax=None,
-    cmap: str = "RdYlGn",
+    cmap: str | None = None,
     annotate: bool = True,
     fmt: str = "{:.2f}",
-    vmin: float | None = 0.0,
-    vmax: float | None = 1.0,
+    vmin: float | str | None = "auto",
+    vmax: float | str | None = "auto",
     show_summary: bool = True,
 ):
     """Performance of several models on the groups of annotators.
@@ -59,14 +70,21 @@ def plot_group_performance(
     model's unfairness and general performance. ``kind="bars"`` draws grouped bars (one colour per
     model) with the groups' sizes (annotators) as a grey line on a secondary axis.
 
+    The colours follow the performance measure's direction
+    (:data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`): green is always the better end, so a
+    lower-is-better measure such as ``"mae"`` uses the reversed colormap, and its colour range starts at 0 and
+    ends at the data's largest value (MAE is in rating units, not a rate in [0, 1]).
+
     Args:
         metrics: model name -> OpinionExclusionMetric (all with the same grouping).
         kind: "heatmap" or "bars".
         ax: matplotlib Axes to draw on (a new figure when None).
-        cmap: colormap of the heatmap.
+        cmap: colormap of the heatmap, low to high values; None = ``"RdYlGn"`` when higher is better,
+            ``"RdYlGn_r"`` when lower is better.
         annotate: write the values in the heatmap cells.
         fmt: format of the annotations.
-        vmin, vmax: colour range (None = data range).
+        vmin, vmax: colour range (None = data range; ``"auto"`` = 0 to 1 for rates, 0 to the data's maximum for
+            measures outside [0, 1] such as ``"mae"`` or callables).
         show_summary: add "(unfairness u, performance p)" to the model labels.
 
     Returns:
@@ -74,7 +92,7 @@ def plot_group_performance(
         secondary axis with the group sizes is ``ax.sizes_ax``.
 
     Raises:
-        ValueError: empty ``metrics`` or unknown ``kind``.
+        ValueError: empty ``metrics``, unknown ``kind``, or models whose measures have opposite directions.
     """
     import matplotlib.pyplot as plt
 
@@ -87,6 +105,16 @@ def plot_group_performance(
         _, ax = plt.subplots(figsize=(width, height))
     labels = [group_label(g, spec=".2f", sep="-") for g in table.columns]
     first = next(iter(metrics.values()))
+    higher = _higher_is_better(metrics)
+    if cmap is None:
+        cmap = "RdYlGn" if higher else "RdYlGn_r"
+    unit = first.options.unit_interval
+    values_all = table.to_numpy(dtype=float)
+    top = float(np.nanmax(values_all)) if np.isfinite(values_all).any() else 1.0
+    if vmin == "auto":
+        vmin = 0.0
+    if vmax == "auto":
+        vmax = 1.0 if unit else max(top, 1e-12)
     grouping = first.grouping if isinstance(first.grouping, str) else "group"
     model_labels = [
         f"{name}\n(unfairness {m.unfairness():.2f}, performance {m.performance():.2f})" if show_summary else name
@@ -105,7 +133,7 @@ def plot_group_performance(
                 if np.isfinite(v):
                     dark = (v - lo) / (hi - lo + 1e-12) < 0.25 or (v - lo) / (hi - lo + 1e-12) > 0.85
                     ax.text(j, i, fmt.format(v), ha="center", va="center", color="white" if dark else "black")
-        ax.figure.colorbar(im, ax=ax, label=perf_name)
+        ax.figure.colorbar(im, ax=ax, label=f"{perf_name} ({first.options.direction_text})")
         ax.set_xlabel(f"{grouping} groups" if grouping != "adr" else "annotators' ADR range")
         ax.set_title(f"{perf_name} per group of annotators")
     else:
@@ -115,8 +143,9 @@ def plot_group_performance(
         for k, (lab, (_, row)) in enumerate(zip(model_labels, table.iterrows(), strict=True)):
             ax.bar(x - 0.4 + width * (k + 0.5), row.to_numpy(dtype=float), width, label=lab)
         ax.set_xticks(x, labels=labels, rotation=30 if n_groups > 6 else 0)
-        ax.set_ylabel(perf_name)
-        ax.set_ylim(0, 1.05 if vmax is None else max(vmax, 1.0) * 1.05)
+        ax.set_ylabel(f"{perf_name} ({first.options.direction_text})")
+        top_y = (1.0 if unit else top) if vmax is None else (max(vmax, 1.0) if unit else vmax)
+        ax.set_ylim(0, top_y * 1.05)
         sizes = first.group_performance()["n_annotators"].reindex(table.columns)
         ax2 = ax.twinx()
         ax2.plot(x, sizes.to_numpy(dtype=float), color="grey", marker="o", linestyle="--", label="annotators")
