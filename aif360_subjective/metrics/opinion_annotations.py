@@ -267,17 +267,20 @@ def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreemen
     Returns:
         numpy.ndarray: one value per item.
     """
-    share = n_pos / n
+    # the minority share from counts, min(k, n - k) / n: items split k to n - k and n - k to k get the very same
+    # value (1 - 2/3 differs from 1/3 in the last bit, which made pandas.cut see duplicate bin edges)
+    minority = np.minimum(n_pos, n - n_pos) / n
     if measure == "disagreement":
-        return np.asarray(np.minimum(share, 1.0 - share), dtype=np.float64)
+        return np.asarray(minority, dtype=np.float64)
     if measure == "entropy":
-        return binary_entropy(share)
+        return binary_entropy(minority)
     raise ValueError(f"ambiguity must be one of ['disagreement', 'entropy'] here, got {measure!r}")
 
 
 def annotation_popularity(enc: EncodedAnnotations, n: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
     """Share of the item's annotations identical to each annotation (itself included), per row."""
-    share_pos = (n_pos / n)[enc.item_codes]
-    return np.asarray(np.where(enc.t, share_pos, 1.0 - share_pos), dtype=np.float64)
+    # from counts, so that identical shares are identical floats (k / n, not 1 - (n - k) / n)
+    same = np.where(enc.t, n_pos[enc.item_codes], (n - n_pos)[enc.item_codes])
+    return np.asarray(same / n[enc.item_codes], dtype=np.float64)
 
 

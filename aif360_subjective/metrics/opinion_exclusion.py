@@ -223,12 +223,15 @@ class OpinionExclusionMetric(ClassificationMetric):
             nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
             greater_is_better=greater_is_better, has_ratings=enc.r_true is not None,
         )
-        super().__init__(
-            dataset,
-            classified_dataset,
-            unprivileged_groups=unprivileged_groups,
-            privileged_groups=privileged_groups,
-        )
+        # AIF360 requires the datasets to differ only in labels and scores; a classified dataset may also carry
+        # predicted per-annotation values (the predicted ratings of rating_column) in its annotation_info
+        with dataset.temporarily_ignore("annotation_info"):
+            super().__init__(
+                dataset,
+                classified_dataset,
+                unprivileged_groups=unprivileged_groups,
+                privileged_groups=privileged_groups,
+            )
         self.options: OpinionOptions = options
         self._keep_option_attributes(grouping, performance, rating_column)
         # kept for analyses on top of the result (e.g. resampling annotators) without re-encoding
