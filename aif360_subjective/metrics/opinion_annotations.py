@@ -218,7 +218,9 @@ class DisagreementRates:
     n_tie_annotations: int  # annotations on those items (not counted in ADR)
 
 
-def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> DisagreementRates:
+def disagreement_rates(
+    enc: EncodedAnnotations, tie: str = "favorable", reference: str = "majority"
+) -> DisagreementRates:
     """Average disagreement rate (ADR) of every annotator with the items' majority vote.
 
     ADR = share of the annotator's labels that differ from the majority vote of their item,
@@ -226,9 +228,14 @@ def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> Disag
     With ``tie="drop"`` the annotations on tied items are not counted; an annotator with no
     counted annotation gets NaN.
 
+    With ``reference="median"`` (ratings needed) an annotation disagrees when its rating is more than half a
+    scale point from its item's median rating (all the item's ratings, its own included): the median itself
+    agrees, or both middle points when the median falls between two of them. ``tie`` does not apply.
+
     Args:
         enc: encoded annotations.
         tie: tie policy of the majority vote.
+        reference: "majority" (the binary majority vote, the paper's) or "median" (ratings).
 
     Returns:
         DisagreementRates
@@ -236,6 +243,8 @@ def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> Disag
     References:
         Balayn et al. (2019), Section 4.1 a).
     """
+    if reference == "median":
+        return _median_disagreement_rates(enc)
     n, n_pos = item_vote_counts(enc)
     mv = majority_vote(n, n_pos, tie)
     row_mv = mv[enc.item_codes]
@@ -252,6 +261,22 @@ def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> Disag
         n_tie_items=int(np.isnan(mv).sum()),
         n_tie_annotations=int((~counted).sum()),
     )
+
+
+def _median_disagreement_rates(enc: EncodedAnnotations) -> DisagreementRates:
+    assert enc.r_true is not None  # the options check requires ratings for the median reference
+    r = enc.r_true
+    n_items = len(enc.items)
+    order = np.lexsort((r, enc.item_codes))  # by item, then rating
+    size = np.bincount(enc.item_codes, minlength=n_items)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    ranked = r[order]
+    median = (ranked[start + (size - 1) // 2] + ranked[start + size // 2]) / 2.0
+    disagree = np.abs(r - median[enc.item_codes]) > 0.5
+    k = len(enc.annotators)
+    n_counted = np.bincount(enc.annotator_codes, minlength=k).astype(np.float64)
+    n_dis = np.bincount(enc.annotator_codes, weights=disagree, minlength=k)
+    return DisagreementRates(adr=n_dis / n_counted, n_counted=n_counted, n_tie_items=0, n_tie_annotations=0)
 
 
 def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreement") -> np.ndarray:

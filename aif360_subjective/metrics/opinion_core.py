@@ -357,7 +357,7 @@ def compute_opinion_exclusion(
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
         Learning. Section 4.1 and "Grouping criteria".
     """
-    rates = disagreement_rates(enc, options.tie)
+    rates = disagreement_rates(enc, options.tie, options.adr_reference)
     figures = _annotator_figures(enc, options, rates)
     groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
     unit_sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))

@@ -128,9 +128,11 @@ class OpinionExclusionMetric(ClassificationMetric):
     loader's ``positive_from``): ADR is then the paper's disagreement with the binary majority vote. It is the
     view the dataset's labels already define, so ADR keeps its meaning (a rate of disagreement with the
     consensus, with the ``tie`` policy), and an annotator who rates 5 where the others rate 4 on an "offensive
-    from 3" scale is not counted as a dissenter. A median-rating reference would count every rating off the
-    median as a disagreement, even one point apart, and is not offered. Every "worst group" follows the
-    measure's direction (:data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`).
+    from 3" scale is not counted as a dissenter. ``adr_reference="median"`` measures ADR against the item's
+    median rating instead (a rating more than half a point from it disagrees): it sees dissent on the same side
+    of the threshold too, but counts a rating one point off the median as a disagreement; the ambiguity,
+    popularity and discovered groupings keep the binary view. Every "worst group" follows the measure's direction
+    (:data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`).
 
     Computation is eager, like :class:`~aif360_subjective.metrics.SubgroupDiscoveryMetric`: the constructor
     validates every option (:func:`~aif360_subjective.metrics.check_opinion_options`, kept in :attr:`options`)
@@ -165,6 +167,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         random_state: Any = None,
         rating_column: str | None = None,
         greater_is_better: bool | None = None,
+        adr_reference: str = "majority",
     ) -> None:
         """
         Args:
@@ -207,6 +210,9 @@ class OpinionExclusionMetric(ClassificationMetric):
             greater_is_better: the direction of callable performance measures (None = higher is better for
                 callables; named measures carry their own, see
                 :data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`).
+            adr_reference: what an annotation's disagreement is measured against for the ADR: "majority" (the
+                binary majority vote, default, the paper's) or "median" (the item's median rating; needs
+                ``rating_column``; a rating more than half a point from it disagrees).
 
         Raises:
             TypeError: a dataset is not a MultiAnnotatorDataset, or an option has a wrong type.
@@ -221,7 +227,7 @@ class OpinionExclusionMetric(ClassificationMetric):
             grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
             small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
             nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
-            greater_is_better=greater_is_better, has_ratings=enc.r_true is not None,
+            greater_is_better=greater_is_better, adr_reference=adr_reference, has_ratings=enc.r_true is not None,
         )
         # AIF360 requires the datasets to differ only in labels and scores; a classified dataset may also carry
         # predicted per-annotation values (the predicted ratings of rating_column) in its annotation_info

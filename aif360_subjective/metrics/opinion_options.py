@@ -26,6 +26,7 @@ from ..detectors.clustering import CLUSTERINGS
 from .opinion_groups import validate_bins
 
 __all__ = [
+    "ADR_REFERENCES",
     "AGGREGATES",
     "AMBIGUITY_MEASURES",
     "GROUPING_NAMES",
@@ -87,6 +88,9 @@ PERFORMANCE_NAMES: Final = tuple(PERFORMANCES)
 ORDINAL_PERFORMANCES: Final = tuple(k for k, v in PERFORMANCES.items() if v.needs_ratings)
 AMBIGUITY_MEASURES: Final = ("disagreement", "entropy", "uqs")
 AGGREGATES: Final = ("annotator", "pooled")
+#: What an annotation's ADR disagreement is measured against: the item's majority vote of the binary labels, or
+#: (ratings only) the item's median rating.
+ADR_REFERENCES: Final = ("majority", "median")
 NAN_POLICIES: Final = ("propagate", "omit")
 SMALL_GROUP_POLICIES: Final = ("merge", "drop")
 
@@ -115,6 +119,8 @@ class OpinionOptions:
         higher_is_better: the direction of the performance measures (:data:`PERFORMANCES`; for callables alone
             the ``greater_is_better`` option, default True): the worst-served group is the one with the lowest
             value when True, the highest when False (e.g. ``"mae"``).
+        adr_reference: "majority" (ADR against the binary majority vote, the paper's) or "median" (ratings:
+            against the item's median rating).
     """
 
     grouping: str
@@ -132,6 +138,7 @@ class OpinionOptions:
     n_clusters: int | None
     random_state: Any
     higher_is_better: bool = True
+    adr_reference: str = "majority"
 
     @property
     def needs_ratings(self) -> bool:
@@ -337,6 +344,7 @@ def check_opinion_options(
     n_clusters: int | None = None,
     random_state: Any = None,
     greater_is_better: bool | None = None,
+    adr_reference: str = "majority",
     has_ratings: bool = False,
 ) -> OpinionOptions:
     """Validate every option of the opinion-exclusion analysis, in a fixed order, and freeze them.
@@ -345,7 +353,8 @@ def check_opinion_options(
     ``aggregate``, ``ambiguity``, ``attributes``, ``nan_policy``, ``clustering``, ``n_clusters`` and
     ``random_state`` are those of :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
     ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
-    ``greater_is_better`` states the direction of callable measures (:func:`performance_direction`).
+    ``greater_is_better`` states the direction of callable measures (:func:`performance_direction`);
+    ``adr_reference`` what ADR disagreement is measured against (:data:`ADR_REFERENCES`).
 
     Args:
         annotators: the distinct annotator ids of the data (a grouping Series must share some of them;
@@ -368,6 +377,12 @@ def check_opinion_options(
     specs = resolve_performance(performance)
     higher = performance_direction(specs, greater_is_better)
     _check_ratings_given(specs, has_ratings)
+    check_choice(adr_reference, "adr_reference", ADR_REFERENCES)
+    if adr_reference == "median" and not has_ratings:
+        raise ValueError(
+            "adr_reference='median' measures disagreement with the item's median rating, but no ratings were "
+            "given: pass rating_column= (OpinionExclusionMetric) or positive_from= (opinion_exclusion)"
+        )
     check_choice(tie, "tie", TIE_POLICIES)
     size = check_int(min_group_size, "min_group_size", low=1)
     check_choice(small_groups, "small_groups", SMALL_GROUP_POLICIES)
@@ -395,4 +410,5 @@ def check_opinion_options(
         n_clusters=k,
         random_state=random_state,
         higher_is_better=higher,
+        adr_reference=adr_reference,
     )

@@ -95,6 +95,7 @@ def opinion_exclusion(
     random_state: Any = None,
     positive_from: float | None = None,
     greater_is_better: bool | None = None,
+    adr_reference: str = "majority",
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -145,6 +146,8 @@ def opinion_exclusion(
             majority vote is ``rating >= positive_from`` (see above).
         greater_is_better (bool, optional): the direction of callable measures (named ones carry their own:
             lower is better for "mae", "false_positive_rate", "false_negative_rate").
+        adr_reference: "majority" (ADR against the binary majority vote) or "median" (against the item's median
+            rating, with ``positive_from``), as in :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
@@ -185,7 +188,7 @@ def opinion_exclusion(
         grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
         small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
         nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
-        greater_is_better=greater_is_better, has_ratings=ratings is not None,
+        greater_is_better=greater_is_better, adr_reference=adr_reference, has_ratings=ratings is not None,
     )
     return compute_opinion_exclusion(enc, options, annotators)
 

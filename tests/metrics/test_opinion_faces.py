@@ -83,6 +83,8 @@ BAD_OPTIONS = {
     "performance-within-one-without-ratings": {"performance": ["within_one"]},
     "performance-mixed-directions": {"performance": ["accuracy", "false_negative_rate"]},
     "greater-is-better-contradicts": {"performance": "accuracy", "greater_is_better": False},
+    "adr-reference-median-without-ratings": {"adr_reference": "median"},
+    "adr-reference-unknown": {"adr_reference": "mode"},
 }
 
 
@@ -184,6 +186,7 @@ def rated():
 
 ORDINAL_OPTIONS = {
     "mae-adr": {"performance": "mae"},
+    "mae-adr-median": {"performance": "mae", "adr_reference": "median", "bins": "quantile:4"},
     "within-one-adr-drop-ties": {"performance": "within_one", "tie": "drop", "bins": 3},
     "mae-ambiguity-pooled": {"performance": "mae", "grouping": "ambiguity", "bins": 3},
     "mae-popularity": {"performance": "mae", "grouping": "popularity", "bins": 2},

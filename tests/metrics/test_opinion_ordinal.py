@@ -88,6 +88,26 @@ def test_ambiguity_grouping_on_ratings_keeps_the_binary_view():
     assert m.group_performance()["performance"].tolist() == [pytest.approx(7 / 6, abs=1e-15)]
 
 
+def test_median_adr_reference_hand_computed():
+    # item 1: ratings 1 2 5, median 2: a (1 point off) and c disagree; item 2: 4 4 1, median 4: c disagrees;
+    # item 3: a=3 b=4, median 3.5: both within half a point, both agree
+    ratings, pred = [1, 2, 5, 4, 4, 1, 3, 4], [2, 2, 2, 4, 4, 4, 3, 3]
+    ds, cls = _small(ratings, pred, items=(1, 1, 1, 2, 2, 2, 3, 3), annotators="abcabcab")
+    m = OpinionExclusionMetric(ds, cls, performance="mae", rating_column="rating", adr_reference="median", bins=2)
+    np.testing.assert_allclose(m.disagreement_rates().to_numpy(), [1 / 3, 0.0, 1.0], rtol=0, atol=1e-15)
+    # MAE a = (1 + 0 + 0) / 3, b = (0 + 0 + 1) / 3, c = 3; groups {a, b} and {c}
+    np.testing.assert_allclose(m.group_performance()["performance"], [1 / 3, 3.0], rtol=0, atol=1e-15)
+    assert m.grouping_summary().n_tie_items == 0
+    # the binary majority instead: item 3 (3 and 4, both offensive) is unanimous, a never disagrees
+    binary = OpinionExclusionMetric(ds, cls, performance="mae", rating_column="rating", bins=2)
+    assert binary.disagreement_rates().to_dict() == {"a": 0.0, "b": 0.0, "c": 1.0}
+    with pytest.raises(ValueError, match=r"adr_reference='median' measures disagreement with the item's median "
+                                         r"rating, but no ratings were given"):
+        OpinionExclusionMetric(ds, cls, adr_reference="median")
+    with pytest.raises(ValueError, match=r"adr_reference"):
+        OpinionExclusionMetric(ds, cls, rating_column="rating", adr_reference="mode")
+
+
 def test_callables_get_ratings_and_greater_is_better():
     ds, pred = _small()
 
