@@ -126,10 +126,14 @@ def test_equals_loop_transcription(rows, open_ended):
     # A cap keeps rare slowly-oscillating jobs short; both sides stop at the same iteration.
     res = crowdtruth_scores(_frame(rows), labels=LABELS, open_ended=open_ended, max_iter=25)
     ref = naive_crowdtruth(rows, LABELS, open_ended=open_ended, max_iter=25)
+    # A job that still oscillates after 25 iterations can sit near an unstable fixed point (e.g. two labels whose
+    # AQS are equal by symmetry): the two sums' last-bit differences then grow about 2x per iteration, to ~5e-9
+    # at iteration 25 ("closed-unstable-oscillation" below). Both follow the formulas; only the tolerance differs.
+    atol = 1e-9 if res.converged else 1e-6
     for key in ("wqs", "wwa", "wua"):
-        np.testing.assert_allclose(res.workers[key], pd.Series(ref[key])[res.workers.index], atol=1e-9)
-    np.testing.assert_allclose(res.units["uqs"], pd.Series(ref["uqs"])[res.units.index], atol=1e-9)
-    np.testing.assert_allclose(res.annotations["aqs"], ref["aqs"], atol=1e-9)
+        np.testing.assert_allclose(res.workers[key], pd.Series(ref[key])[res.workers.index], atol=atol)
+    np.testing.assert_allclose(res.units["uqs"], pd.Series(ref["uqs"])[res.units.index], atol=atol)
+    np.testing.assert_allclose(res.annotations["aqs"], ref["aqs"], atol=atol)
     wqs0, uqs0, aqs0 = ref["first"]
     np.testing.assert_allclose(res.workers["wqs_initial"], pd.Series(wqs0)[res.workers.index], atol=1e-9)
     np.testing.assert_allclose(res.units["uqs_initial"], pd.Series(uqs0)[res.units.index], atol=1e-9)
@@ -155,6 +159,10 @@ REGRESSIONS = {
     "open-hypothesis": ([("u1", "w4", ["a", "a", "b"]), ("u1", "w0", ["b", "c"]), ("u1", "w1", "a"),
                          ("u0", "w1", "b"), ("u4", "w3", "b"), ("u4", "w4", "a"), ("u4", "w0", "b"),
                          ("u0", "w2", "a"), ("u2", "w2", "a"), ("u3", "w0", "a")], True),
+    # not a bug: round-off amplified by an oscillation that has not converged after 25 iterations (see the test)
+    "closed-unstable-oscillation": ([("u0", "w0", "a"), ("u0", "w1", "b"), ("u0", "w2", "a"),
+                                     ("u1", "w0", ["a", "a", "c"]), ("u1", "w3", ["c", "b", "b"]),
+                                     ("u0", "w3", "b")], False),
 }
 
 
