@@ -80,7 +80,7 @@ def check_ratings(values: Any, name: str, n: int) -> np.ndarray:
     raw = pd.Series(_as_1d(values, name))
     if len(raw) != n:
         raise ValueError(f"{name} must hold one rating per annotation ({n}), got {len(raw)}")
-    num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+    num: np.ndarray = np.asarray(pd.to_numeric(raw, errors="coerce"), dtype=np.float64)
     bad = ~np.isfinite(num)
     if bad.any():
         rows = np.flatnonzero(bad)[:5].tolist()
