@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -677,8 +677,31 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         """Names of the feature columns that describe items (the others describe annotators)."""
         return list(self._item_feature_names)
 
+    def copy(self, deepcopy: bool = False) -> MultiAnnotatorDataset:
+        """A copy of this dataset (AIF360's :meth:`~aif360.datasets.StructuredDataset.copy`), tables included.
+
+        AIF360's shallow copy (the default) shares every attribute with the original. The numeric arrays are
+        replaced, never edited in place, by AIF360 and by :meth:`with_predictions`, but the pandas tables are
+        edited in place by users (``copy.annotation_info["rating"] = predicted``): the shallow copy therefore
+        gets its own :attr:`annotation_info`, :attr:`items` and :attr:`annotators` (pandas copies), so that
+        changing a classified copy's tables never changes the original's. The id arrays stay shared (they are
+        never edited, and sharing them keeps the equality check of two classified copies fast).
+
+        Args:
+            deepcopy: deep-copy every attribute (AIF360's meaning).
+
+        Returns:
+            MultiAnnotatorDataset: the copy, with AIF360's copy metadata.
+        """
+        out = super().copy(deepcopy=deepcopy)
+        if not deepcopy:
+            out.annotation_info = self.annotation_info.copy(deep=True)
+            out.items = self.items.copy(deep=True)
+            out.annotators = self.annotators.copy(deep=True)
+        return out
+
     # ------------------------------------------------------------------ predictions and export
-    def with_predictions(self, pred, scores=None) -> MultiAnnotatorDataset:
+    def with_predictions(self, pred, scores=None, *, info=None) -> MultiAnnotatorDataset:
         """A classified copy of this dataset: its labels replaced by predictions.
 
         Args:
@@ -687,11 +710,17 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
                 item's annotations, as a traditional single-label model does); or a Series indexed by
                 (item, annotator) pairs.
             scores: optional probabilities of the favourable label, in the same form as ``pred``.
+            info: optional mapping ``{annotation_info column: predicted values}``, each in the same form as
+                ``pred``, written into the copy's :attr:`annotation_info` (added or replaced), e.g. the predicted
+                ratings ``{"rating": r}`` that :class:`~aif360_subjective.metrics.OpinionExclusionMetric` reads
+                with ``rating_column="rating"``. Columns not named keep the original's values (a copy).
 
         Returns:
-            MultiAnnotatorDataset: a copy with ``labels`` (and ``scores``) set.
+            MultiAnnotatorDataset: a copy with ``labels`` (and ``scores``, ``annotation_info`` columns) set; the
+            original is unchanged.
 
         Raises:
+            TypeError: ``info`` is not a mapping of column names.
             ValueError: wrong length, ids without a prediction, values outside the label set.
         """
         labels = self._coded_labels(self._per_row(pred, "pred"), "pred")
@@ -709,7 +738,14 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             if np.isnan(sc).any() or (sc < 0).any() or (sc > 1).any():
                 raise ValueError("scores must be probabilities in [0, 1] without NaN")
             out.scores = sc.reshape(-1, 1)
-        out.metadata.update({"transformer": f"{type(self).__name__}.with_predictions", "params": {},
+        if info is not None:
+            if not isinstance(info, Mapping) or not all(isinstance(k, str) for k in info):
+                raise TypeError(f"info must be a mapping {{annotation_info column (str): values}}, got "
+                                f"{type(info).__name__}")
+            for column, values in info.items():
+                out.annotation_info[column] = self._per_row(values, f"info[{column!r}]")
+        out.metadata.update({"transformer": f"{type(self).__name__}.with_predictions",
+                             "params": {} if info is None else {"info": sorted(info)},
                              "previous": [self]})
         return out
 

@@ -37,6 +37,10 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
     def _perf(self) -> str:
         return self.metric.performance_name()
 
+    def _direction(self) -> str:
+        # the measure's direction, declared once in metrics.opinion_options.PERFORMANCES
+        return self.metric.options.direction_text
+
     def unfairness(self) -> str:
         m = self.metric
         n_groups = m.grouping_summary().n_groups
@@ -47,7 +51,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
 
     def performance(self) -> str:
         return (
-            f"General performance (mean {self._perf()} across the groups of annotators): "
+            f"General performance (mean {self._perf()} across the groups of annotators, {self._direction()}): "
             f"{self.metric.performance()}"
         )
 
@@ -69,7 +73,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
 
     def group_performance(self) -> str:
         table = self.metric.group_performance()
-        lines = [f"Mean {self._perf()} per group ({self.metric.grouping_summary().grouping}):"]
+        lines = [f"Mean {self._perf()} per group ({self.metric.grouping_summary().grouping}; {self._direction()}):"]
         for g, row in table.iterrows():
             value = "undefined" if np.isnan(row["performance"]) else f"{row['performance']:.3f}"
             lines.append(
@@ -88,7 +92,11 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
 
     def worst_group(self) -> str:
         m = self.metric
-        return f"Worst-served group: {group_label(m.worst_group())} ({self._perf()} {m.worst_group_performance()})"
+        extreme = "lowest" if m.options.higher_is_better else "highest"
+        return (
+            f"Worst-served group ({extreme} {self._perf()}, {self._direction()}): {group_label(m.worst_group())} "
+            f"({self._perf()} {m.worst_group_performance()})"
+        )
 
     def performance_gap(self) -> str:
         return (

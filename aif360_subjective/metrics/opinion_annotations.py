@@ -26,6 +26,7 @@ __all__ = [
     "DisagreementRates",
     "EncodedAnnotations",
     "annotation_popularity",
+    "check_ratings",
     "disagreement_rates",
     "encode_annotations",
     "item_ambiguity",
@@ -43,6 +44,8 @@ class EncodedAnnotations:
         item_codes, annotator_codes: int64 codes into ``items`` / ``annotators``.
         items, annotators: the distinct ids (sorted), the codes' categories.
         y_true, y_pred: the raw label arrays (handed to user callables).
+        r_true, r_pred: the annotators' and the predicted ratings (float arrays) for the measures on ratings
+            (``"mae"``, ``"within_one"``; handed to user callables instead of the labels when given), or None.
     """
 
     t: np.ndarray
@@ -53,10 +56,44 @@ class EncodedAnnotations:
     annotators: pd.Index
     y_true: np.ndarray
     y_pred: np.ndarray
+    r_true: np.ndarray | None = None
+    r_pred: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         return len(self.t)
+
+    def callable_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """What a user performance callable receives: the ratings when given, else the raw labels."""
+        if self.r_true is not None and self.r_pred is not None:
+            return self.r_true, self.r_pred
+        return self.y_true, self.y_pred
+
+
+def check_ratings(values: Any, name: str, n: int) -> np.ndarray:
+    """Ratings as a float array: numbers (numeric strings such as LeWiDi's ``"4"`` converted), no missing value,
+    ``n`` of them.
+
+    Raises:
+        ValueError: wrong length, or values that are missing or not numbers (counted, first rows named).
+    """
+    raw = pd.Series(_as_1d(values, name))
+    if len(raw) != n:
+        raise ValueError(f"{name} must hold one rating per annotation ({n}), got {len(raw)}")
+    num: np.ndarray = np.asarray(pd.to_numeric(raw, errors="coerce"), dtype=np.float64)
+    bad = ~np.isfinite(num)
+    if bad.any():
+        rows = np.flatnonzero(bad)[:5].tolist()
+        examples = [_plain(v) for v in raw.iloc[rows]]
+        raise ValueError(
+            f"{name} must hold numeric ratings: {int(bad.sum())} value(s) are missing or not numbers, "
+            f"at rows {rows} ({examples})"
+        )
+    return num
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _as_1d(x: Any, name: str) -> np.ndarray:
@@ -80,7 +117,12 @@ def _factorize(ids: np.ndarray, name: str) -> tuple[np.ndarray, pd.Index]:
 
 
 def encode_annotations(
-    y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, pos_label: Any = 1
+    y_true: Any,
+    y_pred: Any,
+    item_ids: Any,
+    annotator_ids: Any,
+    pos_label: Any = 1,
+    ratings: tuple[Any, Any] | None = None,
 ) -> EncodedAnnotations:
     """Validate aligned annotation arrays and encode them.
 
@@ -90,6 +132,9 @@ def encode_annotations(
         item_ids: the item of each annotation.
         annotator_ids: the annotator of each annotation.
         pos_label: the positive (favourable) label.
+        ratings: optional (annotators' ratings, predicted ratings), one of each per annotation, for the
+            measures on ratings, already checked by the face with :func:`check_ratings`. ``y_true``/``y_pred``
+            stay the binary view the majority vote, ADR and the other groupings use.
 
     Returns:
         EncodedAnnotations
@@ -130,6 +175,10 @@ def encode_annotations(
         )
     item_codes, items = _factorize(arrays["item_ids"], "item_ids")
     ann_codes, annotators = _factorize(arrays["annotator_ids"], "annotator_ids")
+    r_true = r_pred = None
+    if ratings is not None:
+        # the faces checked them (check_ratings, with their own argument names)
+        r_true, r_pred = (np.asarray(r, dtype=np.float64) for r in ratings)
     return EncodedAnnotations(
         t=np.asarray(yt == pos_label, dtype=bool),
         p=np.asarray(yp == pos_label, dtype=bool),
@@ -139,6 +188,8 @@ def encode_annotations(
         annotators=annotators,
         y_true=yt,
         y_pred=yp,
+        r_true=r_true,
+        r_pred=r_pred,
     )
 
 
@@ -168,7 +219,9 @@ class DisagreementRates:
     n_resolved_tie_items: int = 0  # tied items the policy resolved to one label (tie="favorable"/"unfavorable")
 
 
-def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> DisagreementRates:
+def disagreement_rates(
+    enc: EncodedAnnotations, tie: str = "favorable", reference: str = "majority"
+) -> DisagreementRates:
     """Average disagreement rate (ADR) of every annotator with the items' majority vote.
 
     ADR = share of the annotator's labels that differ from the majority vote of their item,
@@ -176,9 +229,14 @@ def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> Disag
     With ``tie="drop"`` the annotations on tied items are not counted; an annotator with no
     counted annotation gets NaN.
 
+    With ``reference="median"`` (ratings needed) an annotation disagrees when its rating is more than half a
+    scale point from its item's median rating (all the item's ratings, its own included): the median itself
+    agrees, or both middle points when the median falls between two of them. ``tie`` does not apply.
+
     Args:
         enc: encoded annotations.
         tie: tie policy of the majority vote.
+        reference: "majority" (the binary majority vote, the paper's) or "median" (ratings).
 
     Returns:
         DisagreementRates
@@ -186,6 +244,8 @@ def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> Disag
     References:
         Balayn et al. (2019), Section 4.1 a).
     """
+    if reference == "median":
+        return _median_disagreement_rates(enc)
     n, n_pos = item_vote_counts(enc)
     mv = majority_vote(n, n_pos, tie)
     row_mv = mv[enc.item_codes]
@@ -205,6 +265,22 @@ def disagreement_rates(enc: EncodedAnnotations, tie: str = "favorable") -> Disag
     )
 
 
+def _median_disagreement_rates(enc: EncodedAnnotations) -> DisagreementRates:
+    assert enc.r_true is not None  # the options check requires ratings for the median reference
+    r = enc.r_true
+    n_items = len(enc.items)
+    order = np.lexsort((r, enc.item_codes))  # by item, then rating
+    size = np.bincount(enc.item_codes, minlength=n_items)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    ranked = r[order]
+    median = (ranked[start + (size - 1) // 2] + ranked[start + size // 2]) / 2.0
+    disagree = np.abs(r - median[enc.item_codes]) > 0.5
+    k = len(enc.annotators)
+    n_counted = np.bincount(enc.annotator_codes, minlength=k).astype(np.float64)
+    n_dis = np.bincount(enc.annotator_codes, weights=disagree, minlength=k)
+    return DisagreementRates(adr=n_dis / n_counted, n_counted=n_counted, n_tie_items=0, n_tie_annotations=0)
+
+
 def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreement") -> np.ndarray:
     """Ambiguity of every item from the split of its annotations.
 
@@ -218,17 +294,20 @@ def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreemen
     Returns:
         numpy.ndarray: one value per item.
     """
-    share = n_pos / n
+    # the minority share from counts, min(k, n - k) / n: items split k to n - k and n - k to k get the very same
+    # value (1 - 2/3 differs from 1/3 in the last bit, which made pandas.cut see duplicate bin edges)
+    minority = np.minimum(n_pos, n - n_pos) / n
     if measure == "disagreement":
-        return np.asarray(np.minimum(share, 1.0 - share), dtype=np.float64)
+        return np.asarray(minority, dtype=np.float64)
     if measure == "entropy":
-        return binary_entropy(share)
+        return binary_entropy(minority)
     raise ValueError(f"ambiguity must be one of ['disagreement', 'entropy'] here, got {measure!r}")
 
 
 def annotation_popularity(enc: EncodedAnnotations, n: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
     """Share of the item's annotations identical to each annotation (itself included), per row."""
-    share_pos = (n_pos / n)[enc.item_codes]
-    return np.asarray(np.where(enc.t, share_pos, 1.0 - share_pos), dtype=np.float64)
+    # from counts, so that identical shares are identical floats (k / n, not 1 - (n - k) / n)
+    same = np.where(enc.t, n_pos[enc.item_codes], (n - n_pos)[enc.item_codes])
+    return np.asarray(same / n[enc.item_codes], dtype=np.float64)
 
 

@@ -27,7 +27,14 @@ from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagree
 from .opinion_bootstrap import BootstrapInterval
 from .opinion_groupers import GROUPERS, UnitGroups
 from .opinion_groups import GroupingSummary, enforce_min_group_size
-from .opinion_options import PERFORMANCE_NAMES, OpinionOptions, PerformanceSpec
+from .opinion_options import PERFORMANCE_NAMES, PERFORMANCES, OpinionOptions, PerformanceSpec
+from .perspectivist import unit_mean_absolute_error, unit_within_one
+
+#: The measures on ratings: one value per unit from (unit codes, n_units, ratings, predicted ratings).
+_RATING_MEASURES: dict[str, Callable[..., np.ndarray]] = {
+    "mae": unit_mean_absolute_error,
+    "within_one": unit_within_one,
+}
 
 __all__ = [
     "OpinionExclusionResult",
@@ -126,12 +133,19 @@ def unit_performance(
     counts = None
     values = []
     for spec in specs:
-        if isinstance(spec, str):
+        if isinstance(spec, str) and PERFORMANCES[spec].needs_ratings:
+            # the options check made sure ratings were given
+            assert enc.r_true is not None and enc.r_pred is not None
+            rt, rp = (enc.r_true, enc.r_pred) if rows is None else (enc.r_true[rows], enc.r_pred[rows])
+            values.append(_RATING_MEASURES[spec](codes, n_units, rt, rp))
+        elif isinstance(spec, str):
             if counts is None:
                 counts = confusion_counts(codes, n_units, cell_codes(t, p))
             values.append(metric_from_counts(spec, counts))
         else:
-            yt, yp = (enc.y_true, enc.y_pred) if rows is None else (enc.y_true[rows], enc.y_pred[rows])
+            yt, yp = enc.callable_inputs()
+            if rows is not None:
+                yt, yp = yt[rows], yp[rows]
             values.append(_callable_per_unit(spec, codes, n_units, yt, yp))
     if len(values) == 1:
         return values[0]
@@ -360,7 +374,7 @@ def compute_opinion_exclusion(
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
         Learning. Section 4.1 and "Grouping criteria".
     """
-    rates = disagreement_rates(enc, options.tie)
+    rates = disagreement_rates(enc, options.tie, options.adr_reference)
     figures = _annotator_figures(enc, options, rates)
     groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
     unit_sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
@@ -387,23 +401,31 @@ def compute_opinion_exclusion(
 
 
 def individual_figures(result: OpinionExclusionResult) -> pd.Series:
-    """Individual-level figures (paper §4.4): spread over annotators, worst group, max-min gap.
+    """Individual-level figures (paper §4.4): spread over annotators, worst group, best group, gap.
+
+    The worst-served group is the one with the lowest performance when higher values are better (accuracy,
+    ``"within_one"``, ...) and the one with the highest when lower values are better (``"mae"``, error rates):
+    the direction comes from :attr:`OpinionOptions.higher_is_better`.
 
     Returns:
         pandas.Series: ``annotator_std`` (population std of the per-annotator performance),
         ``worst_group``, ``worst_group_performance``, ``best_group``, ``best_group_performance``,
-        ``gap`` (best minus worst group performance). Undefined values are skipped.
+        ``gap`` (|best - worst| = max - min over the groups, >= 0 in either direction). Undefined values are
+        skipped.
     """
     perf = result.group_table["performance"].dropna()
-    worst = perf.idxmin() if len(perf) else None
-    best = perf.idxmax() if len(perf) else None
+    higher = result.options.higher_is_better if result.options is not None else True
+    # positions, not labels: group labels may be tuples (intersections) that label lookup would misread
+    values = perf.to_numpy(dtype=np.float64)
+    lo, hi = (int(np.argmin(values)), int(np.argmax(values))) if len(perf) else (-1, -1)
+    i_worst, i_best = (lo, hi) if higher else (hi, lo)
     return pd.Series(
         {
             "annotator_std": _std0(result.annotator_performance.to_numpy()),
-            "worst_group": worst,
-            "worst_group_performance": perf.min() if len(perf) else np.nan,
-            "best_group": best,
-            "best_group_performance": perf.max() if len(perf) else np.nan,
+            "worst_group": perf.index[i_worst] if len(perf) else None,
+            "worst_group_performance": values[i_worst] if len(perf) else np.nan,
+            "best_group": perf.index[i_best] if len(perf) else None,
+            "best_group_performance": values[i_best] if len(perf) else np.nan,
             "gap": (perf.max() - perf.min()) if len(perf) else np.nan,
         },
         name="individual",

@@ -7,6 +7,7 @@ References:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_multi_annotator_dataset
-from .opinion_annotations import EncodedAnnotations, encode_annotations
+from .opinion_annotations import EncodedAnnotations, check_ratings, encode_annotations
 from .opinion_bootstrap import BootstrapInterval
 from .opinion_core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from .opinion_groups import GroupingSummary
@@ -55,14 +56,42 @@ def _check_same_pairs(dataset: Any, classified_dataset: Any) -> None:
         )
 
 
-def _encode(dataset: Any, classified_dataset: Any) -> EncodedAnnotations:
-    """The annotation rows as the core's arrays (positive = the favourable label)."""
+def _read_ratings(dataset: Any, column: str, name: str) -> np.ndarray:
+    """The ratings held in ``dataset.annotation_info[column]``, checked (numbers, none missing)."""
+    info = dataset.annotation_info
+    if column not in info.columns:
+        raise ValueError(
+            f"rating_column={column!r} is not a column of {name}.annotation_info (columns: {list(info.columns)}); "
+            + ("predicted ratings go there with dataset.with_predictions(pred, info={column: ratings})"
+               if name == "classified_dataset" else "name the column holding the annotators' ratings")
+        )
+    return check_ratings(info[column], f"{name}.annotation_info[{column!r}]", len(dataset.item_ids))
+
+
+def _encode(dataset: Any, classified_dataset: Any, rating_column: str | None) -> EncodedAnnotations:
+    """The annotation rows as the core's arrays (positive = the favourable label), with the ratings of
+    ``rating_column`` when named."""
+    ratings = None
+    if rating_column is not None:
+        if not isinstance(rating_column, str):
+            raise TypeError(f"rating_column must be None or a column name (str), got {rating_column!r}")
+        ratings = (_read_ratings(dataset, rating_column, "dataset"),
+                   _read_ratings(classified_dataset, rating_column, "classified_dataset"))
+        if np.array_equal(ratings[0], ratings[1]):
+            warnings.warn(
+                f"classified_dataset.annotation_info[{rating_column!r}] equals the annotators' ratings on every "
+                "row: the predicted ratings are probably the annotators' own (with_predictions(pred) keeps "
+                f"annotation_info; pass info={{{rating_column!r}: predicted_ratings}})",
+                UserWarning,
+                stacklevel=3,
+            )
     return encode_annotations(
         dataset.labels.ravel(),
         classified_dataset.labels.ravel(),
         dataset.item_ids,
         dataset.annotator_ids,
         pos_label=dataset.favorable_label,
+        ratings=ratings,
     )
 
 
@@ -91,6 +120,21 @@ class OpinionExclusionMetric(ClassificationMetric):
     A performance measure undefined for every group (e.g. precision when the model never predicts the
     favourable label) gives NaN unfairness and performance, the groups being listed in
     ``grouping_summary().undefined_groups``.
+
+    Ordinal ratings (CSC 1-6, POPQUORN 1-5): with ``performance="mae"`` (mean absolute error, lower is better)
+    or ``"within_one"`` (share of predictions within one scale point, higher is better) the per-annotator
+    performance compares ratings: ``rating_column`` names the ``annotation_info`` column holding the annotators'
+    ratings in ``dataset`` (POPQUORN ``"rating"``, LeWiDi ``"raw_label"``) and the predicted ratings in
+    ``classified_dataset`` (``dataset.with_predictions(pred, info={"rating": predicted})``). The ADR, the other
+    groupings and the majority vote keep using the binary view (the datasets' labels: a rating at or above the
+    loader's ``positive_from``): ADR is then the paper's disagreement with the binary majority vote. It is the
+    view the dataset's labels already define, so ADR keeps its meaning (a rate of disagreement with the
+    consensus, with the ``tie`` policy), and an annotator who rates 5 where the others rate 4 on an "offensive
+    from 3" scale is not counted as a dissenter. ``adr_reference="median"`` measures ADR against the item's
+    median rating instead (a rating more than half a point from it disagrees): it sees dissent on the same side
+    of the threshold too, but counts a rating one point off the median as a disagreement; the ambiguity,
+    popularity and discovered groupings keep the binary view. Every "worst group" follows the measure's direction
+    (:data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`).
 
     Computation is eager, like :class:`~aif360_subjective.metrics.SubgroupDiscoveryMetric`: the constructor
     validates every option (:func:`~aif360_subjective.metrics.check_opinion_options`, kept in :attr:`options`)
@@ -124,6 +168,9 @@ class OpinionExclusionMetric(ClassificationMetric):
         n_clusters: int | None = None,
         random_state: Any = None,
         warn_group_size: int = 5,
+        rating_column: str | None = None,
+        greater_is_better: bool | None = None,
+        adr_reference: str = "majority",
     ) -> None:
         """
         Args:
@@ -137,7 +184,8 @@ class OpinionExclusionMetric(ClassificationMetric):
                 (right-closed, lowest included); or ``"quantile:N"``.
             performance: "accuracy", "balanced_accuracy", "true_positive_rate",
                 "true_negative_rate", "false_positive_rate", "false_negative_rate", "precision", "f1",
-                a callable ``(y_true, y_pred) -> float`` (called with the datasets' label values, once
+                "mae" or "within_one" (on ratings, see ``rating_column``), a callable
+                ``(y_true, y_pred) -> float`` (called with the datasets' label values, once
                 per annotator/group), or a list of them, averaged per annotator (see ``nan_policy``).
             tie: majority-vote tie policy for the ADR: "favorable", "unfavorable" or "drop" (tied
                 items are then not counted in the ADR).
@@ -163,13 +211,22 @@ class OpinionExclusionMetric(ClassificationMetric):
             warn_group_size: a UserWarning names every group with fewer annotators than this, with its share
                 of the unfairness (:meth:`thin_groups`); 0 = never warn. With the paper's
                 ``min_group_size=1`` a bin of one annotator can set the unfairness on its own.
+            rating_column: the ``annotation_info`` column holding the ratings in both datasets (the
+                annotators' in ``dataset``, the predicted ones in ``classified_dataset``), for
+                ``performance="mae"`` / ``"within_one"``; user callables then receive ratings too.
+            greater_is_better: the direction of callable performance measures (None = higher is better for
+                callables; named measures carry their own, see
+                :data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`).
+            adr_reference: what an annotation's disagreement is measured against for the ADR: "majority" (the
+                binary majority vote, default, the paper's) or "median" (the item's median rating; needs
+                ``rating_column``; a rating more than half a point from it disagrees).
 
         Raises:
             TypeError: a dataset is not a MultiAnnotatorDataset, or an option has a wrong type.
             ValueError: the datasets hold different rows, or an option is invalid.
         """
         _check_same_pairs(dataset, classified_dataset)
-        enc = _encode(dataset, classified_dataset)
+        enc = _encode(dataset, classified_dataset, rating_column)
         options = check_opinion_options(
             annotators=enc.annotators,
             annotator_table=dataset.annotators,
@@ -178,22 +235,26 @@ class OpinionExclusionMetric(ClassificationMetric):
             small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
             nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
             warn_group_size=warn_group_size,
+            greater_is_better=greater_is_better, adr_reference=adr_reference, has_ratings=enc.r_true is not None,
         )
-        super().__init__(
-            dataset,
-            classified_dataset,
-            unprivileged_groups=unprivileged_groups,
-            privileged_groups=privileged_groups,
-        )
+        # AIF360 requires the datasets to differ only in labels and scores; a classified dataset may also carry
+        # predicted per-annotation values (the predicted ratings of rating_column) in its annotation_info
+        with dataset.temporarily_ignore("annotation_info"):
+            super().__init__(
+                dataset,
+                classified_dataset,
+                unprivileged_groups=unprivileged_groups,
+                privileged_groups=privileged_groups,
+            )
         self.options: OpinionOptions = options
-        self._keep_option_attributes(grouping, performance)
+        self._keep_option_attributes(grouping, performance, rating_column)
         # kept for analyses on top of the result (e.g. resampling annotators) without re-encoding
         self._encoded: EncodedAnnotations = enc
         self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
         self._bootstraps: dict[tuple[Any, ...], OpinionIntervals] = {}
         warn_thin_groups(self._cached)
 
-    def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any) -> None:
+    def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any, rating_column: Any) -> None:
         # the options as attributes, as before OpinionOptions existed (read-only by convention)
         o = self.options
         self.grouping = grouping
@@ -209,7 +270,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         self.clustering = o.clustering
         self.n_clusters = o.n_clusters
         self.random_state = o.random_state
-
+        self.rating_column = rating_column
     # ------------------------------------------------------------------ results
     def _result(self) -> OpinionExclusionResult:
         return self._cached
@@ -345,15 +406,16 @@ class OpinionExclusionMetric(ClassificationMetric):
         return float(individual_figures(self._result())["annotator_std"])
 
     def worst_group(self) -> Any:
-        """The group with the lowest performance (None if no group has a defined performance)."""
+        """The worst-served group: the lowest performance, or the highest for a lower-is-better measure such as
+        ``"mae"`` (None if no group has a defined performance)."""
         return individual_figures(self._result())["worst_group"]
 
     def worst_group_performance(self) -> float:
-        """The lowest group performance."""
+        """The worst-served group's performance (the lowest, or the highest for a lower-is-better measure)."""
         return float(individual_figures(self._result())["worst_group_performance"])
 
     def performance_gap(self) -> float:
-        """Best minus worst group performance (max - min over groups)."""
+        """Distance between the best- and the worst-served groups' performance (max - min over groups, >= 0)."""
         return float(individual_figures(self._result())["gap"])
 
     @dont_decorate

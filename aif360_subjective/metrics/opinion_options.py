@@ -26,38 +26,74 @@ from ..detectors.clustering import CLUSTERINGS
 from .opinion_groups import validate_bins
 
 __all__ = [
+    "ADR_REFERENCES",
     "AGGREGATES",
     "AMBIGUITY_MEASURES",
     "GROUPING_NAMES",
     "NAN_POLICIES",
+    "ORDINAL_PERFORMANCES",
+    "PERFORMANCES",
     "PERFORMANCE_NAMES",
     "SMALL_GROUP_POLICIES",
     "TIE_POLICIES",
     "OpinionOptions",
+    "PerformanceInfo",
     "PerformanceSpec",
     "BOOTSTRAP_LEVELS",
     "IntervalOptions",
     "check_interval_options",
     "check_opinion_options",
+    "performance_direction",
     "performance_name",
     "resolve_performance",
 ]
 
 #: Grouping names accepted by ``grouping=`` (besides a pandas Series mapping annotator ids to groups).
 GROUPING_NAMES: Final = ("adr", "ambiguity", "popularity", "demographic", "discovered")
+
+
+@dataclass(frozen=True)
+class PerformanceInfo:
+    """What the rest of the package must know about a named performance measure.
+
+    Attributes:
+        higher_is_better: the direction: which group is the worst-served one (lowest or highest value), the
+            sign of a gap, the colour scale of a figure, the words of an explanation.
+        needs_ratings: computed on ordinal ratings (the annotators' and the predicted ones), not on the binary
+            labels' confusion counts.
+        unit_interval: the values lie in [0, 1] (a rate); else in the ratings' units (a figure's colour scale is
+            then the data's range).
+    """
+
+    higher_is_better: bool
+    needs_ratings: bool = False
+    unit_interval: bool = True
+
+
+#: Every named performance measure and its direction: the one place the direction is declared; worst/best group,
+#: explanations and figures read it from here (through :attr:`OpinionOptions.higher_is_better`).
+PERFORMANCES: Final = {
+    "accuracy": PerformanceInfo(higher_is_better=True),
+    "balanced_accuracy": PerformanceInfo(higher_is_better=True),
+    "true_positive_rate": PerformanceInfo(higher_is_better=True),
+    "true_negative_rate": PerformanceInfo(higher_is_better=True),
+    "false_positive_rate": PerformanceInfo(higher_is_better=False),
+    "false_negative_rate": PerformanceInfo(higher_is_better=False),
+    "precision": PerformanceInfo(higher_is_better=True),
+    "f1": PerformanceInfo(higher_is_better=True),
+    # ordinal ratings (CSC 1-6, POPQUORN 1-5): mean |rating - predicted rating|, share within one point
+    "mae": PerformanceInfo(higher_is_better=False, needs_ratings=True, unit_interval=False),
+    "within_one": PerformanceInfo(higher_is_better=True, needs_ratings=True),
+}
 #: Named performance measures.
-PERFORMANCE_NAMES: Final = (
-    "accuracy",
-    "balanced_accuracy",
-    "true_positive_rate",
-    "true_negative_rate",
-    "false_positive_rate",
-    "false_negative_rate",
-    "precision",
-    "f1",
-)
+PERFORMANCE_NAMES: Final = tuple(PERFORMANCES)
+#: Named performance measures computed on ratings.
+ORDINAL_PERFORMANCES: Final = tuple(k for k, v in PERFORMANCES.items() if v.needs_ratings)
 AMBIGUITY_MEASURES: Final = ("disagreement", "entropy", "uqs")
 AGGREGATES: Final = ("annotator", "pooled")
+#: What an annotation's ADR disagreement is measured against: the item's majority vote of the binary labels, or
+#: (ratings only) the item's median rating.
+ADR_REFERENCES: Final = ("majority", "median")
 NAN_POLICIES: Final = ("propagate", "omit")
 SMALL_GROUP_POLICIES: Final = ("merge", "drop")
 #: ``bootstrap_levels``: resample annotators within groups and then their annotations ("both"), or annotators only.
@@ -89,6 +125,11 @@ class OpinionOptions:
         random_state: None, an int or a numpy Generator (seed of "discovered" and of the bootstrap).
         warn_group_size: groups with fewer annotators are warned about, with their share of the unfairness
             (0 = never warn).
+        higher_is_better: the direction of the performance measures (:data:`PERFORMANCES`; for callables alone
+            the ``greater_is_better`` option, default True): the worst-served group is the one with the lowest
+            value when True, the highest when False (e.g. ``"mae"``).
+        adr_reference: "majority" (ADR against the binary majority vote, the paper's) or "median" (ratings:
+            against the item's median rating).
     """
 
     grouping: str
@@ -106,6 +147,23 @@ class OpinionOptions:
     n_clusters: int | None
     random_state: Any
     warn_group_size: int = 5
+    higher_is_better: bool = True
+    adr_reference: str = "majority"
+
+    @property
+    def needs_ratings(self) -> bool:
+        """Whether a performance measure is computed on ratings (``"mae"``, ``"within_one"``)."""
+        return any(isinstance(p, str) and PERFORMANCES[p].needs_ratings for p in self.performance)
+
+    @property
+    def unit_interval(self) -> bool:
+        """Whether every performance value lies in [0, 1] (named rates; not ``"mae"`` nor a callable)."""
+        return all(isinstance(p, str) and PERFORMANCES[p].unit_interval for p in self.performance)
+
+    @property
+    def direction_text(self) -> str:
+        """``"higher is better"`` or ``"lower is better"`` (for explanations and axis labels)."""
+        return "higher is better" if self.higher_is_better else "lower is better"
 
     @property
     def performance_name(self) -> str:
@@ -131,8 +189,11 @@ class OpinionOptions:
 def resolve_performance(performance: Any) -> tuple[PerformanceSpec, ...]:
     """Validate the ``performance`` option: a name, a callable, or a non-empty list of them.
 
+    A list is averaged per unit, so its named measures must share one direction and one kind: measures on
+    ratings (``"mae"``, ``"within_one"``) are not mixed with measures on binary labels.
+
     Raises:
-        ValueError: an unknown name or an empty list.
+        ValueError: an unknown name, an empty list, or a list mixing directions or kinds.
         TypeError: an element that is neither a name nor a callable.
     """
     items = list(performance) if isinstance(performance, list | tuple) else [performance]
@@ -146,13 +207,68 @@ def resolve_performance(performance: Any) -> tuple[PerformanceSpec, ...]:
                 f"performance must be a metric name {list(PERFORMANCE_NAMES)}, a callable "
                 f"(y_true, y_pred) -> float, or a list of them; got {type(p).__name__} {p!r}"
             )
+    names = [p for p in items if isinstance(p, str)]
+    on_ratings = sorted({p for p in names if PERFORMANCES[p].needs_ratings})
+    on_labels = sorted({p for p in names if not PERFORMANCES[p].needs_ratings})
+    if on_ratings and on_labels:
+        raise ValueError(
+            f"performance {names} mixes measures on ratings {on_ratings} with measures on binary labels "
+            f"{on_labels}; a list is averaged per unit, so use measures of one kind"
+        )
+    higher = sorted({p for p in names if PERFORMANCES[p].higher_is_better})
+    lower = sorted({p for p in names if not PERFORMANCES[p].higher_is_better})
+    if higher and lower:
+        raise ValueError(
+            f"performance {names} mixes higher-is-better measures {higher} with lower-is-better measures "
+            f"{lower}; a list is averaged per unit, so use measures of one direction"
+        )
     return tuple(items)
+
+
+def performance_direction(specs: Sequence[PerformanceSpec], greater_is_better: Any = None) -> bool:
+    """Whether higher values of the (resolved) performance measures are better.
+
+    Args:
+        specs: resolved performance measures (:func:`resolve_performance`).
+        greater_is_better: None = the direction of the named measures (:data:`PERFORMANCES`; True for callables
+            alone); a bool states it, e.g. ``False`` for a callable error measure.
+
+    Returns:
+        bool
+
+    Raises:
+        TypeError: ``greater_is_better`` is neither None nor a bool.
+        ValueError: ``greater_is_better`` contradicts a named measure.
+    """
+    if greater_is_better is not None and not isinstance(greater_is_better, bool | np.bool_):
+        raise TypeError(f"greater_is_better must be None, True or False, got {greater_is_better!r}")
+    named = [p for p in specs if isinstance(p, str)]
+    if not named:
+        return True if greater_is_better is None else bool(greater_is_better)
+    direction = PERFORMANCES[named[0]].higher_is_better
+    if greater_is_better is not None and bool(greater_is_better) != direction:
+        raise ValueError(
+            f"greater_is_better={bool(greater_is_better)} contradicts performance {named[0]!r} "
+            f"({'higher' if direction else 'lower'} is better); leave greater_is_better=None for named measures"
+        )
+    return direction
 
 
 def performance_name(specs: Sequence[PerformanceSpec]) -> str:
     """A readable name for a performance option."""
     names = [s if isinstance(s, str) else getattr(s, "__name__", type(s).__name__) for s in specs]
     return names[0] if len(names) == 1 else "mean(" + ", ".join(names) + ")"
+
+
+def _check_ratings_given(specs: Sequence[PerformanceSpec], has_ratings: bool) -> None:
+    on_ratings = [p for p in specs if isinstance(p, str) and PERFORMANCES[p].needs_ratings]
+    if on_ratings and not has_ratings:
+        raise ValueError(
+            f"performance {on_ratings[0]!r} compares ratings, but none were given: pass rating_column= "
+            "(OpinionExclusionMetric: the annotation_info column holding the ratings of both datasets) or "
+            "positive_from= (opinion_exclusion: y_true and y_pred are then ratings, binarised at positive_from "
+            "for the majority vote)"
+        )
 
 
 def _check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series | None]:
@@ -238,6 +354,9 @@ def check_opinion_options(
     n_clusters: int | None = None,
     random_state: Any = None,
     warn_group_size: int = 5,
+    greater_is_better: bool | None = None,
+    adr_reference: str = "majority",
+    has_ratings: bool = False,
 ) -> OpinionOptions:
     """Validate every option of the opinion-exclusion analysis, in a fixed order, and freeze them.
 
@@ -246,6 +365,8 @@ def check_opinion_options(
     ``random_state`` and ``warn_group_size`` are those of
     :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
     ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
+    ``greater_is_better`` states the direction of callable measures (:func:`performance_direction`);
+    ``adr_reference`` what ADR disagreement is measured against (:data:`ADR_REFERENCES`).
 
     Args:
         annotators: the distinct annotator ids of the data (a grouping Series must share some of them;
@@ -253,6 +374,8 @@ def check_opinion_options(
         annotator_table: annotator attributes indexed by annotator id (for "demographic"/"discovered").
         default_attributes: the attributes of ``grouping="demographic"`` when ``attributes`` is None (the
             metric class: the dataset's protected attributes; the function: every column of ``annotators``).
+        has_ratings: whether the face was given ratings (the class: ``rating_column=``; the function:
+            ``positive_from=``); ``"mae"`` and ``"within_one"`` need them.
 
     Returns:
         OpinionOptions
@@ -264,6 +387,14 @@ def check_opinion_options(
     kind, group_labels = _check_grouping(grouping, annotators)
     validate_bins(bins)
     specs = resolve_performance(performance)
+    higher = performance_direction(specs, greater_is_better)
+    _check_ratings_given(specs, has_ratings)
+    check_choice(adr_reference, "adr_reference", ADR_REFERENCES)
+    if adr_reference == "median" and not has_ratings:
+        raise ValueError(
+            "adr_reference='median' measures disagreement with the item's median rating, but no ratings were "
+            "given: pass rating_column= (OpinionExclusionMetric) or positive_from= (opinion_exclusion)"
+        )
     check_choice(tie, "tie", TIE_POLICIES)
     size = check_int(min_group_size, "min_group_size", low=1)
     check_choice(small_groups, "small_groups", SMALL_GROUP_POLICIES)
@@ -292,6 +423,8 @@ def check_opinion_options(
         n_clusters=k,
         random_state=random_state,
         warn_group_size=warn_size,
+        higher_is_better=higher,
+        adr_reference=adr_reference,
     )
 
 

@@ -65,15 +65,26 @@ def group_interval_tables(
     return low, high
 
 
+def _higher_is_better(metrics: Mapping) -> bool:
+    """The common direction of the models' measures (a figure cannot colour two directions at once)."""
+    directions = {name: bool(m.options.higher_is_better) for name, m in metrics.items()}
+    if len(set(directions.values())) > 1:
+        raise ValueError(
+            "the models' performance measures have opposite directions (higher_is_better: "
+            f"{directions}); draw them in separate figures"
+        )
+    return next(iter(directions.values()))
+
+
 def plot_group_performance(
     metrics: Mapping,
     kind: str = "heatmap",
     ax=None,
-    cmap: str = "RdYlGn",
+    cmap: str | None = None,
     annotate: bool = True,
     fmt: str = "{:.2f}",
-    vmin: float | None = 0.0,
-    vmax: float | None = 1.0,
+    vmin: float | str | None = "auto",
+    vmax: float | str | None = "auto",
     show_summary: bool = True,
     ci: float | None = None,
     n_boot: int = 1000,
@@ -90,14 +101,21 @@ def plot_group_performance(
     ``OpinionExclusionMetric.unfairness_ci``): under the value in each heatmap cell, as error bars on the bars,
     and next to the unfairness and performance in the model labels. ``ci=None`` draws the paper's raw figure.
 
+    The colours follow the performance measure's direction
+    (:data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`): green is always the better end, so a
+    lower-is-better measure such as ``"mae"`` uses the reversed colormap, and its colour range starts at 0 and
+    ends at the data's largest value (MAE is in rating units, not a rate in [0, 1]).
+
     Args:
         metrics: model name -> OpinionExclusionMetric (all with the same grouping).
         kind: "heatmap" or "bars".
         ax: matplotlib Axes to draw on (a new figure when None).
-        cmap: colormap of the heatmap.
+        cmap: colormap of the heatmap, low to high values; None = ``"RdYlGn"`` when higher is better,
+            ``"RdYlGn_r"`` when lower is better.
         annotate: write the values in the heatmap cells.
         fmt: format of the annotations.
-        vmin, vmax: colour range (None = data range).
+        vmin, vmax: colour range (None = data range; ``"auto"`` = 0 to 1 for rates, 0 to the data's maximum for
+            measures outside [0, 1] such as ``"mae"`` or callables).
         show_summary: add "(unfairness u, performance p)" to the model labels.
         ci: confidence level of the intervals (e.g. 0.95); None = no intervals (the paper's figure).
         n_boot: bootstrap replicates of the intervals.
@@ -108,7 +126,7 @@ def plot_group_performance(
         secondary axis with the group sizes is ``ax.sizes_ax``.
 
     Raises:
-        ValueError: empty ``metrics`` or unknown ``kind``.
+        ValueError: empty ``metrics``, unknown ``kind``, or models whose measures have opposite directions.
     """
     import matplotlib.pyplot as plt
 
@@ -122,6 +140,16 @@ def plot_group_performance(
         _, ax = plt.subplots(figsize=(width, height))
     labels = [group_label(g) for g in table.columns]
     first = next(iter(metrics.values()))
+    higher = _higher_is_better(metrics)
+    if cmap is None:
+        cmap = "RdYlGn" if higher else "RdYlGn_r"
+    unit = first.options.unit_interval
+    values_all = table.to_numpy(dtype=float)
+    top = float(np.nanmax(values_all)) if np.isfinite(values_all).any() else 1.0
+    if vmin == "auto":
+        vmin = 0.0
+    if vmax == "auto":
+        vmax = 1.0 if unit else max(top, 1e-12)
     grouping = first.grouping if isinstance(first.grouping, str) else "group"
     low = high = None
     if ci is not None:
@@ -152,7 +180,7 @@ def plot_group_performance(
                     bounds = f"[{fmt.format(a)}, {fmt.format(b)}]" if np.isfinite(a) and np.isfinite(b) else "[–]"
                     ax.text(j, i, f"{fmt.format(v)}\n{bounds}", ha="center", va="center", color=colour,
                             fontsize="small", linespacing=1.3)
-        ax.figure.colorbar(im, ax=ax, label=perf_name)
+        ax.figure.colorbar(im, ax=ax, label=f"{perf_name} ({first.options.direction_text})")
         ax.set_xlabel(f"{grouping} groups" if grouping != "adr" else "annotators' ADR range")
         ax.set_title(f"{perf_name} per group of annotators")
     else:
@@ -169,8 +197,9 @@ def plot_group_performance(
             ax.bar(x - 0.4 + width * (k + 0.5), vals, width, label=lab, yerr=yerr,
                    capsize=3 if yerr is not None else 0)
         ax.set_xticks(x, labels=labels, rotation=30 if n_groups > 6 else 0)
-        ax.set_ylabel(perf_name)
-        ax.set_ylim(0, 1.05 if vmax is None else max(vmax, 1.0) * 1.05)
+        ax.set_ylabel(f"{perf_name} ({first.options.direction_text})")
+        top_y = (1.0 if unit else top) if vmax is None else (max(vmax, 1.0) if unit else vmax)
+        ax.set_ylim(0, top_y * 1.05)
         sizes = first.group_performance()["n_annotators"].reindex(table.columns)
         ax2 = ax.twinx()
         ax2.plot(x, sizes.to_numpy(dtype=float), color="grey", marker="o", linestyle="--", label="annotators")

@@ -154,7 +154,26 @@ class _Job:
         self.cell_members = _Segments(self.nz_c)  # the nonzeros of each (unit, label) cell
         self.unit_members = _Segments(self.unit)  # the judgments of each unit
         self.single_choice = bool(np.all(np.diff(a.indptr) == 1))
+        self.other_j, self.other_c = self._other_cells()
         self.pairs: _PairLabels | None = None  # built on first use (closed tasks only)
+
+    def _other_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (judgment, cell of its unit whose label the judgment did not choose) pair.
+
+        WUA needs, per judgment, the weight of s(u) on the labels the worker did not choose. Summing it over
+        these pairs adds nonnegative terms only; the former "whole unit minus own labels" lost small terms to
+        cancellation (and a round-off guard zeroed them), although the cosine is scale-free.
+        """
+        cells_per_unit = np.bincount(self.cell_u, minlength=self.n_units)
+        cell_start = np.concatenate([[0], np.cumsum(cells_per_unit)[:-1]])  # cells are sorted by unit
+        reps = cells_per_unit[self.unit]
+        pair_start = np.concatenate([[0], np.cumsum(reps)[:-1]])
+        pair_j = np.repeat(np.arange(self.n_judgments), reps)
+        pair_c = np.repeat(cell_start[self.unit] - pair_start, reps) + np.arange(int(reps.sum()))
+        own = np.zeros(len(pair_j), dtype=bool)
+        # the judgment's own cells: its nonzero entries, placed by their cell's rank within the unit
+        own[pair_start[self.nz_j] + self.nz_c - cell_start[self.unit[self.nz_j]]] = True
+        return pair_j[~own], pair_c[~own]
 
     # -- helpers ---------------------------------------------------------------------------------
     def cell_sums(self, per_nz: np.ndarray) -> np.ndarray:
@@ -291,11 +310,9 @@ def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
     num_j = job.judgment_sums(g_nz * yw * z)
     dw_j = job.judgment_sums(g_nz * yw * yw)
     s_cell = job.cell_sums(yw)
-    ss_u = np.bincount(job.cell_u, g[job.cell_a] * s_cell**2, minlength=job.n_units)
-    inside = job.judgment_sums(g_nz * s_cell[job.nz_c] ** 2)
-    # Weight of s(u) on the labels the worker did not choose; below round-off it is 0.
-    outside = ss_u[job.unit] - inside
-    outside[outside <= 1e-12 * ss_u[job.unit]] = 0.0
+    # Weight of s(u) on the labels the worker did not choose, summed term by term (no cancellation)
+    gs2 = g[job.cell_a] * s_cell**2
+    outside = np.bincount(job.other_j, gs2[job.other_c], minlength=job.n_judgments)
     ds_j = job.judgment_sums(g_nz * z * z) + outside
     root = np.sqrt(dw_j * ds_j)
     small = root < EPS

@@ -14,12 +14,15 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
+from numbers import Real
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from aif360_subjective.metrics.opinion_annotations import encode_annotations
+from aif360_subjective.metrics.opinion_annotations import check_ratings, encode_annotations
 from aif360_subjective.metrics.opinion_core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
@@ -54,6 +57,22 @@ def _ids(y_true: Any, ids: Any, default_level: str, name: str) -> Any:
     return ids
 
 
+def _binary_view(y_true: Any, y_pred: Any, positive_from: Any, pos_label: Any) -> tuple[Any, ...]:
+    """Ratings as (binary y_true, binary y_pred, (ratings, predicted ratings)): 1 = rating >= positive_from."""
+    if isinstance(positive_from, bool) or not isinstance(positive_from, Real):
+        raise TypeError(f"positive_from must be a number (the lowest rating of the positive class), got "
+                        f"{positive_from!r}")
+    if not math.isfinite(float(positive_from)):
+        raise ValueError(f"positive_from must be a finite number, got {float(positive_from)}")
+    if isinstance(pos_label, bool) or pos_label not in (0, 1):
+        raise ValueError(f"with positive_from, the binary view codes a rating >= positive_from as 1 and the others "
+                         f"as 0: pos_label must be 1 or 0, got {pos_label!r}")
+    n = len(y_true)
+    r_true, r_pred = check_ratings(y_true, "y_true", n), check_ratings(y_pred, "y_pred", n)
+    cut = float(positive_from)
+    return (r_true >= cut).astype(np.int64), (r_pred >= cut).astype(np.int64), (r_true, r_pred)
+
+
 def opinion_exclusion(
     y_true: Any,
     y_pred: Any,
@@ -79,8 +98,19 @@ def opinion_exclusion(
     ci: float | None = None,
     n_boot: int = 1000,
     bootstrap_levels: str = "both",
+    positive_from: float | None = None,
+    greater_is_better: bool | None = None,
+    adr_reference: str = "majority",
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
+
+    Ordinal ratings: with ``positive_from`` given, ``y_true`` and ``y_pred`` are the annotators' and the predicted
+    ratings (e.g. POPQUORN 1-5, CSC 1-6). ``performance="mae"`` / ``"within_one"`` compare them; the majority
+    vote, the ADR and the other groupings use the binary view ``rating >= positive_from`` (coded 1, the others
+    0; ``pos_label`` says which of the two is the positive class the tie policy refers to), as the loaders build
+    their labels (``PopquornDataset(positive_from=3)``: label 1 = offensive, favourable 0, i.e. ``pos_label=0``
+    here gives :class:`~aif360_subjective.metrics.OpinionExclusionMetric`'s result with ``rating_column="rating"``).
+    ADR on ratings is therefore the paper's disagreement with the binary majority vote (see the class for why).
 
     Args:
         y_true (array-like or pandas.Series): the annotators' labels, one per annotation.
@@ -99,7 +129,9 @@ def opinion_exclusion(
             sequence of increasing edges (right-closed, lowest included) or ``"quantile:N"``.
         performance: "accuracy", "balanced_accuracy", "true_positive_rate",
             "true_negative_rate", "false_positive_rate", "false_negative_rate", "precision",
-            "f1", a callable ``(y_true, y_pred) -> float``, or a list of them (averaged per unit).
+            "f1", "mae" or "within_one" (on ratings: ``positive_from`` needed), a callable
+            ``(y_true, y_pred) -> float`` (given the ratings when ``positive_from`` is set), or a list of them
+            (averaged per unit; one kind and one direction).
         pos_label: the positive (favourable) label; rates are computed for it and the tie policy
             refers to it.
         tie: majority-vote tie policy: "favorable" (tie -> ``pos_label``), "unfavorable" or "drop".
@@ -123,6 +155,12 @@ def opinion_exclusion(
         n_boot: bootstrap replicates (>= 100).
         bootstrap_levels: "both" (annotators within groups, then their annotations) or "annotators"; see
             :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.unfairness_ci`.
+        positive_from (float, optional): ``y_true`` and ``y_pred`` are ratings; the binary view for the
+            majority vote is ``rating >= positive_from`` (see above).
+        greater_is_better (bool, optional): the direction of callable measures (named ones carry their own:
+            lower is better for "mae", "false_positive_rate", "false_negative_rate").
+        adr_reference: "majority" (ADR against the binary majority vote) or "median" (against the item's median
+            rating, with ``positive_from``), as in :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
@@ -145,12 +183,17 @@ def opinion_exclusion(
         >>> round(res.unfairness, 3), round(res.performance, 3)
         (0.25, 0.75)
     """
+    ratings = None
+    y_true_view, y_pred_view = y_true, y_pred
+    if positive_from is not None:
+        y_true_view, y_pred_view, ratings = _binary_view(y_true, y_pred, positive_from, pos_label)
     enc = encode_annotations(
-        y_true,
-        y_pred,
+        y_true_view,
+        y_pred_view,
         _ids(y_true, item_ids, "item", "item_ids"),
         _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
         pos_label=pos_label,
+        ratings=ratings,
     )
     options = check_opinion_options(
         annotators=enc.annotators,
@@ -160,6 +203,7 @@ def opinion_exclusion(
         small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
         nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
         warn_group_size=warn_group_size,
+        greater_is_better=greater_is_better, adr_reference=adr_reference, has_ratings=ratings is not None,
     )
     interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
     result = compute_opinion_exclusion(enc, options, annotators)
@@ -195,8 +239,12 @@ def annotator_performance(
     performance: Performance = "accuracy",
     pos_label: Any = 1,
     nan_policy: str = "propagate",
+    positive_from: float | None = None,
 ) -> pd.Series:
     """Performance of the predictions for each annotator (over all its annotations).
+
+    With ``positive_from``, ``y_true``/``y_pred`` are ratings (for ``performance="mae"`` or ``"within_one"``), as
+    in :func:`opinion_exclusion`.
 
     Returns:
         pandas.Series: indexed by annotator id; NaN where the metric is undefined.
@@ -209,6 +257,7 @@ def annotator_performance(
         performance=performance,
         pos_label=pos_label,
         nan_policy=nan_policy,
+        positive_from=positive_from,
     ).annotator_performance
 
 

@@ -153,6 +153,41 @@ def test_copy_and_equality(small):
     assert ds.copy().item_ids is ds.item_ids  # shallow copy shares arrays, as AIF360's
 
 
+def test_copies_do_not_share_tables_with_the_original(small):
+    """Regression: with_predictions (through copy) shared annotation_info with the original, so writing predicted
+    ratings into the classified copy rewrote the annotators' own."""
+    ann, annotators, items = small
+    ds = MultiAnnotatorDataset(
+        ann.assign(rating=[1, 2, 5, 4, 4, 1]), annotators=annotators, items=items, item_features=["len", "ns"],
+        favorable_label=0, unfavorable_label=1, info_columns=["rating"])
+    pred = ds.with_predictions(np.zeros(6))
+    pred.annotation_info["rating"] = 3
+    pred.annotation_info["extra"] = 1
+    pred.annotators.loc[1, "gender"] = "x"
+    pred.items.loc["a", "len"] = 0.0
+    assert ds.annotation_info.columns.tolist() == ["rating"]
+    assert ds.annotation_info["rating"].tolist() == [1, 2, 5, 4, 4, 1]
+    assert ds.annotators.loc[1, "gender"] == "f" and ds.items.loc["a", "len"] == 3.0
+    cp = ds.copy()
+    cp.annotation_info.iloc[0, 0] = 99
+    assert ds.annotation_info.iloc[0, 0] == 1 and cp.item_ids is ds.item_ids  # ids still shared (never edited)
+    assert ds.copy() == ds and ds.copy().metadata["transformer"] == "MultiAnnotatorDataset.copy"
+
+
+def test_with_predictions_info_columns(small):
+    ann, annotators, items = small
+    ds = MultiAnnotatorDataset(ann.assign(rating=[1, 2, 5, 4, 4, 1]), favorable_label=0, unfavorable_label=1,
+                               info_columns=["rating"])
+    pred = ds.with_predictions(np.zeros(6), info={"rating": pd.Series([2, 4, 1], index=["a", "b", "c"])})
+    assert pred.annotation_info["rating"].tolist() == [2, 2, 2, 4, 4, 1]
+    assert ds.annotation_info["rating"].tolist() == [1, 2, 5, 4, 4, 1]
+    assert pred.metadata["params"] == {"info": ["rating"]}
+    with pytest.raises(TypeError, match=r"info must be a mapping \{annotation_info column \(str\): values\}"):
+        ds.with_predictions(np.zeros(6), info=[1, 2])
+    with pytest.raises(ValueError, match=r"info\['rating'\] must have one value per row \(6\)"):
+        ds.with_predictions(np.zeros(6), info={"rating": [1, 2]})
+
+
 def test_split_by_item_partitions_and_is_seeded(small):
     ds = build(small)
     tr, te = ds.split([0.67], shuffle=True, seed=3)

@@ -78,6 +78,13 @@ BAD_OPTIONS = {
     "random-state-text": {"grouping": "discovered", "random_state": "x"},
     "random-state-bool": {"grouping": "discovered", "random_state": True},
     "random-state-float-any-grouping": {"random_state": 1.5},
+    # measures on ratings without ratings (neither rating_column= nor positive_from=)
+    "performance-mae-without-ratings": {"performance": "mae"},
+    "performance-within-one-without-ratings": {"performance": ["within_one"]},
+    "performance-mixed-directions": {"performance": ["accuracy", "false_negative_rate"]},
+    "greater-is-better-contradicts": {"performance": "accuracy", "greater_is_better": False},
+    "adr-reference-median-without-ratings": {"adr_reference": "median"},
+    "adr-reference-unknown": {"adr_reference": "mode"},
 }
 
 
@@ -156,3 +163,73 @@ def test_former_names_are_aliases(data):
     assert m.grouping_report() == m.grouping_summary() == m.result().report
     assert m.grouping_summary().summary() == m.grouping_summary().text()
     assert m.options is m.result().options
+
+
+# ------------------------------------------------------------------------------------ ordinal ratings
+@pytest.fixture(scope="module")
+def rated():
+    """Ratings 1-5 from the synthetic annotations (label 1 -> 3..5, label 0 -> 1..2), binary view rating >= 3
+    (label 1 = unfavourable, favourable 0, as PopquornDataset), and noisy predicted ratings."""
+    full = make_subjective_dataset(n_items=60, n_annotators=12, annotations_per_item=3, random_state=1)
+    long = full.to_dataframe()[[full.item_col, full.annotator_col, full.label_col]].reset_index(drop=True)
+    rng = np.random.default_rng(2)
+    high = long[full.label_col].to_numpy() == full.unfavorable_label
+    long["rating"] = np.where(high, rng.integers(3, 6, len(long)), rng.integers(1, 3, len(long)))
+    long["binary"] = (long["rating"] >= 3).astype(int)
+    ds = MultiAnnotatorDataset(long.drop(columns=[full.label_col]), label_col="binary", info_columns=["rating"],
+                               annotators=full.annotators[list(full.protected_attribute_names)],
+                               favorable_label=0, unfavorable_label=1)
+    predicted = np.clip(long["rating"].to_numpy() + rng.integers(-2, 3, len(long)), 1, 5)
+    pred = ds.with_predictions((predicted >= 3).astype(int), info={"rating": predicted})
+    return ds, pred
+
+
+ORDINAL_OPTIONS = {
+    "mae-adr": {"performance": "mae"},
+    "mae-adr-median": {"performance": "mae", "adr_reference": "median", "bins": "quantile:4"},
+    "within-one-adr-drop-ties": {"performance": "within_one", "tie": "drop", "bins": 3},
+    "mae-ambiguity-pooled": {"performance": "mae", "grouping": "ambiguity", "bins": 3},
+    "mae-popularity": {"performance": "mae", "grouping": "popularity", "bins": 2},
+    "mae-demographic": {"performance": "mae", "grouping": "demographic", "attributes": ["gender"]},
+    "within-one-discovered": {"performance": "within_one", "grouping": "discovered", "n_clusters": 3,
+                              "random_state": 0},
+    "callable-lower-is-better": {"performance": lambda y, p: float(np.mean((y - p) ** 2)),
+                                 "greater_is_better": False},
+}
+
+
+@pytest.mark.parametrize("options", list(ORDINAL_OPTIONS.values()), ids=list(ORDINAL_OPTIONS))
+def test_same_ordinal_result_from_both_faces(rated, options):
+    ds, pred = rated
+    a = OpinionExclusionMetric(ds, pred, rating_column="rating", **options).result()
+    b = opinion_exclusion(ds.annotation_info["rating"], pred.annotation_info["rating"], item_ids=ds.item_ids,
+                          annotator_ids=ds.annotator_ids, positive_from=3, pos_label=0, annotators=ds.annotators,
+                          **options)
+    pd.testing.assert_frame_equal(a.group_table, b.group_table, check_names=False)
+    pd.testing.assert_series_equal(a.disagreement_rates, b.disagreement_rates)
+    pd.testing.assert_series_equal(a.annotator_performance, b.annotator_performance)
+    assert a.unfairness == b.unfairness and a.grouping_summary == b.grouping_summary
+    assert a.options.higher_is_better == b.options.higher_is_better
+    from aif360_subjective.metrics.opinion_core import individual_figures
+
+    pd.testing.assert_series_equal(individual_figures(a), individual_figures(b))
+
+
+ORDINAL_BAD_OPTIONS = {
+    "mae-with-accuracy": {"performance": ["mae", "accuracy"]},
+    "mae-with-within-one": {"performance": ["mae", "within_one"]},
+    "greater-is-better-contradicts": {"performance": "mae", "greater_is_better": True},
+    "greater-is-better-text": {"performance": "mae", "greater_is_better": "no"},
+}
+
+
+@pytest.mark.parametrize("options", list(ORDINAL_BAD_OPTIONS.values()), ids=list(ORDINAL_BAD_OPTIONS))
+def test_bad_ordinal_option_same_error_from_both_faces(rated, options):
+    ds, pred = rated
+    with pytest.raises((TypeError, ValueError)) as from_class:
+        OpinionExclusionMetric(ds, pred, rating_column="rating", **options)
+    with pytest.raises((TypeError, ValueError)) as from_function:
+        opinion_exclusion(ds.annotation_info["rating"], pred.annotation_info["rating"], item_ids=ds.item_ids,
+                          annotator_ids=ds.annotator_ids, positive_from=3, pos_label=0, **options)
+    assert type(from_class.value) is type(from_function.value)
+    assert str(from_class.value) == str(from_function.value)

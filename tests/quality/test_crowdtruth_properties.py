@@ -39,7 +39,6 @@ def naive_crowdtruth(rows, labels, open_ended=False, max_delta=0.001, max_iter=1
 
     first = None
     for _ in range(max_iter):
-        s = {u: sum(wqs[w] * vec[u, w] for w in ws) for u, ws in units.items()}
         new_aqs = aqs.copy()
         if not open_ended:
             num, den = np.zeros(len(labels)), np.zeros(len(labels))
@@ -74,7 +73,9 @@ def naive_crowdtruth(rows, labels, open_ended=False, max_delta=0.001, max_iter=1
             n = d = 0.0
             for u in us:
                 mine = wqs[i] * vec[u, i]
-                rest = s[u] - mine
+                # s(u) - WQS_i v_i as the sum over the unit's other workers: the subtraction would cancel
+                # when the others' weight is tiny, and the cosine is scale-free, so the residue counts
+                rest = sum((wqs[j] * vec[u, j] for j in units[u] if j != i), np.zeros(len(labels)))
                 root = math.sqrt(np.sum(aqs * mine * mine) * np.sum(aqs * rest * rest))
                 c = EPS if root < EPS else float(np.sum(aqs * mine * rest)) / root
                 n += c * uqs[u]
@@ -125,14 +126,50 @@ def test_equals_loop_transcription(rows, open_ended):
     # A cap keeps rare slowly-oscillating jobs short; both sides stop at the same iteration.
     res = crowdtruth_scores(_frame(rows), labels=LABELS, open_ended=open_ended, max_iter=25)
     ref = naive_crowdtruth(rows, LABELS, open_ended=open_ended, max_iter=25)
+    # A job that still oscillates after 25 iterations can sit near an unstable fixed point (e.g. two labels whose
+    # AQS are equal by symmetry): the two sums' last-bit differences then grow about 2x per iteration, to ~5e-9
+    # at iteration 25 ("closed-unstable-oscillation" below). Both follow the formulas; only the tolerance differs.
+    atol = 1e-9 if res.converged else 1e-6
     for key in ("wqs", "wwa", "wua"):
-        np.testing.assert_allclose(res.workers[key], pd.Series(ref[key])[res.workers.index], atol=1e-9)
-    np.testing.assert_allclose(res.units["uqs"], pd.Series(ref["uqs"])[res.units.index], atol=1e-9)
-    np.testing.assert_allclose(res.annotations["aqs"], ref["aqs"], atol=1e-9)
+        np.testing.assert_allclose(res.workers[key], pd.Series(ref[key])[res.workers.index], atol=atol)
+    np.testing.assert_allclose(res.units["uqs"], pd.Series(ref["uqs"])[res.units.index], atol=atol)
+    np.testing.assert_allclose(res.annotations["aqs"], ref["aqs"], atol=atol)
     wqs0, uqs0, aqs0 = ref["first"]
     np.testing.assert_allclose(res.workers["wqs_initial"], pd.Series(wqs0)[res.workers.index], atol=1e-9)
     np.testing.assert_allclose(res.units["uqs_initial"], pd.Series(uqs0)[res.units.index], atol=1e-9)
     np.testing.assert_allclose(res.annotations["aqs_initial"], aqs0, atol=1e-9)
+
+
+# Jobs where a worker's WQS is tiny (1e-8: its unit-mates have WQS 0, so its WUA is eps) beside a worker with
+# other labels: the vectorised WUA once zeroed the tiny weight of s(u) on the labels the worker did not choose
+# (a round-off guard after "whole unit minus own labels"), which changes a scale-free cosine by up to 1e-4.
+# Found by `HYPOTHESIS_PROFILE=explore` and a random search of 12,064 jobs (3 failures).
+REGRESSIONS = {
+    "open-tiny-wqs": ([("u1", "w1", ["a", "a", "b"]), ("u0", "w4", "b"), ("u1", "w3", "b"),
+                       ("u2", "w0", ["a", "a", "a"]), ("u0", "w0", ["a"]), ("u1", "w5", ["b", "a"]),
+                       ("u2", "w4", ["a", "c", "c"]), ("u2", "w1", ["c"]), ("u0", "w3", "a")], True),
+    "closed-tiny-wqs": ([("u0", "w1", ["b", "c"]), ("u0", "w5", "b"), ("u3", "w1", ["b", "c", "c"]), ("u2", "w1", "b"),
+                         ("u1", "w1", ["b", "b", "a"]), ("u0", "w3", ["a", "a"]), ("u2", "w5", "a"),
+                         ("u1", "w3", ["a", "c", "c"])], False),
+    "closed-multiple-choice": ([("u2", "w3", ["a"]), ("u0", "w2", ["c", "b", "c"]), ("u2", "w4", "b"),
+                                ("u2", "w5", "a"), ("u1", "w2", "b"), ("u1", "w5", ["a", "b"]),
+                                ("u0", "w5", ["a", "c", "a"]), ("u0", "w1", "a"), ("u0", "w0", ["a"]),
+                                ("u1", "w4", ["c", "b"]), ("u2", "w1", "a"), ("u2", "w0", "b")], False),
+    # the example `HYPOTHESIS_PROFILE=explore` reported (WQS differed by 1.8e-4)
+    "open-hypothesis": ([("u1", "w4", ["a", "a", "b"]), ("u1", "w0", ["b", "c"]), ("u1", "w1", "a"),
+                         ("u0", "w1", "b"), ("u4", "w3", "b"), ("u4", "w4", "a"), ("u4", "w0", "b"),
+                         ("u0", "w2", "a"), ("u2", "w2", "a"), ("u3", "w0", "a")], True),
+    # not a bug: round-off amplified by an oscillation that has not converged after 25 iterations (see the test)
+    "closed-unstable-oscillation": ([("u0", "w0", "a"), ("u0", "w1", "b"), ("u0", "w2", "a"),
+                                     ("u1", "w0", ["a", "a", "c"]), ("u1", "w3", ["c", "b", "b"]),
+                                     ("u0", "w3", "b")], False),
+}
+
+
+@pytest.mark.parametrize("case", list(REGRESSIONS), ids=list(REGRESSIONS))
+def test_equals_loop_transcription_regressions(case):
+    rows, open_ended = REGRESSIONS[case]
+    test_equals_loop_transcription.hypothesis.inner_test(rows, open_ended)
 
 
 @SETTINGS
