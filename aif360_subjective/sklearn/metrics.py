@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
+from aif360_subjective import _dask
 from aif360_subjective.metrics._opinion_core import (
     OpinionExclusionResult,
     encode_annotations,
@@ -125,6 +126,8 @@ def opinion_exclusion(
         >>> round(res.unfairness, 3), round(res.performance, 3)
         (0.25, 0.75)
     """
+    if _dask.is_dask_collection(y_true):  # Dask Series: the distributed path, same arguments
+        return _dask.opinion_exclusion(**locals())
     enc = encode_annotations(
         y_true,
         y_pred,

@@ -1,0 +1,404 @@
+"""Opinion-exclusion metrics on Dask: one distributed pass, then the in-memory grouping on small tables.
+
+What runs where:
+
+1. **Distributed, one pass over the annotations** (:func:`_partition_counts`, per partition): the
+   majority vote of every item of the partition, each annotation's agreement with it, and per
+   annotator the counts everything else needs -- annotations, annotations counted in ADR,
+   disagreements, the confusion counts TP/FP/TN/FN of the predictions. Per-item values never leave
+   their partition; the per-annotator tables (one row per annotator, at most a few MB) are summed by
+   a tree reduction. Items must live in one partition each: that is checked from the partitions' id
+   ranges gathered in the same pass, and only if it fails is the table shuffled by item once and the
+   pass repeated (see :mod:`._partitions`).
+2. **On the client, per annotator**: ADR = disagreements / counted annotations, the performance from
+   the confusion counts with the in-memory :func:`metric_from_counts`, the groups with the in-memory
+   :func:`assign_bins` / :func:`prepare_grouping` / :func:`enforce_min_group_size`, and the group
+   table from the per-annotator counts. Integer counts are summed exactly, and every division and
+   every floating sum is the in-memory one on the same numbers in the same order: the result equals
+   the pandas path exactly.
+
+Supported on Dask (:data:`SUPPORTED`): the annotator groupings ``"adr"``, ``"demographic"`` and a
+pandas Series of annotator groups, with every named performance (and lists of them), both
+aggregates, every ``bins`` form, ``min_group_size``/``small_groups``, every tie policy. The other
+options need per-annotation or per-item values on the client and raise a ValueError before any
+computation (:func:`check_dask_options`).
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+    Learning. Section 4.1.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# The in-memory pieces reused as they are: all computation names of the core are imported here only.
+from aif360_subjective.metrics._opinion_core import (
+    OpinionExclusionResult,
+    _factorize,
+    _ratio,
+    _std0,
+    encode_annotations,
+    majority_vote,
+    metric_from_counts,
+    performance_name,
+    resolve_performance,
+)
+from aif360_subjective.metrics._opinion_groups import GroupingReport, assign_bins, enforce_min_group_size
+from aif360_subjective.metrics._opinion_options import prepare_grouping
+
+from . import require_dask
+from ._partitions import add_frames, by_item, id_range, items_are_local, tree_reduce
+
+#: What the Dask path supports; everything else raises a ValueError naming the option.
+SUPPORTED = {
+    "grouping": ("adr", "demographic", "a pandas Series of annotator groups"),
+    "performance": ("accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
+                    "false_positive_rate", "false_negative_rate", "precision", "f1", "a list of these"),
+}
+UNSUPPORTED_GROUPINGS = {
+    "ambiguity": "it bins items, whose values stay distributed",
+    "popularity": "it bins single annotations",
+    "discovered": "it clusters annotators on profiles the Dask pass does not compute",
+}
+_COUNTS = ["n", "n_counted", "n_dis", "tp", "fp", "fn", "tn"]
+
+
+def check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance) -> None:
+    """Raise before any computation when an input or option is not supported on Dask.
+
+    Raises:
+        ValueError: ids not given as Dask Series, a grouping or a performance the Dask path lacks.
+        TypeError: an input that is not a Dask Series.
+    """
+    import dask.dataframe as dd
+
+    for name, value in (("y_true", y_true), ("y_pred", y_pred), ("item_ids", item_ids),
+                        ("annotator_ids", annotator_ids)):
+        if value is None or isinstance(value, str):
+            raise ValueError(
+                f"{name}={value!r}: with Dask inputs, pass {name} as a Dask Series (a column of the same Dask "
+                "DataFrame as y_true); index level names are read only from pandas inputs"
+            )
+        if not isinstance(value, dd.Series):
+            raise TypeError(f"{name} must be a Dask Series when y_true is one, got {type(value).__name__}")
+    if isinstance(grouping, str) and grouping in UNSUPPORTED_GROUPINGS:
+        raise ValueError(
+            f"grouping={grouping!r} is not supported on Dask ({UNSUPPORTED_GROUPINGS[grouping]}); supported: "
+            f"{list(SUPPORTED['grouping'])}; or compute on pandas"
+        )
+    specs = performance if isinstance(performance, list | tuple) else [performance]
+    for spec in specs:
+        if callable(spec) and not isinstance(spec, str):
+            raise ValueError(
+                f"performance={getattr(spec, '__name__', type(spec).__name__)!r}: a callable performance is not "
+                f"supported on Dask (it needs each annotator's raw labels on the client); use a named metric: "
+                f"{list(SUPPORTED['performance'])}"
+            )
+
+
+def _probe(grouping, pos_label, options: dict) -> None:
+    """Validate every option with the in-memory path itself, on a two-annotation probe.
+
+    The checks and their messages are then those of the pandas path, with no copy to keep in step.
+    """
+    from aif360_subjective.sklearn.metrics import opinion_exclusion
+
+    annotators = ["_probe_a", "_probe_b"]
+    if isinstance(grouping, pd.Series) and len(grouping):
+        annotators = [grouping.index[0], grouping.index[0]]  # the probe must share an id with the Series
+    opinion_exclusion([pos_label, pos_label], [pos_label, pos_label], item_ids=[0, 1], annotator_ids=annotators,
+                      grouping=grouping, pos_label=pos_label, **options)
+
+
+# ----------------------------------------------------------------------------------------------
+# the distributed pass
+# ----------------------------------------------------------------------------------------------
+def _partition_counts(df: pd.DataFrame, pos_label, tie: str) -> dict:
+    """Per-annotator counts of one partition (all rows of each of its items are in it)."""
+    out: dict[str, Any] = {"n_rows": len(df)}
+    missing = {c: int(df[c].isna().sum()) for c in df.columns}
+    out["missing"] = missing
+    out["labels"] = (pd.unique(df["y_true"].dropna().to_numpy()), pd.unique(df["y_pred"].dropna().to_numpy()))
+    out["range"] = id_range(df["item"].to_numpy())
+    if any(missing.values()) or not len(df):
+        out["table"], out["n_items"], out["n_tie_items"], out["n_tie_annotations"] = pd.DataFrame(), 0, 0, 0
+        return out
+    t = np.asarray(df["y_true"].to_numpy() == pos_label, dtype=bool)
+    p = np.asarray(df["y_pred"].to_numpy() == pos_label, dtype=bool)
+    item_codes, items = pd.factorize(df["item"].to_numpy())
+    n = np.bincount(item_codes).astype(np.float64)
+    n_pos = np.bincount(item_codes, weights=t)
+    mv = majority_vote(n, n_pos, tie)
+    row_mv = mv[item_codes]
+    counted = ~np.isnan(row_mv)
+    disagree = counted & (t != (row_mv == 1.0))
+    codes, annotators = pd.factorize(df["annotator"].to_numpy())
+    k = len(annotators)
+
+    def count(w=None):
+        return np.bincount(codes, weights=w, minlength=k).astype(np.int64)
+
+    tp, fp, fn = count(t & p), count(~t & p), count(t & ~p)
+    total = count()
+    out["table"] = pd.DataFrame({"n": total, "n_counted": count(counted), "n_dis": count(disagree),
+                                 "tp": tp, "fp": fp, "fn": fn, "tn": total - tp - fp - fn},
+                                index=pd.Index(annotators))
+    out["n_items"] = len(items)
+    out["n_tie_items"] = int(np.isnan(mv).sum())
+    out["n_tie_annotations"] = int((~counted).sum())
+    return out
+
+
+def _combine(parts: list[dict]) -> dict:
+    """Merge partition results: sum the tables and counters, keep the ranges in partition order."""
+    flat = []
+    for p in parts:
+        flat.extend(p["parts"] if "parts" in p else [p])
+    labels_t = pd.unique(np.concatenate([np.asarray(p["labels"][0], dtype=object) for p in parts]))
+    labels_p = pd.unique(np.concatenate([np.asarray(p["labels"][1], dtype=object) for p in parts]))
+    missing = {c: sum(p["missing"][c] for p in parts) for c in parts[0]["missing"]}
+    return {
+        # range and length of every original partition (a few tuples), for the locality check
+        "parts": [{"range": p["range"], "n_rows": p["n_rows"]} for p in flat],
+        "table": add_frames([p["table"] for p in parts]),
+        "labels": (labels_t, labels_p),
+        "missing": missing,
+        **{k: sum(p[k] for p in parts) for k in ("n_rows", "n_items", "n_tie_items", "n_tie_annotations")},
+    }
+
+
+def _counts(frame, pos_label, tie: str) -> dict:
+    import dask
+
+    parts = [dask.delayed(_partition_counts)(d, pos_label, tie) for d in frame.to_delayed()]
+    (res,) = dask.compute(tree_reduce(parts, _combine))
+    return res
+
+
+def annotator_counts(y_true, y_pred, item_ids, annotator_ids, *, pos_label=1, tie: str = "favorable") -> dict:
+    """Per-annotator counts (ADR numerator and denominator, confusion counts) over Dask Series.
+
+    Returns:
+        dict: ``table`` (pandas DataFrame indexed by annotator id: n, n_counted, n_dis, tp, fp, fn, tn),
+        ``n_rows``, ``n_items``, ``n_tie_items``, ``n_tie_annotations``, ``shuffled`` (whether the
+        table had to be shuffled by item first).
+
+    Raises:
+        ValueError: missing ids or labels, non-binary labels, ``pos_label`` not a label.
+    """
+    require_dask()
+    frame = y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
+    res = _counts(frame, pos_label, tie)
+    shuffled = False
+    if not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]]):
+        res = _counts(by_item(frame, "item"), pos_label, tie)
+        shuffled = True
+    res["shuffled"] = shuffled
+    if res["n_rows"] == 0:
+        raise ValueError("no annotations: y_true is empty")
+    names = {"y_true": "y_true", "y_pred": "y_pred", "item": "item_ids", "annotator": "annotator_ids"}
+    bad = {names[c]: n for c, n in res["missing"].items() if n}
+    if bad:
+        raise ValueError(f"missing values in {bad} (count per input); drop those annotations first")
+    # Label checks: the in-memory encoder on the distinct values (same rules, same messages).
+    lt, lp = (np.asarray(v, dtype=object) for v in res["labels"])
+    width = max(len(lt), len(lp))
+    encode_annotations(np.resize(lt, width), np.resize(lp, width), np.zeros(width), np.zeros(width), pos_label)
+    return res
+
+
+# ----------------------------------------------------------------------------------------------
+# the small per-annotator part, on the client
+# ----------------------------------------------------------------------------------------------
+def _performance(specs, counts: pd.DataFrame, nan_policy: str) -> np.ndarray:
+    """The in-memory per-unit performance (:func:`unit_performance`) from confusion counts."""
+    c = [counts[k].to_numpy(np.float64) for k in ("tp", "fp", "tn", "fn")]
+    values = [metric_from_counts(s, *c) for s in specs]
+    if len(values) == 1:
+        return values[0]
+    stacked = np.vstack(values)
+    if nan_policy == "propagate":
+        return stacked.mean(axis=0)
+    defined = ~np.isnan(stacked)
+    return _ratio(np.where(defined, stacked, 0.0).sum(axis=0), defined.sum(axis=0).astype(np.float64))
+
+
+def result_from_counts(
+    counts: dict,
+    *,
+    grouping,
+    bins,
+    performance,
+    tie: str,
+    min_group_size: int,
+    small_groups: str,
+    aggregate: str | None,
+    nan_policy: str,
+    annotators: pd.DataFrame | None,
+    attributes,
+) -> OpinionExclusionResult:
+    """The opinion-exclusion result of an annotator grouping from per-annotator counts.
+
+    Follows :func:`~aif360_subjective.metrics._opinion_core.compute_opinion_exclusion` step by step
+    for annotator units, where every (group, annotator) unit is one annotator with all its
+    annotations: the unit's counts are the annotator's.
+    """
+    table = counts["table"]
+    ids = table.index.to_numpy()
+    _, ann_index = _factorize(ids, "annotator_ids")  # the in-memory id order and dtype
+    table = table.loc[ann_index]
+    ann_index = pd.Index(ann_index, name="annotator")
+    specs = resolve_performance(performance)
+    spec = prepare_grouping(SimpleNamespace(annotators=ann_index), grouping, annotator_table=annotators,
+                            attributes=attributes, tie=tie)
+    kind = spec["grouping"]
+    if aggregate is None:
+        aggregate = "annotator"
+
+    n_counted = table["n_counted"].to_numpy(np.float64)
+    n_dis = table["n_dis"].to_numpy(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        adr_values = np.where(n_counted > 0, n_dis / np.where(n_counted > 0, n_counted, 1.0), np.nan)
+    adr = pd.Series(adr_values, index=ann_index, name="adr")
+    perf_values = _performance(specs, table, nan_policy)
+    ann_perf = pd.Series(perf_values, index=ann_index, name="performance")
+
+    extra: dict[str, int] = {}
+    ordered = True
+    if kind == "adr":
+        if counts["n_tie_annotations"]:
+            extra["annotations on dropped ties (not counted in ADR)"] = counts["n_tie_annotations"]
+        n_nan = int(np.isnan(adr_values).sum())
+        if n_nan:
+            extra["annotators without ADR (only tied items)"] = n_nan
+        unit_codes, labels, bin_notes = assign_bins(adr_values, bins)
+    else:
+        ordered, bin_notes = False, []
+        lab = spec["annotator_labels"].reindex(ann_index)
+        n_missing = int(lab.isna().sum())
+        if n_missing:
+            extra["annotators without a group label"] = n_missing
+        values = lab.to_numpy(dtype=object)
+        try:
+            codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+        except TypeError:
+            codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=True)
+        unit_codes = codes.astype(np.int64)
+        labels = pd.Index(list(uniques), dtype=object, tupleize_cols=False)
+    n_units_total = len(unit_codes)
+    unit_sizes = np.bincount(unit_codes[unit_codes >= 0], minlength=len(labels))
+    unit_codes, labels, bits = enforce_min_group_size(unit_codes, labels, unit_sizes, min_group_size,
+                                                      small_groups, ordered)
+
+    # (group, annotator) units: the grouped annotators, ordered by group then annotator (the core's order)
+    grouped = np.flatnonzero(unit_codes >= 0)
+    order = grouped[np.lexsort((grouped, unit_codes[grouped]))]
+    pair_group = unit_codes[order]
+    pair_perf = perf_values[order]
+    pair_n = table["n"].to_numpy(np.int64)[order]
+    n_groups = len(labels)
+    n_annotations = np.bincount(pair_group, weights=pair_n, minlength=n_groups).astype(np.int64)
+    n_annotators = np.bincount(pair_group, minlength=n_groups)
+    defined = ~np.isnan(pair_perf)
+    n_undefined = np.bincount(pair_group, weights=~defined, minlength=n_groups).astype(np.int64)
+    s1 = np.bincount(pair_group, weights=np.where(defined, pair_perf, 0.0), minlength=n_groups)
+    s2 = np.bincount(pair_group, weights=np.where(defined, pair_perf**2, 0.0), minlength=n_groups)
+    k = np.bincount(pair_group, weights=defined, minlength=n_groups)
+    mean_ann = _ratio(s1, k)
+    spread = np.sqrt(np.maximum(_ratio(s2, k) - mean_ann**2, 0.0))
+    if aggregate == "annotator":
+        group_perf = mean_ann
+    else:
+        pooled = table.iloc[order][["tp", "fp", "tn", "fn"]].groupby(pair_group).sum()
+        pooled = pooled.reindex(np.arange(n_groups), fill_value=0)
+        group_perf = _performance(specs, pooled, nan_policy)
+    group_index = pd.Index(labels, name="group", tupleize_cols=False)
+    group_table = pd.DataFrame(
+        {"n_annotators": n_annotators.astype(np.int64), "n_annotations": n_annotations, "performance": group_perf,
+         "spread": spread, "n_undefined": n_undefined},
+        index=group_index,
+    )
+    defined_groups = ~np.isnan(group_perf)
+    units = pd.DataFrame(
+        {
+            "group": pd.Categorical.from_codes(pair_group, categories=group_index) if n_groups
+            else pd.Categorical([]),
+            "annotator": ann_index[order].rename(None),
+            "n_annotations": pair_n,
+            "performance": pair_perf,
+        }
+    )
+    report = GroupingReport(
+        grouping=spec["grouping_name"],
+        unit="annotator",
+        aggregate=aggregate,
+        n_units=n_units_total,
+        n_groups=n_groups,
+        n_ungrouped_units=int((unit_codes < 0).sum()),
+        n_ungrouped_annotations=int(counts["n_rows"] - pair_n.sum()),
+        excluded=extra,
+        notes=tuple(bin_notes) + bits["notes"],
+        empty_groups=bits["empty"],
+        merged_groups=bits["merged"],
+        dropped_groups=bits["dropped"],
+        undefined_groups=tuple(group_index[~defined_groups]),
+        n_undefined_units=int((~defined).sum()),
+        n_tie_items=counts["n_tie_items"],
+        tie=tie,
+    )
+    return OpinionExclusionResult(
+        disagreement_rates=adr,
+        annotator_performance=ann_perf,
+        group_table=group_table,
+        unit_performance=units,
+        unfairness=_std0(group_perf),
+        performance=float(np.mean(group_perf[defined_groups])) if defined_groups.any() else np.nan,
+        report=report,
+        performance_name=performance_name(specs),
+        extras={"backend": "dask", "n_items": counts["n_items"], "shuffled_by_item": counts["shuffled"]},
+    )
+
+
+def opinion_exclusion(
+    y_true,
+    y_pred,
+    *,
+    item_ids=None,
+    annotator_ids=None,
+    grouping="adr",
+    bins=5,
+    performance="accuracy",
+    pos_label=1,
+    tie: str = "favorable",
+    min_group_size: int = 1,
+    small_groups: str = "merge",
+    aggregate: str | None = None,
+    ambiguity: str = "disagreement",
+    annotators: pd.DataFrame | None = None,
+    attributes=None,
+    nan_policy: str = "propagate",
+    clustering="kmeans",
+    n_clusters: int | None = None,
+    random_state=None,
+) -> OpinionExclusionResult:
+    """:func:`aif360_subjective.sklearn.metrics.opinion_exclusion` on Dask Series (same arguments).
+
+    Raises:
+        ValueError: an option not supported on Dask (before any computation), or what the in-memory
+            path raises for the same options and data.
+    """
+    require_dask()
+    check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance)
+    options = dict(bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
+                   small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, annotators=annotators,
+                   attributes=attributes, nan_policy=nan_policy)
+    _probe(grouping, pos_label, options)
+    counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=tie)
+    return result_from_counts(counts, grouping=grouping, bins=bins, performance=performance, tie=tie,
+                              min_group_size=min_group_size, small_groups=small_groups, aggregate=aggregate,
+                              nan_policy=nan_policy, annotators=annotators, attributes=attributes)
