@@ -360,7 +360,7 @@ def result_from_counts(
         performance=float(np.mean(group_perf[defined_groups])) if defined_groups.any() else np.nan,
         report=report,
         performance_name=performance_name(specs),
-        extras={"backend": "dask", "n_items": counts["n_items"], "shuffled_by_item": counts["shuffled"]},
+        extras={"backend": "dask", "n_annotations": counts["n_rows"], "n_items": counts["n_items"], "shuffled_by_item": counts["shuffled"]},
     )
 
 
