@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .. import _dask
 from ._vectors import AnnotationTensor, build_tensor
 
 logger = logging.getLogger(__name__)
@@ -453,6 +454,8 @@ def crowdtruth_scores(
         for Crowdsourcing with Disagreement", arXiv:1808.06080, 2018; the authors' Python package
         ``crowdtruth`` 2.1 (``crowdtruth.models.metrics.Metrics``), whose computation this follows.
     """
+    if _dask.is_dask_collection(df):  # Dask DataFrame: partitioned by unit, one pass per iteration
+        return _dask.crowdtruth_scores(**locals())
     max_delta = _check_max_delta(max_delta)
     max_iter = _check_max_iter(max_iter)
     if not isinstance(open_ended, bool | np.bool_):
