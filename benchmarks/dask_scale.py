@@ -2,8 +2,8 @@
 
 Runs on a ``LocalCluster(processes=True)`` (the code path of a multi-node cluster: tasks in worker
 processes, results pickled to the client). Peak memory is each process's own high-water mark
-(``getrusage(RUSAGE_SELF).ru_maxrss``: the client, and every worker process via ``client.run``),
-read once at the end, so it covers the whole run.
+(``VmHWM`` of ``/proc/self/status``: the client, and every worker process via ``client.run``), read
+once at the end, so it covers the whole run.
 
 Usage (data folders are written by ``write_synthetic_parquet``; ``generate`` writes them):
 
@@ -41,7 +41,15 @@ import pandas as pd  # noqa: E402
 
 
 def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+    """This process's peak resident memory (VmHWM, MiB).
+
+    Not ``getrusage().ru_maxrss``: Linux carries the parent's high-water mark over fork + exec, so a
+    worker spawned by a client that had grown would report the client's peak.
+    """
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def _cluster(n_workers: int, memory_limit: str):
@@ -192,7 +200,7 @@ def cmd_crowdtruth_equality(args) -> None:
 
 # ----------------------------------------------------------------------------------------------
 _PANDAS_CHILD = """
-import resource, sys, time, json
+import sys, time, json
 sys.path.insert(0, {repo!r})
 import pandas as pd
 from aif360_subjective.sklearn.metrics import opinion_exclusion
@@ -201,7 +209,8 @@ df = pd.read_parquet({files!r}, columns=["item", "annotator", "label", "predicti
 res = opinion_exclusion(df["label"], df["prediction"], item_ids=df["item"], annotator_ids=df["annotator"],
                         grouping="adr", bins=5, performance="accuracy", pos_label=1)
 t = time.perf_counter() - t0
-print(json.dumps({{"seconds": t, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM:")][0]
+print(json.dumps({{"seconds": t, "peak_mb": int(hwm.split()[1]) / 1024,
                    "unfairness": res.unfairness}}))
 """
 

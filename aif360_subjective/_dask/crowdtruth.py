@@ -41,7 +41,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aif360_subjective.quality._vectors import DUPLICATE_POLICIES, _check_columns, _factorize, _label_entries, build_tensor
+from aif360_subjective.quality._vectors import (
+    DUPLICATE_POLICIES,
+    _check_columns,
+    _factorize,
+    _label_entries,
+    build_tensor,
+)
 from aif360_subjective.quality.crowdtruth import (
     EPS,
     CrowdTruthResult,
@@ -54,6 +60,7 @@ from aif360_subjective.quality.crowdtruth import (
     _unit_annotation_scores,
     _unit_step,
     _worker_scores,
+    decode_pair_keys,
 )
 
 from . import require_dask
@@ -95,7 +102,30 @@ def _build(df: pd.DataFrame, unit_col, worker_col, label_col, labels: pd.Index, 
     return {"job": _Job(t), "units": t.unit_ids, "n_rows": t.n_rows, "n_duplicate_rows": t.n_duplicate_rows}
 
 
-def _step(part, q, w: np.ndarray, g: np.ndarray, open_ended: bool, n_buckets: int) -> dict:
+def _with_pair_layout(part, n_buckets: int):
+    """Build the partition's pair structure once and sort its keys into buckets (by key modulo n_buckets).
+
+    Returns the partition with the order and bucket bounds of its keys, and the keys of every bucket.
+    """
+    job = part["job"]
+    _pair_sums(job, np.ones(job.n_units))  # builds job.pairs (the self-join on unit)
+    keys = job.pairs.keys
+    bucket = keys % n_buckets
+    order = np.argsort(bucket, kind="stable")
+    bounds = np.searchsorted(bucket[order], np.arange(n_buckets + 1))
+    part = {**part, "pair_order": order, "pair_bounds": bounds}
+    return part, [keys[order[bounds[b]:bounds[b + 1]]] for b in range(n_buckets)]
+
+
+def _bucket_layout(key_pieces: list[np.ndarray], n_workers: int, n_labels: int) -> dict:
+    """The distinct keys of one bucket (decoded) and, per partition, where its keys go among them."""
+    uk, inv = np.unique(np.concatenate(key_pieces), return_inverse=True)
+    cuts = np.cumsum([len(k) for k in key_pieces])[:-1]
+    i, j, label = decode_pair_keys(uk, n_workers, n_labels)
+    return {"n_keys": len(uk), "inv": np.split(inv, cuts), "i": i, "j": j, "label": label}
+
+
+def _step(part, q, w: np.ndarray, g: np.ndarray, open_ended: bool) -> dict:
     """One iteration on one partition (see the module docstring)."""
     job = part["job"]
     q = np.ones(job.n_units) if q is None else q
@@ -104,19 +134,26 @@ def _step(part, q, w: np.ndarray, g: np.ndarray, open_ended: bool, n_buckets: in
     out = {"uqs": step["uqs"], "worker_sums": step["worker_sums"],
            "uqs_change": (change.max(initial=0.0), change.sum())}
     if not open_ended:
-        keys, d, n = _pair_sums(job, q)
-        bucket = keys % n_buckets
-        out["pairs"] = [(keys[bucket == b], d[bucket == b], n[bucket == b]) for b in range(n_buckets)]
+        d, n = _pair_sums(job, q)
+        order, bounds = part["pair_order"], part["pair_bounds"]
+        d, n = d[order], n[order]
+        out["pairs"] = [(d[lo:hi], n[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     return out
 
 
-def _bucket(pieces: list, w: np.ndarray, n_workers: int, n_labels: int) -> np.ndarray:
+def _piece(step: dict, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bucket b of a partition's pair sums (a task of its own, so only this piece travels)."""
+    return step["pairs"][b]
+
+
+def _bucket(layout: dict, pieces: list, w: np.ndarray, n_labels: int) -> np.ndarray:
     """AQS numerator and denominator per label over the keys of one bucket (pair sums completed here)."""
-    keys = np.concatenate([p[0] for p in pieces])
-    uk, inv = np.unique(keys, return_inverse=True)
-    d = np.bincount(inv, np.concatenate([p[1] for p in pieces]), minlength=len(uk))
-    n = np.bincount(inv, np.concatenate([p[2] for p in pieces]), minlength=len(uk))
-    return np.vstack(_aqs_label_sums(uk, d, n, w, n_workers, n_labels))
+    d = np.zeros(layout["n_keys"])
+    n = np.zeros(layout["n_keys"])
+    for inv, (piece_d, piece_n) in zip(layout["inv"], pieces, strict=True):
+        d += np.bincount(inv, piece_d, minlength=len(d))
+        n += np.bincount(inv, piece_n, minlength=len(n))
+    return np.vstack(_aqs_label_sums(layout["i"], layout["j"], layout["label"], d, n, w, n_labels))
 
 
 def _add(arrays: list) -> Any:
@@ -227,6 +264,14 @@ def crowdtruth_scores(
     n_units = sum(sizes[i][2] for i in keep)
     del frame
     n_buckets = max(1, min(len(parts), 8))
+    layouts: list = []
+    if not open_ended:  # the static pair structure: per partition, then per bucket of keys (built once)
+        pairs = [dask.delayed(_with_pair_layout, nout=2)(p, n_buckets) for p in parts]
+        parts = list(dask.persist(*[p[0] for p in pairs]))
+        layouts = list(dask.persist(*[
+            dask.delayed(_bucket_layout)([dask.delayed(operator.getitem)(p[1], b) for p in pairs], n_w, n_l)
+            for b in range(n_buckets)]))
+        del pairs
 
     w, g = np.ones(n_w), np.ones(n_l)
     q: list = [None] * len(parts)
@@ -243,15 +288,15 @@ def crowdtruth_scores(
     try:
         for it in range(1, max_iter + 1):
             w_d, g_d = dask.delayed(w), dask.delayed(g)
-            steps = [dask.delayed(_step)(p, qp, w_d, g_d, open_ended, n_buckets) for p, qp in zip(parts, q, strict=True)]
+            steps = [dask.delayed(_step)(p, qp, w_d, g_d, open_ended) for p, qp in zip(parts, q, strict=True)]
             steps = list(dask.persist(*steps))
             sums = tree_reduce([dask.delayed(operator.getitem)(s, "worker_sums") for s in steps], _add)
             change = tree_reduce([dask.delayed(operator.getitem)(s, "uqs_change") for s in steps], _change)
             if open_ended:
                 label_sums = dask.delayed(None)
             else:
-                buckets = [dask.delayed(_bucket)([dask.delayed(lambda s, b: s["pairs"][b])(s, b) for s in steps],
-                                                 w_d, n_w, n_l) for b in range(n_buckets)]
+                buckets = [dask.delayed(_bucket)(layouts[b], [dask.delayed(_piece)(st, b) for st in steps], w_d, n_l)
+                           for b in range(n_buckets)]
                 label_sums = tree_reduce(buckets, _add)
             new_q = [dask.delayed(operator.getitem)(s, "uqs") for s in steps]
             # one pass: the steps run once; new UQS stay on the workers, the small sums come to the client

@@ -158,7 +158,7 @@ def _combine(parts: list[dict]) -> dict:
     """Merge partition results: sum the tables and counters, keep the ranges in partition order."""
     flat = []
     for p in parts:
-        flat.extend(p["parts"] if "parts" in p else [p])
+        flat.extend(p.get("parts", [p]))
     labels_t = pd.unique(np.concatenate([np.asarray(p["labels"][0], dtype=object) for p in parts]))
     labels_p = pd.unique(np.concatenate([np.asarray(p["labels"][1], dtype=object) for p in parts]))
     missing = {c: sum(p["missing"][c] for p in parts) for c in parts[0]["missing"]}
@@ -360,7 +360,8 @@ def result_from_counts(
         performance=float(np.mean(group_perf[defined_groups])) if defined_groups.any() else np.nan,
         report=report,
         performance_name=performance_name(specs),
-        extras={"backend": "dask", "n_annotations": counts["n_rows"], "n_items": counts["n_items"], "shuffled_by_item": counts["shuffled"]},
+        extras={"backend": "dask", "n_annotations": counts["n_rows"], "n_items": counts["n_items"],
+                "shuffled_by_item": counts["shuffled"]},
     )
 
 

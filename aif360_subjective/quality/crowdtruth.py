@@ -233,6 +233,7 @@ class _PairLabels:
         self.c_n = sp.csc_matrix((x_s * x_r, row, indptr), shape=shape)
         del row, x_s, x_r
         self.keys = keys.astype(np.int64)  # (worker i, worker j, label) as i * n_w * n_l + j * n_l + a
+        self.i, self.j, self.label = decode_pair_keys(self.keys, n_w, n_l)
 
 
 def _lookup(matrix: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -242,23 +243,25 @@ def _lookup(matrix: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.nda
     return np.asarray(matrix[rows, cols]).ravel()
 
 
-def _pair_sums(job: _Job, uqs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per (ordered worker pair, label) key: ``D_ij[a]`` and ``N_ij[a]`` summed over the job's units.
+def decode_pair_keys(keys: np.ndarray, n_workers: int, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Workers i, j and label a of pair keys ``i * n_workers * n_labels + j * n_labels + a``."""
+    pair = keys // n_labels
+    return pair // n_workers, pair % n_workers, keys % n_labels
+
+
+def _pair_sums(job: _Job, uqs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per (ordered worker pair, label) key of ``job.pairs``: ``D_ij[a]`` and ``N_ij[a]`` over the job's units.
 
     Sums over disjoint sets of units add up (the Dask path sums them over unit partitions).
     """
     if job.pairs is None:
         job.pairs = _PairLabels(job)
-    pl = job.pairs
-    return pl.keys, pl.c_d @ uqs, pl.c_n @ uqs
+    return job.pairs.c_d @ uqs, job.pairs.c_n @ uqs
 
 
-def _aqs_label_sums(keys: np.ndarray, d: np.ndarray, n: np.ndarray, wqs: np.ndarray, n_workers: int,
-                    n_labels: int) -> tuple[np.ndarray, np.ndarray]:
+def _aqs_label_sums(i: np.ndarray, j: np.ndarray, label: np.ndarray, d: np.ndarray, n: np.ndarray,
+                    wqs: np.ndarray, n_labels: int) -> tuple[np.ndarray, np.ndarray]:
     """Numerator and denominator of AQS per label from complete pair sums (each key once)."""
-    label = keys % n_labels
-    pair = keys // n_labels
-    i, j = pair // n_workers, pair % n_workers
     ok = d > 0
     ratio = np.divide(n, d, out=np.zeros_like(d), where=ok)
     ww = wqs[i] * wqs[j] * (i != j)
@@ -273,8 +276,9 @@ def _aqs_from_sums(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def _annotation_quality(job: _Job, wqs: np.ndarray, uqs: np.ndarray) -> np.ndarray:
     """AQS over ordered worker pairs (i, j), i != j, with D_ij = sum_shared UQS v_j[a] > 0."""
-    keys, d, n = _pair_sums(job, uqs)
-    return _aqs_from_sums(*_aqs_label_sums(keys, d, n, wqs, job.n_workers, job.n_labels))
+    d, n = _pair_sums(job, uqs)
+    pl = job.pairs
+    return _aqs_from_sums(*_aqs_label_sums(pl.i, pl.j, pl.label, d, n, wqs, job.n_labels))
 
 
 def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
