@@ -232,6 +232,8 @@ def crowdtruth_scores(
     if not isinstance(open_ended, bool | np.bool_):
         raise TypeError(f"open_ended must be True or False, got {open_ended!r}")
     check_dask_options(df, unit_col, worker_col, label_col, duplicates, keep_history)
+    if labels is not None and (isinstance(labels, str) or not isinstance(labels, Sequence | np.ndarray | pd.Index)):
+        raise TypeError(f"labels must be a list of labels, got {labels!r}")
     frame = df[[unit_col, worker_col, label_col]]
 
     def scan(fr):
@@ -247,8 +249,6 @@ def crowdtruth_scores(
     if labels is None:
         label_index = _factorize(pd.Series(info["labels"][0]), label_col)[1]
     else:  # checked in every partition by build_tensor (empty, duplicated, unknown labels)
-        if isinstance(labels, str) or not isinstance(labels, Sequence | np.ndarray | pd.Index):
-            raise TypeError(f"labels must be a list of labels, got {labels!r}")
         label_index = pd.Index(list(labels), name=label_col)
     n_w, n_l = len(workers), len(label_index)
 
