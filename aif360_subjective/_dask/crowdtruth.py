@@ -267,11 +267,12 @@ def crowdtruth_scores(
     layouts: list = []
     if not open_ended:  # the static pair structure: per partition, then per bucket of keys (built once)
         pairs = [dask.delayed(_with_pair_layout, nout=2)(p, n_buckets) for p in parts]
-        parts = list(dask.persist(*[p[0] for p in pairs]))
-        layouts = list(dask.persist(*[
-            dask.delayed(_bucket_layout)([dask.delayed(operator.getitem)(p[1], b) for p in pairs], n_w, n_l)
-            for b in range(n_buckets)]))
-        del pairs
+        layouts = [dask.delayed(_bucket_layout)([dask.delayed(operator.getitem)(p[1], b) for p in pairs], n_w, n_l)
+                   for b in range(n_buckets)]
+        # one persist for both, so that every partition's pair structure is built once
+        persisted = dask.persist(*[p[0] for p in pairs], *layouts)
+        parts, layouts = list(persisted[:len(parts)]), list(persisted[len(parts):])
+        del pairs, persisted
 
     w, g = np.ones(n_w), np.ones(n_l)
     q: list = [None] * len(parts)
