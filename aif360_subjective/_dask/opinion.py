@@ -194,11 +194,15 @@ def annotator_counts(y_true, y_pred, item_ids, annotator_ids, *, pos_label=1, ti
     require_dask()
     frame = y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
     res = _counts(frame, pos_label, tie)
-    shuffled = False
-    if not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]]):
+    _check_data(res, pos_label)  # before a shuffle: bad data costs one pass, not two
+    shuffled = not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]])
+    if shuffled:
         res = _counts(by_item(frame, "item"), pos_label, tie)
-        shuffled = True
     res["shuffled"] = shuffled
+    return res
+
+
+def _check_data(res: dict, pos_label) -> None:
     if res["n_rows"] == 0:
         raise ValueError("no annotations: y_true is empty")
     names = {"y_true": "y_true", "y_pred": "y_pred", "item": "item_ids", "annotator": "annotator_ids"}
@@ -209,7 +213,6 @@ def annotator_counts(y_true, y_pred, item_ids, annotator_ids, *, pos_label=1, ti
     lt, lp = (np.asarray(v, dtype=object) for v in res["labels"])
     width = max(len(lt), len(lp))
     encode_annotations(np.resize(lt, width), np.resize(lp, width), np.zeros(width), np.zeros(width), pos_label)
-    return res
 
 
 # ----------------------------------------------------------------------------------------------
