@@ -101,6 +101,28 @@ def check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, perfor
             )
 
 
+def _check_other_options(other: dict) -> None:
+    """Options of the public function unknown here must keep its default value."""
+    if not other:
+        return
+    import inspect
+
+    from aif360_subjective.sklearn.metrics import opinion_exclusion
+
+    params = inspect.signature(opinion_exclusion).parameters
+    changed = [k for k, v in other.items() if k not in params or not _is_default(v, params[k].default)]
+    if changed:
+        raise ValueError(f"option(s) {changed} are not supported on Dask; leave them at their defaults or compute "
+                         "on pandas")
+
+
+def _is_default(value, default) -> bool:
+    try:
+        return value is default or bool(value == default)
+    except (TypeError, ValueError):
+        return False
+
+
 def _probe(grouping, pos_label, options: dict) -> None:
     """Validate every option with the in-memory path itself, on a two-annotation probe.
 
@@ -389,14 +411,19 @@ def opinion_exclusion(
     clustering="kmeans",
     n_clusters: int | None = None,
     random_state=None,
+    **other,
 ) -> OpinionExclusionResult:
     """:func:`aif360_subjective.sklearn.metrics.opinion_exclusion` on Dask Series (same arguments).
+
+    ``other``: options of the public function this path does not know; accepted only at the public
+    function's default value (so a new option reaches the Dask path as a clear error, not a wrong result).
 
     Raises:
         ValueError: an option not supported on Dask (before any computation), or what the in-memory
             path raises for the same options and data.
     """
     require_dask()
+    _check_other_options(other)
     check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance)
     options = dict(bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
                    small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, annotators=annotators,

@@ -151,6 +151,15 @@ def test_unsupported_or_invalid_options_fail_before_computing(opts, match):
         M.opinion_exclusion(ddf["label"], ddf["prediction"], **kw)
 
 
+def test_option_unknown_to_the_dask_path():
+    """An option the public function may gain later reaches the Dask path as a clear error."""
+    from aif360_subjective._dask.opinion import opinion_exclusion as on_dask
+
+    ddf = _exploding_frame()
+    with pytest.raises(ValueError, match=r"option\(s\) \['ci'\] are not supported on Dask"):
+        on_dask(ddf["label"], ddf["prediction"], item_ids=ddf["item"], annotator_ids=ddf["annotator"], ci=0.9)
+
+
 def test_invalid_option_same_message_as_pandas():
     pdf = pd.DataFrame({"item": [0, 0], "annotator": ["a", "b"], "label": [1, 0], "prediction": [1, 1]})
     ddf = _exploding_frame()
