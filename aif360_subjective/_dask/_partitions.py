@@ -70,4 +70,5 @@ def add_frames(frames: list[pd.DataFrame]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames)
-    return out.groupby(level=0, sort=False).sum() if len(frames) > 1 else out
+    levels = list(range(out.index.nlevels))
+    return out.groupby(level=levels, sort=False).sum() if len(frames) > 1 else out

@@ -17,11 +17,18 @@ What runs where:
    every floating sum is the in-memory one on the same numbers in the same order: the result equals
    the pandas path exactly.
 
-Supported on Dask (:data:`SUPPORTED`): the annotator groupings ``"adr"``, ``"demographic"`` and a
-pandas Series of annotator groups, with every named performance (and lists of them), both
-aggregates, every ``bins`` form, ``min_group_size``/``small_groups``, every tie policy. The other
-options need per-annotation or per-item values on the client and raise a ValueError before any
-computation (:func:`check_dask_options`).
+Groupings of items or annotations (``"ambiguity"``, ``"popularity"``) keep their units distributed: the
+first pass also returns the range of the units' values, the client sets the bins from it exactly as
+the in-memory :func:`assign_bins` does (equal-width bins depend on the minimum and maximum only), and
+a second pass returns per (bin, annotator) counts and the units per bin, which the client merges or
+drops with the in-memory :func:`enforce_min_group_size`.
+
+Supported on Dask (:data:`SUPPORTED`): the groupings ``"adr"``, ``"demographic"``, a pandas Series of
+annotator groups, ``"ambiguity"`` (``"disagreement"``, ``"entropy"``) and ``"popularity"``, with every
+named performance (and lists of them), both aggregates, ``min_group_size``/``small_groups``, every tie
+policy, and every ``bins`` form except ``"quantile:N"`` for items or annotations. The others
+(``"discovered"``, ``ambiguity="uqs"``, quantile bins of items or annotations, callable performances)
+raise a ValueError before any computation (:func:`check_dask_options`).
 
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
@@ -42,13 +49,20 @@ from aif360_subjective.metrics._opinion_core import (
     _factorize,
     _ratio,
     _std0,
+    annotation_popularity,
     encode_annotations,
+    item_ambiguity,
     majority_vote,
     metric_from_counts,
     performance_name,
     resolve_performance,
 )
-from aif360_subjective.metrics._opinion_groups import GroupingReport, assign_bins, enforce_min_group_size
+from aif360_subjective.metrics._opinion_groups import (
+    GroupingReport,
+    assign_bins,
+    enforce_min_group_size,
+    validate_bins,
+)
 from aif360_subjective.metrics._opinion_options import prepare_grouping
 
 from . import require_dask
@@ -56,19 +70,20 @@ from ._partitions import add_frames, by_item, id_range, items_are_local, tree_re
 
 #: What the Dask path supports; everything else raises a ValueError naming the option.
 SUPPORTED = {
-    "grouping": ("adr", "demographic", "a pandas Series of annotator groups"),
+    "grouping": ("adr", "demographic", "a pandas Series of annotator groups", "ambiguity", "popularity"),
     "performance": ("accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
                     "false_positive_rate", "false_negative_rate", "precision", "f1", "a list of these"),
 }
 UNSUPPORTED_GROUPINGS = {
-    "ambiguity": "it bins items, whose values stay distributed",
-    "popularity": "it bins single annotations",
     "discovered": "it clusters annotators on profiles the Dask pass does not compute",
 }
+#: Groupings whose units (items, annotations) stay distributed: binned in a second pass.
+DISTRIBUTED_UNITS = {"ambiguity": "item", "popularity": "annotation"}
 _COUNTS = ["n", "n_counted", "n_dis", "tp", "fp", "fn", "tn"]
 
 
-def check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance) -> None:
+def check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance, bins=5,
+                       ambiguity="disagreement") -> None:
     """Raise before any computation when an input or option is not supported on Dask.
 
     Raises:
@@ -91,6 +106,16 @@ def check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, perfor
             f"grouping={grouping!r} is not supported on Dask ({UNSUPPORTED_GROUPINGS[grouping]}); supported: "
             f"{list(SUPPORTED['grouping'])}; or compute on pandas"
         )
+    if isinstance(grouping, str) and grouping in DISTRIBUTED_UNITS:
+        if grouping == "ambiguity" and ambiguity == "uqs":
+            raise ValueError("ambiguity='uqs' is not supported on Dask (it runs CrowdTruth on the items); use "
+                             "'disagreement' or 'entropy', or compute on pandas")
+        if isinstance(bins, str) and bins.strip().startswith("quantile"):
+            raise ValueError(
+                f"bins={bins!r} is not supported on Dask for grouping={grouping!r} (quantiles of the "
+                f"{DISTRIBUTED_UNITS[grouping]}s' values need them all on one machine); use a number of "
+                "equal-width bins or explicit edges"
+            )
     specs = performance if isinstance(performance, list | tuple) else [performance]
     for spec in specs:
         if callable(spec) and not isinstance(spec, str):
@@ -140,8 +165,19 @@ def _probe(grouping, pos_label, options: dict) -> None:
 # ----------------------------------------------------------------------------------------------
 # the distributed pass
 # ----------------------------------------------------------------------------------------------
-def _partition_counts(df: pd.DataFrame, pos_label, tie: str) -> dict:
-    """Per-annotator counts of one partition (all rows of each of its items are in it)."""
+def _unit_values(kind: str, measure: str, t: np.ndarray, item_codes: np.ndarray, n: np.ndarray,
+                 n_pos: np.ndarray) -> np.ndarray:
+    """The values binned by a distributed grouping: per item (ambiguity) or per annotation (popularity)."""
+    if kind == "ambiguity":
+        return item_ambiguity(n, n_pos, measure)
+    return annotation_popularity(SimpleNamespace(item_codes=item_codes, t=t), n, n_pos)
+
+
+def _partition_counts(df: pd.DataFrame, pos_label, tie: str, values: tuple | None = None) -> dict:
+    """Per-annotator counts of one partition (all rows of each of its items are in it).
+
+    With ``values=(kind, measure)`` also the range of the grouping's unit values (for equal-width bins).
+    """
     out: dict[str, Any] = {"n_rows": len(df)}
     missing = {c: int(df[c].isna().sum()) for c in df.columns}
     out["missing"] = missing
@@ -173,7 +209,43 @@ def _partition_counts(df: pd.DataFrame, pos_label, tie: str) -> dict:
     out["n_items"] = len(items)
     out["n_tie_items"] = int(np.isnan(mv).sum())
     out["n_tie_annotations"] = int((~counted).sum())
+    if values is not None:
+        v = _unit_values(*values, t, item_codes, n, n_pos)
+        out["value_range"] = (np.nanmin(v), np.nanmax(v))
     return out
+
+
+def _partition_bins(df: pd.DataFrame, pos_label, kind: str, measure: str, edges: np.ndarray) -> dict:
+    """Second pass of a distributed grouping: per (bin, annotator) counts, and units per bin."""
+    t = np.asarray(df["y_true"].to_numpy() == pos_label, dtype=bool)
+    p = np.asarray(df["y_pred"].to_numpy() == pos_label, dtype=bool)
+    item_codes, _ = pd.factorize(df["item"].to_numpy())
+    n = np.bincount(item_codes).astype(np.float64)
+    n_pos = np.bincount(item_codes, weights=t)
+    unit_codes, _, _ = assign_bins(_unit_values(kind, measure, t, item_codes, n, n_pos), edges)
+    n_bins = len(edges) - 1
+    row_codes = unit_codes[item_codes] if kind == "ambiguity" else unit_codes
+    rows = row_codes >= 0
+    a_codes, annotators = pd.factorize(df["annotator"].to_numpy()[rows])
+    key = row_codes[rows] * np.int64(max(len(annotators), 1)) + a_codes
+    pair_codes, pair_keys = pd.factorize(key)
+    m = len(pair_keys)
+    t, p = t[rows], p[rows]
+
+    def count(w=None):
+        return np.bincount(pair_codes, weights=w, minlength=m).astype(np.int64)
+
+    total, tp, fp, fn = count(), count(t & p), count(~t & p), count(t & ~p)
+    index = pd.MultiIndex.from_arrays([pair_keys // max(len(annotators), 1),
+                                       annotators[pair_keys % max(len(annotators), 1)]], names=["bin", "annotator"])
+    table = pd.DataFrame({"n": total, "tp": tp, "fp": fp, "fn": fn, "tn": total - tp - fp - fn}, index=index)
+    return {"table": table, "sizes": np.bincount(unit_codes[unit_codes >= 0], minlength=n_bins),
+            "outside": int((unit_codes < 0).sum())}
+
+
+def _combine_bins(parts: list[dict]) -> dict:
+    return {"table": add_frames([p["table"] for p in parts]), "sizes": sum(p["sizes"] for p in parts),
+            "outside": sum(p["outside"] for p in parts)}
 
 
 def _combine(parts: list[dict]) -> dict:
@@ -184,7 +256,9 @@ def _combine(parts: list[dict]) -> dict:
     labels_t = pd.unique(np.concatenate([np.asarray(p["labels"][0], dtype=object) for p in parts]))
     labels_p = pd.unique(np.concatenate([np.asarray(p["labels"][1], dtype=object) for p in parts]))
     missing = {c: sum(p["missing"][c] for p in parts) for c in parts[0]["missing"]}
+    ranges = [p["value_range"] for p in parts if p.get("value_range") is not None]
     return {
+        "value_range": (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
         # range and length of every original partition (a few tuples), for the locality check
         "parts": [{"range": p["range"], "n_rows": p["n_rows"]} for p in flat],
         "table": add_frames([p["table"] for p in parts]),
@@ -194,34 +268,60 @@ def _combine(parts: list[dict]) -> dict:
     }
 
 
-def _counts(frame, pos_label, tie: str) -> dict:
+def _counts(frame, pos_label, tie: str, values: tuple | None) -> dict:
     import dask
 
-    parts = [dask.delayed(_partition_counts)(d, pos_label, tie) for d in frame.to_delayed()]
+    parts = [dask.delayed(_partition_counts)(d, pos_label, tie, values) for d in frame.to_delayed()]
     (res,) = dask.compute(tree_reduce(parts, _combine))
     return res
 
 
-def annotator_counts(y_true, y_pred, item_ids, annotator_ids, *, pos_label=1, tie: str = "favorable") -> dict:
+def annotator_counts(y_true, y_pred, item_ids, annotator_ids, *, pos_label=1, tie: str = "favorable",
+                     values: tuple | None = None, bins=5) -> dict:
     """Per-annotator counts (ADR numerator and denominator, confusion counts) over Dask Series.
 
     Returns:
         dict: ``table`` (pandas DataFrame indexed by annotator id: n, n_counted, n_dis, tp, fp, fn, tn),
         ``n_rows``, ``n_items``, ``n_tie_items``, ``n_tie_annotations``, ``shuffled`` (whether the
-        table had to be shuffled by item first).
+        table had to be shuffled by item first); with ``values=(grouping, measure)`` for ``"ambiguity"`` or
+        ``"popularity"``, ``bins``: a second pass's per (bin, annotator) counts (``table``), units per bin
+        (``sizes``), units outside the edges (``outside``), and the bin ``edges`` and ``labels``.
 
     Raises:
         ValueError: missing ids or labels, non-binary labels, ``pos_label`` not a label.
     """
     require_dask()
     frame = y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
-    res = _counts(frame, pos_label, tie)
+    res = _counts(frame, pos_label, tie, values)
     _check_data(res, pos_label)  # before a shuffle: bad data costs one pass, not two
     shuffled = not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]])
     if shuffled:
-        res = _counts(by_item(frame, "item"), pos_label, tie)
+        frame = by_item(frame, "item")
+        res = _counts(frame, pos_label, tie, values)
     res["shuffled"] = shuffled
+    if values is not None:
+        res["bins"] = _bin_pass(frame, pos_label, values, bins, res["value_range"])
     return res
+
+
+def _bin_pass(frame, pos_label, values: tuple, bins, value_range: tuple) -> dict:
+    """Bins over the global range (as the in-memory :func:`assign_bins` sets them), then the second pass."""
+    import dask
+
+    kind, arg = validate_bins(bins)
+    if kind == "int":  # pandas.cut's edges depend on the minimum and the maximum only
+        ends = np.asarray(value_range, dtype=np.float64)
+        edges = pd.cut(ends, arg, retbins=True)[1]
+        labels = assign_bins(ends, bins)[1]
+    else:
+        edges = arg
+        labels = assign_bins(edges[:1], bins)[1]
+    parts = [dask.delayed(_partition_bins)(d, pos_label, *values, edges) for d in frame.to_delayed()]
+    (res,) = dask.compute(tree_reduce(parts, _combine_bins))
+    notes = []
+    if kind == "edges" and res["outside"]:  # the in-memory note, from the in-memory function
+        notes = assign_bins(np.full(res["outside"], edges[-1] + 1.0), bins)[2]
+    return {**res, "edges": edges, "labels": labels, "notes": notes}
 
 
 def _check_data(res: dict, pos_label) -> None:
@@ -266,12 +366,14 @@ def result_from_counts(
     nan_policy: str,
     annotators: pd.DataFrame | None,
     attributes,
+    ambiguity: str = "disagreement",
 ) -> OpinionExclusionResult:
-    """The opinion-exclusion result of an annotator grouping from per-annotator counts.
+    """The opinion-exclusion result from per-annotator counts (and per (bin, annotator) counts).
 
-    Follows :func:`~aif360_subjective.metrics._opinion_core.compute_opinion_exclusion` step by step
-    for annotator units, where every (group, annotator) unit is one annotator with all its
-    annotations: the unit's counts are the annotator's.
+    Follows :func:`~aif360_subjective.metrics._opinion_core.compute_opinion_exclusion` step by step.
+    For annotator groupings every (group, annotator) unit is one annotator with all its annotations:
+    the unit's counts are the annotator's. For "ambiguity" and "popularity" the units' bins come from
+    the second pass (``counts["bins"]``), whose per (bin, annotator) counts are summed over merged bins.
     """
     table = counts["table"]
     ids = table.index.to_numpy()
@@ -279,11 +381,15 @@ def result_from_counts(
     table = table.loc[ann_index]
     ann_index = pd.Index(ann_index, name="annotator")
     specs = resolve_performance(performance)
-    spec = prepare_grouping(SimpleNamespace(annotators=ann_index), grouping, annotator_table=annotators,
-                            attributes=attributes, tie=tie)
+    # A stand-in for the encoded annotations: prepare_grouping reads only the annotator ids, and for
+    # "ambiguity" one item's votes (its name and checks are what is used here, not its values).
+    stand_in = SimpleNamespace(annotators=ann_index, items=[0], item_codes=np.zeros(1, dtype=np.int64),
+                               t=np.ones(1, dtype=bool))
+    spec = prepare_grouping(stand_in, grouping, annotator_table=annotators, attributes=attributes, tie=tie,
+                            ambiguity=ambiguity)
     kind = spec["grouping"]
     if aggregate is None:
-        aggregate = "annotator"
+        aggregate = "pooled" if kind in DISTRIBUTED_UNITS else "annotator"
 
     n_counted = table["n_counted"].to_numpy(np.float64)
     n_dis = table["n_dis"].to_numpy(np.float64)
@@ -295,37 +401,55 @@ def result_from_counts(
 
     extra: dict[str, int] = {}
     ordered = True
-    if kind == "adr":
-        if counts["n_tie_annotations"]:
-            extra["annotations on dropped ties (not counted in ADR)"] = counts["n_tie_annotations"]
-        n_nan = int(np.isnan(adr_values).sum())
-        if n_nan:
-            extra["annotators without ADR (only tied items)"] = n_nan
-        unit_codes, labels, bin_notes = assign_bins(adr_values, bins)
+    unit_kind = DISTRIBUTED_UNITS.get(kind, "annotator")
+    if kind in DISTRIBUTED_UNITS:
+        bins_res = counts["bins"]
+        labels, bin_notes = bins_res["labels"], list(bins_res["notes"])
+        n_units_total = counts["n_items"] if kind == "ambiguity" else counts["n_rows"]
+        bin_of_bin, labels, bits = enforce_min_group_size(np.arange(len(labels)), labels, bins_res["sizes"],
+                                                          min_group_size, small_groups, True)
+        n_ungrouped_units = int(bins_res["outside"] + bins_res["sizes"][bin_of_bin < 0].sum())
+        pairs = bins_res["table"]
+        g = bin_of_bin[pairs.index.get_level_values("bin").to_numpy()]
+        a = ann_index.get_indexer(pairs.index.get_level_values("annotator"))
+        keep = g >= 0
+        pairs = pairs[keep].groupby([g[keep], a[keep]]).sum()  # sorted by group, then annotator position
+        pair_group = pairs.index.get_level_values(0).to_numpy(np.int64)
+        pair_ann = pairs.index.get_level_values(1).to_numpy(np.int64)
+        pair_counts = pairs
     else:
-        ordered, bin_notes = False, []
-        lab = spec["annotator_labels"].reindex(ann_index)
-        n_missing = int(lab.isna().sum())
-        if n_missing:
-            extra["annotators without a group label"] = n_missing
-        values = lab.to_numpy(dtype=object)
-        try:
-            codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-        except TypeError:
-            codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=True)
-        unit_codes = codes.astype(np.int64)
-        labels = pd.Index(list(uniques), dtype=object, tupleize_cols=False)
-    n_units_total = len(unit_codes)
-    unit_sizes = np.bincount(unit_codes[unit_codes >= 0], minlength=len(labels))
-    unit_codes, labels, bits = enforce_min_group_size(unit_codes, labels, unit_sizes, min_group_size,
-                                                      small_groups, ordered)
-
-    # (group, annotator) units: the grouped annotators, ordered by group then annotator (the core's order)
-    grouped = np.flatnonzero(unit_codes >= 0)
-    order = grouped[np.lexsort((grouped, unit_codes[grouped]))]
-    pair_group = unit_codes[order]
-    pair_perf = perf_values[order]
-    pair_n = table["n"].to_numpy(np.int64)[order]
+        if kind == "adr":
+            if counts["n_tie_annotations"]:
+                extra["annotations on dropped ties (not counted in ADR)"] = counts["n_tie_annotations"]
+            n_nan = int(np.isnan(adr_values).sum())
+            if n_nan:
+                extra["annotators without ADR (only tied items)"] = n_nan
+            unit_codes, labels, bin_notes = assign_bins(adr_values, bins)
+        else:
+            ordered, bin_notes = False, []
+            lab = spec["annotator_labels"].reindex(ann_index)
+            n_missing = int(lab.isna().sum())
+            if n_missing:
+                extra["annotators without a group label"] = n_missing
+            values = lab.to_numpy(dtype=object)
+            try:
+                codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+            except TypeError:
+                codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=True)
+            unit_codes = codes.astype(np.int64)
+            labels = pd.Index(list(uniques), dtype=object, tupleize_cols=False)
+        n_units_total = len(unit_codes)
+        unit_sizes = np.bincount(unit_codes[unit_codes >= 0], minlength=len(labels))
+        unit_codes, labels, bits = enforce_min_group_size(unit_codes, labels, unit_sizes, min_group_size,
+                                                          small_groups, ordered)
+        n_ungrouped_units = int((unit_codes < 0).sum())
+        # (group, annotator) units: the grouped annotators, by group then annotator (the core's order)
+        grouped = np.flatnonzero(unit_codes >= 0)
+        pair_ann = grouped[np.lexsort((grouped, unit_codes[grouped]))]
+        pair_group = unit_codes[pair_ann]
+        pair_counts = table.iloc[pair_ann]
+    pair_perf = _performance(specs, pair_counts, nan_policy)
+    pair_n = pair_counts["n"].to_numpy(np.int64)
     n_groups = len(labels)
     n_annotations = np.bincount(pair_group, weights=pair_n, minlength=n_groups).astype(np.int64)
     n_annotators = np.bincount(pair_group, minlength=n_groups)
@@ -339,7 +463,7 @@ def result_from_counts(
     if aggregate == "annotator":
         group_perf = mean_ann
     else:
-        pooled = table.iloc[order][["tp", "fp", "tn", "fn"]].groupby(pair_group).sum()
+        pooled = pair_counts[["tp", "fp", "tn", "fn"]].groupby(pair_group).sum()
         pooled = pooled.reindex(np.arange(n_groups), fill_value=0)
         group_perf = _performance(specs, pooled, nan_policy)
     group_index = pd.Index(labels, name="group", tupleize_cols=False)
@@ -353,18 +477,18 @@ def result_from_counts(
         {
             "group": pd.Categorical.from_codes(pair_group, categories=group_index) if n_groups
             else pd.Categorical([]),
-            "annotator": ann_index[order].rename(None),
+            "annotator": ann_index[pair_ann].rename(None),
             "n_annotations": pair_n,
             "performance": pair_perf,
         }
     )
     report = GroupingReport(
         grouping=spec["grouping_name"],
-        unit="annotator",
+        unit=unit_kind,
         aggregate=aggregate,
         n_units=n_units_total,
         n_groups=n_groups,
-        n_ungrouped_units=int((unit_codes < 0).sum()),
+        n_ungrouped_units=n_ungrouped_units,
         n_ungrouped_annotations=int(counts["n_rows"] - pair_n.sum()),
         excluded=extra,
         notes=tuple(bin_notes) + bits["notes"],
@@ -424,12 +548,15 @@ def opinion_exclusion(
     """
     require_dask()
     _check_other_options(other)
-    check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance)
+    check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance, bins, ambiguity)
     options = dict(bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
                    small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, annotators=annotators,
                    attributes=attributes, nan_policy=nan_policy)
     _probe(grouping, pos_label, options)
-    counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=tie)
+    values = (grouping, ambiguity) if isinstance(grouping, str) and grouping in DISTRIBUTED_UNITS else None
+    counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=tie, values=values,
+                              bins=bins)
     return result_from_counts(counts, grouping=grouping, bins=bins, performance=performance, tie=tie,
                               min_group_size=min_group_size, small_groups=small_groups, aggregate=aggregate,
-                              nan_policy=nan_policy, annotators=annotators, attributes=attributes)
+                              nan_policy=nan_policy, annotators=annotators, attributes=attributes,
+                              ambiguity=ambiguity)

@@ -21,6 +21,12 @@ OPTIONS = [
     {"grouping": "demographic", "attributes": "age_group"},
     {"grouping": "demographic", "attributes": ["age_group", "kind"], "min_group_size": 4, "aggregate": "pooled"},
     {"grouping": "kind_series", "performance": "f1", "min_group_size": 10},
+    {"grouping": "ambiguity"},
+    {"grouping": "ambiguity", "ambiguity": "entropy", "bins": 4, "min_group_size": 100, "aggregate": "annotator",
+     "performance": ["f1", "accuracy"]},
+    {"grouping": "ambiguity", "bins": [0.1, 0.2, 0.3, 0.4, 0.5], "pos_label": 0},
+    {"grouping": "popularity", "bins": [0.3, 0.5, 0.7, 0.9], "min_group_size": 800, "small_groups": "drop",
+     "tie": "drop"},
 ]
 
 
@@ -132,9 +138,10 @@ def _exploding_frame():
 
 
 @pytest.mark.parametrize("opts,match", [
-    ({"grouping": "ambiguity"}, "grouping='ambiguity' is not supported on Dask"),
-    ({"grouping": "popularity"}, "grouping='popularity' is not supported on Dask"),
     ({"grouping": "discovered"}, "grouping='discovered' is not supported on Dask"),
+    ({"grouping": "ambiguity", "ambiguity": "uqs"}, "ambiguity='uqs' is not supported on Dask"),
+    ({"grouping": "ambiguity", "bins": "quantile:4"}, "bins='quantile:4' is not supported on Dask for grouping"),
+    ({"grouping": "popularity", "bins": "quantile:2"}, "bins='quantile:2' is not supported on Dask for grouping"),
     ({"performance": lambda t, p: 0.5}, "a callable performance is not supported on Dask"),
     ({"performance": ["accuracy", np.mean]}, "a callable performance is not supported on Dask"),
     ({"item_ids": None}, "item_ids=None: with Dask inputs"),
