@@ -125,11 +125,11 @@ def cmd_opinion(args) -> None:
         t_mv = time.perf_counter() - t0
         t0 = time.perf_counter()
         res = opinion_exclusion(ddf["label"], ddf["prediction"], item_ids=ddf["item"],
-                                annotator_ids=ddf["annotator"], grouping="adr", bins=5, performance="accuracy",
-                                pos_label=1)
+                                annotator_ids=ddf["annotator"], grouping=args.grouping, bins=5,
+                                performance="accuracy", pos_label=1)
         t_oe = time.perf_counter() - t0
         _emit({
-            "task": "opinion", "n_annotations": res.extras["n_annotations"],
+            "task": "opinion", "grouping": args.grouping, "n_annotations": res.extras["n_annotations"],
             "n_items": int(mv["items"]), "n_annotators": len(res.disagreement_rates), "partitions": ddf.npartitions,
             "majority_vote_seconds": round(t_mv, 1),
             "mv_adr_opinion_exclusion_seconds": round(t_oe, 1),
@@ -254,6 +254,8 @@ def main(argv=None) -> None:
     ap.add_argument("--ct-workers", type=int, default=2_000, help="workers of the CrowdTruth data sets")
     ap.add_argument("--files", type=int, default=None, help="use only the first N Parquet files")
     ap.add_argument("--sizes", default="1,4,16", help="crossover: numbers of 1M-annotation files")
+    ap.add_argument("--grouping", default="adr", choices=["adr", "ambiguity", "popularity"],
+                    help="opinion: the grouping (ambiguity and popularity take a second pass)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit", default="4GB")
     ap.add_argument("--max-iter", type=int, default=1000)
