@@ -8,6 +8,7 @@ from .multi_annotator import MultiAnnotatorDataset
 from .popquorn import PopquornDataset
 from .subgroup_benchmark import SubgroupBenchmark, make_subgroup_benchmark
 from .synthetic import make_subjective_dataset
+from .synthetic_parquet import write_synthetic_parquet
 from .wikipedia_talk import WikipediaTalkDataset
 
 __all__ = [
@@ -21,4 +22,5 @@ __all__ = [
     "WikipediaTalkDataset",
     "make_subgroup_benchmark",
     "make_subjective_dataset",
+    "write_synthetic_parquet",
 ]

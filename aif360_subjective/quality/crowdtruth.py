@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .. import _dask
 from .._validation import is_multi_annotator_dataset
 from ._vectors import AnnotationTensor, build_tensor
 
@@ -251,12 +252,8 @@ class _PairLabels:
         self.c_d = sp.csc_matrix((x_s, row, indptr), shape=shape)
         self.c_n = sp.csc_matrix((x_s * x_r, row, indptr), shape=shape)
         del row, x_s, x_r
-        self.label = keys % n_l
-        pair = keys // n_l
-        self.i = pair // n_w
-        self.j = pair % n_w
-        self.offdiag = (self.i != self.j).astype(np.float64)
-        self.n_labels = n_l
+        self.keys = keys.astype(np.int64)  # (worker i, worker j, label) as i * n_w * n_l + j * n_l + a
+        self.i, self.j, self.label = decode_pair_keys(self.keys, n_w, n_l)
 
 
 def _lookup(matrix: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -266,26 +263,63 @@ def _lookup(matrix: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.nda
     return np.asarray(matrix[rows, cols]).ravel()
 
 
-def _annotation_quality(job: _Job, wqs: np.ndarray, uqs: np.ndarray) -> np.ndarray:
-    """AQS over ordered worker pairs (i, j), i != j, with D_ij = sum_shared UQS v_j[a] > 0."""
+def decode_pair_keys(keys: np.ndarray, n_workers: int, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Workers i, j and label a of pair keys ``i * n_workers * n_labels + j * n_labels + a``."""
+    pair = keys // n_labels
+    return pair // n_workers, pair % n_workers, keys % n_labels
+
+
+def _pair_sums(job: _Job, uqs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per (ordered worker pair, label) key of ``job.pairs``: ``D_ij[a]`` and ``N_ij[a]`` over the job's units.
+
+    Sums over disjoint sets of units add up (the Dask path sums them over unit partitions).
+    """
     if job.pairs is None:
         job.pairs = _PairLabels(job)
-    pl = job.pairs
-    d = pl.c_d @ uqs
-    n = pl.c_n @ uqs
+    return job.pairs.c_d @ uqs, job.pairs.c_n @ uqs
+
+
+def _aqs_label_sums(i: np.ndarray, j: np.ndarray, label: np.ndarray, d: np.ndarray, n: np.ndarray,
+                    wqs: np.ndarray, n_labels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Numerator and denominator of AQS per label from complete pair sums (each key once)."""
     ok = d > 0
     ratio = np.divide(n, d, out=np.zeros_like(d), where=ok)
-    ww = wqs[pl.i] * wqs[pl.j] * pl.offdiag
-    num = np.bincount(pl.label, ww * ratio, minlength=pl.n_labels)
-    den = np.bincount(pl.label, ww * ok, minlength=pl.n_labels)
+    ww = wqs[i] * wqs[j] * (i != j)
+    num = np.bincount(label, ww * ratio, minlength=n_labels)
+    den = np.bincount(label, ww * ok, minlength=n_labels)
+    return num, den
+
+
+def _aqs_from_sums(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.where(den > EPS, np.maximum(num / np.where(den > EPS, den, 1.0), EPS), EPS)
+
+
+def _annotation_quality(job: _Job, wqs: np.ndarray, uqs: np.ndarray) -> np.ndarray:
+    """AQS over ordered worker pairs (i, j), i != j, with D_ij = sum_shared UQS v_j[a] > 0."""
+    d, n = _pair_sums(job, uqs)
+    pl = job.pairs
+    return _aqs_from_sums(*_aqs_label_sums(pl.i, pl.j, pl.label, d, n, wqs, job.n_labels))
 
 
 def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
     """One Jacobi step of the reference: every new score is computed from the previous ones."""
-    w, q, g = st.wqs, st.uqs, st.aqs
-    aqs = g if open_ended else _annotation_quality(job, w, q)
+    aqs = st.aqs if open_ended else _annotation_quality(job, st.wqs, st.uqs)
+    step = _unit_step(job, st.wqs, st.uqs, st.aqs)
+    wwa, wua = _worker_scores(step["worker_sums"])
+    return _State(wqs=wwa * wua, uqs=step["uqs"], aqs=aqs, wwa=wwa, wua=wua)
 
+
+def _worker_scores(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """WWA and WUA from the rows (WWA numerator, WWA denominator, WUA numerator, WUA denominator)."""
+    return sums[0] / np.maximum(sums[1], EPS), sums[2] / np.maximum(sums[3], EPS)
+
+
+def _unit_step(job: _Job, w: np.ndarray, q: np.ndarray, g: np.ndarray) -> dict:
+    """The part of an iteration computed unit by unit, from the previous WQS ``w``, UQS ``q``, AQS ``g``.
+
+    Returns the new UQS of the job's units and ``worker_sums``: per worker, the numerators and
+    denominators of WWA and WUA, sums over units that add up over disjoint sets of units.
+    """
     g_nz = g[job.nz_a]
     wj = w[job.worker]  # WQS of each judgment's worker
     w_nz = wj[job.nz_j]
@@ -302,7 +336,6 @@ def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
 
     # --- WWA (with the previous UQS): sum over the unit's other workers j of w_j Wcos(v_i, v_j) ----
     t_j = job.judgment_sums(g_nz * (job.nz_x / norm[job.nz_j]) * p_others)
-    wwa = job.worker_sums(qj * t_j) / np.maximum(job.worker_sums(qj * d_j), EPS)
 
     # --- WUA (with the previous UQS): cosine of w_i v_i and s(u) - w_i v_i, s(u) = sum_j w_j v_j ---
     yw = w_nz * job.nz_x  # the worker's vector scaled by its WQS, on its own labels
@@ -317,9 +350,9 @@ def _iterate_once(job: _Job, st: _State, open_ended: bool) -> _State:
     root = np.sqrt(dw_j * ds_j)
     small = root < EPS
     c_j = np.where(small, EPS, num_j / np.where(small, 1.0, root))
-    wua = job.worker_sums(qj * c_j) / np.maximum(job.worker_sums(qj), EPS)
-
-    return _State(wqs=wwa * wua, uqs=uqs, aqs=aqs, wwa=wwa, wua=wua)
+    sums = np.vstack([job.worker_sums(qj * t_j), job.worker_sums(qj * d_j), job.worker_sums(qj * c_j),
+                      job.worker_sums(qj)])
+    return {"uqs": uqs, "worker_sums": sums}
 
 
 def _unit_annotation_scores(job: _Job, wqs: np.ndarray) -> np.ndarray:
@@ -435,6 +468,8 @@ def crowdtruth_scores(
         for Crowdsourcing with Disagreement", arXiv:1808.06080, 2018; the authors' Python package
         ``crowdtruth`` 2.1 (``crowdtruth.models.metrics.Metrics``), whose computation this follows.
     """
+    if _dask.is_dask_collection(df):  # Dask DataFrame: partitioned by unit, one pass per iteration
+        return _dask.crowdtruth_scores(**locals())
     max_delta = check_max_delta(max_delta)
     max_iter = check_max_iter(max_iter)
     if not isinstance(open_ended, bool | np.bool_):

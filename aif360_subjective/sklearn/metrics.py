@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aif360_subjective import _dask
 from aif360_subjective.metrics.opinion_annotations import check_ratings, encode_annotations
 from aif360_subjective.metrics.opinion_core import (
     OpinionExclusionResult,
@@ -183,6 +184,8 @@ def opinion_exclusion(
         >>> round(res.unfairness, 3), round(res.performance, 3)
         (0.25, 0.75)
     """
+    if _dask.is_dask_collection(y_true):  # Dask Series: the distributed path, same arguments
+        return _dask.opinion_exclusion(**locals())
     ratings = None
     y_true_view, y_pred_view = y_true, y_pred
     if positive_from is not None:
