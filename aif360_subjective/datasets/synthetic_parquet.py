@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .multi_annotator import check_random_state
-from .synthetic import AGE_GROUPS, _assign, _check_fraction, _check_int
+from .._validation import check_fraction, check_int, check_random_state
+from .synthetic import AGE_GROUPS, _assign
 
 
 def write_synthetic_parquet(
@@ -67,14 +67,14 @@ def write_synthetic_parquet(
         TypeError: a size is not an int.
         ValueError: a size or fraction out of range.
     """
-    n_items = _check_int("n_items", n_items, 1)
-    n_annotators = _check_int("n_annotators", n_annotators, 1)
-    k = _check_int("annotations_per_item", annotations_per_item, 1)
-    items_per_file = _check_int("items_per_file", items_per_file, 1)
+    n_items = check_int(n_items, "n_items", low=1)
+    n_annotators = check_int(n_annotators, "n_annotators", low=1)
+    k = check_int(annotations_per_item, "annotations_per_item", low=1)
+    items_per_file = check_int(items_per_file, "items_per_file", low=1)
     if k > n_annotators:
         raise ValueError(f"annotations_per_item={k} exceeds n_annotators={n_annotators}")
     fractions = {
-        name: _check_fraction(name, value)
+        name: check_fraction(value, name)
         for name, value in [("minority_fraction", minority_fraction), ("spammer_fraction", spammer_fraction),
                             ("contested_fraction", contested_fraction), ("noise", noise),
                             ("base_rate", base_rate), ("model_error", model_error)]

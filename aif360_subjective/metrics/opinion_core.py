@@ -37,8 +37,13 @@ _RATING_MEASURES: dict[str, Callable[..., np.ndarray]] = {
 }
 
 __all__ = [
+    "GroupCounts",
     "OpinionExclusionResult",
     "compute_opinion_exclusion",
+    "counts_suffice",
+    "group_counts",
+    "performance_from_counts",
+    "result_from_counts",
     "individual_figures",
     "metric_from_counts",
     "unit_performance",
@@ -147,6 +152,11 @@ def unit_performance(
             if rows is not None:
                 yt, yp = yt[rows], yp[rows]
             values.append(_callable_per_unit(spec, codes, n_units, yt, yp))
+    return _combine(values, nan_policy)
+
+
+def _combine(values: list[np.ndarray], nan_policy: str) -> np.ndarray:
+    """One value per unit from the values of several measures (``nan_policy`` as in :func:`unit_performance`)."""
     if len(values) == 1:
         return values[0]
     stacked = np.vstack(values)
@@ -156,6 +166,31 @@ def unit_performance(
     n_def = defined.sum(axis=0)
     total = np.where(defined, stacked, 0.0).sum(axis=0)
     return ratio(total, n_def.astype(np.float64))
+
+
+def counts_suffice(specs: tuple[PerformanceSpec, ...]) -> bool:
+    """Whether every measure is a named one on binary labels, computed from confusion counts alone.
+
+    Callables and the measures on ratings need the annotation rows (:func:`unit_performance`).
+    """
+    return all(isinstance(s, str) and not PERFORMANCES[s].needs_ratings for s in specs)
+
+
+def performance_from_counts(specs: tuple[PerformanceSpec, ...], counts: np.ndarray, nan_policy: str) -> np.ndarray:
+    """Performance per unit from its confusion counts, for named measures on binary labels.
+
+    The same numbers as :func:`unit_performance` on the rows the counts were counted from (it computes the same
+    counts and the same :func:`metric_from_counts`).
+
+    Args:
+        specs: resolved performance option; :func:`counts_suffice` must hold.
+        counts: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP).
+        nan_policy: "propagate" or "omit" (for a list of measures).
+
+    Returns:
+        numpy.ndarray: one value per unit.
+    """
+    return _combine([metric_from_counts(str(spec), counts) for spec in specs], nan_policy)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -209,44 +244,163 @@ class OpinionExclusionResult:
         return self.grouping_summary
 
 
-@dataclass(frozen=True)
-class _AnnotatorFigures:
-    adr: pd.Series
-    performance: pd.Series
-    n_tie_items: int
-    n_resolved_tie_items: int
-
-
-@dataclass(frozen=True)
-class _GroupedUnits:
-    """The (group, annotator) units over the grouped rows: the values averaged into each group."""
-
-    rows: np.ndarray  # indices of the grouped rows
-    row_group: np.ndarray  # group code of every grouped row
-    group: np.ndarray  # group code per unit
-    annotator: np.ndarray  # annotator code per unit
-    n_annotations: np.ndarray  # rows per unit
-    performance: np.ndarray  # performance per unit (NaN = undefined)
-    counts: np.ndarray  # (n_units, 4) confusion counts TN, FP, FN, TP per unit (what resampling redraws)
-
-
 def _std0(x: np.ndarray) -> float:
     x = x[~np.isnan(x)]
     return float(np.std(x)) if len(x) else np.nan
 
 
-def _annotator_figures(
-    enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates
-) -> _AnnotatorFigures:
-    """Step 1: ADR and performance of every annotator (independent of the grouping)."""
-    index = pd.Index(enc.annotators, name="annotator")
-    perf = unit_performance(options.performance, enc.annotator_codes, len(enc.annotators), enc,
-                            nan_policy=options.nan_policy)
-    return _AnnotatorFigures(
-        adr=pd.Series(rates.adr, index=index, name="adr"),
-        performance=pd.Series(perf, index=index, name="performance"),
-        n_tie_items=rates.n_tie_items,
-        n_resolved_tie_items=rates.n_resolved_tie_items,
+@dataclass(frozen=True)
+class GroupCounts:
+    """Per-annotator and per-(group, annotator) counts after the grouping and its size rules: everything
+    :func:`result_from_counts` builds an opinion-exclusion result from.
+
+    Both back ends build one and call :func:`result_from_counts`: the pandas path from the encoded annotations
+    (:func:`compute_opinion_exclusion`), the Dask path from per-partition counts summed over the cluster
+    (``aif360_subjective._dask.opinion``). Integer counts are exact in float64 up to 2**53, so both give the
+    same result bit for bit.
+
+    Attributes:
+        annotators: the distinct annotator ids (the categories of the annotator codes, as
+            :func:`~aif360_subjective.metrics.opinion_annotations.encode_annotations` orders them).
+        rates: ADR per annotator and the tie counts
+            (:class:`~aif360_subjective.metrics.opinion_annotations.DisagreementRates`).
+        annotator_counts: ``(n_annotators, 4)`` confusion counts (TN, FP, FN, TP) of every annotator.
+        unit: what was grouped: "annotator", "item" or "annotation".
+        n_units: number of units.
+        n_ungrouped_units: units in no kept group (no value, outside the edges, dropped groups).
+        labels: the labels of the kept groups (after the size rules).
+        group: group code of every (group, annotator) unit, the units sorted by group, then annotator code.
+        annotator: annotator code of every unit.
+        counts: ``(n_units, 4)`` confusion counts of every unit (what the bootstrap redraws).
+        n_annotations: all annotations, grouped or not.
+        excluded: what the grouper left out and why, with counts.
+        notes: the grouper's notes, then those of the size rules.
+        size_notes: the report of
+            :func:`~aif360_subjective.metrics.opinion_groups.enforce_min_group_size` (``empty``, ``merged``,
+            ``dropped``).
+        annotator_performance, unit_performance, group_performance: the performance per annotator, per unit and
+            (pooled aggregate) per group computed from the annotation rows, for measures confusion counts cannot
+            give (callables, measures on ratings; :func:`counts_suffice`); None = computed from the counts.
+    """
+
+    annotators: pd.Index
+    rates: DisagreementRates
+    annotator_counts: np.ndarray
+    unit: str
+    n_units: int
+    n_ungrouped_units: int
+    labels: pd.Index
+    group: np.ndarray
+    annotator: np.ndarray
+    counts: np.ndarray
+    n_annotations: int
+    excluded: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    size_notes: dict[str, Any] = field(default_factory=dict)
+    annotator_performance: np.ndarray | None = None
+    unit_performance: np.ndarray | None = None
+    group_performance: np.ndarray | None = None
+
+
+def _pooled_counts(counts: GroupCounts) -> np.ndarray:
+    """Confusion counts per group: the sum of its units' counts."""
+    n_groups = len(counts.labels)
+    flat = np.repeat(counts.group * 4, 4) + np.tile(np.arange(4), len(counts.group))
+    return np.bincount(flat, weights=counts.counts.ravel(), minlength=4 * n_groups).reshape(n_groups, 4)
+
+
+def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionExclusionResult:
+    """The opinion-exclusion result from per-annotator and per-(group, annotator) counts.
+
+    The steps after the grouping: the performance of every annotator and (group, annotator) unit, the group
+    table (annotator mean or pooled performance per group, spread, undefined units), the unfairness
+    (population std of the groups' performance), the performance (their mean) and the grouping summary.
+
+    Args:
+        counts: the counts (:class:`GroupCounts`).
+        options: validated options (:func:`~aif360_subjective.metrics.check_opinion_options`).
+
+    Returns:
+        OpinionExclusionResult
+
+    References:
+        Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
+        Learning. Section 4.1.
+    """
+    specs, nan_policy = options.performance, options.nan_policy
+    from_rows = counts.unit_performance is not None
+    if not from_rows and not counts_suffice(specs):
+        raise ValueError(f"performance {options.performance_name!r} needs the annotation rows, not only counts")
+    ann_index = pd.Index(counts.annotators, name="annotator")
+    ann_perf = (counts.annotator_performance if counts.annotator_performance is not None
+                else performance_from_counts(specs, counts.annotator_counts, nan_policy))
+    unit_perf = (counts.unit_performance if counts.unit_performance is not None
+                 else performance_from_counts(specs, counts.counts, nan_policy))
+    n_groups = len(counts.labels)
+    g = counts.group
+    unit_n = counts.counts.sum(axis=1).astype(np.int64)
+    defined = ~np.isnan(unit_perf)
+    values = np.where(defined, unit_perf, 0.0)
+    k = np.bincount(g, weights=defined, minlength=n_groups)
+    mean_ann = ratio(np.bincount(g, weights=values, minlength=n_groups), k)
+    mean_sq = ratio(np.bincount(g, weights=values**2, minlength=n_groups), k)
+    if options.aggregate == "annotator":
+        group_perf = mean_ann
+    elif counts.group_performance is not None:
+        group_perf = counts.group_performance
+    else:
+        group_perf = performance_from_counts(specs, _pooled_counts(counts), nan_policy)
+    group_index = pd.Index(counts.labels, name="group", tupleize_cols=False)
+    table = pd.DataFrame(
+        {
+            "n_annotators": np.bincount(g, minlength=n_groups).astype(np.int64),
+            "n_annotations": np.bincount(g, weights=unit_n, minlength=n_groups).astype(np.int64),
+            "performance": group_perf,
+            "spread": np.sqrt(np.maximum(mean_sq - mean_ann**2, 0.0)),
+            "n_undefined": np.bincount(g, weights=~defined, minlength=n_groups).astype(np.int64),
+        },
+        index=group_index,
+    )
+    units = pd.DataFrame(
+        {
+            "group": pd.Categorical.from_codes(g, categories=group_index) if n_groups else pd.Categorical([]),
+            "annotator": counts.annotators[counts.annotator],
+            "n_annotations": unit_n,
+            "performance": unit_perf,
+        }
+    )
+    size_notes = counts.size_notes
+    summary = GroupingSummary(
+        grouping=options.grouping_name,
+        unit=counts.unit,
+        aggregate=options.aggregate,
+        n_units=counts.n_units,
+        n_groups=n_groups,
+        n_ungrouped_units=counts.n_ungrouped_units,
+        n_ungrouped_annotations=int(counts.n_annotations - unit_n.sum()),
+        excluded=counts.excluded,
+        notes=counts.notes,
+        empty_groups=size_notes.get("empty", ()),
+        merged_groups=size_notes.get("merged", ()),
+        dropped_groups=size_notes.get("dropped", ()),
+        undefined_groups=tuple(group_index[np.isnan(group_perf)]),
+        n_undefined_units=int((~defined).sum()),
+        n_tie_items=counts.rates.n_tie_items,
+        n_resolved_tie_items=counts.rates.n_resolved_tie_items,
+        tie=options.tie,
+    )
+    defined_groups = ~np.isnan(group_perf)
+    return OpinionExclusionResult(
+        disagreement_rates=pd.Series(counts.rates.adr, index=ann_index, name="adr"),
+        annotator_performance=pd.Series(ann_perf, index=ann_index, name="performance"),
+        group_table=table,
+        unit_performance=units,
+        unfairness=_std0(group_perf),
+        performance=float(np.mean(group_perf[defined_groups])) if defined_groups.any() else np.nan,
+        grouping_summary=summary,
+        performance_name=options.performance_name,
+        options=options,
+        unit_counts=counts.counts,
     )
 
 
@@ -257,97 +411,53 @@ def _row_codes(enc: EncodedAnnotations, unit: str, unit_codes: np.ndarray) -> np
     return np.asarray(unit_codes[enc.annotator_codes if unit == "annotator" else enc.item_codes])
 
 
-def _grouped_units(enc: EncodedAnnotations, options: OpinionOptions, row_codes: np.ndarray) -> _GroupedUnits:
-    """Step 4: the (group, annotator) units over the grouped rows and their performance."""
+def group_counts(
+    enc: EncodedAnnotations, options: OpinionOptions, annotator_table: pd.DataFrame | None = None
+) -> GroupCounts:
+    """The counts of :func:`result_from_counts` from encoded annotations (the pandas path).
+
+    Steps: 1. ADR per annotator; 2. the grouper of ``options.grouping`` gives a group code per unit (annotator,
+    item or annotation); 3. empty groups are skipped and groups below ``options.min_group_size`` merged or
+    dropped; 4. the confusion counts of every annotator and every (group, annotator) unit (and, for callables
+    and measures on ratings, their performance from the rows).
+    """
+    rates = disagreement_rates(enc, options.tie, options.adr_reference)
+    groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
+    unit_sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
+    unit_codes, labels, size_notes = enforce_min_group_size(
+        groups.codes, groups.labels, unit_sizes, options.min_group_size, options.small_groups, groups.ordered
+    )
+    row_codes = _row_codes(enc, groups.unit, unit_codes)
     n_ann = len(enc.annotators)
     rows = np.flatnonzero(row_codes >= 0)
-    g_rows, a_rows = row_codes[rows], enc.annotator_codes[rows]
-    pair_codes, pair_uniques = pd.factorize(g_rows * np.int64(n_ann) + a_rows, sort=True)
+    g_rows = row_codes[rows]
+    pair_codes, pair_uniques = pd.factorize(g_rows * np.int64(n_ann) + enc.annotator_codes[rows], sort=True)
     n_pairs = len(pair_uniques)
-    perf = unit_performance(options.performance, pair_codes, n_pairs, enc, rows=rows, nan_policy=options.nan_policy)
-    counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
-    return _GroupedUnits(
-        rows=rows,
-        row_group=g_rows,
+    by_rows: dict[str, np.ndarray | None] = {}
+    if not counts_suffice(options.performance):
+        specs, policy = options.performance, options.nan_policy
+        by_rows["annotator_performance"] = unit_performance(specs, enc.annotator_codes, n_ann, enc,
+                                                            nan_policy=policy)
+        by_rows["unit_performance"] = unit_performance(specs, pair_codes, n_pairs, enc, rows=rows, nan_policy=policy)
+        by_rows["group_performance"] = (unit_performance(specs, g_rows, len(labels), enc, rows=rows,
+                                                         nan_policy=policy)
+                                        if options.aggregate == "pooled" else None)
+    return GroupCounts(
+        annotators=enc.annotators,
+        rates=rates,
+        annotator_counts=confusion_counts(enc.annotator_codes, n_ann, cell_codes(enc.t, enc.p)),
+        unit=groups.unit,
+        n_units=len(groups.codes),
+        n_ungrouped_units=int((unit_codes < 0).sum()),
+        labels=labels,
         group=(pair_uniques // n_ann).astype(np.int64),
         annotator=(pair_uniques % n_ann).astype(np.int64),
-        n_annotations=np.bincount(pair_codes, minlength=n_pairs),
-        performance=perf,
-        counts=counts,
-    )
-
-
-def _group_table(
-    enc: EncodedAnnotations, options: OpinionOptions, units: _GroupedUnits, labels: pd.Index
-) -> pd.DataFrame:
-    """Step 5: one row per group: sizes, performance (annotator mean or pooled), spread, undefined units."""
-    n_groups = len(labels)
-    g = units.group
-    defined = ~np.isnan(units.performance)
-    values = np.where(defined, units.performance, 0.0)
-    k = np.bincount(g, weights=defined, minlength=n_groups)
-    mean_ann = ratio(np.bincount(g, weights=values, minlength=n_groups), k)
-    mean_sq = ratio(np.bincount(g, weights=values**2, minlength=n_groups), k)
-    if options.aggregate == "annotator":
-        group_perf = mean_ann
-    else:
-        group_perf = unit_performance(options.performance, units.row_group, n_groups, enc, rows=units.rows,
-                                      nan_policy=options.nan_policy)
-    return pd.DataFrame(
-        {
-            "n_annotators": np.bincount(g, minlength=n_groups).astype(np.int64),
-            "n_annotations": np.bincount(units.row_group, minlength=n_groups).astype(np.int64),
-            "performance": group_perf,
-            "spread": np.sqrt(np.maximum(mean_sq - mean_ann**2, 0.0)),
-            "n_undefined": np.bincount(g, weights=~defined, minlength=n_groups).astype(np.int64),
-        },
-        index=pd.Index(labels, name="group", tupleize_cols=False),
-    )
-
-
-def _unit_table(enc: EncodedAnnotations, units: _GroupedUnits, group_index: pd.Index) -> pd.DataFrame:
-    """The (group, annotator) units as a table."""
-    group = (pd.Categorical.from_codes(units.group, categories=group_index) if len(group_index)
-             else pd.Categorical([]))
-    return pd.DataFrame(
-        {
-            "group": group,
-            "annotator": enc.annotators[units.annotator],
-            "n_annotations": units.n_annotations.astype(np.int64),
-            "performance": units.performance,
-        }
-    )
-
-
-def _grouping_summary(
-    enc: EncodedAnnotations,
-    options: OpinionOptions,
-    groups: UnitGroups,
-    unit_codes: np.ndarray,
-    size_notes: dict[str, Any],
-    units: _GroupedUnits,
-    table: pd.DataFrame,
-    figures: _AnnotatorFigures,
-) -> GroupingSummary:
-    """Step 6: what the grouping did, counted: groups kept, units and annotations left out and why."""
-    return GroupingSummary(
-        grouping=options.grouping_name,
-        unit=groups.unit,
-        aggregate=options.aggregate,
-        n_units=len(groups.codes),
-        n_groups=len(table),
-        n_ungrouped_units=int((unit_codes < 0).sum()),
-        n_ungrouped_annotations=int(enc.n - len(units.rows)),
+        counts=confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows])),
+        n_annotations=enc.n,
         excluded=groups.excluded,
         notes=groups.notes + size_notes["notes"],
-        empty_groups=size_notes["empty"],
-        merged_groups=size_notes["merged"],
-        dropped_groups=size_notes["dropped"],
-        undefined_groups=tuple(table.index[table["performance"].isna().to_numpy()]),
-        n_undefined_units=int(np.isnan(units.performance).sum()),
-        n_tie_items=figures.n_tie_items,
-        n_resolved_tie_items=figures.n_resolved_tie_items,
-        tie=options.tie,
+        size_notes=size_notes,
+        **by_rows,
     )
 
 
@@ -360,7 +470,9 @@ def compute_opinion_exclusion(
     unit (annotator, item or annotation); 3. empty groups are skipped and groups below
     ``options.min_group_size`` merged or dropped; 4. performance of every (group, annotator) unit; 5. the group
     table (annotator mean or pooled performance per group); 6. unfairness (population std of the groups'
-    performance) and performance (their mean), with the grouping summary.
+    performance) and performance (their mean), with the grouping summary. Steps 1-4 count
+    (:func:`group_counts`), steps 5-6 and the performance are :func:`result_from_counts`, the entry point the
+    Dask back end calls with the same counts summed over a cluster.
 
     Args:
         enc: encoded annotations (:func:`~aif360_subjective.metrics.opinion_annotations.encode_annotations`).
@@ -374,30 +486,7 @@ def compute_opinion_exclusion(
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
         Learning. Section 4.1 and "Grouping criteria".
     """
-    rates = disagreement_rates(enc, options.tie, options.adr_reference)
-    figures = _annotator_figures(enc, options, rates)
-    groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
-    unit_sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
-    unit_codes, labels, size_notes = enforce_min_group_size(
-        groups.codes, groups.labels, unit_sizes, options.min_group_size, options.small_groups, groups.ordered
-    )
-    units = _grouped_units(enc, options, _row_codes(enc, groups.unit, unit_codes))
-    table = _group_table(enc, options, units, labels)
-    group_perf = table["performance"].to_numpy()
-    defined_groups = ~np.isnan(group_perf)
-    summary = _grouping_summary(enc, options, groups, unit_codes, size_notes, units, table, figures)
-    return OpinionExclusionResult(
-        disagreement_rates=figures.adr,
-        annotator_performance=figures.performance,
-        group_table=table,
-        unit_performance=_unit_table(enc, units, table.index),
-        unfairness=_std0(group_perf),
-        performance=float(np.mean(group_perf[defined_groups])) if defined_groups.any() else np.nan,
-        grouping_summary=summary,
-        performance_name=options.performance_name,
-        options=options,
-        unit_counts=units.counts,
-    )
+    return result_from_counts(group_counts(enc, options, annotator_table), options)
 
 
 def individual_figures(result: OpinionExclusionResult) -> pd.Series:

@@ -60,8 +60,8 @@ def test_deterministic(tmp_path):
 @pytest.mark.parametrize("kw,exc,match", [
     ({"n_items": 0}, ValueError, "n_items must be >= 1, got 0"),
     ({"annotations_per_item": 40}, ValueError, "annotations_per_item=40 exceeds n_annotators=30"),
-    ({"items_per_file": 2.5}, TypeError, "items_per_file must be an int, got 2.5"),
-    ({"model_error": 1.5}, ValueError, "model_error must be a number in"),
+    ({"items_per_file": 2.5}, TypeError, "items_per_file must be an int >= 1, got 2.5"),
+    ({"model_error": 1.5}, ValueError, "model_error must be in \\[0, 1\\], got 1.5"),
     ({"minority_fraction": 0.7, "spammer_fraction": 0.5}, ValueError, "minority_fraction \\+ spammer_fraction"),
 ])
 def test_bad_arguments(tmp_path, kw, exc, match):
