@@ -35,14 +35,21 @@ def require_dask() -> None:
         raise ImportError(f"the Dask back end needs dask[dataframe]: {INSTALL_HINT}") from err
 
 
-def opinion_exclusion(*args: Any, **kwargs: Any):
+def opinion_options(*args: Any, **kwargs: Any) -> Any:
+    """:func:`aif360_subjective._dask.opinion.opinion_options`, imported on first use."""
+    from .opinion import opinion_options as check
+
+    return check(*args, **kwargs)
+
+
+def opinion_exclusion(*args: Any, **kwargs: Any) -> Any:
     """:func:`aif360_subjective._dask.opinion.opinion_exclusion`, imported on first use."""
     from .opinion import opinion_exclusion as run
 
     return run(*args, **kwargs)
 
 
-def crowdtruth_scores(*args: Any, **kwargs: Any):
+def crowdtruth_scores(*args: Any, **kwargs: Any) -> Any:
     """:func:`aif360_subjective._dask.crowdtruth.crowdtruth_scores`, imported on first use."""
     from .crowdtruth import crowdtruth_scores as run
 

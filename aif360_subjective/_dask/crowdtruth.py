@@ -53,13 +53,13 @@ from aif360_subjective.quality.crowdtruth import (
     CrowdTruthResult,
     _aqs_from_sums,
     _aqs_label_sums,
-    check_max_delta,
-    check_max_iter,
     _Job,
     _pair_sums,
     _unit_annotation_scores,
     _unit_step,
     _worker_scores,
+    check_max_delta,
+    check_max_iter,
     decode_pair_keys,
 )
 

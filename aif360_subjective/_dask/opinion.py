@@ -1,34 +1,32 @@
-"""Opinion-exclusion metrics on Dask: one distributed pass, then the in-memory grouping on small tables.
+"""Opinion-exclusion metrics on Dask: distributed counts, then the in-memory core on them.
 
 What runs where:
 
 1. **Distributed, one pass over the annotations** (:func:`_partition_counts`, per partition): the
    majority vote of every item of the partition, each annotation's agreement with it, and per
-   annotator the counts everything else needs -- annotations, annotations counted in ADR,
-   disagreements, the confusion counts TP/FP/TN/FN of the predictions. Per-item values never leave
-   their partition; the per-annotator tables (one row per annotator, at most a few MB) are summed by
-   a tree reduction. Items must live in one partition each: that is checked from the partitions' id
-   ranges gathered in the same pass, and only if it fails is the table shuffled by item once and the
-   pass repeated (see :mod:`._partitions`).
-2. **On the client, per annotator**: ADR = disagreements / counted annotations, the performance from
-   the confusion counts with the in-memory :func:`metric_from_counts`, the groups with the in-memory
-   :func:`assign_bins` / :func:`prepare_grouping` / :func:`enforce_min_group_size`, and the group
-   table from the per-annotator counts. Integer counts are summed exactly, and every division and
-   every floating sum is the in-memory one on the same numbers in the same order: the result equals
-   the pandas path exactly.
+   annotator the counts everything else needs -- annotations counted in ADR, disagreements, the
+   confusion counts TN/FP/FN/TP of the predictions. Per-item values never leave their partition; the
+   per-annotator tables (one row per annotator, at most a few MB) are summed by a tree reduction.
+   Items must live in one partition each: that is checked from the partitions' id ranges gathered in
+   the same pass, and only if it fails is the table shuffled by item once and the pass repeated (see
+   :mod:`._partitions`).
+2. **On the client**: ADR from the counts with the in-memory
+   :func:`~aif360_subjective.metrics.opinion_annotations.adr_from_counts`, the groups with the in-memory
+   :func:`~aif360_subjective.metrics.opinion_groupers.group_annotators` and
+   :func:`~aif360_subjective.metrics.opinion_groups.enforce_min_group_size`, and then everything after
+   the counts -- performances, group table, unfairness, summary -- by the in-memory core's one entry
+   point :func:`~aif360_subjective.metrics.opinion_core.result_from_counts`, the function the pandas path
+   calls too. Integer counts are summed exactly, so the result equals the pandas path's bit for bit
+   (bootstrap intervals included: they redraw the result's unit counts).
 
 Groupings of items or annotations (``"ambiguity"``, ``"popularity"``) keep their units distributed: the
 first pass also returns the range of the units' values, the client sets the bins from it exactly as
-the in-memory :func:`assign_bins` does (equal-width bins depend on the minimum and maximum only), and
-a second pass returns per (bin, annotator) counts and the units per bin, which the client merges or
-drops with the in-memory :func:`enforce_min_group_size`.
+the in-memory :func:`~aif360_subjective.metrics.opinion_groups.assign_bins` does (equal-width bins depend
+on the minimum and maximum only), and a second pass returns per (bin, annotator) counts and the units
+per bin, which the client merges or drops with the in-memory ``enforce_min_group_size``.
 
-Supported on Dask (:data:`SUPPORTED`): the groupings ``"adr"``, ``"demographic"``, a pandas Series of
-annotator groups, ``"ambiguity"`` (``"disagreement"``, ``"entropy"``) and ``"popularity"``, with every
-named performance (and lists of them), both aggregates, ``min_group_size``/``small_groups``, every tie
-policy, and every ``bins`` form except ``"quantile:N"`` for items or annotations. The others
-(``"discovered"``, ``ambiguity="uqs"``, quantile bins of items or annotations, callable performances)
-raise a ValueError before any computation (:func:`check_dask_options`).
+Supported on Dask: see :data:`UNSUPPORTED` for what is not (a ValueError before any computation,
+:func:`opinion_options`).
 
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
@@ -37,59 +35,63 @@ References:
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-# The in-memory pieces reused as they are: all computation names of the core are imported here only.
-from aif360_subjective.metrics._opinion_core import (
-    OpinionExclusionResult,
+from aif360_subjective._labels import FN, FP, TN, TP, majority_vote, vote_counts
+from aif360_subjective.metrics.opinion_annotations import (
+    DisagreementRates,
     _factorize,
-    _ratio,
-    _std0,
+    adr_from_counts,
     annotation_popularity,
     encode_annotations,
     item_ambiguity,
-    majority_vote,
-    metric_from_counts,
-    performance_name,
-    resolve_performance,
 )
-from aif360_subjective.metrics._opinion_groups import (
-    GroupingReport,
-    assign_bins,
-    enforce_min_group_size,
-    validate_bins,
+from aif360_subjective.metrics.opinion_core import (
+    GroupCounts,
+    OpinionExclusionResult,
+    counts_suffice,
+    result_from_counts,
 )
-from aif360_subjective.metrics._opinion_options import prepare_grouping
+from aif360_subjective.metrics.opinion_groupers import ANNOTATOR_GROUPINGS, group_annotators
+from aif360_subjective.metrics.opinion_groups import assign_bins, enforce_min_group_size, validate_bins
+from aif360_subjective.metrics.opinion_options import (
+    OpinionOptions,
+    _check_grouping,  # the Series/annotator overlap check, repeated once the annotator ids are known
+    check_opinion_options,
+)
 
 from . import require_dask
 from ._partitions import add_frames, by_item, id_range, items_are_local, tree_reduce
 
-#: What the Dask path supports; everything else raises a ValueError naming the option.
-SUPPORTED = {
-    "grouping": ("adr", "demographic", "a pandas Series of annotator groups", "ambiguity", "popularity"),
-    "performance": ("accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
-                    "false_positive_rate", "false_negative_rate", "precision", "f1", "a list of these"),
-}
-UNSUPPORTED_GROUPINGS = {
-    "discovered": "it clusters annotators on profiles the Dask pass does not compute",
+#: What the Dask path does not support, and why (a ValueError naming the option, before any computation).
+UNSUPPORTED = {
+    "grouping='discovered'": "it clusters annotators on profiles the Dask pass does not compute",
+    "ambiguity='uqs'": "it runs CrowdTruth on the items",
+    "bins='quantile:N' for 'ambiguity'/'popularity'": "quantiles of the items' or annotations' values need them "
+                                                        "all on one machine",
+    "a callable performance": "it needs each unit's raw labels on the client",
+    "ratings (positive_from, performance 'mae'/'within_one', adr_reference='median')": "the Dask pass counts "
+                                                                                        "binary labels only",
 }
 #: Groupings whose units (items, annotations) stay distributed: binned in a second pass.
 DISTRIBUTED_UNITS = {"ambiguity": "item", "popularity": "annotation"}
-_COUNTS = ["n", "n_counted", "n_dis", "tp", "fp", "fn", "tn"]
+#: The OpinionOptions fields this path implements; any other field must keep its default (a new option of the
+#: core reaches the Dask path as a clear error, not as a silently ignored setting).
+HANDLED_FIELDS = frozenset({
+    "grouping", "group_labels", "bins", "performance", "tie", "min_group_size", "small_groups", "aggregate",
+    "ambiguity", "attributes", "nan_policy", "clustering", "n_clusters", "random_state", "warn_group_size",
+    "higher_is_better", "adr_reference",
+})
+_CELLS = ["tn", "fp", "fn", "tp"]  # the column order of the confusion counts: TN, FP, FN, TP
+assert [TN, FP, FN, TP] == [0, 1, 2, 3]
 
 
-def check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance, bins=5,
-                       ambiguity="disagreement") -> None:
-    """Raise before any computation when an input or option is not supported on Dask.
-
-    Raises:
-        ValueError: ids not given as Dask Series, a grouping or a performance the Dask path lacks.
-        TypeError: an input that is not a Dask Series.
-    """
+def _check_inputs(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) -> None:
     import dask.dataframe as dd
 
     for name, value in (("y_true", y_true), ("y_pred", y_pred), ("item_ids", item_ids),
@@ -100,80 +102,89 @@ def check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, perfor
                 "DataFrame as y_true); index level names are read only from pandas inputs"
             )
         if not isinstance(value, dd.Series):
-            raise TypeError(f"{name} must be a Dask Series when y_true is one, got {type(value).__name__}")
-    if isinstance(grouping, str) and grouping in UNSUPPORTED_GROUPINGS:
-        raise ValueError(
-            f"grouping={grouping!r} is not supported on Dask ({UNSUPPORTED_GROUPINGS[grouping]}); supported: "
-            f"{list(SUPPORTED['grouping'])}; or compute on pandas"
-        )
-    if isinstance(grouping, str) and grouping in DISTRIBUTED_UNITS:
-        if grouping == "ambiguity" and ambiguity == "uqs":
-            raise ValueError("ambiguity='uqs' is not supported on Dask (it runs CrowdTruth on the items); use "
-                             "'disagreement' or 'entropy', or compute on pandas")
-        if isinstance(bins, str) and bins.strip().startswith("quantile"):
-            raise ValueError(
-                f"bins={bins!r} is not supported on Dask for grouping={grouping!r} (quantiles of the "
-                f"{DISTRIBUTED_UNITS[grouping]}s' values need them all on one machine); use a number of "
-                "equal-width bins or explicit edges"
-            )
-    specs = performance if isinstance(performance, list | tuple) else [performance]
-    for spec in specs:
-        if callable(spec) and not isinstance(spec, str):
-            raise ValueError(
-                f"performance={getattr(spec, '__name__', type(spec).__name__)!r}: a callable performance is not "
-                f"supported on Dask (it needs each annotator's raw labels on the client); use a named metric: "
-                f"{list(SUPPORTED['performance'])}"
-            )
+            raise TypeError(f"{name} must be a Dask Series when one of y_true, y_pred, item_ids, annotator_ids "
+                            f"is, got {type(value).__name__}")
 
 
-def _check_other_options(other: dict) -> None:
-    """Options of the public function unknown here must keep its default value."""
-    if not other:
-        return
-    import inspect
-
-    from aif360_subjective.sklearn.metrics import opinion_exclusion
-
-    params = inspect.signature(opinion_exclusion).parameters
-    changed = [k for k, v in other.items() if k not in params or not _is_default(v, params[k].default)]
-    if changed:
-        raise ValueError(f"option(s) {changed} are not supported on Dask; leave them at their defaults or compute "
-                         "on pandas")
+def _unsupported(option: str, given: str) -> ValueError:
+    return ValueError(f"{given}: {option} is not supported on Dask ({UNSUPPORTED[option]}); compute on pandas "
+                      "(docs/guide/dask.rst lists what the Dask path supports)")
 
 
-def _is_default(value, default) -> bool:
+def opinion_options(
+    y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, annotator_table: pd.DataFrame | None,
+    positive_from: Any, option_args: dict[str, Any],
+) -> OpinionOptions:
+    """Validate the inputs and options of a Dask run, before any computation.
+
+    The options are checked by the one options check of both faces,
+    :func:`~aif360_subjective.metrics.check_opinion_options` (same exceptions, same messages). The annotator
+    ids are not known before the counting pass: the check runs on the ids of a grouping Series (or none), and
+    the one check that needs the data's ids (a grouping Series must share some) runs again after the pass.
+
+    Raises:
+        TypeError: an input that is not a Dask Series; a bad option type.
+        ValueError: a bad option value, or an option not supported on Dask (:data:`UNSUPPORTED`).
+    """
+    require_dask()
+    _check_inputs(y_true, y_pred, item_ids, annotator_ids)
+    grouping = option_args.get("grouping")
+    if isinstance(grouping, str) and grouping == "discovered":  # before its n_clusters is checked against 0 ids
+        raise _unsupported("grouping='discovered'", "grouping='discovered'")
+    placeholder = pd.Index(grouping.index) if isinstance(grouping, pd.Series) else pd.Index([])
+    options = check_opinion_options(
+        annotators=placeholder, annotator_table=annotator_table,
+        default_attributes=() if annotator_table is None else list(annotator_table.columns),
+        has_ratings=positive_from is not None, **option_args,
+    )
+    ratings = "ratings (positive_from, performance 'mae'/'within_one', adr_reference='median')"
+    if positive_from is not None:
+        raise _unsupported(ratings, f"positive_from={positive_from!r}")
+    if options.needs_ratings or options.adr_reference != "majority":  # (check_opinion_options raised already)
+        raise _unsupported(ratings, f"performance={options.performance_name!r}")
+    if not counts_suffice(options.performance):
+        raise _unsupported("a callable performance", f"performance={options.performance_name!r}")
+    if options.grouping in DISTRIBUTED_UNITS:
+        if options.grouping == "ambiguity" and options.ambiguity == "uqs":
+            raise _unsupported("ambiguity='uqs'", "grouping='ambiguity' with ambiguity='uqs'")
+        if validate_bins(options.bins)[0] == "quantile":
+            raise _unsupported("bins='quantile:N' for 'ambiguity'/'popularity'",
+                               f"bins={options.bins!r} with grouping={options.grouping!r}")
+    for f in dataclasses.fields(OpinionOptions):
+        if f.name not in HANDLED_FIELDS and (f.default is dataclasses.MISSING
+                                             or not _is_default(getattr(options, f.name), f.default)):
+            raise ValueError(f"option {f.name}={getattr(options, f.name)!r} is not supported on Dask; leave it "
+                             f"at its default or compute on pandas")
+    return options
+
+
+def _is_default(value: Any, default: Any) -> bool:
     try:
         return value is default or bool(value == default)
     except (TypeError, ValueError):
         return False
 
 
-def _probe(grouping, pos_label, options: dict) -> None:
-    """Validate every option with the in-memory path itself, on a two-annotation probe.
-
-    The checks and their messages are then those of the pandas path, with no copy to keep in step.
-    """
-    from aif360_subjective.sklearn.metrics import opinion_exclusion
-
-    annotators = ["_probe_a", "_probe_b"]
-    if isinstance(grouping, pd.Series) and len(grouping):
-        annotators = [grouping.index[0], grouping.index[0]]  # the probe must share an id with the Series
-    opinion_exclusion([pos_label, pos_label], [pos_label, pos_label], item_ids=[0, 1], annotator_ids=annotators,
-                      grouping=grouping, pos_label=pos_label, **options)
-
-
 # ----------------------------------------------------------------------------------------------
-# the distributed pass
+# the distributed passes
 # ----------------------------------------------------------------------------------------------
 def _unit_values(kind: str, measure: str, t: np.ndarray, item_codes: np.ndarray, n: np.ndarray,
                  n_pos: np.ndarray) -> np.ndarray:
     """The values binned by a distributed grouping: per item (ambiguity) or per annotation (popularity)."""
     if kind == "ambiguity":
         return item_ambiguity(n, n_pos, measure)
-    return annotation_popularity(SimpleNamespace(item_codes=item_codes, t=t), n, n_pos)
+    # annotation_popularity reads the rows' labels and item codes only
+    return annotation_popularity(SimpleNamespace(item_codes=item_codes, t=t), n, n_pos)  # type: ignore[arg-type]
 
 
-def _partition_counts(df: pd.DataFrame, pos_label, tie: str, values: tuple | None = None) -> dict:
+def _cell_counts(codes: np.ndarray, t: np.ndarray, p: np.ndarray, k: int) -> dict[str, np.ndarray]:
+    """Integer confusion counts per code (exact sums over partitions)."""
+    flat = codes.astype(np.int64) * 4 + 2 * t.astype(np.int64) + p.astype(np.int64)
+    c = np.bincount(flat, minlength=4 * k).reshape(k, 4)
+    return {name: c[:, cell] for name, cell in zip(_CELLS, (TN, FP, FN, TP), strict=True)}
+
+
+def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[str, str] | None = None) -> dict:
     """Per-annotator counts of one partition (all rows of each of its items are in it).
 
     With ``values=(kind, measure)`` also the range of the grouping's unit values (for equal-width bins).
@@ -183,69 +194,33 @@ def _partition_counts(df: pd.DataFrame, pos_label, tie: str, values: tuple | Non
     out["missing"] = missing
     out["labels"] = (pd.unique(df["y_true"].dropna().to_numpy()), pd.unique(df["y_pred"].dropna().to_numpy()))
     out["range"] = id_range(df["item"].to_numpy())
+    zero = ("n_items", "n_tie_items", "n_tie_annotations", "n_resolved_tie_items")
     if any(missing.values()) or not len(df):
-        out["table"], out["n_items"], out["n_tie_items"], out["n_tie_annotations"] = pd.DataFrame(), 0, 0, 0
+        out["table"] = pd.DataFrame()
+        out.update(dict.fromkeys(zero, 0))
         return out
     t = np.asarray(df["y_true"].to_numpy() == pos_label, dtype=bool)
     p = np.asarray(df["y_pred"].to_numpy() == pos_label, dtype=bool)
     item_codes, items = pd.factorize(df["item"].to_numpy())
-    n = np.bincount(item_codes).astype(np.float64)
-    n_pos = np.bincount(item_codes, weights=t)
+    n, n_pos = vote_counts(item_codes, t, len(items))
     mv = majority_vote(n, n_pos, tie)
     row_mv = mv[item_codes]
     counted = ~np.isnan(row_mv)
     disagree = counted & (t != (row_mv == 1.0))
     codes, annotators = pd.factorize(df["annotator"].to_numpy())
     k = len(annotators)
-
-    def count(w=None):
-        return np.bincount(codes, weights=w, minlength=k).astype(np.int64)
-
-    tp, fp, fn = count(t & p), count(~t & p), count(t & ~p)
-    total = count()
-    out["table"] = pd.DataFrame({"n": total, "n_counted": count(counted), "n_dis": count(disagree),
-                                 "tp": tp, "fp": fp, "fn": fn, "tn": total - tp - fp - fn},
+    out["table"] = pd.DataFrame({"n_counted": np.bincount(codes, weights=counted, minlength=k).astype(np.int64),
+                                 "n_dis": np.bincount(codes, weights=disagree, minlength=k).astype(np.int64),
+                                 **_cell_counts(codes, t, p, k)},
                                 index=pd.Index(annotators))
     out["n_items"] = len(items)
     out["n_tie_items"] = int(np.isnan(mv).sum())
     out["n_tie_annotations"] = int((~counted).sum())
+    out["n_resolved_tie_items"] = int((2.0 * n_pos == n).sum()) - out["n_tie_items"]
     if values is not None:
         v = _unit_values(*values, t, item_codes, n, n_pos)
-        out["value_range"] = (np.nanmin(v), np.nanmax(v))
+        out["value_range"] = (np.nanmin(v), np.nanmax(v)) if (~np.isnan(v)).any() else None
     return out
-
-
-def _partition_bins(df: pd.DataFrame, pos_label, kind: str, measure: str, edges: np.ndarray) -> dict:
-    """Second pass of a distributed grouping: per (bin, annotator) counts, and units per bin."""
-    t = np.asarray(df["y_true"].to_numpy() == pos_label, dtype=bool)
-    p = np.asarray(df["y_pred"].to_numpy() == pos_label, dtype=bool)
-    item_codes, _ = pd.factorize(df["item"].to_numpy())
-    n = np.bincount(item_codes).astype(np.float64)
-    n_pos = np.bincount(item_codes, weights=t)
-    unit_codes, _, _ = assign_bins(_unit_values(kind, measure, t, item_codes, n, n_pos), edges)
-    n_bins = len(edges) - 1
-    row_codes = unit_codes[item_codes] if kind == "ambiguity" else unit_codes
-    rows = row_codes >= 0
-    a_codes, annotators = pd.factorize(df["annotator"].to_numpy()[rows])
-    key = row_codes[rows] * np.int64(max(len(annotators), 1)) + a_codes
-    pair_codes, pair_keys = pd.factorize(key)
-    m = len(pair_keys)
-    t, p = t[rows], p[rows]
-
-    def count(w=None):
-        return np.bincount(pair_codes, weights=w, minlength=m).astype(np.int64)
-
-    total, tp, fp, fn = count(), count(t & p), count(~t & p), count(t & ~p)
-    index = pd.MultiIndex.from_arrays([pair_keys // max(len(annotators), 1),
-                                       annotators[pair_keys % max(len(annotators), 1)]], names=["bin", "annotator"])
-    table = pd.DataFrame({"n": total, "tp": tp, "fp": fp, "fn": fn, "tn": total - tp - fp - fn}, index=index)
-    return {"table": table, "sizes": np.bincount(unit_codes[unit_codes >= 0], minlength=n_bins),
-            "outside": int((unit_codes < 0).sum())}
-
-
-def _combine_bins(parts: list[dict]) -> dict:
-    return {"table": add_frames([p["table"] for p in parts]), "sizes": sum(p["sizes"] for p in parts),
-            "outside": sum(p["outside"] for p in parts)}
 
 
 def _combine(parts: list[dict]) -> dict:
@@ -264,11 +239,38 @@ def _combine(parts: list[dict]) -> dict:
         "table": add_frames([p["table"] for p in parts]),
         "labels": (labels_t, labels_p),
         "missing": missing,
-        **{k: sum(p[k] for p in parts) for k in ("n_rows", "n_items", "n_tie_items", "n_tie_annotations")},
+        **{k: sum(p[k] for p in parts)
+           for k in ("n_rows", "n_items", "n_tie_items", "n_tie_annotations", "n_resolved_tie_items")},
     }
 
 
-def _counts(frame, pos_label, tie: str, values: tuple | None) -> dict:
+def _partition_bins(df: pd.DataFrame, pos_label: Any, kind: str, measure: str, edges: np.ndarray) -> dict:
+    """Second pass of a distributed grouping: per (bin, annotator) counts, and units per bin."""
+    t = np.asarray(df["y_true"].to_numpy() == pos_label, dtype=bool)
+    p = np.asarray(df["y_pred"].to_numpy() == pos_label, dtype=bool)
+    item_codes, items = pd.factorize(df["item"].to_numpy())
+    n, n_pos = vote_counts(item_codes, t, len(items))
+    values = _unit_values(kind, measure, t, item_codes, n, n_pos)
+    unit_codes, _, _ = assign_bins(values, edges)
+    n_bins = len(edges) - 1
+    row_codes = unit_codes[item_codes] if kind == "ambiguity" else unit_codes
+    rows = row_codes >= 0
+    a_codes, annotators = pd.factorize(df["annotator"].to_numpy()[rows])
+    width = np.int64(max(len(annotators), 1))
+    pair_codes, pair_keys = pd.factorize(row_codes[rows] * width + a_codes)
+    index = pd.MultiIndex.from_arrays([pair_keys // width, annotators[pair_keys % width]], names=["bin", "annotator"])
+    table = pd.DataFrame(_cell_counts(pair_codes, t[rows], p[rows], len(pair_keys)), index=index)
+    nan = np.isnan(values)
+    return {"table": table, "sizes": np.bincount(unit_codes[unit_codes >= 0], minlength=n_bins),
+            "outside": int(((unit_codes < 0) & ~nan).sum()), "n_nan": int(nan.sum())}
+
+
+def _combine_bins(parts: list[dict]) -> dict:
+    return {"table": add_frames([p["table"] for p in parts]), "sizes": sum(p["sizes"] for p in parts),
+            **{k: sum(p[k] for p in parts) for k in ("outside", "n_nan")}}
+
+
+def _counts(frame: Any, pos_label: Any, tie: str, values: tuple[str, str] | None) -> dict:
     import dask
 
     parts = [dask.delayed(_partition_counts)(d, pos_label, tie, values) for d in frame.to_delayed()]
@@ -276,16 +278,17 @@ def _counts(frame, pos_label, tie: str, values: tuple | None) -> dict:
     return res
 
 
-def annotator_counts(y_true, y_pred, item_ids, annotator_ids, *, pos_label=1, tie: str = "favorable",
-                     values: tuple | None = None, bins=5) -> dict:
+def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, pos_label: Any = 1,
+                     tie: str = "favorable", values: tuple[str, str] | None = None, bins: Any = 5) -> dict:
     """Per-annotator counts (ADR numerator and denominator, confusion counts) over Dask Series.
 
     Returns:
-        dict: ``table`` (pandas DataFrame indexed by annotator id: n, n_counted, n_dis, tp, fp, fn, tn),
-        ``n_rows``, ``n_items``, ``n_tie_items``, ``n_tie_annotations``, ``shuffled`` (whether the
-        table had to be shuffled by item first); with ``values=(grouping, measure)`` for ``"ambiguity"`` or
-        ``"popularity"``, ``bins``: a second pass's per (bin, annotator) counts (``table``), units per bin
-        (``sizes``), units outside the edges (``outside``), and the bin ``edges`` and ``labels``.
+        dict: ``table`` (pandas DataFrame indexed by annotator id: n_counted, n_dis, tn, fp, fn, tp),
+        ``n_rows``, ``n_items``, ``n_tie_items``, ``n_tie_annotations``, ``n_resolved_tie_items``, ``shuffled``
+        (whether the table had to be shuffled by item first); with ``values=(grouping, measure)`` for
+        ``"ambiguity"`` or ``"popularity"``, ``bins``: a second pass's per (bin, annotator) counts (``table``),
+        units per bin (``sizes``), units outside the edges (``outside``), units without a value (``n_nan``),
+        and the bin ``edges``, ``labels`` and binning ``notes``.
 
     Raises:
         ValueError: missing ids or labels, non-binary labels, ``pos_label`` not a label.
@@ -304,7 +307,7 @@ def annotator_counts(y_true, y_pred, item_ids, annotator_ids, *, pos_label=1, ti
     return res
 
 
-def _bin_pass(frame, pos_label, values: tuple, bins, value_range: tuple) -> dict:
+def _bin_pass(frame: Any, pos_label: Any, values: tuple[str, str], bins: Any, value_range: tuple) -> dict:
     """Bins over the global range (as the in-memory :func:`assign_bins` sets them), then the second pass."""
     import dask
 
@@ -318,13 +321,13 @@ def _bin_pass(frame, pos_label, values: tuple, bins, value_range: tuple) -> dict
         labels = assign_bins(edges[:1], bins)[1]
     parts = [dask.delayed(_partition_bins)(d, pos_label, *values, edges) for d in frame.to_delayed()]
     (res,) = dask.compute(tree_reduce(parts, _combine_bins))
-    notes = []
-    if kind == "edges" and res["outside"]:  # the in-memory note, from the in-memory function
+    notes: list[str] = []
+    if kind == "edges" and res["outside"]:  # the in-memory note, written by the in-memory function
         notes = assign_bins(np.full(res["outside"], edges[-1] + 1.0), bins)[2]
     return {**res, "edges": edges, "labels": labels, "notes": notes}
 
 
-def _check_data(res: dict, pos_label) -> None:
+def _check_data(res: dict, pos_label: Any) -> None:
     if res["n_rows"] == 0:
         raise ValueError("no annotations: y_true is empty")
     names = {"y_true": "y_true", "y_pred": "y_pred", "item": "item_ids", "annotator": "annotator_ids"}
@@ -338,225 +341,83 @@ def _check_data(res: dict, pos_label) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# the small per-annotator part, on the client
+# the counts of the core, on the client
 # ----------------------------------------------------------------------------------------------
-def _performance(specs, counts: pd.DataFrame, nan_policy: str) -> np.ndarray:
-    """The in-memory per-unit performance (:func:`unit_performance`) from confusion counts."""
-    c = [counts[k].to_numpy(np.float64) for k in ("tp", "fp", "tn", "fn")]
-    values = [metric_from_counts(s, *c) for s in specs]
-    if len(values) == 1:
-        return values[0]
-    stacked = np.vstack(values)
-    if nan_policy == "propagate":
-        return stacked.mean(axis=0)
-    defined = ~np.isnan(stacked)
-    return _ratio(np.where(defined, stacked, 0.0).sum(axis=0), defined.sum(axis=0).astype(np.float64))
+def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.DataFrame | None) -> GroupCounts:
+    """The core's :class:`~aif360_subjective.metrics.opinion_core.GroupCounts` from the distributed counts.
 
-
-def result_from_counts(
-    counts: dict,
-    *,
-    grouping,
-    bins,
-    performance,
-    tie: str,
-    min_group_size: int,
-    small_groups: str,
-    aggregate: str | None,
-    nan_policy: str,
-    annotators: pd.DataFrame | None,
-    attributes,
-    ambiguity: str = "disagreement",
-) -> OpinionExclusionResult:
-    """The opinion-exclusion result from per-annotator counts (and per (bin, annotator) counts).
-
-    Follows :func:`~aif360_subjective.metrics._opinion_core.compute_opinion_exclusion` step by step.
-    For annotator groupings every (group, annotator) unit is one annotator with all its annotations:
-    the unit's counts are the annotator's. For "ambiguity" and "popularity" the units' bins come from
-    the second pass (``counts["bins"]``), whose per (bin, annotator) counts are summed over merged bins.
+    For annotator groupings every (group, annotator) unit is one annotator with all its annotations: the unit's
+    counts are the annotator's. For "ambiguity" and "popularity" the units' bins come from the second pass
+    (``counts["bins"]``), whose per (bin, annotator) counts are summed over merged bins.
     """
     table = counts["table"]
-    ids = table.index.to_numpy()
-    _, ann_index = _factorize(ids, "annotator_ids")  # the in-memory id order and dtype
+    _, ann_index = _factorize(table.index.to_numpy(), "annotator_ids")  # the in-memory id order and dtype
     table = table.loc[ann_index]
-    ann_index = pd.Index(ann_index, name="annotator")
-    specs = resolve_performance(performance)
-    # A stand-in for the encoded annotations: prepare_grouping reads only the annotator ids, and for
-    # "ambiguity" one item's votes (its name and checks are what is used here, not its values).
-    stand_in = SimpleNamespace(annotators=ann_index, items=[0], item_codes=np.zeros(1, dtype=np.int64),
-                               t=np.ones(1, dtype=bool))
-    spec = prepare_grouping(stand_in, grouping, annotator_table=annotators, attributes=attributes, tie=tie,
-                            ambiguity=ambiguity)
-    kind = spec["grouping"]
-    if aggregate is None:
-        aggregate = "pooled" if kind in DISTRIBUTED_UNITS else "annotator"
-
+    if options.grouping == "series":
+        _check_grouping(options.group_labels, ann_index)
     n_counted = table["n_counted"].to_numpy(np.float64)
-    n_dis = table["n_dis"].to_numpy(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        adr_values = np.where(n_counted > 0, n_dis / np.where(n_counted > 0, n_counted, 1.0), np.nan)
-    adr = pd.Series(adr_values, index=ann_index, name="adr")
-    perf_values = _performance(specs, table, nan_policy)
-    ann_perf = pd.Series(perf_values, index=ann_index, name="performance")
-
-    extra: dict[str, int] = {}
-    ordered = True
-    unit_kind = DISTRIBUTED_UNITS.get(kind, "annotator")
-    if kind in DISTRIBUTED_UNITS:
-        bins_res = counts["bins"]
-        labels, bin_notes = bins_res["labels"], list(bins_res["notes"])
-        n_units_total = counts["n_items"] if kind == "ambiguity" else counts["n_rows"]
-        bin_of_bin, labels, bits = enforce_min_group_size(np.arange(len(labels)), labels, bins_res["sizes"],
-                                                          min_group_size, small_groups, True)
-        n_ungrouped_units = int(bins_res["outside"] + bins_res["sizes"][bin_of_bin < 0].sum())
-        pairs = bins_res["table"]
-        g = bin_of_bin[pairs.index.get_level_values("bin").to_numpy()]
-        a = ann_index.get_indexer(pairs.index.get_level_values("annotator"))
-        keep = g >= 0
-        pairs = pairs[keep].groupby([g[keep], a[keep]]).sum()  # sorted by group, then annotator position
-        pair_group = pairs.index.get_level_values(0).to_numpy(np.int64)
-        pair_ann = pairs.index.get_level_values(1).to_numpy(np.int64)
-        pair_counts = pairs
-    else:
-        if kind == "adr":
-            if counts["n_tie_annotations"]:
-                extra["annotations on dropped ties (not counted in ADR)"] = counts["n_tie_annotations"]
-            n_nan = int(np.isnan(adr_values).sum())
-            if n_nan:
-                extra["annotators without ADR (only tied items)"] = n_nan
-            unit_codes, labels, bin_notes = assign_bins(adr_values, bins)
-        else:
-            ordered, bin_notes = False, []
-            lab = spec["annotator_labels"].reindex(ann_index)
-            n_missing = int(lab.isna().sum())
-            if n_missing:
-                extra["annotators without a group label"] = n_missing
-            values = lab.to_numpy(dtype=object)
-            try:
-                codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-            except TypeError:
-                codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=True)
-            unit_codes = codes.astype(np.int64)
-            labels = pd.Index(list(uniques), dtype=object, tupleize_cols=False)
-        n_units_total = len(unit_codes)
-        unit_sizes = np.bincount(unit_codes[unit_codes >= 0], minlength=len(labels))
-        unit_codes, labels, bits = enforce_min_group_size(unit_codes, labels, unit_sizes, min_group_size,
-                                                          small_groups, ordered)
-        n_ungrouped_units = int((unit_codes < 0).sum())
-        # (group, annotator) units: the grouped annotators, by group then annotator (the core's order)
+    rates = DisagreementRates(
+        adr=adr_from_counts(table["n_dis"].to_numpy(np.float64), n_counted), n_counted=n_counted,
+        n_tie_items=counts["n_tie_items"], n_tie_annotations=counts["n_tie_annotations"],
+        n_resolved_tie_items=counts["n_resolved_tie_items"],
+    )
+    ann_counts = table[_CELLS].to_numpy(np.float64)
+    common = {"annotators": ann_index, "rates": rates, "annotator_counts": ann_counts,
+              "n_annotations": counts["n_rows"]}
+    if options.grouping in ANNOTATOR_GROUPINGS:
+        groups = group_annotators(options, ann_index, rates, annotator_table)
+        sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
+        unit_codes, labels, size_notes = enforce_min_group_size(
+            groups.codes, groups.labels, sizes, options.min_group_size, options.small_groups, groups.ordered
+        )
         grouped = np.flatnonzero(unit_codes >= 0)
-        pair_ann = grouped[np.lexsort((grouped, unit_codes[grouped]))]
-        pair_group = unit_codes[pair_ann]
-        pair_counts = table.iloc[pair_ann]
-    pair_perf = _performance(specs, pair_counts, nan_policy)
-    pair_n = pair_counts["n"].to_numpy(np.int64)
-    n_groups = len(labels)
-    n_annotations = np.bincount(pair_group, weights=pair_n, minlength=n_groups).astype(np.int64)
-    n_annotators = np.bincount(pair_group, minlength=n_groups)
-    defined = ~np.isnan(pair_perf)
-    n_undefined = np.bincount(pair_group, weights=~defined, minlength=n_groups).astype(np.int64)
-    s1 = np.bincount(pair_group, weights=np.where(defined, pair_perf, 0.0), minlength=n_groups)
-    s2 = np.bincount(pair_group, weights=np.where(defined, pair_perf**2, 0.0), minlength=n_groups)
-    k = np.bincount(pair_group, weights=defined, minlength=n_groups)
-    mean_ann = _ratio(s1, k)
-    spread = np.sqrt(np.maximum(_ratio(s2, k) - mean_ann**2, 0.0))
-    if aggregate == "annotator":
-        group_perf = mean_ann
-    else:
-        pooled = pair_counts[["tp", "fp", "tn", "fn"]].groupby(pair_group).sum()
-        pooled = pooled.reindex(np.arange(n_groups), fill_value=0)
-        group_perf = _performance(specs, pooled, nan_policy)
-    group_index = pd.Index(labels, name="group", tupleize_cols=False)
-    group_table = pd.DataFrame(
-        {"n_annotators": n_annotators.astype(np.int64), "n_annotations": n_annotations, "performance": group_perf,
-         "spread": spread, "n_undefined": n_undefined},
-        index=group_index,
+        order = grouped[np.lexsort((grouped, unit_codes[grouped]))]  # by group, then annotator (the core's order)
+        return GroupCounts(
+            **common, unit="annotator", n_units=len(unit_codes), n_ungrouped_units=int((unit_codes < 0).sum()),
+            labels=labels, group=unit_codes[order], annotator=order, counts=ann_counts[order],
+            excluded=groups.excluded, notes=groups.notes + size_notes["notes"], size_notes=size_notes,
+        )
+    bins = counts["bins"]
+    bin_group, labels, size_notes = enforce_min_group_size(
+        np.arange(len(bins["labels"])), bins["labels"], bins["sizes"], options.min_group_size,
+        options.small_groups, True,
     )
-    defined_groups = ~np.isnan(group_perf)
-    units = pd.DataFrame(
-        {
-            "group": pd.Categorical.from_codes(pair_group, categories=group_index) if n_groups
-            else pd.Categorical([]),
-            "annotator": ann_index[pair_ann].rename(None),
-            "n_annotations": pair_n,
-            "performance": pair_perf,
-        }
-    )
-    report = GroupingReport(
-        grouping=spec["grouping_name"],
-        unit=unit_kind,
-        aggregate=aggregate,
-        n_units=n_units_total,
-        n_groups=n_groups,
-        n_ungrouped_units=n_ungrouped_units,
-        n_ungrouped_annotations=int(counts["n_rows"] - pair_n.sum()),
-        excluded=extra,
-        notes=tuple(bin_notes) + bits["notes"],
-        empty_groups=bits["empty"],
-        merged_groups=bits["merged"],
-        dropped_groups=bits["dropped"],
-        undefined_groups=tuple(group_index[~defined_groups]),
-        n_undefined_units=int((~defined).sum()),
-        n_tie_items=counts["n_tie_items"],
-        tie=tie,
-    )
-    return OpinionExclusionResult(
-        disagreement_rates=adr,
-        annotator_performance=ann_perf,
-        group_table=group_table,
-        unit_performance=units,
-        unfairness=_std0(group_perf),
-        performance=float(np.mean(group_perf[defined_groups])) if defined_groups.any() else np.nan,
-        report=report,
-        performance_name=performance_name(specs),
-        extras={"backend": "dask", "n_annotations": counts["n_rows"], "n_items": counts["n_items"],
-                "shuffled_by_item": counts["shuffled"]},
+    pairs = bins["table"]
+    g = bin_group[pairs.index.get_level_values("bin").to_numpy()] if len(pairs) else np.zeros(0, np.int64)
+    a = ann_index.get_indexer(pairs.index.get_level_values("annotator")) if len(pairs) else np.zeros(0, np.int64)
+    keep = g >= 0
+    if keep.any():
+        pairs = pairs[keep].groupby([g[keep], a[keep]]).sum()  # sorted by group, then annotator code
+        pair_group, pair_ann = (pairs.index.get_level_values(k).to_numpy(np.int64) for k in (0, 1))
+        pair_counts = pairs[_CELLS].to_numpy(np.float64)
+    else:  # every group dropped
+        pair_group, pair_ann, pair_counts = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 4))
+    kind = options.grouping
+    excluded = {"items without an ambiguity score": bins["n_nan"]} if bins["n_nan"] else {}
+    return GroupCounts(
+        **common, unit=DISTRIBUTED_UNITS[kind], n_units=counts["n_items"] if kind == "ambiguity" else counts["n_rows"],
+        n_ungrouped_units=int(bins["outside"] + bins["n_nan"] + bins["sizes"][bin_group < 0].sum()),
+        labels=labels, group=pair_group, annotator=pair_ann, counts=pair_counts,
+        excluded=excluded, notes=tuple(bins["notes"]) + size_notes["notes"], size_notes=size_notes,
     )
 
 
-def opinion_exclusion(
-    y_true,
-    y_pred,
-    *,
-    item_ids=None,
-    annotator_ids=None,
-    grouping="adr",
-    bins=5,
-    performance="accuracy",
-    pos_label=1,
-    tie: str = "favorable",
-    min_group_size: int = 1,
-    small_groups: str = "merge",
-    aggregate: str | None = None,
-    ambiguity: str = "disagreement",
-    annotators: pd.DataFrame | None = None,
-    attributes=None,
-    nan_policy: str = "propagate",
-    clustering="kmeans",
-    n_clusters: int | None = None,
-    random_state=None,
-    **other,
-) -> OpinionExclusionResult:
-    """:func:`aif360_subjective.sklearn.metrics.opinion_exclusion` on Dask Series (same arguments).
+def opinion_exclusion(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, options: OpinionOptions,
+                      annotator_table: pd.DataFrame | None = None, pos_label: Any = 1) -> OpinionExclusionResult:
+    """The opinion-exclusion result of Dask Series, with options validated by :func:`opinion_options`.
 
-    ``other``: options of the public function this path does not know; accepted only at the public
-    function's default value (so a new option reaches the Dask path as a clear error, not a wrong result).
+    Returns:
+        OpinionExclusionResult: as the pandas path's on the same data, with ``extras`` ``backend="dask"``,
+        ``n_annotations``, ``n_items``, ``shuffled_by_item``.
 
     Raises:
-        ValueError: an option not supported on Dask (before any computation), or what the in-memory
-            path raises for the same options and data.
+        ValueError: what the in-memory path raises for the same data (missing values, non-binary labels,
+            a grouping Series sharing no annotator id).
     """
-    require_dask()
-    _check_other_options(other)
-    check_dask_options(y_true, y_pred, item_ids, annotator_ids, grouping, performance, bins, ambiguity)
-    options = dict(bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
-                   small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, annotators=annotators,
-                   attributes=attributes, nan_policy=nan_policy)
-    _probe(grouping, pos_label, options)
-    values = (grouping, ambiguity) if isinstance(grouping, str) and grouping in DISTRIBUTED_UNITS else None
-    counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=tie, values=values,
-                              bins=bins)
-    return result_from_counts(counts, grouping=grouping, bins=bins, performance=performance, tie=tie,
-                              min_group_size=min_group_size, small_groups=small_groups, aggregate=aggregate,
-                              nan_policy=nan_policy, annotators=annotators, attributes=attributes,
-                              ambiguity=ambiguity)
+    values = (options.grouping, options.ambiguity) if options.grouping in DISTRIBUTED_UNITS else None
+    counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=options.tie,
+                              values=values, bins=options.bins)
+    result = result_from_counts(group_counts(counts, options, annotator_table), options)
+    return dataclasses.replace(result, extras={"backend": "dask", "n_annotations": counts["n_rows"],
+                                               "n_items": counts["n_items"],
+                                               "shuffled_by_item": counts["shuffled"]})

@@ -25,6 +25,7 @@ from .._labels import binary_entropy, majority_vote, vote_counts
 __all__ = [
     "DisagreementRates",
     "EncodedAnnotations",
+    "adr_from_counts",
     "annotation_popularity",
     "check_ratings",
     "disagreement_rates",
@@ -254,15 +255,20 @@ def disagreement_rates(
     k = len(enc.annotators)
     n_counted = np.bincount(enc.annotator_codes, weights=counted, minlength=k)
     n_dis = np.bincount(enc.annotator_codes, weights=disagree, minlength=k)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        adr = np.where(n_counted > 0, n_dis / np.where(n_counted > 0, n_counted, 1.0), np.nan)
     return DisagreementRates(
-        adr=adr,
+        adr=adr_from_counts(n_dis, n_counted),
         n_counted=n_counted,
         n_tie_items=int(np.isnan(mv).sum()),
         n_tie_annotations=int((~counted).sum()),
         n_resolved_tie_items=int((2.0 * n_pos == n).sum()) - int(np.isnan(mv).sum()),
     )
+
+
+def adr_from_counts(n_disagreements: np.ndarray, n_counted: np.ndarray) -> np.ndarray:
+    """ADR = disagreements / counted annotations per annotator; NaN without a counted annotation."""
+    n_dis, n_cnt = np.asarray(n_disagreements, dtype=np.float64), np.asarray(n_counted, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(n_cnt > 0, n_dis / np.where(n_cnt > 0, n_cnt, 1.0), np.nan), dtype=np.float64)
 
 
 def _median_disagreement_rates(enc: EncodedAnnotations) -> DisagreementRates:

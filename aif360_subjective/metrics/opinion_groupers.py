@@ -37,6 +37,7 @@ from .opinion_groups import assign_bins
 from .opinion_options import OpinionOptions
 
 __all__ = [
+    "ANNOTATOR_GROUPINGS",
     "GROUPERS",
     "MISSING_ATTRIBUTE",
     "UnitGroups",
@@ -49,6 +50,7 @@ __all__ = [
     "group_by_discovered",
     "group_by_popularity",
     "group_by_series",
+    "group_annotators",
     "uqs_ambiguity",
 ]
 
@@ -238,13 +240,7 @@ def _binned(unit: str, values: np.ndarray, bins: Any, excluded: dict[str, int]) 
 def group_by_adr(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,
                  annotator_table: pd.DataFrame | None = None) -> UnitGroups:
     """Annotators binned by their average disagreement rate (ADR) with the majority vote (the paper)."""
-    excluded: dict[str, int] = {}
-    if rates.n_tie_annotations:
-        excluded["annotations on dropped ties (not counted in ADR)"] = rates.n_tie_annotations
-    n_nan = int(np.isnan(rates.adr).sum())
-    if n_nan:
-        excluded["annotators without ADR (only tied items)"] = n_nan
-    return _binned("annotator", rates.adr, options.bins, excluded)
+    return group_annotators(options, enc.annotators, rates, annotator_table)
 
 
 def group_by_ambiguity(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,
@@ -267,9 +263,9 @@ def group_by_popularity(enc: EncodedAnnotations, options: OpinionOptions, rates:
     return _binned("annotation", annotation_popularity(enc, n, n_pos), options.bins, {})
 
 
-def _labelled(enc: EncodedAnnotations, annotator_labels: pd.Series) -> UnitGroups:
+def _labelled(annotators: pd.Index, annotator_labels: pd.Series) -> UnitGroups:
     """Annotators grouped by a label per annotator id (missing annotators / NaN labels left ungrouped)."""
-    lab = annotator_labels.reindex(enc.annotators)
+    lab = annotator_labels.reindex(annotators)
     n_missing = int(lab.isna().sum())
     excluded = {"annotators without a group label": n_missing} if n_missing else {}
     values = lab.to_numpy(dtype=object)
@@ -284,15 +280,13 @@ def _labelled(enc: EncodedAnnotations, annotator_labels: pd.Series) -> UnitGroup
 def group_by_series(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,
                     annotator_table: pd.DataFrame | None = None) -> UnitGroups:
     """Annotators grouped by the user's Series mapping annotator ids to group labels."""
-    assert options.group_labels is not None  # guaranteed by check_opinion_options for "series"
-    return _labelled(enc, options.group_labels)
+    return group_annotators(options, enc.annotators, rates, annotator_table)
 
 
 def group_by_demographic(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,
                          annotator_table: pd.DataFrame | None = None) -> UnitGroups:
     """Annotators grouped by the values (intersections for several) of ``options.attributes``."""
-    assert annotator_table is not None  # check_opinion_options requires the attribute columns
-    return _labelled(enc, demographic_labels(annotator_table, options.attributes))
+    return group_annotators(options, enc.annotators, rates, annotator_table)
 
 
 def group_by_discovered(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,
@@ -305,7 +299,43 @@ def group_by_discovered(enc: EncodedAnnotations, options: OpinionOptions, rates:
         enc, annotator_table, options.attributes or None, tie=options.tie, clustering=options.clustering,
         n_clusters=options.n_clusters, random_state=options.random_state,
     )
-    return _labelled(enc, labels)
+    return _labelled(enc.annotators, labels)
+
+
+#: Groupings of annotators computed from the annotator ids and their ADR alone (:func:`group_annotators`): what a
+#: back end holding only per-annotator counts (the Dask path) can group by.
+ANNOTATOR_GROUPINGS = ("adr", "series", "demographic")
+
+
+def group_annotators(options: OpinionOptions, annotators: pd.Index, rates: DisagreementRates,
+                     annotator_table: pd.DataFrame | None = None) -> UnitGroups:
+    """The groups of an annotator grouping of :data:`ANNOTATOR_GROUPINGS`, without the annotation rows.
+
+    Args:
+        options: validated options.
+        annotators: the distinct annotator ids (the order of the ADR values).
+        rates: ADR per annotator.
+        annotator_table: annotator attributes ("demographic").
+
+    Returns:
+        UnitGroups
+    """
+    if options.grouping == "adr":
+        excluded: dict[str, int] = {}
+        if rates.n_tie_annotations:
+            excluded["annotations on dropped ties (not counted in ADR)"] = rates.n_tie_annotations
+        n_nan = int(np.isnan(rates.adr).sum())
+        if n_nan:
+            excluded["annotators without ADR (only tied items)"] = n_nan
+        return _binned("annotator", rates.adr, options.bins, excluded)
+    if options.grouping == "series":
+        assert options.group_labels is not None  # guaranteed by check_opinion_options for "series"
+        return _labelled(annotators, options.group_labels)
+    if options.grouping == "demographic":
+        assert annotator_table is not None  # check_opinion_options requires the attribute columns
+        return _labelled(annotators, demographic_labels(annotator_table, options.attributes))
+    raise ValueError(f"grouping {options.grouping!r} needs the annotation rows; from annotator figures alone: "
+                     f"{list(ANNOTATOR_GROUPINGS)}")
 
 
 #: The grouper of every ``OpinionOptions.grouping`` kind.

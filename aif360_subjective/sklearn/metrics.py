@@ -184,32 +184,42 @@ def opinion_exclusion(
         >>> round(res.unfairness, 3), round(res.performance, 3)
         (0.25, 0.75)
     """
-    if _dask.is_dask_collection(y_true):  # Dask Series: the distributed path, same arguments
-        return _dask.opinion_exclusion(**locals())
-    ratings = None
-    y_true_view, y_pred_view = y_true, y_pred
-    if positive_from is not None:
-        y_true_view, y_pred_view, ratings = _binary_view(y_true, y_pred, positive_from, pos_label)
-    enc = encode_annotations(
-        y_true_view,
-        y_pred_view,
-        _ids(y_true, item_ids, "item", "item_ids"),
-        _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
-        pos_label=pos_label,
-        ratings=ratings,
-    )
-    options = check_opinion_options(
-        annotators=enc.annotators,
-        annotator_table=annotators,
-        default_attributes=() if annotators is None else list(annotators.columns),
+    option_args: dict[str, Any] = dict(
         grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
         small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
         nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
-        warn_group_size=warn_group_size,
-        greater_is_better=greater_is_better, adr_reference=adr_reference, has_ratings=ratings is not None,
+        warn_group_size=warn_group_size, greater_is_better=greater_is_better, adr_reference=adr_reference,
     )
-    interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
-    result = compute_opinion_exclusion(enc, options, annotators)
+    if _dask.is_dask_collection(y_true, y_pred, item_ids, annotator_ids):
+        # Dask Series: the same options check and the same core after the counts (counted on the cluster)
+        options = _dask.opinion_options(y_true, y_pred, item_ids, annotator_ids, annotator_table=annotators,
+                                        positive_from=positive_from, option_args=option_args)
+        interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
+        result: OpinionExclusionResult = _dask.opinion_exclusion(
+            y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotators, pos_label=pos_label
+        )
+    else:
+        ratings = None
+        y_true_view, y_pred_view = y_true, y_pred
+        if positive_from is not None:
+            y_true_view, y_pred_view, ratings = _binary_view(y_true, y_pred, positive_from, pos_label)
+        enc = encode_annotations(
+            y_true_view,
+            y_pred_view,
+            _ids(y_true, item_ids, "item", "item_ids"),
+            _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
+            pos_label=pos_label,
+            ratings=ratings,
+        )
+        options = check_opinion_options(
+            annotators=enc.annotators,
+            annotator_table=annotators,
+            default_attributes=() if annotators is None else list(annotators.columns),
+            has_ratings=ratings is not None,
+            **option_args,
+        )
+        interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
+        result = compute_opinion_exclusion(enc, options, annotators)
     warn_thin_groups(result)
     if interval is not None:
         result = with_intervals(result, opinion_intervals(result, interval, random_state))

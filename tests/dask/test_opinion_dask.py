@@ -16,8 +16,8 @@ OPTIONS = [
     {"tie": "drop", "bins": "quantile:4", "performance": ["f1", "precision"], "nan_policy": "omit"},
     {"tie": "unfavorable", "bins": [0, 0.05, 0.1, 0.2, 0.4], "min_group_size": 5, "small_groups": "drop"},
     {"bins": 8, "min_group_size": 6, "performance": "balanced_accuracy", "aggregate": "pooled"},
-    {"pos_label": 0, "performance": ["true_positive_rate", "false_positive_rate", "true_negative_rate",
-                                     "false_negative_rate", "accuracy"]},
+    {"pos_label": 0, "performance": ["true_positive_rate", "true_negative_rate", "accuracy"]},
+    {"performance": ["false_positive_rate", "false_negative_rate"], "bins": 3},
     {"grouping": "demographic", "attributes": "age_group"},
     {"grouping": "demographic", "attributes": ["age_group", "kind"], "min_group_size": 4, "aggregate": "pooled"},
     {"grouping": "kind_series", "performance": "f1", "min_group_size": 10},
@@ -60,8 +60,10 @@ def assert_same(r0, r1):
     pd.testing.assert_frame_equal(r0.group_table, r1.group_table, check_exact=True)
     pd.testing.assert_frame_equal(r0.unit_performance, r1.unit_performance, check_exact=True)
     np.testing.assert_array_equal([r0.unfairness, r0.performance], [r1.unfairness, r1.performance])
-    assert r0.report == r1.report
+    assert r0.grouping_summary == r1.grouping_summary
     assert r0.performance_name == r1.performance_name
+    np.testing.assert_array_equal(r0.unit_counts, r1.unit_counts)
+    assert (r0.unfairness_ci, r0.performance_ci) == (r1.unfairness_ci, r1.performance_ci)
 
 
 @pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
@@ -138,18 +140,28 @@ def _exploding_frame():
 
 
 @pytest.mark.parametrize("opts,match", [
-    ({"grouping": "discovered"}, "grouping='discovered' is not supported on Dask"),
+    ({"grouping": "discovered", "n_clusters": 3},
+     "grouping='discovered': grouping='discovered' is not supported on Dask"),
     ({"grouping": "ambiguity", "ambiguity": "uqs"}, "ambiguity='uqs' is not supported on Dask"),
-    ({"grouping": "ambiguity", "bins": "quantile:4"}, "bins='quantile:4' is not supported on Dask for grouping"),
-    ({"grouping": "popularity", "bins": "quantile:2"}, "bins='quantile:2' is not supported on Dask for grouping"),
-    ({"performance": lambda t, p: 0.5}, "a callable performance is not supported on Dask"),
+    ({"grouping": "ambiguity", "bins": "quantile:4"},
+     "bins='quantile:4' with grouping='ambiguity': bins='quantile:N' for 'ambiguity'/'popularity' is not supported"),
+    ({"grouping": "popularity", "bins": "quantile:2"}, "bins='quantile:2' with grouping='popularity'"),
+    ({"performance": lambda t, p: 0.5}, "performance='<lambda>': a callable performance is not supported on Dask"),
     ({"performance": ["accuracy", np.mean]}, "a callable performance is not supported on Dask"),
+    ({"positive_from": 3}, "positive_from=3: ratings .* are not supported on Dask|positive_from=3: ratings"),
+    ({"positive_from": 3, "performance": "mae"}, "positive_from=3: ratings"),
+    ({"performance": "mae"}, "performance 'mae' compares ratings, but none were given"),
+    ({"adr_reference": "median"}, "adr_reference='median' measures disagreement with the item's median rating"),
     ({"item_ids": None}, "item_ids=None: with Dask inputs"),
     ({"annotator_ids": "annotator"}, "annotator_ids='annotator': with Dask inputs"),
     ({"tie": "coin"}, r"tie must be one of \['favorable', 'unfavorable', 'drop'\], got 'coin'"),
     ({"bins": 0}, "bins must be a positive number of bins, got 0"),
-    ({"min_group_size": 0}, "min_group_size must be an integer >= 1, got 0"),
+    ({"min_group_size": 0}, "min_group_size must be >= 1, got 0"),
     ({"grouping": "demographic"}, "needs an annotator table"),
+    ({"ci": 1.5}, "ci must be a confidence level strictly between 0 and 1"),
+    ({"ci": 0.9, "n_boot": 10}, "n_boot must be >= 100, got 10"),
+    ({"ci": 0.9, "bootstrap_levels": "items"}, "bootstrap_levels must be one of"),
+    ({"warn_group_size": -1}, "warn_group_size must be >= 0, got -1"),
 ])
 def test_unsupported_or_invalid_options_fail_before_computing(opts, match):
     ddf = _exploding_frame()
@@ -158,31 +170,85 @@ def test_unsupported_or_invalid_options_fail_before_computing(opts, match):
         M.opinion_exclusion(ddf["label"], ddf["prediction"], **kw)
 
 
-def test_option_unknown_to_the_dask_path():
-    """An option the public function may gain later reaches the Dask path as a clear error."""
-    from aif360_subjective._dask.opinion import opinion_exclusion as on_dask
+def test_option_unknown_to_the_dask_path(monkeypatch):
+    """An option of the core the Dask path does not implement is accepted only at its default value."""
+    from aif360_subjective._dask import opinion as dask_opinion
 
+    monkeypatch.setattr(dask_opinion, "HANDLED_FIELDS", dask_opinion.HANDLED_FIELDS - {"warn_group_size"})
     ddf = _exploding_frame()
-    with pytest.raises(ValueError, match=r"option\(s\) \['ci'\] are not supported on Dask"):
-        on_dask(ddf["label"], ddf["prediction"], item_ids=ddf["item"], annotator_ids=ddf["annotator"], ci=0.9)
+    kw = {"item_ids": ddf["item"], "annotator_ids": ddf["annotator"]}
+    with pytest.raises(ValueError, match="option warn_group_size=3 is not supported on Dask"):
+        M.opinion_exclusion(ddf["label"], ddf["prediction"], warn_group_size=3, **kw)
+    with pytest.raises(AssertionError, match="computed"):  # at its default: validated, then computed
+        M.opinion_exclusion(ddf["label"], ddf["prediction"], **kw)
 
 
 def test_invalid_option_same_message_as_pandas():
     pdf = pd.DataFrame({"item": [0, 0], "annotator": ["a", "b"], "label": [1, 0], "prediction": [1, 1]})
     ddf = _exploding_frame()
+    for bad in ({"small_groups": "keep"}, {"performance": "auc"}, {"aggregate": "sum"}):
+        msgs = []
+        for frame in (pdf, ddf):
+            with pytest.raises(ValueError) as err:
+                M.opinion_exclusion(frame["label"], frame["prediction"], item_ids=frame["item"],
+                                    annotator_ids=frame["annotator"], **bad)
+            msgs.append(str(err.value))
+        assert msgs[0] == msgs[1]
+
+
+def test_series_sharing_no_annotator_same_message_as_pandas():
+    """The one option check needing the data's annotator ids runs after the counting pass, same message."""
+    pdf = pd.DataFrame({"item": [0, 0], "annotator": ["a", "b"], "label": [1, 0], "prediction": [1, 1]})
+    ddf = dd.from_pandas(pdf, npartitions=1)
+    groups = pd.Series(["x", "y"], index=["p", "q"])
     msgs = []
     for frame in (pdf, ddf):
-        with pytest.raises(ValueError) as err:
+        with pytest.raises(ValueError, match="grouping Series shares no annotator id") as err:
             M.opinion_exclusion(frame["label"], frame["prediction"], item_ids=frame["item"],
-                                annotator_ids=frame["annotator"], small_groups="keep")
+                                annotator_ids=frame["annotator"], grouping=groups)
         msgs.append(str(err.value))
     assert msgs[0] == msgs[1]
 
 
 def test_pandas_ids_with_dask_labels_is_a_type_error():
     ddf = _exploding_frame()
-    with pytest.raises(TypeError, match="item_ids must be a Dask Series when y_true is one, got list"):
+    with pytest.raises(TypeError, match="item_ids must be a Dask Series when one of y_true, y_pred, item_ids, "
+                                        "annotator_ids is, got list"):
         M.opinion_exclusion(ddf["label"], ddf["prediction"], item_ids=[0, 0], annotator_ids=ddf["annotator"])
+
+
+@pytest.mark.parametrize("opts", [
+    {"ci": 0.9, "n_boot": 200, "random_state": 7},
+    {"ci": 0.95, "n_boot": 150, "random_state": 1, "bootstrap_levels": "annotators", "performance": "f1",
+     "grouping": "ambiguity", "bins": 3},
+    {"ci": 0.8, "n_boot": 120, "random_state": 2, "grouping": "demographic", "attributes": "age_group",
+     "aggregate": "pooled", "performance": ["precision", "accuracy"], "nan_policy": "omit"},
+], ids=["adr", "ambiguity-annotators", "demographic-pooled"])
+def test_intervals_equal_to_pandas(data, scheduler, opts):
+    """Bootstrap intervals redraw the result's unit counts: the same numbers as the pandas path, same seed."""
+    root, pdf, annotators, _ = data
+    opts = _options(opts, annotators)
+    a, kw = _args(pdf)
+    expected = M.opinion_exclusion(*a, **kw, **opts, warn_group_size=0)
+    a, kw = _args(dd.read_parquet(root / "annotations"))
+    got = M.opinion_exclusion(*a, **kw, **opts, warn_group_size=0)
+    assert got.unfairness_ci is not None and got.unfairness_ci.low <= got.unfairness <= got.unfairness_ci.high
+    assert_same(expected, got)
+    assert list(got.group_table.columns[-2:]) == ["ci_low", "ci_high"]
+
+
+def test_thin_groups_warn_as_on_pandas(data, scheduler):
+    root, pdf, _, _ = data
+    a, kw = _args(pdf)
+    with pytest.warns(UserWarning, match="groups hold fewer than 30 annotators") as expected:
+        M.opinion_exclusion(*a, **kw, bins=4, warn_group_size=30)
+    a, kw = _args(dd.read_parquet(root / "annotations"))
+    with pytest.warns(UserWarning, match="groups hold fewer than 30 annotators") as got:
+        M.opinion_exclusion(*a, **kw, bins=4, warn_group_size=30)
+    def thin(record):  # Dask's own deprecation warnings aside
+        return [str(w.message) for w in record if "groups hold fewer than" in str(w.message)]
+
+    assert thin(expected) == thin(got) and len(thin(got)) == 1
 
 
 @pytest.mark.parametrize("change,match", [
