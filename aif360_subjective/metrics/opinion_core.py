@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
-from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagreement_rates
+from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagreement_rates, rating_error_counts
 from .opinion_bootstrap import BootstrapInterval
 from .opinion_groupers import GROUPERS, UnitGroups
 from .opinion_groups import GroupingSummary, enforce_min_group_size
@@ -181,8 +181,12 @@ class OpinionExclusionResult:
         options: the validated options the analysis ran with.
         extras: room for additions (kept empty by the core).
         unit_counts: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP; positive = favourable) of every row of
-            ``unit_performance``: what the bootstrap of
-            :func:`~aif360_subjective.metrics.opinion_uncertainty.opinion_intervals` redraws.
+            ``unit_performance``, or for rating measures ("mae", "within_one") the histogram of the absolute
+            errors |rating - predicted| over ``unit_cells``: what the bootstrap of
+            :func:`~aif360_subjective.metrics.opinion_uncertainty.opinion_intervals` redraws. None when the
+            errors take more than :data:`~aif360_subjective.metrics.opinion_annotations.MAX_ERROR_CELLS`
+            distinct values (no intervals then).
+        unit_cells: for rating measures, the distinct absolute errors (the columns of ``unit_counts``).
         unfairness_ci, performance_ci: bootstrap intervals
             (:class:`~aif360_subjective.metrics.opinion_bootstrap.BootstrapInterval`, a ``(low, high)`` tuple)
             when the analysis was asked for them (``ci=``), else None; ``group_table`` then also holds
@@ -200,6 +204,7 @@ class OpinionExclusionResult:
     options: OpinionOptions | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     unit_counts: np.ndarray | None = None
+    unit_cells: np.ndarray | None = None
     unfairness_ci: BootstrapInterval | None = None
     performance_ci: BootstrapInterval | None = None
 
@@ -227,7 +232,9 @@ class _GroupedUnits:
     annotator: np.ndarray  # annotator code per unit
     n_annotations: np.ndarray  # rows per unit
     performance: np.ndarray  # performance per unit (NaN = undefined)
-    counts: np.ndarray  # (n_units, 4) confusion counts TN, FP, FN, TP per unit (what resampling redraws)
+    counts: np.ndarray | None  # per unit: confusion counts (TN, FP, FN, TP), or for rating measures the
+    # histogram of |rating - predicted| over ``cells``: what the bootstrap redraws (None: too many distinct errors)
+    cells: np.ndarray | None = None  # rating measures: the distinct absolute errors (the counts' columns)
 
 
 def _std0(x: np.ndarray) -> float:
@@ -265,7 +272,11 @@ def _grouped_units(enc: EncodedAnnotations, options: OpinionOptions, row_codes: 
     pair_codes, pair_uniques = pd.factorize(g_rows * np.int64(n_ann) + a_rows, sort=True)
     n_pairs = len(pair_uniques)
     perf = unit_performance(options.performance, pair_codes, n_pairs, enc, rows=rows, nan_policy=options.nan_policy)
-    counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
+    cells = None
+    if options.needs_ratings:
+        counts, cells = rating_error_counts(enc, rows, pair_codes, n_pairs)
+    else:
+        counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
     return _GroupedUnits(
         rows=rows,
         row_group=g_rows,
@@ -274,6 +285,7 @@ def _grouped_units(enc: EncodedAnnotations, options: OpinionOptions, row_codes: 
         n_annotations=np.bincount(pair_codes, minlength=n_pairs),
         performance=perf,
         counts=counts,
+        cells=cells,
     )
 
 
@@ -397,6 +409,7 @@ def compute_opinion_exclusion(
         performance_name=options.performance_name,
         options=options,
         unit_counts=units.counts,
+        unit_cells=units.cells,
     )
 
 
