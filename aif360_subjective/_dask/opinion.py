@@ -375,6 +375,7 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
         return GroupCounts(
             **common, unit="annotator", n_units=len(unit_codes), n_ungrouped_units=int((unit_codes < 0).sum()),
             labels=labels, group=unit_codes[order], annotator=order, counts=ann_counts[order],
+            unit_annotations=ann_counts[order].sum(axis=1).astype(np.int64),
             excluded=groups.excluded, notes=groups.notes + size_notes["notes"], size_notes=size_notes,
         )
     bins = counts["bins"]
@@ -398,6 +399,7 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
         **common, unit=DISTRIBUTED_UNITS[kind], n_units=counts["n_items"] if kind == "ambiguity" else counts["n_rows"],
         n_ungrouped_units=int(bins["outside"] + bins["n_nan"] + bins["sizes"][bin_group < 0].sum()),
         labels=labels, group=pair_group, annotator=pair_ann, counts=pair_counts,
+        unit_annotations=pair_counts.sum(axis=1).astype(np.int64),
         excluded=excluded, notes=tuple(bins["notes"]) + size_notes["notes"], size_notes=size_notes,
     )
 

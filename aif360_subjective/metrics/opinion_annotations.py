@@ -317,3 +317,34 @@ def annotation_popularity(enc: EncodedAnnotations, n: np.ndarray, n_pos: np.ndar
     return np.asarray(same / n[enc.item_codes], dtype=np.float64)
 
 
+#: Most distinct absolute errors |rating - predicted| a bootstrap of rating measures redraws as histogram cells
+#: (a 1-6 scale with integer predictions has 6; rounded predictions keep it small, raw float predictions may not).
+MAX_ERROR_CELLS = 64
+
+
+def rating_error_counts(
+    enc: EncodedAnnotations, rows: np.ndarray, unit_codes: np.ndarray, n_units: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Per unit, how many of its annotations have each absolute error |rating - predicted rating|.
+
+    Rating measures are means over annotations of a function of that error (MAE: the error itself; within one
+    point: error <= 1), so this histogram is all a bootstrap needs to redraw an annotator's annotations.
+
+    Args:
+        enc: encoded annotations with ratings (``r_true``, ``r_pred``).
+        rows: the rows the units are built from.
+        unit_codes: unit code of each of ``rows``.
+        n_units: number of units.
+
+    Returns:
+        tuple: ``(counts, cells)``: counts ``(n_units, len(cells))`` and the sorted distinct errors, or
+        ``(None, None)`` when there are more than :data:`MAX_ERROR_CELLS` of them.
+    """
+    assert enc.r_true is not None and enc.r_pred is not None
+    err = np.abs(np.asarray(enc.r_true[rows], dtype=np.float64) - np.asarray(enc.r_pred[rows], dtype=np.float64))
+    cells, codes = np.unique(err, return_inverse=True)
+    if len(cells) > MAX_ERROR_CELLS:
+        return None, None
+    k = len(cells)
+    counts = np.bincount(np.asarray(unit_codes, dtype=np.int64) * k + codes.ravel(), minlength=n_units * k)
+    return counts.reshape(n_units, k), cells

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
-from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagreement_rates
+from .opinion_annotations import DisagreementRates, EncodedAnnotations, disagreement_rates, rating_error_counts
 from .opinion_bootstrap import BootstrapInterval
 from .opinion_groupers import GROUPERS, UnitGroups
 from .opinion_groups import GroupingSummary, enforce_min_group_size
@@ -216,8 +216,12 @@ class OpinionExclusionResult:
         options: the validated options the analysis ran with.
         extras: room for additions (kept empty by the core).
         unit_counts: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP; positive = favourable) of every row of
-            ``unit_performance``: what the bootstrap of
-            :func:`~aif360_subjective.metrics.opinion_uncertainty.opinion_intervals` redraws.
+            ``unit_performance``, or for rating measures ("mae", "within_one") the histogram of the absolute
+            errors |rating - predicted| over ``unit_cells``: what the bootstrap of
+            :func:`~aif360_subjective.metrics.opinion_uncertainty.opinion_intervals` redraws. None when the
+            errors take more than :data:`~aif360_subjective.metrics.opinion_annotations.MAX_ERROR_CELLS`
+            distinct values (no intervals then).
+        unit_cells: for rating measures, the distinct absolute errors (the columns of ``unit_counts``).
         unfairness_ci, performance_ci: bootstrap intervals
             (:class:`~aif360_subjective.metrics.opinion_bootstrap.BootstrapInterval`, a ``(low, high)`` tuple)
             when the analysis was asked for them (``ci=``), else None; ``group_table`` then also holds
@@ -235,6 +239,7 @@ class OpinionExclusionResult:
     options: OpinionOptions | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     unit_counts: np.ndarray | None = None
+    unit_cells: np.ndarray | None = None
     unfairness_ci: BootstrapInterval | None = None
     performance_ci: BootstrapInterval | None = None
 
@@ -271,7 +276,11 @@ class GroupCounts:
         labels: the labels of the kept groups (after the size rules).
         group: group code of every (group, annotator) unit, the units sorted by group, then annotator code.
         annotator: annotator code of every unit.
-        counts: ``(n_units, 4)`` confusion counts of every unit (what the bootstrap redraws).
+        unit_annotations: the number of annotations of every unit.
+        counts: what the bootstrap redraws per unit: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP), or for
+            rating measures the histogram of |rating - predicted| over ``cells`` (None: too many distinct errors,
+            :func:`~aif360_subjective.metrics.opinion_annotations.rating_error_counts`).
+        cells: rating measures: the distinct absolute errors (the columns of ``counts``); else None.
         n_annotations: all annotations, grouped or not.
         excluded: what the grouper left out and why, with counts.
         notes: the grouper's notes, then those of the size rules.
@@ -292,8 +301,10 @@ class GroupCounts:
     labels: pd.Index
     group: np.ndarray
     annotator: np.ndarray
-    counts: np.ndarray
+    unit_annotations: np.ndarray
+    counts: np.ndarray | None
     n_annotations: int
+    cells: np.ndarray | None = None
     excluded: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     size_notes: dict[str, Any] = field(default_factory=dict)
@@ -304,6 +315,7 @@ class GroupCounts:
 
 def _pooled_counts(counts: GroupCounts) -> np.ndarray:
     """Confusion counts per group: the sum of its units' counts."""
+    assert counts.counts is not None  # confusion counts whenever the performance comes from counts
     n_groups = len(counts.labels)
     flat = np.repeat(counts.group * 4, 4) + np.tile(np.arange(4), len(counts.group))
     return np.bincount(flat, weights=counts.counts.ravel(), minlength=4 * n_groups).reshape(n_groups, 4)
@@ -334,11 +346,14 @@ def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionE
     ann_index = pd.Index(counts.annotators, name="annotator")
     ann_perf = (counts.annotator_performance if counts.annotator_performance is not None
                 else performance_from_counts(specs, counts.annotator_counts, nan_policy))
-    unit_perf = (counts.unit_performance if counts.unit_performance is not None
-                 else performance_from_counts(specs, counts.counts, nan_policy))
+    if counts.unit_performance is not None:
+        unit_perf = counts.unit_performance
+    else:
+        assert counts.counts is not None  # confusion counts whenever the performance comes from counts
+        unit_perf = performance_from_counts(specs, counts.counts, nan_policy)
     n_groups = len(counts.labels)
     g = counts.group
-    unit_n = counts.counts.sum(axis=1).astype(np.int64)
+    unit_n = np.asarray(counts.unit_annotations, dtype=np.int64)
     defined = ~np.isnan(unit_perf)
     values = np.where(defined, unit_perf, 0.0)
     k = np.bincount(g, weights=defined, minlength=n_groups)
@@ -401,6 +416,7 @@ def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionE
         performance_name=options.performance_name,
         options=options,
         unit_counts=counts.counts,
+        unit_cells=counts.cells,
     )
 
 
@@ -433,6 +449,11 @@ def group_counts(
     g_rows = row_codes[rows]
     pair_codes, pair_uniques = pd.factorize(g_rows * np.int64(n_ann) + enc.annotator_codes[rows], sort=True)
     n_pairs = len(pair_uniques)
+    cells = None
+    if options.needs_ratings:  # the bootstrap redraws histograms of |rating - predicted| (or nothing: None)
+        unit_counts, cells = rating_error_counts(enc, rows, pair_codes, n_pairs)
+    else:
+        unit_counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
     by_rows: dict[str, np.ndarray | None] = {}
     if not counts_suffice(options.performance):
         specs, policy = options.performance, options.nan_policy
@@ -452,8 +473,10 @@ def group_counts(
         labels=labels,
         group=(pair_uniques // n_ann).astype(np.int64),
         annotator=(pair_uniques % n_ann).astype(np.int64),
-        counts=confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows])),
+        unit_annotations=np.bincount(pair_codes, minlength=n_pairs),
+        counts=unit_counts,
         n_annotations=enc.n,
+        cells=cells,
         excluded=groups.excluded,
         notes=groups.notes + size_notes["notes"],
         size_notes=size_notes,

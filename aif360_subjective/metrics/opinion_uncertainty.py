@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._labels import FN, FP, TN, TP, ratio
 from .._validation import check_random_state
+from .opinion_annotations import MAX_ERROR_CELLS
 from .opinion_bootstrap import (
     BootstrapInterval,
     bootstrap_group_values,
@@ -33,7 +34,7 @@ from .opinion_bootstrap import (
 )
 from .opinion_core import OpinionExclusionResult, metric_from_counts
 from .opinion_groups import group_label
-from .opinion_options import IntervalOptions, PerformanceSpec
+from .opinion_options import IntervalOptions
 
 __all__ = ["OpinionIntervals", "opinion_intervals", "thin_groups", "warn_thin_groups", "with_intervals"]
 
@@ -54,14 +55,52 @@ class OpinionIntervals:
     options: IntervalOptions
 
 
-def _count_score(
-    specs: Sequence[PerformanceSpec], nan_policy: str
-) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
-    """(cells, score): the confusion cells the bootstrap must redraw and the performance computed from them.
+def _combine(values: list[np.ndarray], nan_policy: str) -> np.ndarray:
+    """Average several measures per unit as :func:`~aif360_subjective.metrics.opinion_core.unit_performance`."""
+    stacked = np.vstack(values)
+    if len(values) == 1:
+        return stacked[0]
+    if nan_policy == "propagate":
+        return stacked.mean(axis=0)
+    defined = ~np.isnan(stacked)
+    return ratio(np.where(defined, stacked, 0.0).sum(axis=0), defined.sum(axis=0).astype(np.float64))
 
-    Accuracy only needs (correct, wrong): one binomial per draw instead of three.
+
+def _rating_score(names: list[str], errors: np.ndarray, nan_policy: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The rating measures from histograms of the absolute errors (cells = ``errors``)."""
+    weights = {"mae": errors, "within_one": (errors <= 1.0).astype(np.float64)}
+
+    def score(c: np.ndarray) -> np.ndarray:
+        flat = c.reshape(-1, len(errors)).astype(np.float64)
+        n = flat.sum(axis=1)
+        return _combine([ratio(flat @ weights[name], n) for name in names], nan_policy).reshape(c.shape[:-1])
+
+    return score
+
+
+def _count_score(
+    result: OpinionExclusionResult,
+) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """(cells, score): the cells the bootstrap must redraw and the performance computed from them.
+
+    Confusion counts for the binary measures (accuracy alone only needs (correct, wrong): one binomial per draw
+    instead of three); the histogram of absolute errors for the rating measures.
     """
-    names = [str(s) for s in specs]
+    opts = result.options
+    assert opts is not None
+    names = [str(s) for s in opts.performance]
+
+    def identity(c: np.ndarray) -> np.ndarray:
+        return c
+
+    if opts.needs_ratings:
+        if result.unit_cells is None:
+            raise ValueError(
+                f"intervals for {opts.performance_name} need a discrete rating scale: the absolute errors "
+                f"|rating - predicted| take more than {MAX_ERROR_CELLS} distinct values (round the predicted "
+                "ratings to the scale, or use ci=None)"
+            )
+        return identity, _rating_score(names, np.asarray(result.unit_cells, dtype=np.float64), opts.nan_policy)
     if names == ["accuracy"]:
         def cells(c: np.ndarray) -> np.ndarray:
             return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
@@ -71,20 +110,9 @@ def _count_score(
 
         return cells, score
 
-    def identity(c: np.ndarray) -> np.ndarray:
-        return c
-
     def combined(c: np.ndarray) -> np.ndarray:
         flat = c.reshape(-1, 4).astype(np.float64)
-        values = np.vstack([metric_from_counts(n, flat) for n in names])
-        if len(names) == 1:
-            out = values[0]
-        elif nan_policy == "propagate":
-            out = values.mean(axis=0)
-        else:
-            defined = ~np.isnan(values)
-            out = ratio(np.where(defined, values, 0.0).sum(axis=0), defined.sum(axis=0).astype(np.float64))
-        return out.reshape(c.shape[:-1])
+        return _combine([metric_from_counts(n, flat) for n in names], opts.nan_policy).reshape(c.shape[:-1])
 
     return identity, combined
 
@@ -112,13 +140,16 @@ def opinion_intervals(
         OpinionIntervals
 
     Raises:
-        ValueError: the result was built without unit counts (not by this package's core).
+        ValueError: the result was built without unit counts (not by this package's core), or rating errors
+            take too many distinct values to be redrawn.
     """
-    if result.unit_counts is None or result.options is None:
+    if result.options is None:
+        raise ValueError("result carries no options: build it with opinion_exclusion() or the metric class")
+    cells, score = _count_score(result)  # first: it says why a rating measure has no counts
+    if result.unit_counts is None:
         raise ValueError("result carries no unit counts: build it with opinion_exclusion() or the metric class")
     rng = check_random_state(random_state)
     opts = result.options
-    cells, score = _count_score(opts.performance, opts.nan_policy)
     table = result.group_table
     unit_group = result.unit_performance["group"].cat.codes.to_numpy(np.int64) if len(table) else np.zeros(0, int)
     reps = bootstrap_group_values(

@@ -33,7 +33,8 @@ def _counts(options, **kw):
                               n_tie_items=1, n_tie_annotations=2)
     return GroupCounts(annotators=ANNOTATORS, rates=rates, annotator_counts=COUNTS, unit="annotator", n_units=3,
                        n_ungrouped_units=0, labels=pd.Index(["x", "y"]), group=np.array([0, 0, 1]),
-                       annotator=np.array([0, 1, 2]), counts=COUNTS, n_annotations=10, **kw)
+                       annotator=np.array([0, 1, 2]), unit_annotations=np.array([4, 2, 2]), counts=COUNTS,
+                       n_annotations=10, **kw)
 
 
 def _options(**kw):

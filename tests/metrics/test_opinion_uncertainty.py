@@ -165,3 +165,55 @@ def test_four_cell_performances_and_pooled_groups(generated, performance):
         t = m.group_performance(ci=0.95, n_boot=200, random_state=0)
         assert u.low <= m.unfairness() <= u.high
         assert t[["ci_low", "ci_high"]].notna().all().all()
+
+
+# ------------------------------------------------------------------------------------ rating measures
+def _rated(n_items: int = 300, seed: int = 0, float_pred: bool = False):
+    """Ratings 1-5 by 12 annotators; the model predicts the item's rounded mean (or its raw mean)."""
+    rng = np.random.default_rng(seed)
+    items = np.repeat(np.arange(n_items), 4)
+    annotators = np.concatenate([rng.choice(12, 4, replace=False) for _ in range(n_items)])
+    base = rng.integers(1, 6, n_items)
+    ratings = np.clip(base[items] + rng.integers(-1, 2, len(items)) + (annotators < 3) * 2, 1, 5)
+    frame = pd.DataFrame({"item": items, "annotator": annotators, "rating": ratings})
+    mean = frame.groupby("item")["rating"].transform("mean").to_numpy()
+    pred = mean + rng.normal(0, 0.01, len(mean)) if float_pred else np.round(mean)
+    return frame, pred
+
+
+@pytest.mark.parametrize("performance", ["mae", "within_one"])
+def test_rating_measures_get_intervals_from_error_histograms(performance):
+    frame, pred = _rated()
+    kw = dict(item_ids=frame["item"], annotator_ids=frame["annotator"], positive_from=3, pos_label=0,
+              performance=performance, bins=3, warn_group_size=0)
+    res = opinion_exclusion(frame["rating"].to_numpy(), pred, ci=0.95, n_boot=400, random_state=0, **kw)
+    assert res.unit_cells is not None and set(res.unit_cells) <= {0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0}
+    assert res.unit_counts.sum() == len(frame)  # every annotation in one error cell
+    lo, hi = res.unfairness_ci
+    assert lo <= res.unfairness <= hi and hi > lo
+    t = res.group_table
+    assert ((t["ci_low"] <= t["performance"]) & (t["performance"] <= t["ci_high"])).all()
+
+
+def test_one_annotators_mae_interval_has_the_sampling_variance_of_its_errors():
+    # one annotator, errors 0 (x6) and 2 (x4): MAE 0.8; redrawn MAE has variance var(errors)/n = 0.96/10
+    frame = pd.DataFrame({"item": np.arange(10), "annotator": "a", "rating": [3] * 6 + [5] * 4})
+    pred = np.full(10, 3.0)
+    m = opinion_exclusion(frame["rating"], pred, item_ids=frame["item"], annotator_ids=frame["annotator"],
+                          positive_from=3, pos_label=0, performance="mae", warn_group_size=0)
+    assert m.group_table["performance"].iloc[0] == pytest.approx(0.8)
+    from aif360_subjective.metrics.opinion_bootstrap import bootstrap_group_values
+    from aif360_subjective.metrics.opinion_uncertainty import _count_score
+
+    cells, score = _count_score(m)
+    v = bootstrap_group_values(np.zeros(1, int), cells(m.unit_counts), 1, score, n_boot=20000,
+                               rng=np.random.default_rng(0))
+    assert v.mean() == pytest.approx(0.8, abs=0.01)
+    assert v.var() == pytest.approx(0.96 / 10, rel=0.05)
+
+
+def test_raw_float_predictions_say_why_they_have_no_interval():
+    frame, pred = _rated(float_pred=True)
+    with pytest.raises(ValueError, match=r"need a discrete rating scale: the absolute errors .* more than 64"):
+        opinion_exclusion(frame["rating"].to_numpy(), pred, item_ids=frame["item"], annotator_ids=frame["annotator"],
+                          positive_from=3, pos_label=0, performance="mae", ci=0.95, warn_group_size=0)
