@@ -36,7 +36,6 @@ References:
 from __future__ import annotations
 
 import dataclasses
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -47,9 +46,9 @@ from aif360_subjective.metrics.opinion_annotations import (
     DisagreementRates,
     _factorize,
     adr_from_counts,
-    annotation_popularity,
     encode_annotations,
     item_ambiguity,
+    row_popularity,
 )
 from aif360_subjective.metrics.opinion_core import (
     GroupCounts,
@@ -173,8 +172,7 @@ def _unit_values(kind: str, measure: str, t: np.ndarray, item_codes: np.ndarray,
     """The values binned by a distributed grouping: per item (ambiguity) or per annotation (popularity)."""
     if kind == "ambiguity":
         return item_ambiguity(n, n_pos, measure)
-    # annotation_popularity reads the rows' labels and item codes only
-    return annotation_popularity(SimpleNamespace(item_codes=item_codes, t=t), n, n_pos)  # type: ignore[arg-type]
+    return row_popularity(t, item_codes, n, n_pos)
 
 
 def _cell_counts(codes: np.ndarray, t: np.ndarray, p: np.ndarray, k: int) -> dict[str, np.ndarray]:

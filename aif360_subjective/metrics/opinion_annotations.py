@@ -32,6 +32,7 @@ __all__ = [
     "encode_annotations",
     "item_ambiguity",
     "item_vote_counts",
+    "row_popularity",
 ]
 
 
@@ -312,9 +313,15 @@ def item_ambiguity(n: np.ndarray, n_pos: np.ndarray, measure: str = "disagreemen
 
 def annotation_popularity(enc: EncodedAnnotations, n: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
     """Share of the item's annotations identical to each annotation (itself included), per row."""
+    return row_popularity(enc.t, enc.item_codes, n, n_pos)
+
+
+def row_popularity(t: np.ndarray, item_codes: np.ndarray, n: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
+    """:func:`annotation_popularity` from the rows' positive indicators ``t`` and item codes (e.g. of one
+    partition of a larger table, with its items' vote counts ``n``, ``n_pos``)."""
     # from counts, so that identical shares are identical floats (k / n, not 1 - (n - k) / n)
-    same = np.where(enc.t, n_pos[enc.item_codes], (n - n_pos)[enc.item_codes])
-    return np.asarray(same / n[enc.item_codes], dtype=np.float64)
+    same = np.where(t, n_pos[item_codes], (n - n_pos)[item_codes])
+    return np.asarray(same / n[item_codes], dtype=np.float64)
 
 
 #: Most distinct absolute errors |rating - predicted| a bootstrap of rating measures redraws as histogram cells
