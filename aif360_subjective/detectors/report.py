@@ -35,6 +35,13 @@ class SubgroupReport:
             sequence (or ``None``).
         options (dict): the options of the run (threshold, normalisation, undefined rates, ...).
         categorical_features (list of str): the columns treated as categorical.
+        cut_is_unique (bool or None): for a hierarchical clustering, False when the cut into
+            ``n_clusters`` falls inside a tie of merge distances (the last kept and the first undone merge
+            are equal within 1e-12 + 1e-9 x the distance): the single-linkage tree is then not unique and
+            another exact algorithm may return other, equally valid clusters. Zero-length merges of
+            duplicate rows only matter when the cut falls at distance 0. None for flat clusterings.
+        cut_distance (float): the merge distance at which the cut falls (first undone merge; NaN for flat
+            clusterings).
     """
 
     def __init__(
@@ -50,6 +57,8 @@ class SubgroupReport:
         options: dict,
         categorical_features: list[str],
         clustering: str,
+        cut_is_unique: bool | None = None,
+        cut_distance: float = float("nan"),
     ):
         self._raw = raw
         self._pats = pats
@@ -63,6 +72,8 @@ class SubgroupReport:
         self.options = dict(options)
         self.categorical_features = list(categorical_features)
         self.clustering = clustering
+        self.cut_is_unique = cut_is_unique
+        self.cut_distance = float(cut_distance)
 
     # ------------------------------------------------------------------ patterns
     def patterns(self, all_columns: bool = True) -> pd.DataFrame:
