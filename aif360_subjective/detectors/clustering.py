@@ -6,8 +6,9 @@ time, O(n) memory), both in scikit-learn's tree format so the cut and its cluste
 (neither scipy's ``linkage``, which needs the n^2 distance matrix, nor pyclustering's cubic agglomerative
 clustering). The full tree is built once and can be cut at any number of clusters, which the fairness-aware
 choice of k uses. Automatic k is x-means (pyclustering, BIC splitting, k-means++ start with 2 centres,
-``kmax = floor(sqrt(n / 2))``), as the ASDF-Dashboard does; :func:`choose_n_clusters` first runs the
-vectorised copy of its rule (:mod:`.xmeans`) and keeps its answer only when it is ``kmax``.
+``kmax = floor(sqrt(n / 2))``), as the ASDF-Dashboard does; on more than 20,000 rows
+:func:`choose_n_clusters` first runs the vectorised copy of its rule (:mod:`.xmeans`) and keeps its answer
+only when it is ``kmax``.
 
 References:
     J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
@@ -39,6 +40,7 @@ __all__ = [
     "fit_clustering",
     "xmeans_n_clusters",
     "choose_n_clusters",
+    "XMEANS_METHODS",
     "MST_METHODS",
     "default_kmax",
     "validity_indices",
@@ -192,30 +194,48 @@ def xmeans_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None)
     return _pyclustering_xmeans(Z, kmax, _seed(as_generator(random_state)))
 
 
-def choose_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None) -> int:
-    """Automatic k: pyclustering's x-means answer, computed cheaply when it is ``kmax``.
+#: ``choose_n_clusters(method="auto")`` runs pyclustering up to this many rows, the vectorised x-means above.
+XMEANS_FAST_ROWS = 20_000
+XMEANS_METHODS = ("auto", "pyclustering", "fast")
 
-    The vectorised x-means (:func:`.xmeans.fast_xmeans`, the same BIC splitting rule) runs first; when it
-    reaches ``kmax`` that is the answer (x-means stops below ``kmax`` only in a round where no cluster gains
-    BIC by splitting, which on one-hot data practically never happens). When it stops below ``kmax`` the
-    answer depends on the random trial splits, so pyclustering runs with the seed it would get from
-    :func:`xmeans_n_clusters` and its k is returned. ``random_state`` is consumed exactly as
-    :func:`xmeans_n_clusters` consumes it.
+
+def choose_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None, method: str = "auto") -> int:
+    """Automatic k by x-means: pyclustering's, or its rule vectorised when it reaches ``kmax``.
+
+    ``method="pyclustering"`` is :func:`xmeans_n_clusters` (the reference; C++ core, ~38 s on Adult).
+    ``method="fast"`` runs the vectorised x-means (:func:`.xmeans.fast_xmeans`: the same BIC splitting rule
+    and stopping condition, its own random trial splits) and keeps its answer only when it is ``kmax``;
+    below ``kmax`` (x-means stopped because no cluster of a round gained BIC by splitting, an outcome that
+    depends on the random trial splits) pyclustering runs and its k is returned. Where the two can differ:
+    when pyclustering's C++ core stops below ``kmax`` while the vectorised rule reaches it (e.g. 30 well
+    separated Gaussian blobs, kmax 8, random_state 2: the C++ core stops at 2, pyclustering's own Python
+    implementation and the vectorised rule reach 8). They agree on COMPAS (random_state 0-4: 55 = kmax)
+    and Adult (156 = kmax; see ``benchmarks/subgroups.py``). ``method="auto"`` (default) is pyclustering up
+    to :data:`XMEANS_FAST_ROWS` rows, where it costs under a few seconds, and "fast" above.
+    ``random_state`` is consumed exactly as :func:`xmeans_n_clusters` consumes it, and pyclustering gets
+    the same seed.
 
     Args:
         Z: the encoded matrix.
         kmax: the largest k allowed (default ``floor(sqrt(n / 2))``).
         random_state: int, Generator or None.
+        method: ``"auto"``, ``"pyclustering"`` or ``"fast"``.
 
     Returns:
         int: the number of clusters.
+
+    Raises:
+        ValueError: unknown method.
     """
+    if method not in XMEANS_METHODS:
+        raise ValueError(f"method must be one of {list(XMEANS_METHODS)}, got {method!r}")
     n = Z.shape[0]
     kmax = default_kmax(n) if kmax is None else int(kmax)
     seed = _seed(as_generator(random_state))
-    k = fast_xmeans(Z, kmax, np.random.default_rng(seed))
-    if k == kmax:
-        return k
+    if method == "fast" or (method == "auto" and n > XMEANS_FAST_ROWS):
+        k = fast_xmeans(Z, kmax, np.random.default_rng(seed))
+        if k == kmax:
+            return k
     k, _ = _pyclustering_xmeans(Z, kmax, seed)
     return k
 

@@ -135,10 +135,37 @@ def euclidean_mst(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _union_find_merges(edges: np.ndarray) -> np.ndarray:
-    """scikit-learn's union-find labelling of sorted (left, right, weight) rows (scipy linkage format)."""
-    from sklearn.cluster._hierarchical_fast import single_linkage_label
+    """scikit-learn's union-find labelling of sorted (left, right, weight) rows (scipy linkage format:
+    left cluster, right cluster, weight, size)."""
+    edges = np.ascontiguousarray(edges, dtype=np.float64)
+    try:  # scikit-learn's own (Cython) labelling, the one AgglomerativeClustering uses
+        from sklearn.cluster._hierarchical_fast import single_linkage_label
+    except ImportError:  # private module moved: the same union-find, in Python
+        return _union_find_python(edges)
+    return np.asarray(single_linkage_label(edges))
 
-    return np.asarray(single_linkage_label(np.ascontiguousarray(edges, dtype=np.float64)))
+
+def _union_find_python(edges: np.ndarray) -> np.ndarray:
+    m = len(edges)
+    parent = list(range(2 * m + 1))
+    size = [1] * (m + 1) + [0] * m
+    out = np.empty((m, 4))
+
+    def find(x: int) -> int:
+        root = x
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:  # path compression
+            parent[x], x = root, parent[x]
+        return root
+
+    for i, (left, right, w) in enumerate(edges.tolist()):  # one pass over the n - 1 merges
+        a, b = find(int(left)), find(int(right))
+        new = m + 1 + i
+        parent[a] = parent[b] = new
+        size[new] = size[a] + size[b]
+        out[i] = (a, b, w, size[new])
+    return out
 
 
 def single_linkage_from_mst(
