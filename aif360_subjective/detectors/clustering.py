@@ -6,9 +6,8 @@ time, O(n) memory), both in scikit-learn's tree format so the cut and its cluste
 (neither scipy's ``linkage``, which needs the n^2 distance matrix, nor pyclustering's cubic agglomerative
 clustering). The full tree is built once and can be cut at any number of clusters, which the fairness-aware
 choice of k uses. Automatic k is x-means (pyclustering, BIC splitting, k-means++ start with 2 centres,
-``kmax = floor(sqrt(n / 2))``), as the ASDF-Dashboard does; on more than 20,000 rows
-:func:`choose_n_clusters` first runs the vectorised copy of its rule (:mod:`.xmeans`) and keeps its answer
-only when it is ``kmax``.
+``kmax = floor(sqrt(n / 2))``), as the ASDF-Dashboard does; on larger data :func:`choose_n_clusters`
+first runs the vectorised copy of its rule (:mod:`.xmeans`) and keeps its answer only when it is ``kmax``.
 
 References:
     J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
@@ -194,8 +193,9 @@ def xmeans_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None)
     return _pyclustering_xmeans(Z, kmax, _seed(as_generator(random_state)))
 
 
-#: ``choose_n_clusters(method="auto")`` runs pyclustering up to this many rows, the vectorised x-means above.
-XMEANS_FAST_ROWS = 20_000
+#: ``choose_n_clusters(method="auto")`` runs pyclustering while rows x columns x kmax is at most this
+#: (about a second: COMPAS is 3.7e6), the vectorised x-means above (Adult: 7.6e8, pyclustering ~40 s).
+XMEANS_FAST_WORK = 10**7
 XMEANS_METHODS = ("auto", "pyclustering", "fast")
 
 
@@ -210,8 +210,9 @@ def choose_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None,
     when pyclustering's C++ core stops below ``kmax`` while the vectorised rule reaches it (e.g. 30 well
     separated Gaussian blobs, kmax 8, random_state 2: the C++ core stops at 2, pyclustering's own Python
     implementation and the vectorised rule reach 8). They agree on COMPAS (random_state 0-4: 55 = kmax)
-    and Adult (156 = kmax; see ``benchmarks/subgroups.py``). ``method="auto"`` (default) is pyclustering up
-    to :data:`XMEANS_FAST_ROWS` rows, where it costs under a few seconds, and "fast" above.
+    and Adult (156 = kmax; see ``benchmarks/subgroups.py``). ``method="auto"`` (default) is pyclustering
+    while ``n * d * kmax`` is at most :data:`XMEANS_FAST_WORK` (about a second of pyclustering), "fast"
+    above.
     ``random_state`` is consumed exactly as :func:`xmeans_n_clusters` consumes it, and pyclustering gets
     the same seed.
 
@@ -232,7 +233,7 @@ def choose_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None,
     n = Z.shape[0]
     kmax = default_kmax(n) if kmax is None else int(kmax)
     seed = _seed(as_generator(random_state))
-    if method == "fast" or (method == "auto" and n > XMEANS_FAST_ROWS):
+    if method == "fast" or (method == "auto" and n * max(Z.shape[1], 1) * kmax > XMEANS_FAST_WORK):
         k = fast_xmeans(Z, kmax, np.random.default_rng(seed))
         if k == kmax:
             return k
