@@ -343,6 +343,7 @@ def compare_clusterings(
     sample_weight=None,
     random_state=None,
     silhouette_sample_size: int | None = 1000,
+    mst: str = "auto",
 ) -> pd.DataFrame:
     """Fairness-aware model selection: compare clusterings by how well they separate subgroups.
 
@@ -353,11 +354,14 @@ def compare_clusterings(
             ``{clustering: [k, ...]}``; ``k=None`` lets the method choose (x-means / density).
         selection_metric: the fairness metric whose rate the clusters should separate.
         silhouette_sample_size: rows sampled for the silhouette.
+        mst: single linkage's MST back-end (``"auto"``, ``"mlpack"``, ``"sklearn"``; see
+            :func:`detect_subgroups`).
 
     Returns:
         pandas.DataFrame: index (clustering, n_clusters); columns n_found, fairness_separation (the
         bias-corrected share of the metric's rate explained by the clusters, higher = better), silhouette,
-        davies_bouldin, calinski_harabasz, seconds, best.
+        davies_bouldin, calinski_harabasz, cut_is_unique and cut_distance (hierarchical candidates: whether
+        the cut falls inside a tie of merge distances), seconds, best.
 
     References:
         W. Bergsma, "A bias-correction for Cramér's V and Tschuprow's T", 2013.
@@ -378,6 +382,7 @@ def compare_clusterings(
         )
     check_choice(selection_metric, SELECTION_METRICS, "selection_metric")
     check_sample_size(silhouette_sample_size)
+    check_choice(mst, MST_METHODS, "mst")
     pairs = candidates.items() if isinstance(candidates, dict) else candidates
     for c in pairs:
         ks = c[1] if isinstance(c, tuple) else c
@@ -394,5 +399,6 @@ def compare_clusterings(
         weights=w,
         random_state=random_state,
         silhouette_sample_size=silhouette_sample_size,
+        mst=mst,
     )
     return table
