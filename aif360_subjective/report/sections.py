@@ -90,6 +90,13 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         "value) defines an entropy-based subgroup: every row of the data matching the pattern. Each subgroup "
         "is compared with the rest of the rows.",
     )
+    if getattr(rep, "cut_is_unique", None) is False:
+        s.text(
+            f"The cut into {n_clusters} clusters falls inside a tie of merge distances ({rep.cut_distance:.6g}): "
+            "the single-linkage tree is not unique there and another exact algorithm can give other, equally "
+            "valid clusters.",
+            kind="note",
+        )
     s.text(SIGN_CONVENTION, kind="note")
     if plotting is not None:
         s.figure(plotting.plot_summary_radar(rep),

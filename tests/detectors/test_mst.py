@@ -138,3 +138,14 @@ def test_pure_python_union_find_equals_scikit_learns():
     Z = rng.random((60, 2))
     _, _, edges = single_linkage(Z, "mlpack")
     np.testing.assert_array_equal(mst_module._union_find_python(edges), mst_module._union_find_merges(edges))
+
+
+def test_html_report_notes_a_tied_cut():
+    from aif360_subjective.report.sections import subgroup_sections
+
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 5.0]})
+    tied = detect_subgroups(X, [0, 1, 0, 1], [0, 1, 1, 1], n_clusters=3)
+    text = " ".join(str(b) for b in subgroup_sections(tied, figures=False)[0].blocks)
+    assert "falls inside a tie of merge distances (0.2)" in text
+    unique = detect_subgroups(X, [0, 1, 0, 1], [0, 1, 1, 1], n_clusters=2)
+    assert "tie of merge distances" not in " ".join(str(b) for b in subgroup_sections(unique, figures=False)[0].blocks)
