@@ -260,7 +260,7 @@ def step(root, name, data, size, k):
             note = f"score {res[1]:.2f}, {len(res[0])} attributes"
         elif name == "divexplorer":
             secs, note = divexplorer(X, y, yhat, pos)
-            return secs, note
+            return (float("nan") if secs is None else secs), note
         else:
             raise ValueError(name)
     return time.perf_counter() - t, note

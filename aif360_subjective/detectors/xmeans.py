@@ -8,10 +8,11 @@ when a round splits nothing. This module runs the same rule with every cluster's
 same sums as on the repeated rows).
 
 The rule and its stopping condition are pyclustering's; the random draws are not (pyclustering's C++
-random engine cannot be replayed from numpy), so the trial splits can differ. The chosen k is the same
-whenever both reach ``kmax`` (they stop early only when *no* cluster of a round gains BIC by splitting);
-:func:`~aif360_subjective.detectors.clustering.xmeans_n_clusters` therefore uses this result only when it
-is ``kmax`` and asks pyclustering otherwise.
+random engine cannot be replayed from numpy), so the trial splits can differ, and so can the k where either
+stops below ``kmax`` (which happens only when *no* cluster of a round gains BIC by splitting, or k-means
+empties a cluster). :func:`~aif360_subjective.detectors.clustering.choose_n_clusters` therefore keeps this
+result only when it is ``kmax`` and asks pyclustering otherwise; it can still differ when pyclustering's C++
+core stops early where this rule (and pyclustering's own Python implementation) reaches ``kmax``.
 
 References:
     D. Pelleg and A. Moore, "X-means: Extending K-means with Efficient Estimation of the Number of

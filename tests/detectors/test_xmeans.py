@@ -105,3 +105,11 @@ def test_same_k_as_pyclustering_on_compas(shared_data, seed):
     rng = np.random.default_rng(seed)
     ref, _ = xmeans_n_clusters(Z, kmax, rng)
     assert fast_xmeans(Z, kmax, seed) == ref == kmax == 55
+
+
+def test_progress_bar_only_on_a_terminal(capsys):
+    # stderr is captured (not a TTY): no bar even when asked, and the answer does not change
+    rng = np.random.default_rng(0)
+    Z = rng.random((200, 3))
+    assert fast_xmeans(Z, 5, 0, progress=True) == fast_xmeans(Z, 5, 0, progress=False)
+    assert capsys.readouterr().err == ""
