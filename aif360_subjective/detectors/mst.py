@@ -455,6 +455,7 @@ def _first_row_at(rows, d, rows_visited, Z, budget, chunk) -> int | None:
     v_rows = np.flatnonzero(rows_visited)
     v2 = np.einsum("ij,ij->i", V, V)
     margin = (d * (1.0 + 1e-6)) ** 2 + 1e-9
+    chunk = max(1, min(chunk, (1 << 22) // max(len(V), 1)))  # at most 4M pairs (32 MB) at a time
     for i in range(0, len(rows), chunk):
         idx = rows[i : i + chunk]
         budget[0] -= len(idx) * len(V) * Z.shape[1]

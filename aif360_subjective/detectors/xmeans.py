@@ -77,13 +77,18 @@ def bic_score(n: np.ndarray, wce: np.ndarray, d: int) -> np.ndarray:
     return out
 
 
-def _nearest(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+def _nearest(X: np.ndarray, C: np.ndarray, block: int = 1 << 22) -> np.ndarray:
     """Index of the nearest centre of every row (``|c|^2 - 2 x.c``: the row's own norm does not change
-    the argmin)."""
-    G = X @ C.T
-    G *= -2.0
-    G += np.einsum("ij,ij->i", C, C)[None, :]
-    return np.argmin(G, axis=1)
+    the argmin), in row blocks of at most ``block`` products (32 MB)."""
+    c2 = np.einsum("ij,ij->i", C, C)[None, :]
+    out = np.empty(len(X), dtype=np.intp)
+    step = max(1, block // max(len(C), 1))
+    for i in range(0, len(X), step):
+        G = X[i : i + step] @ C.T
+        G *= -2.0
+        G += c2
+        out[i : i + step] = np.argmin(G, axis=1)
+    return out
 
 
 def _weighted_means(X, w, labels, k):
