@@ -268,6 +268,23 @@ def test_demo(capsys, tmp_path):
     assert html.count("data:image/png;base64,") == len(pngs)
 
 
+def test_library_warnings_read_as_plain_notes(capsys, tmp_path):
+    """A log warning of the library during a command (here: a tied single-linkage cut) is one ``note:`` line on
+    stderr, not ``WARNING:aif360_subjective...``; after the command the logger is as it was."""
+    import logging
+
+    path = tmp_path / "grid.csv"
+    pd.DataFrame({"a": np.tile([0, 1, 2, 3], 25), "b": np.repeat([0, 1, 2, 3, 4], 20), "y": np.arange(100) % 2,
+                  "p": (np.arange(100) // 3) % 2}).to_csv(path, index=False)
+    code, out, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "p",
+                          "--n-clusters", "3", "--categorical", "a", "b")
+    assert code == 0, err
+    assert "note: the cut into 3 clusters falls inside a tie of merge distances" in err
+    assert "WARNING" not in err + out
+    log = logging.getLogger("aif360_subjective")
+    assert log.propagate and not log.handlers
+
+
 def test_demo_missing_piece_is_one_line(capsys, tmp_path, monkeypatch):
     import aif360_subjective.cli._common as cli_common
 
