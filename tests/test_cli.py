@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -420,3 +421,24 @@ def test_subgroups_says_when_the_clustering_is_lopsided(capsys, tmp_path):
     name = alt.attrs["suggestion"][0]
     assert f"Not lopsided at 10 clusters: --clustering {name} (largest cluster" in out
     assert "Suggested instead: " + name in out_html.read_text(encoding="utf-8")
+
+
+def test_cli_number_types_say_what_they_expect():
+    from aif360_subjective.cli import _common as common
+    from aif360_subjective.metrics.opinion_options import MIN_BOOT
+
+    assert common.MIN_BOOT == MIN_BOOT
+    assert common.positive_int("3") == 3 and common.nonnegative_int("0") == 0 and common.boot_count("100") == 100
+    assert common.unit_float("1") == 1.0 and common.open_unit_float("0.5") == 0.5
+    assert common.alpha("none") is None and common.ci_level("None") is None and common.alpha("0.01") == 0.01
+    import argparse
+
+    for parse, text, expected in [(common.positive_int, "0", "a positive integer"),
+                                  (common.positive_int, "x", "a positive integer"),
+                                  (common.boot_count, "99", "an integer >= 100"),
+                                  (common.unit_float, "1.5", "a number in [0, 1]"),
+                                  (common.open_unit_float, "1", "a number strictly between 0 and 1"),
+                                  (common.alpha, "0", "a number strictly between 0 and 1")]:
+        with pytest.raises(argparse.ArgumentTypeError, match=f"expected {re.escape(expected)}, got {text!r}"):
+            parse(text)
+
