@@ -1,19 +1,26 @@
-"""Timings of automated subgroup discovery against peers, on COMPAS (6,172 rows) and Adult (48,842 rows).
+"""Timings and peak memory of automated subgroup discovery against peers, on COMPAS (6,172 rows), Adult
+(48,842 rows) and Adult-like data of 10k-200k rows.
 
-Rows of the table:
-* ``ours (auto k)``: ``detect_subgroups(..., n_clusters=None)``: x-means for k, single linkage, patterns,
-  metrics, validity indices (the whole analysis).
-* ``ours (k=30)``: the same with a fixed k (no x-means).
+Every step runs in a fresh subprocess (``--step``) that reports its wall time and its peak resident memory
+(``resource.getrusage(RUSAGE_SELF).ru_maxrss``, imports and data loading included); all steps run in one
+invocation so that ratios hold on a shared machine. Steps:
+
+* ``ours (auto k)``: ``detect_subgroups(..., n_clusters=None)``: x-means for k, single linkage (mst="auto":
+  mlpack's Borůvka MST on large data, scikit-learn's Prim on small), patterns, metrics, validity indices.
+* ``ours (auto k, mst=sklearn)``: the same with scikit-learn's Prim (COMPAS; on Adult it is the bare
+  scikit-learn time plus the analysis).
+* ``ours (k=30)``: a fixed k (no x-means).
 * ``sklearn single linkage``: bare ``AgglomerativeClustering(linkage="single")`` on the same matrix and k.
-* ``ASDF-style pipeline``: a re-implementation of how the reference dashboard works (pandas per-subgroup
-  loops: value_counts per cluster and feature, boolean masks over all rows per pattern, metrics by filtering
-  each subgroup and its rest), on our clustering labels, plus its x-means + single linkage.
-* ``aif360 MDSS bias_scan``: multi-dimensional subset scan (continuous features binned in deciles).
-* ``DivExplorer``: frequent-pattern divergence (min support 0.05) in its own venv
-  (``/work/venv-bench-divexplorer``), if installed.
+* ``x-means (pyclustering)`` / ``x-means (vectorised)``: the automatic k alone, by the reference and by
+  :func:`~aif360_subjective.detectors.xmeans.fast_xmeans` (same seed): the chosen k must agree.
+* ``ASDF-style pipeline`` (COMPAS only; on Adult it is pyclustering's x-means + scikit-learn's SLINK + loops):
+  pandas per-subgroup loops as the reference dashboard computes patterns and metrics.
+* ``aif360 MDSS bias_scan`` and ``DivExplorer`` (min support 0.05, own venv if installed): slice finders.
+* Growth curve: Adult rows resampled with replacement, numeric columns jittered by N(0, (0.01 sd)^2),
+  at 10k-200k rows: ours (auto k) at every size, bare scikit-learn single linkage up to 50k; the fitted
+  exponent is the slope of log time against log rows.
 
-Usage: ``python benchmarks/subgroups.py [--data DIR] [--skip-adult] [--repeat N]``.
-Times are the minimum over ``--repeat`` runs (the machine is shared); Adult is run once.
+Usage: ``python benchmarks/subgroups.py [--data DIR] [--skip-adult] [--skip-growth] [--sizes 10000,...]``.
 """
 
 from __future__ import annotations
@@ -21,11 +28,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -187,109 +194,158 @@ def divexplorer(X, y, yhat, pos):
     return out["seconds"], f"{out['patterns']} patterns"
 
 
-# ------------------------------------------------------------------ main
-def run(name, X, y, yhat, pos, score, repeat, peers=True):
+# ------------------------------------------------------------------ steps (each in a fresh subprocess)
+def adult_like(root, n, seed=0):
+    """Adult rows resampled with replacement, numeric columns jittered by 1% of their standard deviation."""
+    X, y, yhat, pos, score = load_adult(root)
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(X), n)
+    Xs = X.iloc[rows].reset_index(drop=True)
+    for col in Xs.columns:
+        if Xs[col].dtype.kind in "if":
+            Xs[col] = Xs[col].astype(float) + rng.normal(0.0, 0.01 * X[col].std(), n)
+    return Xs, y[rows], yhat[rows], pos, None if score is None else score[rows]
+
+
+def load(root, data, size):
+    if data == "compas":
+        return load_compas(root)
+    if data == "adult":
+        return load_adult(root)
+    return adult_like(root, size)
+
+
+def step(root, name, data, size, k):
+    """Run one step; return (seconds, note)."""
     from sklearn.cluster import AgglomerativeClustering
 
-    rows = []
-    cat = detect_categorical(X)
-    t_auto, rep = best_of(lambda: detect_subgroups(X, y, yhat, pos_label=pos, random_state=0), repeat)
-    k = rep.n_clusters
-    rows.append((name, "ours (auto k)", t_auto, f"k={k} (x-means, kmax={default_kmax(len(X))})"))
-    t30, _ = best_of(
-        lambda: detect_subgroups(X, y, yhat, pos_label=pos, n_clusters=30, random_state=0), repeat
-    )
-    rows.append((name, "ours (k=30)", t30, ""))
-    Z, names = encode_for_clustering(X, cat)
-    t_sk, _ = best_of(lambda: AgglomerativeClustering(n_clusters=k, linkage="single").fit(Z), repeat)
-    rows.append(
-        (
-            name,
-            "sklearn single linkage",
-            t_sk,
-            f"same matrix {Z.shape}, k={k}; ours/bare = {t_auto / t_sk:.2f}x",
-        )
-    )
-    if peers:
+    from aif360_subjective.detectors.clustering import choose_n_clusters
+    from aif360_subjective.detectors.xmeans import fast_xmeans
 
-        def reference_like():
+    X, y, yhat, pos, score = load(root, data, size)
+    # warm-up on 60 rows: the lazy imports (scikit-learn, pyclustering, mlpack) are not the analysis
+    detect_subgroups(X.iloc[:60], y[:60], yhat[:60], pos_label=pos, n_clusters=3, random_state=0)
+    AgglomerativeClustering(n_clusters=2, linkage="single").fit(np.random.default_rng(0).random((20, 3)))
+    t = time.perf_counter()
+    if name == "ours_auto":
+        rep = detect_subgroups(X, y, yhat, pos_label=pos, random_state=0)
+        note = f"k={rep.n_clusters}, cut_is_unique={rep.cut_is_unique}"
+    elif name == "ours_auto_prim":
+        rep = detect_subgroups(X, y, yhat, pos_label=pos, random_state=0, mst="sklearn")
+        note = f"k={rep.n_clusters}"
+    elif name == "ours_k30":
+        rep = detect_subgroups(X, y, yhat, pos_label=pos, n_clusters=30, random_state=0)
+        note = f"cut_is_unique={rep.cut_is_unique}"
+    else:
+        Z, _ = encode_for_clustering(X, detect_categorical(X))
+        kmax = default_kmax(len(Z))
+        t = time.perf_counter()
+        if name == "sklearn_bare":
+            AgglomerativeClustering(n_clusters=k, linkage="single").fit(Z)
+            note = f"same matrix {Z.shape}, k={k}"
+        elif name == "xmeans_pyclustering":
+            kk = choose_n_clusters(Z, kmax, _detect_seed(), method="pyclustering")
+            note = f"k={kk} (kmax={kmax})"
+        elif name == "xmeans_fast":
+            seed = np.random.default_rng(_detect_seed()).integers(0, 2**31 - 1)
+            kk = fast_xmeans(Z, kmax, np.random.default_rng(seed))
+            note = f"k={kk} (kmax={kmax})"
+        elif name == "asdf_style":
             kk, _ = xmeans_n_clusters(Z, random_state=0)
             labels = AgglomerativeClustering(n_clusters=kk, linkage="single").fit(Z).labels_
-            return asdf_style(X, y, yhat, pos, labels)
+            asdf_style(X, y, yhat, pos, labels)
+            note = "x-means + SLINK + pandas per-subgroup loops"
+        elif name == "mdss":
+            res = mdss(X, y, score, yhat, pos)
+            note = f"score {res[1]:.2f}, {len(res[0])} attributes"
+        elif name == "divexplorer":
+            secs, note = divexplorer(X, y, yhat, pos)
+            return (float("nan") if secs is None else secs), note
+        else:
+            raise ValueError(name)
+    return time.perf_counter() - t, note
 
-        t_ref, _ = best_of(reference_like, 1)
-        rows.append((name, "ASDF-style pipeline", t_ref, "x-means + SLINK + pandas per-subgroup loops"))
-        t_md, res = best_of(lambda: mdss(X, y, score, yhat, pos), 1)
-        rows.append((name, "aif360 MDSS bias_scan", t_md, f"score {res[1]:.2f}, {len(res[0])} attributes"))
-        t_dx, note = divexplorer(X, y, yhat, pos)
-        rows.append((name, "DivExplorer", t_dx, note))
-    return rows, rep
+
+def _detect_seed():
+    """The Generator detect_subgroups(random_state=0) hands to x-means (see detect._auto_hierarchical)."""
+    rng = np.random.default_rng(0)
+    return np.random.default_rng(rng.integers(0, 2**31 - 1))
 
 
-def memory_of_analysis(X, y, yhat, pos, k):
-    """Peak traced Python/numpy allocation of the analysis after clustering (patterns, metrics, indices)."""
-    from aif360_subjective.detectors.clustering import fit_clustering
-    from aif360_subjective.detectors.detect import analyse
-
-    cat = detect_categorical(X)
-    Z, _ = encode_for_clustering(X, cat)
-    labels = fit_clustering(Z, "slink", k).labels
-
-    class Fixed:
-        def get_params(self, deep=True):
-            return {}
-
-        def fit(self, Z):
-            self.labels_ = labels
-            return self
-
-    tracemalloc.start()
-    analyse(
-        X,
-        y == pos,
-        yhat == pos,
-        None,
-        cat,
-        Fixed(),
-        None,
-        0.65,
-        "cluster",
-        False,
-        "nan",
-        np.random.default_rng(0),
-        "statistical_parity",
-        1000,
-        {},
-    )
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
+def run_step(root, name, data, size=0, k=0):
+    cmd = [sys.executable, __file__, "--data", str(root), "--step", name, "--on", data, "--size", str(size),
+           "--k", str(k)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        return {"seconds": float("nan"), "rss_mb": float("nan"), "note": "failed: " + res.stderr[-200:]}
+    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=None)
     ap.add_argument("--skip-adult", action="store_true")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-growth", action="store_true")
+    ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--sizes", default="10000,25000,50000,100000,200000")
+    ap.add_argument("--sklearn-max", type=int, default=50_000)
+    ap.add_argument("--step", default=None)
+    ap.add_argument("--on", default="compas")
+    ap.add_argument("--size", type=int, default=0)
+    ap.add_argument("--k", type=int, default=0)
     args = ap.parse_args(argv)
     root = data_dir(args.data)
-    rows, _ = run("COMPAS", *load_compas(root), repeat=args.repeat)
-    if not args.skip_adult:
-        X, y, yhat, pos, score = load_adult(root)
-        adult_rows, rep = run("Adult", X, y, yhat, pos, score, repeat=1)
-        rows += adult_rows
-        peak = memory_of_analysis(X, y, yhat, pos, rep.n_clusters)
-        rows.append(
-            (
-                "Adult",
-                "ours: peak memory after clustering",
-                float("nan"),
-                f"{peak / 2**20:.1f} MB traced (n^2 float64 would be {len(X) ** 2 * 8 / 2**30:.1f} GB)",
+    if args.step:
+        secs, note = step(root, args.step, args.on, args.size, args.k)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        print(json.dumps({"seconds": secs, "rss_mb": rss, "note": note}))
+        return
+    rows = []
+
+    def add(data, method, out):
+        rows.append((data, method, out["seconds"], out["rss_mb"], out["note"]))
+        print(f"{data:>12} {method:<28} {out['seconds']:9.2f} s {out['rss_mb']:8.0f} MB  {out['note']}", flush=True)
+        return out
+
+    datasets = [("COMPAS", "compas", 0)] + ([] if args.skip_adult else [("Adult", "adult", 0)])
+    for label, data, size in datasets:
+        auto = add(label, "ours (auto k)", run_step(root, "ours_auto", data, size))
+        k = int(auto["note"].split(",")[0].split("=")[1]) if auto["note"].startswith("k=") else 30
+        if data == "compas":
+            add(label, "ours (auto k, mst=sklearn)", run_step(root, "ours_auto_prim", data, size))
+        add(label, "ours (k=30)", run_step(root, "ours_k30", data, size))
+        bare = add(label, "sklearn single linkage", run_step(root, "sklearn_bare", data, size, k))
+        rows.append((label, "ratio ours/bare", auto["seconds"] / bare["seconds"], float("nan"), "target <= 0.125"))
+        print(f"{label:>12} ratio ours/bare = {auto['seconds'] / bare['seconds']:.3f}", flush=True)
+        add(label, "x-means (pyclustering)", run_step(root, "xmeans_pyclustering", data, size))
+        add(label, "x-means (vectorised)", run_step(root, "xmeans_fast", data, size))
+        if not args.skip_peers:
+            if data == "compas":
+                add(label, "ASDF-style pipeline", run_step(root, "asdf_style", data, size))
+            add(label, "aif360 MDSS bias_scan", run_step(root, "mdss", data, size))
+            add(label, "DivExplorer", run_step(root, "divexplorer", data, size))
+    growth = []
+    if not args.skip_growth:
+        for n in [int(v) for v in args.sizes.split(",")]:
+            ours = add(f"Adult-like {n // 1000}k", "ours (auto k)", run_step(root, "ours_auto", "like", n))
+            kk = int(ours["note"].split(",")[0].split("=")[1]) if ours["note"].startswith("k=") else 30
+            sk = (
+                add(f"Adult-like {n // 1000}k", "sklearn single linkage", run_step(root, "sklearn_bare", "like", n, kk))
+                if n <= args.sklearn_max
+                else None
             )
-        )
-    table = pd.DataFrame(rows, columns=["data", "method", "seconds", "note"])
-    with pd.option_context("display.width", 200, "display.max_colwidth", 90):
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+            growth.append((n, ours["seconds"], None if sk is None else sk["seconds"]))
+    table = pd.DataFrame(rows, columns=["data", "method", "seconds", "peak_rss_mb", "note"])
+    with pd.option_context("display.width", 220, "display.max_colwidth", 100):
+        print()
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    if growth:
+        g = pd.DataFrame(growth, columns=["rows", "ours_s", "sklearn_s"])
+        for col in ("ours_s", "sklearn_s"):
+            ok = g[col].notna()
+            if ok.sum() >= 2:
+                slope = np.polyfit(np.log(g.loc[ok, "rows"]), np.log(g.loc[ok, col].astype(float)), 1)[0]
+                print(f"fitted exponent (time ~ rows^b) {col}: b = {slope:.2f} over {int(ok.sum())} sizes")
 
 
 if __name__ == "__main__":

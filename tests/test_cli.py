@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -268,6 +269,23 @@ def test_demo(capsys, tmp_path):
     assert html.count("data:image/png;base64,") == len(pngs)
 
 
+def test_library_warnings_read_as_plain_notes(capsys, tmp_path):
+    """A log warning of the library during a command (here: a tied single-linkage cut) is one ``note:`` line on
+    stderr, not ``WARNING:aif360_subjective...``; after the command the logger is as it was."""
+    import logging
+
+    path = tmp_path / "grid.csv"
+    pd.DataFrame({"a": np.tile([0, 1, 2, 3], 25), "b": np.repeat([0, 1, 2, 3, 4], 20), "y": np.arange(100) % 2,
+                  "p": (np.arange(100) // 3) % 2}).to_csv(path, index=False)
+    code, out, err = _run(capsys, "subgroups", str(path), "--label-col", "y", "--prediction-col", "p",
+                          "--n-clusters", "3", "--categorical", "a", "b")
+    assert code == 0, err
+    assert "note: the cut into 3 clusters falls inside a tie of merge distances" in err
+    assert "WARNING" not in err + out
+    log = logging.getLogger("aif360_subjective")
+    assert log.propagate and not log.handlers
+
+
 def test_demo_missing_piece_is_one_line(capsys, tmp_path, monkeypatch):
     import aif360_subjective.cli._common as cli_common
 
@@ -403,3 +421,24 @@ def test_subgroups_says_when_the_clustering_is_lopsided(capsys, tmp_path):
     name = alt.attrs["suggestion"][0]
     assert f"Not lopsided at 10 clusters: --clustering {name} (largest cluster" in out
     assert "Suggested instead: " + name in out_html.read_text(encoding="utf-8")
+
+
+def test_cli_number_types_say_what_they_expect():
+    from aif360_subjective.cli import _common as common
+    from aif360_subjective.metrics.opinion_options import MIN_BOOT
+
+    assert common.MIN_BOOT == MIN_BOOT
+    assert common.positive_int("3") == 3 and common.nonnegative_int("0") == 0 and common.boot_count("100") == 100
+    assert common.unit_float("1") == 1.0 and common.open_unit_float("0.5") == 0.5
+    assert common.alpha("none") is None and common.ci_level("None") is None and common.alpha("0.01") == 0.01
+    import argparse
+
+    for parse, text, expected in [(common.positive_int, "0", "a positive integer"),
+                                  (common.positive_int, "x", "a positive integer"),
+                                  (common.boot_count, "99", "an integer >= 100"),
+                                  (common.unit_float, "1.5", "a number in [0, 1]"),
+                                  (common.open_unit_float, "1", "a number strictly between 0 and 1"),
+                                  (common.alpha, "0", "a number strictly between 0 and 1")]:
+        with pytest.raises(argparse.ArgumentTypeError, match=f"expected {re.escape(expected)}, got {text!r}"):
+            parse(text)
+

@@ -155,11 +155,24 @@ def test_predictions_file_errors(capsys, tmp_path, lewidi_dir):
     assert "holds 38 at row 1" in msg and "expected one of the label values [0, 1]" in msg
 
 
-def test_popquorn_format_without_the_loader_is_one_line(capsys, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "aif360_subjective.datasets.popquorn", None)  # as if not installed
-    (tmp_path / "offensiveness_raw_data.csv").write_text("instance_id,user_id,text,offensiveness\n1,0,t,1\n")
-    msg = _error(capsys, "audit", tmp_path, "--model", "majority")
-    assert "--format popquorn needs aif360_subjective.datasets.popquorn.PopquornDataset" in msg
+POPQUORN = DATA / "popquorn"
+
+
+@pytest.mark.skipif(not POPQUORN.is_dir(), reason=f"{POPQUORN} not found (set AIF360_SUBJECTIVE_DATA)")
+def test_popquorn_folder_is_detected_and_equals_python(capsys):
+    from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier
+    from aif360_subjective.datasets import PopquornDataset
+
+    # POPQUORN has text but no numeric item features: the annotator-aware model (annotator attributes) runs
+    code, out, err = _run(capsys, "audit", POPQUORN, "--model", "annotator-aware", "--positive-from", "4",
+                          "--ci", "none", "--warn-group-size", "0")
+    assert code == 0, err
+    assert "Read popquorn data" in out and "13,036 annotations of 1,500 items by 262 annotators" in out
+    ds = PopquornDataset(POPQUORN, positive_from=4)
+    train, test = ds.split([0.7], shuffle=True, seed=0)
+    m = OpinionExclusionMetric(test, AnnotatorAwareClassifier(random_state=0).fit(train).predict(test),
+                               warn_group_size=0)
+    assert f"{m.unfairness():.3f}" in out and f"{m.performance():.3f}" in out
 
 
 WIKI_COMMENTS = ("rev_id\tcomment\tyear\tlogged_in\tns\tsample\tsplit\n"

@@ -7,8 +7,10 @@ files or columns, bad values) print one line to stderr and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 from ._common import EXIT_USAGE, PROG, CLIError, HelpFormatter, Parser, one_line, plain_text
 
@@ -48,7 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        code = func(args)
+        with _library_notes():
+            code = func(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
         return code
     except BrokenPipeError:
@@ -56,6 +59,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CLIError, ValueError, TypeError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+class _StderrNotes(logging.Handler):
+    """The library's log warnings as ``note: ...`` lines on the current stderr (looked up at each record, so a
+    redirected or captured stderr receives them)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(f"note: {one_line(record.getMessage())}", file=sys.stderr)
+        except Exception:  # noqa: BLE001 - logging must never break the command
+            self.handleError(record)
+
+
+@contextmanager
+def _library_notes() -> Iterator[None]:
+    """While a command runs, the package's warnings (e.g. a tied single-linkage cut) read as one plain line each,
+    not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the root logger has."""
+    log = logging.getLogger("aif360_subjective")
+    handler = _StderrNotes(level=logging.WARNING)
+    propagate = log.propagate
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.propagate = propagate
 
 
 def _quiet_after_broken_pipe() -> int:

@@ -6,7 +6,7 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -206,77 +206,62 @@ def bins(text: str):
     return edges
 
 
-def positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
+def _int_at_least(low: int, expected: str) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low`` (the message says ``expected``)."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if v < low:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return v
+
+    return parse
 
 
-def unit_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
-    return v
+def _float_between(low: float, high: float, *, closed: bool, expected: str) -> Callable[[str], float]:
+    """An argparse type: a number in [low, high] (``closed``) or strictly between them."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if not (low <= v <= high if closed else low < v < high):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return v
+
+    return parse
+
+
+def _or_none(parse: Callable[[str], float]) -> Callable[[str], float | None]:
+    """An argparse type that also takes ``none`` (no significance filter, no intervals)."""
+
+    def parse_or_none(text: str) -> float | None:
+        return None if text.strip().lower() == "none" else parse(text)
+
+    return parse_or_none
+
+
+#: Fewest bootstrap replicates the library accepts (``metrics.opinion_options.MIN_BOOT``, not imported here so
+#: that ``--help`` stays fast; a test checks they agree).
+MIN_BOOT = 100
+
+positive_int = _int_at_least(1, "a positive integer")
+nonnegative_int = _int_at_least(0, "an integer >= 0")
+boot_count = _int_at_least(MIN_BOOT, f"an integer >= {MIN_BOOT}")
+unit_float = _float_between(0.0, 1.0, closed=True, expected="a number in [0, 1]")
+#: A confidence or significance level.
+open_unit_float = _float_between(0.0, 1.0, closed=False, expected="a number strictly between 0 and 1")
+#: A significance level, or ``none`` for the raw (unfiltered) rankings.
+alpha = _or_none(open_unit_float)
+#: A confidence level, or ``none`` for the paper's raw figures (no intervals).
+ci_level = _or_none(open_unit_float)
 
 
 _NUMPY_REPR = re.compile(r"np\.(?:u?int\d*|float\d*|bool_?|str_|bytes_)\((.*?)\)")
-
-
-def open_unit_float(text: str) -> float:
-    """A number strictly between 0 and 1 (a confidence level or a significance level)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
-    return v
-
-
-def alpha(text: str) -> float | None:
-    """A significance level, or ``none`` for the raw (unfiltered) rankings."""
-    if text.strip().lower() == "none":
-        return None
-    return open_unit_float(text)
-
-
-def ci_level(text: str) -> float | None:
-    """A confidence level, or ``none`` for the paper's raw figures (no intervals)."""
-    if text.strip().lower() == "none":
-        return None
-    return open_unit_float(text)
-
-
-#: Fewest bootstrap replicates the library accepts.
-MIN_BOOT = 100
-
-
-def boot_count(text: str) -> int:
-    """Bootstrap replicates: an integer of at least :data:`MIN_BOOT`."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_BOOT}, got {text!r}") from None
-    if v < MIN_BOOT:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_BOOT}, got {text!r}")
-    return v
-
-
-def nonnegative_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return v
 
 
 #: The library's warning about thin groups (printed by the commands as one line per model instead).

@@ -206,11 +206,8 @@ def _wikipedia_split(ds, split: str):
 
 
 def _load_popquorn(args: argparse.Namespace, path: str):
-    try:
-        from ..datasets.popquorn import PopquornDataset  # written alongside; imported only when asked for
-    except ImportError as exc:
-        raise CLIError("--format popquorn needs aif360_subjective.datasets.popquorn.PopquornDataset, which this "
-                       f"installation lacks ({exc}); update aif360-subjective") from exc
+    from ..datasets import PopquornDataset
+
     kwargs = {"task": args.task or "offensiveness"}
     if args.positive_from is not None:
         kwargs["positive_from"] = args.positive_from

@@ -1,10 +1,13 @@
 """Clustering back-ends for subgroup discovery.
 
-``"slink"`` is single linkage computed by scikit-learn's minimum-spanning-tree algorithm (O(n^2) time,
-O(n) memory; neither scipy's ``linkage``, which needs the n^2 distance matrix, nor pyclustering's cubic
-agglomerative clustering). The full tree is built once and can be cut at any number of clusters, which the
-fairness-aware choice of k uses. Automatic k is x-means (pyclustering, BIC splitting, k-means++ start with
-2 centres, ``kmax = floor(sqrt(n / 2))``), as the ASDF-Dashboard does.
+``"slink"`` is single linkage computed from the Euclidean minimum spanning tree: mlpack's dual-tree Borůvka
+(``mst="mlpack"``, the ``[fast]`` extra; :mod:`.mst`) or scikit-learn's Prim (``mst="sklearn"``, O(n^2 d)
+time, O(n) memory), both in scikit-learn's tree format so the cut and its cluster numbering are the same
+(neither scipy's ``linkage``, which needs the n^2 distance matrix, nor pyclustering's cubic agglomerative
+clustering). The full tree is built once and can be cut at any number of clusters, which the fairness-aware
+choice of k uses. Automatic k is x-means (pyclustering, BIC splitting, k-means++ start with 2 centres,
+``kmax = floor(sqrt(n / 2))``), as the ASDF-Dashboard does; on larger data :func:`choose_n_clusters`
+first runs the vectorised copy of its rule (:mod:`.xmeans`) and keeps its answer only when it is ``kmax``.
 
 References:
     J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
@@ -27,6 +30,8 @@ from scipy.sparse.csgraph import connected_components
 
 from .._compat import import_pyclustering
 from .._validation import check_random_state
+from .mst import MST_METHODS, cut_tie, prim_numbered_cut, single_linkage
+from .xmeans import fast_xmeans
 
 __all__ = [
     "CLUSTERINGS",
@@ -34,6 +39,9 @@ __all__ = [
     "ClusteringResult",
     "fit_clustering",
     "xmeans_n_clusters",
+    "choose_n_clusters",
+    "XMEANS_METHODS",
+    "MST_METHODS",
     "default_kmax",
     "validity_indices",
     "as_generator",
@@ -65,26 +73,59 @@ class HierarchicalTree:
     Args:
         children: int array (n - 1, 2); row i merges the two nodes into node ``n + i``.
         n_leaves: number of rows.
+        distances: the n - 1 merge distances (increasing for single linkage), if known.
+        mst_edges: for single linkage from an MST other than scikit-learn's Prim, the (n - 1, 3) MST edges
+            in merge order; cuts then number their clusters as scikit-learn's Prim tree would
+            (:func:`.mst.prim_numbered_cut`).
+        data: the encoded matrix, kept with ``mst_edges`` to break ties of distance as Prim does.
     """
 
-    def __init__(self, children: np.ndarray, n_leaves: int):
+    def __init__(
+        self,
+        children: np.ndarray,
+        n_leaves: int,
+        distances: np.ndarray | None = None,
+        mst_edges: np.ndarray | None = None,
+        data: np.ndarray | None = None,
+    ):
         self.children = np.asarray(children, dtype=np.intp)
         self.n_leaves = int(n_leaves)
+        self.distances = None if distances is None else np.asarray(distances, dtype=np.float64)
+        self.mst_edges = mst_edges
+        self.data = data
 
     @classmethod
-    def fit(cls, Z: np.ndarray, linkage: str = "single") -> HierarchicalTree:
-        """Build the full tree of ``Z`` with scikit-learn (single linkage: its O(n)-memory MST algorithm)."""
+    def fit(cls, Z: np.ndarray, linkage: str = "single", mst: str = "auto") -> HierarchicalTree:
+        """Build the full tree of ``Z``.
+
+        Args:
+            Z: encoded matrix.
+            linkage: ``"single"`` (from the Euclidean MST, see :mod:`.mst`) or ``"ward"`` (scikit-learn).
+            mst: single linkage's MST back-end, one of :data:`MST_METHODS`.
+        """
+        if linkage == "single":
+            children, distances, edges = single_linkage(Z, mst)
+            return cls(children, Z.shape[0], distances, edges, Z if edges is not None else None)
         from sklearn.cluster import AgglomerativeClustering
 
-        model = AgglomerativeClustering(n_clusters=2, linkage=linkage, compute_full_tree=True)
+        model = AgglomerativeClustering(n_clusters=2, linkage=linkage, compute_full_tree=True, compute_distances=True)
         model.fit(Z)
-        return cls(model.children_, Z.shape[0])
+        return cls(model.children_, Z.shape[0], model.distances_)
+
+    def cut_is_unique(self, n_clusters: int) -> tuple[bool | None, float]:
+        """Whether the cut into ``n_clusters`` clusters is unique (no tie of merge distances across it) and
+        the distance of the first undone merge; ``(None, nan)`` when the distances are unknown. See
+        :func:`.mst.cut_tie`."""
+        if self.distances is None:
+            return None, float("nan")
+        return cut_tie(self.distances, n_clusters)
 
     def cut(self, n_clusters: int) -> np.ndarray:
         """Labels of the ``n_clusters`` clusters left after undoing the last ``n_clusters - 1`` merges.
 
         The clusters are numbered as scikit-learn numbers them (position of each top node in the heap that
-        undoes the merges), so the labels equal ``AgglomerativeClustering(n_clusters).labels_``.
+        undoes the merges), so the labels equal ``AgglomerativeClustering(n_clusters).labels_`` (for a tree
+        from another MST algorithm: whenever the cut and the undone merge distances are free of ties).
         """
         n = self.n_leaves
         if not 1 <= n_clusters <= n:
@@ -106,7 +147,10 @@ class HierarchicalTree:
         label_of_comp = np.empty(comp.max() + 1, dtype=np.intp)
         tops = -np.asarray(heap)
         label_of_comp[comp[tops]] = np.arange(len(tops))
-        return label_of_comp[comp[:n]]
+        labels = label_of_comp[comp[:n]]
+        if self.mst_edges is not None and n_clusters > 1:
+            labels = prim_numbered_cut(self.mst_edges, labels, n_clusters, self.data)
+        return labels
 
 
 @dataclass
@@ -141,13 +185,65 @@ def xmeans_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None)
     Returns:
         tuple: ``(k, labels)`` the number of x-means clusters and the x-means labels.
     """
+    n = Z.shape[0]
+    kmax = default_kmax(n) if kmax is None else int(kmax)
+    return _pyclustering_xmeans(Z, kmax, _seed(as_generator(random_state)))
+
+
+#: ``choose_n_clusters(method="auto")`` runs pyclustering while rows x columns x kmax is at most this
+#: (about a second: COMPAS is 3.7e6), the vectorised x-means above (Adult: 7.6e8, pyclustering ~40 s).
+XMEANS_FAST_WORK = 10**7
+XMEANS_METHODS = ("auto", "pyclustering", "fast")
+
+
+def choose_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None, method: str = "auto") -> int:
+    """Automatic k by x-means: pyclustering's, or its rule vectorised when it reaches ``kmax``.
+
+    ``method="pyclustering"`` is :func:`xmeans_n_clusters` (the reference; C++ core, ~38 s on Adult).
+    ``method="fast"`` runs the vectorised x-means (:func:`.xmeans.fast_xmeans`: the same BIC splitting rule
+    and stopping condition, its own random trial splits) and keeps its answer only when it is ``kmax``;
+    below ``kmax`` (x-means stopped because no cluster of a round gained BIC by splitting, an outcome that
+    depends on the random trial splits) pyclustering runs and its k is returned. Where the two can differ:
+    when pyclustering's C++ core stops below ``kmax`` while the vectorised rule reaches it (e.g. 30 well
+    separated Gaussian blobs, kmax 8, random_state 2: the C++ core stops at 2, pyclustering's own Python
+    implementation and the vectorised rule reach 8). They agree on COMPAS (random_state 0-4: 55 = kmax)
+    and Adult (156 = kmax; see ``benchmarks/subgroups.py``). ``method="auto"`` (default) is pyclustering
+    while ``n * d * kmax`` is at most :data:`XMEANS_FAST_WORK` (about a second of pyclustering), "fast"
+    above.
+    ``random_state`` is consumed exactly as :func:`xmeans_n_clusters` consumes it, and pyclustering gets
+    the same seed.
+
+    Args:
+        Z: the encoded matrix.
+        kmax: the largest k allowed (default ``floor(sqrt(n / 2))``).
+        random_state: int, Generator or None.
+        method: ``"auto"``, ``"pyclustering"`` or ``"fast"``.
+
+    Returns:
+        int: the number of clusters.
+
+    Raises:
+        ValueError: unknown method.
+    """
+    if method not in XMEANS_METHODS:
+        raise ValueError(f"method must be one of {list(XMEANS_METHODS)}, got {method!r}")
+    n = Z.shape[0]
+    kmax = default_kmax(n) if kmax is None else int(kmax)
+    seed = _seed(as_generator(random_state))
+    if method == "fast" or (method == "auto" and n * max(Z.shape[1], 1) * kmax > XMEANS_FAST_WORK):
+        k = fast_xmeans(Z, kmax, np.random.default_rng(seed))
+        if k == kmax:
+            return k
+    k, _ = _pyclustering_xmeans(Z, kmax, seed)
+    return k
+
+
+def _pyclustering_xmeans(Z: np.ndarray, kmax: int, seed: int) -> tuple[int, np.ndarray]:
     import_pyclustering()
     from pyclustering.cluster.center_initializer import kmeans_plusplus_initializer
     from pyclustering.cluster.xmeans import xmeans
 
     n = Z.shape[0]
-    kmax = default_kmax(n) if kmax is None else int(kmax)
-    seed = _seed(as_generator(random_state))
     # pyclustering reseeds Python's global `random`; give the caller their state back.
     state = random.getstate()
     try:
@@ -169,6 +265,7 @@ def fit_clustering(
     n_clusters: int | None = None,
     random_state=None,
     tree: HierarchicalTree | None = None,
+    mst: str = "auto",
 ) -> ClusteringResult:
     """Cluster the encoded matrix.
 
@@ -179,6 +276,7 @@ def fit_clustering(
         n_clusters: number of clusters; ``None`` = x-means (for methods that need a k).
         random_state: int, Generator or None.
         tree: a tree already built for this ``Z`` (reused for "slink"/"ward").
+        mst: the MST back-end of "slink" (:data:`MST_METHODS`).
 
     Returns:
         ClusteringResult
@@ -212,11 +310,11 @@ def fit_clustering(
         return ClusteringResult(labels, len(np.unique(labels)), clustering, None, estimator=est)
     k = n_clusters
     if k is None:
-        k, _ = xmeans_n_clusters(Z, random_state=rng)
+        k = choose_n_clusters(Z, random_state=rng)
         k = min(max(k, 2), n)
     if clustering in _HIERARCHICAL:
         if tree is None:
-            tree = HierarchicalTree.fit(Z, _HIERARCHICAL[clustering])
+            tree = HierarchicalTree.fit(Z, _HIERARCHICAL[clustering], mst)
         labels = tree.cut(k)
         return ClusteringResult(labels, k, clustering, k, tree=tree)
     if clustering == "kmeans":

@@ -28,12 +28,13 @@ from ._validation import (
 )
 from .clustering import (
     CLUSTERINGS,
+    MST_METHODS,
     HierarchicalTree,
     as_generator,
+    choose_n_clusters,
     default_kmax,
     fit_clustering,
     validity_indices,
-    xmeans_n_clusters,
 )
 from .encoding import detect_categorical, encode_for_clustering, factorize_columns
 from .lopsided import flag_lopsided
@@ -65,6 +66,7 @@ def detect_subgroups(
     inclusive: bool = False,
     selection_metric: str = "statistical_parity",
     silhouette_sample_size: int | None = 1000,
+    mst: str = "auto",
 ) -> SubgroupReport:
     """Find subgroups by clustering and entropy patterns and measure the classifier's fairness on each.
 
@@ -106,6 +108,10 @@ def detect_subgroups(
         inclusive: ``False`` for ``NE < tau`` (reference), ``True`` for ``NE <= tau`` (paper).
         selection_metric: fairness metric of the fairness-aware choice of k.
         silhouette_sample_size: rows sampled for the silhouette (``None``: all rows, O(n^2)).
+        mst: how single linkage's minimum spanning tree is computed: ``"auto"`` (mlpack when installed,
+            else scikit-learn), ``"mlpack"`` (dual-tree Borůvka, the ``[fast]`` extra) or ``"sklearn"``
+            (Prim, O(n^2 d), the reference). Both give the same tree, hence the same clusters, unless the
+            cut falls inside a tie of merge distances (see :attr:`SubgroupReport.cut_is_unique`).
 
     Returns:
         SubgroupReport
@@ -126,7 +132,7 @@ def detect_subgroups(
         X, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
         normalization=normalization, selection_metric=selection_metric,
         silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-        categorical_features=categorical_features, inclusive=inclusive,
+        categorical_features=categorical_features, inclusive=inclusive, mst=mst,
     )
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label)
 
@@ -146,6 +152,7 @@ class AnalysisOptions:
     undefined_rates: str
     selection_metric: str
     silhouette_sample_size: int | None
+    mst: str = "auto"
 
     def describe(self, pos_label) -> dict:
         """The options as the report records them."""
@@ -157,6 +164,7 @@ class AnalysisOptions:
             "undefined_rates": self.undefined_rates,
             "n_clusters": self.n_clusters,
             "selection_metric": self.selection_metric,
+            "mst": self.mst,
         }
 
 
@@ -172,6 +180,7 @@ def check_analysis_options(
     clustering,
     categorical_features,
     inclusive=False,
+    mst="auto",
 ) -> AnalysisOptions:
     """Validate the options shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric``.
 
@@ -188,6 +197,7 @@ def check_analysis_options(
     check_choice(normalization, "normalization", NORMALIZATIONS)
     check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
     check_sample_size(silhouette_sample_size)
+    check_choice(mst, "mst", MST_METHODS)
     if isinstance(clustering, str):
         check_choice(clustering, "clustering", CLUSTERINGS)
     if categorical_features is None:
@@ -197,7 +207,7 @@ def check_analysis_options(
     return AnalysisOptions(
         clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
         normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
-        selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size,
+        selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size, mst=mst,
     )
 
 
@@ -216,6 +226,7 @@ def analyse(
     Z, _ = encode_for_clustering(X, cat)
     raw = factorize_columns(X)
     model_selection = None
+    tree = None
     name = clustering if isinstance(clustering, str) else type(clustering).__name__
     if isinstance(k, tuple):
         model_selection, results = compare_clusterings_encoded(
@@ -227,17 +238,28 @@ def analyse(
             weights=w,
             random_state=rng,
             silhouette_sample_size=silhouette_sample_size,
+            mst=opts.mst,
         )
         best = (
             int(np.flatnonzero(model_selection["best"].to_numpy())[0]) if model_selection["best"].any() else 0
         )
-        labels = results[best].labels
+        labels, tree = results[best].labels, results[best].tree
         flag_lopsided(model_selection, [r.labels for r in results])
     elif k is None and name in ("slink", "ward"):
-        labels = _auto_hierarchical(Z, name, rng)
+        labels, tree = _auto_hierarchical(Z, name, rng, opts.mst)
     else:
-        labels = fit_clustering(Z, clustering, k, random_state=rng).labels
+        res = fit_clustering(Z, clustering, k, random_state=rng, mst=opts.mst)
+        labels, tree = res.labels, res.tree
     labels = np.asarray(labels)
+    unique_cut, cut_distance = (None, float("nan"))
+    if tree is not None:
+        unique_cut, cut_distance = tree.cut_is_unique(int(len(np.unique(labels))))
+        if unique_cut is False:
+            log.warning(
+                "the cut into %d clusters falls inside a tie of merge distances (%.6g): other, equally valid "
+                "clusterings exist; see SubgroupReport.cut_is_unique",
+                len(np.unique(labels)), cut_distance,
+            )
     ids, cluster_idx = np.unique(labels, return_inverse=True)
     pats = entropy_patterns(raw, cluster_idx, ids, opts.entropy_threshold, opts.normalization, opts.inclusive)
     counts = subgroup_counts(raw, pats, cluster_idx, t, p, w)
@@ -259,20 +281,25 @@ def analyse(
         clustering=name,
         counts=counts,
         weighted=w is not None and bool(np.ptp(w) > 0),
+        cut_is_unique=unique_cut,
+        cut_distance=cut_distance,
     )
 
 
-def _auto_hierarchical(Z: np.ndarray, name: str, rng: np.random.Generator) -> np.ndarray:
+def _auto_hierarchical(
+    Z: np.ndarray, name: str, rng: np.random.Generator, mst: str = "auto"
+) -> tuple[np.ndarray, HierarchicalTree]:
     """x-means for k and the hierarchical tree at the same time: the tree does not depend on k, and
-    pyclustering's C++ core runs without the GIL, so the two overlap on two cores."""
+    x-means' matrix products (and pyclustering's C++ core) run without the GIL, so the two overlap on two
+    cores."""
     seed_rng = np.random.default_rng(rng.integers(0, 2**31 - 1))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        fut = pool.submit(xmeans_n_clusters, Z, default_kmax(len(Z)), seed_rng)
-        tree = HierarchicalTree.fit(Z, "single" if name == "slink" else "ward")
-        k, _ = fut.result()
+        fut = pool.submit(choose_n_clusters, Z, default_kmax(len(Z)), seed_rng)
+        tree = HierarchicalTree.fit(Z, "single" if name == "slink" else "ward", mst)
+        k = fut.result()
     k = min(max(k, 2), len(Z))
     log.info("x-means chose k=%d", k)
-    return tree.cut(k)
+    return tree.cut(k), tree
 
 
 def subgroup_counts(raw, pats, cluster_idx, t, p, w) -> dict:
@@ -345,6 +372,7 @@ def compare_clusterings(
     sample_weight=None,
     random_state=None,
     silhouette_sample_size: int | None = 1000,
+    mst: str = "auto",
 ) -> pd.DataFrame:
     """Fairness-aware model selection: compare clusterings by how well they separate subgroups.
 
@@ -355,12 +383,15 @@ def compare_clusterings(
             ``{clustering: [k, ...]}``; ``k=None`` lets the method choose (x-means / density).
         selection_metric: the fairness metric whose rate the clusters should separate.
         silhouette_sample_size: rows sampled for the silhouette.
+        mst: single linkage's MST back-end (``"auto"``, ``"mlpack"``, ``"sklearn"``; see
+            :func:`detect_subgroups`).
 
     Returns:
         pandas.DataFrame: index (clustering, n_clusters); columns n_found, fairness_separation (the
         bias-corrected share of the metric's rate explained by the clusters, higher = better), silhouette,
-        davies_bouldin, calinski_harabasz, seconds, best, and largest_share, tiny_clusters, lopsided (see
-        :func:`~aif360_subjective.detectors.lopsided.lopsidedness`).
+        davies_bouldin, calinski_harabasz, cut_is_unique and cut_distance (hierarchical candidates: whether
+        the cut falls inside a tie of merge distances), seconds, best, and largest_share, tiny_clusters, lopsided
+        (see :func:`~aif360_subjective.detectors.lopsided.lopsidedness`).
 
     References:
         W. Bergsma, "A bias-correction for Cramér's V and Tschuprow's T", 2013.
@@ -381,6 +412,7 @@ def compare_clusterings(
         )
     check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
     check_sample_size(silhouette_sample_size)
+    check_choice(mst, "mst", MST_METHODS)
     pairs = candidates.items() if isinstance(candidates, dict) else candidates
     for c in pairs:
         ks = c[1] if isinstance(c, tuple) else c
@@ -397,5 +429,6 @@ def compare_clusterings(
         weights=w,
         random_state=random_state,
         silhouette_sample_size=silhouette_sample_size,
+        mst=mst,
     )
     return flag_lopsided(table, [r.labels for r in results])

@@ -51,6 +51,13 @@ class SubgroupReport:
             significance-filtered rankings then need ``ci=None`` / ``alpha=None``.
         options (dict): the options of the run (threshold, normalisation, undefined rates, ...).
         categorical_features (list of str): the columns treated as categorical.
+        cut_is_unique (bool or None): for a hierarchical clustering, False when the cut into
+            ``n_clusters`` falls inside a tie of merge distances (the last kept and the first undone merge
+            are equal within 1e-12 + 1e-9 x the distance): the single-linkage tree is then not unique and
+            another exact algorithm may return other, equally valid clusters. Zero-length merges of
+            duplicate rows only matter when the cut falls at distance 0. None for flat clusterings.
+        cut_distance (float): the merge distance at which the cut falls (first undone merge; NaN for flat
+            clusterings).
     """
 
     def __init__(
@@ -68,6 +75,8 @@ class SubgroupReport:
         clustering: str,
         counts: dict | None = None,
         weighted: bool = False,
+        cut_is_unique: bool | None = None,
+        cut_distance: float = float("nan"),
     ):
         self._raw = raw
         self._pats = pats
@@ -86,6 +95,8 @@ class SubgroupReport:
         self._counts = counts
         self.weighted = bool(weighted)
         self._inference_cache: dict[float, pd.DataFrame] = {}  # ci level -> intervals, p and q (computed once)
+        self.cut_is_unique = cut_is_unique
+        self.cut_distance = float(cut_distance)
 
     # ------------------------------------------------------------------ patterns
     def patterns(self, all_columns: bool = True) -> pd.DataFrame:

@@ -126,12 +126,16 @@ def compare_clusterings_encoded(
     random_state=None,
     silhouette_sample_size: int | None = 1000,
     trees=None,
+    mst: str = "auto",
 ):
     """Evaluate candidate clusterings of an encoded matrix; see :func:`compare_clusterings`.
 
     Returns:
         tuple: ``(table, results)``: the comparison DataFrame indexed by (clustering, n_clusters) and the
-        list of :class:`ClusteringResult` in the same order.
+        list of :class:`ClusteringResult` in the same order. Hierarchical candidates also get
+        ``cut_is_unique`` (False when the cut falls inside a tie of merge distances, so that another
+        equally valid tree gives other clusters) and ``cut_distance`` (the first undone merge); other
+        methods get <NA> and NaN.
     """
     if metric not in SELECTION_METRICS:
         raise ValueError(f"selection_metric must be one of {list(SELECTION_METRICS)}, got {metric!r}")
@@ -143,9 +147,10 @@ def compare_clusterings_encoded(
         name = method if isinstance(method, str) else type(method).__name__
         tree = None
         if name in ("slink", "ward"):
-            tree = trees.get(name) or HierarchicalTree.fit(Z, "single" if name == "slink" else "ward")
+            tree = trees.get(name) or HierarchicalTree.fit(Z, "single" if name == "slink" else "ward", mst)
             trees[name] = tree
-        res = fit_clustering(Z, method, k, random_state=rng, tree=tree)
+        res = fit_clustering(Z, method, k, random_state=rng, tree=tree, mst=mst)
+        unique_cut, cut_distance = (None, np.nan) if res.tree is None else res.tree.cut_is_unique(res.n_clusters)
         score = fairness_separation(res.labels, t, p, metric, weights)
         cvi = validity_indices(Z, res.labels, silhouette_sample_size, rng)
         rows.append(
@@ -155,11 +160,14 @@ def compare_clusterings_encoded(
                 "n_found": res.n_clusters,
                 "fairness_separation": score,
                 **cvi,
+                "cut_is_unique": unique_cut,
+                "cut_distance": cut_distance,
                 "seconds": time.perf_counter() - start,
             }
         )
         results.append(res)
     table = pd.DataFrame(rows).set_index(["clustering", "n_clusters"])
+    table["cut_is_unique"] = table["cut_is_unique"].astype("boolean")
     scores = table["fairness_separation"].to_numpy(dtype=float)
     best = np.zeros(len(table), dtype=bool)
     if np.isfinite(scores).any():

@@ -155,7 +155,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         undefined_rates: ``"nan"`` (default, as ClassificationMetric) or ``"asdf"``.
         random_state: None, int or numpy Generator.
         attributes: decoded attributes to use (default: all features).
-        normalization, inclusive, selection_metric, silhouette_sample_size: see ``detect_subgroups``.
+        normalization, inclusive, selection_metric, silhouette_sample_size, mst: see ``detect_subgroups``
+            (``mst``: single linkage's MST back-end, ``"auto"``, ``"mlpack"`` or ``"sklearn"``).
         use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
         cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
 
@@ -185,6 +186,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         silhouette_sample_size: int | None = 1000,
         use_instance_weights: bool = True,
         cluster_column: str = "cluster",
+        mst: str = "auto",
     ):
         if not isinstance(dataset, BinaryLabelDataset):
             raise TypeError(f"dataset must be a BinaryLabelDataset, got {type(dataset).__name__}")
@@ -225,7 +227,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             table, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
             normalization=normalization, selection_metric=selection_metric,
             silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-            categorical_features=categorical_features, inclusive=inclusive,
+            categorical_features=categorical_features, inclusive=inclusive, mst=mst,
         )
         if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
             raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")

@@ -393,7 +393,8 @@ def _clustering_blocks(s: Any, inner: Any, alternatives: pd.DataFrame | str | No
         s.text("The cut of the merge tree into these clusters is unique (no tied merge distances at the cut)."
                if bool(unique) else
                "The cut of the merge tree into these clusters is not unique: merge distances are tied at the "
-               "cut, so another clustering into as many clusters is equally valid and its subgroups may differ.",
+               f"cut (distance {getattr(inner, 'cut_distance', float('nan')):.6g}), so another exact algorithm "
+               "can give another, equally valid clustering into as many clusters, whose subgroups may differ.",
                kind="text" if bool(unique) else "warning")
     selection = getattr(inner, "model_selection", None)
     if isinstance(selection, pd.DataFrame) and "lopsided" in selection.columns and len(selection):

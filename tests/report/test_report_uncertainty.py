@@ -276,18 +276,21 @@ def test_balanced_clustering_has_no_lopsided_warning(planted):
 
 
 def test_cut_uniqueness_only_when_known(planted):
-    *_, rep = planted
-    texts = " ".join(_texts(subgroup_sections(rep, figures=False)[0].blocks))
-    assert "cut of the merge tree" not in texts  # no such attribute: nothing said
+    X, y, pred, rep = planted
+    # single linkage knows whether its cut is unique (this categorical data has tied merge distances at the cut)
+    texts = _texts(subgroup_sections(rep, figures=False)[0].blocks, kind="warning")
+    assert rep.cut_is_unique is False
+    assert any(t.startswith("The cut of the merge tree into these clusters is not unique") for t in texts)
+    kmeans = detect_subgroups(X, y, pred, clustering="kmeans", n_clusters=12, random_state=0)
+    assert kmeans.cut_is_unique is None  # a partitional clustering has no merge tree: nothing is said
+    assert "cut of the merge tree" not in " ".join(_texts(subgroup_sections(kmeans, figures=False)[0].blocks))
+    saved = rep.cut_is_unique
     try:
-        rep.cut_is_unique = False
-        texts = _texts(subgroup_sections(rep, figures=False)[0].blocks, kind="warning")
-        assert any(t.startswith("The cut of the merge tree into these clusters is not unique") for t in texts)
         rep.cut_is_unique = True
         texts = _texts(subgroup_sections(rep, figures=False)[0].blocks)
         assert any(t.startswith("The cut of the merge tree into these clusters is unique") for t in texts)
     finally:
-        del rep.cut_is_unique
+        rep.cut_is_unique = saved
 
 
 def test_muted_details_render_greyed():
