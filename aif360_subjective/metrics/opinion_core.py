@@ -39,6 +39,7 @@ _RATING_MEASURES: dict[str, Callable[..., np.ndarray]] = {
 __all__ = [
     "GroupCounts",
     "OpinionExclusionResult",
+    "combine_measures",
     "compute_opinion_exclusion",
     "counts_suffice",
     "group_counts",
@@ -152,10 +153,10 @@ def unit_performance(
             if rows is not None:
                 yt, yp = yt[rows], yp[rows]
             values.append(_callable_per_unit(spec, codes, n_units, yt, yp))
-    return _combine(values, nan_policy)
+    return combine_measures(values, nan_policy)
 
 
-def _combine(values: list[np.ndarray], nan_policy: str) -> np.ndarray:
+def combine_measures(values: list[np.ndarray], nan_policy: str) -> np.ndarray:
     """One value per unit from the values of several measures (``nan_policy`` as in :func:`unit_performance`)."""
     if len(values) == 1:
         return values[0]
@@ -190,7 +191,7 @@ def performance_from_counts(specs: tuple[PerformanceSpec, ...], counts: np.ndarr
     Returns:
         numpy.ndarray: one value per unit.
     """
-    return _combine([metric_from_counts(str(spec), counts) for spec in specs], nan_policy)
+    return combine_measures([metric_from_counts(str(spec), counts) for spec in specs], nan_policy)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from .opinion_bootstrap import (
     mean_across_groups,
     spread_across_groups,
 )
-from .opinion_core import OpinionExclusionResult, metric_from_counts
+from .opinion_core import OpinionExclusionResult, combine_measures, performance_from_counts
 from .opinion_groups import group_label
 from .opinion_options import IntervalOptions
 
@@ -55,17 +55,6 @@ class OpinionIntervals:
     options: IntervalOptions
 
 
-def _combine(values: list[np.ndarray], nan_policy: str) -> np.ndarray:
-    """Average several measures per unit as :func:`~aif360_subjective.metrics.opinion_core.unit_performance`."""
-    stacked = np.vstack(values)
-    if len(values) == 1:
-        return stacked[0]
-    if nan_policy == "propagate":
-        return stacked.mean(axis=0)
-    defined = ~np.isnan(stacked)
-    return ratio(np.where(defined, stacked, 0.0).sum(axis=0), defined.sum(axis=0).astype(np.float64))
-
-
 def _rating_score(names: list[str], errors: np.ndarray, nan_policy: str) -> Callable[[np.ndarray], np.ndarray]:
     """The rating measures from histograms of the absolute errors (cells = ``errors``)."""
     weights = {"mae": errors, "within_one": (errors <= 1.0).astype(np.float64)}
@@ -73,7 +62,7 @@ def _rating_score(names: list[str], errors: np.ndarray, nan_policy: str) -> Call
     def score(c: np.ndarray) -> np.ndarray:
         flat = c.reshape(-1, len(errors)).astype(np.float64)
         n = flat.sum(axis=1)
-        return _combine([ratio(flat @ weights[name], n) for name in names], nan_policy).reshape(c.shape[:-1])
+        return combine_measures([ratio(flat @ weights[name], n) for name in names], nan_policy).reshape(c.shape[:-1])
 
     return score
 
@@ -112,7 +101,7 @@ def _count_score(
 
     def combined(c: np.ndarray) -> np.ndarray:
         flat = c.reshape(-1, 4).astype(np.float64)
-        return _combine([metric_from_counts(n, flat) for n in names], opts.nan_policy).reshape(c.shape[:-1])
+        return performance_from_counts(opts.performance, flat, opts.nan_policy).reshape(c.shape[:-1])
 
     return identity, combined
 
