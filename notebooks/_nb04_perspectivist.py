@@ -25,7 +25,21 @@ from pathlib import Path
 candidates = [os.environ.get("AIF360_SUBJECTIVE_DATA"), "../../shared/data", "../shared/data",
               "~/aif360_subjective_data"]
 DATA = next((Path(c).expanduser() for c in candidates if c and Path(c).expanduser().is_dir()), None)
-print("data folder:", DATA)'''
+print("data folder:", DATA)
+
+# Every section reads published real data; without it the notebook stops here and says where to get it.
+WHERE = {
+    "lewidi2023": "LeWiDi 2023 (HS-Brexit, MD-Agreement): https://github.com/Le-Wi-Di/le-wi-di.github.io",
+    "popquorn": "POPQUORN: https://github.com/Jiaxin-Pei/Potato-Prolific-Dataset (offensiveness raw_data.csv)",
+    "csc": "LeWiDi 2025 CSC: https://github.com/Le-Wi-Di/le-wi-di.github.io (folder LeWiDi_3-2025)",
+}
+missing = [name for name in WHERE if DATA is None or not (DATA / name).is_dir()]
+if missing:
+    raise FileNotFoundError(
+        "this notebook evaluates on published real data; missing folder(s) "
+        + ", ".join(f"{name}/ ({WHERE[name]})" for name in missing)
+        + ": put them in a data folder and set AIF360_SUBJECTIVE_DATA to it"
+    )'''
 
 PERSPECTIVIST = [
     md("""

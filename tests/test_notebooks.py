@@ -125,3 +125,26 @@ def test_opinion_notebook_without_data_says_where_to_get_it(tmp_path, monkeypatc
     text = _execute(path, empty, tmp_path, monkeypatch)
     assert f"MultiPICo not found in {empty}: the real-data part below is skipped." in text
     assert "https://github.com/Le-Wi-Di/le-wi-di.github.io" in text and "AIF360_SUBJECTIVE_DATA" in text
+
+
+def test_real_data_notebook_without_data_stops_with_directions(tmp_path, monkeypatch):
+    """Notebook 04 is about published data only: without it, its first cell stops with where to get each dataset
+    (a FileNotFoundError naming the folders), not a TypeError further down."""
+    nbclient, nbformat = _client_modules()
+    _require_pieces()
+    empty = tmp_path / "empty_data"
+    empty.mkdir()
+    path = next(p for p in NOTEBOOKS if p.name.startswith("04_"))
+    monkeypatch.setenv("AIF360_SUBJECTIVE_DATA", str(empty))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(path.parents[1]),
+                                                                    os.environ.get("PYTHONPATH")])))
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(nbclient.exceptions.CellExecutionError) as exc:
+        client.execute()
+    message = str(exc.value)
+    assert "FileNotFoundError" in message and "TypeError" not in message
+    for folder in ("lewidi2023/", "popquorn/", "csc/"):
+        assert folder in message
+    assert "AIF360_SUBJECTIVE_DATA" in message and "https://github.com/Jiaxin-Pei/Potato-Prolific-Dataset" in message
