@@ -43,7 +43,9 @@ __all__ = [
     "compute_opinion_exclusion",
     "counts_suffice",
     "group_counts",
+    "histograms_suffice",
     "performance_from_counts",
+    "performance_from_histograms",
     "result_from_counts",
     "individual_figures",
     "metric_from_counts",
@@ -177,6 +179,40 @@ def counts_suffice(specs: tuple[PerformanceSpec, ...]) -> bool:
     return all(isinstance(s, str) and not PERFORMANCES[s].needs_ratings for s in specs)
 
 
+def histograms_suffice(specs: tuple[PerformanceSpec, ...]) -> bool:
+    """Whether every measure is a named measure on ratings ("mae", "within_one"), computed from histograms of the
+    absolute errors |rating - predicted| alone (:func:`performance_from_histograms`)."""
+    return all(isinstance(s, str) and PERFORMANCES[s].needs_ratings for s in specs)
+
+
+def performance_from_histograms(
+    specs: tuple[PerformanceSpec, ...], counts: np.ndarray, cells: np.ndarray, nan_policy: str
+) -> np.ndarray:
+    """The measures on ratings per unit from its histogram of absolute errors |rating - predicted|.
+
+    With ``count_k`` annotations of the unit at error ``cell_k`` and ``n = sum_k count_k``: MAE =
+    ``sum_k cell_k * count_k / n``, within one point = ``sum_{cell_k <= 1} count_k / n`` (NaN when ``n = 0``).
+    The one formula of both back ends (per annotator, per (group, annotator) unit, pooled per group on summed
+    histograms) and of the bootstrap, which redraws these histograms.
+
+    Args:
+        specs: resolved performance option; :func:`histograms_suffice` must hold.
+        counts: ``(..., len(cells))`` histograms (any leading shape, e.g. ``(n_units, k)`` or
+            ``(n_boot, n_units, k)``).
+        cells: the distinct absolute errors, the columns of ``counts``.
+        nan_policy: "propagate" or "omit" (for a list of measures).
+
+    Returns:
+        numpy.ndarray: one value per histogram, shape ``counts.shape[:-1]``.
+    """
+    errors = np.asarray(cells, dtype=np.float64)
+    weights = {"mae": errors, "within_one": (errors <= 1.0).astype(np.float64)}
+    flat = np.asarray(counts).reshape(-1, len(errors)).astype(np.float64)
+    n = flat.sum(axis=1)
+    values = [ratio(flat @ weights[str(spec)], n) for spec in specs]
+    return combine_measures(values, nan_policy).reshape(np.shape(counts)[:-1])
+
+
 def performance_from_counts(specs: tuple[PerformanceSpec, ...], counts: np.ndarray, nan_policy: str) -> np.ndarray:
     """Performance per unit from its confusion counts, for named measures on binary labels.
 
@@ -282,6 +318,9 @@ class GroupCounts:
             rating measures the histogram of |rating - predicted| over ``cells`` (None: too many distinct errors,
             :func:`~aif360_subjective.metrics.opinion_annotations.rating_error_counts`).
         cells: rating measures: the distinct absolute errors (the columns of ``counts``); else None.
+        annotator_errors, annotator_cells: rating measures: every annotator's histogram of absolute errors over
+            all its annotations, and its columns (the distinct errors over all annotations); None otherwise or
+            with more than :data:`~aif360_subjective.metrics.opinion_annotations.MAX_ERROR_CELLS` of them.
         n_annotations: all annotations, grouped or not.
         excluded: what the grouper left out and why, with counts.
         notes: the grouper's notes, then those of the size rules.
@@ -290,7 +329,9 @@ class GroupCounts:
             ``dropped``).
         annotator_performance, unit_performance, group_performance: the performance per annotator, per unit and
             (pooled aggregate) per group computed from the annotation rows, for measures confusion counts cannot
-            give (callables, measures on ratings; :func:`counts_suffice`); None = computed from the counts.
+            give (callables; measures on ratings whose errors take more than ``MAX_ERROR_CELLS`` values);
+            None = computed from the counts (confusion counts, or for measures on ratings the histograms of
+            errors, :func:`performance_from_histograms`).
     """
 
     annotators: pd.Index
@@ -309,17 +350,19 @@ class GroupCounts:
     excluded: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     size_notes: dict[str, Any] = field(default_factory=dict)
+    annotator_errors: np.ndarray | None = None
+    annotator_cells: np.ndarray | None = None
     annotator_performance: np.ndarray | None = None
     unit_performance: np.ndarray | None = None
     group_performance: np.ndarray | None = None
 
 
 def _pooled_counts(counts: GroupCounts) -> np.ndarray:
-    """Confusion counts per group: the sum of its units' counts."""
-    assert counts.counts is not None  # confusion counts whenever the performance comes from counts
-    n_groups = len(counts.labels)
-    flat = np.repeat(counts.group * 4, 4) + np.tile(np.arange(4), len(counts.group))
-    return np.bincount(flat, weights=counts.counts.ravel(), minlength=4 * n_groups).reshape(n_groups, 4)
+    """Counts per group (confusion counts or histograms of errors): the sum of its units' counts."""
+    assert counts.counts is not None  # counts whenever the performance comes from counts
+    n_groups, width = len(counts.labels), counts.counts.shape[1]
+    flat = np.repeat(counts.group * width, width) + np.tile(np.arange(width), len(counts.group))
+    return np.bincount(flat, weights=counts.counts.ravel(), minlength=width * n_groups).reshape(n_groups, width)
 
 
 def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionExclusionResult:
@@ -342,16 +385,29 @@ def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionE
     """
     specs, nan_policy = options.performance, options.nan_policy
     from_rows = counts.unit_performance is not None
-    if not from_rows and not counts_suffice(specs):
+    histograms = not from_rows and histograms_suffice(specs)
+    if histograms and (counts.counts is None or counts.cells is None or counts.annotator_errors is None
+                       or counts.annotator_cells is None):
+        raise ValueError(f"performance {options.performance_name!r} needs the annotation rows or histograms of "
+                         "their absolute errors, not only confusion counts")
+    if not from_rows and not histograms and not counts_suffice(specs):
         raise ValueError(f"performance {options.performance_name!r} needs the annotation rows, not only counts")
+
+    def perf(unit_counts: np.ndarray | None, cells: np.ndarray | None) -> np.ndarray:
+        assert unit_counts is not None  # checked above
+        if histograms:
+            assert cells is not None
+            return performance_from_histograms(specs, unit_counts, cells, nan_policy)
+        return performance_from_counts(specs, unit_counts, nan_policy)
+
     ann_index = pd.Index(counts.annotators, name="annotator")
-    ann_perf = (counts.annotator_performance if counts.annotator_performance is not None
-                else performance_from_counts(specs, counts.annotator_counts, nan_policy))
-    if counts.unit_performance is not None:
-        unit_perf = counts.unit_performance
+    if counts.annotator_performance is not None:
+        ann_perf = counts.annotator_performance
+    elif histograms:
+        ann_perf = perf(counts.annotator_errors, counts.annotator_cells)
     else:
-        assert counts.counts is not None  # confusion counts whenever the performance comes from counts
-        unit_perf = performance_from_counts(specs, counts.counts, nan_policy)
+        ann_perf = perf(counts.annotator_counts, None)
+    unit_perf = counts.unit_performance if counts.unit_performance is not None else perf(counts.counts, counts.cells)
     n_groups = len(counts.labels)
     g = counts.group
     unit_n = np.asarray(counts.unit_annotations, dtype=np.int64)
@@ -365,7 +421,7 @@ def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionE
     elif counts.group_performance is not None:
         group_perf = counts.group_performance
     else:
-        group_perf = performance_from_counts(specs, _pooled_counts(counts), nan_policy)
+        group_perf = perf(_pooled_counts(counts), counts.cells)
     group_index = pd.Index(counts.labels, name="group", tupleize_cols=False)
     table = pd.DataFrame(
         {
@@ -435,8 +491,9 @@ def group_counts(
 
     Steps: 1. ADR per annotator; 2. the grouper of ``options.grouping`` gives a group code per unit (annotator,
     item or annotation); 3. empty groups are skipped and groups below ``options.min_group_size`` merged or
-    dropped; 4. the confusion counts of every annotator and every (group, annotator) unit (and, for callables
-    and measures on ratings, their performance from the rows).
+    dropped; 4. the confusion counts of every annotator and every (group, annotator) unit; for measures on
+    ratings their histograms of absolute errors instead (the performance then comes from them, or from the rows
+    when the errors take more than ``MAX_ERROR_CELLS`` values); for callables the performance from the rows.
     """
     rates = disagreement_rates(enc, options.tie, options.adr_reference)
     groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
@@ -450,13 +507,16 @@ def group_counts(
     g_rows = row_codes[rows]
     pair_codes, pair_uniques = pd.factorize(g_rows * np.int64(n_ann) + enc.annotator_codes[rows], sort=True)
     n_pairs = len(pair_uniques)
-    cells = None
-    if options.needs_ratings:  # the bootstrap redraws histograms of |rating - predicted| (or nothing: None)
+    cells = ann_errors = ann_cells = None
+    if options.needs_ratings:  # histograms of |rating - predicted| (None: too many distinct errors)
         unit_counts, cells = rating_error_counts(enc, rows, pair_codes, n_pairs)
+        ann_errors, ann_cells = rating_error_counts(enc, np.arange(enc.n), enc.annotator_codes, n_ann)
     else:
         unit_counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
     by_rows: dict[str, np.ndarray | None] = {}
-    if not counts_suffice(options.performance):
+    from_histograms = (histograms_suffice(options.performance) and unit_counts is not None
+                       and ann_errors is not None)
+    if not counts_suffice(options.performance) and not from_histograms:
         specs, policy = options.performance, options.nan_policy
         by_rows["annotator_performance"] = unit_performance(specs, enc.annotator_codes, n_ann, enc,
                                                             nan_policy=policy)
@@ -481,6 +541,8 @@ def group_counts(
         excluded=groups.excluded,
         notes=groups.notes + size_notes["notes"],
         size_notes=size_notes,
+        annotator_errors=ann_errors,
+        annotator_cells=ann_cells,
         **by_rows,
     )
 

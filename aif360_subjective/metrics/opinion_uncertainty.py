@@ -32,7 +32,7 @@ from .opinion_bootstrap import (
     mean_across_groups,
     spread_across_groups,
 )
-from .opinion_core import OpinionExclusionResult, combine_measures, performance_from_counts
+from .opinion_core import OpinionExclusionResult, performance_from_counts, performance_from_histograms
 from .opinion_groups import group_label
 from .opinion_options import IntervalOptions
 
@@ -53,18 +53,6 @@ class OpinionIntervals:
     performance: BootstrapInterval
     groups: pd.DataFrame
     options: IntervalOptions
-
-
-def _rating_score(names: list[str], errors: np.ndarray, nan_policy: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The rating measures from histograms of the absolute errors (cells = ``errors``)."""
-    weights = {"mae": errors, "within_one": (errors <= 1.0).astype(np.float64)}
-
-    def score(c: np.ndarray) -> np.ndarray:
-        flat = c.reshape(-1, len(errors)).astype(np.float64)
-        n = flat.sum(axis=1)
-        return combine_measures([ratio(flat @ weights[name], n) for name in names], nan_policy).reshape(c.shape[:-1])
-
-    return score
 
 
 def _count_score(
@@ -89,7 +77,12 @@ def _count_score(
                 f"|rating - predicted| take more than {MAX_ERROR_CELLS} distinct values (round the predicted "
                 "ratings to the scale, or use ci=None)"
             )
-        return identity, _rating_score(names, np.asarray(result.unit_cells, dtype=np.float64), opts.nan_policy)
+        errors = np.asarray(result.unit_cells, dtype=np.float64)
+
+        def rating_score(c: np.ndarray) -> np.ndarray:  # the core's formula on the redrawn histograms
+            return performance_from_histograms(opts.performance, c, errors, opts.nan_policy)
+
+        return identity, rating_score
     if names == ["accuracy"]:
         def cells(c: np.ndarray) -> np.ndarray:
             return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
