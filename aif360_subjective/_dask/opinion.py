@@ -43,17 +43,20 @@ import pandas as pd
 
 from aif360_subjective._labels import FN, FP, TN, TP, majority_vote, vote_counts
 from aif360_subjective.metrics.opinion_annotations import (
+    MAX_ERROR_CELLS,
     DisagreementRates,
     _factorize,
     adr_from_counts,
     encode_annotations,
     item_ambiguity,
+    median_disagreements,
     row_popularity,
 )
 from aif360_subjective.metrics.opinion_core import (
     GroupCounts,
     OpinionExclusionResult,
     counts_suffice,
+    histograms_suffice,
     result_from_counts,
 )
 from aif360_subjective.metrics.opinion_groupers import ANNOTATOR_GROUPINGS, group_annotators
@@ -74,8 +77,8 @@ UNSUPPORTED = {
     "bins='quantile:N' for 'ambiguity'/'popularity'": "quantiles of the items' or annotations' values need them "
                                                         "all on one machine",
     "a callable performance": "it needs each unit's raw labels on the client",
-    "ratings (positive_from, performance 'mae'/'within_one', adr_reference='median')": "the Dask pass counts "
-                                                                                        "binary labels only",
+    "performance 'mae'/'within_one' with grouping 'ambiguity'/'popularity'": "the second pass counts binary "
+                                                                              "labels only",
 }
 #: Groupings whose units (items, annotations) stay distributed: binned in a second pass.
 DISTRIBUTED_UNITS = {"ambiguity": "item", "popularity": "annotation"}
@@ -136,12 +139,10 @@ def opinion_options(
         default_attributes=() if annotator_table is None else list(annotator_table.columns),
         has_ratings=positive_from is not None, **option_args,
     )
-    ratings = "ratings (positive_from, performance 'mae'/'within_one', adr_reference='median')"
-    if positive_from is not None:
-        raise _unsupported(ratings, f"positive_from={positive_from!r}")
-    if options.needs_ratings or options.adr_reference != "majority":  # (check_opinion_options raised already)
-        raise _unsupported(ratings, f"performance={options.performance_name!r}")
-    if not counts_suffice(options.performance):
+    if options.needs_ratings and options.grouping in DISTRIBUTED_UNITS:
+        raise _unsupported("performance 'mae'/'within_one' with grouping 'ambiguity'/'popularity'",
+                           f"performance={options.performance_name!r} with grouping={options.grouping!r}")
+    if not counts_suffice(options.performance) and not histograms_suffice(options.performance):
         raise _unsupported("a callable performance", f"performance={options.performance_name!r}")
     if options.grouping in DISTRIBUTED_UNITS:
         if options.grouping == "ambiguity" and options.ambiguity == "uqs":
@@ -182,43 +183,102 @@ def _cell_counts(codes: np.ndarray, t: np.ndarray, p: np.ndarray, k: int) -> dic
     return {name: c[:, cell] for name, cell in zip(_CELLS, (TN, FP, FN, TP), strict=True)}
 
 
-def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[str, str] | None = None) -> dict:
+@dataclasses.dataclass(frozen=True)
+class RatingPass:
+    """What the passes do with ratings (``positive_from`` given): the cut of the binary view, the ADR reference
+    (``median``: the item's median rating) and whether to count histograms of absolute errors (``errors``)."""
+
+    cut: float
+    median: bool = False
+    errors: bool = False
+
+
+def _views(df: pd.DataFrame, pos_label: Any, rating: RatingPass | None) -> dict[str, Any]:
+    """The positive indicators ``t``, ``p`` of a partition's rows, and with ratings the ratings themselves.
+
+    With ratings the labels are the in-memory binary view (1 = rating >= cut, else 0; ``pos_label`` picks the
+    positive one), the ratings numbers as the in-memory ``check_ratings`` reads them (numeric strings converted);
+    ``bad`` counts the values that are not numbers.
+    """
+    if rating is None:
+        yt, yp = df["y_true"].to_numpy(), df["y_pred"].to_numpy()
+        return {"t": np.asarray(yt == pos_label, dtype=bool), "p": np.asarray(yp == pos_label, dtype=bool),
+                "labels": (pd.unique(df["y_true"].dropna().to_numpy()), pd.unique(df["y_pred"].dropna().to_numpy())),
+                "bad": {}}
+    rt, rp = (np.asarray(pd.to_numeric(df[c], errors="coerce"), dtype=np.float64) for c in ("y_true", "y_pred"))
+    bad = {"y_true": int((~np.isfinite(rt)).sum()), "y_pred": int((~np.isfinite(rp)).sum())}
+    bt, bp = (rt >= rating.cut).astype(np.int64), (rp >= rating.cut).astype(np.int64)
+    return {"t": bt == pos_label, "p": bp == pos_label, "rt": rt, "rp": rp, "bad": bad,
+            "labels": (pd.unique(bt), pd.unique(bp)) if not any(bad.values()) else (np.zeros(0), np.zeros(0))}
+
+
+def _error_table(codes: np.ndarray, annotators: pd.Index, rt: np.ndarray, rp: np.ndarray) -> pd.DataFrame | None:
+    """Per annotator, the annotations at each absolute error (columns = the partition's distinct errors); None
+    past :data:`MAX_ERROR_CELLS` distinct errors."""
+    cells, err_codes = np.unique(np.abs(rt - rp), return_inverse=True)
+    if len(cells) > MAX_ERROR_CELLS:
+        return None
+    k = len(cells)
+    hist = np.bincount(codes * k + err_codes.ravel(), minlength=len(annotators) * k).reshape(len(annotators), k)
+    return pd.DataFrame(hist, index=pd.Index(annotators), columns=pd.Index(cells))
+
+
+def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[str, str] | None = None,
+                      rating: RatingPass | None = None) -> dict:
     """Per-annotator counts of one partition (all rows of each of its items are in it).
 
-    With ``values=(kind, measure)`` also the range of the grouping's unit values (for equal-width bins).
+    With ``values=(kind, measure)`` also the range of the grouping's unit values (for equal-width bins); with
+    ``rating`` the binary view of the ratings, the median reference and the histograms of errors (``errors``:
+    per annotator, None past ``MAX_ERROR_CELLS`` distinct errors).
     """
     out: dict[str, Any] = {"n_rows": len(df)}
     missing = {c: int(df[c].isna().sum()) for c in df.columns}
     out["missing"] = missing
-    out["labels"] = (pd.unique(df["y_true"].dropna().to_numpy()), pd.unique(df["y_pred"].dropna().to_numpy()))
+    view = _views(df, pos_label, rating)
+    out["labels"], out["bad_ratings"] = view["labels"], view["bad"]
     out["range"] = id_range(df["item"].to_numpy())
+    out["errors"] = pd.DataFrame()
     zero = ("n_items", "n_tie_items", "n_tie_annotations", "n_resolved_tie_items")
-    if any(missing.values()) or not len(df):
+    if any(missing.values()) or any(view["bad"].values()) or not len(df):
         out["table"] = pd.DataFrame()
         out.update(dict.fromkeys(zero, 0))
         return out
-    t = np.asarray(df["y_true"].to_numpy() == pos_label, dtype=bool)
-    p = np.asarray(df["y_pred"].to_numpy() == pos_label, dtype=bool)
+    t, p = view["t"], view["p"]
     item_codes, items = pd.factorize(df["item"].to_numpy())
-    n, n_pos = vote_counts(item_codes, t, len(items))
-    mv = majority_vote(n, n_pos, tie)
-    row_mv = mv[item_codes]
-    counted = ~np.isnan(row_mv)
-    disagree = counted & (t != (row_mv == 1.0))
     codes, annotators = pd.factorize(df["annotator"].to_numpy())
     k = len(annotators)
+    n, n_pos = vote_counts(item_codes, t, len(items))
+    if rating is not None and rating.median:  # the in-memory median reference: every annotation counted, no tie
+        disagree = median_disagreements(view["rt"], item_codes, len(items))
+        counted = np.ones(len(df), dtype=bool)
+        out.update(dict.fromkeys(zero[1:], 0))
+    else:
+        mv = majority_vote(n, n_pos, tie)
+        row_mv = mv[item_codes]
+        counted = ~np.isnan(row_mv)
+        disagree = counted & (t != (row_mv == 1.0))
+        out["n_tie_items"] = int(np.isnan(mv).sum())
+        out["n_tie_annotations"] = int((~counted).sum())
+        out["n_resolved_tie_items"] = int((2.0 * n_pos == n).sum()) - out["n_tie_items"]
     out["table"] = pd.DataFrame({"n_counted": np.bincount(codes, weights=counted, minlength=k).astype(np.int64),
                                  "n_dis": np.bincount(codes, weights=disagree, minlength=k).astype(np.int64),
                                  **_cell_counts(codes, t, p, k)},
                                 index=pd.Index(annotators))
     out["n_items"] = len(items)
-    out["n_tie_items"] = int(np.isnan(mv).sum())
-    out["n_tie_annotations"] = int((~counted).sum())
-    out["n_resolved_tie_items"] = int((2.0 * n_pos == n).sum()) - out["n_tie_items"]
+    if rating is not None and rating.errors:
+        out["errors"] = _error_table(codes, annotators, view["rt"], view["rp"])
     if values is not None:
         v = _unit_values(*values, t, item_codes, n, n_pos)
         out["value_range"] = (np.nanmin(v), np.nanmax(v)) if (~np.isnan(v)).any() else None
     return out
+
+
+def _add_errors(tables: list[pd.DataFrame | None]) -> pd.DataFrame | None:
+    """Sum the per-annotator histograms of errors; None once they hold more than ``MAX_ERROR_CELLS`` errors."""
+    if any(t is None for t in tables):
+        return None
+    out = add_frames([t for t in tables if t is not None])
+    return None if len(out.columns) > MAX_ERROR_CELLS else out.fillna(0)
 
 
 def _combine(parts: list[dict]) -> dict:
@@ -229,6 +289,7 @@ def _combine(parts: list[dict]) -> dict:
     labels_t = pd.unique(np.concatenate([np.asarray(p["labels"][0], dtype=object) for p in parts]))
     labels_p = pd.unique(np.concatenate([np.asarray(p["labels"][1], dtype=object) for p in parts]))
     missing = {c: sum(p["missing"][c] for p in parts) for c in parts[0]["missing"]}
+    bad = {c: sum(p["bad_ratings"][c] for p in parts) for c in parts[0]["bad_ratings"]}
     ranges = [p["value_range"] for p in parts if p.get("value_range") is not None]
     return {
         "value_range": (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
@@ -237,15 +298,18 @@ def _combine(parts: list[dict]) -> dict:
         "table": add_frames([p["table"] for p in parts]),
         "labels": (labels_t, labels_p),
         "missing": missing,
+        "bad_ratings": bad,
+        "errors": _add_errors([p["errors"] for p in parts]),
         **{k: sum(p[k] for p in parts)
            for k in ("n_rows", "n_items", "n_tie_items", "n_tie_annotations", "n_resolved_tie_items")},
     }
 
 
-def _partition_bins(df: pd.DataFrame, pos_label: Any, kind: str, measure: str, edges: np.ndarray) -> dict:
+def _partition_bins(df: pd.DataFrame, pos_label: Any, kind: str, measure: str, edges: np.ndarray,
+                    rating: RatingPass | None = None) -> dict:
     """Second pass of a distributed grouping: per (bin, annotator) counts, and units per bin."""
-    t = np.asarray(df["y_true"].to_numpy() == pos_label, dtype=bool)
-    p = np.asarray(df["y_pred"].to_numpy() == pos_label, dtype=bool)
+    view = _views(df, pos_label, rating)
+    t, p = view["t"], view["p"]
     item_codes, items = pd.factorize(df["item"].to_numpy())
     n, n_pos = vote_counts(item_codes, t, len(items))
     values = _unit_values(kind, measure, t, item_codes, n, n_pos)
@@ -268,16 +332,17 @@ def _combine_bins(parts: list[dict]) -> dict:
             **{k: sum(p[k] for p in parts) for k in ("outside", "n_nan")}}
 
 
-def _counts(frame: Any, pos_label: Any, tie: str, values: tuple[str, str] | None) -> dict:
+def _counts(frame: Any, pos_label: Any, tie: str, values: tuple[str, str] | None, rating: RatingPass | None) -> dict:
     import dask
 
-    parts = [dask.delayed(_partition_counts)(d, pos_label, tie, values) for d in frame.to_delayed()]
+    parts = [dask.delayed(_partition_counts)(d, pos_label, tie, values, rating) for d in frame.to_delayed()]
     (res,) = dask.compute(tree_reduce(parts, _combine))
     return res
 
 
 def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, pos_label: Any = 1,
-                     tie: str = "favorable", values: tuple[str, str] | None = None, bins: Any = 5) -> dict:
+                     tie: str = "favorable", values: tuple[str, str] | None = None, bins: Any = 5,
+                     rating: RatingPass | None = None) -> dict:
     """Per-annotator counts (ADR numerator and denominator, confusion counts) over Dask Series.
 
     Returns:
@@ -286,26 +351,30 @@ def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any
         (whether the table had to be shuffled by item first); with ``values=(grouping, measure)`` for
         ``"ambiguity"`` or ``"popularity"``, ``bins``: a second pass's per (bin, annotator) counts (``table``),
         units per bin (``sizes``), units outside the edges (``outside``), units without a value (``n_nan``),
-        and the bin ``edges``, ``labels`` and binning ``notes``.
+        and the bin ``edges``, ``labels`` and binning ``notes``. With ``rating`` (:class:`RatingPass`) the
+        labels are the binary view of the ratings, and ``errors`` holds per annotator the annotations at each
+        absolute error |rating - predicted| (columns: the distinct errors; None past ``MAX_ERROR_CELLS``).
 
     Raises:
-        ValueError: missing ids or labels, non-binary labels, ``pos_label`` not a label.
+        ValueError: missing ids or labels, non-binary labels, ``pos_label`` not a label, ratings that are not
+            numbers.
     """
     require_dask()
     frame = y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
-    res = _counts(frame, pos_label, tie, values)
+    res = _counts(frame, pos_label, tie, values, rating)
     _check_data(res, pos_label)  # before a shuffle: bad data costs one pass, not two
     shuffled = not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]])
     if shuffled:
         frame = by_item(frame, "item")
-        res = _counts(frame, pos_label, tie, values)
+        res = _counts(frame, pos_label, tie, values, rating)
     res["shuffled"] = shuffled
     if values is not None:
-        res["bins"] = _bin_pass(frame, pos_label, values, bins, res["value_range"])
+        res["bins"] = _bin_pass(frame, pos_label, values, bins, res["value_range"], rating)
     return res
 
 
-def _bin_pass(frame: Any, pos_label: Any, values: tuple[str, str], bins: Any, value_range: tuple) -> dict:
+def _bin_pass(frame: Any, pos_label: Any, values: tuple[str, str], bins: Any, value_range: tuple,
+              rating: RatingPass | None = None) -> dict:
     """Bins over the global range (as the in-memory :func:`assign_bins` sets them), then the second pass."""
     import dask
 
@@ -317,7 +386,7 @@ def _bin_pass(frame: Any, pos_label: Any, values: tuple[str, str], bins: Any, va
     else:
         edges = arg
         labels = assign_bins(edges[:1], bins)[1]
-    parts = [dask.delayed(_partition_bins)(d, pos_label, *values, edges) for d in frame.to_delayed()]
+    parts = [dask.delayed(_partition_bins)(d, pos_label, *values, edges, rating) for d in frame.to_delayed()]
     (res,) = dask.compute(tree_reduce(parts, _combine_bins))
     notes: list[str] = []
     if kind == "edges" and res["outside"]:  # the in-memory note, written by the in-memory function
@@ -332,6 +401,10 @@ def _check_data(res: dict, pos_label: Any) -> None:
     bad = {names[c]: n for c, n in res["missing"].items() if n}
     if bad:
         raise ValueError(f"missing values in {bad} (count per input); drop those annotations first")
+    bad = {c: n for c, n in res["bad_ratings"].items() if n}
+    if bad:
+        raise ValueError(f"with positive_from, y_true and y_pred must hold numeric ratings: {bad} value(s) (count per "
+                         "input) are not numbers")
     # Label checks: the in-memory encoder on the distinct values (same rules, same messages).
     lt, lp = (np.asarray(v, dtype=object) for v in res["labels"])
     width = max(len(lt), len(lp))
@@ -362,6 +435,10 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
     ann_counts = table[_CELLS].to_numpy(np.float64)
     common = {"annotators": ann_index, "rates": rates, "annotator_counts": ann_counts,
               "n_annotations": counts["n_rows"]}
+    ann_errors = ann_cells = None
+    if options.needs_ratings:
+        ann_errors, ann_cells = _annotator_errors(counts, ann_index)
+        common.update(annotator_errors=ann_errors, annotator_cells=ann_cells)
     if options.grouping in ANNOTATOR_GROUPINGS:
         groups = group_annotators(options, ann_index, rates, annotator_table)
         sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
@@ -370,9 +447,14 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
         )
         grouped = np.flatnonzero(unit_codes >= 0)
         order = grouped[np.lexsort((grouped, unit_codes[grouped]))]  # by group, then annotator (the core's order)
+        unit_counts, cells = ann_counts[order], None
+        if ann_errors is not None and ann_cells is not None:
+            # the in-memory cells: the distinct errors of the grouped annotations only
+            present = ann_errors[order].sum(axis=0) > 0
+            unit_counts, cells = ann_errors[order][:, present], ann_cells[present]
         return GroupCounts(
             **common, unit="annotator", n_units=len(unit_codes), n_ungrouped_units=int((unit_codes < 0).sum()),
-            labels=labels, group=unit_codes[order], annotator=order, counts=ann_counts[order],
+            labels=labels, group=unit_codes[order], annotator=order, counts=unit_counts, cells=cells,
             unit_annotations=ann_counts[order].sum(axis=1).astype(np.int64),
             excluded=groups.excluded, notes=groups.notes + size_notes["notes"], size_notes=size_notes,
         )
@@ -402,9 +484,28 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
     )
 
 
+def _annotator_errors(counts: dict, ann_index: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Every annotator's histogram of absolute errors over the sorted distinct errors of all annotations."""
+    errors = counts["errors"]
+    if errors is None:
+        raise ValueError(
+            f"the absolute errors |rating - predicted| take more than {MAX_ERROR_CELLS} distinct values: on Dask the "
+            "measures on ratings ('mae', 'within_one') are computed from histograms of at most that many errors "
+            "(found out after the counting pass); round the predicted ratings to the scale, or compute on pandas"
+        )
+    cells = np.sort(errors.columns.to_numpy(np.float64))
+    hist = errors.reindex(index=ann_index, columns=cells, fill_value=0).fillna(0)
+    return hist.to_numpy().astype(np.int64), cells
+
+
 def opinion_exclusion(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, options: OpinionOptions,
-                      annotator_table: pd.DataFrame | None = None, pos_label: Any = 1) -> OpinionExclusionResult:
+                      annotator_table: pd.DataFrame | None = None, pos_label: Any = 1,
+                      positive_from: float | None = None) -> OpinionExclusionResult:
     """The opinion-exclusion result of Dask Series, with options validated by :func:`opinion_options`.
+
+    With ``positive_from`` (checked), ``y_true`` and ``y_pred`` are ratings, as on pandas: the binary view
+    ``rating >= positive_from`` for the majority vote and the binary measures, the histograms of absolute errors
+    for "mae" and "within_one", the items' median ratings for ``adr_reference="median"``.
 
     Returns:
         OpinionExclusionResult: as the pandas path's on the same data, with ``extras`` ``backend="dask"``,
@@ -412,11 +513,14 @@ def opinion_exclusion(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: An
 
     Raises:
         ValueError: what the in-memory path raises for the same data (missing values, non-binary labels,
-            a grouping Series sharing no annotator id).
+            a grouping Series sharing no annotator id); for "mae"/"within_one", absolute errors taking more than
+            ``MAX_ERROR_CELLS`` distinct values (after the pass).
     """
     values = (options.grouping, options.ambiguity) if options.grouping in DISTRIBUTED_UNITS else None
+    rating = None if positive_from is None else RatingPass(
+        cut=positive_from, median=options.adr_reference == "median", errors=options.needs_ratings)
     counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=options.tie,
-                              values=values, bins=options.bins)
+                              values=values, bins=options.bins, rating=rating)
     result = result_from_counts(group_counts(counts, options, annotator_table), options)
     return dataclasses.replace(result, extras={"backend": "dask", "n_annotations": counts["n_rows"],
                                                "n_items": counts["n_items"],

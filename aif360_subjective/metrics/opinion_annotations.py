@@ -14,7 +14,9 @@ References:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -27,11 +29,13 @@ __all__ = [
     "EncodedAnnotations",
     "adr_from_counts",
     "annotation_popularity",
+    "check_positive_from",
     "check_ratings",
     "disagreement_rates",
     "encode_annotations",
     "item_ambiguity",
     "item_vote_counts",
+    "median_disagreements",
     "row_popularity",
 ]
 
@@ -92,6 +96,24 @@ def check_ratings(values: Any, name: str, n: int) -> np.ndarray:
             f"at rows {rows} ({examples})"
         )
     return num
+
+
+def check_positive_from(positive_from: Any, pos_label: Any) -> float:
+    """The cut of the binary view of ratings (1 = rating >= ``positive_from``, else 0), checked with ``pos_label``.
+
+    Raises:
+        TypeError: ``positive_from`` is not a number.
+        ValueError: ``positive_from`` is not finite, or ``pos_label`` is not 1 or 0 (the view's labels).
+    """
+    if isinstance(positive_from, bool) or not isinstance(positive_from, Real):
+        raise TypeError(f"positive_from must be a number (the lowest rating of the positive class), got "
+                        f"{positive_from!r}")
+    if not math.isfinite(float(positive_from)):
+        raise ValueError(f"positive_from must be a finite number, got {float(positive_from)}")
+    if isinstance(pos_label, bool) or pos_label not in (0, 1):
+        raise ValueError(f"with positive_from, the binary view codes a rating >= positive_from as 1 and the others "
+                         f"as 0: pos_label must be 1 or 0, got {pos_label!r}")
+    return float(positive_from)
 
 
 def _plain(value: Any) -> Any:
@@ -272,16 +294,30 @@ def adr_from_counts(n_disagreements: np.ndarray, n_counted: np.ndarray) -> np.nd
         return np.asarray(np.where(n_cnt > 0, n_dis / np.where(n_cnt > 0, n_cnt, 1.0), np.nan), dtype=np.float64)
 
 
+def median_disagreements(ratings: np.ndarray, item_codes: np.ndarray, n_items: int) -> np.ndarray:
+    """Whether each rating is more than half a scale point from its item's median rating (all the item's
+    ratings, its own included; an item's rows may be any subset of a larger table holding all of them, e.g. one
+    Dask partition).
+
+    Args:
+        ratings: float ratings, one per row.
+        item_codes: item code (0..n_items-1) of each row; every item has at least one row.
+        n_items: number of items.
+
+    Returns:
+        numpy.ndarray: bool per row.
+    """
+    order = np.lexsort((ratings, item_codes))  # by item, then rating
+    size = np.bincount(item_codes, minlength=n_items)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    ranked = ratings[order]
+    median = (ranked[start + (size - 1) // 2] + ranked[start + size // 2]) / 2.0
+    return np.asarray(np.abs(ratings - median[item_codes]) > 0.5, dtype=bool)
+
+
 def _median_disagreement_rates(enc: EncodedAnnotations) -> DisagreementRates:
     assert enc.r_true is not None  # the options check requires ratings for the median reference
-    r = enc.r_true
-    n_items = len(enc.items)
-    order = np.lexsort((r, enc.item_codes))  # by item, then rating
-    size = np.bincount(enc.item_codes, minlength=n_items)
-    start = np.concatenate([[0], np.cumsum(size)[:-1]])
-    ranked = r[order]
-    median = (ranked[start + (size - 1) // 2] + ranked[start + size // 2]) / 2.0
-    disagree = np.abs(r - median[enc.item_codes]) > 0.5
+    disagree = median_disagreements(enc.r_true, enc.item_codes, len(enc.items))
     k = len(enc.annotators)
     n_counted = np.bincount(enc.annotator_codes, minlength=k).astype(np.float64)
     n_dis = np.bincount(enc.annotator_codes, weights=disagree, minlength=k)

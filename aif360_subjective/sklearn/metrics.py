@@ -14,16 +14,14 @@ References:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
-from numbers import Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from aif360_subjective import _dask
-from aif360_subjective.metrics.opinion_annotations import check_ratings, encode_annotations
+from aif360_subjective.metrics.opinion_annotations import check_positive_from, check_ratings, encode_annotations
 from aif360_subjective.metrics.opinion_core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
@@ -60,17 +58,9 @@ def _ids(y_true: Any, ids: Any, default_level: str, name: str) -> Any:
 
 def _binary_view(y_true: Any, y_pred: Any, positive_from: Any, pos_label: Any) -> tuple[Any, ...]:
     """Ratings as (binary y_true, binary y_pred, (ratings, predicted ratings)): 1 = rating >= positive_from."""
-    if isinstance(positive_from, bool) or not isinstance(positive_from, Real):
-        raise TypeError(f"positive_from must be a number (the lowest rating of the positive class), got "
-                        f"{positive_from!r}")
-    if not math.isfinite(float(positive_from)):
-        raise ValueError(f"positive_from must be a finite number, got {float(positive_from)}")
-    if isinstance(pos_label, bool) or pos_label not in (0, 1):
-        raise ValueError(f"with positive_from, the binary view codes a rating >= positive_from as 1 and the others "
-                         f"as 0: pos_label must be 1 or 0, got {pos_label!r}")
+    cut = check_positive_from(positive_from, pos_label)
     n = len(y_true)
     r_true, r_pred = check_ratings(y_true, "y_true", n), check_ratings(y_pred, "y_pred", n)
-    cut = float(positive_from)
     return (r_true >= cut).astype(np.int64), (r_pred >= cut).astype(np.int64), (r_true, r_pred)
 
 
@@ -195,8 +185,10 @@ def opinion_exclusion(
         options = _dask.opinion_options(y_true, y_pred, item_ids, annotator_ids, annotator_table=annotators,
                                         positive_from=positive_from, option_args=option_args)
         interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
+        cut = None if positive_from is None else check_positive_from(positive_from, pos_label)
         result: OpinionExclusionResult = _dask.opinion_exclusion(
-            y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotators, pos_label=pos_label
+            y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotators, pos_label=pos_label,
+            positive_from=cut,
         )
     else:
         ratings = None
