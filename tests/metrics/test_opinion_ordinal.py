@@ -292,3 +292,55 @@ def test_real_data_both_faces_and_per_annotator_values(request, name, performanc
     assert table["n_annotations"].sum() == len(ds.item_ids)
     perf = table["performance"]
     assert m.worst_group() == (perf.idxmax() if performance == "mae" else perf.idxmin())
+
+
+# ------------------------------------------------------------------------------------ histograms = rows
+def test_histogram_formula_by_hand():
+    # errors 0, 1, 2.5 seen 2, 1, 1 times: MAE (0 + 0 + 1 + 2.5) / 4 = 0.875, within one 3 / 4; an empty unit NaN
+    from aif360_subjective.metrics.opinion_core import performance_from_histograms
+
+    counts, cells = np.array([[2, 1, 1], [0, 0, 0]]), np.array([0.0, 1.0, 2.5])
+    mae = performance_from_histograms(("mae",), counts, cells, "propagate")
+    within = performance_from_histograms(("within_one",), counts, cells, "propagate")
+    assert mae[0] == 0.875 and within[0] == 0.75 and np.isnan(mae[1]) and np.isnan(within[1])
+    # any leading shape (the bootstrap's (n_boot, n_units, k))
+    assert performance_from_histograms(("mae",), counts[None], cells, "propagate").shape == (1, 2)
+
+
+def test_small_case_histograms_equal_rows_exactly(monkeypatch):
+    # the module's hand case: histogram path (default) and row path (no histograms past MAX_ERROR_CELLS)
+    import aif360_subjective.metrics.opinion_annotations as oa
+
+    for performance in ORDINAL_PERFORMANCES:
+        for aggregate in ("annotator", "pooled"):
+            hist = _fn(*_small(), performance=performance, aggregate=aggregate, bins=2)
+            assert hist.unit_counts is not None
+            with monkeypatch.context() as mp:
+                mp.setattr(oa, "MAX_ERROR_CELLS", 0)
+                rows = _fn(*_small(), performance=performance, aggregate=aggregate, bins=2)
+            assert rows.unit_counts is None
+            pd.testing.assert_frame_equal(hist.group_table, rows.group_table, check_exact=True)
+            pd.testing.assert_series_equal(hist.annotator_performance, rows.annotator_performance, check_exact=True)
+
+
+@pytest.mark.parametrize("name", ["popquorn", "csc"])
+@pytest.mark.parametrize("aggregate", ["annotator", "pooled"])
+@pytest.mark.parametrize("performance", ORDINAL_PERFORMANCES)
+def test_real_data_histograms_equal_rows(request, monkeypatch, name, aggregate, performance):
+    import aif360_subjective.metrics.opinion_annotations as oa
+
+    ds, pred, cut, column = request.getfixturevalue(name)
+    kw = {"item_ids": ds.item_ids, "annotator_ids": ds.annotator_ids, "positive_from": cut, "pos_label": 0,
+          "performance": performance, "aggregate": aggregate, "bins": 5, "warn_group_size": 0}
+    args = (ds.annotation_info[column], pred.annotation_info[column])
+    hist = opinion_exclusion(*args, **kw)
+    assert hist.unit_counts is not None and hist.unit_cells is not None
+    monkeypatch.setattr(oa, "MAX_ERROR_CELLS", 0)
+    rows = opinion_exclusion(*args, **kw)
+    assert rows.unit_counts is None
+    pd.testing.assert_frame_equal(hist.group_table, rows.group_table, check_exact=False, rtol=1e-12, atol=1e-12)
+    pd.testing.assert_frame_equal(hist.unit_performance, rows.unit_performance, check_exact=False, rtol=1e-12,
+                                  atol=1e-12)
+    pd.testing.assert_series_equal(hist.annotator_performance, rows.annotator_performance, check_exact=False,
+                                   rtol=1e-12, atol=1e-12)
+    assert abs(hist.unfairness - rows.unfairness) <= 1e-12
