@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -148,8 +149,11 @@ def _exploding_frame():
     ({"grouping": "popularity", "bins": "quantile:2"}, "bins='quantile:2' with grouping='popularity'"),
     ({"performance": lambda t, p: 0.5}, "performance='<lambda>': a callable performance is not supported on Dask"),
     ({"performance": ["accuracy", np.mean]}, "a callable performance is not supported on Dask"),
-    ({"positive_from": 3}, "positive_from=3: ratings .* are not supported on Dask|positive_from=3: ratings"),
-    ({"positive_from": 3, "performance": "mae"}, "positive_from=3: ratings"),
+    ({"positive_from": 3, "performance": "mae", "grouping": "ambiguity"},
+     "performance='mae' with grouping='ambiguity': performance 'mae'/'within_one' with grouping "
+     "'ambiguity'/'popularity' is not supported on Dask"),
+    ({"positive_from": 3, "pos_label": "yes"}, "pos_label must be 1 or 0, got 'yes'"),
+    ({"positive_from": float("nan")}, "positive_from must be a finite number, got nan"),
     ({"performance": "mae"}, "performance 'mae' compares ratings, but none were given"),
     ({"adr_reference": "median"}, "adr_reference='median' measures disagreement with the item's median rating"),
     ({"item_ids": None}, "item_ids=None: with Dask inputs"),
@@ -278,3 +282,106 @@ def test_no_dask_import_for_pandas_inputs():
             "print('dask' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------------------------ ratings
+RATING_OPTIONS = [
+    {"performance": "mae"},
+    {"performance": "within_one", "aggregate": "pooled", "bins": 3},
+    {"performance": "mae", "adr_reference": "median", "pos_label": 0},
+    {"performance": "within_one", "grouping": "demographic", "attributes": "age_group"},
+    {"performance": "mae", "grouping": "demographic", "attributes": ["age_group", "kind"], "aggregate": "pooled",
+     "min_group_size": 4},
+    {"performance": ["within_one"], "grouping": "kind_series", "adr_reference": "median", "aggregate": "pooled"},
+    {"performance": "accuracy", "pos_label": 0, "adr_reference": "median"},
+    {"performance": "f1", "grouping": "ambiguity", "bins": 3},
+    {"performance": "mae", "ci": 0.9, "n_boot": 150, "random_state": 4},
+    {"performance": "within_one", "grouping": "demographic", "attributes": "age_group", "aggregate": "pooled",
+     "ci": 0.8, "n_boot": 120, "random_state": 5, "bootstrap_levels": "annotators"},
+]
+
+
+@pytest.fixture(scope="module")
+def rated(data):
+    """The synthetic annotations with 1-5 ratings and rounded predicted ratings, cut across partitions."""
+    _, pdf, annotators, _ = data
+    rng = np.random.default_rng(11)
+    frame = pdf[["item", "annotator"]].copy()
+    frame["rating"] = rng.integers(1, 6, len(frame)).astype(np.float64)
+    frame["predicted"] = np.clip(np.round(frame["rating"] + rng.normal(0.3, 1.3, len(frame))), 1, 5)
+    return frame, annotators
+
+
+def _rated_args(frame):
+    return (frame["rating"], frame["predicted"]), {"item_ids": frame["item"], "annotator_ids": frame["annotator"],
+                                                   "positive_from": 3, "warn_group_size": 0}
+
+
+@pytest.mark.parametrize("opts", RATING_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_ratings_equal_to_pandas(rated, scheduler, opts):
+    frame, annotators = rated
+    opts = _options(opts, annotators)
+    a, kw = _rated_args(frame)
+    expected = M.opinion_exclusion(*a, **kw, **opts)
+    a, kw = _rated_args(dd.from_pandas(frame, npartitions=4, sort=False))
+    got = M.opinion_exclusion(*a, **kw, **opts)
+    assert_same(expected, got)
+    np.testing.assert_array_equal(expected.unit_cells, got.unit_cells)
+    if "ci" in opts:
+        assert got.unfairness_ci is not None and got.performance_ci is not None
+    if opts["performance"] in ("mae", ["within_one"], "within_one"):
+        assert got.unit_cells is not None and got.unit_counts.shape[1] == len(got.unit_cells)
+
+
+def test_ratings_unit_cells_are_those_of_the_grouped_annotations(rated, scheduler):
+    # annotators without a group: the units' cells are the distinct errors of the grouped rows only (as on pandas);
+    # rows in random order: items cut across partitions, shuffled by item before the pass is repeated
+    frame, annotators = rated
+    frame = frame.sample(frac=1.0, random_state=1)
+    lonely = frame["annotator"] == frame["annotator"].iloc[0]
+    frame.loc[lonely, "predicted"] = frame.loc[lonely, "rating"] + 0.25  # an error only this annotator makes
+    table = annotators.copy()
+    table.loc[frame["annotator"].iloc[0], "age_group"] = None
+    opts = {"performance": "mae", "grouping": "demographic", "attributes": "age_group", "annotators": table}
+    a, kw = _rated_args(frame)
+    expected = M.opinion_exclusion(*a, **kw, **opts)
+    a, kw = _rated_args(dd.from_pandas(frame, npartitions=3, sort=False))
+    got = M.opinion_exclusion(*a, **kw, **opts)
+    assert 0.25 not in got.unit_cells
+    assert got.annotator_performance[frame["annotator"].iloc[0]] == 0.25  # its own MAE, from all its annotations
+    assert got.extras["shuffled_by_item"] is True
+    assert_same(expected, got)
+
+
+def test_ratings_with_too_many_distinct_errors_raise_on_dask(rated):
+    frame, _ = rated
+    frame = frame.assign(predicted=frame["rating"] + np.linspace(0.0, 1.0, len(frame)))  # ~all errors distinct
+    a, kw = _rated_args(frame)
+    on_pandas = M.opinion_exclusion(*a, **kw, performance="mae")  # pandas: from the rows
+    assert on_pandas.unit_counts is None and np.isfinite(on_pandas.performance)
+    a, kw = _rated_args(dd.from_pandas(frame, npartitions=3, sort=False))
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match=(
+            r"the absolute errors \|rating - predicted\| take more than 64 distinct values: on Dask the measures "
+            r"on ratings \('mae', 'within_one'\) are computed from histograms")):
+        M.opinion_exclusion(*a, **kw, performance="mae")
+    with dask.config.set(scheduler="sync"):  # binary measures on the binary view need no histogram
+        got = M.opinion_exclusion(*a, **kw, performance="accuracy")
+    a, kw = _rated_args(frame)
+    assert_same(M.opinion_exclusion(*a, **kw, performance="accuracy"), got)
+
+
+def test_ratings_that_are_not_numbers(rated):
+    frame, _ = rated
+    frame = frame.assign(rating=frame["rating"].astype(str))
+    frame.loc[frame.index[:3], "rating"] = "high"
+    a, kw = _rated_args(dd.from_pandas(frame, npartitions=2, sort=False))
+    with dask.config.set(scheduler="sync"), pytest.raises(
+            ValueError, match=r"y_true and y_pred must hold numeric ratings: \{'y_true': 3\} value\(s\)"):
+        M.opinion_exclusion(*a, **kw, performance="mae")
+    # numeric strings are read as numbers, as on pandas
+    frame = frame.iloc[3:]
+    a, kw = _rated_args(frame)
+    expected = M.opinion_exclusion(*a, **kw, performance="within_one")
+    a, kw = _rated_args(dd.from_pandas(frame, npartitions=2, sort=False))
+    with dask.config.set(scheduler="sync"):
+        assert_same(expected, M.opinion_exclusion(*a, **kw, performance="within_one"))
