@@ -25,6 +25,13 @@ the in-memory :func:`~aif360_subjective.metrics.opinion_groups.assign_bins` does
 on the minimum and maximum only), and a second pass returns per (bin, annotator) counts and the units
 per bin, which the client merges or drops with the in-memory ``enforce_min_group_size``.
 
+Ratings (``positive_from``, :class:`RatingPass`): the pass reads the binary view ``rating >= positive_from``
+for the majority vote and the confusion counts, takes each item's median rating for ``adr_reference="median"``
+and, for "mae" and "within_one", counts per annotator the annotations at each absolute error |rating -
+predicted|; the client turns those histograms into the units' histograms over the grouped annotations' distinct
+errors, and the core computes the measures from them (as on pandas). More than ``MAX_ERROR_CELLS`` distinct
+errors are only known after the pass: a ValueError then.
+
 Supported on Dask: see :data:`UNSUPPORTED` for what is not (a ValueError before any computation,
 :func:`opinion_options`).
 
