@@ -22,8 +22,9 @@ What runs where:
 Groupings of items or annotations (``"ambiguity"``, ``"popularity"``) keep their units distributed: the
 first pass also returns the range of the units' values, the client sets the bins from it exactly as
 the in-memory :func:`~aif360_subjective.metrics.opinion_groups.assign_bins` does (equal-width bins depend
-on the minimum and maximum only), and a second pass returns per (bin, annotator) counts and the units
-per bin, which the client merges or drops with the in-memory ``enforce_min_group_size``.
+on the minimum and maximum only), and a second pass returns per (bin, annotator) counts (and histograms
+of errors for "mae"/"within_one") and the units per bin, which the client merges or drops with the
+in-memory ``enforce_min_group_size``.
 
 Ratings (``positive_from``, :class:`RatingPass`): the pass reads the binary view ``rating >= positive_from``
 for the majority vote and the confusion counts, takes each item's median rating for ``adr_reference="median"``
@@ -84,8 +85,6 @@ UNSUPPORTED = {
     "bins='quantile:N' for 'ambiguity'/'popularity'": "quantiles of the items' or annotations' values need them "
                                                         "all on one machine",
     "a callable performance": "it needs each unit's raw labels on the client",
-    "performance 'mae'/'within_one' with grouping 'ambiguity'/'popularity'": "the second pass counts binary "
-                                                                              "labels only",
 }
 #: Groupings whose units (items, annotations) stay distributed: binned in a second pass.
 DISTRIBUTED_UNITS = {"ambiguity": "item", "popularity": "annotation"}
@@ -146,9 +145,6 @@ def opinion_options(
         default_attributes=() if annotator_table is None else list(annotator_table.columns),
         has_ratings=positive_from is not None, **option_args,
     )
-    if options.needs_ratings and options.grouping in DISTRIBUTED_UNITS:
-        raise _unsupported("performance 'mae'/'within_one' with grouping 'ambiguity'/'popularity'",
-                           f"performance={options.performance_name!r} with grouping={options.grouping!r}")
     if not counts_suffice(options.performance) and not histograms_suffice(options.performance):
         raise _unsupported("a callable performance", f"performance={options.performance_name!r}")
     if options.grouping in DISTRIBUTED_UNITS:
@@ -329,13 +325,16 @@ def _partition_bins(df: pd.DataFrame, pos_label: Any, kind: str, measure: str, e
     pair_codes, pair_keys = pd.factorize(row_codes[rows] * width + a_codes)
     index = pd.MultiIndex.from_arrays([pair_keys // width, annotators[pair_keys % width]], names=["bin", "annotator"])
     table = pd.DataFrame(_cell_counts(pair_codes, t[rows], p[rows], len(pair_keys)), index=index)
+    errors = (_error_table(pair_codes, index, view["rt"][rows], view["rp"][rows])
+              if rating is not None and rating.errors else pd.DataFrame())
     nan = np.isnan(values)
-    return {"table": table, "sizes": np.bincount(unit_codes[unit_codes >= 0], minlength=n_bins),
+    return {"table": table, "errors": errors, "sizes": np.bincount(unit_codes[unit_codes >= 0], minlength=n_bins),
             "outside": int(((unit_codes < 0) & ~nan).sum()), "n_nan": int(nan.sum())}
 
 
 def _combine_bins(parts: list[dict]) -> dict:
     return {"table": add_frames([p["table"] for p in parts]), "sizes": sum(p["sizes"] for p in parts),
+            "errors": _add_errors([p["errors"] for p in parts]),
             **{k: sum(p[k] for p in parts) for k in ("outside", "n_nan")}}
 
 
@@ -474,18 +473,29 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
     g = bin_group[pairs.index.get_level_values("bin").to_numpy()] if len(pairs) else np.zeros(0, np.int64)
     a = ann_index.get_indexer(pairs.index.get_level_values("annotator")) if len(pairs) else np.zeros(0, np.int64)
     keep = g >= 0
+    unit_counts, cells = None, None
     if keep.any():
+        if ann_cells is not None:  # the pairs' histograms, in the pairs' order, summed over merged bins alike
+            errors = bins["errors"].reindex(index=pairs.index, columns=ann_cells, fill_value=0).fillna(0)
+            errors = errors[keep].groupby([g[keep], a[keep]]).sum()
         pairs = pairs[keep].groupby([g[keep], a[keep]]).sum()  # sorted by group, then annotator code
         pair_group, pair_ann = (pairs.index.get_level_values(k).to_numpy(np.int64) for k in (0, 1))
         pair_counts = pairs[_CELLS].to_numpy(np.float64)
+        if ann_cells is not None:
+            hist = errors.to_numpy().astype(np.int64)
+            present = hist.sum(axis=0) > 0  # the in-memory cells: the distinct errors of the grouped rows
+            unit_counts, cells = hist[:, present], ann_cells[present]
     else:  # every group dropped
         pair_group, pair_ann, pair_counts = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 4))
+        if ann_cells is not None:
+            unit_counts, cells = np.zeros((0, 0), np.int64), np.zeros(0)
     kind = options.grouping
     excluded = {"items without an ambiguity score": bins["n_nan"]} if bins["n_nan"] else {}
     return GroupCounts(
         **common, unit=DISTRIBUTED_UNITS[kind], n_units=counts["n_items"] if kind == "ambiguity" else counts["n_rows"],
         n_ungrouped_units=int(bins["outside"] + bins["n_nan"] + bins["sizes"][bin_group < 0].sum()),
-        labels=labels, group=pair_group, annotator=pair_ann, counts=pair_counts,
+        labels=labels, group=pair_group, annotator=pair_ann,
+        counts=pair_counts if unit_counts is None else unit_counts, cells=cells,
         unit_annotations=pair_counts.sum(axis=1).astype(np.int64),
         excluded=excluded, notes=tuple(bins["notes"]) + size_notes["notes"], size_notes=size_notes,
     )

@@ -207,10 +207,11 @@ def performance_from_histograms(
     """
     errors = np.asarray(cells, dtype=np.float64)
     weights = {"mae": errors, "within_one": (errors <= 1.0).astype(np.float64)}
-    flat = np.asarray(counts).reshape(-1, len(errors)).astype(np.float64)
+    lead = np.shape(counts)[:-1]
+    flat = np.asarray(counts).reshape(int(np.prod(lead)), len(errors)).astype(np.float64)  # also 0 units, 0 cells
     n = flat.sum(axis=1)
     values = [ratio(flat @ weights[str(spec)], n) for spec in specs]
-    return combine_measures(values, nan_policy).reshape(np.shape(counts)[:-1])
+    return combine_measures(values, nan_policy).reshape(lead)
 
 
 def performance_from_counts(specs: tuple[PerformanceSpec, ...], counts: np.ndarray, nan_policy: str) -> np.ndarray:

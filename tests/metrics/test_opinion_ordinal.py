@@ -305,6 +305,7 @@ def test_histogram_formula_by_hand():
     assert mae[0] == 0.875 and within[0] == 0.75 and np.isnan(mae[1]) and np.isnan(within[1])
     # any leading shape (the bootstrap's (n_boot, n_units, k))
     assert performance_from_histograms(("mae",), counts[None], cells, "propagate").shape == (1, 2)
+    assert performance_from_histograms(("mae",), np.zeros((0, 0)), np.zeros(0), "propagate").shape == (0,)
 
 
 def test_small_case_histograms_equal_rows_exactly(monkeypatch):
