@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       "most 1%).")
         print()
-    from ..report.sections import pattern_texts, patterns_as_in_table, whole_numbers_as_int
+    from ..report.sections import pattern_texts, patterns_as_in_table, q_columns_as_text, whole_numbers_as_int
 
     # patterns written as in the report (integer values without decimals)
     texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
                            f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
                            "raw values, no significance filter):")
     elif len(rk):
-        common.print_frame(patterns_as_in_table(rk, texts),
+        common.print_frame(q_columns_as_text(patterns_as_in_table(rk, texts)),
                            f"Entropy-based subgroups significantly disadvantaged by statistical parity (q < "
                            f"{args.alpha:g}; rest minus subgroup), top {args.top}:")
     else:

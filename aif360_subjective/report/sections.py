@@ -313,7 +313,7 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
             cols["value"].append(value)
             defined = np.isfinite(low) and np.isfinite(high)  # no-break space: the interval never wraps
             cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if defined else "–")
-            cols["q"].append("–" if not np.isfinite(q) else ("< 0.001" if q < 0.001 else f"{q:.3f}"))
+            cols["q"].append(format_q(q))
             if alpha is not None:
                 cols[f"significant (q < {alpha:g})"].append("–" if not np.isfinite(q) else
                                                             ("yes" if q < alpha else "no"))
@@ -433,11 +433,25 @@ def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int
                           "largest_share, tiny_clusters and lopsided as above.")
 
 
+def format_q(q: float) -> str:
+    """A q-value (or p-value) as read in tables: ``< 0.001`` rather than ``0.000``; ``–`` when undefined."""
+    return "–" if not np.isfinite(q) else ("< 0.001" if q < 0.001 else f"{q:.3f}")
+
+
+def q_columns_as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """The ``_q`` and ``_p`` columns of a ranking or metrics table formatted by :func:`format_q`."""
+    out = frame.copy()
+    for c in out.columns:
+        if str(c).endswith(("_q", "_p")):
+            out[c] = [format_q(float(v)) for v in out[c].to_numpy(dtype=float, na_value=np.nan)]
+    return out
+
+
 def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> None:
     """A ranking as a table, or the sentence saying that no subgroup is significant (with the counts)."""
     a = rk.attrs
     if len(rk) or a.get("alpha") is None:
-        block.table(rk, f"{name}: most {direction} subgroups", index=True)
+        block.table(q_columns_as_text(rk), f"{name}: most {direction} subgroups", index=True)
         return
     left = [f"{a['n_not_significant']} not significant"]
     left += [f"{a[k]} {label}" for k, label in (("n_undefined", "with undefined rates"),

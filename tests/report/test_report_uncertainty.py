@@ -306,3 +306,16 @@ def test_share_text_never_rounds_a_part_to_all():
     assert share_text(0.9997235957126623) == "99.97%"
     assert share_text(1.0) == "100.0%"
     assert share_text(0.347) == "34.7%"
+
+
+def test_q_values_read_as_less_than_a_thousandth_in_rankings():
+    from aif360_subjective.report.sections import format_q, q_columns_as_text
+
+    assert [format_q(v) for v in (0.0, 0.0004, 0.001, 0.0456, np.nan)] == ["< 0.001", "< 0.001", "0.001", "0.046",
+                                                                           "–"]
+    frame = pd.DataFrame({"statistical_parity": [0.1, 0.2], "statistical_parity_q": [1e-9, 0.2],
+                          "statistical_parity_p": [np.nan, 0.04], "size": [3, 4]})
+    out = q_columns_as_text(frame)
+    assert out["statistical_parity_q"].tolist() == ["< 0.001", "0.200"]
+    assert out["statistical_parity_p"].tolist() == ["–", "0.040"]
+    assert out["statistical_parity"].tolist() == [0.1, 0.2] and frame["statistical_parity_q"].iloc[0] == 1e-9
