@@ -36,7 +36,14 @@ from .opinion_core import OpinionExclusionResult, performance_from_counts, perfo
 from .opinion_groups import group_label
 from .opinion_options import IntervalOptions
 
-__all__ = ["OpinionIntervals", "opinion_intervals", "thin_groups", "warn_thin_groups", "with_intervals"]
+__all__ = [
+    "OpinionIntervals",
+    "opinion_intervals",
+    "thin_groups",
+    "thin_groups_text",
+    "warn_thin_groups",
+    "with_intervals",
+]
 
 
 @dataclass(frozen=True)
@@ -184,6 +191,37 @@ def thin_groups(result: OpinionExclusionResult, min_annotators: int) -> pd.DataF
     return out[out["n_annotators"] < min_annotators]
 
 
+def _percent(share: float) -> str:
+    # a share is never rounded to 0% or 100% unless it is exactly that
+    if 0.0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1.0:
+        return ">99%"
+    return f"{share:.0%}"
+
+
+def thin_groups_text(thin: pd.DataFrame, n_groups: int, min_annotators: int, quote: bool = False) -> str:
+    """The sentence naming thin groups: ``2 of 5 groups hold fewer than 5 annotators: 0.20–0.27 (2 annotators,
+    5% of the unfairness); ...`` (one wording for the warning, the report and the command line).
+
+    Args:
+        thin: :func:`thin_groups` of an analysis (non-empty).
+        n_groups: the analysis' number of groups.
+        min_annotators: the threshold used.
+        quote: quote the group names (as in a Python warning).
+    """
+    parts = []
+    for group, row in thin.iterrows():  # one entry per thin group (a handful), not per annotation
+        n = int(row["n_annotators"])
+        share = float(row["share_of_unfairness"])
+        weight = f", {_percent(share)} of the unfairness" if np.isfinite(share) else ""
+        label = repr(group_label(group)) if quote else group_label(group)
+        parts.append(f"{label} ({n} annotator{'s' if n != 1 else ''}{weight})")
+    verb = "holds" if len(thin) == 1 else "hold"
+    return (f"{len(thin)} of {n_groups} group{'s' if n_groups != 1 else ''} {verb} fewer than {min_annotators} "
+            "annotators: " + "; ".join(parts))
+
+
 def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
     """Warn (UserWarning) when groups hold fewer annotators than the result's ``warn_group_size`` option.
 
@@ -193,15 +231,8 @@ def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
     size = result.options.warn_group_size if result.options is not None else 0
     thin = thin_groups(result, size)
     if len(thin):
-        parts = []
-        for group, row in thin.iterrows():  # one entry per thin group (a handful), not per annotation
-            n = int(row["n_annotators"])
-            share = row["share_of_unfairness"]
-            weight = f", {share:.0%} of the unfairness" if np.isfinite(share) else ""
-            parts.append(f"{group_label(group)!r} ({n} annotator{'s' if n != 1 else ''}{weight})")
         warnings.warn(
-            f"{len(thin)} of {len(result.group_table)} groups hold fewer than {size} annotators: "
-            + "; ".join(parts)
+            thin_groups_text(thin, len(result.group_table), size, quote=True)
             + ". Their values rest on few people: read the unfairness with its interval (ci=0.95) or raise "
             "min_group_size",
             UserWarning,

@@ -585,18 +585,10 @@ def thin_group_line(name: str, m: Any) -> str | None:
     thin = m.thin_groups()
     if not len(thin):
         return None
-    from ..metrics.opinion_groups import group_label
+    from ..metrics.opinion_uncertainty import thin_groups_text
 
-    size = m.options.warn_group_size
-    parts = []
-    for group, row in thin.iterrows():  # a handful of groups
-        n = int(row["n_annotators"])
-        share = row["share_of_unfairness"]
-        weight = f", {share:.0%} of the unfairness" if np.isfinite(share) else ""
-        parts.append(f"{group_label(group)} ({n} annotator{'' if n == 1 else 's'}{weight})")
-    n_groups = len(m.group_performance())
-    verb = "holds" if len(thin) == 1 else "hold"
-    return (f"{name}: {len(thin)} of {n_groups} groups {verb} fewer than {size} annotators: " + "; ".join(parts)
+    text = thin_groups_text(thin, len(m.group_performance()), m.options.warn_group_size)
+    return (f"{name}: {text}"
             + ". Their values rest on few people; the share is the group's part of the variance across groups.")
 
 

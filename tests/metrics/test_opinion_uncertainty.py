@@ -97,7 +97,7 @@ def _tiny_dataset():
 def test_a_one_annotator_group_is_warned_about_and_not_certain():
     ds = _tiny_dataset()
     pred = ds.with_predictions(np.ones(len(ds.labels)))
-    with pytest.warns(UserWarning, match=r"1 of 2 groups hold fewer than 5 annotators: '0\.25.0\.50' "
+    with pytest.warns(UserWarning, match=r"1 of 2 groups holds fewer than 5 annotators: '0\.25.0\.50' "
                                          r"\(1 annotator, 50% of the unfairness\)"):
         m = OpinionExclusionMetric(ds, pred, bins=2)
     thin = m.thin_groups()
