@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._validation import plain
+
 
 def read_table(path: Path, how_to_get: str) -> pd.DataFrame:
     """Read a CSV/TSV (or Parquet) file.
@@ -65,7 +67,7 @@ def check_ids(frame: pd.DataFrame, columns: Sequence[str], path: Path) -> None:
     dup = frame.duplicated(list(columns)).to_numpy()
     if dup.any():
         row = int(np.flatnonzero(dup)[0])
-        vals = ", ".join(f"{c}={_plain(frame[c].iloc[row])!r}" for c in columns)
+        vals = ", ".join(f"{c}={plain(frame[c].iloc[row])!r}" for c in columns)
         raise ValueError(
             f"{path}: record {row} (data row {row + 2}) repeats the pair {vals}; one row per pair is expected "
             f"({int(dup.sum())} repeated row(s))"
@@ -83,7 +85,7 @@ def numeric_field(frame: pd.DataFrame, col: str, path: Path, allowed: Collection
         row = int(np.flatnonzero(bad)[0])
         expected = f"one of {sorted(allowed)}" if allowed is not None else "a number"
         raise ValueError(
-            f"{path}: record {row} (data row {row + 2}): field {col!r} is {_plain(frame[col].iloc[row])!r}, "
+            f"{path}: record {row} (data row {row + 2}): field {col!r} is {plain(frame[col].iloc[row])!r}, "
             f"expected {expected} ({int(bad.sum())} row(s) affected)"
         )
     return values
@@ -117,10 +119,10 @@ def constant_per_key(
         sub = frame.loc[rows, col]
         firsts = sub.drop_duplicates()
         shown = ", ".join(
-            f"{_plain(v)!r} (record {frame.index.get_loc(i)})" for i, v in firsts.iloc[:2].items()
+            f"{plain(v)!r} (record {frame.index.get_loc(i)})" for i, v in firsts.iloc[:2].items()
         )
         raise ValueError(
-            f"{path}: {what} {_plain(k)!r} has different values of field {col!r} on its rows: {shown}; "
+            f"{path}: {what} {plain(k)!r} has different values of field {col!r} on its rows: {shown}; "
             f"the field must be constant per {what} ({int(changing.any(axis=1).sum())} {what}(s) affected)"
         )
     return table
@@ -157,7 +159,3 @@ def resolve_file(
                 return p / name
         raise FileNotFoundError(f"none of {list(names)} in {p}. {how_to_get}")
     raise FileNotFoundError(f"data file or folder not found: {p} (looked for {list(names)}). {how_to_get}")
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value

@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
+from .._validation import plain
+
 __all__ = ["GroupOwnLabels", "group_own_label_performance", "GroupOwnLabelsMetric"]
 
 _AGAINST = ("majority", "annotations")
@@ -88,14 +90,14 @@ def group_own_label_performance(y_true, y_pred, *, item_ids, groups, against: st
         bad = ~np.isin(a, [favorable_label, unfavorable_label])
         if bad.any():
             raise ValueError(f"{name} has {int(bad.sum())} value(s) outside "
-                             f"{{{favorable_label}, {unfavorable_label}}}, e.g. {_plain(a[bad][0])!r}")
+                             f"{{{favorable_label}, {unfavorable_label}}}, e.g. {plain(a[bad][0])!r}")
     icodes, uniq_items = pd.factorize(items)
     n_items = len(uniq_items)
     pos_pred = (yp == unfavorable_label).astype(np.float64)
     per_item = np.bincount(icodes, weights=pos_pred, minlength=n_items) / np.bincount(icodes, minlength=n_items)
     mixed = (per_item > 0) & (per_item < 1)
     if mixed.any():
-        raise ValueError(f"y_pred must be one label per item; item {_plain(uniq_items[np.flatnonzero(mixed)[0]])!r} "
+        raise ValueError(f"y_pred must be one label per item; item {plain(uniq_items[np.flatnonzero(mixed)[0]])!r} "
                          f"has different predictions on its rows ({int(mixed.sum())} item(s))")
     ok = ~pd.isna(grp)
     gcodes, uniq_groups = pd.factorize(grp[ok])
@@ -135,7 +137,7 @@ def group_own_label_performance(y_true, y_pred, *, item_ids, groups, against: st
     if defined.empty:
         raise ValueError("no group has a scored item (every group item is a dropped tie)")
     worst, best = defined.idxmin(), defined.idxmax()
-    return GroupOwnLabels(table, _plain(worst), _plain(best), float(defined.max() - defined.min()))
+    return GroupOwnLabels(table, plain(worst), plain(best), float(defined.max() - defined.min()))
 
 
 class GroupOwnLabelsMetric(Metric):
@@ -185,7 +187,3 @@ class GroupOwnLabelsMetric(Metric):
     def worst_group(self):
         """The group with the lowest performance."""
         return self._result().worst_group
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value

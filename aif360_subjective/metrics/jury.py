@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..datasets.multi_annotator import check_random_state
+from .._validation import check_random_state
+from .._validation import plain as _plain
 
 __all__ = ["JuryVerdicts", "jury_verdicts", "jury_seats"]
 
@@ -245,7 +246,3 @@ def jury_verdicts(
         n_skipped=int(short.sum()),
         skipped=[_plain(i) for i in np.asarray(items)[short]],
     )
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value

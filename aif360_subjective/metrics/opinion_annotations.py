@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import binary_entropy, majority_vote, vote_counts
+from .._validation import plain
 
 __all__ = [
     "DisagreementRates",
@@ -90,7 +91,7 @@ def check_ratings(values: Any, name: str, n: int) -> np.ndarray:
     bad = ~np.isfinite(num)
     if bad.any():
         rows = np.flatnonzero(bad)[:5].tolist()
-        examples = [_plain(v) for v in raw.iloc[rows]]
+        examples = [plain(v) for v in raw.iloc[rows]]
         raise ValueError(
             f"{name} must hold numeric ratings: {int(bad.sum())} value(s) are missing or not numbers, "
             f"at rows {rows} ({examples})"
@@ -114,10 +115,6 @@ def check_positive_from(positive_from: Any, pos_label: Any) -> float:
         raise ValueError(f"with positive_from, the binary view codes a rating >= positive_from as 1 and the others "
                          f"as 0: pos_label must be 1 or 0, got {pos_label!r}")
     return float(positive_from)
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _as_1d(x: Any, name: str) -> np.ndarray:

@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
+from .._validation import plain
+
 #: Clip of predicted probabilities in the soft cross-entropy (LeWiDi 2023).
 CE_EPSILON = 1e-12
 #: Tolerance on row sums: published soft labels are rounded to 2 decimals (3 x 0.33 = 0.99).
@@ -102,7 +104,7 @@ def _pair(y_soft_true, y_soft_pred) -> tuple[np.ndarray, np.ndarray]:
         if (pos < 0).any():
             missing = list(y_soft_true.index[pos < 0][:5])
             raise ValueError(f"y_soft_pred has no row for {int((pos < 0).sum())} item(s) of y_soft_true, e.g. "
-                             f"{[_plain(m) for m in missing]}")
+                             f"{[plain(m) for m in missing]}")
         y_soft_pred = y_soft_pred.iloc[pos][list(y_soft_true.columns)]
     t = _distribution(y_soft_true, "y_soft_true")
     p = _distribution(y_soft_pred, "y_soft_pred")
@@ -215,7 +217,7 @@ def soft_labels(values, item_ids, labels: Sequence | None = None) -> pd.DataFram
     codes = cats.get_indexer(v)
     if (codes < 0).any():
         bad = pd.unique(v[codes < 0])[:5]
-        raise ValueError(f"values {[_plain(b) for b in bad]} are not in labels {[_plain(c) for c in cats]}")
+        raise ValueError(f"values {[plain(b) for b in bad]} are not in labels {[plain(c) for c in cats]}")
     icodes, uniques = pd.factorize(items)
     counts = np.zeros((len(uniques), len(cats)))
     np.add.at(counts, (icodes, codes), 1.0)
@@ -277,7 +279,7 @@ def _numeric(x: np.ndarray, name: str) -> np.ndarray:
         arr = x.astype(np.float64)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must hold numbers (ratings or 0/1 labels), got values like "
-                        f"{[_plain(v) for v in x[:3]]}") from None
+                        f"{[plain(v) for v in x[:3]]}") from None
     if np.isnan(arr).any():
         raise ValueError(f"{name} has {int(np.isnan(arr).sum())} missing value(s)")
     return arr
@@ -478,7 +480,3 @@ class PerspectivistMetric(Metric):
         yt, yp = self._per_annotation()
         return normalized_absolute_distance(yt, yp, item_ids=self.dataset.item_ids, scale_size=self.scale_size,
                                             labels=self.labels)
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
