@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._labels import majority_vote, vote_counts
 from .._validation import check_random_state
 from .._validation import plain as _plain
 
@@ -208,23 +209,19 @@ def jury_verdicts(
             (is_pos[rows][order][seated], (sorted_codes[seated], jury_idx[seated])), shape=(n_items, n_juries)
         )
         n_pos += votes.toarray()
-    half = jury_size / 2.0
-    verdicts = np.where(n_pos > half, 1.0, np.where(n_pos < half, 0.0, float(tie_positive)))
+    # the shared majority vote works in positive-indicator space: its "favorable" tie means "positive"
+    tie_policy = "favorable" if tie_positive else "unfavorable"
+    verdicts = majority_vote(jury_size, n_pos, tie_policy)
     share = verdicts.mean(axis=1)
-    median = np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, float(tie_positive)))
+    median = majority_vote(n_juries, verdicts.sum(axis=1), tie_policy)
 
     n_cand = np.bincount(item_codes, minlength=n_items)
-    pred_share = np.bincount(item_codes, weights=is_pos, minlength=n_items) / n_cand
-    plain = np.where(pred_share > 0.5, 1.0, np.where(pred_share < 0.5, 0.0, float(tie_positive)))
+    plain = majority_vote(n_cand, np.bincount(item_codes, weights=is_pos, minlength=n_items), tie_policy)
     lab_codes = pd.Index(items).get_indexer(pd.Index(dataset.item_ids))
     own = dataset.labels.ravel() == pos
     ok = lab_codes >= 0
-    n_lab = np.bincount(lab_codes[ok], minlength=n_items)
-    lab_share = np.bincount(lab_codes[ok], weights=own[ok].astype(np.float64), minlength=n_items)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lab_share = lab_share / n_lab
-    label_mv = np.where(n_lab == 0, np.nan,
-                        np.where(lab_share > 0.5, 1.0, np.where(lab_share < 0.5, 0.0, float(tie_positive))))
+    n_lab, n_lab_pos = vote_counts(lab_codes[ok], own[ok], n_items)
+    label_mv = np.where(n_lab == 0, np.nan, majority_vote(n_lab, n_lab_pos, tie_policy))
     neg = fav if pos == unfav else unfav
 
     def _lab(x):
