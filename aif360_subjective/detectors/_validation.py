@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_columns, is_bool, is_number
+from .._validation import check_choice, check_columns, check_fraction, is_bool, is_number
 
 __all__ = [
     "UNDEFINED_RATES",
@@ -144,13 +144,8 @@ def check_weights(sample_weight, n: int) -> np.ndarray | None:
 
 
 def check_threshold(entropy_threshold) -> float:
-    """The entropy threshold must be a real number in [0, 1]."""
-    if isinstance(entropy_threshold, bool) or not is_number(entropy_threshold):
-        raise TypeError(f"entropy_threshold must be a number in [0, 1], got {entropy_threshold!r}")
-    t = float(entropy_threshold)
-    if not 0.0 <= t <= 1.0:
-        raise ValueError(f"entropy_threshold must be in [0, 1], got {entropy_threshold!r}")
-    return t
+    """The entropy threshold must be a real number in [0, 1] (TypeError / ValueError as :func:`check_fraction`)."""
+    return check_fraction(entropy_threshold, "entropy_threshold")
 
 
 def check_n_clusters(n_clusters, n: int):
