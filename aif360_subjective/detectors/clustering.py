@@ -50,7 +50,6 @@ __all__ = [
 #: Names accepted by ``clustering=`` (besides any scikit-learn clusterer instance).
 CLUSTERINGS = ("slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward")
 _HIERARCHICAL = {"slink": "single", "ward": "ward"}
-_NEEDS_K = ("slink", "kmeans", "birch", "ward")
 
 
 def as_generator(random_state) -> np.random.Generator:
