@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aif360_subjective._labels import FN, FP, TN, TP, majority_vote, vote_counts
+from aif360_subjective._labels import FN, FP, TN, TP, cell_codes, confusion_counts, majority_vote, vote_counts
 from aif360_subjective.metrics.opinion_annotations import (
     MAX_ERROR_CELLS,
     DisagreementRates,
@@ -181,8 +181,7 @@ def _unit_values(kind: str, measure: str, t: np.ndarray, item_codes: np.ndarray,
 
 def _cell_counts(codes: np.ndarray, t: np.ndarray, p: np.ndarray, k: int) -> dict[str, np.ndarray]:
     """Integer confusion counts per code (exact sums over partitions)."""
-    flat = codes.astype(np.int64) * 4 + 2 * t.astype(np.int64) + p.astype(np.int64)
-    c = np.bincount(flat, minlength=4 * k).reshape(k, 4)
+    c = confusion_counts(codes, k, cell_codes(t, p)).astype(np.int64)
     return {name: c[:, cell] for name, cell in zip(_CELLS, (TN, FP, FN, TP), strict=True)}
 
 
