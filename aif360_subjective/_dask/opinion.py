@@ -56,6 +56,7 @@ from aif360_subjective.metrics.opinion_annotations import (
     _factorize,
     adr_from_counts,
     encode_annotations,
+    error_histogram,
     item_ambiguity,
     median_disagreements,
     row_popularity,
@@ -217,11 +218,9 @@ def _views(df: pd.DataFrame, pos_label: Any, rating: RatingPass | None) -> dict[
 def _error_table(codes: np.ndarray, annotators: pd.Index, rt: np.ndarray, rp: np.ndarray) -> pd.DataFrame | None:
     """Per annotator, the annotations at each absolute error (columns = the partition's distinct errors); None
     past :data:`MAX_ERROR_CELLS` distinct errors."""
-    cells, err_codes = np.unique(np.abs(rt - rp), return_inverse=True)
-    if len(cells) > MAX_ERROR_CELLS:
+    hist, cells = error_histogram(np.abs(rt - rp), codes, len(annotators))
+    if hist is None:
         return None
-    k = len(cells)
-    hist = np.bincount(codes * k + err_codes.ravel(), minlength=len(annotators) * k).reshape(len(annotators), k)
     return pd.DataFrame(hist, index=pd.Index(annotators), columns=pd.Index(cells))
 
 

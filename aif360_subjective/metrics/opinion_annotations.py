@@ -382,6 +382,18 @@ def rating_error_counts(
     """
     assert enc.r_true is not None and enc.r_pred is not None
     err = np.abs(np.asarray(enc.r_true[rows], dtype=np.float64) - np.asarray(enc.r_pred[rows], dtype=np.float64))
+    return error_histogram(err, unit_codes, n_units)
+
+
+def error_histogram(
+    err: np.ndarray, unit_codes: np.ndarray, n_units: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Per unit, how many of its rows have each distinct value of ``err`` (the pandas and the Dask paths).
+
+    Returns:
+        tuple: ``(counts, cells)``: integer counts ``(n_units, len(cells))`` and the sorted distinct values, or
+        ``(None, None)`` when there are more than :data:`MAX_ERROR_CELLS` of them.
+    """
     cells, codes = np.unique(err, return_inverse=True)
     if len(cells) > MAX_ERROR_CELLS:
         return None, None
