@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts
+from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 
 __all__ = ["METRICS", "cell_codes", "counts_by_label", "counts_of_rows", "metrics_from_counts"]
 
@@ -44,12 +44,6 @@ def counts_of_rows(cell: np.ndarray, rows: np.ndarray, weights: np.ndarray | Non
     return np.bincount(cell[rows], weights=w, minlength=4).astype(np.float64)
 
 
-def _rate(num: np.ndarray, den: np.ndarray, fill: float) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = num / den
-    return np.where(den > 0, r, fill)
-
-
 def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str = "nan") -> pd.DataFrame:
     """The five metrics of every subgroup from its confusion counts.
 
@@ -66,13 +60,13 @@ def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str =
     nan = np.nan
     tpr_fill, fpr_fill = (0.0, 1.0) if undefined_rates == "asdf" else (nan, nan)
     n_S, n_R = S.sum(axis=1), R.sum(axis=1)
-    sel_S = _rate(S[:, FP] + S[:, TP], n_S, nan)
-    sel_R = _rate(R[:, FP] + R[:, TP], n_R, nan)
-    tpr_S = _rate(S[:, TP], S[:, TP] + S[:, FN], tpr_fill)
-    tpr_R = _rate(R[:, TP], R[:, TP] + R[:, FN], tpr_fill)
-    fpr_S = _rate(S[:, FP], S[:, FP] + S[:, TN], fpr_fill)
-    fpr_R = _rate(R[:, FP], R[:, FP] + R[:, TN], fpr_fill)
-    acc_S = _rate(S[:, TP] + S[:, TN], n_S, nan)
+    sel_S = ratio(S[:, FP] + S[:, TP], n_S, nan)
+    sel_R = ratio(R[:, FP] + R[:, TP], n_R, nan)
+    tpr_S = ratio(S[:, TP], S[:, TP] + S[:, FN], tpr_fill)
+    tpr_R = ratio(R[:, TP], R[:, TP] + R[:, FN], tpr_fill)
+    fpr_S = ratio(S[:, FP], S[:, FP] + S[:, TN], fpr_fill)
+    fpr_R = ratio(R[:, FP], R[:, FP] + R[:, TN], fpr_fill)
+    acc_S = ratio(S[:, TP] + S[:, TN], n_S, nan)
     acc_all = (total[TP] + total[TN]) / total.sum() if total.sum() > 0 else nan
     eo = tpr_R - tpr_S
     out = pd.DataFrame(
