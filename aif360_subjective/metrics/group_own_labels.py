@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
+from .._labels import ratio
 from .._validation import plain
 
 __all__ = ["GroupOwnLabels", "group_own_label_performance", "GroupOwnLabelsMetric"]
@@ -124,8 +125,7 @@ def group_own_label_performance(y_true, y_pred, *, item_ids, groups, against: st
         agree = (t == p).astype(np.float64)
         n_scored = np.bincount(gcodes, minlength=n_groups)
         n_correct = np.bincount(gcodes, weights=agree, minlength=n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        perf = np.where(n_scored > 0, n_correct / np.where(n_scored > 0, n_scored, 1), np.nan)
+    perf = ratio(n_correct, n_scored)
     ann_per_group = pd.Series(grp[ok]).groupby(gcodes).size().to_numpy()
     table = pd.DataFrame(
         {"n_annotations": ann_per_group, "n_items": labelled.sum(axis=1), "n_ties": ties.sum(axis=1),

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._labels import binary_entropy, majority_vote, vote_counts
+from .._labels import binary_entropy, majority_vote, ratio, vote_counts
 from .._validation import plain
 
 __all__ = [
@@ -286,9 +286,7 @@ def disagreement_rates(
 
 def adr_from_counts(n_disagreements: np.ndarray, n_counted: np.ndarray) -> np.ndarray:
     """ADR = disagreements / counted annotations per annotator; NaN without a counted annotation."""
-    n_dis, n_cnt = np.asarray(n_disagreements, dtype=np.float64), np.asarray(n_counted, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(np.where(n_cnt > 0, n_dis / np.where(n_cnt > 0, n_cnt, 1.0), np.nan), dtype=np.float64)
+    return ratio(n_disagreements, n_counted)
 
 
 def median_disagreements(ratings: np.ndarray, item_codes: np.ndarray, n_items: int) -> np.ndarray:

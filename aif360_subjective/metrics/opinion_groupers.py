@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._labels import majority_vote
+from .._labels import majority_vote, ratio
 from ..detectors import detect_categorical, encode_for_clustering, fit_clustering
 from ..quality import crowdtruth_scores
 from .opinion_annotations import (
@@ -124,8 +124,7 @@ def annotator_profiles(
     dissent = ~np.isnan(mv) & (enc.t != (mv == 1.0))
     n_dis = np.bincount(enc.annotator_codes, weights=dissent, minlength=k)
     n_dis_pos = np.bincount(enc.annotator_codes, weights=dissent & enc.t, minlength=k)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dissent_pos = np.where(n_dis > 0, n_dis_pos / np.maximum(n_dis, 1), 0.5)
+    dissent_pos = ratio(n_dis_pos, n_dis, fill=0.5)
     profile = pd.DataFrame(
         {"adr": np.nan_to_num(rates.adr, nan=0.0), "positive_share": pos / counts,
          "dissent_positive": dissent_pos},

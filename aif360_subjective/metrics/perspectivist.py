@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
+from .._labels import ratio
 from .._validation import plain
 
 #: Clip of predicted probabilities in the soft cross-entropy (LeWiDi 2023).
@@ -391,8 +392,7 @@ def unit_within_one(codes: np.ndarray, n_units: int, y_true: np.ndarray, y_pred:
 def _unit_mean(values: np.ndarray, codes: np.ndarray, n_units: int) -> np.ndarray:
     n = np.bincount(codes, minlength=n_units).astype(np.float64)
     total = np.bincount(codes, weights=values, minlength=n_units)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, total / np.where(n > 0, n, 1.0), np.nan)
+    return ratio(total, n)
 
 
 # ------------------------------------------------------------------------------------ metric class
