@@ -65,7 +65,7 @@ class Predictions:
 
 
 # ----------------------------------------------------------------------------------------------- options
-def add_input_options(parser: argparse.ArgumentParser, csv_columns_required: bool = True) -> None:
+def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The options shared by ``audit`` and ``subgroups`` for reading annotations and predictions."""
     g = parser.add_argument_group("input format")
     g.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
