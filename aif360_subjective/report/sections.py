@@ -592,8 +592,7 @@ def thin_group_line(name: str, m: Any) -> str | None:
             + ". Their values rest on few people; the share is the group's part of the variance across groups.")
 
 
-def _intervals_or_reason(models: dict[str, Any], ci: float | None, n_boot: int,
-                         random_state: Any) -> tuple[float | None, str | None]:
+def _intervals_or_reason(models: dict[str, Any], ci: float | None, n_boot: int) -> tuple[float | None, str | None]:
     """``ci`` if every model can be bootstrapped, else (None, why not)."""
     if ci is None:
         return None, None
@@ -635,7 +634,7 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
     models = _as_models(metrics)
     first = next(iter(models.values()))
     perf = first.performance_name() if hasattr(first, "performance_name") else "performance"
-    ci, no_ci = _intervals_or_reason(models, ci, n_boot, random_state)
+    ci, no_ci = _intervals_or_reason(models, ci, n_boot)
     out: list[Section] = []
 
     s = Section("Opinion-exclusion unfairness")
