@@ -29,7 +29,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .._compat import import_pyclustering
-from .._validation import check_random_state
+from .._validation import check_choice, check_random_state
 from .mst import MST_METHODS, cut_tie, prim_numbered_cut, single_linkage
 from .xmeans import fast_xmeans
 
@@ -224,8 +224,7 @@ def choose_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None,
     Raises:
         ValueError: unknown method.
     """
-    if method not in XMEANS_METHODS:
-        raise ValueError(f"method must be one of {list(XMEANS_METHODS)}, got {method!r}")
+    check_choice(method, "method", XMEANS_METHODS)
     n = Z.shape[0]
     kmax = default_kmax(n) if kmax is None else int(kmax)
     seed = _seed(as_generator(random_state))

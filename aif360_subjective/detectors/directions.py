@@ -16,6 +16,8 @@ References:
 
 from __future__ import annotations
 
+from .._validation import check_choice
+
 __all__ = ["DIRECTIONS", "DIRECTION_CHOICES", "check_direction", "disadvantaged_is_larger", "sort_descending"]
 
 #: metric -> ``"larger"`` or ``"smaller"``: the side on which the subgroup is disadvantaged.
@@ -37,9 +39,7 @@ def check_direction(direction) -> str:
     Raises:
         ValueError: not one of :data:`DIRECTION_CHOICES`.
     """
-    if not isinstance(direction, str) or direction not in DIRECTION_CHOICES:
-        raise ValueError(f"direction must be one of {list(DIRECTION_CHOICES)}, got {direction!r}")
-    return direction
+    return check_choice(direction, "direction", DIRECTION_CHOICES)
 
 
 def disadvantaged_is_larger(metric: str) -> bool:
@@ -48,9 +48,7 @@ def disadvantaged_is_larger(metric: str) -> bool:
     Raises:
         ValueError: ``metric`` not in :data:`DIRECTIONS`.
     """
-    if metric not in DIRECTIONS:
-        raise ValueError(f"metric must be one of {list(DIRECTIONS)}, got {metric!r}")
-    return DIRECTIONS[metric] == "larger"
+    return DIRECTIONS[check_choice(metric, "metric", DIRECTIONS)] == "larger"
 
 
 def sort_descending(metric: str, direction: str) -> bool:

@@ -39,6 +39,8 @@ from scipy.cluster.hierarchy import leaves_list
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
+from .._validation import check_choice
+
 __all__ = [
     "MST_METHODS",
     "TIE_RTOL",
@@ -94,8 +96,7 @@ def resolve_mst(mst: str, n_rows: int, n_cols: int = 1) -> str:
         ValueError: unknown name.
         ImportError: ``"mlpack"`` asked for but not installed.
     """
-    if mst not in MST_METHODS:
-        raise ValueError(f"mst must be one of {list(MST_METHODS)}, got {mst!r}")
+    check_choice(mst, "mst", MST_METHODS)
     if mst == "mlpack" and not mlpack_available():
         raise ImportError("mst='mlpack' needs mlpack: pip install 'aif360-subjective[fast]'")
     if mst == "auto":

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._validation import check_choice
 from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
@@ -290,10 +291,8 @@ class SubgroupReport:
             ValueError: unknown metric, kind or direction, n < 1, min_size < 1, alpha or ci outside (0, 1),
                 or alpha with non-uniform instance weights (pass ``alpha=None``).
         """
-        if metric not in RANKABLE:
-            raise ValueError(f"metric must be one of {list(RANKABLE)}, got {metric!r}")
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+        check_choice(metric, "metric", RANKABLE)
+        check_choice(kind, "kind", KINDS)
         if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1):
             raise ValueError(f"n must be a positive int or None, got {n!r}")
         if isinstance(min_size, bool) or not isinstance(min_size, int | np.integer) or min_size < 1:
@@ -401,8 +400,7 @@ class SubgroupReport:
         }
 
     def _position(self, kind: str, id) -> int:
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+        check_choice(kind, "kind", KINDS)
         pos = np.flatnonzero(self._pats.ids == id)
         if len(pos) == 0:
             raise ValueError(f"unknown subgroup id {id!r}; the ids are {self._pats.ids.tolist()}")

@@ -22,6 +22,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from .._validation import check_choice
 from .clustering import CLUSTERINGS, HierarchicalTree, as_generator, fit_clustering, validity_indices
 
 __all__ = ["SELECTION_METRICS", "fairness_separation", "compare_clusterings_encoded"]
@@ -75,8 +76,7 @@ def fairness_separation(
     Returns:
         float in [0, 1] (NaN if undefined, e.g. no favourable truths for equal opportunity).
     """
-    if metric not in SELECTION_METRICS:
-        raise ValueError(f"metric must be one of {list(SELECTION_METRICS)}, got {metric!r}")
+    check_choice(metric, "metric", SELECTION_METRICS)
     labels = np.asarray(labels)
 
     def sub(mask, outcome):
@@ -137,8 +137,7 @@ def compare_clusterings_encoded(
         equally valid tree gives other clusters) and ``cut_distance`` (the first undone merge); other
         methods get <NA> and NaN.
     """
-    if metric not in SELECTION_METRICS:
-        raise ValueError(f"selection_metric must be one of {list(SELECTION_METRICS)}, got {metric!r}")
+    check_choice(metric, "selection_metric", SELECTION_METRICS)
     rng = as_generator(random_state)
     trees = {} if trees is None else trees
     rows, results = [], []
