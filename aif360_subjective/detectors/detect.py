@@ -251,16 +251,16 @@ def analyse(
         res = fit_clustering(Z, clustering, k, random_state=rng, mst=opts.mst)
         labels, tree = res.labels, res.tree
     labels = np.asarray(labels)
+    ids, cluster_idx = np.unique(labels, return_inverse=True)  # one sort of the n labels, used below
     unique_cut, cut_distance = (None, float("nan"))
     if tree is not None:
-        unique_cut, cut_distance = tree.cut_is_unique(int(len(np.unique(labels))))
+        unique_cut, cut_distance = tree.cut_is_unique(len(ids))
         if unique_cut is False:
             log.warning(
                 "the cut into %d clusters falls inside a tie of merge distances (%.6g): other, equally valid "
                 "clusterings exist; see SubgroupReport.cut_is_unique",
-                len(np.unique(labels)), cut_distance,
+                len(ids), cut_distance,
             )
-    ids, cluster_idx = np.unique(labels, return_inverse=True)
     pats = entropy_patterns(raw, cluster_idx, ids, opts.entropy_threshold, opts.normalization, opts.inclusive)
     counts = subgroup_counts(raw, pats, cluster_idx, t, p, w)
     metrics = subgroup_table(raw, pats, cluster_idx, t, p, w, opts.undefined_rates, counts)
