@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ..._validation import check_multi_annotator_dataset, check_random_state
-from .majority_vote import seeded_estimator
+from .majority_vote import _check_estimator, seeded_estimator
 
 __all__ = ["AnnotatorAwareClassifier"]
 
@@ -72,11 +72,7 @@ class AnnotatorAwareClassifier(Transformer):
                 int or a Generator.
         """
         check_random_state(random_state)
-        if estimator is not None and not all(hasattr(estimator, a) for a in ("fit", "predict", "get_params")):
-            raise TypeError(
-                "estimator must be an unfitted scikit-learn classifier (with fit, predict and get_params) or "
-                f"None, got {type(estimator).__name__} {estimator!r}"
-            )
+        _check_estimator(estimator)
         super().__init__(
             estimator=estimator,
             use_attributes=use_attributes,
