@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import logging
 import operator
-import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -57,6 +56,7 @@ from aif360_subjective.quality.crowdtruth import (
     _pair_sums,
     _unit_annotation_scores,
     _unit_step,
+    _warn_not_converged,
     _worker_scores,
     check_max_delta,
     check_max_iter,
@@ -326,12 +326,7 @@ def crowdtruth_scores(
         if bar is not None:
             bar.close()
     if not converged:
-        warnings.warn(
-            f"CrowdTruth did not converge in max_iter={max_iter} iterations (last max delta "
-            f"{log_rows[-1]['max_delta']:.3g} >= max_delta={max_delta}); returning the last values",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+        _warn_not_converged(max_iter, log_rows[-1]["max_delta"], max_delta)
 
     import dask.dataframe as dd
 

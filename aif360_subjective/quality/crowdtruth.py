@@ -529,14 +529,19 @@ def crowdtruth_scores(
         if bar is not None:
             bar.close()
     if not converged:
-        warnings.warn(
-            f"CrowdTruth did not converge in max_iter={max_iter} iterations (last max delta "
-            f"{log_rows[-1]['max_delta']:.3g} >= max_delta={max_delta}); returning the last values",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+        _warn_not_converged(max_iter, log_rows[-1]["max_delta"], max_delta)
     assert first is not None
     return _result(job, tensor, st, first, log_rows, history, converged, open_ended, max_delta)
+
+
+def _warn_not_converged(max_iter: int, last_delta: float, max_delta: float) -> None:
+    """The non-convergence warning of both back ends (pandas and Dask), attributed to their caller."""
+    warnings.warn(
+        f"CrowdTruth did not converge in max_iter={max_iter} iterations (last max delta "
+        f"{last_delta:.3g} >= max_delta={max_delta}); returning the last values",
+        RuntimeWarning,
+        stacklevel=3,
+    )
 
 
 def _history_frame(it: int, t: AnnotationTensor, st: _State) -> pd.DataFrame:
