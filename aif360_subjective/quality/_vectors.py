@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._validation import plain
+
 DUPLICATE_POLICIES = ("error", "last", "union")
 
 
@@ -51,7 +53,14 @@ class AnnotationTensor:
 
 def _examples(values, k: int = 5) -> str:
     vals = list(dict.fromkeys(list(values)))[:k]
-    return ", ".join(repr(v) for v in vals)
+    return ", ".join(repr(_plain_deep(v)) for v in vals)
+
+
+def _plain_deep(value: Any) -> Any:
+    # messages show (17, 1), not (np.int64(17), np.int64(1))
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    return plain(value)
 
 
 def _factorize(values: pd.Series, name: str) -> tuple[np.ndarray, pd.Index]:

@@ -275,3 +275,12 @@ def test_multi_annotator_dataset_with_string_labels():
 def test_progress_bar_when_asked(capsys):
     crowdtruth_scores(_df(), progress=True)
     assert "CrowdTruth" in capsys.readouterr().err
+
+
+def test_duplicate_pairs_are_shown_as_plain_values():
+    from aif360_subjective.quality import crowdtruth_scores
+
+    df = pd.DataFrame({"unit": [17, 17, 17], "worker": [1, 1, 2], "label": ["a", "b", "a"]})
+    with pytest.raises(ValueError, match=r"e\.g\. \(17, 1\); pass duplicates") as exc:
+        crowdtruth_scores(df, unit_col="unit", worker_col="worker", label_col="label")
+    assert "np." not in str(exc.value)
