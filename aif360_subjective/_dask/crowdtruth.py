@@ -31,7 +31,6 @@ row order), ``keep_history=True``.
 
 from __future__ import annotations
 
-import logging
 import operator
 from collections.abc import Sequence
 from dataclasses import replace
@@ -49,6 +48,7 @@ from aif360_subjective.quality._vectors import (
 )
 from aif360_subjective.quality.crowdtruth import (
     EPS,
+    Convergence,
     CrowdTruthResult,
     _aqs_from_sums,
     _aqs_label_sums,
@@ -56,7 +56,6 @@ from aif360_subjective.quality.crowdtruth import (
     _pair_sums,
     _unit_annotation_scores,
     _unit_step,
-    _warn_not_converged,
     _worker_scores,
     check_max_delta,
     check_max_iter,
@@ -65,8 +64,6 @@ from aif360_subjective.quality.crowdtruth import (
 
 from . import require_dask
 from ._partitions import by_item, id_range, items_are_local, tree_reduce
-
-logger = logging.getLogger("aif360_subjective.quality.crowdtruth")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -278,14 +275,9 @@ def crowdtruth_scores(
     q: list = [None] * len(parts)
     q_first: list | None = None
     first_workers: tuple | None = None
-    log_rows: list[dict[str, float]] = []
-    converged = False
     wwa = wua = np.ones(n_w)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(desc="CrowdTruth (Dask)", unit="it")
+    loop = Convergence(max_iter=max_iter, max_delta=max_delta, open_ended=open_ended, progress=progress,
+                       desc="CrowdTruth (Dask)")
     try:
         for it in range(1, max_iter + 1):
             w_d, g_d = dask.delayed(w), dask.delayed(g)
@@ -307,26 +299,15 @@ def crowdtruth_scores(
             wwa, wua = _worker_scores(worker_sums)
             new_w = wwa * wua
             new_g = g if open_ended else _aqs_from_sums(label_sum[0], label_sum[1])
-            d_w, d_a = np.abs(new_w - w), np.abs(new_g - g)
-            delta = max(d_w.max(initial=0.0), d_u_max, d_a.max(initial=0.0))
-            log_rows.append({"iteration": it, "max_delta": delta, "mean_delta_wqs": float(d_w.mean()),
-                             "mean_delta_uqs": float(d_u_sum / max(n_units, 1)),
-                             "mean_delta_aqs": float(d_a.mean()) if not open_ended else 0.0})
-            logger.info("CrowdTruth (Dask) iteration %d: max delta %.3g", it, delta)
+            done = loop.record(it, np.abs(new_w - w), d_u_max, d_u_sum / max(n_units, 1), np.abs(new_g - g))
             if q_first is None:
                 q_first, first_workers, first_g = new_q, (new_w, wwa, wua), new_g
             w, g, q = new_w, new_g, new_q
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(max_delta=f"{delta:.2e}")
-            if delta < max_delta:
-                converged = True
+            if done:
                 break
     finally:
-        if bar is not None:
-            bar.close()
-    if not converged:
-        _warn_not_converged(max_iter, log_rows[-1]["max_delta"], max_delta)
+        loop.close()
+    loop.warn_if_not_converged()
 
     import dask.dataframe as dd
 
@@ -341,8 +322,9 @@ def crowdtruth_scores(
                                "wua_initial": first_workers[2]}, index=workers)
     annotations = pd.DataFrame({"aqs": g, "aqs_initial": first_g}, index=label_index)
     return CrowdTruthResult(
-        units=units, workers=workers_df, annotations=annotations, n_iterations=len(log_rows), converged=converged,
-        log=pd.DataFrame(log_rows).set_index("iteration"), history=None, open_ended=open_ended,
+        units=units, workers=workers_df, annotations=annotations, n_iterations=len(loop.log_rows),
+        converged=loop.converged,
+        log=pd.DataFrame(loop.log_rows).set_index("iteration"), history=None, open_ended=open_ended,
         max_delta=max_delta, n_rows=n_rows, n_duplicate_rows=n_dup,
     )
 

@@ -488,60 +488,85 @@ def crowdtruth_scores(
         wwa=np.ones(job.n_workers),
         wua=np.ones(job.n_workers),
     )
-    log_rows: list[dict[str, float]] = []
     history: list[pd.DataFrame] = []
     first: _State | None = None
-    converged = False
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(desc="CrowdTruth", unit="it")
+    loop = Convergence(max_iter=max_iter, max_delta=max_delta, open_ended=open_ended, progress=progress,
+                       desc="CrowdTruth")
     try:
         for it in range(1, max_iter + 1):
             new = _iterate_once(job, st, open_ended)
-            d_w = np.abs(new.wqs - st.wqs)
             d_u = np.abs(new.uqs - st.uqs)
-            d_a = np.abs(new.aqs - st.aqs)
-            delta = max(d_w.max(initial=0.0), d_u.max(initial=0.0), d_a.max(initial=0.0))
-            log_rows.append(
-                {
-                    "iteration": it,
-                    "max_delta": delta,
-                    "mean_delta_wqs": float(d_w.mean()),
-                    "mean_delta_uqs": float(d_u.mean()),
-                    "mean_delta_aqs": float(d_a.mean()) if not open_ended else 0.0,
-                }
-            )
-            logger.info("CrowdTruth iteration %d: max delta %.3g", it, delta)
+            done = loop.record(it, np.abs(new.wqs - st.wqs), d_u.max(initial=0.0), float(d_u.mean()),
+                               np.abs(new.aqs - st.aqs))
             if keep_history:
                 history.append(_history_frame(it, tensor, new))
             if first is None:
                 first = new
             st = new
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(max_delta=f"{delta:.2e}")
-            if delta < max_delta:
-                converged = True
+            if done:
                 break
     finally:
-        if bar is not None:
-            bar.close()
-    if not converged:
-        _warn_not_converged(max_iter, log_rows[-1]["max_delta"], max_delta)
+        loop.close()
+    loop.warn_if_not_converged()
     assert first is not None
-    return _result(job, tensor, st, first, log_rows, history, converged, open_ended, max_delta)
+    return _result(job, tensor, st, first, loop.log_rows, history, loop.converged, open_ended, max_delta)
 
 
-def _warn_not_converged(max_iter: int, last_delta: float, max_delta: float) -> None:
-    """The non-convergence warning of both back ends (pandas and Dask), attributed to their caller."""
-    warnings.warn(
-        f"CrowdTruth did not converge in max_iter={max_iter} iterations (last max delta "
-        f"{last_delta:.3g} >= max_delta={max_delta}); returning the last values",
-        RuntimeWarning,
-        stacklevel=3,
-    )
+class Convergence:
+    """The bookkeeping of the fixed-point loop, shared by the in-memory and the Dask back end: the per-iteration
+    log (``iterations``), the stopping rule (largest absolute change of any WQS, UQS or AQS below ``max_delta``),
+    the progress bar and the warning when ``max_iter`` is reached first.
+
+    Args:
+        max_iter, max_delta: the validated stopping options.
+        open_ended: AQS stays 1 (its mean change is logged as 0).
+        progress: show a tqdm bar over iterations.
+        desc: the bar's and the log's name of the back end.
+    """
+
+    def __init__(self, *, max_iter: int, max_delta: float, open_ended: bool, progress: bool, desc: str) -> None:
+        self.max_iter, self.max_delta, self.open_ended, self.desc = max_iter, max_delta, open_ended, desc
+        self.log_rows: list[dict[str, float]] = []
+        self.converged = False
+        self._bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(desc=desc, unit="it")
+
+    def record(self, it: int, d_wqs: np.ndarray, d_uqs_max: float, d_uqs_mean: float, d_aqs: np.ndarray) -> bool:
+        """Log iteration ``it`` from the absolute changes of the scores; True when the loop has converged."""
+        delta = max(d_wqs.max(initial=0.0), d_uqs_max, d_aqs.max(initial=0.0))
+        self.log_rows.append(
+            {
+                "iteration": it,
+                "max_delta": delta,
+                "mean_delta_wqs": float(d_wqs.mean()),
+                "mean_delta_uqs": float(d_uqs_mean),
+                "mean_delta_aqs": float(d_aqs.mean()) if not self.open_ended else 0.0,
+            }
+        )
+        logger.info("%s iteration %d: max delta %.3g", self.desc, it, delta)
+        if self._bar is not None:
+            self._bar.update(1)
+            self._bar.set_postfix(max_delta=f"{delta:.2e}")
+        self.converged = bool(delta < self.max_delta)
+        return self.converged
+
+    def close(self) -> None:
+        """Close the progress bar (call in a ``finally``)."""
+        if self._bar is not None:
+            self._bar.close()
+
+    def warn_if_not_converged(self) -> None:
+        """The non-convergence warning, attributed to the caller of the public function that runs the loop."""
+        if not self.converged:
+            warnings.warn(
+                f"CrowdTruth did not converge in max_iter={self.max_iter} iterations (last max delta "
+                f"{self.log_rows[-1]['max_delta']:.3g} >= max_delta={self.max_delta}); returning the last values",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
 
 def _history_frame(it: int, t: AnnotationTensor, st: _State) -> pd.DataFrame:
