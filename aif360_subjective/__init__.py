@@ -11,7 +11,7 @@ Subpackages mirror AIF360's layout:
 
 from ._compat import import_aif360_quietly
 
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"
 
 import_aif360_quietly()
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aif360_subjective.datasets import MultiAnnotatorDataset  # noqa: E402
 from aif360_subjective.metrics import OpinionExclusionMetric  # noqa: E402
-from aif360_subjective.metrics.opinion_options import PERFORMANCE_NAMES  # noqa: E402
+from aif360_subjective.opinion.options import PERFORMANCE_NAMES  # noqa: E402
 from aif360_subjective.sklearn.metrics import opinion_exclusion  # noqa: E402
 
 FAIRLEARN_SCRIPT = r"""

@@ -29,7 +29,7 @@ from aif360_subjective._validation import (
     is_number,
 )
 from aif360_subjective.datasets import MultiAnnotatorDataset
-from aif360_subjective.metrics.opinion_annotations import encode_annotations, item_vote_counts
+from aif360_subjective.opinion.annotations import encode_annotations, item_vote_counts
 
 
 # ------------------------------------------------------------------------------------------------ labels

@@ -1,13 +1,12 @@
-"""Dask back end of the annotation-level metrics (optional extra ``[dask]``).
+"""Shared helpers of the Dask back ends (optional extra ``[dask]``).
 
-Nothing here is imported unless a Dask collection reaches a public function: the public entry points
-(:func:`aif360_subjective.sklearn.metrics.opinion_exclusion` and its helpers,
-:func:`aif360_subjective.quality.crowdtruth_scores`) test their input with :func:`is_dask_collection`,
-which never imports Dask itself (an object can only be a Dask collection if Dask is already imported).
+The back ends live beside what they parallelise: :mod:`aif360_subjective.opinion._dask` (majority vote, ADR,
+per-annotator performance and the opinion-exclusion groups) and :mod:`aif360_subjective.quality._dask` (the
+CrowdTruth 2.0 fixed point, one distributed pass per iteration). Their faces test the input with
+:func:`is_dask_collection`, which never imports Dask itself (an object can only be a Dask collection if Dask is
+already imported), and import the back end only then.
 
 * :mod:`._partitions`: making sure each item (unit) lives in one partition, tree reductions.
-* :mod:`.opinion`: majority vote, ADR, per-annotator performance and the opinion-exclusion groups.
-* :mod:`.crowdtruth`: the CrowdTruth 2.0 fixed point, one distributed pass per iteration.
 """
 
 from __future__ import annotations
@@ -33,24 +32,3 @@ def require_dask() -> None:
         import dask.dataframe  # noqa: F401
     except ImportError as err:  # pragma: no cover - exercised only without the extra
         raise ImportError(f"the Dask back end needs dask[dataframe]: {INSTALL_HINT}") from err
-
-
-def opinion_options(*args: Any, **kwargs: Any) -> Any:
-    """:func:`aif360_subjective._dask.opinion.opinion_options`, imported on first use."""
-    from .opinion import opinion_options as check
-
-    return check(*args, **kwargs)
-
-
-def opinion_exclusion(*args: Any, **kwargs: Any) -> Any:
-    """:func:`aif360_subjective._dask.opinion.opinion_exclusion`, imported on first use."""
-    from .opinion import opinion_exclusion as run
-
-    return run(*args, **kwargs)
-
-
-def crowdtruth_scores(*args: Any, **kwargs: Any) -> Any:
-    """:func:`aif360_subjective._dask.crowdtruth.crowdtruth_scores`, imported on first use."""
-    from .crowdtruth import crowdtruth_scores as run
-
-    return run(*args, **kwargs)

@@ -245,7 +245,7 @@ def _or_none(parse: Callable[[str], float]) -> Callable[[str], float | None]:
     return parse_or_none
 
 
-#: Fewest bootstrap replicates the library accepts (``metrics.opinion_options.MIN_BOOT``, not imported here so
+#: Fewest bootstrap replicates the library accepts (``opinion.options.MIN_BOOT``, not imported here so
 #: that ``--help`` stays fast; a test checks they agree).
 MIN_BOOT = 100
 

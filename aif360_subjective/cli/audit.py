@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"Thin groups: {thin}")
     if ci is not None or thin is not None:
         print()
-    from ..metrics.opinion_groups import group_label
+    from ..opinion.groups import group_label
 
     # the report's group names (0.00–0.07, A & B), not pandas' interval reprs
     common.print_frame(groups.rename(index=group_label), "Groups:")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from aif360.explainers import MetricTextExplainer
 
-from ..metrics.opinion_groups import group_label
+from ..opinion.groups import group_label
 
 __all__ = ["OpinionExclusionTextExplainer"]
 
@@ -38,7 +38,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         return self.metric.performance_name()
 
     def _direction(self) -> str:
-        # the measure's direction, declared once in metrics.opinion_options.PERFORMANCES
+        # the measure's direction, declared once in opinion.options.PERFORMANCES
         return self.metric.options.direction_text
 
     def unfairness(self) -> str:

@@ -17,12 +17,12 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_multi_annotator_dataset
-from .opinion_annotations import EncodedAnnotations, check_ratings, encode_annotations
-from .opinion_bootstrap import BootstrapInterval
-from .opinion_core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
-from .opinion_groups import GroupingSummary
-from .opinion_options import OpinionOptions, check_interval_options, check_opinion_options
-from .opinion_uncertainty import OpinionIntervals, opinion_intervals, thin_groups, warn_thin_groups
+from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
+from ..opinion.bootstrap import BootstrapInterval
+from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
+from ..opinion.groups import GroupingSummary
+from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options
+from ..opinion.uncertainty import OpinionIntervals, opinion_intervals, thin_groups, warn_thin_groups
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -134,7 +134,7 @@ class OpinionExclusionMetric(ClassificationMetric):
     median rating instead (a rating more than half a point from it disagrees): it sees dissent on the same side
     of the threshold too, but counts a rating one point off the median as a disagreement; the ambiguity,
     popularity and discovered groupings keep the binary view. Every "worst group" follows the measure's direction
-    (:data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`).
+    (:data:`~aif360_subjective.opinion.options.PERFORMANCES`).
 
     Computation is eager, like :class:`~aif360_subjective.metrics.SubgroupDiscoveryMetric`: the constructor
     validates every option (:func:`~aif360_subjective.metrics.check_opinion_options`, kept in :attr:`options`)
@@ -206,7 +206,7 @@ class OpinionExclusionMetric(ClassificationMetric):
                 on their behaviour (ADR, share of positive labels, direction of their disagreements)
                 plus the ``attributes`` named (default: behaviour only), with a subgroup-discovery
                 clusterer ("kmeans" by default; ``n_clusters=None`` = x-means); see
-                :func:`aif360_subjective.metrics.opinion_groupers.discovered_labels`. ``random_state`` is also
+                :func:`aif360_subjective.opinion.groupers.discovered_labels`. ``random_state`` is also
                 the default seed of the bootstrap intervals (:meth:`unfairness_ci`).
             warn_group_size: a UserWarning names every group with fewer annotators than this, with its share
                 of the unfairness (:meth:`thin_groups`); 0 = never warn. With the paper's
@@ -216,7 +216,7 @@ class OpinionExclusionMetric(ClassificationMetric):
                 ``performance="mae"`` / ``"within_one"``; user callables then receive ratings too.
             greater_is_better: the direction of callable performance measures (None = higher is better for
                 callables; named measures carry their own, see
-                :data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`).
+                :data:`~aif360_subjective.opinion.options.PERFORMANCES`).
             adr_reference: what an annotation's disagreement is measured against for the ADR: "majority" (the
                 binary majority vote, default, the paper's) or "median" (the item's median rating; needs
                 ``rating_column``; a rating more than half a point from it disagrees).
@@ -345,7 +345,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         Annotators are resampled with replacement within their group (groups, and ADR bin edges, held fixed),
         then each drawn annotator's annotations are redrawn from its own confusion counts, so that a group of
         one or two annotators does not look certain; see
-        :func:`~aif360_subjective.metrics.opinion_uncertainty.opinion_intervals`. The interval is the
+        :func:`~aif360_subjective.opinion.uncertainty.opinion_intervals`. The interval is the
         bias-corrected percentile interval (the std across groups is biased upwards).
 
         Args:
@@ -377,7 +377,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         """Groups with fewer annotators than ``warn_group_size`` and their share of the unfairness.
 
         Returns:
-            pandas.DataFrame: see :func:`~aif360_subjective.metrics.opinion_uncertainty.thin_groups`.
+            pandas.DataFrame: see :func:`~aif360_subjective.opinion.uncertainty.thin_groups`.
         """
         return thin_groups(self._result(), self.options.warn_group_size)
 

@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
-from .._labels import ratio
 from .._validation import plain
+from ..opinion.annotations import unit_mean_absolute_error, unit_within_one
 
 #: Clip of predicted probabilities in the soft cross-entropy (LeWiDi 2023).
 CE_EPSILON = 1e-12
@@ -362,39 +362,6 @@ def normalized_absolute_distance(y_true, y_pred, *, item_ids, scale_size: int | 
 
 
 # ------------------------------------------------------------------------- ordinal unit performance
-def unit_mean_absolute_error(codes: np.ndarray, n_units: int, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-    """Mean absolute error ``mean |y - yhat|`` per unit, in one pass.
-
-    Written for the opinion-exclusion core's per-unit interface (``codes`` = the unit of each row, as in its
-    confusion counts): lower is better; NaN for a unit without rows.
-
-    Args:
-        codes: unit code (0..n_units-1) of each row.
-        n_units: number of units.
-        y_true, y_pred: numeric ratings, aligned with ``codes``.
-
-    Returns:
-        numpy.ndarray: one value per unit.
-    """
-    err = np.abs(np.asarray(y_true, dtype=np.float64) - np.asarray(y_pred, dtype=np.float64))
-    return _unit_mean(err, codes, n_units)
-
-
-def unit_within_one(codes: np.ndarray, n_units: int, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-    """Share of predictions within one scale point of the rating, ``mean 1[|y - yhat| <= 1]``, per unit.
-
-    Same interface as :func:`unit_mean_absolute_error`; higher is better.
-    """
-    close = np.abs(np.asarray(y_true, dtype=np.float64) - np.asarray(y_pred, dtype=np.float64)) <= 1.0
-    return _unit_mean(close.astype(np.float64), codes, n_units)
-
-
-def _unit_mean(values: np.ndarray, codes: np.ndarray, n_units: int) -> np.ndarray:
-    n = np.bincount(codes, minlength=n_units).astype(np.float64)
-    total = np.bincount(codes, weights=values, minlength=n_units)
-    return ratio(total, n)
-
-
 # ------------------------------------------------------------------------------------ metric class
 class PerspectivistMetric(Metric):
     """Soft-label and per-annotator scores of a model on a multi-annotator dataset.

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..metrics.opinion_groups import group_label
+from ..opinion.groups import group_label
 
 __all__ = ["plot_group_performance", "group_performance_table", "group_interval_tables"]
 
@@ -102,7 +102,7 @@ def plot_group_performance(
     and next to the unfairness and performance in the model labels. ``ci=None`` draws the paper's raw figure.
 
     The colours follow the performance measure's direction
-    (:data:`~aif360_subjective.metrics.opinion_options.PERFORMANCES`): green is always the better end, so a
+    (:data:`~aif360_subjective.opinion.options.PERFORMANCES`): green is always the better end, so a
     lower-is-better measure such as ``"mae"`` uses the reversed colormap, and its colour range starts at 0 and
     ends at the data's largest value (MAE is in rating units, not a rate in [0, 1]).
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .. import _dask
+from .._dask import is_dask_collection
 from .._validation import is_multi_annotator_dataset
 from ._vectors import AnnotationTensor, build_tensor
 
@@ -468,8 +468,11 @@ def crowdtruth_scores(
         for Crowdsourcing with Disagreement", arXiv:1808.06080, 2018; the authors' Python package
         ``crowdtruth`` 2.1 (``crowdtruth.models.metrics.Metrics``), whose computation this follows.
     """
-    if _dask.is_dask_collection(df):  # Dask DataFrame: partitioned by unit, one pass per iteration
-        return _dask.crowdtruth_scores(**locals())
+    if is_dask_collection(df):  # Dask DataFrame: partitioned by unit, one pass per iteration
+        arguments = dict(locals())
+        from ._dask import crowdtruth_scores as dask_scores
+
+        return dask_scores(**arguments)
     max_delta = check_max_delta(max_delta)
     max_iter = check_max_iter(max_iter)
     if not isinstance(open_ended, bool | np.bool_):

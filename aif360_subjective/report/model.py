@@ -45,7 +45,7 @@ def format_value(value: Any, digits: int = 3) -> str:
     if value is None:
         return _MISSING
     if isinstance(value, pd.Interval):  # a bin of a grouping: one readable form everywhere (0.00–0.07)
-        from ..metrics.opinion_groups import group_label
+        from ..opinion.groups import group_label
 
         return group_label(value)
     if isinstance(value, (bool, np.bool_)):

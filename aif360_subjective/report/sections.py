@@ -585,7 +585,7 @@ def thin_group_line(name: str, m: Any) -> str | None:
     thin = m.thin_groups()
     if not len(thin):
         return None
-    from ..metrics.opinion_uncertainty import thin_groups_text
+    from ..opinion.uncertainty import thin_groups_text
 
     text = thin_groups_text(thin, len(m.group_performance()), m.options.warn_group_size)
     return (f"{name}: {text}"
@@ -596,7 +596,7 @@ def _intervals_or_reason(models: dict[str, Any], ci: float | None, n_boot: int) 
     """``ci`` if every model can be bootstrapped, else (None, why not)."""
     if ci is None:
         return None, None
-    from ..metrics.opinion_options import check_interval_options
+    from ..opinion.options import check_interval_options
 
     for name, m in models.items():
         if not hasattr(m, "unfairness_ci"):

@@ -1,306 +1,11 @@
-"""Functional opinion-exclusion metrics in the style of :mod:`aif360.sklearn.metrics`.
+"""Functional metrics in the style of :mod:`aif360.sklearn.metrics`: re-exports only.
 
-Every function takes the annotators' labels ``y_true`` and the model's predictions ``y_pred``
-(one per annotation), plus the item and annotator of each annotation, as keyword arguments.
-``item_ids`` / ``annotator_ids`` may be arrays aligned with ``y_true``, or the names of levels of
-``y_true``'s index (aif360.sklearn keeps per-sample attributes in the index); by default the levels
-``"item"`` and ``"annotator"`` are used. They call the same core as
-:class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
-
-References:
-    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
-    Learning. Section 4.1.
+The opinion-exclusion functions live in :mod:`aif360_subjective.opinion.functional` (they call the same core as
+:class:`~aif360_subjective.metrics.OpinionExclusionMetric`); the perspectivist scores (soft labels, LeWiDi Task
+A, and per-annotator predictions, Task B) in :mod:`aif360_subjective.metrics.perspectivist`.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable, Sequence
-from typing import Any
-
-import numpy as np
-import pandas as pd
-
-from aif360_subjective import _dask
-from aif360_subjective.metrics.opinion_annotations import check_positive_from, check_ratings, encode_annotations
-from aif360_subjective.metrics.opinion_core import (
-    OpinionExclusionResult,
-    compute_opinion_exclusion,
-    individual_figures,
-)
-from aif360_subjective.metrics.opinion_options import check_interval_options, check_opinion_options
-from aif360_subjective.metrics.opinion_uncertainty import opinion_intervals, warn_thin_groups, with_intervals
-
-__all__ = [
-    "disagreement_rates",
-    "annotator_performance",
-    "opinion_exclusion",
-    "opinion_group_performance",
-    "opinion_unfairness",
-    "opinion_performance",
-    "opinion_individual_figures",
-]
-
-Performance = str | Callable[..., float] | Sequence[Any]
-
-
-def _ids(y_true: Any, ids: Any, default_level: str, name: str) -> Any:
-    if ids is None or isinstance(ids, str):
-        level = default_level if ids is None else ids
-        index = getattr(y_true, "index", None)
-        if index is None or level not in (index.names or []):
-            raise ValueError(
-                f"{name} not given and y_true has no index level {level!r}: pass {name} as an array "
-                "aligned with y_true, or the name of an index level of y_true"
-            )
-        return index.get_level_values(level).to_numpy()
-    return ids
-
-
-def _binary_view(y_true: Any, y_pred: Any, positive_from: Any, pos_label: Any) -> tuple[Any, ...]:
-    """Ratings as (binary y_true, binary y_pred, (ratings, predicted ratings)): 1 = rating >= positive_from."""
-    cut = check_positive_from(positive_from, pos_label)
-    n = len(y_true)
-    r_true, r_pred = check_ratings(y_true, "y_true", n), check_ratings(y_pred, "y_pred", n)
-    return (r_true >= cut).astype(np.int64), (r_pred >= cut).astype(np.int64), (r_true, r_pred)
-
-
-def opinion_exclusion(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    item_ids: Any = None,
-    annotator_ids: Any = None,
-    grouping: str | pd.Series = "adr",
-    bins: int | Sequence[float] | str = 5,
-    performance: Performance = "accuracy",
-    pos_label: Any = 1,
-    tie: str = "favorable",
-    min_group_size: int = 1,
-    small_groups: str = "merge",
-    aggregate: str | None = None,
-    ambiguity: str = "disagreement",
-    annotators: pd.DataFrame | None = None,
-    attributes: str | Sequence[str] | None = None,
-    nan_policy: str = "propagate",
-    clustering: Any = "kmeans",
-    n_clusters: int | None = None,
-    random_state: Any = None,
-    warn_group_size: int = 5,
-    ci: float | None = None,
-    n_boot: int = 1000,
-    bootstrap_levels: str = "both",
-    positive_from: float | None = None,
-    greater_is_better: bool | None = None,
-    adr_reference: str = "majority",
-) -> OpinionExclusionResult:
-    """Compute the complete opinion-exclusion analysis.
-
-    Ordinal ratings: with ``positive_from`` given, ``y_true`` and ``y_pred`` are the annotators' and the predicted
-    ratings (e.g. POPQUORN 1-5, CSC 1-6). ``performance="mae"`` / ``"within_one"`` compare them; the majority
-    vote, the ADR and the other groupings use the binary view ``rating >= positive_from`` (coded 1, the others
-    0; ``pos_label`` says which of the two is the positive class the tie policy refers to), as the loaders build
-    their labels (``PopquornDataset(positive_from=3)``: label 1 = offensive, favourable 0, i.e. ``pos_label=0``
-    here gives :class:`~aif360_subjective.metrics.OpinionExclusionMetric`'s result with ``rating_column="rating"``).
-    ADR on ratings is therefore the paper's disagreement with the binary majority vote (see the class for why).
-
-    Args:
-        y_true (array-like or pandas.Series): the annotators' labels, one per annotation.
-        y_pred (array-like): the model's prediction for each annotation.
-        item_ids (array-like or str, optional): item of each annotation, or an index level name of
-            ``y_true`` (default level ``"item"``).
-        annotator_ids (array-like or str, optional): annotator of each annotation, or an index level
-            name (default level ``"annotator"``).
-        grouping: "adr" (annotators by average disagreement rate with the majority vote),
-            "ambiguity" (items by the disagreement of their annotations), "popularity"
-            (annotations by the share of identical labels on their item), "demographic"
-            (annotators by ``attributes`` of the ``annotators`` table, intersections for several),
-            "discovered" (annotators clustered on their behaviour, plus ``attributes`` if named), or a
-            pandas Series mapping annotator ids to group labels.
-        bins: int (equal-width bins over the observed range, :func:`pandas.cut` semantics), a
-            sequence of increasing edges (right-closed, lowest included) or ``"quantile:N"``.
-        performance: "accuracy", "balanced_accuracy", "true_positive_rate",
-            "true_negative_rate", "false_positive_rate", "false_negative_rate", "precision",
-            "f1", "mae" or "within_one" (on ratings: ``positive_from`` needed), a callable
-            ``(y_true, y_pred) -> float`` (given the ratings when ``positive_from`` is set), or a list of them
-            (averaged per unit; one kind and one direction).
-        pos_label: the positive (favourable) label; rates are computed for it and the tie policy
-            refers to it.
-        tie: majority-vote tie policy: "favorable" (tie -> ``pos_label``), "unfavorable" or "drop".
-        min_group_size: minimum units per group (1 = every non-empty group counts, the paper).
-        small_groups: "merge" or "drop" the groups below ``min_group_size``.
-        aggregate: "annotator" (mean of per-annotator values, default for annotator groupings) or
-            "pooled" (performance over the group's annotations, default for ambiguity/popularity).
-        ambiguity: "disagreement", "entropy" or "uqs" (1 - CrowdTruth UQS).
-        annotators (pandas.DataFrame, optional): annotator attributes indexed by annotator id.
-        attributes (str or list, optional): annotator columns for ``grouping="demographic"`` (default: every
-            column of ``annotators``, as the metric class defaults to the dataset's protected attributes).
-        nan_policy: for a list of metrics: "propagate" (NaN if one is undefined) or "omit".
-        clustering, n_clusters, random_state: for ``grouping="discovered"`` (annotator groups found by
-            clustering annotators on their behaviour and ``attributes``; see
-            :class:`~aif360_subjective.metrics.OpinionExclusionMetric`). ``random_state`` also seeds the
-            bootstrap.
-        warn_group_size: a UserWarning names every group with fewer annotators, with its share of the
-            unfairness (0 = never).
-        ci: confidence level of bootstrap intervals for the unfairness, the performance and every group
-            (None = no intervals, the paper's figures only).
-        n_boot: bootstrap replicates (>= 100).
-        bootstrap_levels: "both" (annotators within groups, then their annotations) or "annotators"; see
-            :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.unfairness_ci`.
-        positive_from (float, optional): ``y_true`` and ``y_pred`` are ratings; the binary view for the
-            majority vote is ``rating >= positive_from`` (see above).
-        greater_is_better (bool, optional): the direction of callable measures (named ones carry their own:
-            lower is better for "mae", "false_positive_rate", "false_negative_rate").
-        adr_reference: "majority" (ADR against the binary majority vote) or "median" (against the item's median
-            rating, with ``positive_from``), as in :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
-
-    Returns:
-        OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
-        ``group_table``, ``unit_performance``, ``unfairness``, ``performance``, ``grouping_summary``,
-        ``options``; with ``ci``, ``unfairness_ci``, ``performance_ci`` and the ``ci_low``/``ci_high`` columns
-        of ``group_table``.
-
-    Raises:
-        ValueError: on misaligned or non-binary inputs and invalid option values.
-        TypeError: an option of the wrong type (the same exception and message as
-            :class:`~aif360_subjective.metrics.OpinionExclusionMetric` for every option).
-
-    References:
-        Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in
-        Machine Learning. Section 4.1.
-
-    Examples:
-        >>> res = opinion_exclusion([1, 0, 1, 1], [1, 1, 1, 1], item_ids=[0, 0, 1, 1],
-        ...                         annotator_ids=["a", "b", "a", "b"], bins=2)
-        >>> round(res.unfairness, 3), round(res.performance, 3)
-        (0.25, 0.75)
-    """
-    option_args: dict[str, Any] = dict(
-        grouping=grouping, bins=bins, performance=performance, tie=tie, min_group_size=min_group_size,
-        small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
-        nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
-        warn_group_size=warn_group_size, greater_is_better=greater_is_better, adr_reference=adr_reference,
-    )
-    if _dask.is_dask_collection(y_true, y_pred, item_ids, annotator_ids):
-        # Dask Series: the same options check and the same core after the counts (counted on the cluster)
-        options = _dask.opinion_options(y_true, y_pred, item_ids, annotator_ids, annotator_table=annotators,
-                                        positive_from=positive_from, option_args=option_args)
-        interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
-        cut = None if positive_from is None else check_positive_from(positive_from, pos_label)
-        result: OpinionExclusionResult = _dask.opinion_exclusion(
-            y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotators, pos_label=pos_label,
-            positive_from=cut,
-        )
-    else:
-        ratings = None
-        y_true_view, y_pred_view = y_true, y_pred
-        if positive_from is not None:
-            y_true_view, y_pred_view, ratings = _binary_view(y_true, y_pred, positive_from, pos_label)
-        enc = encode_annotations(
-            y_true_view,
-            y_pred_view,
-            _ids(y_true, item_ids, "item", "item_ids"),
-            _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
-            pos_label=pos_label,
-            ratings=ratings,
-        )
-        options = check_opinion_options(
-            annotators=enc.annotators,
-            annotator_table=annotators,
-            default_attributes=() if annotators is None else list(annotators.columns),
-            has_ratings=ratings is not None,
-            **option_args,
-        )
-        interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
-        result = compute_opinion_exclusion(enc, options, annotators)
-    warn_thin_groups(result)
-    if interval is not None:
-        result = with_intervals(result, opinion_intervals(result, interval, random_state))
-    return result
-
-
-def disagreement_rates(
-    y_true: Any, *, item_ids: Any = None, annotator_ids: Any = None, pos_label: Any = 1, tie: str = "favorable"
-) -> pd.Series:
-    """Average disagreement rate (ADR) of every annotator with the items' majority vote.
-
-    Args:
-        y_true: the annotators' labels; ``item_ids``, ``annotator_ids``, ``pos_label``, ``tie`` as
-            in :func:`opinion_exclusion`.
-
-    Returns:
-        pandas.Series: ADR indexed by annotator id (NaN when only dropped ties were annotated).
-    """
-    return opinion_exclusion(
-        y_true, y_true, item_ids=item_ids, annotator_ids=annotator_ids, pos_label=pos_label, tie=tie
-    ).disagreement_rates
-
-
-def annotator_performance(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    item_ids: Any = None,
-    annotator_ids: Any = None,
-    performance: Performance = "accuracy",
-    pos_label: Any = 1,
-    nan_policy: str = "propagate",
-    positive_from: float | None = None,
-) -> pd.Series:
-    """Performance of the predictions for each annotator (over all its annotations).
-
-    With ``positive_from``, ``y_true``/``y_pred`` are ratings (for ``performance="mae"`` or ``"within_one"``), as
-    in :func:`opinion_exclusion`.
-
-    Returns:
-        pandas.Series: indexed by annotator id; NaN where the metric is undefined.
-    """
-    return opinion_exclusion(
-        y_true,
-        y_pred,
-        item_ids=item_ids,
-        annotator_ids=annotator_ids,
-        performance=performance,
-        pos_label=pos_label,
-        nan_policy=nan_policy,
-        positive_from=positive_from,
-    ).annotator_performance
-
-
-def opinion_group_performance(y_true: Any, y_pred: Any, **kwargs: Any) -> pd.DataFrame:
-    """Group table (n_annotators, n_annotations, performance, spread, n_undefined) per group.
-
-    Keyword arguments as in :func:`opinion_exclusion`.
-    """
-    return opinion_exclusion(y_true, y_pred, **kwargs).group_table
-
-
-def opinion_unfairness(y_true: Any, y_pred: Any, **kwargs: Any) -> float:
-    """Unfairness: population standard deviation (ddof=0) of the groups' performance.
-
-    Keyword arguments as in :func:`opinion_exclusion`. Groups with undefined performance are skipped.
-    """
-    return opinion_exclusion(y_true, y_pred, **kwargs).unfairness
-
-
-def opinion_performance(y_true: Any, y_pred: Any, **kwargs: Any) -> float:
-    """General performance: mean of the groups' performance.
-
-    Keyword arguments as in :func:`opinion_exclusion`.
-    """
-    return opinion_exclusion(y_true, y_pred, **kwargs).performance
-
-
-def opinion_individual_figures(y_true: Any, y_pred: Any, **kwargs: Any) -> pd.Series:
-    """Individual-level figures: std over annotators, worst/best group and their gap.
-
-    Keyword arguments as in :func:`opinion_exclusion`.
-    """
-    return individual_figures(opinion_exclusion(y_true, y_pred, **kwargs))
-
-
-
-# Perspectivist scores (issue 14): soft labels (LeWiDi Task A) and per-annotator predictions (Task B).
-from aif360_subjective.metrics.perspectivist import (  # noqa: E402
+from aif360_subjective.metrics.perspectivist import (
     annotator_error_rate,
     manhattan_distance,
     normalized_absolute_distance,
@@ -308,6 +13,28 @@ from aif360_subjective.metrics.perspectivist import (  # noqa: E402
     soft_labels,
     wasserstein_distance,
 )
+from aif360_subjective.opinion.functional import (
+    annotator_performance,
+    disagreement_rates,
+    opinion_exclusion,
+    opinion_group_performance,
+    opinion_individual_figures,
+    opinion_performance,
+    opinion_unfairness,
+)
 
-__all__ += ["soft_cross_entropy", "manhattan_distance", "wasserstein_distance", "soft_labels",
-            "annotator_error_rate", "normalized_absolute_distance"]
+__all__ = [
+    "annotator_error_rate",
+    "annotator_performance",
+    "disagreement_rates",
+    "manhattan_distance",
+    "normalized_absolute_distance",
+    "opinion_exclusion",
+    "opinion_group_performance",
+    "opinion_individual_figures",
+    "opinion_performance",
+    "opinion_unfairness",
+    "soft_cross_entropy",
+    "soft_labels",
+    "wasserstein_distance",
+]

@@ -175,7 +175,7 @@ def test_unsupported_or_invalid_options_fail_before_computing(opts, match):
 
 def test_option_unknown_to_the_dask_path(monkeypatch):
     """An option of the core the Dask path does not implement is accepted only at its default value."""
-    from aif360_subjective._dask import opinion as dask_opinion
+    from aif360_subjective.opinion import _dask as dask_opinion
 
     monkeypatch.setattr(dask_opinion, "HANDLED_FIELDS", dask_opinion.HANDLED_FIELDS - {"warn_group_size"})
     ddf = _exploding_frame()

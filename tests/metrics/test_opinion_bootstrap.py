@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aif360_subjective.metrics import opinion_bootstrap as ob
+from aif360_subjective.opinion import bootstrap as ob
 
 
 def _accuracy(c: np.ndarray) -> np.ndarray:

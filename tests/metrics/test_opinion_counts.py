@@ -8,20 +8,20 @@ import pytest
 
 from aif360_subjective.datasets import make_subjective_dataset
 from aif360_subjective.metrics import check_opinion_options
-from aif360_subjective.metrics.opinion_annotations import (
+from aif360_subjective.opinion.annotations import (
     DisagreementRates,
     adr_from_counts,
     disagreement_rates,
     encode_annotations,
 )
-from aif360_subjective.metrics.opinion_core import (
+from aif360_subjective.opinion.core import (
     GroupCounts,
     compute_opinion_exclusion,
     group_counts,
     performance_from_counts,
     result_from_counts,
 )
-from aif360_subjective.metrics.opinion_groupers import GROUPERS, group_annotators
+from aif360_subjective.opinion.groupers import GROUPERS, group_annotators
 
 ANNOTATORS = pd.Index(["a", "b", "c"])
 # (TN, FP, FN, TP): a 3 of 4 right, b 1 of 2, c 2 of 2

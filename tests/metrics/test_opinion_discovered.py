@@ -8,8 +8,8 @@ import pytest
 
 from aif360_subjective.datasets import make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
-from aif360_subjective.metrics.opinion_annotations import encode_annotations
-from aif360_subjective.metrics.opinion_groupers import MISSING_ATTRIBUTE, annotator_profiles, discovered_labels
+from aif360_subjective.opinion.annotations import encode_annotations
+from aif360_subjective.opinion.groupers import MISSING_ATTRIBUTE, annotator_profiles, discovered_labels
 from aif360_subjective.sklearn.metrics import opinion_exclusion
 
 

@@ -9,10 +9,10 @@ from sklearn import metrics as skm
 
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric, check_opinion_options
-from aif360_subjective.metrics.opinion_annotations import disagreement_rates, encode_annotations
-from aif360_subjective.metrics.opinion_core import compute_opinion_exclusion
-from aif360_subjective.metrics.opinion_groups import assign_bins, enforce_min_group_size
-from aif360_subjective.metrics.opinion_options import PERFORMANCE_NAMES, PERFORMANCES
+from aif360_subjective.opinion.annotations import disagreement_rates, encode_annotations
+from aif360_subjective.opinion.core import compute_opinion_exclusion
+from aif360_subjective.opinion.groups import assign_bins, enforce_min_group_size
+from aif360_subjective.opinion.options import PERFORMANCE_NAMES, PERFORMANCES
 
 #: the measures on binary labels (those on ratings are tested in test_opinion_ordinal.py)
 LABEL_PERFORMANCES = tuple(n for n in PERFORMANCE_NAMES if not PERFORMANCES[n].needs_ratings)

@@ -210,7 +210,7 @@ def test_same_ordinal_result_from_both_faces(rated, options):
     pd.testing.assert_series_equal(a.annotator_performance, b.annotator_performance)
     assert a.unfairness == b.unfairness and a.grouping_summary == b.grouping_summary
     assert a.options.higher_is_better == b.options.higher_is_better
-    from aif360_subjective.metrics.opinion_core import individual_figures
+    from aif360_subjective.opinion.core import individual_figures
 
     pd.testing.assert_series_equal(individual_figures(a), individual_figures(b))
 

@@ -22,7 +22,7 @@ import pytest
 from aif360_subjective.datasets import MultiAnnotatorDataset
 from aif360_subjective.explainers.opinion_exclusion import OpinionExclusionTextExplainer
 from aif360_subjective.metrics import OpinionExclusionMetric, check_opinion_options
-from aif360_subjective.metrics.opinion_options import ORDINAL_PERFORMANCES, PERFORMANCES
+from aif360_subjective.opinion.options import ORDINAL_PERFORMANCES, PERFORMANCES
 from aif360_subjective.sklearn.metrics import annotator_performance, opinion_exclusion
 
 RATINGS = [1, 2, 5, 4, 4, 1]
@@ -297,7 +297,7 @@ def test_real_data_both_faces_and_per_annotator_values(request, name, performanc
 # ------------------------------------------------------------------------------------ histograms = rows
 def test_histogram_formula_by_hand():
     # errors 0, 1, 2.5 seen 2, 1, 1 times: MAE (0 + 0 + 1 + 2.5) / 4 = 0.875, within one 3 / 4; an empty unit NaN
-    from aif360_subjective.metrics.opinion_core import performance_from_histograms
+    from aif360_subjective.opinion.core import performance_from_histograms
 
     counts, cells = np.array([[2, 1, 1], [0, 0, 0]]), np.array([0.0, 1.0, 2.5])
     mae = performance_from_histograms(("mae",), counts, cells, "propagate")
@@ -310,7 +310,7 @@ def test_histogram_formula_by_hand():
 
 def test_small_case_histograms_equal_rows_exactly(monkeypatch):
     # the module's hand case: histogram path (default) and row path (no histograms past MAX_ERROR_CELLS)
-    import aif360_subjective.metrics.opinion_annotations as oa
+    import aif360_subjective.opinion.annotations as oa
 
     for performance in ORDINAL_PERFORMANCES:
         for aggregate in ("annotator", "pooled"):
@@ -328,7 +328,7 @@ def test_small_case_histograms_equal_rows_exactly(monkeypatch):
 @pytest.mark.parametrize("aggregate", ["annotator", "pooled"])
 @pytest.mark.parametrize("performance", ORDINAL_PERFORMANCES)
 def test_real_data_histograms_equal_rows(request, monkeypatch, name, aggregate, performance):
-    import aif360_subjective.metrics.opinion_annotations as oa
+    import aif360_subjective.opinion.annotations as oa
 
     ds, pred, cut, column = request.getfixturevalue(name)
     kw = {"item_ids": ds.item_ids, "annotator_ids": ds.annotator_ids, "positive_from": cut, "pos_label": 0,

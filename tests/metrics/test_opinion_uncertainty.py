@@ -10,8 +10,8 @@ import pytest
 
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
-from aif360_subjective.metrics.opinion_bootstrap import BootstrapInterval
-from aif360_subjective.metrics.opinion_uncertainty import thin_groups
+from aif360_subjective.opinion.bootstrap import BootstrapInterval
+from aif360_subjective.opinion.uncertainty import thin_groups
 from aif360_subjective.sklearn.metrics import opinion_exclusion
 
 
@@ -202,8 +202,8 @@ def test_one_annotators_mae_interval_has_the_sampling_variance_of_its_errors():
     m = opinion_exclusion(frame["rating"], pred, item_ids=frame["item"], annotator_ids=frame["annotator"],
                           positive_from=3, pos_label=0, performance="mae", warn_group_size=0)
     assert m.group_table["performance"].iloc[0] == pytest.approx(0.8)
-    from aif360_subjective.metrics.opinion_bootstrap import bootstrap_group_values
-    from aif360_subjective.metrics.opinion_uncertainty import _count_score
+    from aif360_subjective.opinion.bootstrap import bootstrap_group_values
+    from aif360_subjective.opinion.uncertainty import _count_score
 
     cells, score = _count_score(m)
     v = bootstrap_group_values(np.zeros(1, int), cells(m.unit_counts), 1, score, n_boot=20000,

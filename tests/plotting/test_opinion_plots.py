@@ -66,7 +66,7 @@ def test_errors(metrics):
 
 
 def test_heatmap_with_intervals(metrics):
-    from aif360_subjective.metrics.opinion_groups import group_label
+    from aif360_subjective.opinion.groups import group_label
 
     low, high = group_interval_tables(metrics, ci=0.9, n_boot=200, random_state=3)
     want = metrics["Model 1"].group_performance(ci=0.9, n_boot=200, random_state=3)

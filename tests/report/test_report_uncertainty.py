@@ -116,7 +116,7 @@ def test_thin_group_line_names_groups_and_shares(models):
     line = next(t for t in warnings_ if t.startswith("Model 1:"))
     verb = "holds" if len(thin) == 1 else "hold"
     assert f"{len(thin)} of {len(m.group_performance())} groups {verb} fewer than 5 annotators" in line
-    from aif360_subjective.metrics.opinion_groups import group_label
+    from aif360_subjective.opinion.groups import group_label
 
     for group, row in thin.iterrows():
         n = int(row["n_annotators"])

@@ -1,0 +1,30 @@
+"""The opinion-exclusion engine (Balayn et al. 2019): who is served worse when labels are opinions.
+
+One core and two thin faces, as elsewhere in AIF360: :class:`~aif360_subjective.metrics.OpinionExclusionMetric`
+(the AIF360 metric class) and :mod:`.functional` (the ``sklearn``-style functions, re-exported by
+:mod:`aif360_subjective.sklearn.metrics`) both build an :class:`OpinionOptions` once and call :mod:`.core`.
+
+Modules, in the order the data flows: :mod:`.options` (options, declared and checked once), :mod:`.annotations`
+(encoding, majority vote, ADR), :mod:`.groupers` (one function per grouping kind), :mod:`.groups` (bins, group
+sizes, summary), :mod:`.core` (the computation from counts), :mod:`.bootstrap` and :mod:`.uncertainty`
+(intervals), :mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask
+collection arrives).
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
+"""
+
+from .core import OpinionExclusionResult
+from .functional import opinion_exclusion
+from .groups import GroupingReport, GroupingSummary
+from .options import IntervalOptions, OpinionOptions, check_opinion_options
+
+__all__ = [
+    "GroupingReport",
+    "GroupingSummary",
+    "IntervalOptions",
+    "OpinionExclusionResult",
+    "OpinionOptions",
+    "check_opinion_options",
+    "opinion_exclusion",
+]

@@ -1,0 +1,241 @@
+"""How sure the opinion-exclusion figures are: bootstrap intervals and warnings about thin groups.
+
+:func:`opinion_intervals` resamples an :class:`~aif360_subjective.metrics.OpinionExclusionResult` with the
+two-level bootstrap of :mod:`~aif360_subjective.opinion.bootstrap` (annotators within each group, then
+each drawn annotator's annotations) and gives intervals for the unfairness, the performance and every group's
+value. :func:`thin_groups` lists the groups with too few annotators to be read alone, with their share of the
+unfairness; both faces warn about them.
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
+    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._labels import FN, FP, TN, TP, ratio
+from .._validation import check_random_state
+from .annotations import MAX_ERROR_CELLS
+from .bootstrap import (
+    BootstrapInterval,
+    bootstrap_group_values,
+    bootstrap_interval,
+    mean_across_groups,
+    spread_across_groups,
+)
+from .core import OpinionExclusionResult, performance_from_counts, performance_from_histograms
+from .groups import group_label
+from .options import IntervalOptions
+
+__all__ = [
+    "OpinionIntervals",
+    "opinion_intervals",
+    "thin_groups",
+    "thin_groups_text",
+    "warn_thin_groups",
+    "with_intervals",
+]
+
+
+@dataclass(frozen=True)
+class OpinionIntervals:
+    """Bootstrap intervals of one opinion-exclusion analysis.
+
+    Attributes:
+        unfairness, performance: the intervals of the two headline figures.
+        groups: index ``group`` (as the group table); columns ``ci_low``, ``ci_high``.
+        options: the bootstrap options (level, replicates, resampling levels).
+    """
+
+    unfairness: BootstrapInterval
+    performance: BootstrapInterval
+    groups: pd.DataFrame
+    options: IntervalOptions
+
+
+def _count_score(
+    result: OpinionExclusionResult,
+) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """(cells, score): the cells the bootstrap must redraw and the performance computed from them.
+
+    Confusion counts for the binary measures (accuracy alone only needs (correct, wrong): one binomial per draw
+    instead of three); the histogram of absolute errors for the rating measures.
+    """
+    opts = result.options
+    assert opts is not None
+    names = [str(s) for s in opts.performance]
+
+    def identity(c: np.ndarray) -> np.ndarray:
+        return c
+
+    if opts.needs_ratings:
+        if result.unit_cells is None:
+            raise ValueError(
+                f"intervals for {opts.performance_name} need a discrete rating scale: the absolute errors "
+                f"|rating - predicted| take more than {MAX_ERROR_CELLS} distinct values (round the predicted "
+                "ratings to the scale, or use ci=None)"
+            )
+        errors = np.asarray(result.unit_cells, dtype=np.float64)
+
+        def rating_score(c: np.ndarray) -> np.ndarray:  # the core's formula on the redrawn histograms
+            return performance_from_histograms(opts.performance, c, errors, opts.nan_policy)
+
+        return identity, rating_score
+    if names == ["accuracy"]:
+        def cells(c: np.ndarray) -> np.ndarray:
+            return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
+
+        def score(c: np.ndarray) -> np.ndarray:
+            return ratio(c[..., 0].astype(np.float64), (c[..., 0] + c[..., 1]).astype(np.float64))
+
+        return cells, score
+
+    def combined(c: np.ndarray) -> np.ndarray:
+        flat = c.reshape(-1, 4).astype(np.float64)
+        return performance_from_counts(opts.performance, flat, opts.nan_policy).reshape(c.shape[:-1])
+
+    return identity, combined
+
+
+def opinion_intervals(
+    result: OpinionExclusionResult, interval: IntervalOptions, random_state: Any = None
+) -> OpinionIntervals:
+    """Bootstrap intervals of the unfairness, the performance and every group's value.
+
+    Groups are held fixed (ADR bins keep their edges, every annotator its group): annotators are resampled
+    with replacement *within* their group, then (``levels="both"``) each drawn annotator's annotations are
+    redrawn from its own confusion counts, so that a group of one or two annotators still shows the noise of
+    its few annotations. Replicates are summarised exactly as the data: the groups' values by the annotator
+    mean or the pooled counts (``aggregate``), the unfairness by their population std, the performance by
+    their mean. See :mod:`~aif360_subjective.opinion.bootstrap` for the intervals (bias-corrected
+    percentile).
+
+    Args:
+        result: an analysis (from either face); it carries its units' confusion counts.
+        interval: validated bootstrap options
+            (:func:`~aif360_subjective.opinion.options.check_interval_options`).
+        random_state: None, an int seed or a numpy Generator.
+
+    Returns:
+        OpinionIntervals
+
+    Raises:
+        ValueError: the result was built without unit counts (not by this package's core), or rating errors
+            take too many distinct values to be redrawn.
+    """
+    if result.options is None:
+        raise ValueError("result carries no options: build it with opinion_exclusion() or the metric class")
+    cells, score = _count_score(result)  # first: it says why a rating measure has no counts
+    if result.unit_counts is None:
+        raise ValueError("result carries no unit counts: build it with opinion_exclusion() or the metric class")
+    rng = check_random_state(random_state)
+    opts = result.options
+    table = result.group_table
+    unit_group = result.unit_performance["group"].cat.codes.to_numpy(np.int64) if len(table) else np.zeros(0, int)
+    reps = bootstrap_group_values(
+        unit_group, cells(result.unit_counts), len(table), score, aggregate=opts.aggregate,
+        n_boot=interval.n_boot, rng=rng, levels=interval.levels,
+    )
+    values = table["performance"].to_numpy(np.float64)
+    group_iv = [bootstrap_interval(reps[:, g], values[g], interval.ci) for g in range(len(table))]
+    groups = pd.DataFrame(
+        {"ci_low": [iv.low for iv in group_iv], "ci_high": [iv.high for iv in group_iv]}, index=table.index
+    )
+    return OpinionIntervals(
+        unfairness=bootstrap_interval(spread_across_groups(reps), result.unfairness, interval.ci),
+        performance=bootstrap_interval(mean_across_groups(reps), result.performance, interval.ci),
+        groups=groups,
+        options=interval,
+    )
+
+
+def with_intervals(result: OpinionExclusionResult, intervals: OpinionIntervals) -> OpinionExclusionResult:
+    """The result with its intervals: ``unfairness_ci``, ``performance_ci`` and ``ci_low``/``ci_high`` columns."""
+    table = result.group_table.join(intervals.groups)
+    return dataclasses.replace(
+        result, group_table=table, unfairness_ci=intervals.unfairness, performance_ci=intervals.performance
+    )
+
+
+def thin_groups(result: OpinionExclusionResult, min_annotators: int) -> pd.DataFrame:
+    """The groups with fewer than ``min_annotators`` annotators and their weight in the unfairness.
+
+    A group's share of the unfairness is its share of the variance across groups:
+    ``(v_g - mean)^2 / sum_h (v_h - mean)^2`` over the groups with a defined value (the unfairness is the
+    square root of the mean of these squares), NaN when every group has the same value.
+
+    Args:
+        result: an analysis.
+        min_annotators: the threshold (0 = no group is thin).
+
+    Returns:
+        pandas.DataFrame: index ``group``; columns ``n_annotators``, ``n_annotations``, ``performance``,
+        ``share_of_unfairness`` (in [0, 1]), ordered as in the group table.
+    """
+    table = result.group_table
+    values = table["performance"].to_numpy(np.float64)
+    defined = ~np.isnan(values)
+    dev = np.where(defined, values - (values[defined].mean() if defined.any() else np.nan), np.nan) ** 2
+    total = np.nansum(dev)
+    share = dev / total if total > 0 else np.full(len(values), np.nan)
+    out = table[["n_annotators", "n_annotations", "performance"]].assign(share_of_unfairness=share)
+    return out[out["n_annotators"] < min_annotators]
+
+
+def _percent(share: float) -> str:
+    # a share is never rounded to 0% or 100% unless it is exactly that
+    if 0.0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1.0:
+        return ">99%"
+    return f"{share:.0%}"
+
+
+def thin_groups_text(thin: pd.DataFrame, n_groups: int, min_annotators: int, quote: bool = False) -> str:
+    """The sentence naming thin groups: ``2 of 5 groups hold fewer than 5 annotators: 0.20–0.27 (2 annotators,
+    5% of the unfairness); ...`` (one wording for the warning, the report and the command line).
+
+    Args:
+        thin: :func:`thin_groups` of an analysis (non-empty).
+        n_groups: the analysis' number of groups.
+        min_annotators: the threshold used.
+        quote: quote the group names (as in a Python warning).
+    """
+    parts = []
+    for group, row in thin.iterrows():  # one entry per thin group (a handful), not per annotation
+        n = int(row["n_annotators"])
+        share = float(row["share_of_unfairness"])
+        weight = f", {_percent(share)} of the unfairness" if np.isfinite(share) else ""
+        label = repr(group_label(group)) if quote else group_label(group)
+        parts.append(f"{label} ({n} annotator{'s' if n != 1 else ''}{weight})")
+    verb = "holds" if len(thin) == 1 else "hold"
+    return (f"{len(thin)} of {n_groups} group{'s' if n_groups != 1 else ''} {verb} fewer than {min_annotators} "
+            "annotators: " + "; ".join(parts))
+
+
+def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
+    """Warn (UserWarning) when groups hold fewer annotators than the result's ``warn_group_size`` option.
+
+    Returns:
+        pandas.DataFrame: the thin groups (:func:`thin_groups`), empty when none.
+    """
+    size = result.options.warn_group_size if result.options is not None else 0
+    thin = thin_groups(result, size)
+    if len(thin):
+        warnings.warn(
+            thin_groups_text(thin, len(result.group_table), size, quote=True)
+            + ". Their values rest on few people: read the unfairness with its interval (ci=0.95) or raise "
+            "min_group_size",
+            UserWarning,
+            stacklevel=3,
+        )
+    return thin
