@@ -365,6 +365,59 @@ class SubgroupReport:
         out.attrs = attrs
         return out
 
+    def findings(self, alpha: float = 0.05, *, ci: float = 0.95) -> pd.DataFrame:
+        """Every significant disparity, across all fairness metrics and both kinds of subgroup, in one table.
+
+        A finding is a (metric, subgroup) pair whose Benjamini-Hochberg q-value (see :meth:`subgroup_metrics`:
+        the family is every subgroup of the same kind, per metric) is below ``alpha`` and whose ``ci`` interval
+        lies entirely on one side of 0, the side the :data:`~.directions.DIRECTIONS` table names
+        ``disadvantaged`` or ``favoured``: the rule of the significance-filtered :meth:`ranking`, so every
+        finding with ``direction == "disadvantaged"`` is in that ranking and vice versa. Accuracy is left out:
+        its test is accuracy error's.
+
+        Args:
+            alpha: false-discovery rate, strictly between 0 and 1.
+            ci: confidence level of the intervals.
+
+        Returns:
+            pandas.DataFrame: one row per finding, columns ``metric``, ``kind``, ``id``, ``description``,
+            ``size``, ``value``, ``ci_low``, ``ci_high``, ``p_adjusted`` (the q-value) and ``direction``;
+            ordered by ``p_adjusted``, then by the interval bound nearest 0 (farthest first). ``attrs`` holds
+            ``alpha``, ``ci`` and ``n_tested`` (pairs with a defined q-value).
+
+        Raises:
+            ValueError: ``alpha`` or ``ci`` outside (0, 1), or non-uniform instance weights (no tests).
+        """
+        if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1:
+            raise ValueError(f"alpha must be a false-discovery rate strictly between 0 and 1, got {alpha!r}")
+        inf = self._inference(ci)
+        metric_names = [m for m in DIRECTIONS if m != "accuracy"]
+        parts, n_tested = [], 0
+        for kind in KINDS:
+            part, rows = self._metrics.loc[kind], inf.loc[kind]
+            desc = np.array(self.descriptions(kind), dtype=object)
+            for metric in metric_names:
+                value = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)
+                lo, hi = rows[metric + "_ci_low"].to_numpy(), rows[metric + "_ci_high"].to_numpy()
+                q = rows[metric + "_q"].to_numpy()
+                n_tested += int(np.sum(~np.isnan(q)))
+                with np.errstate(invalid="ignore"):
+                    keep = (q < alpha) & ((lo > 0) | (hi < 0))
+                larger = DIRECTIONS[metric] == "larger"
+                above = lo[keep] > 0
+                parts.append(pd.DataFrame({
+                    "metric": metric, "kind": kind, "id": part.index.to_numpy()[keep], "description": desc[keep],
+                    "size": part["size"].to_numpy()[keep], "value": value[keep], "ci_low": lo[keep],
+                    "ci_high": hi[keep], "p_adjusted": q[keep],
+                    "direction": np.where(above == larger, "disadvantaged", "favoured"),
+                    "_bound": np.where(above, lo[keep], -hi[keep]),
+                }))
+        out = pd.concat(parts, ignore_index=True)
+        out = out.sort_values(["p_adjusted", "_bound"], ascending=[True, False], kind="stable")
+        out = out.drop(columns="_bound").reset_index(drop=True)
+        out.attrs = {"alpha": float(alpha), "ci": float(ci), "n_tested": n_tested}
+        return out
+
     def descriptions(self, kind: str = "entropy") -> list[str]:
         """Readable subgroup descriptions in id order (``cluster=3`` or the pattern text)."""
         if kind == "cluster":

@@ -289,6 +289,11 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci
         )
 
+    @dont_decorate
+    def findings(self, alpha: float = 0.05, *, ci: float = 0.95) -> pd.DataFrame:
+        """Every significant disparity across all metrics and both kinds; see :meth:`SubgroupReport.findings`."""
+        return self.report.findings(alpha, ci=ci)
+
     @property
     def clusters(self) -> pd.Series:
         """Cluster label per row (index = instance names)."""

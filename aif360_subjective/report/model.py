@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .._format import group_label
 
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _MISSING = "–"
@@ -45,8 +46,6 @@ def format_value(value: Any, digits: int = 3) -> str:
     if value is None:
         return _MISSING
     if isinstance(value, pd.Interval):  # a bin of a grouping: one readable form everywhere (0.00–0.07)
-        from ..opinion.groups import group_label
-
         return group_label(value)
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
