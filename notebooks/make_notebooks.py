@@ -511,7 +511,8 @@ sdm.patterns()
 # only subgroups significantly disadvantaged (Benjamini-Hochberg q < 0.05), the most surely disadvantaged first
 top = sdm.ranking("statistical_parity", kind="entropy", n=5)
 print(f"{len(top)} of the entropy-based subgroups are significantly disadvantaged "
-      f"({top.attrs['n_not_significant']} tested subgroups are not)")
+      f"({top.attrs['n_not_significant']} tested subgroups are not significant, "
+      f"{top.attrs['n_other_side']} are significantly favoured)")
 top
 """),
     md("""

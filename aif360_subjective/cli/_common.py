@@ -324,7 +324,8 @@ def significance_line(rk, metric_name: str, what: str) -> str:
                 f"{row[metric]:+.3f}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:+.3f}, "
                 f"{row[metric + '_ci_high']:+.3f}], q = {row[metric + '_q']:.2g}).")
     return (f"No {what} is significantly disadvantaged by {metric_name} at q < {a['alpha']:g} "
-            f"({a['n_not_significant']} tested, {a['n_undefined']} undefined, {a['n_too_small']} too small).")
+            f"({a['n_not_significant']} not significant, {a.get('n_other_side', 0)} significantly favoured, "
+            f"{a['n_undefined']} undefined, {a['n_too_small']} too small).")
 
 
 def one_line(text: object) -> str:

@@ -265,7 +265,8 @@ class SubgroupReport:
         nearest the reference: the first subgroup is the one disadvantaged "by at least X with 95 %
         confidence" for the largest X. ``attrs`` says how many subgroups were left out and why
         (``n_no_metrics`` empty/repeated patterns, ``n_too_small`` below ``min_size``, ``n_undefined``
-        undefined rates, ``n_not_significant``), plus ``n_significant``, ``direction``, ``alpha``, ``ci``,
+        undefined rates, ``n_other_side`` significant in the other direction, ``n_not_significant`` the rest of
+        the tested ones), plus ``n_significant``, ``direction``, ``alpha``, ``ci``,
         ``reference`` and ``bound_column``. ``alpha=None`` is the seed's raw ranking: every subgroup by its
         value (missing values last, ties in id order).
 
@@ -342,13 +343,16 @@ class SubgroupReport:
             candidates = has & big & ~np.isnan(q)
             with np.errstate(invalid="ignore"):
                 keep = candidates & (q < alpha) & side
+                # significant on the other side: not "not significant" (a favoured subgroup in a ranking of the
+                # disadvantaged ones, and vice versa)
+                other = candidates & (q < alpha) & ((hi < ref) if descending else (lo > ref))
             key = -bound[keep] if descending else bound[keep]
             order = np.lexsort((np.arange(int(keep.sum())), key))
             attrs.update(
                 ci=float(ci), reference=float(ref), bound_column=metric + bound_col, n_subgroups=int(len(has)),
                 n_no_metrics=int(np.sum(~has)), n_too_small=int(np.sum(has & ~big)),
-                n_undefined=int(undefined.sum()), n_not_significant=int(np.sum(candidates & ~keep)),
-                n_significant=int(keep.sum()),
+                n_undefined=int(undefined.sum()), n_not_significant=int(np.sum(candidates & ~keep & ~other)),
+                n_other_side=int(other.sum()), n_significant=int(keep.sum()),
             )
             extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep], metric + "_q": q[keep]}
             values = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)[keep]

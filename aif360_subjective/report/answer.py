@@ -73,9 +73,9 @@ class Answer:
     table: pd.DataFrame | None = None
     facts: dict[str, str] = field(default_factory=dict)
 
-    def text(self) -> str:
-        """The block as console text: the sentences, then the caveats, then the table (if any)."""
-        out = list(self.lines) + [f"Note: {c}" for c in self.caveats]
+    def text(self, heading: str | None = "Answer:") -> str:
+        """The block as console text: a heading, the sentences, the caveats, then the table (if any)."""
+        out = ([heading] if heading else []) + list(self.lines) + [f"Note: {c}" for c in self.caveats]
         if self.table is not None and len(self.table):
             with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 70):
                 out.append(self.table.to_string())
@@ -133,15 +133,18 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
     perf = m.performance_name()
     table = m.group_performance() if ci is None else m.group_performance(ci=ci, n_boot=n_boot,
                                                                          random_state=random_state)
-    figs = m.individual_figures()
-    worst, best = figs["worst_group"], figs["best_group"]
     lines: list[str] = []
     caveats: list[str] = []
     facts: dict[str, str] = {}
-    if worst is None or len(table) == 0:
+    values = table["performance"].to_numpy(dtype=np.float64)
+    if not np.isfinite(values).any():
         return [f"{prefix}no group has a defined {perf}: nothing to compare."], [], {}
-    w, b = table.loc[worst], table.loc[best]
     higher = bool(m.options.higher_is_better)
+    # by position: group labels may be tuples (intersections), which .loc would read as several keys
+    i_worst, i_best = (np.nanargmin(values), np.nanargmax(values)) if higher else (np.nanargmax(values),
+                                                                                  np.nanargmin(values))
+    worst, best = table.index[i_worst], table.index[i_best]
+    w, b = table.iloc[i_worst], table.iloc[i_best]
 
     def figure(row: Any) -> str:
         if ci is None:
@@ -149,7 +152,8 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
         return interval_text(row["performance"], (row["ci_low"], row["ci_high"]))
 
     n_w = int(w["n_annotators"])
-    lines.append(f"{prefix}served worst: {group_label(worst)} ({count(n_w, 'annotator')}), {perf} {figure(w)}"
+    served = "served" if prefix else "Served"
+    lines.append(f"{prefix}{served} worst: {group_label(worst)} ({count(n_w, 'annotator')}), {perf} {figure(w)}"
                  + (f" ({ci:.0%} interval)" if ci is not None else "") + f"; best served: {group_label(best)} "
                  f"({count(int(b['n_annotators']), 'annotator')}), {figure(b)}; {len(table)} groups.")
     facts["served worst"] = group_label(worst)
@@ -287,10 +291,16 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
         "metric": [_METRIC_WORDS.get(m, m) for m in findings["metric"]],
         "subgroup": desc,
         "rows": findings["size"].astype("Int64").to_numpy(),
-        f"value [{ci:.0%} interval]": [f"{v:+.3f} [{lo:+.3f}, {hi:+.3f}]" for v, lo, hi in
+        # no-break spaces: a value and its interval stay on one line
+        f"value [{ci:.0%} interval]": [f"{v:+.3f}\u00a0[{lo:+.3f},\u00a0{hi:+.3f}]" for v, lo, hi in
                                       zip(findings["value"], findings["ci_low"], findings["ci_high"], strict=True)],
-        "q": [format_q(float(q)) for q in findings["p_adjusted"]],
+        "q": [format_q(float(q)).replace(" ", "\u00a0") for q in findings["p_adjusted"]],
     }, index=pd.RangeIndex(1, len(findings) + 1, name="#"))
+
+
+def _short(text: str, limit: int = 48) -> str:
+    """A card's text: at most ``limit`` characters (the answer's sentence holds the whole description)."""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None = 0.95,
@@ -336,7 +346,7 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
             top = findings_table(dis.iloc[:1], pattern_text).iloc[0]
             lines.append(f"Most significantly disadvantaged: {top['subgroup']} ({top['rows']:,} rows), "
                          f"{top['metric']} {top[f'value [{ci:.0%} interval]']}, q {top['q']}.")
-            facts["most disadvantaged"] = str(top["subgroup"])
+            facts["most disadvantaged"] = _short(str(top["subgroup"]))
         else:
             lines.append("No subgroup is significantly disadvantaged; every finding is a favoured subgroup.")
         lines.append("Positive values of statistical parity, equal opportunity and equalized odds (rest minus "

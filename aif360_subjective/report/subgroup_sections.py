@@ -445,7 +445,10 @@ def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> N
     if len(rk) or a.get("alpha") is None:
         block.table(q_columns_as_text(rk), f"{name}: most {direction} subgroups", index=True)
         return
+    other = "favoured" if direction == "disadvantaged" else "disadvantaged"
     left = [f"{a['n_not_significant']} not significant"]
+    if a.get("n_other_side"):
+        left.append(f"{a['n_other_side']} significantly {other}")
     left += [f"{a[k]} {label}" for k, label in (("n_undefined", "with undefined rates"),
                                                  ("n_too_small", f"below {a['min_size']} rows")) if a.get(k)]
     block.text(f"{name}: no subgroup is significantly {direction} at q < {a['alpha']:g} "
