@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "check_alpha",
     "check_choice",
     "check_ci",
     "check_columns",
@@ -120,6 +121,19 @@ def check_ci(value: Any, name: str = "ci") -> float:
     if not is_number(value) or not 0.0 < float(value) < 1.0:
         raise ValueError(
             f"{name} must be a confidence level strictly between 0 and 1 (e.g. 0.95), got {plain(value)!r}"
+        )
+    return float(value)
+
+
+def check_alpha(value: Any, name: str = "alpha") -> float:
+    """A false-discovery rate (significance level) strictly between 0 and 1 (e.g. 0.05).
+
+    Raises:
+        ValueError: ``value`` is not a number strictly between 0 and 1 (booleans and strings included).
+    """
+    if not is_number(value) or not 0.0 < float(value) < 1.0:
+        raise ValueError(
+            f"{name} must be a false-discovery rate strictly between 0 and 1 or None, got {plain(value)!r}"
         )
     return float(value)
 
