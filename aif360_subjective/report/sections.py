@@ -665,7 +665,7 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
     if figures:
         from ..plotting import plot_group_performance
 
-        by_adr = isinstance(first.grouping, str) and first.grouping == "adr"
+        by_adr = first.options.grouping == "adr"
         caption = (f"{perf[:1].upper() + perf[1:]} of every model on every group of annotators"
                    + (" (the paper's Figure 3)" if by_adr else ""))
         if ci is not None:
