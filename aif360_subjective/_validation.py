@@ -20,10 +20,8 @@ __all__ = [
     "check_columns",
     "check_fraction",
     "check_int",
-    "check_multi_annotator_dataset",
     "check_random_state",
     "is_bool",
-    "is_multi_annotator_dataset",
     "is_number",
     "plain",
 ]
@@ -149,24 +147,3 @@ def check_random_state(value: Any, name: str = "random_state") -> np.random.Gene
     if value is None or (isinstance(value, numbers.Integral) and not is_bool(value)):
         return np.random.default_rng(None if value is None else int(value))
     raise TypeError(f"{name} must be None, an int or a numpy Generator, got {plain(value)!r}")
-
-
-def is_multi_annotator_dataset(obj: Any) -> bool:
-    """Whether ``obj`` is a :class:`~aif360_subjective.datasets.MultiAnnotatorDataset` (by ``isinstance``)."""
-    # imported here, not at module level: the datasets package imports this module (a real cycle)
-    from aif360_subjective.datasets.multi_annotator import MultiAnnotatorDataset
-
-    return isinstance(obj, MultiAnnotatorDataset)
-
-
-def check_multi_annotator_dataset(obj: Any, name: str = "dataset") -> None:
-    """Raise unless ``obj`` is a MultiAnnotatorDataset.
-
-    Raises:
-        TypeError: naming the argument and the type received.
-    """
-    if not is_multi_annotator_dataset(obj):
-        raise TypeError(
-            f"{name} must be a MultiAnnotatorDataset (one row per (item, annotator) annotation), "
-            f"got {type(obj).__name__}"
-        )

@@ -16,7 +16,7 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from .._validation import check_multi_annotator_dataset
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
