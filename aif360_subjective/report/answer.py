@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import group_label
+from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
 from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, format_q, interval_text
 from .model import Section
@@ -49,12 +50,11 @@ ANSWER_TITLE = "Answer"
 #: Findings listed by name in the answer (console and report alike); the rest are counted.
 MAX_FINDINGS = 20
 
-_METRIC_WORDS = {
-    "statistical_parity": "statistical parity",
-    "equal_opportunity": "equal opportunity",
-    "equalized_odds": "equalized odds",
-    "accuracy_error": "accuracy error",
-}
+
+
+def _metric_word(metric: str) -> str:
+    """A metric's label from the registry, as a word inside a sentence ("statistical parity")."""
+    return SUBGROUP_METRICS[metric].label.lower() if metric in SUBGROUP_METRICS else metric
 
 
 @dataclass(frozen=True)
@@ -288,7 +288,7 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
     ci = findings.attrs.get("ci", 0.95)
     return pd.DataFrame({
         "side": findings["direction"].to_numpy(),
-        "metric": [_METRIC_WORDS.get(m, m) for m in findings["metric"]],
+        "metric": [_metric_word(m) for m in findings["metric"]],
         "subgroup": desc,
         "rows": findings["size"].astype("Int64").to_numpy(),
         # no-break spaces: a value and its interval stay on one line
@@ -338,7 +338,7 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     else:
         n_dis = int((found["direction"] == "disadvantaged").sum())
         n_fav = len(found) - n_dis
-        metrics = ", ".join(_METRIC_WORDS[m] for m in _METRIC_WORDS if m in set(found["metric"]))
+        metrics = ", ".join(_metric_word(m) for m in FAIRNESS_METRICS if m in set(found["metric"]))
         lines.append(f"{count(len(found), 'significant finding')} at q < {alpha:g} (of {n_tested:,} "
                      f"subgroup-metric pairs tested): {n_dis} disadvantaged, {n_fav} favoured, on {metrics}.")
         dis = found[found["direction"] == "disadvantaged"]

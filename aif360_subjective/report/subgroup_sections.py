@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
 from ._text import as_float, count, format_q, q_columns_as_text, share_text
 from .answer import answer_section, as_subgroup_report, subgroup_answer
 from .model import Section
@@ -23,13 +24,7 @@ SIGN_CONVENTION = (
 )
 
 
-_METRIC_NAMES = {
-    "statistical_parity": "Statistical parity",
-    "equal_opportunity": "Equal opportunity",
-    "equalized_odds": "Equalized odds",
-    "accuracy": "Accuracy",
-    "accuracy_error": "Accuracy error",
-}
+_METRIC_NAMES = {name: m.label for name, m in SUBGROUP_METRICS.items()}
 
 
 def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
@@ -57,7 +52,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
             intervals).
         alternatives: when the clustering is lopsided (:attr:`SubgroupReport.lopsided`): the comparison of the
             other clusterers from :func:`lopsided_alternatives` (or
-            :func:`~aif360_subjective.detectors.lopsided.alternative_clusterings`), shown with the non-lopsided
+            :func:`~aif360_subjective.detectors.alternative_clusterings`), shown with the non-lopsided
             one it suggests; a string says why it was not computed; None = the report only says how to get it.
         answer: begin with the answer section (:func:`~.answer.subgroup_answer`).
 
@@ -208,7 +203,7 @@ def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: 
                "Disadvantaged means a larger statistical parity, equal opportunity or equalized odds, and a "
                "smaller accuracy error.")
     columns = rep.subgroup_metrics(ci=None).columns
-    for metric in ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error"):
+    for metric in FAIRNESS_METRICS:
         if metric not in columns:
             continue
         name = _METRIC_NAMES[metric]
@@ -254,7 +249,6 @@ def auto_k_note(rep: Any) -> str | None:
             "compare a few with n_clusters=[...] (the candidates table shows which are lopsided).")
 
 
-_SIGNIFICANCE_METRICS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")
 
 
 _KINDS = {"cluster": "cluster", "entropy": "pattern"}
@@ -276,7 +270,7 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
     from ..detectors.directions import disadvantaged_is_larger
 
     by_side: dict[str, list[str]] = {}
-    for metric in _SIGNIFICANCE_METRICS:
+    for metric in FAIRNESS_METRICS:
         if metric + "_q" not in inference.columns:
             continue
         sides = {}
@@ -353,7 +347,7 @@ def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_lab
         random_state: seed of the clusterers.
 
     Returns:
-        pandas.DataFrame (:func:`~aif360_subjective.detectors.lopsided.alternative_clusterings`, its
+        pandas.DataFrame (:func:`~aif360_subjective.detectors.alternative_clusterings`, its
         ``attrs["suggestion"]`` names a non-lopsided one), a string saying why nothing was computed, or None when
         the clustering is not lopsided.
     """
@@ -368,7 +362,7 @@ def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_lab
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from ..detectors.lopsided import alternative_clusterings
+    from ..detectors import alternative_clusterings
 
     with warnings.catch_warnings():
         # birch finding fewer subclusters than asked shows in the table's n_found column, not as a warning
