@@ -84,7 +84,8 @@ def pct(x):
 ## 1. HS-Brexit: whose view does the majority vote keep?
 
 The 2023 files give each annotator's group in `other_info`; the loader makes it the annotator attribute
-`group` (`group1` = target group, `group2` = control group, names in `metadata["group_names"]`). Item ids are
+`group` with the names the file gives (`target group`, published as `group1`; `control group`, published as
+`group2`; the codes in `metadata["group_names"]`). Item ids are
 prefixed with their split because the keys restart in every split file.
 """),
     code("""
@@ -111,8 +112,8 @@ for tie in ("favorable", "unfavorable", "drop"):
         res = group_own_label_performance(hs.labels.ravel()[keep], mv[keep], item_ids=hs.item_ids[keep],
                                           groups=groups[keep], against=against)
         perf = res.table["performance"]
-        rows.append({"tie": tie, "against": against, "target (group1)": perf["group1"],
-                     "control (group2)": perf["group2"], "gap": res.gap, "worst": res.worst_group,
+        rows.append({"tie": tie, "against": against, "target (group1)": perf["target group"],
+                     "control (group2)": perf["control group"], "gap": res.gap, "worst": res.worst_group,
                      "items scored": int(keep.sum())})
 brexit = pd.DataFrame(rows).set_index(["tie", "against"])
 brexit.round(4)
