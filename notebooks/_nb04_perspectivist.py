@@ -67,6 +67,7 @@ from sklearn.linear_model import LogisticRegression
 from aif360_subjective.datasets import LeWiDiDataset, PopquornDataset
 from aif360_subjective.metrics import OpinionExclusionMetric, jury_verdicts
 from aif360_subjective.metrics.group_own_labels import group_own_label_performance
+from aif360_subjective.opinion.groups import group_label   # group names as the reports write them (0.02–0.16)
 from aif360_subjective.metrics.perspectivist import soft_labels_from_dataset
 from aif360_subjective.sklearn.metrics import (
     annotator_error_rate,
@@ -209,8 +210,14 @@ print(f"unfairness {m.unfairness():.4f}, performance {m.performance():.4f}")
 md_groups.round(3)
 """),
     code("""
+from aif360_subjective.report.answer import opinion_answer
+
+# the answer block of the command line and the HTML report: the worst-served ADR group with its interval
+print(opinion_answer({"TF-IDF model": m}, n_boot=300).text())
+"""),
+    code("""
 perf = md_groups["performance"].to_numpy()
-low, high = md_groups.index[0], md_groups.index[-1]
+low, high = group_label(md_groups.index[0]), group_label(md_groups.index[-1])
 print(f"Accuracy against the annotators' own labels falls from {pct(perf[0])} in the lowest-ADR group {low} "
       f"to {pct(perf[-1])} in the highest {high}.")
 assert np.all(np.diff(perf) <= 0), "the claim above needs performance to fall with the ADR"

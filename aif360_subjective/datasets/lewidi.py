@@ -666,7 +666,8 @@ class LeWiDiDataset(MultiAnnotatorDataset):
     becomes the annotator attribute ``group`` (a protected attribute), with the readable names the file gives:
     HS-Brexit ``"target group"`` (published code ``group1``: Muslim immigrants in the UK) and ``"control
     group"`` (``group2``), the codes -> names map in ``metadata['group_names']``; ArMIS, which publishes no
-    names, its values as published: ``Moderate_Female``, ``Liberal_Female``, ``Conservative_Male``. An annotator whose group differs between items is an error naming it.
+    names, its values as published: ``Moderate_Female``, ``Liberal_Female``, ``Conservative_Male``.
+    An annotator whose group differs between items is an error naming it.
 
     **Non-binary scales** need a stated binary view and keep the raw value in ``annotation_info["raw_label"]``:
     ConvAbuse's abuse severity -3..1 with ``positive_labels={-3, -2, -1}`` (the published binary view,
