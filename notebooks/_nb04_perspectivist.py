@@ -113,8 +113,8 @@ for tie in ("favorable", "unfavorable", "drop"):
         res = group_own_label_performance(hs.labels.ravel()[keep], mv[keep], item_ids=hs.item_ids[keep],
                                           groups=groups[keep], against=against)
         perf = res.table["performance"]
-        rows.append({"tie": tie, "against": against, "target (group1)": perf["target group"],
-                     "control (group2)": perf["control group"], "gap": res.gap, "worst": res.worst_group,
+        rows.append({"tie": tie, "against": against, "target group": perf["target group"],
+                     "control group": perf["control group"], "gap": res.gap, "worst": res.worst_group,
                      "items scored": int(keep.sum())})
 brexit = pd.DataFrame(rows).set_index(["tie", "against"])
 brexit.round(4)
@@ -125,12 +125,12 @@ tied = summary.index[summary["majority_label"].isna()]
 on_tie = pd.Index(hs.item_ids).isin(tied)  # rows of the tied items
 share_hs = pd.Series(hs.labels.ravel()[on_tie]).groupby(groups[on_tie]).mean()
 for g, s in share_hs.items():
-    print(f"on the {n_ties} tied items, {hs.metadata['group_names'][g]} ({g}) labels {pct(s)} as hate speech")
+    print(f"on the {n_ties} tied items, the {g} labels {pct(s)} as hate speech")
 for tie in ("favorable", "unfavorable"):
     r = brexit.loc[(tie, "annotations")]
-    better = "target" if r["target (group1)"] > r["control (group2)"] else "control"
-    print(f"tie -> {tie} label: the majority vote agrees with {pct(r['target (group1)'])} of the target group's "
-          f"labels and {pct(r['control (group2)'])} of the control group's: the {better} group is served better "
+    better = "target" if r["target group"] > r["control group"] else "control"
+    print(f"tie -> {tie} label: the majority vote agrees with {pct(r['target group'])} of the target group's "
+          f"labels and {pct(r['control group'])} of the control group's: the {better} group is served better "
           f"(gap {pct(r['gap'])}).")
 """),
     md("""

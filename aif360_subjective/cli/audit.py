@@ -47,7 +47,8 @@ def demographic_notes(ds, attrs: list[str], groups) -> list[str]:
                          "with --attributes or bin it before the audit.")
     singletons = int((groups["n_annotators"] == 1).sum())
     if singletons:
-        notes.append(f"{singletons} of {common.count(len(groups), 'group')} hold a single annotator; fewer "
+        notes.append(f"{singletons} of {common.count(len(groups), 'group')} {'holds' if singletons == 1 else 'hold'} "
+                     "a single annotator; fewer "
                      "--attributes or --min-group-size give comparable groups.")
     return notes
 
