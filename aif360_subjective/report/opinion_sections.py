@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import group_label
+from ..opinion.bootstrap import BootstrapInterval
 from ._protocols import OpinionAudit
 from ._text import interval_text
 from .answer import answer_section, as_models, opinion_answer
@@ -186,7 +187,9 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
             u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             line = f"{name}: unfairness {interval_text(m.unfairness(), u)}, {perf} {interval_text(m.performance(), p)}."
-            widened = [w for w, iv in (("unfairness", u), (perf, p)) if iv.extended]
+            # only a bootstrap interval can be widened to contain its estimate
+            widened = [w for w, iv in (("unfairness", u), (perf, p)) if isinstance(iv, BootstrapInterval)
+                       and iv.extended]
             if widened:
                 line += (f" The {' and '.join(widened)} interval{'s were' if len(widened) > 1 else ' was'} widened "
                          "to contain the estimate: almost every replicate fell on one side of it, a sign of very "
