@@ -170,7 +170,8 @@ def plot_group_performance(
             ticks = [f"{lab}\n{_annotators(n)}" for lab, n in zip(labels, sizes, strict=True)]
         # rotate when the names would run into each other (many groups, or long names such as "Black or
         # African American")
-        tilt = len(labels) > 6 or max(len(lab) for lab in labels) * len(labels) > 70
+        longest = max(len(line) for tick in ticks for line in tick.split("\n"))
+        tilt = len(labels) > 6 or longest * len(labels) > 70
         ax.set_xticks(range(len(labels)), labels=ticks, rotation=30 if tilt else 0, ha="right" if tilt else "center",
                       rotation_mode="anchor" if tilt else "default")
         ax.set_yticks(range(len(model_labels)), labels=model_labels)
