@@ -11,7 +11,7 @@ import base64
 import io
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,20 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .._labels import group_label
 
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+# The model knows no renderer: :mod:`.render` (which imports this module, never the reverse) installs its
+# ``render_report`` here with :func:`use_renderer`, so ``Report.render()`` works without an import cycle.
+_RENDERER: Callable[[Report], str] | None = None
+
+
+def use_renderer(renderer: Callable[[Report], str]) -> Callable[[Report], str]:
+    """Install the function behind :meth:`Report.render` (returned unchanged, to use as a decorator)."""
+    global _RENDERER
+    _RENDERER = renderer
+    return renderer
 _MISSING = "–"
 
 
@@ -45,8 +57,6 @@ def format_value(value: Any, digits: int = 3) -> str:
     if value is None:
         return _MISSING
     if isinstance(value, pd.Interval):  # a bin of a grouping: one readable form everywhere (0.00–0.07)
-        from ..opinion.groups import group_label
-
         return group_label(value)
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
@@ -387,9 +397,9 @@ class Report:
 
     def render(self) -> str:
         """The report as one self-contained HTML page (see :func:`~.render.render_report`)."""
-        from .render import render_report
-
-        return render_report(self)
+        if _RENDERER is None:  # the package's __init__ imports the renderer: only a bare module import lacks it
+            raise RuntimeError("no HTML renderer installed: import aif360_subjective.report")
+        return _RENDERER(self)
 
     def save(self, path: str | Path) -> Path:
         """Write the HTML page (UTF-8) and return its path."""

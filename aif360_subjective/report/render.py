@@ -12,7 +12,7 @@ import functools
 import jinja2
 from markupsafe import Markup
 
-from .model import Details, Figure, Paragraph, Report, Table
+from .model import Details, Figure, Paragraph, Report, Table, use_renderer
 
 #: The page's policy: no scripts, no network; images only from data: URIs, inline styles only.
 CONTENT_SECURITY_POLICY = (
@@ -36,6 +36,7 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+@use_renderer
 def render_report(report: Report) -> str:
     """Render a report to an HTML string.
 
