@@ -60,7 +60,7 @@ class AnnotationTensor:
         return len(self.unit)
 
 
-def _examples(values, k: int = 5) -> str:
+def _examples(values: Any, k: int = 5) -> str:
     vals = list(dict.fromkeys(list(values)))[:k]
     return ", ".join(repr(_plain_deep(v)) for v in vals)
 

@@ -127,8 +127,9 @@ def crowdtruth_scores(
             progress=progress, keep_history=keep_history,
         )
     if is_multi_annotator_dataset(df):
-        unit_col, worker_col, label_col = df.item_col, df.annotator_col, df.label_col
-        df, ds_labels = _from_dataset(df)
+        dataset: Any = df
+        unit_col, worker_col, label_col = dataset.item_col, dataset.annotator_col, dataset.label_col
+        df, ds_labels = _from_dataset(dataset)
         labels = ds_labels if labels is None else labels
     tensor = build_tensor(df, unit_col, worker_col, label_col, labels, duplicates)
     return iterate(tensor, open_ended=open_ended, max_delta=max_delta, max_iter=max_iter, progress=progress,

@@ -281,7 +281,7 @@ class _PairLabels:
 def _lookup(matrix: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """``matrix[rows, cols]`` as a flat array (vectorised element lookup)."""
     if matrix.shape[0] * matrix.shape[1] <= 50_000_000:
-        return matrix.toarray()[rows, cols]
+        return np.asarray(matrix.toarray()[rows, cols])
     return np.asarray(matrix[rows, cols]).ravel()
 
 
@@ -320,6 +320,7 @@ def _annotation_quality(job: Job, wqs: np.ndarray, uqs: np.ndarray) -> np.ndarra
     """AQS over ordered worker pairs (i, j), i != j, with D_ij = sum_shared UQS v_j[a] > 0."""
     d, n = pair_sums(job, uqs)
     pl = job.pairs
+    assert pl is not None  # built by pair_sums
     return aqs_from_sums(*aqs_label_sums(pl.i, pl.j, pl.label, d, n, wqs, job.n_labels))
 
 
@@ -336,7 +337,7 @@ def worker_scores(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sums[0] / np.maximum(sums[1], EPS), sums[2] / np.maximum(sums[3], EPS)
 
 
-def unit_step(job: Job, w: np.ndarray, q: np.ndarray, g: np.ndarray) -> dict:
+def unit_step(job: Job, w: np.ndarray, q: np.ndarray, g: np.ndarray) -> dict[str, np.ndarray]:
     """The part of an iteration computed unit by unit, from the previous WQS ``w``, UQS ``q``, AQS ``g``.
 
     Returns the new UQS of the job's units and ``worker_sums``: per worker, the numerators and
@@ -381,7 +382,8 @@ def unit_annotation_scores(job: Job, wqs: np.ndarray) -> np.ndarray:
     wj = wqs[job.worker]
     uas = np.zeros((job.n_units, job.n_labels))
     uas[job.cell_u, job.cell_a] = job.cell_sums(wj[job.nz_j] * job.nz_x)
-    return uas / np.maximum(job.unit_sums(wj), EPS)[:, None]
+    out: np.ndarray = uas / np.maximum(job.unit_sums(wj), EPS)[:, None]
+    return out
 
 
 def check_max_delta(max_delta: Any) -> float:
@@ -548,7 +550,8 @@ def _history_frame(it: int, t: AnnotationTensor, st: State) -> pd.DataFrame:
     )
 
 
-def _result(job, tensor, st, first, log_rows, history, converged, open_ended, max_delta) -> CrowdTruthResult:
+def _result(job: Job, tensor: AnnotationTensor, st: State, first: State, log_rows: list[dict[str, float]],
+            history: list[pd.DataFrame], converged: bool, open_ended: bool, max_delta: float) -> CrowdTruthResult:
     label_names = [str(lab) for lab in tensor.labels]
     uas = unit_annotation_scores(job, st.wqs)
     uas0 = unit_annotation_scores(job, np.ones(job.n_workers))

@@ -256,7 +256,7 @@ class Figure:
 class _Container:
     """Shared builder methods of sections and details: append blocks, return self or the new block."""
 
-    blocks: list
+    blocks: list[Any]
 
     def text(self, *paragraphs: str, kind: str = "text") -> _Container:
         """Append paragraphs of plain text (``kind``: "text", "note" or "warning")."""
@@ -274,7 +274,8 @@ class _Container:
         if isinstance(fig, Figure):
             self.blocks.append(fig)
         elif isinstance(fig, (bytes, bytearray, str, Path)):
-            self.blocks.append(Figure.from_png(fig, caption=caption, alt=alt))
+            self.blocks.append(Figure.from_png(bytes(fig) if isinstance(fig, bytearray) else fig, caption=caption,
+                                               alt=alt))
         else:
             self.blocks.append(Figure.from_matplotlib(fig, caption=caption, alt=alt, **kwargs))
         return self
@@ -293,7 +294,7 @@ class Details(_Container):
 
     summary: str
     open: bool = False
-    blocks: list = field(default_factory=list)
+    blocks: list[Any] = field(default_factory=list)
     muted: bool = False
 
     def __post_init__(self) -> None:
@@ -311,7 +312,7 @@ class Section(_Container):
     """
 
     title: str
-    blocks: list = field(default_factory=list)
+    blocks: list[Any] = field(default_factory=list)
     anchor: str = ""
 
     def __post_init__(self) -> None:
@@ -384,7 +385,7 @@ class Report:
         """Every figure of the report, in order (to save them as PNG files too)."""
         out: list[Figure] = []
 
-        def walk(blocks):
+        def walk(blocks: list[Any]) -> None:
             for b in blocks:
                 if isinstance(b, Figure):
                     out.append(b)

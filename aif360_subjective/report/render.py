@@ -8,6 +8,7 @@ mistake elsewhere could not run code or fetch anything when the file is opened.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -58,7 +59,7 @@ def render_report(report: Report) -> str:
     return template.render(report=report, csp=Markup(CONTENT_SECURITY_POLICY))  # a constant, not data
 
 
-def _check_blocks(blocks, where: str) -> None:
+def _check_blocks(blocks: list[Any], where: str) -> None:
     for b in blocks:
         if isinstance(b, Details):
             _check_blocks(b.blocks, where)
