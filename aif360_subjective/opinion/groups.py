@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from .._format import group_label
+from .._labels import group_label
 
 __all__ = ["GroupingReport", "GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label",
            "validate_bins"]
@@ -200,9 +200,10 @@ def _merged_label(labels: list[Any]) -> Any:
     if isinstance(first, pd.Interval) and isinstance(last, pd.Interval):
         closed_left = first.closed in ("left", "both")
         closed_right = last.closed in ("right", "both")
-        closed = {(False, True): "right", (True, False): "left", (True, True): "both"}.get(
-            (closed_left, closed_right), "neither"
-        )
+        sides: dict[tuple[bool, bool], Literal["left", "right", "both", "neither"]] = {
+            (False, True): "right", (True, False): "left", (True, True): "both", (False, False): "neither"
+        }
+        closed = sides[(closed_left, closed_right)]
         return pd.Interval(first.left, last.right, closed=closed)
     return tuple(labels)
 

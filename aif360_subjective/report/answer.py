@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._format import group_label
+from .._labels import group_label
 from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
 from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, format_q, interval_text

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._format import group_label
+from .._labels import group_label
 from ..opinion.bootstrap import BootstrapInterval
 from ._protocols import OpinionAudit
 from ._text import interval_text

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aif360_subjective._format import group_label
+from aif360_subjective._labels import group_label
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.metrics import OpinionExclusionMetric
