@@ -141,8 +141,8 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
         return [f"{prefix}no group has a defined {perf}: nothing to compare."], [], {}
     higher = bool(m.options.higher_is_better)
     # by position: group labels may be tuples (intersections), which .loc would read as several keys
-    i_worst, i_best = (np.nanargmin(values), np.nanargmax(values)) if higher else (np.nanargmax(values),
-                                                                                  np.nanargmin(values))
+    low, high = int(np.nanargmin(values)), int(np.nanargmax(values))
+    i_worst, i_best = (low, high) if higher else (high, low)
     worst, best = table.index[i_worst], table.index[i_best]
     w, b = table.iloc[i_worst], table.iloc[i_best]
 

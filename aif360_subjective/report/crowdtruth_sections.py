@@ -118,12 +118,12 @@ def _annotator_status(result: FittedCrowdTruthFilter, ids: Any) -> list[str] | N
     return out
 
 
-def _wqs_histogram(workers: pd.DataFrame, removed: pd.DataFrame | None):
+def _wqs_histogram(workers: pd.DataFrame, removed: pd.DataFrame | None) -> Any:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.2))
     wqs = workers["wqs"].astype(float)
-    bins = np.linspace(0, max(1.0, float(np.nanmax(wqs.to_numpy())) if len(wqs) else 1.0), 26)
+    bins = np.linspace(0, max(1.0, float(np.nanmax(wqs.to_numpy())) if len(wqs) else 1.0), 26).tolist()
     if removed is not None and len(removed):
         gone = wqs.index.isin(removed.index)
         ax.hist([wqs[~gone].dropna(), wqs[gone].dropna()], bins=bins, stacked=True,

@@ -42,7 +42,7 @@ def opinion_summary_table(metrics: Any, ci: float | None = None, n_boot: int = 1
     models = as_models(metrics)
     rows = {}
     for name, m in models.items():
-        row = {"unfairness": m.unfairness(), "performance": m.performance()}
+        row: dict[str, Any] = {"unfairness": m.unfairness(), "performance": m.performance()}
         if ci is not None:
             u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
@@ -66,7 +66,7 @@ def _with_interval_columns(table: pd.DataFrame, names: tuple[str, ...], ci: floa
         low, high = out.pop(f"{name}_ci_low"), out.pop(f"{name}_ci_high")
         text = [f"[{a:.3f}, {b:.3f}]" if np.isfinite(a) and np.isfinite(b) else "–" for a, b in zip(low, high,
                                                                                                     strict=True)]
-        out.insert(out.columns.get_loc(name) + 1, f"{name} {ci:.0%} interval", text)
+        out.insert(list(out.columns).index(name) + 1, f"{name} {ci:.0%} interval", text)
     return out
 
 
@@ -249,12 +249,12 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
 DOT_PLOT_FROM = 12
 
 
-def _adr_histogram(adr: pd.Series):
+def _adr_histogram(adr: pd.Series) -> Any:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.2))
     values = adr.dropna().to_numpy(dtype=float)
-    ax.hist(values, bins=np.linspace(0, 1, 21), color="tab:blue", edgecolor="white")
+    ax.hist(values, bins=np.linspace(0, 1, 21).tolist(), color="tab:blue", edgecolor="white")
     ax.set_xlabel("average disagreement rate with the majority")
     ax.set_ylabel("annotators")
     ax.set_xlim(0, 1)

@@ -315,7 +315,7 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
         if (kind, sid) not in inference.index:
             continue
         row = inference.loc[(kind, sid)]
-        cols: dict[str, list] = {"value": [], f"{ci:.0%} interval": [], "q": []}
+        cols: dict[str, list[Any]] = {"value": [], f"{ci:.0%} interval": [], "q": []}
         if alpha is not None:
             cols[f"significant (q < {alpha:g})"] = []
         for metric in _METRIC_NAMES:
