@@ -344,8 +344,10 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
         dis = found[found["direction"] == "disadvantaged"]
         if len(dis):
             top = findings_table(dis.iloc[:1], pattern_text).iloc[0]
+            row = dis.iloc[0]
             lines.append(f"Most significantly disadvantaged: {top['subgroup']} ({top['rows']:,} rows), "
-                         f"{top['metric']} {top[f'value [{ci:.0%} interval]']}, q {top['q']}.")
+                         f"{top['metric']} {row['value']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], "
+                         f"q {format_q(float(row['p_adjusted']))}.")
             facts["most disadvantaged"] = _short(str(top["subgroup"]))
         else:
             lines.append("No subgroup is significantly disadvantaged; every finding is a favoured subgroup.")
