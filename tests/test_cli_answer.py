@@ -60,6 +60,9 @@ def test_audit_prints_the_answer_first_and_the_report_says_the_same(capsys, tmp_
         assert sentence in page
     assert page.index("Answer") < page.index("Groups ranked from the worst served") < page.index("Grouping details")
     assert "favourable label 1" in page
+    # the first card names who is served worst (it used to be "0 — favourable label")
+    labels = re.findall(r'<div class="fact-label">([^<]*)</div>', out_html.read_text(encoding="utf-8"))
+    assert labels[0] == "served worst" and "favourable label" not in labels
 
 
 def test_single_annotator_count_is_taken_after_merging(capsys, tmp_path, annotations):
