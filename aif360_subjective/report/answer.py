@@ -171,9 +171,10 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
                          "is served worse (overlapping intervals are no proof of equal service either).")
         else:
             side = "below" if higher else "above"
+            gap = (b["ci_low"] - w["ci_high"]) if higher else (w["ci_low"] - b["ci_high"])
             lines.append(f"Its {ci:.0%} interval lies entirely {side} the best-served group's: it is served "
-                         "worse, by at least "
-                         f"{(b['ci_low'] - w['ci_high']) if higher else (w['ci_low'] - b['ci_high']):.3f}.")
+                         f"worse, by at least {gap:.3f} (the two extremes of {len(table)} groups, picked after "
+                         "seeing the data; with many groups such a gap arises more easily by chance).")
     u = m.unfairness()
     if ci is not None:
         ui = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
