@@ -29,7 +29,7 @@ import pandas as pd
 
 from .._labels import group_label
 from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
-from ._protocols import HoldsSubgroupReport, OpinionAudit
+from ._protocols import HoldsSubgroupReport, OpinionAudit, TestsEqualService
 from ._text import bracket, count, format_q, interval_text
 from .model import Section
 
@@ -159,6 +159,10 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
     facts["served worst"] = group_label(worst)
     if len(table) < 2:
         lines.append("Only one group: there is no other group to compare it with.")
+    elif ci is not None and isinstance(m, TestsEqualService):
+        # the test of equal service decides, in its own words (one verdict logic, the analysis')
+        verdict = m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)
+        lines.append(f"Test of equal service: {verdict}.")
     elif ci is None:
         lines.append("Without intervals (--ci none / ci=None) the data cannot say whether the gap of "
                      f"{abs(float(b['performance']) - float(w['performance'])):.3f} is more than chance.")
@@ -203,8 +207,10 @@ def opinion_answer(metrics: Any, *, ci: float | None = 0.95, n_boot: int = 1000,
                    random_state: Any = 0) -> Answer:
     """The answer block of an opinion-exclusion audit of one or several models.
 
-    For each model: the worst-served group with its interval and the best-served one; whether the worst
-    group's interval lies entirely below the best group's (served worse) or overlaps it (not shown); the
+    For each model: the worst-served group with its interval and the best-served one; whether it is served
+    worse: the verdict of the test of equal service when the analysis has one
+    (``OpinionExclusionMetric.verdict``), else whether the worst group's interval lies entirely below the best
+    group's (served worse) or overlaps it (not shown); the
     unfairness and performance with their intervals; that the performance is the mean over the groups (and,
     for accuracy, the accuracy over every annotation). With several models: the fairer one (lower unfairness)
     and whether the unfairness intervals overlap.
