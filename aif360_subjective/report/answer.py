@@ -305,6 +305,14 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
     }, index=pd.RangeIndex(1, len(findings) + 1, name="#"))
 
 
+def _finding_text(one: pd.DataFrame, pattern_text: pd.Series | None) -> str:
+    """One finding in words: ``subgroup (N rows), metric +0.123 [+0.069, +0.174], q < 0.001``."""
+    top = findings_table(one, pattern_text).iloc[0]
+    row = one.iloc[0]
+    return (f"{top['subgroup']} ({top['rows']:,} rows), {top['metric']} {row['value']:+.3f} "
+            f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], q {format_q(float(row['p_adjusted']))}")
+
+
 def _short(text: str, limit: int = 48) -> str:
     """A card's text: at most ``limit`` characters (the answer's sentence holds the whole description)."""
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
@@ -351,11 +359,14 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
         dis = found[found["direction"] == "disadvantaged"]
         if len(dis):
             top = findings_table(dis.iloc[:1], pattern_text).iloc[0]
-            row = dis.iloc[0]
-            lines.append(f"Most significantly disadvantaged: {top['subgroup']} ({top['rows']:,} rows), "
-                         f"{top['metric']} {row['value']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], "
-                         f"q {format_q(float(row['p_adjusted']))}.")
+            lines.append(f"Most significantly disadvantaged: {_finding_text(dis.iloc[:1], pattern_text)}.")
             facts["most disadvantaged"] = _short(str(top["subgroup"]))
+            # the strongest disadvantaged finding of every other metric too, so that no metric's gap is left to
+            # the table (the first finding may be on statistical parity while an equal-opportunity gap is larger)
+            for metric in FAIRNESS_METRICS:
+                part = dis[dis["metric"] == metric]
+                if len(part) and metric != dis["metric"].iloc[0]:
+                    lines.append(f"By {_metric_word(metric)}: {_finding_text(part.iloc[:1], pattern_text)}.")
         else:
             lines.append("No subgroup is significantly disadvantaged; every finding is a favoured subgroup.")
         lines.append("Positive values of statistical parity, equal opportunity and equalized odds (rest minus "

@@ -326,3 +326,21 @@ def test_not_significant_counts_exclude_the_other_side(planted):
     line = significance_line(empty, "statistical parity", "subgroup")
     assert f"{dis.attrs['n_not_significant']} not significant, {dis.attrs['n_other_side']} significantly favoured" \
         in line
+
+
+def test_every_metric_with_a_disadvantaged_finding_is_named(planted):
+    """On Adult the console named no equal-opportunity gap although the report ranked one: the answer now names
+    the strongest disadvantaged finding of every metric that has one."""
+    *_, rep = planted
+    found = rep.findings(0.05)
+    dis = found[found.direction == "disadvantaged"]
+    ans = subgroup_answer(rep)
+    text = " ".join(ans.lines)
+    first = dis["metric"].iloc[0]
+    for metric in dis["metric"].unique():
+        if metric != first:
+            word = metric.replace("_", " ")
+            assert f"By {word}: " in text
+            row = dis[dis.metric == metric].iloc[0]
+            assert f"{word} {row['value']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" in text
+    assert len(dis["metric"].unique()) >= 2  # the planted data has gaps on several metrics
