@@ -118,7 +118,7 @@ def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True
 
     p = Path(path)
     if not p.is_file():
-        raise CLIError(f"{what} file not found: {path}")
+        raise CLIError(f"no such file or folder: {path} (the {what} file)")
     how = "given" if sep else "detected"
     sep = sep or sniff_separator(p)
     try:
