@@ -16,15 +16,22 @@ from typing import Any
 from . import _common as common
 from ._common import CLIError
 
-FORMATS = ("csv", "lewidi", "popquorn", "wikipedia")
-MODELS = {"majority": "Model 1 (majority vote)", "annotator-aware": "Model 2 (annotator-aware)"}
+FORMATS = ("csv", "lewidi", "popquorn", "wikipedia", "adult")
+#: Formats of tables (one row per instance: attributes, truth, maybe a prediction), not of annotations.
+TABLE_FORMATS = ("csv", "adult")
+MODELS = {"majority": "Model 1 (majority vote)", "annotator-aware": "Model 2 (annotator-aware)",
+          "logistic": "logistic regression"}
+#: The models trained on annotations, and the one trained on a table.
+ANNOTATION_MODELS = ("majority", "annotator-aware")
+TABLE_MODEL = "logistic"
 #: The package's convention (docs/guide/concepts.rst): for detection tasks 0 ("not flagged") is favourable.
 DEFAULT_FAVORABLE = 0
 
 FORMAT_HELP = (
     "input format (default: detected from the path: .json or a folder of LeWiDi JSON files = lewidi, a folder with "
     "<task>_annotations.tsv or a <task>_labelled_comments*.csv sample = wikipedia, a folder with "
-    "offensiveness_raw_data.csv = popquorn, other files = csv)"
+    "offensiveness_raw_data.csv = popquorn, a folder with UCI's adult.data (or that file) = adult, other "
+    "files = csv)"
 )
 #: Measures on ratings: the predictions are ratings on the dataset's scale (their binary view follows the
 #: dataset's --positive-from/--positive-labels).
@@ -40,7 +47,9 @@ PREDICTIONS_HELP = (
     "(logistic regression on the items' majority vote: on TF-IDF of the item text where the data has text "
     "(POPQUORN, LeWiDi, MultiPICo, CSC, Wikipedia Talk), else on the numeric item features) or Model 2 "
     "(annotator-aware) on a by-item split (--test-size, --seed) and audits the held-out items. A model whose "
-    "predictions are all one label is reported as a constant classifier."
+    "predictions are all one label is reported as a constant classifier. On a table (subgroups: a CSV table or "
+    "the Adult folder), --model logistic trains a logistic regression (categorical attributes one-hot coded, "
+    "numeric ones standardised) on a stratified split of the rows and analyses the held-out rows."
 )
 
 
@@ -97,7 +106,8 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
                    "--predictions FILE (default there: prediction)")
     p.add_argument("--predictions", metavar="CSV", help="predictions file keyed by item (and annotator)")
     p.add_argument("--model", choices=list(MODELS), help="train a model on a by-item split and audit its "
-                   "predictions on the held-out items")
+                   "predictions on the held-out items (majority, annotator-aware: annotation data; logistic: a "
+                   "table)")
     p.add_argument("--test-size", type=common.unit_float, default=0.3, metavar="F",
                    help="--model: share of the items held out for the audit (default: 0.3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split, the models and the clustering "
@@ -125,6 +135,8 @@ def detect_format(path: str, given: str | None) -> str:
         raise CLIError(f"no such file or folder: {path}")
     if given:
         return given
+    if p.name in ("adult.data", "adult.test") or (p.is_dir() and (p / "adult.data").is_file()):
+        return "adult"
     if p.is_dir():
         if any(p.glob("*_annotations.tsv")) or any(p.glob("*_labelled_comments*.csv")):
             return "wikipedia"
@@ -178,6 +190,9 @@ def load_annotations(args: argparse.Namespace, path: str) -> Annotations:
     """Read the annotations in the format of ``--format`` (or the detected one)."""
     fmt = detect_format(path, args.format)
     _check_options(args, fmt)
+    if fmt == "adult":
+        raise CLIError(f"{path} is the Adult table (one row per person, no annotations): an opinion-exclusion audit "
+                       "needs annotations; run subgroups on it")
     if fmt == "csv":
         return _load_csv(args, path)
     if fmt == "lewidi":
@@ -469,6 +484,9 @@ def _predictions_file(args: argparse.Namespace, ds, rating_col: str | None = Non
 
 
 def _train_model(args: argparse.Namespace, ds) -> Predictions:
+    if args.model not in ANNOTATION_MODELS:
+        raise CLIError(f"--model {args.model} trains on a table; annotation data takes --model "
+                       f"{' or '.join(ANNOTATION_MODELS)}")
     if not 0.0 < args.test_size < 1.0:
         raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
     train, test = ds.split([1.0 - args.test_size], shuffle=True, seed=args.seed)
@@ -499,3 +517,103 @@ def _train_model(args: argparse.Namespace, ds) -> Predictions:
             f"{args.seed}), audited on the other {common.count(test.n_items, 'item')}")
     print(desc + ".")
     return Predictions(test, classified, name, desc)
+
+
+# ----------------------------------------------------------------------------------------------- tables
+@dataclass
+class Table:
+    """A table read for ``subgroups``: the frame, its default label column and favourable label (None: the
+    options decide), columns left out by default, and lines describing it."""
+
+    frame: Any
+    label_col: str | None = None
+    favorable: Any = None
+    excluded: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+#: Adult: the label column (not named in adult.names), its favourable value (AIF360's AdultDataset: '>50K') and
+#: the census sampling weight, which describes the sample, not the person (left out unless --columns names it).
+ADULT_LABEL, ADULT_FAVORABLE, ADULT_WEIGHT = "income", ">50K", "fnlwgt"
+
+
+def adult_columns(names_file: Path) -> list[str]:
+    """The attribute names of UCI's ``adult.names`` (its ``name: values.`` lines), then the label ``income``.
+
+    Raises:
+        CLIError: the file is missing or lists no attribute.
+    """
+    import re
+
+    if not names_file.is_file():
+        raise CLIError(f"no such file or folder: {names_file} (the Adult column names, next to adult.data)")
+    names = re.findall(r"^([A-Za-z][\w-]*): ", names_file.read_text(encoding="utf-8", errors="replace"), flags=re.M)
+    if not names:
+        raise CLIError(f"{names_file} lists no attribute ('name: values.' lines)")
+    return [*names, ADULT_LABEL]
+
+
+def read_table(args: argparse.Namespace, path: str, fmt: str) -> Table:
+    """A CSV table, or UCI Adult (``adult.data`` and ``adult.test``: no header, names from ``adult.names``,
+    the test file's labels written ``>50K.``)."""
+    if fmt != "adult":
+        return Table(common.read_csv(path, "data", sep=args.sep))
+    import pandas as pd
+
+    p = Path(path)
+    folder = p if p.is_dir() else p.parent
+    files = [folder / f for f in ("adult.data", "adult.test") if (folder / f).is_file()] if p.is_dir() else [p]
+    columns = adult_columns(folder / "adult.names")
+    frames = []
+    for f in files:
+        # the test file opens with a '|1x3 Cross validator' line; values are padded with a space
+        df = pd.read_csv(f, header=None, names=columns, skipinitialspace=True, comment="|")
+        frames.append(df.dropna(how="all"))
+    df = pd.concat(frames, ignore_index=True)
+    df[ADULT_LABEL] = df[ADULT_LABEL].astype(str).str.rstrip(".")
+    note = (f"Read Adult {' + '.join(f.name for f in files)}: {common.count(len(df), 'row')}, label {ADULT_LABEL!r} "
+            f"(favourable {ADULT_FAVORABLE!r} unless --favorable-label), {ADULT_WEIGHT!r} (a sampling weight) "
+            "left out unless --columns names it; '?' is a value of its own.")
+    print(note)
+    return Table(df, ADULT_LABEL, ADULT_FAVORABLE, [ADULT_WEIGHT], [note])
+
+
+def train_table_model(X, positive, args: argparse.Namespace, categorical: list[str] | None = None):
+    """Train a logistic regression on a stratified split of a table's rows; predict the held-out rows.
+
+    Args:
+        X: the attribute columns (categorical ones are one-hot coded, numeric ones standardised).
+        positive: bool array, truth == favourable label.
+        args: ``--test-size`` and ``--seed``.
+        categorical: numeric columns to treat as categories too (``--categorical``).
+
+    Returns:
+        (test positions, predicted favourable 0/1 on them, description)
+    """
+    import numpy as np
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    if not 0.0 < args.test_size < 1.0:
+        raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
+    counts = np.bincount(np.asarray(positive, dtype=int), minlength=2)
+    if counts.min() < 2:
+        raise CLIError(f"--model {TABLE_MODEL} needs at least 2 rows of each label; the table has {counts[1]} "
+                       f"favourable and {counts[0]} other")
+    cat = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c]) or c in (categorical or [])]
+    num = [c for c in X.columns if c not in cat]
+    prep = ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), cat), ("num", StandardScaler(), num)])
+    rows = np.arange(len(X))
+    train, test = train_test_split(rows, test_size=args.test_size, random_state=args.seed, stratify=positive)
+    train, test = np.sort(train), np.sort(test)  # held-out rows in file order
+    model = make_pipeline(prep, LogisticRegression(max_iter=1000)).fit(X.iloc[train], positive[train])
+    pred = model.predict(X.iloc[test]).astype(int)
+    desc = (f"a logistic regression on {common.count(X.shape[1], 'attribute')} trained on "
+            f"{common.count(len(train), 'row')} ({1 - args.test_size:.0%}, stratified, seed {args.seed}), analysed "
+            f"on the other {common.count(len(test), 'row')}")
+    print(desc[0].upper() + desc[1:] + ".")
+    return test, pred, desc
