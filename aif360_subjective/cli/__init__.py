@@ -74,18 +74,29 @@ class _StderrNotes(logging.Handler):
 
 @contextmanager
 def _library_notes() -> Iterator[None]:
-    """While a command runs, the package's warnings (e.g. a tied single-linkage cut) read as one plain line each,
-    not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the root logger has."""
+    """While a command runs, the package's log warnings (e.g. a tied single-linkage cut) and Python warnings read
+    as one plain line each, not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the
+    root logger has, nor as ``path:line: UserWarning: ...``."""
+    import warnings
+
     log = logging.getLogger("aif360_subjective")
     handler = _StderrNotes(level=logging.WARNING)
     propagate = log.propagate
     log.addHandler(handler)
     log.propagate = False
+    show = warnings.showwarning
+    # a loader's warning (e.g. a repeated annotation in MD-Agreement) as one note, not "path:line: UserWarning: ..."
+    warnings.showwarning = _warning_as_note
     try:
         yield
     finally:
         log.removeHandler(handler)
         log.propagate = propagate
+        warnings.showwarning = show
+
+
+def _warning_as_note(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ARG001
+    print(f"note: {one_line(message)}", file=sys.stderr)
 
 
 def _quiet_after_broken_pipe() -> int:

@@ -617,3 +617,35 @@ def train_table_model(X, positive, args: argparse.Namespace, categorical: list[s
             f"on the other {common.count(len(test), 'row')}")
     print(desc[0].upper() + desc[1:] + ".")
     return test, pred, desc
+
+
+#: An item column with at most this many distinct values is a category subgroups can be described by; a panel of at
+#: most this many annotators can be described by the annotator id.
+MAX_CATEGORIES = 20
+#: Item columns that are labels (the published aggregates) or bookkeeping, never attributes of a subgroup.
+NOT_ITEM_ATTRIBUTES = ("hard_label", "soft_label", "split", "annotation_task", "lang")
+
+
+def item_categories(ds) -> list[str]:
+    """The item columns that describe an item by a category (MD-Agreement ``domain``, ConvAbuse ``bot``,
+    MultiPICo ``source``): strings with 2 to :data:`MAX_CATEGORIES` distinct values over the data's items, not
+    free text and not labels or bookkeeping (:data:`NOT_ITEM_ATTRIBUTES`)."""
+    import pandas as pd
+
+    from ..algorithms.inprocessing.majority_vote import text_columns
+
+    items = ds.items
+    if items is None or items.empty:
+        return []
+    items = items.reindex(pd.unique(ds.item_ids))
+    text = set(text_columns(items))
+    found = []
+    for col in items.columns:
+        values = items[col].dropna()
+        if col in text or col in NOT_ITEM_ATTRIBUTES or values.empty or pd.api.types.is_numeric_dtype(values):
+            continue
+        if not values.map(type).eq(str).all():  # dicts (soft labels, other annotations) are no category
+            continue
+        if 2 <= values.nunique() <= MAX_CATEGORIES:
+            found.append(str(col))
+    return found

@@ -75,9 +75,28 @@ def _annotation_rows(args: argparse.Namespace):
     pred = inputs.get_predictions(args, ann)
     ds = pred.dataset
     attrs = [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
-    features = _features(args, attrs, "the annotator attributes")
-    X = ds.annotators.reindex(ds.annotator_ids)[features].reset_index(drop=True)
+    item_attrs = [c for c in inputs.item_categories(ds) if c not in attrs]
+    few_annotators = ds.n_annotators <= inputs.MAX_CATEGORIES
+    available = [*attrs, *item_attrs, *([ANNOTATOR] if ANNOTATOR not in attrs + item_attrs else [])]
+    # without annotator attributes (MD-Agreement, ConvAbuse), the items' categories and, for a small panel, the
+    # annotator itself are what a subgroup can be described by
+    default = attrs or [*item_attrs, *([ANNOTATOR] if few_annotators and ANNOTATOR in available else [])]
+    features = _features(args, available, "the annotator attributes and item categories", default)
+    from_items = [c for c in features if c in item_attrs]
+    X = ds.annotators.reindex(ds.annotator_ids)[[c for c in features if c in attrs]].reset_index(drop=True)
+    for c in features:
+        if c in item_attrs:
+            X[c] = ds.items[c].reindex(ds.item_ids).to_numpy()
+        elif c == ANNOTATOR and c not in attrs:
+            X[c] = pd.Series(ds.annotator_ids).astype(str).to_numpy()
+    X = X[features]
     notes = list(pred.notes)
+    if not attrs and not args.columns:
+        parts = ([f"the item categor{'y' if len(from_items) == 1 else 'ies'} {', '.join(from_items)}"]
+                 if from_items else []) + (["the annotator id"] if ANNOTATOR in features else [])
+        note = f"no annotator attributes in the data: subgroups are described by {' and '.join(parts)}"
+        print(note[0].upper() + note[1:] + ".")
+        notes.append(note)
     numeric = [c for c in features if pd.api.types.is_numeric_dtype(X[c])]
     keep = ~X[numeric].isna().any(axis=1).to_numpy() if numeric else None
     for c in features:
@@ -93,13 +112,19 @@ def _annotation_rows(args: argparse.Namespace):
         print(note)
         notes.append(note)
         X, y_true, y_pred = X[keep].reset_index(drop=True), y_true[keep], y_pred[keep]
-    notes.insert(0, f"one row per annotation: the annotator's attributes, the annotator's label as truth, "
-                    f"{pred.description}")
+    described = ("the annotator's attributes" if all(c in attrs for c in features)
+                 else f"the attributes {', '.join(features)}")
+    notes.insert(0, f"one row per annotation: {described}, the annotator's label as truth, {pred.description}")
     return X, y_true, y_pred, ann.favorable, notes, pred.name
 
 
-def _features(args: argparse.Namespace, available: list[str], where: str) -> list[str]:
-    features = args.columns or list(available)
+#: The feature name of the annotator id (annotation data without annotator attributes, or named in --columns).
+ANNOTATOR = "annotator"
+
+
+def _features(args: argparse.Namespace, available: list[str], where: str,
+              default: list[str] | None = None) -> list[str]:
+    features = args.columns or list(available if default is None else default)
     for c in features:
         if c not in available:
             raise CLIError(f"--columns {c!r} is not a column of {where} (columns: "
