@@ -19,8 +19,9 @@ from aif360.algorithms.transformer import NotFittedError
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ..._labels import TIE_POLICIES, OneClassPredictionWarning, one_class_message
-from ..._validation import check_choice, check_multi_annotator_dataset, check_random_state
+from ..._labels import OneClassPredictionWarning, check_tie, one_class_message
+from ..._validation import check_random_state
+from ...datasets.multi_annotator import check_multi_annotator_dataset
 
 __all__ = ["MajorityVoteClassifier", "text_columns"]
 
@@ -138,7 +139,7 @@ class MajorityVoteClassifier(Transformer):
             ValueError: ``tie`` is not a tie policy.
         """
         _check_estimator(estimator)
-        check_choice(tie, "tie", TIE_POLICIES)
+        check_tie(tie)
         check_random_state(random_state)
         _check_text(text)
         super().__init__(estimator=estimator, tie=tie, random_state=random_state, text=text)
