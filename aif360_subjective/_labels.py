@@ -185,13 +185,14 @@ def one_class_message(predictions: npt.ArrayLike, what: str = "the model") -> st
         what: who predicted, for the message (e.g. ``"Model 1 (majority vote)"``).
 
     Returns:
-        str | None: e.g. ``"Model 1 predicts 0 for all 4,578 annotations: a constant classifier (...)"``.
+        str | None: e.g. ``"Model 1 predicts 0 for all 4,578 predictions: a constant classifier. ..."``; None
+        for fewer than two predictions.
     """
     import pandas as pd
 
     values = pd.Series(np.asarray(predictions).ravel()).dropna()
     distinct = values.unique()
-    if len(values) == 0 or len(distinct) > 1:
+    if len(values) < 2 or len(distinct) > 1:  # one prediction is no evidence of a constant classifier
         return None
     value = distinct[0]
     value = value.item() if hasattr(value, "item") else value

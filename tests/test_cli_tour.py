@@ -193,3 +193,17 @@ def test_audit_refuses_adult_and_a_mistyped_path(capsys, data):
     assert "no annotations" in capsys.readouterr().err
     assert main(["audit", str(data / "popquorm"), "--model", "majority"]) == 2
     assert f"no such file or folder: {data / 'popquorm'}" in capsys.readouterr().err
+
+
+def test_rating_scales_are_named_in_command_line_words(capsys, data):
+    conv = str(data / "lewidi2023" / "ConvAbuse")
+    assert main(["audit", conv, "--split", "dev", "--model", "majority"]) == 2
+    err = capsys.readouterr().err
+    assert "pass --positive-from N (rating >= N means 1) or --positive-labels V [V ...]" in err
+    assert "positive_from=" not in err and "positive_labels=" not in err
+    assert main(["audit", conv, "--positive-from", "0", "--positive-labels", "-1", "--model", "majority"]) == 2
+    assert "give --positive-from or --positive-labels, not both" in capsys.readouterr().err
+    assert main(["audit", str(data / "popquorn"), "--positive-labels", "5", "--model", "majority"]) == 2
+    assert "--positive-labels applies to --format lewidi, not popquorn" in capsys.readouterr().err
+    assert main(["audit", str(data / "popquorn"), "--performance", "mae", "--model", "majority"]) == 2
+    assert "--model predicts labels; give predicted ratings with --predictions FILE" in capsys.readouterr().err

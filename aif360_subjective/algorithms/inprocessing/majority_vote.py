@@ -270,7 +270,8 @@ class MajorityVoteClassifier(Transformer):
             classes = list(self.estimator_.classes_)
             if self.favorable_label_ in classes:
                 scores = self.estimator_.predict_proba(x)[:, classes.index(self.favorable_label_)][codes]
-        message = one_class_message(pred, "MajorityVoteClassifier")
+        labels = dataset.decode_labels(pred)
+        message = one_class_message(labels, "MajorityVoteClassifier")  # in the input's own label values
         if message is not None:
             warnings.warn(message, OneClassPredictionWarning, stacklevel=2)
-        return dataset.with_predictions(dataset.decode_labels(pred), scores=scores)
+        return dataset.with_predictions(labels, scores=scores)
