@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import types
 import warnings
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def import_pyclustering():
+def import_pyclustering() -> types.ModuleType:
     """Import :mod:`pyclustering` with the ``numpy.warnings`` shim in place.
 
     Returns:
@@ -31,7 +32,8 @@ def import_pyclustering():
         np.warnings = warnings  # type: ignore[attr-defined]
     import pyclustering
 
-    return pyclustering
+    module: types.ModuleType = pyclustering
+    return module
 
 
 def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:

@@ -2,7 +2,8 @@
 
 * the majority vote of binary labels with its tie policies,
 * the binary entropy of a label share,
-* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them.
+* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them,
+* the readable name of a group of annotators, items or annotations (a bin, an intersection of attributes).
 
 Everything works in "positive-indicator" space: a label is positive when it equals the favourable label
 (AIF360's convention) or the ``pos_label`` of the functional API.
@@ -22,6 +23,7 @@ from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from ._validation import check_choice
 
@@ -38,6 +40,7 @@ __all__ = [
     "cell_codes",
     "check_tie",
     "confusion_counts",
+    "group_label",
     "majority_vote",
     "one_class_message",
     "ratio",
@@ -188,8 +191,6 @@ def one_class_message(predictions: npt.ArrayLike, what: str = "the model") -> st
         str | None: e.g. ``"Model 1 predicts 0 for all 4,578 predictions: a constant classifier. ..."``; None
         for fewer than two predictions.
     """
-    import pandas as pd
-
     values = pd.Series(np.asarray(predictions).ravel()).dropna()
     distinct = values.unique()
     if len(values) < 2 or len(distinct) > 1:  # one prediction is no evidence of a constant classifier
@@ -201,3 +202,19 @@ def one_class_message(predictions: npt.ArrayLike, what: str = "the model") -> st
     return (f"{what} predicts {value!r} for all {len(values):,} predictions: a constant classifier. Its "
             "performance is that of always answering this label, and its fairness figures measure the labels' "
             "spread, not a model that reads the items.")
+
+
+def group_label(group: object, spec: str = ".2f", sep: str = "\u2013") -> str:
+    """Readable name of a group, the one form used in tables, figures and text: an ADR/ambiguity bin
+    ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333`` shows as
+    ``0.00``, not ``-0.00``), an intersection of attributes joined by `` & ``, or the value itself."""
+    if isinstance(group, pd.Interval):
+        return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
+    if isinstance(group, tuple):
+        return " & ".join(map(str, group))
+    return str(group)
+
+
+def _bound(value: float, spec: str) -> str:
+    text = f"{value:{spec}}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text
