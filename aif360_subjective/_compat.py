@@ -11,6 +11,8 @@ import logging
 import sys
 import types
 import warnings
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
 from typing import TYPE_CHECKING
 
 # numpy and pandas are imported inside the functions: the package's __init__ imports this module, and the command
@@ -110,7 +112,8 @@ class _QuietAif360Finder:
     scikit-learn or matplotlib.
     """
 
-    def find_spec(self, name, path, target=None):
+    def find_spec(self, name: str, path: Sequence[str] | None,
+                  target: types.ModuleType | None = None) -> ModuleSpec | None:
         if name != "aif360" and not name.startswith("aif360."):
             return None
         for finder in sys.meta_path:
@@ -126,7 +129,7 @@ class _QuietAif360Finder:
             return spec
         exec_module = loader.exec_module
 
-        def quiet_exec_module(module) -> None:
+        def quiet_exec_module(module: types.ModuleType) -> None:
             root = logging.getLogger()
             filt = _OptionalDependencyFilter()
             root.addFilter(filt)
@@ -136,7 +139,7 @@ class _QuietAif360Finder:
                 root.removeFilter(filt)
 
         # an instance attribute: the loader object is this spec's own (a fresh one per find_spec call)
-        loader.exec_module = quiet_exec_module
+        loader.exec_module = quiet_exec_module  # type: ignore[method-assign]
         return spec
 
 

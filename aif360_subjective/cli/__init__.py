@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TextIO
 
 from ._common import EXIT_USAGE, PROG, CLIError, HelpFormatter, Parser, one_line, plain_text
 
@@ -95,7 +96,8 @@ def _library_notes() -> Iterator[None]:
         warnings.showwarning = show
 
 
-def _warning_as_note(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ARG001
+def _warning_as_note(message: Warning | str, category: type[Warning], filename: str, lineno: int,  # noqa: ARG001
+                     file: TextIO | None = None, line: str | None = None) -> None:
     print(f"note: {one_line(message)}", file=sys.stderr)
 
 

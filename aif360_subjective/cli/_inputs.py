@@ -644,7 +644,7 @@ def item_categories(ds) -> list[str]:
         values = items[col].dropna()
         if col in text or col in NOT_ITEM_ATTRIBUTES or values.empty or pd.api.types.is_numeric_dtype(values):
             continue
-        if not values.map(type).eq(str).all():  # dicts (soft labels, other annotations) are no category
+        if pd.api.types.infer_dtype(values, skipna=True) != "string":  # dicts (soft labels) are no category
             continue
         if 2 <= values.nunique() <= MAX_CATEGORIES:
             found.append(str(col))

@@ -54,11 +54,10 @@ def text_columns(items: pd.DataFrame) -> list[str]:
         values = items[col].dropna()
         if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values) or values.empty:
             continue
-        is_str = values.map(type).eq(str).to_numpy()  # dicts/lists (soft labels) are not text
-        if not is_str.all():
+        if pd.api.types.infer_dtype(values, skipna=True) != "string":  # dicts/lists (soft labels) are not text
             continue
         values = values.astype(str)
-        words = values.str.split().str.len()
+        words = values.str.count(r"\S+")
         if words.median() >= MIN_MEDIAN_WORDS and values.nunique() > MIN_DISTINCT_SHARE * len(items):
             found.append(str(col))
     return found
@@ -178,7 +177,7 @@ class MajorityVoteClassifier(Transformer):
         """The text columns of the items ``item_ids`` joined by a space (a missing text is empty)."""
         table = dataset.items.reindex(pd.Index(item_ids))
         cols = self.text_columns_
-        out = table[cols[0]].fillna("").astype(str)
+        out: pd.Series = table[cols[0]].fillna("").astype(str)
         for col in cols[1:]:  # a loop over the (few) columns; the rows are joined vectorised
             out = out + " " + table[col].fillna("").astype(str)
         return out
