@@ -108,7 +108,7 @@ class MajorityVoteClassifier(Transformer):
     the text columns. ``text_columns_`` says which were used.
 
     A model whose predictions are all one label is flagged: ``predict`` warns with
-    :class:`~aif360_subjective._labels.OneClassPredictionWarning`.
+    :class:`~aif360_subjective.algorithms.inprocessing.OneClassPredictionWarning`.
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
