@@ -82,6 +82,9 @@ class Predictions:
     #: The ``annotation_info`` column of the ratings (annotators' in ``dataset``, predicted in ``classified``)
     #: for the measures on ratings, else None.
     rating_column: str | None = None
+    #: The constant-classifier message (:func:`~aif360_subjective.algorithms.inprocessing.one_class_message`) when
+    #: every prediction is one label, else None; it is also the last of ``notes`` (as "Warning: ...").
+    one_class: str | None = None
 
 
 # ----------------------------------------------------------------------------------------------- options
@@ -394,8 +397,9 @@ def _classified(ds, pred, option: str, rating_col: str | None):
     return ds.with_predictions(labels, info={rating_col: ratings.astype(float)})
 
 
-def warn_one_class(classified, name: str, notes: list[str]) -> None:
-    """Print (and add to ``notes``) the constant-classifier warning when every prediction is one label."""
+def warn_one_class(classified, name: str, notes: list[str]) -> str | None:
+    """Print (and add to ``notes``) the constant-classifier warning when every prediction is one label; returns
+    the message (None when the predictions hold both labels)."""
     from .._labels import one_class_message
 
     message = one_class_message(classified.original_labels(), name)
@@ -403,12 +407,13 @@ def warn_one_class(classified, name: str, notes: list[str]) -> None:
         line = f"Warning: {message}"
         print(line)
         notes.append(line)
+    return message
 
 
 def get_predictions(args: argparse.Namespace, ann: Annotations) -> Predictions:
     """The predictions from the one source given (see :data:`PREDICTIONS_HELP`)."""
     pred = _get_predictions(args, ann)
-    warn_one_class(pred.classified, pred.name, pred.notes)
+    pred.one_class = warn_one_class(pred.classified, pred.name, pred.notes)
     return pred
 
 
