@@ -159,6 +159,29 @@ def test_audit_ordinal_ratings_with_mae(capsys, tmp_path, data):
     assert "Opinion-exclusion audit (mae, grouping adr)" in out
     perf = [p for _, p in _console_groups(out)]
     assert len(perf) == 5 and all(p == 0.0 for p in perf), out
+    # one point above every rating: every annotator's MAE is exactly 1 (the groups, from the annotators' own labels,
+    # do not move)
+    frame = pd.read_csv(path)
+    frame.assign(prediction=frame["prediction"] + 1).to_csv(path, index=False)
+    out, _ = _run(capsys, ["audit", str(data / "popquorn"), "--predictions", str(path), "--performance", "mae",
+                           "--ci", "none"])
+    perf = [p for _, p in _console_groups(out)]
+    assert len(perf) == 5 and all(p == 1.0 for p in perf), out
+
+
+def test_audit_severity_labels_with_mae(capsys, tmp_path, data):
+    """ConvAbuse's severity -3..1 through --positive-labels: the raw labels as predicted ratings give MAE 0."""
+    from aif360_subjective.datasets import LeWiDiDataset
+
+    folder = data / "lewidi2023" / "ConvAbuse"
+    ds = LeWiDiDataset(folder, split="dev", positive_labels={-3, -2, -1})
+    path = tmp_path / "severity.csv"
+    pd.DataFrame({"item": ds.item_ids, "annotator": ds.annotator_ids,
+                  "prediction": pd.to_numeric(ds.annotation_info["raw_label"]).to_numpy()}).to_csv(path, index=False)
+    out, _ = _run(capsys, ["audit", str(folder), "--split", "dev", "--positive-labels", "-3", "-2", "-1",
+                           "--predictions", str(path), "--performance", "mae", "--ci", "none", "--bins", "2"])
+    perf = [p for _, p in _console_groups(out)]
+    assert perf and all(p == 0.0 for p in perf), out
 
 
 def test_tables_compas_and_adult(capsys, tmp_path, data):

@@ -379,8 +379,9 @@ def _binary_view(ds, ratings, option: str):
         raise CLIError(f"{option} holds {common.show(pd.Series(ratings).iloc[row])} at row {row}; expected "
                        "numeric ratings on the data's scale")
     if "positive_labels" in view:
-        # the loader compares raw labels as text ("-3"); a rating read as -3.0 is the same label
-        return values.map(common.plain).astype(str).isin(view["positive_labels"]).to_numpy(dtype=np.int64)
+        # the loader keeps the raw labels as text ("-3"); predicted ratings are numbers, so compare as numbers
+        positive = pd.to_numeric(pd.Series(view["positive_labels"]), errors="coerce").dropna().to_numpy(dtype=float)
+        return np.isin(values.to_numpy(dtype=float), positive).astype(np.int64)
     return (values.to_numpy(dtype=float) >= float(view["positive_from"])).astype(np.int64)
 
 
