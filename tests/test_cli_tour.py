@@ -211,6 +211,12 @@ def test_a_constant_classifier_is_warned_in_console_and_report(capsys, tmp_path,
     assert "zeros predicts 0 for all 13,036 predictions: a constant classifier" in _html_text(report)
 
 
+def test_annotator_aware_without_attributes_points_to_the_text_model(capsys, data):
+    assert main(["audit", str(data / "lewidi2023" / "ConvAbuse"), "--split", "dev", "--positive-labels", "-3", "-2",
+                 "-1", "--model", "annotator-aware"]) == 2
+    assert "this dataset has neither; --model majority learns from the item text" in capsys.readouterr().err
+
+
 def test_audit_refuses_adult_and_a_mistyped_path(capsys, data):
     assert main(["audit", str(data / "adult"), "--model", "majority"]) == 2
     assert "no annotations" in capsys.readouterr().err

@@ -516,6 +516,9 @@ def _train_model(args: argparse.Namespace, ds) -> Predictions:
         learns_from = (f" on TF-IDF of the item text ({', '.join(model.text_columns_)})" if model.text_columns_
                        else f" on the numeric item features ({', '.join(model.item_features_)})")
     else:
+        if not ds.item_feature_names and not len(ds.annotators.columns):
+            raise CLIError("--model annotator-aware learns from annotator attributes and numeric item features, and "
+                           "this dataset has neither; --model majority learns from the item text")
         (AnnotatorAwareClassifier,) = common.require("algorithms.inprocessing", "AnnotatorAwareClassifier")
         classified = AnnotatorAwareClassifier(random_state=args.seed).fit(train).predict(test)
     name = MODELS[args.model]
