@@ -113,7 +113,8 @@ def audits(data: Path, models: list[str]) -> None:
             print(f"{name:<28}{model:<17}{code:>5}  {source[:29]:<30}{constant:>9}{unf:>11}{perf:>12}"
                   f"{seconds:>9.1f}")
             if code:
-                print(f"{'':<28}error: {text.strip().splitlines()[-1][:110]}")
+                message = text.strip().splitlines()[-1].split(": error: ", 1)[-1]
+                print(f"{'':<28}error: {message}")
     print()
 
 
