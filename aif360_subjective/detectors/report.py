@@ -18,7 +18,7 @@ from .lopsided import lopsidedness
 from .maxt import METRIC_TEST, TESTS, MaxTResult, max_t
 from .pattern_mining import MinedPatterns, row_set_keys
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
-from .subgroup_metrics import METRICS, metrics_from_counts
+from .subgroup_metrics import FN, FP, METRICS, TN, TP, metrics_from_counts
 
 __all__ = ["SubgroupReport", "KINDS", "RANKABLE", "CONTROLS"]
 
@@ -28,6 +28,9 @@ KINDS = ("cluster", "entropy", "pattern")
 CONTROLS = ("fwer", "fdr")
 #: Readable names of the discovery methods (kinds) in the comparison and its sentence.
 METHOD_NAMES = {"cluster": "the clusters", "entropy": "the entropy patterns", "pattern": "the mined patterns"}
+#: |z| below which a sub-pattern's rate does not differ from the rest of a larger listed subgroup holding it:
+#: about the Bonferroni bound of the ~70 one-condition specialisations of a pattern on 8 columns (0.05 / 70).
+REDUNDANCY_Z = 3.2
 #: Ranked subgroups checked against each other for redundancy (an O(k^2) dense overlap).
 _MAX_REDUNDANCY_CHECK = 3000
 ASCENDING_DEPRECATION = (
@@ -118,7 +121,8 @@ class SubgroupReport:
         # unweighted confusion counts per subgroup (the intervals and tests count rows)
         self._counts = counts
         self.weighted = bool(weighted)
-        self._inference_cache: dict[float, pd.DataFrame] = {}  # ci level -> intervals, p and q (computed once)
+        # (ci level, with tests) -> intervals, p, q and adjusted p (computed once)
+        self._inference_cache: dict[tuple[float, bool], pd.DataFrame] = {}
         self.cut_is_unique = cut_is_unique
         self.cut_distance = float(cut_distance)
 
@@ -294,21 +298,30 @@ class SubgroupReport:
                 "point estimates, or rerun without weights (use_instance_weights=False / sample_weight=None)"
             )
 
+    def _row_counts(self) -> np.ndarray:
+        """(subgroups, 4) unweighted confusion counts in the order of the metrics' index."""
+        parts = [self._counts[f"{k}_rows"] for k in self.kinds]
+        return np.vstack(parts) if parts else np.zeros((0, 4))
+
     def _rows_of(self, kind: str) -> np.ndarray:
         """Positions in the metrics' index of the subgroups of ``kind`` (``"all"``: every one)."""
         kinds = self._metrics.index.get_level_values("kind").to_numpy()
         return np.arange(len(kinds)) if kind == "all" else np.flatnonzero(kinds == kind)
 
-    def _inference(self, ci) -> pd.DataFrame:
+    def _inference(self, ci, tests: bool = True) -> pd.DataFrame:
+        """Intervals, p, q and adjusted p of every subgroup (``tests=False``: no mid-p values or q-values, NaN;
+        the max-T filter does not need them). Cached per (ci, tests)."""
         ci = check_ci(ci)
         self._check_unweighted()
         if self._counts is None:
             raise ValueError("this report holds no confusion counts (built without them): pass ci=None")
         cache = self._inference_cache
-        if ci not in cache:
+        if (ci, True) in cache:
+            tests = True
+        if (ci, tests) not in cache:
             parts, undefined = [], {}
             for kind in self.kinds:
-                df = subgroup_inference(self._counts[f"{kind}_rows"], self._counts["total_rows"], ci)
+                df = subgroup_inference(self._counts[f"{kind}_rows"], self._counts["total_rows"], ci, tests)
                 has = self._has_metrics(kind)
                 df.loc[~has, :] = np.nan
                 for m in DIRECTIONS:
@@ -320,8 +333,7 @@ class SubgroupReport:
             mt = self._max_t()
             for m in METRICS:
                 # two-sided: the smaller of the two directions' adjusted p-values (one family holds both)
-                pa = mt.p_adjusted[:, METRIC_TEST[m], :]
-                inf[m + "_p_adjusted"] = np.fmin(pa[:, 0], pa[:, 1])
+                inf[m + "_p_adjusted"] = mt.p_two_sided[:, METRIC_TEST[m]]
             cols = [m + s for m in self._metrics.columns[1:] for s in INFERENCE_COLUMNS]
             inf = inf[cols]
             inf.index = self._metrics.index
@@ -333,9 +345,9 @@ class SubgroupReport:
                 "undefined": undefined,
                 "n_permutations": mt.n_permutations,
             }
-            cache[ci] = inf
-        out = cache[ci].copy()
-        out.attrs = copy.deepcopy(cache[ci].attrs)  # callers may edit theirs
+            cache[(ci, tests)] = inf
+        out = cache[(ci, tests)].copy()
+        out.attrs = copy.deepcopy(cache[(ci, tests)].attrs)  # callers may edit theirs
         return out
 
     @property
@@ -480,22 +492,22 @@ class SubgroupReport:
             attrs["n_too_small"] = int(np.sum(~big))
             extra = {}
         else:
-            inf = self._inference(ci).iloc[pos]
+            inf = self._inference(ci, tests=control == "fdr").iloc[pos]
             lo = inf[metric + "_ci_low"].to_numpy()
             hi = inf[metric + "_ci_high"].to_numpy()
             q = inf[metric + "_q"].to_numpy()
             ref = self.overall_accuracy if metric == "accuracy" else 0.0
             side_index = 0 if direction == "disadvantaged" else 1
             p_dir = self._max_t().p_adjusted[pos, METRIC_TEST[metric], side_index]
-            p_two = inf[metric + "_p_adjusted"].to_numpy()
             test = q if control == "fdr" else p_dir
             has = np.concatenate([self._has_metrics(k) for k in kinds_here])
-            undefined = has & big & np.isnan(q)
+            defined = ~np.isnan(test) & ~np.isnan(lo) & ~np.isnan(hi)
+            undefined = has & big & ~defined
             if descending:  # the subgroup's value must lie above the reference: its lower bound does
                 bound, side, bound_col = lo, lo > ref, "_ci_low"
             else:
                 bound, side, bound_col = hi, hi < ref, "_ci_high"
-            candidates = has & big & ~np.isnan(q)
+            candidates = has & big & defined
             with np.errstate(invalid="ignore"):
                 keep = candidates & (test < alpha) & side
             n_significant = int(keep.sum())
@@ -505,8 +517,8 @@ class SubgroupReport:
             redundant = np.zeros(n_significant, dtype=bool)
             if not keep_redundant and n_significant > 1:
                 kept_pos = np.flatnonzero(keep)[order]
-                redundant[order] = _redundant(self._members()[:, pos[kept_pos]], value_all[kept_pos],
-                                              lo[kept_pos], hi[kept_pos])
+                redundant[order] = _redundant(self._members()[:, pos[kept_pos]], self._row_counts()[pos[kept_pos]],
+                                              metric)
             sub = np.flatnonzero(keep)
             keep[sub[redundant]] = False
             order = np.argsort(np.argsort(order)[~redundant], kind="stable")  # same order, redundant removed
@@ -516,8 +528,11 @@ class SubgroupReport:
                 n_undefined=int(undefined.sum()), n_not_significant=int(np.sum(candidates) - n_significant),
                 n_significant=n_significant, n_redundant=int(redundant.sum()),
             )
-            extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep], metric + "_q": q[keep],
-                     metric + "_p_adjusted": p_dir[keep] if control == "fwer" else p_two[keep]}
+            extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep]}
+            if control == "fdr":
+                extra[metric + "_q"] = q[keep]
+            else:
+                extra[metric + "_p_adjusted"] = p_dir[keep]
             values = value_all[keep]
         kept = part[keep]
         ids = kept.index.to_numpy() if kind == "all" else kept.index.get_level_values("id").to_numpy()
@@ -583,7 +598,7 @@ class SubgroupReport:
         """
         if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1:
             raise ValueError(f"alpha must be an error rate strictly between 0 and 1, got {alpha!r}")
-        inf = self._inference(ci)
+        inf = self._inference(ci, tests=False)
         mt = self._max_t()
         kinds = self._metrics.index.get_level_values("kind").to_numpy()
         ids = self._metrics.index.get_level_values("id").to_numpy()
@@ -607,7 +622,7 @@ class SubgroupReport:
                 bound = -lo[keep] if descending else hi[keep]
                 keep = keep[np.lexsort((np.arange(len(keep)), bound, pg[keep]))]
                 if not keep_redundant and len(keep) > 1:
-                    red = _redundant(members[:, keep], value[keep], lo[keep], hi[keep])
+                    red = _redundant(members[:, keep], self._row_counts()[keep], metric)
                     n_redundant += int(red.sum())
                     keep = keep[~red]
                 texts = desc[keep]
@@ -743,9 +758,12 @@ class SubgroupReport:
         )
 
 
-def _redundant(members: sp.spmatrix, value: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Which of k ranked subgroups are redundant: a strictly larger one among them holds all their rows and has
-    its value inside their interval. Checked on the first :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
+def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str) -> np.ndarray:
+    """Which of k ranked subgroups are redundant: a strictly larger one among them holds all their rows and
+    the metric's rate of the subgroup does not differ from that of the rest of the larger one (``|z| <``
+    :data:`REDUNDANCY_Z`, a two-proportion z test on the unweighted counts): the extra conditions then add
+    nothing the data can tell apart from chance among the many sub-patterns of a subgroup. Checked on the
+    first :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
     k = members.shape[1]
     out = np.zeros(k, dtype=bool)
     h = min(k, _MAX_REDUNDANCY_CHECK)
@@ -753,11 +771,34 @@ def _redundant(members: sp.spmatrix, value: np.ndarray, lo: np.ndarray, hi: np.n
     overlap = (S.T @ S).toarray()
     size = np.diag(overlap).copy()
     # contains[g, s]: g holds every row of s and more
-    contains = (overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :])
+    g_idx, s_idx = np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
+    if len(g_idx) == 0:
+        return out
+    inner, rest = counts[s_idx], counts[g_idx] - counts[s_idx]
+    z = np.abs(_rate_z(inner, rest, metric))
     with np.errstate(invalid="ignore"):
-        inside = (value[:h, None] >= lo[None, :h]) & (value[:h, None] <= hi[None, :h])
-    out[:h] = np.any(contains & inside, axis=0)
+        same = ~(z >= REDUNDANCY_Z)  # NaN (no rows to compare) counts as "no difference"
+    out[np.unique(s_idx[same])] = True
     return out
+
+
+def _rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:
+    """Pooled two-proportion z of the metric's rate, subgroup counts ``a`` against ``b`` (rows x 4 each)."""
+
+    def z(x1, n1, x2, n2):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = (x1 + x2) / (n1 + n2)
+            return (x1 / n1 - x2 / n2) / np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+
+    if metric in ("accuracy", "accuracy_error"):
+        return z(a[:, TP] + a[:, TN], a.sum(axis=1), b[:, TP] + b[:, TN], b.sum(axis=1))
+    if metric == "equal_opportunity":
+        return z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+    if metric == "equalized_odds":
+        z_t = z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+        z_f = z(a[:, FP], a[:, FP] + a[:, TN], b[:, FP], b[:, FP] + b[:, TN])
+        return (z_t + z_f) / np.sqrt(2.0)
+    return z(a[:, FP] + a[:, TP], a.sum(axis=1), b[:, FP] + b[:, TP], b.sum(axis=1))
 
 
 def _merge_rows(members: sp.spmatrix, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
