@@ -45,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "max_t", "observed_z", "check_n_permutations", "scan_penalty"]
+__all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "max_t", "observed_z", "check_n_permutations", "scan_penalty",
+           "draw_permutations"]
 
 #: The four tests, in the order of :attr:`MaxTResult.z` columns.
 TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy")
@@ -181,6 +182,18 @@ def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
         return np.sqrt(2.0 * np.log(np.maximum(n / np.maximum(size, 1.0), 1.0)))
 
 
+def draw_permutations(rng: np.random.Generator, p: np.ndarray, pos: np.ndarray, neg: np.ndarray, b: int):
+    """``b`` permutations of both schemes: row indices (n, b) for the joint permutation of (truth,
+    prediction) pairs, and the predictions (n, b) permuted within the truth-positive rows ``pos`` and within
+    the truth-negative rows ``neg``."""
+    n = len(p)
+    idx = rng.permuted(np.tile(np.arange(n), (b, 1)), axis=1).T
+    p_b = np.empty((n, b))
+    p_b[pos] = p[pos][rng.permuted(np.tile(np.arange(len(pos)), (b, 1)), axis=1).T]
+    p_b[neg] = p[neg][rng.permuted(np.tile(np.arange(len(neg)), (b, 1)), axis=1).T]
+    return idx, p_b
+
+
 def max_t(
     members: sp.spmatrix,
     t: np.ndarray,
@@ -228,13 +241,8 @@ def max_t(
     done = 0
     while done < B:
         b = min(_BATCH, B - done)
-        # scheme A: rows' (truth, prediction) pairs permuted together
-        idx = rng.permuted(np.tile(np.arange(n), (b, 1)), axis=1).T  # (n, b)
+        idx, p_b = draw_permutations(rng, p, pos, neg, b)
         p_a, c_a = p[idx], c[idx]
-        # scheme B: predictions permuted within truth-positive and within truth-negative rows
-        p_b = np.empty((n, b))
-        p_b[pos] = p[pos][rng.permuted(np.tile(np.arange(len(pos)), (b, 1)), axis=1).T]
-        p_b[neg] = p[neg][rng.permuted(np.tile(np.arange(len(neg)), (b, 1)), axis=1).T]
         Y = np.hstack([p_a, t[:, None] * p_b, (1 - t)[:, None] * p_b, c_a]).astype(np.float32)
         cnt = np.asarray(MT @ Y, dtype=np.float64)
         zs = std.z([cnt[:, i * b:(i + 1) * b] for i in range(4)])  # each (m, b)

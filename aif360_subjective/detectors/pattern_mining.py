@@ -141,7 +141,7 @@ def build_items(
             x = s.to_numpy(dtype=np.float64)
             edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)))
         if not numeric or len(edges) - 1 < 2 or len(np.unique(x)) <= n_bins:
-            codes, uniques = pd.factorize(s, sort=True) if not numeric else pd.factorize(x, sort=True)
+            codes, uniques = pd.factorize(s, sort=True)
             k = len(uniques)
             blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), codes)), shape=(n, k)))
             for u in uniques:
