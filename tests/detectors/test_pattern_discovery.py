@@ -337,3 +337,22 @@ def test_ranking_kind_pattern_needs_patterns():
         rep.ranking("statistical_parity", kind="pattern")
     with pytest.raises(ValueError, match="control must be one of"):
         rep.ranking("statistical_parity", control="bonferroni")
+
+
+def test_step_down_tail_is_single_step_and_conservative(monkeypatch):
+    from aif360_subjective.detectors import maxt
+
+    rng = np.random.default_rng(9)
+    obs = np.array([4.0, 3.0, 2.0, 1.0, 0.5])
+    perm = rng.normal(size=(30, 5)) * 1.5
+    exact = _StepDown(obs)
+    exact.add(perm)
+    monkeypatch.setattr(maxt, "STEP_DOWN_EXACT", 2)
+    short = _StepDown(obs)
+    short.add(perm[:10])
+    short.add(perm[10:])
+    p_exact, p_short = exact.adjusted(30), short.adjusted(30)
+    np.testing.assert_allclose(p_short[:2], p_exact[:2])
+    assert (p_short >= p_exact - 1e-12).all()
+    single = [(1 + np.sum(perm.max(axis=1) >= o - 1e-9)) / 31 for o in obs]
+    np.testing.assert_allclose(p_short[2:], np.maximum.accumulate(np.r_[p_short[:2], single[2:]])[2:])
