@@ -2,7 +2,8 @@
 
 * the majority vote of binary labels with its tie policies,
 * the binary entropy of a label share,
-* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them.
+* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them,
+* the readable name of a group of annotators, items or annotations (a bin, an intersection of attributes).
 
 Everything works in "positive-indicator" space: a label is positive when it equals the favourable label
 (AIF360's convention) or the ``pos_label`` of the functional API.
@@ -18,22 +19,27 @@ References:
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from ._validation import check_choice
 
 __all__ = [
+    "DECIDING_TIE_POLICIES",
     "FN",
     "FP",
     "TIE_POLICIES",
     "TN",
     "TP",
+    "TiePolicy",
     "binary_entropy",
     "cell_codes",
+    "check_tie",
     "confusion_counts",
+    "group_label",
     "majority_vote",
     "ratio",
     "vote_counts",
@@ -42,13 +48,34 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 
 #: What an item with as many positive as negative labels becomes in a majority vote.
-TIE_POLICIES: Final = ("favorable", "unfavorable", "drop")
+TiePolicy = Literal["favorable", "unfavorable", "drop"]
+#: The tie policies, as strings (the values of :data:`TiePolicy`).
+TIE_POLICIES: Final[tuple[str, ...]] = get_args(TiePolicy)
+#: The tie policies that always give a label ("drop" leaves a tied vote without one, e.g. no jury verdict).
+DECIDING_TIE_POLICIES: Final[tuple[str, ...]] = tuple(t for t in TIE_POLICIES if t != "drop")
 
 #: Confusion cells (positive = favourable): 0 TN, 1 FP, 2 FN, 3 TP (``2 * truth + prediction``).
 TN: Final = 0
 FP: Final = 1
 FN: Final = 2
 TP: Final = 3
+
+
+def check_tie(tie: object, name: str = "tie", *, allow_drop: bool = True) -> str:
+    """Validate a majority-vote tie policy.
+
+    Args:
+        tie: the value given.
+        name: the argument's name (used in the message).
+        allow_drop: whether ``"drop"`` (a tie gives no label) is admissible.
+
+    Returns:
+        str: ``tie``.
+
+    Raises:
+        ValueError: ``tie`` is not one of :data:`TIE_POLICIES` (or :data:`DECIDING_TIE_POLICIES`).
+    """
+    return check_choice(tie, name, TIE_POLICIES if allow_drop else DECIDING_TIE_POLICIES)
 
 
 def vote_counts(codes: npt.NDArray[np.int64], positive: npt.NDArray[np.bool_], n_units: int) -> tuple[
@@ -86,7 +113,7 @@ def majority_vote(n: FloatArray, n_pos: FloatArray, tie: str = "favorable") -> F
     Raises:
         ValueError: ``tie`` is not a tie policy.
     """
-    check_choice(tie, "tie", TIE_POLICIES)
+    check_tie(tie)
     tie_value = {"favorable": 1.0, "unfavorable": 0.0, "drop": np.nan}[tie]
     twice = 2.0 * np.asarray(n_pos, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
@@ -141,3 +168,19 @@ def ratio(num: npt.ArrayLike, den: npt.ArrayLike, fill: float = np.nan) -> Float
     out = np.full(numerator.shape, fill, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+def group_label(group: object, spec: str = ".2f", sep: str = "\u2013") -> str:
+    """Readable name of a group, the one form used in tables, figures and text: an ADR/ambiguity bin
+    ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333`` shows as
+    ``0.00``, not ``-0.00``), an intersection of attributes joined by `` & ``, or the value itself."""
+    if isinstance(group, pd.Interval):
+        return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
+    if isinstance(group, tuple):
+        return " & ".join(map(str, group))
+    return str(group)
+
+
+def _bound(value: float, spec: str) -> str:
+    text = f"{value:{spec}}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text

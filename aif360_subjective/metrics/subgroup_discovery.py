@@ -24,8 +24,9 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_columns, check_random_state
-from ..detectors.detect import DEFAULT_MIN_SUPPORT, analyse, check_analysis_options
+from ..detectors.detect import analyse
 from ..detectors.maxt import DEFAULT_PERMUTATIONS
+from ..detectors.options import DEFAULT_MIN_SUPPORT, check_analysis_options
 from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
 from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
 
