@@ -281,11 +281,11 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self.report.pattern_info()
 
     @dont_decorate
-    def subgroup_metrics(self, ci: float | None = 0.95) -> pd.DataFrame:
+    def subgroup_metrics(self, ci: float | None = 0.95, kind: str | None = None) -> pd.DataFrame:
         """Index (kind, id); columns size, statistical_parity, equal_opportunity, equalized_odds, accuracy,
         accuracy_error and, unless ``ci`` is None, each metric's ``_ci_low``, ``_ci_high``, ``_p`` and ``_q``;
         see :meth:`SubgroupReport.subgroup_metrics` (``ci`` needs uniform instance weights)."""
-        return self.report.subgroup_metrics(ci=ci)
+        return self.report.subgroup_metrics(ci=ci, kind=kind)
 
     @dont_decorate
     def summary(self) -> pd.DataFrame:

@@ -106,9 +106,9 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     metrics = rep.subgroup_metrics(ci=None)
     metrics = metrics[metrics.index.get_level_values(0).isin(asdf)]
     # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
-    inference = rep.subgroup_metrics(ci=ci) if ci is not None and not weighted else None
-    if inference is not None:
-        inference = inference[inference.index.get_level_values(0).isin(asdf)]
+    inference = None
+    if ci is not None and not weighted:
+        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in asdf])
     summary = rep.summary()
     info = rep.pattern_info() if hasattr(rep, "pattern_info") else None
     plotting = _plots() if figures else None
