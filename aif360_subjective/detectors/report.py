@@ -545,7 +545,7 @@ class SubgroupReport:
             if not keep_redundant and n_significant > 1:
                 kept_pos = np.flatnonzero(keep)[order]
                 redundant[order] = _redundant(self._members()[:, pos[kept_pos]], self._row_counts()[pos[kept_pos]],
-                                              metric)
+                                              metric, self._counts["total_rows"])
             sub = np.flatnonzero(keep)
             keep[sub[redundant]] = False
             order = np.argsort(np.argsort(order)[~redundant], kind="stable")  # same order, redundant removed
@@ -648,7 +648,7 @@ class SubgroupReport:
                 bound = -lo[keep] if descending else hi[keep]
                 keep = keep[np.lexsort((np.arange(len(keep)), bound, pg[keep]))]
                 if not keep_redundant and len(keep) > 1:
-                    red = _redundant(members[:, keep], self._row_counts()[keep], metric)
+                    red = _redundant(members[:, keep], self._row_counts()[keep], metric, self._counts["total_rows"])
                     n_redundant += int(red.sum())
                     keep = keep[~red]
                 texts = desc[keep]
@@ -784,12 +784,17 @@ class SubgroupReport:
         )
 
 
-def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str) -> np.ndarray:
-    """Which of k ranked subgroups are redundant: a strictly larger one among them holds all their rows and
-    the metric's rate of the subgroup does not differ from that of the rest of the larger one (``|z| <``
-    :data:`REDUNDANCY_Z`, a two-proportion z test on the unweighted counts): the extra conditions then add
-    nothing the data can tell apart from chance among the many sub-patterns of a subgroup. Checked on the
-    first :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
+def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.ndarray) -> np.ndarray:
+    """Which of k ranked subgroups are redundant, for every pair where a larger one G holds all rows of a
+    smaller one S (two-proportion z tests of the metric's rate on the unweighted counts, ``|z| <``
+    :data:`REDUNDANCY_Z` = no difference):
+
+    * S is redundant when its rate does not differ from that of G's other rows: S's extra conditions add
+      nothing the data can tell apart from chance (a noisy sub-pattern);
+    * G is redundant when the rate of its rows outside S does not differ from that of the rows outside G: G is
+      S diluted by rows that are treated like everyone else (an over-general pattern).
+
+    Checked on the first :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
     k = members.shape[1]
     out = np.zeros(k, dtype=bool)
     h = min(k, _MAX_REDUNDANCY_CHECK)
@@ -800,11 +805,14 @@ def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str) -> np.ndar
     g_idx, s_idx = np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
     if len(g_idx) == 0:
         return out
-    inner, rest = counts[s_idx], counts[g_idx] - counts[s_idx]
-    z = np.abs(_rate_z(inner, rest, metric))
+    inner, ring = counts[s_idx], counts[g_idx] - counts[s_idx]
+    outside = np.asarray(total, dtype=np.float64)[None, :] - counts[g_idx]
     with np.errstate(invalid="ignore"):
-        same = ~(z >= REDUNDANCY_Z)  # NaN (no rows to compare) counts as "no difference"
-    out[np.unique(s_idx[same])] = True
+        # NaN (no rows to compare) counts as "no difference"
+        sub_same = ~(np.abs(_rate_z(inner, ring, metric)) >= REDUNDANCY_Z)
+        ring_same = ~(np.abs(_rate_z(ring, outside, metric)) >= REDUNDANCY_Z)
+    out[np.unique(s_idx[sub_same])] = True
+    out[np.unique(g_idx[ring_same])] = True
     return out
 
 
