@@ -771,7 +771,7 @@ class SubgroupReport:
         pos = np.flatnonzero(ids == id)
         if len(pos) == 0:
             shown = ids.tolist() if len(ids) <= 20 else f"0..{len(ids) - 1}"
-            raise ValueError(f"unknown {kind} subgroup id {id!r}; the ids are {shown}")
+            raise ValueError(f"unknown subgroup id {id!r}; the {kind} ids are {shown}")
         return int(pos[0])
 
     def __repr__(self) -> str:

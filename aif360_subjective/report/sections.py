@@ -97,11 +97,11 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     inner = getattr(rep, "report", rep)  # a SubgroupDiscoveryMetric holds its SubgroupReport
     kinds = tuple(getattr(inner, "kinds", ("cluster", "entropy")))
     weighted = bool(getattr(inner, "weighted", False))
-    lead: list[Section] = []
+    comparison: list[Section] = []  # one self-contained section, placed after the seed's views
     if "pattern" in kinds and alpha is not None and not weighted:
-        lead.append(discovery_section(inner, n=n, alpha=alpha, ci=rank_ci))
+        comparison.append(discovery_section(inner, n=n, alpha=alpha, ci=rank_ci))
     if "cluster" not in kinds:
-        return lead
+        return comparison
     asdf = ["cluster", "entropy"]  # the seed's views below show its two kinds only
     metrics = rep.subgroup_metrics(ci=None)
     metrics = metrics[metrics.index.get_level_values(0).isin(asdf)]
@@ -112,7 +112,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     summary = rep.summary()
     info = rep.pattern_info() if hasattr(rep, "pattern_info") else None
     plotting = _plots() if figures else None
-    out: list[Section] = list(lead)
+    out: list[Section] = []
 
     s = Section("Subgroup fairness summary")
     n_clusters = len(metrics.loc["cluster"]) if "cluster" in metrics.index.get_level_values(0) else 0
@@ -236,7 +236,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
                    rep.ranking("statistical_parity", kind="cluster", n=n, direction="disadvantaged", alpha=alpha,
                                min_size=min_size, ci=rank_ci), "Statistical parity", "disadvantaged")
     out.append(s)
-    return out
+    return out + comparison
 
 
 def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 0.95) -> Section:

@@ -46,7 +46,7 @@ def full(compas):
     return (
         true,
         pred,
-        SubgroupDiscoveryMetric(true, pred, n_clusters=30, random_state=0, undefined_rates="asdf"),
+        SubgroupDiscoveryMetric(true, pred, n_clusters=30, random_state=0, undefined_rates="asdf", discovery="asdf"),
     )
 
 
@@ -92,6 +92,7 @@ def test_equals_the_raw_table_run_and_the_reference(full, compas, reference_dir)
         n_clusters=30,
         undefined_rates="asdf",
         random_state=0,
+        discovery="asdf",
     )
     pd.testing.assert_frame_equal(m.subgroup_metrics(), raw.subgroup_metrics(), check_exact=True)
     a, b = m.patterns(), raw.patterns()[m.patterns().columns]
