@@ -18,7 +18,7 @@ from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
-from .maxt import METRIC_TEST, TESTS, MaxTResult, max_t
+from .maxt import METRIC_TEST, TESTS, MaxTResult, max_t, scan_penalty
 from .options import AnalysisOptions
 from .pattern_mining import MinedPatterns, row_set_keys
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
@@ -785,16 +785,19 @@ class SubgroupReport:
 
 
 def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.ndarray) -> np.ndarray:
-    """Which of k ranked subgroups are redundant, for every pair where a larger one G holds all rows of a
+    """Which of k listed subgroups are redundant. For every pair where a larger one G holds all rows of a
     smaller one S (two-proportion z tests of the metric's rate on the unweighted counts, ``|z| <``
     :data:`REDUNDANCY_Z` = no difference):
 
-    * S is redundant when its rate does not differ from that of G's other rows: S's extra conditions add
+    * S is redundant given G when its rate does not differ from that of G's other rows: S's extra conditions add
       nothing the data can tell apart from chance (a noisy sub-pattern);
-    * G is redundant when the rate of its rows outside S does not differ from that of the rows outside G: G is
-      S diluted by rows that are treated like everyone else (an over-general pattern).
+    * G is redundant given S when the rate of its rows outside S does not differ from that of the rows outside
+      G: G is S diluted by rows treated like everyone else (an over-general pattern).
 
-    Checked on the first :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
+    The subgroups are visited by decreasing strength (``|z|`` against the rest minus the max-T size penalty,
+    the statistic the best-aligned subgroup maximises); one is left out when it is redundant given one already
+    kept, so every subgroup left out is represented by a listed one. Checked on the first
+    :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
     k = members.shape[1]
     out = np.zeros(k, dtype=bool)
     h = min(k, _MAX_REDUNDANCY_CHECK)
@@ -805,14 +808,27 @@ def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.
     g_idx, s_idx = np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
     if len(g_idx) == 0:
         return out
+    counts = counts[:h]
+    total = np.asarray(total, dtype=np.float64)
     inner, ring = counts[s_idx], counts[g_idx] - counts[s_idx]
-    outside = np.asarray(total, dtype=np.float64)[None, :] - counts[g_idx]
+    outside = total[None, :] - counts[g_idx]
     with np.errstate(invalid="ignore"):
         # NaN (no rows to compare) counts as "no difference"
         sub_same = ~(np.abs(_rate_z(inner, ring, metric)) >= REDUNDANCY_Z)
         ring_same = ~(np.abs(_rate_z(ring, outside, metric)) >= REDUNDANCY_Z)
-    out[np.unique(s_idx[sub_same])] = True
-    out[np.unique(g_idx[ring_same])] = True
+        strength = np.abs(_rate_z(counts, total[None, :] - counts, metric)) - scan_penalty(size, int(total.sum()))
+    # edges "source is redundant when target is kept", grouped by source
+    src = np.concatenate([s_idx[sub_same], g_idx[ring_same]])
+    dst = np.concatenate([g_idx[sub_same], s_idx[ring_same]])
+    by_src = np.argsort(src, kind="stable")
+    src, dst = src[by_src], dst[by_src]
+    start = np.searchsorted(src, np.arange(h + 1))
+    kept = np.zeros(h, dtype=bool)
+    for i in np.argsort(-np.nan_to_num(strength, nan=-np.inf), kind="stable"):  # <= h listed subgroups
+        if kept[dst[start[i]:start[i + 1]]].any():
+            out[i] = True
+        else:
+            kept[i] = True
     return out
 
 
