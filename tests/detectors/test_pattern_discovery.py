@@ -356,3 +356,21 @@ def test_step_down_tail_is_single_step_and_conservative(monkeypatch):
     assert (p_short >= p_exact - 1e-12).all()
     single = [(1 + np.sum(perm.max(axis=1) >= o - 1e-9)) / 31 for o in obs]
     np.testing.assert_allclose(p_short[2:], np.maximum.accumulate(np.r_[p_short[:2], single[2:]])[2:])
+
+
+def test_over_general_ranges_give_way_to_the_slice_they_dilute():
+    rng = np.random.default_rng(4)
+    n = 4000
+    X = pd.DataFrame({"x": rng.random(n), "c": rng.choice(["u", "v"], n)})
+    inside = (X["x"].to_numpy() >= 0.4) & (X["x"].to_numpy() < 0.6)
+    y_pred = (rng.random(n) < np.where(inside, 0.2, 0.6)).astype(int)
+    rep = detect_subgroups(X, y_pred, y_pred, discovery="patterns", n_permutations=39, random_state=2)
+    rk = rep.ranking("statistical_parity", kind="pattern", n=None)
+    full = rep.ranking("statistical_parity", kind="pattern", n=None, keep_redundant=True)
+    assert 1 <= len(rk) < len(full)
+    top = rep.members("pattern", rk.index[0])
+    assert (top & inside).sum() / (top | inside).sum() >= 0.8, rk["subgroup"].iloc[0]
+    # every range holding the slice and more (a diluted version of it) is left out
+    for i in rk.index:
+        rows = rep.members("pattern", i)
+        assert not ((rows & inside).sum() == inside.sum() and rows.sum() > 1.2 * inside.sum()), rk.loc[i, "subgroup"]
