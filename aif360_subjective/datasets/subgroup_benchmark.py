@@ -43,7 +43,7 @@ class SubgroupBenchmark:
     y_true: np.ndarray
     y_pred: np.ndarray
     planted: np.ndarray
-    conditions: dict[str, str]
+    conditions: dict[str, object]
     effect: float
     target: str = "statistical_parity"
 
@@ -119,7 +119,7 @@ def make_subgroup_benchmark(
     for j in range(n_num):
         cols[f"num{j}"] = rng.random(n)
     X = pd.DataFrame(cols)
-    conditions = {"cat0": "a", "cat1": "a"}
+    conditions: dict[str, object] = {"cat0": "a", "cat1": "a"}
     planted = (X["cat0"].to_numpy() == "a") & (X["cat1"].to_numpy() == "a")
     rate = np.where(planted, base_rate - effect, base_rate)
     y_pred = (rng.random(n) < rate).astype(np.int64)
@@ -221,8 +221,8 @@ def make_planted_slice(
     levels = np.array(LEVELS[:n_levels], dtype=object)
     q = share ** (1.0 / c)
     chosen = np.sort(rng.choice(pool, size=c, replace=False))
-    conditions: dict = {}
-    cols: dict = {}
+    conditions: dict[str, object] = {}
+    cols: dict[str, np.ndarray] = {}
     planted = np.ones(n, dtype=bool)
     for j in range(n_cat):
         if shape == "conjunction" and j in chosen:

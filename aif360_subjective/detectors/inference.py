@@ -189,7 +189,7 @@ def benjamini_hochberg(p: npt.ArrayLike) -> np.ndarray:
     return q
 
 
-def _no_test(x1, n1, x2, n2) -> tuple[np.ndarray, np.ndarray]:
+def _no_test(x1: object, n1: object, x2: object, n2: object) -> tuple[np.ndarray, np.ndarray]:
     nan = np.full(np.shape(np.asarray(x1)), np.nan)
     return nan, nan
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -66,7 +67,7 @@ _TIE = 1e-9  # z values equal up to float rounding count as ties (>=)
 STEP_DOWN_EXACT = 512
 
 
-def check_n_permutations(n_permutations) -> int:
+def check_n_permutations(n_permutations: Any) -> int:
     """Validate ``n_permutations`` (an int >= 19, so that p = 0.05 can be reached).
 
     Raises:
@@ -101,7 +102,7 @@ class MaxTResult:
     p_two_sided: np.ndarray
     p_global: np.ndarray
     n_permutations: int
-    n_hypotheses: tuple
+    n_hypotheses: tuple[tuple[int, ...], int]
 
 
 def _sd(k: np.ndarray, K: float, N: float) -> np.ndarray:
@@ -204,10 +205,13 @@ class _StepDown:
 def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
     """``sqrt(2 ln(n / size))``: the size penalty of the max-T statistic (0 for a subgroup of every row)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sqrt(2.0 * np.log(np.maximum(n / np.maximum(size, 1.0), 1.0)))
+        out: np.ndarray = np.sqrt(2.0 * np.log(np.maximum(n / np.maximum(size, 1.0), 1.0)))
+    return out
 
 
-def draw_permutations(rng: np.random.Generator, p: np.ndarray, pos: np.ndarray, neg: np.ndarray, b: int):
+def draw_permutations(
+    rng: np.random.Generator, p: np.ndarray, pos: np.ndarray, neg: np.ndarray, b: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``b`` permutations of both schemes: row indices (n, b) for the joint permutation of (truth,
     prediction) pairs, and the predictions (n, b) permuted within the truth-positive rows ``pos`` and within
     the truth-negative rows ``neg``."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,7 +58,7 @@ class Items:
     column: np.ndarray
     columns: list[str]
     labels: list[str]
-    values: list
+    values: list[Any]
     matrix: sp.csc_matrix
 
 
@@ -87,12 +88,12 @@ class MinedPatterns:
         """``"a=x AND b ∈ [1, 2)"`` for pattern ``i``."""
         return " AND ".join(self.items.labels[j] for j in self.patterns[i])
 
-    def conditions(self, i: int) -> dict:
+    def conditions(self, i: int) -> dict[str, Any]:
         """Column -> value (categorical) or ``(low, high, closed)`` range (numeric) of pattern ``i``."""
         return {self.items.columns[self.items.column[j]]: self.items.values[j] for j in self.patterns[i]}
 
 
-def check_min_support(min_support, n: int) -> int:
+def check_min_support(min_support: Any, n: int) -> int:
     """``min_support`` as a number of rows: an int >= 1 is a count, a float in (0, 1) a share of ``n``.
 
     Raises:
