@@ -248,3 +248,21 @@ def test_deprecated_ascending_warning_names_the_caller(small):
     with pytest.warns(DeprecationWarning, match="ascending") as rec:
         m.ranking("accuracy", n=2, ascending=True)
     assert len(rec) == 1 and rec[0].filename == __file__
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # aif360 divides by zero where a rate is undefined
+def test_exported_pattern_groups_reproduce_classification_metric(small):
+    _, _, m = small
+    T, P = m.subgroup_datasets("pattern")
+    ours = m.subgroup_metrics(ci=None, kind="pattern").loc["pattern"]
+    with_range = [i for i in ours.index if any(isinstance(v, tuple)
+                                              for v in m.report.pattern_conditions(i, kind="pattern").values())]
+    ids = list(ours.index[:4]) + with_range[:3] + list(ours.index[-3:])
+    assert with_range, "no mined pattern with a numeric range"
+    for i in ids:
+        subgroup, rest = m.aif360_groups("pattern", i)
+        cm = ClassificationMetric(T, P, privileged_groups=subgroup, unprivileged_groups=rest)
+        assert cm.num_instances(privileged=True) == ours.loc[i, "size"]
+        assert cm.num_instances(privileged=False) + cm.num_instances(privileged=True) == len(T.labels)
+        assert float(ours.loc[i, "statistical_parity"]) == pytest.approx(cm.statistical_parity_difference(), abs=1e-12)
+        assert float(ours.loc[i, "accuracy"]) == pytest.approx(cm.accuracy(privileged=True), abs=1e-12)
