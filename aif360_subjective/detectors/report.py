@@ -436,8 +436,11 @@ class SubgroupReport:
         previous filter: Benjamini-Hochberg q-values over the subgroups of one kind (``<metric>_q``), which
         bounds the expected share of false claims among those listed, not the chance of any.
 
-        They are ordered by the interval's bound nearest the reference: the first subgroup is the one
-        disadvantaged "by at least X with 95 % confidence" for the largest X. Unless ``keep_redundant``, a
+        With ``control="fwer"`` they are ordered by adjusted p-value (the strongest evidence once the search
+        over every candidate is accounted for: a small pattern that only just passes comes after a clear one),
+        then by the interval's bound nearest the reference; with ``"fdr"`` by that bound alone: the first
+        subgroup is the one disadvantaged "by at least X with 95 % confidence" for the largest X (the 95 %
+        intervals are per subgroup, not adjusted for the search). Unless ``keep_redundant``, a
         significant subgroup is left out when a strictly larger significant subgroup of the ranking contains
         all its rows and has its value inside the subgroup's interval: the extra conditions of a sub-pattern
         then add nothing the data can tell apart, and the more general description is listed instead.
@@ -539,7 +542,12 @@ class SubgroupReport:
                 keep = candidates & (test < alpha) & side
             n_significant = int(keep.sum())
             key = -bound[keep] if descending else bound[keep]
-            order = np.lexsort((np.arange(n_significant), key))
+            if control == "fwer":
+                # strongest evidence first (the adjusted p-value accounts for the search over every candidate;
+                # the unadjusted interval does not), then the bound nearest the reference
+                order = np.lexsort((np.arange(n_significant), key, p_dir[keep]))
+            else:
+                order = np.lexsort((np.arange(n_significant), key))
             value_all = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)
             redundant = np.zeros(n_significant, dtype=bool)
             if not keep_redundant and n_significant > 1:

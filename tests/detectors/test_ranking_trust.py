@@ -50,8 +50,12 @@ def _check_first_entries(rep):
                 assert _disadvantaged(rep, metric, sig[metric].to_numpy()).all(), (kind, metric)
                 assert ((bound > ref) if DIRECTIONS[metric] == "larger" else (bound < ref)).all()
                 assert (sig[metric + "_p_adjusted"] < 0.05).all()
-                # ordered by the bound nearest the reference: the most surely disadvantaged first
-                assert (np.diff(bound) <= 0).all() if DIRECTIONS[metric] == "larger" else (np.diff(bound) >= 0).all()
+                # ordered by adjusted p, then by the bound nearest the reference: the most surely disadvantaged first
+                padj = sig[metric + "_p_adjusted"].to_numpy()
+                assert (np.diff(padj) >= 0).all()
+                same = np.diff(padj) == 0
+                step = np.diff(bound)
+                assert (step[same] <= 0).all() if DIRECTIONS[metric] == "larger" else (step[same] >= 0).all()
             fav = rep.ranking(metric, kind=kind, direction="favoured", alpha=None)
             if (np.nan_to_num(~_disadvantaged(rep, metric, values), nan=0).astype(bool) & ~np.isnan(values)).any():
                 assert not _disadvantaged(rep, metric, fav[metric].iloc[0]), (kind, metric)
