@@ -326,7 +326,8 @@ def test_subgroups_significance_options(subgroup_csv, capsys):
                              "--favorable-label", "1", "--n-clusters", "6", "--alpha", "0.01", "--ci", "0.9",
                              "--min-size", "100000")
     assert code == 0, err
-    assert "No entropy-based subgroup is significantly disadvantaged by statistical parity at q < 0.01" in stdout
+    assert ("No entropy-based subgroup is significantly disadvantaged by statistical parity at adjusted p < 0.01"
+            in stdout)
     assert "too small" in stdout
     for bad in (["--alpha", "0"], ["--ci", "1"], ["--min-size", "0"]):
         with pytest.raises(SystemExit) as exc:
