@@ -26,13 +26,14 @@ from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 from .annotations import (
     DisagreementRates,
     EncodedAnnotations,
+    cross_fit,
     disagreement_rates,
     rating_error_counts,
     unit_mean_absolute_error,
     unit_within_one,
 )
 from .bootstrap import BootstrapInterval
-from .groupers import GROUPERS, UnitGroups
+from .groupers import GROUPERS, UnitGroups, group_by_adr_cross
 from .groups import GroupingSummary, enforce_min_group_size
 from .options import PERFORMANCE_NAMES, PERFORMANCES, OpinionOptions, PerformanceSpec
 
@@ -266,10 +267,16 @@ class OpinionExclusionResult:
             errors take more than :data:`~aif360_subjective.opinion.annotations.MAX_ERROR_CELLS`
             distinct values (no intervals then).
         unit_cells: for rating measures, the distinct absolute errors (the columns of ``unit_counts``).
-        unfairness_ci, performance_ci: bootstrap intervals
-            (:class:`~aif360_subjective.opinion.bootstrap.BootstrapInterval`, a ``(low, high)`` tuple)
-            when the analysis was asked for them (``ci=``), else None; ``group_table`` then also holds
-            ``ci_low`` and ``ci_high``.
+        unfairness_ci: the confidence interval of the true unfairness
+            (:class:`~aif360_subjective.opinion.equal_service.UnfairnessInterval`, a ``(low, high)`` tuple that
+            reaches 0 when the spread is indistinguishable from noise, with the debiased unfairness) when the
+            analysis was asked for intervals (``ci=``), else None.
+        performance_ci: the bootstrap interval of the performance
+            (:class:`~aif360_subjective.opinion.bootstrap.BootstrapInterval`) with ``ci=``, else None;
+            ``group_table`` then also holds ``ci_low`` and ``ci_high`` (NaN for one-annotator groups).
+        exclusion_test: the test of equal service
+            (:class:`~aif360_subjective.opinion.equal_service.ExclusionTest`) when asked for (``ci=`` or
+            ``test=True``), else None.
     """
 
     disagreement_rates: pd.Series
@@ -284,8 +291,20 @@ class OpinionExclusionResult:
     extras: dict[str, Any] = field(default_factory=dict)
     unit_counts: np.ndarray | None = None
     unit_cells: np.ndarray | None = None
-    unfairness_ci: BootstrapInterval | None = None
+    unfairness_ci: Any = None
     performance_ci: BootstrapInterval | None = None
+    exclusion_test: Any = None
+
+    def verdict(self, alpha: float | None = None) -> str:
+        """The one verdict sentence from the test of equal service and the intervals
+        (:func:`~aif360_subjective.opinion.equal_service.verdict_sentence`).
+
+        Raises:
+            ValueError: the result carries no test (pass ``ci=`` or ``test=True``).
+        """
+        from .equal_service import verdict_sentence  # the test module builds on this one
+
+        return verdict_sentence(self, alpha)
 
     @property
     def report(self) -> GroupingSummary:
@@ -503,12 +522,18 @@ def group_counts(
     when the errors take more than ``MAX_ERROR_CELLS`` values); for callables the performance from the rows.
     """
     rates = disagreement_rates(enc, options.tie, options.adr_reference)
-    groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
+    cross = options.grouping == "adr" and options.adr_fit == "cross"
+    fit = cross_fit(enc, options.tie, options.adr_reference) if cross else None
+    groups: UnitGroups = (group_by_adr_cross(fit, options, rates) if fit is not None
+                          else GROUPERS[options.grouping](enc, options, rates, annotator_table))
     unit_sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
     unit_codes, labels, size_notes = enforce_min_group_size(
         groups.codes, groups.labels, unit_sizes, options.min_group_size, options.small_groups, groups.ordered
     )
-    row_codes = _row_codes(enc, groups.unit, unit_codes)
+    if fit is not None:  # each row takes the group of its annotator's ADR on the other half of the items
+        row_codes = unit_codes[fit.half_unit(enc.annotator_codes)]
+    else:
+        row_codes = _row_codes(enc, groups.unit, unit_codes)
     n_ann = len(enc.annotators)
     rows = np.flatnonzero(row_codes >= 0)
     g_rows = row_codes[rows]

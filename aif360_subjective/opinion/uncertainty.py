@@ -33,6 +33,7 @@ from .bootstrap import (
     spread_across_groups,
 )
 from .core import OpinionExclusionResult, performance_from_counts, performance_from_histograms
+from .equal_service import UnfairnessInterval, unfairness_interval
 from .groups import group_label
 from .options import IntervalOptions
 
@@ -51,15 +52,24 @@ class OpinionIntervals:
     """Bootstrap intervals of one opinion-exclusion analysis.
 
     Attributes:
-        unfairness, performance: the intervals of the two headline figures.
-        groups: index ``group`` (as the group table); columns ``ci_low``, ``ci_high``.
+        unfairness: the interval of the true unfairness, by inverting the one-way ANOVA test
+            (:func:`~aif360_subjective.opinion.equal_service.unfairness_interval`; it reaches 0 when the spread
+            across groups is indistinguishable from noise).
+        performance: the bootstrap interval of the performance.
+        groups: index ``group`` (as the group table); columns ``ci_low``, ``ci_high`` (bootstrap; NaN for
+            one-annotator groups, see ``notes``).
         options: the bootstrap options (level, replicates, resampling levels).
+        unfairness_bootstrap: the former bootstrap interval of the unfairness (kept for comparison: it never
+            reaches 0, see the guide).
+        notes: why some intervals are missing.
     """
 
-    unfairness: BootstrapInterval
+    unfairness: UnfairnessInterval
     performance: BootstrapInterval
     groups: pd.DataFrame
     options: IntervalOptions
+    unfairness_bootstrap: BootstrapInterval | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _count_score(
@@ -147,14 +157,28 @@ def opinion_intervals(
     )
     values = table["performance"].to_numpy(np.float64)
     group_iv = [bootstrap_interval(reps[:, g], values[g], interval.ci) for g in range(len(table))]
-    groups = pd.DataFrame(
-        {"ci_low": [iv.low for iv in group_iv], "ci_high": [iv.high for iv in group_iv]}, index=table.index
-    )
+    low, high = np.array([iv.low for iv in group_iv]), np.array([iv.high for iv in group_iv])
+    # A one-annotator group's interval can only describe that person's annotations, not the group it stands
+    # for: it covered the group's value in 0% of the audit's simulations, so none is given.
+    single = table["n_annotators"].to_numpy() < 2
+    low[single], high[single] = np.nan, np.nan
+    notes = ()
+    if single.any():
+        notes = (f"{int(single.sum())} group{'s' if single.sum() != 1 else ''} of one annotator "
+                 f"({', '.join(group_label(g) for g in table.index[single])}): no interval, one person's "
+                 "annotations say nothing about how the group's other members are served",)
+    groups = pd.DataFrame({"ci_low": low, "ci_high": high}, index=table.index)
+    ok = ~np.isnan(reps)
+    n_ok = ok.sum(axis=0)
+    mean = ratio(np.where(ok, reps, 0.0).sum(axis=0), n_ok)
+    variances = ratio((np.where(ok, reps - mean, 0.0) ** 2).sum(axis=0), n_ok)  # NaN where no replicate
     return OpinionIntervals(
-        unfairness=bootstrap_interval(spread_across_groups(reps), result.unfairness, interval.ci),
+        unfairness=unfairness_interval(result, interval.ci, group_variances=variances),
         performance=bootstrap_interval(mean_across_groups(reps), result.performance, interval.ci),
         groups=groups,
         options=interval,
+        unfairness_bootstrap=bootstrap_interval(spread_across_groups(reps), result.unfairness, interval.ci),
+        notes=notes,
     )
 
 
