@@ -163,7 +163,8 @@ def opinion_exclusion(
             "cross" (cross-fitted: each annotation's group comes from its annotator's ADR on the other half of
             the items, which removes the sorting artefact that makes identical annotators look unequal).
         test: compute the test of equal service (``result.exclusion_test``): None = whenever ``ci`` is given,
-            True = also without ``ci``, False = never.
+            True = also without ``ci``, False = never. On Dask, ADR groups have no test (its cross-fit needs the
+            annotation rows): None leaves ``exclusion_test`` None there, True raises a ValueError.
         n_permutations: permutations of the test (>= 99; all distinct ones when there are no more).
         test_statistic: "between" (size-weighted between-group sum of squares, default: more power against a
             small dissenting group) or "std" (the unfairness itself).
@@ -210,7 +211,9 @@ def opinion_exclusion(
                                         positive_from=positive_from, option_args=option_args)
         interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
         cut = None if positive_from is None else check_positive_from(positive_from, pos_label)
-        if test_options is not None and options.grouping == "adr":
+        if test_options is not None and options.grouping == "adr" and test is None:
+            test_options = None  # documented: ADR groups are tested on pandas only (test=True raises here)
+        elif test_options is not None and options.grouping == "adr":
             raise ValueError(
                 "the test of equal service for ADR groups is cross-fitted (ADR on one half of each annotator's "
                 "items, performance on the other) and needs the annotation rows, which the Dask back end does "
