@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
         thin = thin_group_line(pred.name, metric)
+        # the one-sentence answer: the test of equal service (cross-fitted for ADR bins) and the intervals
+        verdict = None if ci is None else metric.verdict(ci=ci, n_boot=n_boot, random_state=seed)
         grouping = metric.grouping_report()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
@@ -104,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     common.print_frame(summary, f"Opinion-exclusion audit ({args.performance}, grouping {args.grouping}):")
     if ci is not None:
         print(common.interval_note(ci, n_boot, seed))
+    if verdict is not None:
+        print(f"Verdict: {verdict}.")
     if thin is not None:
         print(f"Thin groups: {thin}")
     if ci is not None or thin is not None:
