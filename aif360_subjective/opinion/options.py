@@ -20,7 +20,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from .._labels import TIE_POLICIES
+from .._labels import TIE_POLICIES, check_tie
 from .._validation import check_choice, check_ci, check_int, check_random_state
 from ..detectors.clustering import CLUSTERINGS
 from .groups import validate_bins
@@ -418,7 +418,7 @@ def check_opinion_options(
             f"adr_fit='cross' cross-fits ADR bins and applies to grouping='adr' only, got grouping={kind!r}; "
             "leave adr_fit='same'"
         )
-    check_choice(tie, "tie", TIE_POLICIES)
+    check_tie(tie)
     size = check_int(min_group_size, "min_group_size", low=1)
     check_choice(small_groups, "small_groups", SMALL_GROUP_POLICIES)
     if aggregate is None:
