@@ -12,7 +12,8 @@ Settings:
   annotator accuracy = group accuracy + N(0, 0.05) between annotators; the groups' accuracies 0.75 + offsets
   with population std 0, 0.03 or 0.10 (the truth).
 * ``unequal 2/3/8/12/15``: 5 groups of those sizes (an ADR-like layout), the same three spreads.
-* ``power: one group of 10 served 0.1 worse``: 4 groups of 10, one at 0.70 and three at 0.80;
+* ``power: one group of 10 served 0.1 worse``: 4 groups of 10, one at 0.70 and three at 0.80, with 40 or 100
+  annotations per annotator;
   ``power: minority of 8 served 0.08 worse``: the unequal layout, the 8-annotator group 0.08 below the others.
 * ``adr ...``: 40 exchangeable annotators (every one flips the true label with probability 0.2) on 60 shared
   items, the model wrong on 15% of items; ADR bins (5 equal-width or ``quantile:5``), fitted on the same
@@ -140,13 +141,16 @@ def setting_rows(reps: int, n_perm: int, seed: int) -> list[dict]:
             draws.append(_run(y, p, items, anns, n_perm=n_perm, seed=r, grouping=groups, both=True))
         truth = float(np.std(means))
         record(f"unequal {'/'.join(map(str, UNEQUAL))}, spread {label}", truth, draws)
-    for name, sizes, means in (
-        ("power: one group of 10 served 0.1 worse", (10,) * 4, np.array([0.8, 0.8, 0.8, 0.7])),
-        ("power: minority of 8 served 0.08 worse", UNEQUAL, np.array([0.8, 0.8, 0.72, 0.8, 0.8])),
+    for name, sizes, means, per in (
+        ("power: one group of 10 served 0.1 worse, 40 annotations each", (10,) * 4,
+         np.array([0.8, 0.8, 0.8, 0.7]), 40),
+        ("power: one group of 10 served 0.1 worse, 100 annotations each", (10,) * 4,
+         np.array([0.8, 0.8, 0.8, 0.7]), 100),
+        ("power: minority of 8 served 0.08 worse", UNEQUAL, np.array([0.8, 0.8, 0.72, 0.8, 0.8]), 40),
     ):
         draws = []
         for r in range(reps):
-            y, p, items, anns, groups = _fixed(rng, sizes, means)
+            y, p, items, anns, groups = _fixed(rng, sizes, means, per=per)
             draws.append(_run(y, p, items, anns, n_perm=n_perm, seed=r, grouping=groups, both=True))
         record(name, float(np.std(means)), draws)
     for bins in (5, "quantile:5"):

@@ -137,7 +137,7 @@ def calibration_ranges(replicates: int = 20_000, seed: int = 1) -> pd.DataFrame:
         for p in (0.05, 0.1, 0.2, 0.3, 0.5):
             x_s, x_r = rng.binomial(n_s, p, replicates), rng.binomial(1000, p, replicates)
             _, lo, hi = newcombe_interval(x_r, 1000, x_s, n_s)
-            cover.append(float(np.mean((lo <= 0.0) & (0.0 <= hi))))
+            cover.append(float(np.mean((lo <= 0.0) & (hi >= 0.0))))
             less, greater = mid_p_fisher(x_s, n_s, x_r, 1000)
             size.append(float(np.mean(np.minimum(1, 2 * np.minimum(less, greater)) < 0.05)))
         rows.append({"n_S": n_s, "Newcombe coverage min": min(cover), "Newcombe coverage max": max(cover),
