@@ -22,7 +22,8 @@ Settings:
   holds 0.
 * ``items vary``: 4 groups of 10 annotators sharing the same 40 items whose difficulty varies (item effects
   U(-0.15, 0.15) on the accuracy); also the coverage of the performance's bootstrap interval (the truth is the
-  mean accuracy over the item superpopulation: the interval resamples annotators, not items).
+  mean accuracy over the item superpopulation), with the default bootstrap (annotators, then their annotations:
+  conditional on the items) and the crossed one (``bootstrap_levels="crossed"``: annotators and items).
 
 Columns: coverage of the 95% interval with its Monte-Carlo standard error, the median width, the share of
 intervals reaching 0, the mean raw and debiased unfairness, and the test's rejection rate at 5% (the size under a
@@ -97,6 +98,10 @@ def _run(y, p, items, annotators, *, n_perm: int, seed: int, ci: float | None = 
         if stat == "between":
             out["result"] = res
     out["interval"] = unfairness_interval(out["result"], 0.95)
+    if ci is not None:  # the performance interval when items are resampled too
+        out["perf_crossed"] = opinion_exclusion(
+            y, p, item_ids=items, annotator_ids=annotators, ci=ci, n_boot=n_boot, bootstrap_levels="crossed",
+            random_state=seed, warn_group_size=0, test=False, **kw).performance_ci
     return out
 
 
@@ -121,6 +126,8 @@ def setting_rows(reps: int, n_perm: int, seed: int) -> list[dict]:
         if perf_truth is not None:
             pc = [d["result"].performance_ci for d in draws]
             row["perf_coverage"] = float(np.mean([lo <= perf_truth <= hi for lo, hi in pc]))
+            pc = [d["perf_crossed"] for d in draws]
+            row["perf_coverage_crossed"] = float(np.mean([lo <= perf_truth <= hi for lo, hi in pc]))
         rows.append(row)
         print(f"  {name}: coverage {row['coverage']:.3f}, rejection {row['reject_between']:.3f}", flush=True)
 

@@ -412,7 +412,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         seed = self.options.random_state if random_state is None else random_state
         key = (interval, id(seed) if isinstance(seed, np.random.Generator) else seed)
         if key not in self._bootstraps:
-            self._bootstraps[key] = opinion_intervals(self._result(), interval, seed)
+            self._bootstraps[key] = opinion_intervals(self._result(), interval, seed, self._encoded)
         return self._bootstraps[key]
 
     @dont_decorate
@@ -432,7 +432,11 @@ class OpinionExclusionMetric(ClassificationMetric):
         Args:
             ci: confidence level in (0, 1).
             n_boot, random_state, bootstrap_levels: the bootstrap of :meth:`performance_ci` and
-                :meth:`group_performance` (``random_state`` None = the metric's).
+                :meth:`group_performance` (``random_state`` None = the metric's). ``bootstrap_levels``: "both"
+                (annotators within their group, then their annotations: conditional on the items annotated),
+                "crossed" (annotators within their group and, independently, the items: not conditional on the
+                items) or "annotators" (annotators only: too narrow for small groups, no spread at all for a
+                group of one annotator).
 
         Returns:
             UnfairnessInterval: the tuple ``(low, high)``, with ``estimate``, ``debiased``, ``method`` and

@@ -274,6 +274,8 @@ class OpinionExclusionResult:
         performance_ci: the bootstrap interval of the performance
             (:class:`~aif360_subjective.opinion.bootstrap.BootstrapInterval`) with ``ci=``, else None;
             ``group_table`` then also holds ``ci_low`` and ``ci_high`` (NaN for one-annotator groups).
+        row_units: the unit (row of ``unit_performance``) of every annotation row, -1 when ungrouped; None from
+            the Dask back end. The crossed bootstrap (``bootstrap_levels="crossed"``) reads it.
         exclusion_test: the test of equal service
             (:class:`~aif360_subjective.opinion.equal_service.ExclusionTest`) when asked for (``ci=`` or
             ``test=True``), else None.
@@ -294,6 +296,7 @@ class OpinionExclusionResult:
     unfairness_ci: Any = None
     performance_ci: BootstrapInterval | None = None
     exclusion_test: Any = None
+    row_units: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def verdict(self, alpha: float | None = None) -> str:
         """The one verdict sentence from the test of equal service and the intervals
@@ -358,6 +361,8 @@ class GroupCounts:
             give (callables; measures on ratings whose errors take more than ``MAX_ERROR_CELLS`` values);
             None = computed from the counts (confusion counts, or for measures on ratings the histograms of
             errors, :func:`performance_from_histograms`).
+        row_units: the unit (row of ``group``/``annotator``) of every annotation row, -1 when ungrouped (the
+            pandas path; None on Dask, which keeps no rows): what the crossed bootstrap reweights by item.
     """
 
     annotators: pd.Index
@@ -381,6 +386,7 @@ class GroupCounts:
     annotator_performance: np.ndarray | None = None
     unit_performance: np.ndarray | None = None
     group_performance: np.ndarray | None = None
+    row_units: np.ndarray | None = None
 
 
 def _pooled_counts(counts: GroupCounts) -> np.ndarray:
@@ -500,6 +506,7 @@ def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionE
         options=options,
         unit_counts=counts.counts,
         unit_cells=counts.cells,
+        row_units=counts.row_units,
     )
 
 
@@ -545,6 +552,8 @@ def group_counts(
         ann_errors, ann_cells = rating_error_counts(enc, np.arange(enc.n), enc.annotator_codes, n_ann)
     else:
         unit_counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
+    row_units = np.full(enc.n, -1, dtype=np.int64)
+    row_units[rows] = pair_codes
     by_rows: dict[str, np.ndarray | None] = {}
     from_histograms = (histograms_suffice(options.performance) and unit_counts is not None
                        and ann_errors is not None)
@@ -575,6 +584,7 @@ def group_counts(
         size_notes=size_notes,
         annotator_errors=ann_errors,
         annotator_cells=ann_cells,
+        row_units=row_units,
         **by_rows,
     )
 

@@ -151,7 +151,9 @@ def opinion_exclusion(
         ci: confidence level of bootstrap intervals for the unfairness, the performance and every group
             (None = no intervals, the paper's figures only).
         n_boot: bootstrap replicates (>= 100).
-        bootstrap_levels: "both" (annotators within groups, then their annotations) or "annotators"; see
+        bootstrap_levels: "both" (annotators within groups, then their annotations; the intervals are conditional
+            on the items annotated), "crossed" (annotators within groups and items: not conditional on the
+            items; pandas only) or "annotators" (too narrow for small groups); see
             :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.unfairness_ci`.
         positive_from (float, optional): ``y_true`` and ``y_pred`` are ratings; the binary view for the
             majority vote is ``rating >= positive_from`` (see above).
@@ -248,7 +250,7 @@ def opinion_exclusion(
     warn_thin_groups(result)
     rng = check_random_state(random_state)  # one stream: the bootstrap, then the test
     if interval is not None:
-        result = with_intervals(result, opinion_intervals(result, interval, rng))
+        result = with_intervals(result, opinion_intervals(result, interval, rng, enc))
     if test_options is not None:
         result = dataclasses.replace(result, exclusion_test=exclusion_test(
             result, enc, n_permutations=test_options.n_permutations, statistic=test_options.statistic,

@@ -103,8 +103,10 @@ ADR_REFERENCES: Final = ("majority", "median")
 ADR_FITS: Final = ("same", "cross")
 NAN_POLICIES: Final = ("propagate", "omit")
 SMALL_GROUP_POLICIES: Final = ("merge", "drop")
-#: ``bootstrap_levels``: resample annotators within groups and then their annotations ("both"), or annotators only.
-BOOTSTRAP_LEVELS: Final = ("both", "annotators")
+#: ``bootstrap_levels``: resample annotators within groups and then their annotations ("both"), annotators only
+#: (too narrow for small groups: it ignores the noise of their annotations), or annotators and items ("crossed":
+#: intervals not conditional on the items annotated; pandas only).
+BOOTSTRAP_LEVELS: Final = ("both", "annotators", "crossed")
 #: Statistics of the test of equal service: the size-weighted between-group sum of squares, or the plain std of
 #: the groups' values (the unfairness itself).
 TEST_STATISTICS: Final = ("between", "std")
@@ -492,7 +494,8 @@ class IntervalOptions:
     Attributes:
         ci: confidence level in (0, 1).
         n_boot: number of bootstrap replicates (>= 100).
-        levels: "both" (annotators within groups, then their annotations) or "annotators".
+        levels: "both" (annotators within groups, then their annotations), "annotators" or "crossed" (annotators
+            within groups and, independently, items).
     """
 
     ci: float

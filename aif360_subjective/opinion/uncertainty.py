@@ -22,13 +22,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._labels import FN, FP, TN, TP, ratio
+from .._labels import FN, FP, TN, TP, cell_codes, ratio
 from .._validation import check_random_state
-from .annotations import MAX_ERROR_CELLS
+from .annotations import MAX_ERROR_CELLS, EncodedAnnotations
 from .bootstrap import (
     BootstrapInterval,
     bootstrap_group_values,
     bootstrap_interval,
+    crossed_group_values,
     mean_across_groups,
     spread_across_groups,
 )
@@ -116,8 +117,28 @@ def _count_score(
     return identity, combined
 
 
+def _crossed_rows(result: OpinionExclusionResult, enc: EncodedAnnotations | None) -> tuple[np.ndarray, int]:
+    """The cell of every annotation row for the crossed bootstrap, and the number of cells."""
+    opts = result.options
+    assert opts is not None
+    if enc is None or result.row_units is None or len(result.row_units) != enc.n:
+        raise ValueError(
+            "bootstrap_levels='crossed' resamples items and needs the annotation rows: the metric class and the "
+            "pandas path of opinion_exclusion have them, the Dask back end does not (use 'both' there)"
+        )
+    if opts.needs_ratings:
+        assert enc.r_true is not None and enc.r_pred is not None and result.unit_cells is not None
+        errors = np.abs(enc.r_true - enc.r_pred)
+        cells = np.asarray(result.unit_cells, dtype=np.float64)
+        pos = np.clip(np.searchsorted(cells, errors), 0, len(cells) - 1)
+        # ungrouped rows may hold errors outside the grouped rows' cells: they are not counted anyway
+        return np.where(result.row_units >= 0, pos, 0), len(cells)
+    return cell_codes(enc.t, enc.p), 4
+
+
 def opinion_intervals(
-    result: OpinionExclusionResult, interval: IntervalOptions, random_state: Any = None
+    result: OpinionExclusionResult, interval: IntervalOptions, random_state: Any = None,
+    enc: EncodedAnnotations | None = None,
 ) -> OpinionIntervals:
     """Bootstrap intervals of the unfairness, the performance and every group's value.
 
@@ -134,6 +155,7 @@ def opinion_intervals(
         interval: validated bootstrap options
             (:func:`~aif360_subjective.opinion.options.check_interval_options`).
         random_state: None, an int seed or a numpy Generator.
+        enc: the encoded annotations (``levels="crossed"`` only: it reweights the rows by item).
 
     Returns:
         OpinionIntervals
@@ -151,10 +173,22 @@ def opinion_intervals(
     opts = result.options
     table = result.group_table
     unit_group = result.unit_performance["group"].cat.codes.to_numpy(np.int64) if len(table) else np.zeros(0, int)
-    reps = bootstrap_group_values(
-        unit_group, cells(result.unit_counts), len(table), score, aggregate=opts.aggregate,
-        n_boot=interval.n_boot, rng=rng, levels=interval.levels,
-    )
+    if interval.levels == "crossed":
+        row_cell, n_cells = _crossed_rows(result, enc)
+        assert enc is not None and result.row_units is not None
+
+        def cell_score(c: np.ndarray) -> np.ndarray:
+            return score(cells(c))
+
+        reps = crossed_group_values(
+            unit_group, result.row_units, row_cell, enc.item_codes, len(enc.items), n_cells, len(table),
+            cell_score, aggregate=opts.aggregate, n_boot=interval.n_boot, rng=rng,
+        )
+    else:
+        reps = bootstrap_group_values(
+            unit_group, cells(result.unit_counts), len(table), score, aggregate=opts.aggregate,
+            n_boot=interval.n_boot, rng=rng, levels=interval.levels,
+        )
     values = table["performance"].to_numpy(np.float64)
     group_iv = [bootstrap_interval(reps[:, g], values[g], interval.ci) for g in range(len(table))]
     low, high = np.array([iv.low for iv in group_iv]), np.array([iv.high for iv in group_iv])
