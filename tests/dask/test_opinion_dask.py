@@ -423,3 +423,11 @@ def test_adr_test_and_cross_fit_are_refused_on_dask(data, scheduler):
         M.opinion_exclusion(*a, **kw, adr_fit="cross", warn_group_size=0)
     got = M.opinion_exclusion(*a, **kw, ci=0.95, n_boot=100, random_state=0, warn_group_size=0)
     assert got.exclusion_test is None and got.unfairness_ci is not None  # intervals without the test
+
+
+def test_crossed_bootstrap_is_refused_on_dask(data, scheduler):
+    root, _, annotators, _ = data
+    a, kw = _args(dd.read_parquet(root / "annotations"))
+    with pytest.raises(ValueError, match="bootstrap_levels='crossed' resamples items and needs the annotation rows"):
+        M.opinion_exclusion(*a, **kw, grouping="demographic", annotators=annotators, attributes="age_group",
+                            ci=0.95, n_boot=100, bootstrap_levels="crossed", warn_group_size=0)

@@ -12,6 +12,8 @@ from scipy import optimize, stats
 
 from aif360_subjective.datasets import make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
+from aif360_subjective.opinion.annotations import encode_annotations
+from aif360_subjective.opinion.bootstrap import crossed_group_values
 from aif360_subjective.opinion.equal_service import (
     ExclusionTest,
     UnfairnessInterval,
@@ -20,6 +22,8 @@ from aif360_subjective.opinion.equal_service import (
     unfairness_interval,
     verdict_sentence,
 )
+from aif360_subjective.opinion.options import check_interval_options
+from aif360_subjective.opinion.uncertainty import opinion_intervals
 from aif360_subjective.sklearn.metrics import opinion_exclusion
 
 
@@ -247,3 +251,34 @@ def test_verdict_without_a_test_raises():
     res = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, warn_group_size=0)
     with pytest.raises(ValueError, match="no test of equal service: pass ci=0.95 or test=True"):
         res.verdict()
+
+
+# ------------------------------------------------------------------ items as a second source of noise
+def test_crossed_bootstrap_redraws_items_by_hand():
+    # one annotator right on item 0, wrong on item 1: resampling the 2 items gives accuracy 1, 1/2, 0 with
+    # probabilities 1/4, 1/2, 1/4 (the annotator level has nothing to redraw); the default bootstrap instead
+    # redraws the annotator's 2 annotations binomially, which gives the same law here
+    res = opinion_exclusion(np.array([1, 0]), np.array([1, 1]), item_ids=[0, 1], annotator_ids=["a", "a"],
+                            grouping=pd.Series({"a": "g"}), warn_group_size=0)
+    enc = encode_annotations(np.array([1, 0]), np.array([1, 1]), np.array([0, 1]), np.array(["a", "a"]))
+    reps = opinion_intervals(res, check_interval_options(0.95, 4000, "crossed", ("accuracy",)), 0, enc)
+    assert res.row_units.tolist() == [0, 0]
+    values = crossed_group_values(np.array([0]), res.row_units, np.array([3, 1]), enc.item_codes, 2, 4, 1,
+                                  lambda c: c[..., 3] / c.sum(axis=-1), n_boot=4000,
+                                  rng=np.random.default_rng(0))[:, 0]
+    shares = [np.mean(values == v) for v in (0.0, 0.5, 1.0)]
+    assert shares == pytest.approx([0.25, 0.5, 0.25], abs=0.03)
+    assert reps.performance.low == 0.0 and reps.performance.high == 1.0
+
+
+def test_crossed_bootstrap_widens_the_performance_interval_when_items_differ():
+    rng = np.random.default_rng(5)
+    effects = rng.uniform(-0.2, 0.2, 30)
+    acc = 0.7 + np.tile(effects, 20)  # 20 annotators on the same 30 items
+    y = (rng.random(600) < acc).astype(int)
+    kw = dict(item_ids=np.tile(np.arange(30), 20), annotator_ids=np.repeat(np.arange(20), 30),
+              grouping=pd.Series(np.repeat(["g0", "g1"], 10), index=np.arange(20)), ci=0.95, n_boot=400,
+              random_state=0, warn_group_size=0)
+    both = opinion_exclusion(y, np.ones(600, int), **kw).performance_ci
+    crossed = opinion_exclusion(y, np.ones(600, int), bootstrap_levels="crossed", **kw).performance_ci
+    assert crossed.high - crossed.low > 1.25 * (both.high - both.low)  # item noise added
