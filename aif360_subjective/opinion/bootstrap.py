@@ -16,12 +16,14 @@ in each group and on which of their annotations were observed, so both are resam
    annotations and accuracy a contributes the binomial spread a(1-a)/n.
 
 Resampling at both levels counts the within-annotator noise twice in the level-1 variance (Davison & Hinkley
-1997, §3.8): the intervals are slightly conservative, never falsely narrow.
+1997, §3.8), which widens the groups' intervals a little. Items are not resampled (the intervals are conditional
+on the items annotated) unless :func:`crossed_group_values` is used. Measured coverage:
+``benchmarks/opinion_coverage.py`` and the guide ("Reading the numbers").
 
-Intervals are bias-corrected percentile intervals (Efron 1987). A standard deviation across noisy group values
-is biased upwards and its bootstrap distribution more so; the bias correction recentres the percentiles on
-the estimate. When the replicates lie almost entirely on one side of the estimate (a symptom of very small
-groups), the interval is widened to contain the estimate and the result says so.
+Intervals are bias-corrected percentile intervals (Efron 1987). When the replicates lie almost entirely on one
+side of the estimate, the interval is widened to contain it and the result says so (``extended``). The
+unfairness's headline interval is not a bootstrap one: a standard deviation across noisy group values is biased
+upwards and its bootstrap interval never reaches 0 (see :mod:`~aif360_subjective.opinion.equal_service`).
 
 Everything is vectorised over replicates and annotators (chunks of replicates bound the memory); there is no
 Python loop per annotation, annotator or replicate beyond the chunking.
@@ -61,7 +63,7 @@ class BootstrapInterval(tuple[float, float]):
         ci: the confidence level.
         n_boot: replicates drawn; ``n_valid`` of them gave a defined value.
         extended: True when the bias-corrected interval missed the estimate and was widened to contain it
-            (the replicates lay almost all on one side: typically groups of one or two annotators).
+            (the replicates lay almost all on one side of it).
     """
 
     estimate: float
