@@ -533,6 +533,14 @@ class OpinionExclusionMetric(ClassificationMetric):
         """
         return float(self._result().unfairness)
 
+    def seed_unfairness(self) -> float:
+        """The paper's unfairness, with ADR bins fitted on the scored annotations (``adr_fit="same"``), whatever
+        ``adr_fit`` this metric uses (equal to :meth:`unfairness` unless ``adr_fit="cross"``)."""
+        if self.options.adr_fit == "same":
+            return self.unfairness()
+        same = dataclasses.replace(self.options, adr_fit="same")
+        return float(compute_opinion_exclusion(self._encoded, same, self.dataset.annotators).unfairness)
+
     def performance(self) -> float:
         """General performance: mean of the groups' performance (undefined groups skipped)."""
         return float(self._result().performance)
