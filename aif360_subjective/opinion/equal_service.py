@@ -661,7 +661,7 @@ def verdict_sentence(result: OpinionExclusionResult, alpha: float | None = None)
         out = f"no evidence that any group is served worse ({p_text})"
         iv = result.unfairness_ci
         opts = result.options
-        if opts is not None and opts.grouping == "adr" and opts.adr_fit == "same":
+        if opts is not None and opts.grouping == "adr" and opts.adr_fit == "same" and result.unfairness > 0:
             # the paper's bins are sorted by the scored annotations: their spread holds a sorting artefact, so
             # the interval of the same-fit figure is not read against 0 here (the test is cross-fitted)
             return out + (f"; unfairness {result.unfairness:.3f} with ADR bins fitted on the scored annotations, "

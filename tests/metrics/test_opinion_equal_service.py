@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import warnings
 
@@ -282,3 +283,20 @@ def test_crossed_bootstrap_widens_the_performance_interval_when_items_differ():
     both = opinion_exclusion(y, np.ones(600, int), **kw).performance_ci
     crossed = opinion_exclusion(y, np.ones(600, int), bootstrap_levels="crossed", **kw).performance_ci
     assert crossed.high - crossed.low > 1.25 * (both.high - both.low)  # item noise added
+
+
+def test_same_fit_verdict_names_the_sorting_artefact_and_seed_figure_stays_available():
+    ds = make_subjective_dataset(n_items=300, random_state=2)
+    pred = ds.with_predictions(ds.majority_labels())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same = OpinionExclusionMetric(ds, pred, bins=4, random_state=1)
+        cross = OpinionExclusionMetric(ds, pred, bins=4, adr_fit="cross", random_state=1)
+    assert cross.seed_unfairness() == same.unfairness() == same.seed_unfairness()
+    assert cross.unfairness() != same.unfairness() and cross.adr_fit == "cross" and same.adr_fit == "same"
+    a, b = same.exclusion_test(n_permutations=199), cross.exclusion_test(n_permutations=199)
+    assert (a.p_value, a.statistic, a.method) == (b.p_value, b.statistic, b.method)  # the test is cross-fitted
+    res = dataclasses.replace(same.result(), exclusion_test=a)
+    assert verdict_sentence(res, alpha=a.p_value / 2) == (
+        f"no evidence that any group is served worse (p = {a.p_value:.2g}); unfairness {same.unfairness():.3f} with "
+        "ADR bins fitted on the scored annotations, part of it a sorting artefact (adr_fit='cross' removes it)")
