@@ -20,6 +20,8 @@ Settings:
   annotations (the paper's) or cross-fitted. The truth of the cross-fitted spread is 0; the same-fit bins have
   a positive spread even in the superpopulation (the sorting artefact): their row shows how often the interval
   holds 0.
+* ``many groups``: 20 groups of 3 annotators (one attribute with many values), spreads 0 and 0.03 (evenly spaced
+  group accuracies).
 * ``items vary``: 4 groups of 10 annotators sharing the same 40 items whose difficulty varies (item effects
   U(-0.15, 0.15) on the accuracy); also the coverage of the performance's bootstrap interval (the truth is the
   mean accuracy over the item superpopulation), with the default bootstrap (annotators, then their annotations:
@@ -175,6 +177,13 @@ def setting_rows(reps: int, n_perm: int, seed: int) -> list[dict]:
             y, p, items, anns, groups = _fixed(rng, (10,) * 4, means, item_effects=effects)
             draws.append(_run(y, p, items, anns, n_perm=n_perm, seed=r, grouping=groups, ci=0.95))
         record(f"items vary, k=10, spread {label}", spread, draws, perf_truth=float(means.mean()))
+    for label, spread in (("0", 0.0), ("small", 0.03)):  # one attribute with many values
+        means = BASE + _offsets(20, spread)
+        draws = []
+        for r in range(reps):
+            y, p, items, anns, groups = _fixed(rng, (3,) * 20, means)
+            draws.append(_run(y, p, items, anns, n_perm=n_perm, seed=r, grouping=groups, both=True))
+        record(f"many groups: 20 of 3 annotators, spread {label}", float(np.std(means)), draws)
     return rows
 
 
