@@ -22,6 +22,8 @@ Settings:
   holds 0.
 * ``many groups``: 20 groups of 3 annotators (one attribute with many values), spreads 0 and 0.03 (evenly spaced
   group accuracies).
+* ``pooled aggregate``: 4 groups of 10 annotators, ``aggregate="pooled"`` (the interval then takes the groups'
+  variances from the bootstrap, 300 replicates), spreads 0 and 0.03.
 * ``items vary``: 4 groups of 10 annotators sharing the same 40 items whose difficulty varies (item effects
   U(-0.15, 0.15) on the accuracy); also the coverage of the performance's bootstrap interval (the truth is the
   mean accuracy over the item superpopulation), with the default bootstrap (annotators, then their annotations:
@@ -99,7 +101,8 @@ def _run(y, p, items, annotators, *, n_perm: int, seed: int, ci: float | None = 
         out[f"p_{stat}"] = res.exclusion_test.p_value
         if stat == "between":
             out["result"] = res
-    out["interval"] = unfairness_interval(out["result"], 0.95)
+    # the result's own interval (pooled groups need the bootstrap's variances), else computed without a bootstrap
+    out["interval"] = out["result"].unfairness_ci or unfairness_interval(out["result"], 0.95)
     if ci is not None:  # the performance interval when items are resampled too
         out["perf_crossed"] = opinion_exclusion(
             y, p, item_ids=items, annotator_ids=annotators, ci=ci, n_boot=n_boot, bootstrap_levels="crossed",
@@ -184,6 +187,14 @@ def setting_rows(reps: int, n_perm: int, seed: int) -> list[dict]:
             y, p, items, anns, groups = _fixed(rng, (3,) * 20, means)
             draws.append(_run(y, p, items, anns, n_perm=n_perm, seed=r, grouping=groups, both=True))
         record(f"many groups: 20 of 3 annotators, spread {label}", float(np.std(means)), draws)
+    for label, spread in (("0", 0.0), ("small", 0.03)):  # pooled groups: the interval from bootstrap variances
+        means = BASE + _offsets(4, spread)
+        draws = []
+        for r in range(reps):
+            y, p, items, anns, groups = _fixed(rng, (10,) * 4, means)
+            draws.append(_run(y, p, items, anns, n_perm=n_perm, seed=r, grouping=groups, aggregate="pooled",
+                              ci=0.95, n_boot=300))
+        record(f"pooled aggregate, k=10, spread {label}", spread, draws)
     return rows
 
 

@@ -589,11 +589,10 @@ def unfairness_interval(result: OpinionExclusionResult, ci: float = 0.95,
         ok = ~np.isnan(v)
         k = np.bincount(codes[ok], minlength=len(table)).astype(np.float64)[defined]
         dev = v[ok] - values[codes[ok]]
-        n_total, dfw = float(k.sum()), float(k.sum() - g)
+        dfw = float(k.sum() - g)  # within-group degrees of freedom
         if dfw >= 2:
             w, sigma2, df2 = 1.0 / k, float((dev**2).sum() / dfw), dfw
             method = "noncentral F"
-            del n_total
     if w is None:
         if group_variances is None:
             return UnfairnessInterval(np.nan, np.nan, estimate=estimate, debiased=np.nan, ci=ci,
