@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 from .annotations import (
+    MAX_ERROR_CELLS,
     DisagreementRates,
     EncodedAnnotations,
     cross_fit,
@@ -48,6 +49,7 @@ __all__ = [
     "OpinionExclusionResult",
     "combine_measures",
     "compute_opinion_exclusion",
+    "count_score",
     "counts_suffice",
     "group_counts",
     "histograms_suffice",
@@ -238,6 +240,50 @@ def performance_from_counts(specs: tuple[PerformanceSpec, ...], counts: np.ndarr
     return combine_measures([metric_from_counts(str(spec), counts) for spec in specs], nan_policy)
 
 
+def count_score(
+    result: OpinionExclusionResult,
+) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """(cells, score): the cells the bootstrap and the test redraw or permute, and the performance computed from them.
+
+    Confusion counts for the binary measures (accuracy alone only needs (correct, wrong): one binomial per draw
+    instead of three); the histogram of absolute errors for the rating measures.
+    """
+    opts = result.options
+    assert opts is not None
+    names = [str(s) for s in opts.performance]
+
+    def identity(c: np.ndarray) -> np.ndarray:
+        return c
+
+    if opts.needs_ratings:
+        if result.unit_cells is None:
+            raise ValueError(
+                f"intervals for {opts.performance_name} need a discrete rating scale: the absolute errors "
+                f"|rating - predicted| take more than {MAX_ERROR_CELLS} distinct values (round the predicted "
+                "ratings to the scale, or use ci=None)"
+            )
+        errors = np.asarray(result.unit_cells, dtype=np.float64)
+
+        def rating_score(c: np.ndarray) -> np.ndarray:  # the core's formula on the redrawn histograms
+            return performance_from_histograms(opts.performance, c, errors, opts.nan_policy)
+
+        return identity, rating_score
+    if names == ["accuracy"]:
+        def cells(c: np.ndarray) -> np.ndarray:
+            return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
+
+        def score(c: np.ndarray) -> np.ndarray:
+            return ratio(c[..., 0].astype(np.float64), (c[..., 0] + c[..., 1]).astype(np.float64))
+
+        return cells, score
+
+    def combined(c: np.ndarray) -> np.ndarray:
+        flat = c.reshape(-1, 4).astype(np.float64)
+        return performance_from_counts(opts.performance, flat, opts.nan_policy).reshape(c.shape[:-1])
+
+    return identity, combined
+
+
 # ----------------------------------------------------------------------------------------------
 # the whole computation, in named steps
 # ----------------------------------------------------------------------------------------------
@@ -305,7 +351,7 @@ class OpinionExclusionResult:
         Raises:
             ValueError: the result carries no test (pass ``ci=`` or ``test=True``).
         """
-        from .equal_service import verdict_sentence  # the test module builds on this one
+        from .verdict import verdict_sentence
 
         return verdict_sentence(self, alpha)
 

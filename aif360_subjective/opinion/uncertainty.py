@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._labels import FN, FP, TN, TP, cell_codes, ratio
+from .._labels import cell_codes, ratio
 from .._validation import check_random_state
-from .annotations import MAX_ERROR_CELLS, EncodedAnnotations
+from .annotations import EncodedAnnotations
 from .bootstrap import (
     BootstrapInterval,
     bootstrap_group_values,
@@ -33,7 +32,8 @@ from .bootstrap import (
     mean_across_groups,
     spread_across_groups,
 )
-from .core import OpinionExclusionResult, performance_from_counts, performance_from_histograms
+from .core import OpinionExclusionResult
+from .core import count_score as _count_score
 from .equal_service import UnfairnessInterval, unfairness_interval
 from .groups import group_label
 from .options import IntervalOptions
@@ -71,50 +71,6 @@ class OpinionIntervals:
     options: IntervalOptions
     unfairness_bootstrap: BootstrapInterval | None = None
     notes: tuple[str, ...] = ()
-
-
-def _count_score(
-    result: OpinionExclusionResult,
-) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
-    """(cells, score): the cells the bootstrap must redraw and the performance computed from them.
-
-    Confusion counts for the binary measures (accuracy alone only needs (correct, wrong): one binomial per draw
-    instead of three); the histogram of absolute errors for the rating measures.
-    """
-    opts = result.options
-    assert opts is not None
-    names = [str(s) for s in opts.performance]
-
-    def identity(c: np.ndarray) -> np.ndarray:
-        return c
-
-    if opts.needs_ratings:
-        if result.unit_cells is None:
-            raise ValueError(
-                f"intervals for {opts.performance_name} need a discrete rating scale: the absolute errors "
-                f"|rating - predicted| take more than {MAX_ERROR_CELLS} distinct values (round the predicted "
-                "ratings to the scale, or use ci=None)"
-            )
-        errors = np.asarray(result.unit_cells, dtype=np.float64)
-
-        def rating_score(c: np.ndarray) -> np.ndarray:  # the core's formula on the redrawn histograms
-            return performance_from_histograms(opts.performance, c, errors, opts.nan_policy)
-
-        return identity, rating_score
-    if names == ["accuracy"]:
-        def cells(c: np.ndarray) -> np.ndarray:
-            return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
-
-        def score(c: np.ndarray) -> np.ndarray:
-            return ratio(c[..., 0].astype(np.float64), (c[..., 0] + c[..., 1]).astype(np.float64))
-
-        return cells, score
-
-    def combined(c: np.ndarray) -> np.ndarray:
-        flat = c.reshape(-1, 4).astype(np.float64)
-        return performance_from_counts(opts.performance, flat, opts.nan_policy).reshape(c.shape[:-1])
-
-    return identity, combined
 
 
 def _crossed_rows(result: OpinionExclusionResult, enc: EncodedAnnotations | None) -> tuple[np.ndarray, int]:
