@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         grouping = metric.grouping_report()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
+        if metric.grouping == "adr":  # which ADR fit the figures use, and that the verdict's test is cross-fitted
+            notes.append("ADR bins fitted on the scored annotations (the paper's method, adr_fit='same'); the test "
+                         "behind the verdict is cross-fitted.")
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, grouping)

@@ -660,8 +660,7 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
             widened = [w for w, iv in (("unfairness", u), (perf, p)) if getattr(iv, "extended", False)]
             if widened:
                 line += (f" The {' and '.join(widened)} interval{'s were' if len(widened) > 1 else ' was'} widened "
-                         "to contain the estimate: almost every replicate fell on one side of it, a sign of very "
-                         "small groups.")
+                         "to contain the estimate: almost every replicate fell on one side of it.")
             s.text(line)
         s.text(interval_meaning(ci, n_boot, random_state), kind="note")
     elif no_ci is not None:
