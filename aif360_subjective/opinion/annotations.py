@@ -368,7 +368,7 @@ class CrossFit:
     def half_unit(self, annotator_codes: np.ndarray) -> np.ndarray:
         """The half-unit whose ADR sets the group of every row: ``2 * annotator + (1 - half)`` (the *other*
         half of the same annotator), an index into ``adr.ravel()``."""
-        return 2 * np.asarray(annotator_codes, dtype=np.int64) + (1 - self.row_half)
+        return np.asarray(2 * np.asarray(annotator_codes, dtype=np.int64) + (1 - self.row_half), dtype=np.int64)
 
 
 def cross_fit(enc: EncodedAnnotations, tie: str = "favorable", reference: str = "majority") -> CrossFit:

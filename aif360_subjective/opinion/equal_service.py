@@ -174,7 +174,8 @@ def _between_values(sums: np.ndarray) -> np.ndarray:
     """Size-weighted between-group sum of squares of unit values from sums ``[value, 1]``:
     ``sum_g S_g^2 / k_g - S^2 / N``."""
     s, k = sums[..., 0], sums[..., 1]
-    return ratio(s**2, k, fill=0.0).sum(axis=-1) - ratio(s.sum(axis=-1) ** 2, k.sum(axis=-1), fill=0.0)
+    between = ratio(s**2, k, fill=0.0).sum(axis=-1) - ratio(s.sum(axis=-1) ** 2, k.sum(axis=-1), fill=0.0)
+    return np.asarray(between, dtype=np.float64)
 
 
 def _std_values(sums: np.ndarray) -> np.ndarray:
@@ -197,7 +198,7 @@ def _pooled_statistic(score: Callable[[np.ndarray], np.ndarray], weighted: bool,
         n = np.where(np.isnan(values), 0.0, sums.sum(axis=-1))
         v = np.where(np.isnan(values), 0.0, values)
         mean = ratio((n * v).sum(axis=-1), n.sum(axis=-1), fill=0.0)
-        return (n * (v - mean[..., None]) ** 2).sum(axis=-1)
+        return np.asarray((n * (v - mean[..., None]) ** 2).sum(axis=-1), dtype=np.float64)
 
     return stat
 
@@ -569,7 +570,8 @@ def unfairness_interval(result: OpinionExclusionResult, ci: float = 0.95,
     s = float(((m - m.mean()) ** 2).sum())
     opts = result.options
     units = result.unit_performance
-    w = sigma2 = None
+    w: np.ndarray | None = None
+    sigma2 = 1.0
     df2 = np.inf
     method = ""
     if opts is not None and opts.aggregate == "annotator" and len(units):

@@ -149,10 +149,10 @@ def opinion_intervals(
     group_iv = [bootstrap_interval(reps[:, g], values[g], interval.ci) for g in range(len(table))]
     low, high = np.array([iv.low for iv in group_iv]), np.array([iv.high for iv in group_iv])
     # A one-annotator group's interval can only describe that person's annotations, not the group it stands
-    # for: it covered the group's value in 0% of the audit's simulations, so none is given.
+    # for (redrawing one person's labels says nothing about the group's other members), so none is given.
     single = table["n_annotators"].to_numpy() < 2
     low[single], high[single] = np.nan, np.nan
-    notes = ()
+    notes: tuple[str, ...] = ()
     if single.any():
         notes = (f"{int(single.sum())} group{'s' if single.sum() != 1 else ''} of one annotator "
                  f"({', '.join(group_label(g) for g in table.index[single])}): no interval, one person's "
