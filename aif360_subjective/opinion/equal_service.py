@@ -51,7 +51,7 @@ from .._validation import check_ci, check_random_state
 from .annotations import EncodedAnnotations, cross_fit, rating_error_counts
 from .core import count_score, counts_suffice, histograms_suffice, performance_from_histograms
 from .core import unit_performance as _unit_performance
-from .groups import assign_bins
+from .groups import assign_bins, enforce_min_group_size
 from .options import ExclusionTestOptions, check_test_options
 from .verdict import p_value_text, verdict_sentence
 
@@ -69,8 +69,8 @@ __all__ = [
     "verdict_sentence",
 ]
 
-# Bound on permutations x slots held at once.
-_MAX_CELLS = 20_000_000
+# Bound on permutations x slots held at once (a few arrays of this many int64: about 100 MB).
+_MAX_CELLS = 4_000_000
 
 
 # ----------------------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def permutation_test(
     chunk = max(1, _MAX_CELLS // max(1, n * patterns.shape[1] * data.shape[-1]))
     for b0 in range(0, n_permutations, chunk):  # bounded memory; each chunk is vectorised
         b = min(chunk, n_permutations - b0)
-        perm = np.argsort(rng.random((b, n)), axis=1)
+        perm = np.argsort(rng.random((b, n)), axis=1)  # one uniform random permutation per row
         null = statistic(_group_sums(patterns[perm], data, n_groups))
         count += int(np.count_nonzero(null >= observed - tol))
     return observed, (1.0 + count) / (1.0 + n_permutations), n_permutations, False
@@ -396,7 +396,8 @@ def cross_fitted_test(
 
     Each annotator's items are split in two halves
     (:func:`~aif360_subjective.opinion.annotations.item_halves`). Half 1: annotators are binned by their ADR on
-    the first half (the analysis' ``bins`` rule, over the ADRs of that half) and scored on the second; the test
+    the first half (the analysis' ``bins`` rule over the ADRs of that half, then its ``min_group_size`` rule) and
+    scored on the second; the test
     permutes annotators across these bins. Half 2 swaps the halves. Within one half the bins and the scores come
     from disjoint items, so under exchangeable annotators the permutation test is exact; the two halves' p-values
     are combined as ``min(1, 2 min(p1, p2))`` (Bonferroni), which holds the level whatever their dependence.
@@ -423,6 +424,10 @@ def cross_fitted_test(
     for half in (0, 1):  # bins from this half, scores from the other
         adr = fit.adr[:, half]
         codes, labels, _notes = assign_bins(adr, opts.bins)
+        # the analysis' size rule on this half's bins too (merge or drop bins below min_group_size)
+        sizes = np.bincount(codes[codes >= 0], minlength=len(labels))
+        codes, labels, _size_notes = enforce_min_group_size(codes, labels, sizes, opts.min_group_size,
+                                                            opts.small_groups, True)
         scored = data[:, 1 - half, :]
         defined = scored[:, -1] > 0 if not pooled else scored.sum(axis=-1) > 0
         keep = (codes >= 0) & defined
