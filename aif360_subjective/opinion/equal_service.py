@@ -138,8 +138,8 @@ def permutation_test(
     """Permutation test of exchangeable annotators: their data move together onto other annotators' groups.
 
     Args:
-        patterns: ``(n, h)`` group codes of each annotator's ``h`` slots (h = 1: its group; h = 2: the groups of
-            its two cross-fitted halves); -1 = the slot has no group.
+        patterns: ``(n, h)`` group codes of each annotator's ``h`` slots (h = 1: its group; h > 1: several
+            slots of one annotator, moved together); -1 = the slot has no group.
         data: ``(n, h, K)`` additive data of each slot (e.g. ``[value, 1]``, or confusion counts).
         n_groups: number of groups.
         statistic: maps group sums ``(B, n_groups, K)`` to one value per arrangement (larger = more unequal).
@@ -251,10 +251,10 @@ class ExclusionTest:
         return len(self.thin_groups)
 
     def text(self) -> str:
-        """``p = 0.41 (permutation test of equal service, 9,999 permutations)``."""
-        how = "all" if self.exact else ""
-        return (f"{p_value_text(self.p_value)} ({self.method}, {how + ' ' if how else ''}"
-                f"{self.n_permutations:,} permutations)")
+        """``p = 0.41 (permutation of annotators across groups, 9,999 permutations)``; ``all 6 permutations`` when
+        every distinct one was enumerated."""
+        count = f"{'all ' if self.exact else ''}{self.n_permutations:,} permutations"
+        return f"{p_value_text(self.p_value)} ({self.method}, {count})"
 
 
 def _statistic_for(result: OpinionExclusionResult, name: str) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:

@@ -300,3 +300,10 @@ def test_same_fit_verdict_names_the_sorting_artefact_and_seed_figure_stays_avail
     assert verdict_sentence(res, alpha=a.p_value / 2) == (
         f"no evidence that any group is served worse (p = {a.p_value:.2g}); unfairness {same.unfairness():.3f} with "
         "ADR bins fitted on the scored annotations, part of it a sorting artefact (adr_fit='cross' removes it)")
+
+
+def test_test_text():
+    y, p, items, ann = _per_annotator(FOUR)
+    t = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, grouping=PAIRS, test=True, n_permutations=99,
+                          warn_group_size=0).exclusion_test
+    assert t.text() == "p = 0.33 (permutation of annotators across groups, all 6 permutations)"
