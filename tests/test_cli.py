@@ -357,7 +357,9 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     p = m.performance_ci(ci=0.95, n_boot=200, random_state=5)
     assert f"{m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}]" in stdout
     assert f"{m.performance():.3f} [{p[0]:.3f}, {p[1]:.3f}]" in stdout
-    assert "95% bootstrap intervals (200 replicates, seed 5" in stdout
+    assert "95% intervals. Unfairness: the one-way ANOVA test inverted" in stdout
+    assert "bootstrap (200 replicates, seed 5" in stdout
+    assert f"Verdict: {m.verdict(ci=0.95, n_boot=200, random_state=5)}." in stdout
     thin = m.thin_groups()
     assert len(thin)  # this small data has groups of one or two annotators
     lines = [ln for ln in stdout.splitlines() if ln.startswith("Thin groups: ")]
@@ -399,7 +401,7 @@ def test_demo_prints_intervals(capsys, tmp_path):
     assert len(rows) == 2
     for est, lo, hi, pest, plo, phi in rows:
         assert float(lo) <= float(est) <= float(hi) and float(plo) <= float(pest) <= float(phi)
-    assert "95% bootstrap intervals (1,000 replicates, seed 0" in out
+    assert "bootstrap (1,000 replicates, seed 0" in out
     assert "UserWarning" not in out + err
 
 

@@ -81,9 +81,14 @@ def run(args: argparse.Namespace) -> int:
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
         thin = thin_group_line(pred.name, metric)
+        # the one-sentence answer: the test of equal service (cross-fitted for ADR bins) and the intervals
+        verdict = None if ci is None else metric.verdict(ci=ci, n_boot=n_boot, random_state=seed)
         grouping = metric.grouping_report()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
+        if metric.grouping == "adr":  # which ADR fit the figures use, and that the verdict's test is cross-fitted
+            notes.append("ADR bins fitted on the scored annotations (the paper's method, adr_fit='same'); the test "
+                         "behind the verdict is cross-fitted.")
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, grouping)
@@ -109,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     common.print_frame(summary, f"Opinion-exclusion audit ({args.performance}, grouping {args.grouping}):")
     if ci is not None:
         print(common.interval_note(ci, n_boot, seed))
+    if verdict is not None:
+        print(f"Verdict: {verdict}.")
     if thin is not None:
         print(f"Thin groups: {thin}")
     if ci is not None or thin is not None:
