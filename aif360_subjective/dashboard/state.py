@@ -20,6 +20,7 @@ References:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import shlex
@@ -287,6 +288,13 @@ class SubgroupSession:
                          f"{a.get('n_too_small', 0)} below the minimum size).")
         return notes
 
+
+    def copy_for_session(self) -> SubgroupSession:
+        """A copy for another browser session: the same data and fitted clustering, its own current view."""
+        clone = copy.copy(self)
+        clone.view = None
+        return clone
+
     # -------------------------------------------------------------------------------------------------
     def subgroup_detail(self, kind: str, sid: Any) -> pd.DataFrame:
         """One subgroup's metrics with their intervals and q-values (the click on a subgroup).
@@ -467,6 +475,12 @@ class OpinionSession:
         self._intervals: dict[tuple, pd.DataFrame] = {}
         self.history: list[dict[str, Any]] = []
 
+    def copy_for_session(self) -> OpinionSession:
+        """A copy for another browser session: the same data and fitted models (and cached metrics), its own history."""
+        clone = copy.copy(self)
+        clone.history = []
+        return clone
+
     def _align(self, classified: Any) -> Any:
         """A classified subset in the row order of ``self.test`` (the split may reorder rows)."""
         key = pd.MultiIndex.from_arrays([np.asarray(classified.item_ids), np.asarray(classified.annotator_ids)])
@@ -537,25 +551,27 @@ class OpinionSession:
         perf = m.performance_name() if hasattr(m, "performance_name") else s.performance
         from ..opinion.groups import group_label
 
-        values = table["performance"].astype(float)
-        if values.notna().sum() < 2:
+        values = table["performance"].to_numpy(dtype=float)
+        labels = list(table.index)  # positions, not .loc: intersections of attributes are tuples
+        if np.isfinite(values).sum() < 2:
             return f"{name}: fewer than two groups have a {perf}; there is nothing to compare."
-        worst = m.worst_group()  # follows the measure's direction (lower is better for mae)
-        best = values.idxmax() if values.loc[worst] == values.min() else values.idxmin()
+        w = labels.index(m.worst_group())  # the worst group follows the measure's direction (mae: highest)
+        b = int(np.nanargmax(values)) if values[w] == np.nanmin(values) else int(np.nanargmin(values))
+        has_ci = "ci_low" in table.columns
+        low = table["ci_low"].to_numpy(dtype=float) if has_ci else None
+        high = table["ci_high"].to_numpy(dtype=float) if has_ci else None
 
-        def fig(g: Any) -> str:
-            v = f"{values.loc[g]:.3f}"
-            if "ci_low" in table.columns and np.isfinite(table.loc[g, "ci_low"]):
-                v += f" [{table.loc[g, 'ci_low']:.3f}, {table.loc[g, 'ci_high']:.3f}]"
+        def fig(i: int) -> str:
+            v = f"{values[i]:.3f}"
+            if has_ci and np.isfinite(low[i]) and np.isfinite(high[i]):
+                v += f" [{low[i]:.3f}, {high[i]:.3f}]"
             return v
 
-        text = (f"{name}: the group served worst is {group_label(worst)} ({perf} {fig(worst)}); the best served is "
-                f"{group_label(best)} ({fig(best)}).")
-        if "ci_low" in table.columns:
-            lo_w, hi_w = table.loc[worst, "ci_low"], table.loc[worst, "ci_high"]
-            lo_b, hi_b = table.loc[best, "ci_low"], table.loc[best, "ci_high"]
-            if np.isfinite([lo_w, hi_w, lo_b, hi_b]).all():
-                if hi_w < lo_b or hi_b < lo_w:
+        text = (f"{name}: the group served worst is {group_label(labels[w])} ({perf} {fig(w)}); the best served is "
+                f"{group_label(labels[b])} ({fig(b)}).")
+        if has_ci:
+            if np.isfinite([low[w], high[w], low[b], high[b]]).all():
+                if high[w] < low[b] or high[b] < low[w]:
                     text += f" Their {s.ci:.0%} intervals do not overlap."
                 else:
                     text += (f" Their {s.ci:.0%} intervals overlap: these intervals alone do not show that the two "
