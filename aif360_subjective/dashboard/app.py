@@ -194,6 +194,8 @@ class Dashboard:
             the Bokeh server (``threaded=True``: a thread whose ``stop()`` ends it).
         """
         pn = require_panel()
+        if self.subgroups is not None and self.subgroups.view is None:
+            self.subgroups.update(self.initial)  # the first analysis once, shared by every browser session
         return pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, show=show, threaded=threaded,
                         title="aif360-subjective dashboard", **kwargs)
 
@@ -255,6 +257,7 @@ class Dashboard:
                                             value=str(self.favorable), disabled=self.opinion is not None,
                                             css_classes=["favourable"])
         self.favourable.param.watch(self._guard(self._on_favourable), "value")
+        self.data_table.param.watch(self._guard(self._on_filter), "filters")
         info = pn.pane.Markdown(self._data_text(), css_classes=["data-info"])
         self.data_info = info
         parts = [info, self.favourable]
@@ -279,6 +282,11 @@ class Dashboard:
         else:
             t += f" Truth {self.label_col!r}, predictions {self.prediction_col!r}."
         return t
+
+    def _on_filter(self, event: Any) -> None:
+        if len(self.data_table.current_view) == 0:
+            shown = ", ".join(f"{f.get('field')} {f.get('type', '')} {f.get('value')!r}" for f in event.new)
+            raise ValueError(f"no row matches the column filters ({shown}); clear a filter to see rows again")
 
     def _on_favourable(self, event: Any) -> None:
         value = next(v for v in self.label_values if str(v) == event.new)

@@ -290,10 +290,9 @@ class SubgroupSession:
 
 
     def copy_for_session(self) -> SubgroupSession:
-        """A copy for another browser session: the same data and fitted clustering, its own current view."""
-        clone = copy.copy(self)
-        clone.view = None
-        return clone
+        """A copy for another browser session: the same data, fitted clustering and first view (results objects
+        are never modified), its own later views."""
+        return copy.copy(self)
 
     # -------------------------------------------------------------------------------------------------
     def subgroup_detail(self, kind: str, sid: Any) -> pd.DataFrame:
