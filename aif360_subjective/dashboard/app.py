@@ -565,7 +565,7 @@ class Dashboard:
         pn = require_panel()
         s = self._op_settings()
         threshold: Any = self._mit_threshold.value.strip()
-        if threshold != "auto":
+        if threshold != "auto" and self._mit_kind.value == "crowdtruth":
             try:
                 threshold = float(threshold)
             except ValueError:
