@@ -442,7 +442,7 @@ class OpinionSession:
 
     def __init__(self, dataset: Any, *, predictions: Mapping[str, Any] | None = None, test_size: float = 0.3,
                  seed: int = 0, train_models: bool = True, source: Source | None = None) -> None:
-        from .._validation import check_multi_annotator_dataset
+        from ..datasets.multi_annotator import check_multi_annotator_dataset
 
         check_multi_annotator_dataset(dataset)
         self.dataset = dataset

@@ -26,7 +26,7 @@ import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from ..._validation import check_multi_annotator_dataset
+from ...datasets.multi_annotator import check_multi_annotator_dataset
 
 __all__ = ["AnnotatorGroupReweighing", "REWEIGHING_GROUPINGS"]
 
