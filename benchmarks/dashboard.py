@@ -39,9 +39,9 @@ from aif360_subjective.dashboard.state import (  # noqa: E402
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
 
 
-def _timed(fn):
+def _timed(fn, *args, **kwargs):
     t = time.perf_counter()
-    out = fn()
+    out = fn(*args, **kwargs)
     return out, time.perf_counter() - t
 
 
@@ -68,9 +68,8 @@ def compas(data: Path) -> None:
         v = s.update(settings)
         fresh = None
         if v.step == "cut":
-            _, fresh = _timed(lambda: detect_subgroups(X, y, p, n_clusters=v.k,
-                                                        entropy_threshold=settings.entropy_threshold,
-                                                        random_state=0))
+            _, fresh = _timed(detect_subgroups, X, y, p, n_clusters=v.k,
+                              entropy_threshold=settings.entropy_threshold, random_state=0)
         rows.append({"change": f"{name} = {value}", "step": v.step, "seconds": round(v.seconds, 3),
                      "fresh detect_subgroups (s)": None if fresh is None else round(fresh, 3)})
     table = pd.DataFrame(rows)
@@ -106,8 +105,8 @@ def large(n_items: int) -> None:
     rows = []
     for grouping in ("adr", "demographic", "ambiguity", "popularity"):
         s = OpinionSettings(grouping=grouping)
-        _, shown = _timed(lambda: view(s))
-        _, ci = _timed(lambda: intervals(s))
+        _, shown = _timed(view, s)
+        _, ci = _timed(intervals, s)
         rows.append({"grouping": grouping, "view without intervals (s)": round(shown, 2),
                      "intervals after it (s)": round(ci, 2)})
     print(pd.DataFrame(rows).to_string(index=False))

@@ -466,7 +466,7 @@ class Dashboard:
         self._op_status = pn.pane.Markdown("", css_classes=["op-status"])
         self._op_answer = pn.pane.Markdown("", css_classes=["op-answer"])
         self._op_thin = pn.pane.Markdown("", css_classes=["op-thin"])
-        self._op_summary = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width",
+        self._op_summary = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
                                        css_classes=["op-summary"])
         self._op_heatmap = pn.Column()
         self._op_groups = pn.Column()
@@ -481,7 +481,7 @@ class Dashboard:
                                     disabled=not o.can_train)
         self._mit_button.on_click(self._guard(self._on_mitigate))
         self._mit_result = pn.Column(css_classes=["mitigation-result"])
-        self._mit_history = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width",
+        self._mit_history = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
                                         css_classes=["history-table"])
         download = w.FileDownload(callback=self._guard_download(lambda: o.report(self._op_settings()).render()),
                                   filename="audit_report.html", label="Download the HTML report",

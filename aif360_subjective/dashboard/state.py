@@ -641,6 +641,11 @@ class OpinionSession:
             warnings.simplefilter("ignore")
             after = self._metric(pred, s)
         before = self.metrics(s)[baseline]
+        # how many held-out predictions the mitigation changed (0 explains an unchanged audit)
+        changed = int((pred.labels.ravel() != self.models[baseline].labels.ravel()).sum())
+        n_rows = len(pred.labels)
+        changed_text = f"{changed:,} of {n_rows:,} held-out predictions differ from the baseline's"
+        detail = f"{detail}; {changed_text}" if detail else changed_text
         table = opinion_summary_table({"before": before, "after": after}, ci=s.ci, n_boot=s.n_boot,
                                       random_state=self.seed)
         seconds = time.perf_counter() - t0
@@ -653,6 +658,7 @@ class OpinionSession:
         self.history.append(row)
         table.attrs["detail"] = detail
         table.attrs["removed"] = removed
+        table.attrs["changed"] = changed
         return table
 
     def history_frame(self) -> pd.DataFrame:

@@ -156,6 +156,13 @@ def test_opinion_views_and_history(opinion):
     hist = opinion.history_frame()
     assert len(hist) == n + 1 and hist.index[-1] == n + 1
     assert hist.iloc[-1]["unfairness before"].startswith(f"{m.unfairness():.3f} [")
+    # Model 2 as a mitigation of Model 1: the same model as the tab's Model 2 (same data, same seed)
+    m1, m2 = (opinion.models[k] for k in ("Model 1 (majority vote)", "Model 2 (annotator-aware)"))
+    aware = opinion.mitigate("annotator_aware", s95)
+    assert aware.loc["after", "unfairness"] == opinion.metrics(s95)["Model 2 (annotator-aware)"].unfairness()
+    assert aware.attrs["changed"] == int((m1.labels.ravel() != m2.labels.ravel()).sum())
+    assert f"{aware.attrs['changed']:,} of {len(m1.labels):,} held-out predictions" in opinion.history[-1]["setting"]
+    n += 1
     with pytest.raises(ValueError, match="mitigation must be one of"):
         opinion.mitigate("nothing", s95)
     with pytest.raises(ValueError, match="threshold"):
