@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from .synthetic import AGE_GROUPS, _assign
 
 
 def write_synthetic_parquet(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     n_items: int = 100_000,
     n_annotators: int = 1_000,
     annotations_per_item: int = 10,
@@ -111,7 +112,7 @@ def write_synthetic_parquet(
 
 
 def _write_chunk(file: Path, rng: np.random.Generator, lo: int, hi: int, k: int, kind_code: np.ndarray,
-                 activity: np.ndarray, fr: dict) -> None:
+                 activity: np.ndarray, fr: dict[str, Any]) -> None:
     m = hi - lo
     x0 = rng.standard_normal(m)
     score = rng.standard_normal(m)  # the consensus ignores x0, as in make_subjective_dataset
