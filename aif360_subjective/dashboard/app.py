@@ -70,6 +70,22 @@ def _figure(ax_or_fig: Any):
     return pane
 
 
+def _with_intervals(table: pd.DataFrame, names: tuple[str, ...], ci: float | None) -> pd.DataFrame:
+    """``<name>`` with its ``_ci_low``/``_ci_high`` columns as one text column ``<name> [95% interval]``
+    (``0.087 [0.071, 0.104]``, the report's notation); the other columns rounded to 3 decimals."""
+    from ..report.sections import interval_text
+
+    out = table.copy()
+    for name in names:
+        low, high = f"{name}_ci_low", f"{name}_ci_high"
+        if ci is None or low not in out.columns:
+            continue
+        text = [interval_text(v, (a, b)) for v, a, b in zip(out[name], out.pop(low), out.pop(high), strict=True)]
+        out[name] = text
+        out = out.rename(columns={name: f"{name} [{ci:.0%} interval]"})
+    return out.round(3)
+
+
 def _as_binary(values: pd.Series, favorable: Any) -> np.ndarray:
     return (values == favorable).to_numpy(dtype=int)
 
@@ -538,15 +554,11 @@ class Dashboard:
     def _show_opinion(self, s: OpinionSettings, intervals: bool) -> None:
         from ..opinion.groups import group_label
         from ..plotting import plot_group_performance
-        from ..report.sections import _with_interval_columns
-
         pn = require_panel()
         o = self.opinion
         ci = s.ci if intervals else None
-        summary = o.summary(s, intervals=intervals)
-        if ci is not None:
-            summary = _with_interval_columns(summary, ("unfairness", "performance"), ci)
-        self._op_summary.value = summary.round(3).reset_index()
+        summary = _with_intervals(o.summary(s, intervals=intervals), ("unfairness", "performance"), ci)
+        self._op_summary.value = summary.reset_index()
         self._op_answer.object = "\n\n".join(o.answer(s, name, intervals) for name in o.models)
         thin = o.thin_notes(s)
         self._op_thin.object = "\n\n".join(f"*Thin groups: {t}*" for t in thin)
@@ -577,17 +589,14 @@ class Dashboard:
                                           threshold=threshold)
         finally:
             self._mit_button.loading = False
-        from ..report.sections import _with_interval_columns
-
         shown = table[["unfairness", "performance"] + [c for c in table.columns if c.endswith(("_ci_low",
                                                                                                "_ci_high"))]]
-        if s.ci is not None:
-            shown = _with_interval_columns(shown, ("unfairness", "performance"), s.ci)
+        shown = _with_intervals(shown, ("unfairness", "performance"), s.ci)
         detail = table.attrs.get("detail") or ""
         self._mit_result.objects = [
             pn.pane.Markdown(f"**{MITIGATIONS[self._mit_kind.value]}** against {self._mit_baseline.value}"
                              + (f" ({detail})" if detail else "") + "."),
-            pn.widgets.Tabulator(shown.round(3).reset_index(), disabled=True, show_index=False,
+            pn.widgets.Tabulator(shown.reset_index(), disabled=True, show_index=False,
                                  css_classes=["before-after"]),
         ]
         self._mit_history.value = self.opinion.history_frame().reset_index()
