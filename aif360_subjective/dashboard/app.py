@@ -416,7 +416,8 @@ class Dashboard:
             discovery=None if self._sg_discovery is None else self._sg_discovery.value)
 
     def _run_subgroups(self, settings: SubgroupSettings, first: bool = False) -> None:
-        from ..plotting import plot_ranking, plot_subgroup_sizes, plot_summary_radar
+        """Status, notes, ranking and pattern tables at once; the figures right after (next tick when served), so
+        that a re-cut shows without waiting for matplotlib."""
         from ..report.sections import whole_numbers_as_int
 
         v = self.subgroups.update(settings)
@@ -425,20 +426,29 @@ class Dashboard:
         self._sg_status.object = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}: {what} in "
                                   f"{v.seconds:.2f} s.")
         self._sg_notes.object = "\n\n".join(f"*{n}*" for n in v.notes)
-        rk = v.ranking.reset_index()
-        self._sg_ranking.value = rk
-        if v.step != "ranking" or first:
+        self._sg_ranking.value = v.ranking.reset_index()
+        redraw = v.step != "ranking" or first
+        if redraw:
             pats = whole_numbers_as_int(v.report.patterns(all_columns=False))
             info = v.report.pattern_info()
             table = pats.astype(object).where(pats.notna(), "")
             table.insert(0, "size", info["size"])
             self._sg_patterns.value = table.reset_index()
+        self._sg_command.object = f"Equivalent command:\n\n```\n{self.subgroups.command()}\n```"
+        self._later(lambda: self._subgroup_figures(v, redraw))
+
+    def _subgroup_figures(self, v: Any, redraw: bool) -> None:
+        from ..plotting import plot_ranking, plot_subgroup_sizes, plot_summary_radar
+
+        if self.subgroups.view is not v:
+            return  # the controls changed meanwhile
+        s = v.settings
+        if redraw:
             self._sg_radar.objects = [_figure(plot_summary_radar(v.report))]
             self._sg_sizes.objects = [_figure(plot_subgroup_sizes(v.report))]
-        self._sg_rank_fig.objects = [_figure(plot_ranking(v.report, settings.metric, kind=settings.kind,
-                                                          n=settings.top, direction=settings.direction,
-                                                          alpha=settings.alpha, min_size=settings.min_size))]
-        self._sg_command.object = f"Equivalent command:\n\n```\n{self.subgroups.command()}\n```"
+        self._sg_rank_fig.objects = [_figure(plot_ranking(v.report, s.metric, kind=s.kind, n=s.top,
+                                                          direction=s.direction, alpha=s.alpha,
+                                                          min_size=s.min_size))]
 
     def _detail(self, kind: str, sid: Any):
         pn = require_panel()
