@@ -12,6 +12,7 @@ pytest.importorskip("panel")
 from aif360_subjective.cli import build_parser, main  # noqa: E402
 from aif360_subjective.cli.dashboard import _dashboard  # noqa: E402
 from aif360_subjective.dashboard import Dashboard  # noqa: E402
+from aif360_subjective.dashboard.state import SubgroupSettings  # noqa: E402
 from aif360_subjective.datasets import make_subjective_dataset  # noqa: E402
 
 
@@ -76,3 +77,27 @@ def test_notebook_display_and_bad_arguments():
     with pytest.raises(ValueError, match="favorable_label 5 is not a value"):
         Dashboard(pd.DataFrame({"a": [1, 2], "y": [0, 1], "p": [0, 1]}), label_col="y", prediction_col="p",
                   favorable_label=5)
+
+
+def test_upload_and_favourable_label_controls():
+    """The data tab's controls without a browser: a CSV upload replaces the table; the favourable label flips the
+    binary truth and predictions the subgroups are computed on."""
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"g": rng.choice(["a", "b", "c"], 80), "y": rng.choice(["no", "yes"], 80),
+                       "p": rng.choice(["no", "yes"], 80)})
+    d = Dashboard(df, label_col="y", prediction_col="p", favorable_label="no", subgroups=SubgroupSettings(n_clusters=3))
+    d.panel()
+    np.testing.assert_array_equal(d.subgroups.y_true, (df["y"] == "no").to_numpy(dtype=int))
+    d.favourable.value = "yes"
+    np.testing.assert_array_equal(d.subgroups.y_true, (df["y"] == "yes").to_numpy(dtype=int))
+    assert d.subgroups.view is not None and not d.message.visible
+    # an unreadable upload: a message; a good one: the new table after "Use the uploaded table"
+    d.upload.value = b"\x00\xff\xfe"
+    assert d.message.visible
+    new = pd.DataFrame({"h": rng.choice(["u", "v"], 60), "class": rng.integers(0, 2, 60),
+                        "out": rng.integers(0, 2, 60)})
+    d.upload.value = new.to_csv(index=False).encode()
+    assert (d.upload_label.value, d.upload_pred.value) == ("class", "out")
+    d._on_load(None)
+    assert list(d.subgroups.X.columns) == ["h"] and len(d.subgroups.X) == 60
+    assert d.subgroups.command().split()[2:7] == ["DATA.csv", "--label-col", "class", "--prediction-col", "out"]
