@@ -300,7 +300,9 @@ class Dashboard:
         return t
 
     def _on_filter(self, event: Any) -> None:
-        if len(self.data_table.current_view) == 0:
+        n = len(self.data_table.current_view)
+        self.data_info.object = self._data_text() + (f" **{n:,} rows match the column filters.**" if event.new else "")
+        if n == 0:
             shown = ", ".join(f"{f.get('field')} {f.get('type', '')} {f.get('value')!r}" for f in event.new)
             raise ValueError(f"no row matches the column filters ({shown}); clear a filter to see rows again")
 
