@@ -210,8 +210,8 @@ class Dashboard:
             the Bokeh server (``threaded=True``: a thread whose ``stop()`` ends it).
         """
         pn = require_panel()
-        if self.subgroups is not None and self.subgroups.view is None:
-            self.subgroups.update(self.initial)  # the first analysis once, shared by every browser session
+        if self.opinion is None and self.subgroups.view is None:
+            self.subgroups.update(self.initial)  # a table's first analysis once, shared by every browser session
         return pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, show=show, threaded=threaded,
                         title="aif360-subjective dashboard", **kwargs)
 
@@ -228,17 +228,32 @@ class Dashboard:
         return clone
 
     def _build(self):
+        """The page; a tab's analysis runs when the tab is first opened (annotation data: the subgroups of
+        hundreds of thousands of annotation rows only when asked for)."""
         pn = require_panel()
         pn.extension("tabulator", notifications=False)
         self.message = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dashboard-message"])
-        tabs = [("Data", self._data_tab())]
+        self._builders = [self._data_tab]
+        names = ["Data"]
         if self.subgroups is not None:
-            tabs.append(("Subgroups", self._subgroups_tab()))
+            self._builders.append(self._subgroups_tab)
+            names.append("Subgroups")
         if self.opinion is not None:
-            tabs.append(("Opinion exclusion", self._opinion_tab()))
-        self.tabs = pn.Tabs(*tabs, dynamic=False)
+            self._builders.append(self._opinion_tab)
+            names.append("Opinion exclusion")
+        self._built: set[int] = set()
+        holders = [pn.Column(pn.pane.Markdown("Computing…"), sizing_mode="stretch_width") for _ in names]
+        self.tabs = pn.Tabs(*zip(names, holders, strict=True), dynamic=False)
+        self.tabs.param.watch(self._guard(lambda e: self._open_tab(e.new)), "active")
+        self._open_tab(0)
         header = pn.pane.Markdown(f"## aif360-subjective dashboard: {self.source.name}")
         return pn.Column(header, self.message, self.tabs, sizing_mode="stretch_width")
+
+    def _open_tab(self, i: int) -> None:
+        if i in self._built:
+            return
+        self._built.add(i)
+        self.tabs[i].objects = [self._builders[i]()]
 
     def _error(self, exc: Exception | None) -> None:
         if exc is None:
@@ -309,7 +324,8 @@ class Dashboard:
     def _on_favourable(self, event: Any) -> None:
         value = next(v for v in self.label_values if str(v) == event.new)
         self._set_table(self.table, self.label_col, self.prediction_col, value)
-        self._run_subgroups(self._sg_settings())
+        if 1 in self._built:  # else the tab analyses the new table when opened
+            self._run_subgroups(self._sg_settings())
 
     def _on_upload(self, event: Any) -> None:
         if not event.new:
@@ -336,8 +352,10 @@ class Dashboard:
         self.data_info.object = self._data_text()
         self.favourable.options = [str(v) for v in self.label_values]
         self.favourable.value = str(self.favorable)
-        self._sg_categorical.options = list(self.subgroups.X.columns)
-        self._run_subgroups(self._sg_settings())
+        if 1 in self._built:
+            self._sg_categorical.options = list(self.subgroups.X.columns)
+            self._sg_categorical.value = []
+            self._run_subgroups(self._sg_settings())
 
     # ------------------------------------------------------------------------------------------------ subgroups
     def _subgroups_tab(self):

@@ -447,6 +447,7 @@ class OpinionSession:
         check_multi_annotator_dataset(dataset)
         self.dataset = dataset
         self.seed = seed
+        self.test_size = test_size
         self.source = source or Source()
         self.notes: list[str] = []
         self.train, self.test = dataset.split([1 - test_size], shuffle=True, seed=seed)
@@ -676,7 +677,8 @@ class OpinionSession:
         opts += ["--ci", "none" if s.ci is None else f"{s.ci:g}", "--n-boot", str(s.n_boot), "--seed", str(self.seed)]
         if "--prediction-col" not in self.source.options and "--predictions" not in self.source.options:
             first = next(iter(self.models))
-            opts += ["--model", "annotator-aware" if "annotator" in first.lower() else "majority"]
+            opts += ["--model", "annotator-aware" if "annotator" in first.lower() else "majority",
+                     "--test-size", f"{self.test_size:g}"]
         opts += ["--out", "report.html"]
         return _command("audit", self.source, opts)
 

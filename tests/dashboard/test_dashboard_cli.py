@@ -87,6 +87,9 @@ def test_upload_and_favourable_label_controls():
                        "p": rng.choice(["no", "yes"], 80)})
     d = Dashboard(df, label_col="y", prediction_col="p", favorable_label="no", subgroups=SubgroupSettings(n_clusters=3))
     d.panel()
+    assert d.subgroups.view is None  # the subgroups tab analyses when first opened
+    d.tabs.active = 1
+    assert d.subgroups.view is not None
     np.testing.assert_array_equal(d.subgroups.y_true, (df["y"] == "no").to_numpy(dtype=int))
     d.favourable.value = "yes"
     np.testing.assert_array_equal(d.subgroups.y_true, (df["y"] == "yes").to_numpy(dtype=int))
