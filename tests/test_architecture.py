@@ -204,3 +204,16 @@ def test_the_crowdtruth_dask_loop_uses_the_engine_interface_only():
     assert names, "quality._dask no longer imports the engine"
     assert [n for n in names if n.startswith("_")] == []
     assert "aif360_subjective.quality.crowdtruth" not in GRAPH["aif360_subjective.quality._dask"]
+
+
+def test_no_arrow_runs_back_up_between_subpackages():
+    # the subpackages themselves form layers: no two of them import each other, even through a third
+    layers: dict[str, set[str]] = {}
+    for module, targets in GRAPH.items():
+        home = _subpackage(module) or "<root>"
+        layers.setdefault(home, set()).update((_subpackage(t) or "<root>") for t in targets)
+        layers[home].discard(home)
+    assert find_cycles(layers) == []
+    # datasets and quality stay below the metric families
+    assert not layers["datasets"] & {"metrics", "opinion", "detectors", "report", "plotting", "cli", "quality"}
+    assert not layers["detectors"] & {"metrics", "opinion", "report", "plotting", "cli", "datasets"}

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_fraction, check_int, check_random_state
-from .synthetic import AGE_GROUPS, _assign
+from .synthetic import AGE_GROUPS, _assign, _check_sizes
 
 
 def write_synthetic_parquet(
@@ -68,12 +68,8 @@ def write_synthetic_parquet(
         TypeError: a size is not an int.
         ValueError: a size or fraction out of range.
     """
-    n_items = check_int(n_items, "n_items", low=1)
-    n_annotators = check_int(n_annotators, "n_annotators", low=1)
-    k = check_int(annotations_per_item, "annotations_per_item", low=1)
+    n_items, n_annotators, k = _check_sizes(n_items, n_annotators, annotations_per_item)
     items_per_file = check_int(items_per_file, "items_per_file", low=1)
-    if k > n_annotators:
-        raise ValueError(f"annotations_per_item={k} exceeds n_annotators={n_annotators}")
     fractions = {
         name: check_fraction(value, name)
         for name, value in [("minority_fraction", minority_fraction), ("spammer_fraction", spammer_fraction),

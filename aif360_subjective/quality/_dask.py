@@ -66,7 +66,7 @@ from .engine import (
 # ----------------------------------------------------------------------------------------------
 # per-partition functions (run on the workers)
 # ----------------------------------------------------------------------------------------------
-def _scan(df: pd.DataFrame, unit_col: str, worker_col: str, label_col: str) -> dict:
+def _scan(df: pd.DataFrame, unit_col: str, worker_col: str, label_col: str) -> dict[str, list[Any]]:
     """First pass: the partition's workers, labels, unit id range and size."""
     if not len(df):
         return {"workers": [np.asarray([], dtype=object)], "labels": [], "ranges": [None], "lengths": [0]}
@@ -75,8 +75,8 @@ def _scan(df: pd.DataFrame, unit_col: str, worker_col: str, label_col: str) -> d
             "ranges": [id_range(df[unit_col].to_numpy())], "lengths": [len(df)]}
 
 
-def _merge_scans(parts: list[dict]) -> dict:
-    out: dict[str, list] = {"workers": [], "labels": [], "ranges": [], "lengths": []}
+def _merge_scans(parts: list[dict[str, list[Any]]]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {"workers": [], "labels": [], "ranges": [], "lengths": []}
     for p in parts:
         for k in out:
             out[k].extend(p[k])
@@ -85,8 +85,8 @@ def _merge_scans(parts: list[dict]) -> dict:
     return out
 
 
-def _build(df: pd.DataFrame, unit_col, worker_col, label_col, labels: pd.Index, workers: pd.Index,
-           duplicates: str):
+def _build(df: pd.DataFrame, unit_col: str, worker_col: str, label_col: str, labels: pd.Index, workers: pd.Index,
+           duplicates: str) -> dict[str, Any] | None:
     """The partition's judgments as an in-memory ``Job`` with global worker codes (None when empty)."""
     if not len(df):
         return None
@@ -96,7 +96,7 @@ def _build(df: pd.DataFrame, unit_col, worker_col, label_col, labels: pd.Index, 
     return {"job": Job(t), "units": t.unit_ids, "n_rows": t.n_rows, "n_duplicate_rows": t.n_duplicate_rows}
 
 
-def _with_pair_layout(part, n_buckets: int):
+def _with_pair_layout(part: dict[str, Any], n_buckets: int) -> tuple[dict[str, Any], list[np.ndarray]]:
     """Build the partition's pair structure once and sort its keys into buckets (by key modulo n_buckets).
 
     Returns the partition with the order and bucket bounds of its keys, and the keys of every bucket.
@@ -111,7 +111,7 @@ def _with_pair_layout(part, n_buckets: int):
     return part, [keys[order[bounds[b]:bounds[b + 1]]] for b in range(n_buckets)]
 
 
-def _bucket_layout(key_pieces: list[np.ndarray], n_workers: int, n_labels: int) -> dict:
+def _bucket_layout(key_pieces: list[np.ndarray], n_workers: int, n_labels: int) -> dict[str, Any]:
     """The distinct keys of one bucket (decoded) and, per partition, where its keys go among them."""
     uk, inv = np.unique(np.concatenate(key_pieces), return_inverse=True)
     cuts = np.cumsum([len(k) for k in key_pieces])[:-1]
@@ -119,7 +119,7 @@ def _bucket_layout(key_pieces: list[np.ndarray], n_workers: int, n_labels: int) 
     return {"n_keys": len(uk), "inv": np.split(inv, cuts), "i": i, "j": j, "label": label}
 
 
-def _step(part, q, w: np.ndarray, g: np.ndarray, open_ended: bool) -> dict:
+def _step(part: dict[str, Any], q: np.ndarray | None, w: np.ndarray, g: np.ndarray, open_ended: bool) -> dict[str, Any]:
     """One iteration on one partition (see the module docstring)."""
     job = part["job"]
     q = np.ones(job.n_units) if q is None else q
@@ -135,12 +135,14 @@ def _step(part, q, w: np.ndarray, g: np.ndarray, open_ended: bool) -> dict:
     return out
 
 
-def _piece(step: dict, b: int) -> tuple[np.ndarray, np.ndarray]:
+def _piece(step: dict[str, Any], b: int) -> tuple[np.ndarray, np.ndarray]:
     """Bucket b of a partition's pair sums (a task of its own, so only this piece travels)."""
-    return step["pairs"][b]
+    piece: tuple[np.ndarray, np.ndarray] = step["pairs"][b]
+    return piece
 
 
-def _bucket(layout: dict, pieces: list, w: np.ndarray, n_labels: int) -> np.ndarray:
+def _bucket(layout: dict[str, Any], pieces: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray,
+            n_labels: int) -> np.ndarray:
     """AQS numerator and denominator per label over the keys of one bucket (pair sums completed here)."""
     d = np.zeros(layout["n_keys"])
     n = np.zeros(layout["n_keys"])
@@ -150,18 +152,19 @@ def _bucket(layout: dict, pieces: list, w: np.ndarray, n_labels: int) -> np.ndar
     return np.vstack(aqs_label_sums(layout["i"], layout["j"], layout["label"], d, n, w, n_labels))
 
 
-def _add(arrays: list) -> Any:
+def _add(arrays: list[Any]) -> Any:
     out = arrays[0]
     for a in arrays[1:]:
         out = out + a
     return out
 
 
-def _change(parts: list) -> tuple[float, float]:
+def _change(parts: list[tuple[float, float]]) -> tuple[float, float]:
     return max(p[0] for p in parts), sum(p[1] for p in parts)
 
 
-def _units_frame(part, q_last, q_first, w: np.ndarray, label_names: list[str]) -> pd.DataFrame:
+def _units_frame(part: dict[str, Any], q_last: np.ndarray, q_first: np.ndarray, w: np.ndarray,
+                 label_names: list[str]) -> pd.DataFrame:
     job = part["job"]
     uas = unit_annotation_scores(job, w)
     uas0 = unit_annotation_scores(job, np.ones(job.n_workers))
@@ -174,7 +177,8 @@ def _units_frame(part, q_last, q_first, w: np.ndarray, label_names: list[str]) -
 # ----------------------------------------------------------------------------------------------
 # the driver (client)
 # ----------------------------------------------------------------------------------------------
-def check_dask_options(ddf, unit_col, worker_col, label_col, duplicates, keep_history) -> None:
+def check_dask_options(ddf: Any, unit_col: str, worker_col: str, label_col: str, duplicates: str,
+                       keep_history: bool) -> None:
     """Raise before any computation for options the Dask path does not support.
 
     Raises:
@@ -229,9 +233,10 @@ def crowdtruth_scores(
         raise TypeError(f"labels must be a list of labels, got {labels!r}")
     frame = df[[unit_col, worker_col, label_col]]
 
-    def scan(fr):
+    def scan(fr: Any) -> dict[str, list[Any]]:
         parts = [dask.delayed(_scan)(d, unit_col, worker_col, label_col) for d in fr.to_delayed()]
-        return dask.compute(tree_reduce(parts, _merge_scans))[0]
+        merged: dict[str, list[Any]] = dask.compute(tree_reduce(parts, _merge_scans))[0]
+        return merged
 
     info = scan(frame)
     if not items_are_local(info["ranges"], info["lengths"]):
@@ -257,7 +262,7 @@ def crowdtruth_scores(
     n_units = sum(sizes[i][2] for i in keep)
     del frame
     n_buckets = max(1, min(len(parts), 8))
-    layouts: list = []
+    layouts: list[Any] = []
     if not open_ended:  # the static pair structure: per partition, then per bucket of keys (built once)
         pairs = [dask.delayed(_with_pair_layout, nout=2)(p, n_buckets) for p in parts]
         layouts = [dask.delayed(_bucket_layout)([dask.delayed(operator.getitem)(p[1], b) for p in pairs], n_w, n_l)
@@ -268,9 +273,10 @@ def crowdtruth_scores(
         del pairs, persisted
 
     w, g = np.ones(n_w), np.ones(n_l)
-    q: list = [None] * len(parts)
-    q_first: list | None = None
-    first_workers: tuple | None = None
+    q: list[Any] = [None] * len(parts)
+    q_first: list[Any] = []
+    first_workers: tuple[np.ndarray, np.ndarray, np.ndarray] = (w, w, w)
+    first_g = g
     wwa = wua = np.ones(n_w)
     loop = Convergence(max_iter=max_iter, max_delta=max_delta, open_ended=open_ended, progress=progress,
                        desc="CrowdTruth (Dask)")
@@ -296,7 +302,7 @@ def crowdtruth_scores(
             new_w = wwa * wua
             new_g = g if open_ended else aqs_from_sums(label_sum[0], label_sum[1])
             done = loop.record(it, np.abs(new_w - w), d_u_max, d_u_sum / max(n_units, 1), np.abs(new_g - g))
-            if q_first is None:
+            if it == 1:  # the first iteration's values (max_iter >= 1: always reached)
                 q_first, first_workers, first_g = new_q, (new_w, wwa, wua), new_g
             w, g, q = new_w, new_g, new_q
             if done:

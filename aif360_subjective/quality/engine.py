@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._validation import check_int
 from ._vectors import AnnotationTensor
 
 __all__ = [
@@ -397,11 +398,7 @@ def check_max_delta(max_delta: Any) -> float:
 
 def check_max_iter(max_iter: Any) -> int:
     """``max_iter`` must be an int >= 1 (TypeError for a non-int, ValueError otherwise)."""
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer):
-        raise TypeError(f"max_iter must be an int, got {type(max_iter).__name__}")
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be >= 1, got {max_iter}")
-    return int(max_iter)
+    return check_int(max_iter, "max_iter", low=1)
 
 
 def check_open_ended(open_ended: Any) -> bool:
