@@ -86,6 +86,13 @@ def _with_intervals(table: pd.DataFrame, names: tuple[str, ...], ci: float | Non
     return out.round(3)
 
 
+def _widget(cls: Any, label: str, **kwargs: Any) -> Any:
+    """A Panel widget with its label: ``label=`` where the installed Panel has it (``name=`` is deprecated from
+    Panel 1.9 on), ``name=`` before."""
+    key = "label" if "label" in cls.param else "name"
+    return cls(**{key: label}, **kwargs)
+
+
 def _as_binary(values: pd.Series, favorable: Any) -> np.ndarray:
     return (values == favorable).to_numpy(dtype=int)
 
@@ -284,7 +291,7 @@ class Dashboard:
         self.data_table = pn.widgets.Tabulator(self.table, pagination="remote", page_size=15, header_filters=True,
                                                disabled=True, sizing_mode="stretch_width", show_index=False,
                                                css_classes=["data-table"])
-        self.favourable = pn.widgets.Select(name="favourable label", options=[str(v) for v in self.label_values],
+        self.favourable = _widget(pn.widgets.Select, "favourable label", options=[str(v) for v in self.label_values],
                                             value=str(self.favorable), disabled=self.opinion is not None,
                                             css_classes=["favourable"])
         self.favourable.param.watch(self._guard(self._on_favourable), "value")
@@ -293,10 +300,10 @@ class Dashboard:
         self.data_info = info
         parts = [info, self.favourable]
         if self.opinion is None:
-            self.upload = pn.widgets.FileInput(accept=".csv", name="upload a CSV")
-            self.upload_label = pn.widgets.Select(name="truth column", options=[])
-            self.upload_pred = pn.widgets.Select(name="prediction column", options=[])
-            load = pn.widgets.Button(name="Use the uploaded table", button_type="primary")
+            self.upload = pn.widgets.FileInput(accept=".csv")
+            self.upload_label = _widget(pn.widgets.Select, "truth column", options=[])
+            self.upload_pred = _widget(pn.widgets.Select, "prediction column", options=[])
+            load = _widget(pn.widgets.Button, "Use the uploaded table")
             self.upload.param.watch(self._guard(self._on_upload), "value")
             load.on_click(self._guard(self._on_load))
             parts.append(pn.Row(self.upload, self.upload_label, self.upload_pred, load))
@@ -365,24 +372,24 @@ class Dashboard:
 
         s = self.initial
         w = pn.widgets
-        self._sg_clustering = w.Select(name="clusterer", options=list(CLUSTERINGS), value=s.clustering)
-        self._sg_k = w.IntInput(name="k (0 = automatic, x-means)", value=s.n_clusters or 0, start=0,
+        self._sg_clustering = _widget(w.Select, "clusterer", options=list(CLUSTERINGS), value=s.clustering)
+        self._sg_k = _widget(w.IntInput, "k (0 = automatic, x-means)", value=s.n_clusters or 0, start=0,
                                 css_classes=["k-input"])
-        self._sg_tau = w.FloatInput(name="entropy threshold τ", value=s.entropy_threshold, start=0.0, end=1.0,
+        self._sg_tau = _widget(w.FloatInput, "entropy threshold τ", value=s.entropy_threshold, start=0.0, end=1.0,
                                     step=0.05, css_classes=["tau-input"])
-        self._sg_categorical = w.MultiChoice(name="categorical columns (empty = detected)",
+        self._sg_categorical = _widget(w.MultiChoice, "categorical columns (empty = detected)",
                                              options=list(self.subgroups.X.columns),
                                              value=list(s.categorical or []))
-        self._sg_metric = w.Select(name="metric", options=list(RANKABLE), value=s.metric)
-        self._sg_kind = w.Select(name="subgroups", options=list(subgroup_kinds()), value=s.kind)
-        self._sg_direction = w.Select(name="direction", options=["disadvantaged", "favoured"], value=s.direction)
-        self._sg_alpha = w.Select(name="α (false discovery rate)", options=ALPHAS, value=s.alpha)
-        self._sg_min_size = w.IntInput(name="min_size", value=s.min_size, start=1)
+        self._sg_metric = _widget(w.Select, "metric", options=list(RANKABLE), value=s.metric)
+        self._sg_kind = _widget(w.Select, "subgroups", options=list(subgroup_kinds()), value=s.kind)
+        self._sg_direction = _widget(w.Select, "direction", options=["disadvantaged", "favoured"], value=s.direction)
+        self._sg_alpha = _widget(w.Select, "α (false discovery rate)", options=ALPHAS, value=s.alpha)
+        self._sg_min_size = _widget(w.IntInput, "min_size", value=s.min_size, start=1)
         controls = [self._sg_clustering, self._sg_k, self._sg_tau, self._sg_categorical, self._sg_metric,
                     self._sg_kind, self._sg_direction, self._sg_alpha, self._sg_min_size]
         self._sg_discovery = None
         if accepts_discovery():
-            self._sg_discovery = w.Select(name="discovery", options=["asdf", "patterns", "both"],
+            self._sg_discovery = _widget(w.Select, "discovery", options=["asdf", "patterns", "both"],
                                           value=s.discovery or "both")
             controls.append(self._sg_discovery)
         for c in controls:
@@ -404,7 +411,7 @@ class Dashboard:
         self._sg_command = pn.pane.Markdown("", css_classes=["sg-command"])
         download = w.FileDownload(callback=self._guard_download(lambda: self.subgroups.report().render()),
                                   filename="subgroups_report.html", label="Download the HTML report",
-                                  button_type="success", css_classes=["sg-export"])
+                                  css_classes=["sg-export"])
         self._run_subgroups(self._sg_settings(), first=True)
         left = pn.Column("### Controls", *controls, width=300)
         right = pn.Column(
@@ -501,11 +508,11 @@ class Dashboard:
         pn = require_panel()
         w = pn.widgets
         o = self.opinion
-        self._op_grouping = w.Select(name="grouping", options=GROUPINGS, value="adr", css_classes=["grouping"])
-        self._op_bins = w.TextInput(name="bins (int, quantile:N or edges)", value="5")
-        self._op_min = w.IntInput(name="min_group_size", value=1, start=1)
-        self._op_perf = w.Select(name="performance measure", options=PERFORMANCES, value="accuracy")
-        self._op_ci = w.Select(name="interval level", options=CI_LEVELS, value=0.95)
+        self._op_grouping = _widget(w.Select, "grouping", options=GROUPINGS, value="adr", css_classes=["grouping"])
+        self._op_bins = _widget(w.TextInput, "bins (int, quantile:N or edges)", value="5")
+        self._op_min = _widget(w.IntInput, "min_group_size", value=1, start=1)
+        self._op_perf = _widget(w.Select, "performance measure", options=PERFORMANCES, value="accuracy")
+        self._op_ci = _widget(w.Select, "interval level", options=CI_LEVELS, value=0.95)
         controls = [self._op_grouping, self._op_bins, self._op_min, self._op_perf, self._op_ci]
         for c in controls:
             c.param.watch(self._guard(lambda e: self._run_opinion()), "value")
@@ -518,12 +525,12 @@ class Dashboard:
         self._op_groups = pn.Column()
         self._op_command = pn.pane.Markdown("", css_classes=["op-command"])
         # the human-in-the-loop step
-        self._mit_kind = w.Select(name="mitigation", options={v: k for k, v in MITIGATIONS.items()},
+        self._mit_kind = _widget(w.Select, "mitigation", options={v: k for k, v in MITIGATIONS.items()},
                                   value="crowdtruth", css_classes=["mitigation"])
-        self._mit_threshold = w.TextInput(name="CrowdTruth WQS threshold ('auto' or 0-1)", value="auto",
+        self._mit_threshold = _widget(w.TextInput, "CrowdTruth WQS threshold ('auto' or 0-1)", value="auto",
                                           css_classes=["threshold"])
-        self._mit_baseline = w.Select(name="baseline model", options=list(o.models))
-        self._mit_button = w.Button(name="Try it", button_type="primary", css_classes=["try-mitigation"],
+        self._mit_baseline = _widget(w.Select, "baseline model", options=list(o.models))
+        self._mit_button = _widget(w.Button, "Try it", css_classes=["try-mitigation"],
                                     disabled=not o.can_train)
         self._mit_button.on_click(self._guard(self._on_mitigate))
         self._mit_result = pn.Column(css_classes=["mitigation-result"])
@@ -531,7 +538,7 @@ class Dashboard:
                                         css_classes=["history-table"])
         download = w.FileDownload(callback=self._guard_download(lambda: o.report(self._op_settings()).render()),
                                   filename="audit_report.html", label="Download the HTML report",
-                                  button_type="success", css_classes=["op-export"])
+                                  css_classes=["op-export"])
         self._run_opinion()
         left = pn.Column("### Controls", *controls, "### Try a mitigation", self._mit_kind, self._mit_threshold,
                          self._mit_baseline, self._mit_button, width=300)
