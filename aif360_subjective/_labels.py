@@ -96,7 +96,7 @@ def vote_counts(codes: npt.NDArray[np.int64], positive: npt.NDArray[np.bool_], n
     return n, n_pos
 
 
-def majority_vote(n: FloatArray, n_pos: FloatArray, tie: str = "favorable") -> FloatArray:
+def majority_vote(n: npt.ArrayLike, n_pos: npt.ArrayLike, tie: str = "favorable") -> FloatArray:
     """Majority vote per unit in positive-indicator space.
 
     A unit is positive when strictly more than half of its labels are positive (``2 * n_pos > n``, exact

@@ -208,21 +208,21 @@ def resolve_performance(performance: Any) -> tuple[PerformanceSpec, ...]:
                 f"(y_true, y_pred) -> float, or a list of them; got {type(p).__name__} {p!r}"
             )
     names = [p for p in items if isinstance(p, str)]
-    on_ratings = sorted({p for p in names if PERFORMANCES[p].needs_ratings})
-    on_labels = sorted({p for p in names if not PERFORMANCES[p].needs_ratings})
-    if on_ratings and on_labels:
-        raise ValueError(
-            f"performance {names} mixes measures on ratings {on_ratings} with measures on binary labels "
-            f"{on_labels}; a list is averaged per unit, so use measures of one kind"
-        )
-    higher = sorted({p for p in names if PERFORMANCES[p].higher_is_better})
-    lower = sorted({p for p in names if not PERFORMANCES[p].higher_is_better})
-    if higher and lower:
-        raise ValueError(
-            f"performance {names} mixes higher-is-better measures {higher} with lower-is-better measures "
-            f"{lower}; a list is averaged per unit, so use measures of one direction"
-        )
+    _one_side(names, "needs_ratings", "measures on ratings {}", "measures on binary labels {}", "kind")
+    _one_side(names, "higher_is_better", "higher-is-better measures {}", "lower-is-better measures {}", "direction")
     return tuple(items)
+
+
+def _one_side(names: list[str], flag: str, side: str, other_side: str, what: str) -> None:
+    """Raise when the named measures fall on both sides of ``PERFORMANCES[name].<flag>``: a list is averaged per
+    unit, which only means something for measures of one kind and one direction."""
+    yes = sorted({p for p in names if getattr(PERFORMANCES[p], flag)})
+    no = sorted({p for p in names if not getattr(PERFORMANCES[p], flag)})
+    if yes and no:
+        raise ValueError(
+            f"performance {names} mixes {side.format(yes)} with {other_side.format(no)}; a list is averaged per "
+            f"unit, so use measures of one {what}"
+        )
 
 
 def performance_direction(specs: Sequence[PerformanceSpec], greater_is_better: Any = None) -> bool:
