@@ -1,4 +1,4 @@
-"""The ``aif360-subjective`` command: demo, opinion-exclusion audit, subgroup discovery, CrowdTruth scores.
+"""The ``aif360-subjective`` command: demo, opinion-exclusion audit, subgroup discovery, CrowdTruth scores, dashboard.
 
 Run ``aif360-subjective COMMAND --help`` for the options of each command. Errors in the input (missing
 files or columns, bad values) print one line to stderr and exit with status 2.
@@ -31,9 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
-    from . import audit, crowdtruth, demo, subgroups
+    from . import audit, crowdtruth, dashboard, demo, subgroups
 
-    for command in (demo, audit, subgroups, crowdtruth):
+    for command in (demo, audit, subgroups, crowdtruth, dashboard):
         command.add_parser(sub)
     return parser
 
