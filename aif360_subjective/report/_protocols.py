@@ -47,6 +47,8 @@ class OpinionAudit(Protocol):
 
     def grouping_summary(self) -> Any: ...
 
+    def seed_unfairness(self) -> float: ...
+
 
 @runtime_checkable
 class TestsEqualService(Protocol):

@@ -29,7 +29,7 @@ def q_columns_as_text(frame: pd.DataFrame) -> pd.DataFrame:
     """The ``_q`` and ``_p`` columns of a ranking or metrics table formatted by :func:`format_q`."""
     out = frame.copy()
     for c in out.columns:
-        if str(c).endswith(("_q", "_p")):
+        if str(c).endswith(("_q", "_p", "_p_adjusted")) or str(c) == "p_adjusted":
             out[c] = [format_q(float(v)) for v in out[c].to_numpy(dtype=float, na_value=np.nan)]
     return out
 

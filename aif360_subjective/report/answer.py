@@ -15,7 +15,7 @@ into the report's first section.
 References:
     A. Balayn, A. Bozzon and Z. Szlavik, "Unfairness towards subjective opinions in Machine Learning", 2019.
     J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
-    Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate", 1995.
+    P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", 1993 (max-T adjusted p-values).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import group_label
-from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
+from ..detectors.subgroup_metrics import SUBGROUP_METRICS
 from ._protocols import HoldsSubgroupReport, OpinionAudit, TestsEqualService
 from ._text import bracket, count, format_q, interval_text
 from .model import Section
@@ -279,7 +279,7 @@ def as_subgroup_report(result: Any) -> Any:
 
 def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None) -> pd.DataFrame:
     """The findings as the answer shows them: one row per finding, the subgroup described in words, the value
-    with its interval and the q-value as text.
+    with its interval and the adjusted p-value as text.
 
     Args:
         findings: :meth:`SubgroupReport.findings`.
@@ -301,16 +301,16 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
         # no-break spaces: a value and its interval stay on one line
         f"value [{ci:.0%} interval]": [f"{v:+.3f}\u00a0[{lo:+.3f},\u00a0{hi:+.3f}]" for v, lo, hi in
                                       zip(findings["value"], findings["ci_low"], findings["ci_high"], strict=True)],
-        "q": [format_q(float(q)).replace(" ", "\u00a0") for q in findings["p_adjusted"]],
+        "adjusted p": [format_q(float(q)).replace(" ", "\u00a0") for q in findings["p_adjusted"]],
     }, index=pd.RangeIndex(1, len(findings) + 1, name="#"))
 
 
 def _finding_text(one: pd.DataFrame, pattern_text: pd.Series | None) -> str:
-    """One finding in words: ``subgroup (N rows), metric +0.123 [+0.069, +0.174], q < 0.001``."""
+    """One finding in words: ``subgroup (N rows), metric +0.123 [+0.069, +0.174], adjusted p < 0.001``."""
     top = findings_table(one, pattern_text).iloc[0]
     row = one.iloc[0]
     return (f"{top['subgroup']} ({top['rows']:,} rows), {top['metric']} {row['value']:+.3f} "
-            f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], q {format_q(float(row['p_adjusted']))}")
+            f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], adjusted p {format_q(float(row['p_adjusted']))}")
 
 
 def _short(text: str, limit: int = 48) -> str:
@@ -324,7 +324,8 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
 
     Args:
         result: a ``SubgroupReport`` or ``SubgroupDiscoveryMetric``.
-        alpha: false-discovery rate of the findings; None (the seed's raw view) = no findings, said so.
+        alpha: family-wise error rate of the findings (permutation max-T over every subgroup, metric and
+            direction); None (the seed's raw view) = no findings, said so.
         ci: confidence level of the intervals (None: 0.95).
         pattern_text: pattern text per cluster id, as the report's pattern table writes it.
         max_findings: findings listed in the table (the same list in the console and the report); the rest
@@ -341,21 +342,22 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
         return Answer(("No significance filter was asked for (alpha none): the rankings below are the seed's raw "
                        "ones, and none of their values is shown to be more than chance.",))
     ci = 0.95 if ci is None else ci
-    found = rep.findings(alpha, ci=ci)
-    n_tested = found.attrs["n_tested"]
+    found = rep.findings(alpha, ci)
+    n_tested = int(found.attrs["n_hypotheses"])
+    family = (f"family-wise error {alpha:g}: permutation max-T over {n_tested:,} hypotheses, every subgroup of "
+              "every kind, metric and direction")
     lines: list[str] = []
     caveats: list[str] = []
     facts: dict[str, str] = {}
     if not len(found):
-        lines.append(f"No subgroup differs significantly from the rest on any fairness metric at q < {alpha:g} "
-                     f"({n_tested:,} subgroup-metric pairs tested, Benjamini-Hochberg per metric and kind).")
+        lines.append(f"No subgroup differs significantly from the rest on any metric at {family}.")
         facts["significant findings"] = "0"
     else:
         n_dis = int((found["direction"] == "disadvantaged").sum())
         n_fav = len(found) - n_dis
-        metrics = ", ".join(_metric_word(m) for m in FAIRNESS_METRICS if m in set(found["metric"]))
-        lines.append(f"{count(len(found), 'significant finding')} at q < {alpha:g} (of {n_tested:,} "
-                     f"subgroup-metric pairs tested): {n_dis} disadvantaged, {n_fav} favoured, on {metrics}.")
+        metrics = ", ".join(_metric_word(m) for m in SUBGROUP_METRICS if m in set(found["metric"]))
+        lines.append(f"{count(len(found), 'significant finding')} at {family}: {n_dis} disadvantaged, {n_fav} "
+                     f"favoured, on {metrics}.")
         dis = found[found["direction"] == "disadvantaged"]
         if len(dis):
             top = findings_table(dis.iloc[:1], pattern_text).iloc[0]
@@ -363,14 +365,15 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
             facts["most disadvantaged"] = _short(str(top["subgroup"]))
             # the strongest disadvantaged finding of every other metric too, so that no metric's gap is left to
             # the table (the first finding may be on statistical parity while an equal-opportunity gap is larger)
-            for metric in FAIRNESS_METRICS:
+            for metric in SUBGROUP_METRICS:
                 part = dis[dis["metric"] == metric]
                 if len(part) and metric != dis["metric"].iloc[0]:
                     lines.append(f"By {_metric_word(metric)}: {_finding_text(part.iloc[:1], pattern_text)}.")
         else:
             lines.append("No subgroup is significantly disadvantaged; every finding is a favoured subgroup.")
         lines.append("Positive values of statistical parity, equal opportunity and equalized odds (rest minus "
-                     "subgroup) and negative accuracy errors mean the subgroup is disadvantaged.")
+                     "subgroup), negative accuracy errors and an accuracy below the overall one mean the subgroup is "
+                     "disadvantaged.")
         facts["significant findings"] = f"{len(found):,}"
     lop = rep.lopsided
     if lop.get("lopsided"):
@@ -378,6 +381,6 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
                        "handful of rows; see the clustering details for a balanced alternative.")
     table = findings_table(found.iloc[:max_findings], pattern_text)
     if len(found) > max_findings:
-        lines.append(f"The table lists the first {max_findings} findings (smallest q first); "
+        lines.append(f"The table lists the first {max_findings} findings (smallest adjusted p first); "
                      f"{len(found) - max_findings:,} more are in the per-subgroup details.")
     return Answer(tuple(lines), tuple(caveats), table, facts)

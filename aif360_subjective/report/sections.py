@@ -25,6 +25,7 @@ from .opinion_sections import (
 from .subgroup_sections import (
     ALTERNATIVES_MAX_ROWS,
     SIGN_CONVENTION,
+    discovery_section,
     lopsided_alternatives,
     pattern_texts,
     patterns_as_in_table,
@@ -38,6 +39,7 @@ __all__ = [
     "ALTERNATIVES_MAX_ROWS",
     "SIGN_CONVENTION",
     "crowdtruth_sections",
+    "discovery_section",
     "format_q",
     "interval_meaning",
     "interval_text",

@@ -64,24 +64,71 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     """
     rep = as_subgroup_report(result)
     weighted = rep.weighted
-    # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
-    inference = rep.subgroup_metrics(ci=ci) if ci is not None and not weighted else None
-    pattern_text = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
+    asdf = "cluster" in rep.kinds  # the seed's views show its two kinds (clusters and their entropy patterns)
+    pattern_text = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if asdf else None
     out: list[Section] = []
     if answer:
         found = subgroup_answer(rep, alpha=alpha, ci=ci, pattern_text=pattern_text)
-        first = answer_section(found, "Significant findings, smallest q first: side (disadvantaged or favoured), "
-                                      "metric, subgroup (cluster-based subgroups described by their pattern), "
-                                      "rows, value with its interval, Benjamini-Hochberg q.")
+        first = answer_section(found, "Significant findings, smallest adjusted p first: side (disadvantaged or "
+                                      "favoured), metric, subgroup (cluster-based subgroups described by their "
+                                      "pattern), rows, value with its interval, permutation max-T adjusted p.")
         if model is not None:
             first.text(f"Predictions analysed: {model}.")
         out.append(first)
+    comparison: list[Section] = []  # one self-contained section, placed after the seed's views
+    if "pattern" in rep.kinds and alpha is not None and not weighted:
+        comparison.append(discovery_section(rep, n=n, alpha=alpha, ci=0.95 if ci is None else ci))
+    if not asdf or pattern_text is None:
+        return out + comparison
+    # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
+    inference = None
+    if ci is not None and not weighted:
+        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in ("cluster", "entropy")])
     out.append(_rankings_section(rep, n, alpha, min_size, ci, pattern_text, figures))
     out.append(_summary_section(rep, figures))
     out.append(_patterns_section(rep, inference, alpha, ci, max_subgroups, pattern_text))
     out.append(_sizes_section(rep, figures))
     out.append(_clustering_section(rep, alternatives))
-    return out
+    return out + comparison
+
+
+def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 0.95) -> Section:
+    """The comparison of the discovery methods (clusters, entropy patterns, mined patterns) as one section.
+
+    For each method: the number of candidates, the number significant and the best subgroup with its
+    interval, all under one family-wise error (:meth:`SubgroupReport.discovery_summary`), the sentence that
+    follows from those numbers, then the findings (:meth:`SubgroupReport.findings`, first ``4 n``; the answer
+    section lists the same findings first).
+
+    Args:
+        rep: a :class:`~aif360_subjective.detectors.SubgroupReport` (or a metric holding one in ``report``).
+        n: the findings table shows at most ``4 n`` rows.
+        alpha: family-wise error rate.
+        ci: confidence level of the intervals.
+
+    Returns:
+        Section
+    """
+    rep = as_subgroup_report(rep)
+    summary = rep.discovery_summary(alpha, ci)
+    s = Section("Discovery methods compared")
+    s.text(summary.attrs["sentence"])
+    shown = summary[["method", "candidates", "significant", "best", "metric", "direction", "value", "ci_low",
+                     "ci_high", "p_adjusted"]].set_index("method")
+    s.table(q_columns_as_text(shown),
+            f"Per discovery method: candidate subgroups, subgroups with at least one disparity significant at "
+            f"family-wise error {alpha:g} (permutation max-T over every candidate of every method, every metric "
+            f"and both directions: {summary.attrs['n_hypotheses']:,} hypotheses), and the best one (smallest "
+            f"adjusted p) with its {ci:.0%} interval.")
+    found = rep.findings(alpha, ci)
+    if len(found):
+        top = found.head(4 * n).drop(columns=["kind", "id"])
+        s.details(f"Findings ({len(found)})").table(
+            q_columns_as_text(top),
+            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first (a sub-pattern "
+            f"whose rate does not differ from the rest of a listed larger subgroup is left out: "
+            f"{found.attrs['n_redundant']}).", index=False)
+    return s
 
 
 def _summary_section(rep: Any, figures: bool) -> Section:
@@ -119,7 +166,8 @@ def _sizes_section(rep: Any, figures: bool) -> Section:
         from ..plotting import plot_subgroup_sizes
 
         s.figure(plot_subgroup_sizes(rep), caption="Number of rows in every subgroup.")
-    sizes = rep.subgroup_metrics(ci=None)["size"].unstack(level=0)
+    table = rep.subgroup_metrics(ci=None)
+    sizes = table.loc[table.index.get_level_values(0).isin(("cluster", "entropy")), "size"].unstack(level=0)
     sizes.columns.name = None
     s.details("Rows per subgroup").table(sizes, "Rows per subgroup id (cluster-based and entropy-based).")
     return s
@@ -129,6 +177,7 @@ def _patterns_section(rep: Any, inference: pd.DataFrame | None, alpha: float | N
                       max_subgroups: int, labels: pd.Series) -> Section:
     s = Section("Subgroup patterns")
     metrics = rep.subgroup_metrics(ci=None)
+    metrics = metrics[metrics.index.get_level_values(0).isin(("cluster", "entropy"))]
     info = rep.pattern_info()
     pats = whole_numbers_as_int(rep.patterns(all_columns=False))
     s.text("One row per cluster: the value of every dominant attribute of its entropy pattern (– = the attribute "
@@ -198,10 +247,11 @@ def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: 
                "equal opportunity or equalized odds, and a smaller accuracy error.")
     else:
         s.text(f"For each fairness metric: the entropy-based subgroups significantly disadvantaged (and "
-               f"favoured) at q < {alpha:g} (Benjamini-Hochberg over all subgroups of the kind) whose "
-               f"{rank_ci:.0%} interval lies entirely on that side of 0, ordered by the interval bound nearest 0. "
-               "Disadvantaged means a larger statistical parity, equal opportunity or equalized odds, and a "
-               "smaller accuracy error.")
+               f"favoured) at adjusted p < {alpha:g} (permutation max-T over every subgroup of every kind, both "
+               f"directions: a family-wise error) whose {rank_ci:.0%} interval lies entirely on that side of 0, the "
+               "smallest adjusted p first, then the interval bound farthest from 0; a sub-pattern that adds "
+               "nothing to a listed larger subgroup is left out. Disadvantaged means a larger statistical parity, "
+               "equal opportunity or equalized odds, and a smaller accuracy error.")
     columns = rep.subgroup_metrics(ci=None).columns
     for metric in FAIRNESS_METRICS:
         if metric not in columns:
@@ -445,7 +495,8 @@ def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> N
         left.append(f"{a['n_other_side']} significantly {other}")
     left += [f"{a[k]} {label}" for k, label in (("n_undefined", "with undefined rates"),
                                                  ("n_too_small", f"below {a['min_size']} rows")) if a.get(k)]
-    block.text(f"{name}: no subgroup is significantly {direction} at q < {a['alpha']:g} "
+    test = "q" if a.get("control") == "fdr" else "adjusted p"
+    block.text(f"{name}: no subgroup is significantly {direction} at {test} < {a['alpha']:g} "
                f"({', '.join(left)}).")
 
 
