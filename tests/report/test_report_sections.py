@@ -46,7 +46,8 @@ def test_subgroup_sections_escape_and_structure(subgroup_report):
     sections = subgroup_sections(subgroup_report, n=3)
     # answer, rankings, then the details
     assert [s.title for s in sections] == ["Answer", "Top-3 rankings", "Subgroup fairness summary",
-                                           "Subgroup patterns", "Subgroup sizes", "Clustering details"]
+                                           "Subgroup patterns", "Subgroup sizes", "Clustering details",
+                                           "Discovery methods compared"]
     rep = Report(f"Subgroups {PAYLOADS[3]}").extend(sections)
     html = rep.render()
     _assert_safe(html)
