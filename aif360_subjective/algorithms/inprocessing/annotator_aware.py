@@ -40,6 +40,10 @@ class AnnotatorAwareClassifier(Transformer):
       per-annotator offset); an annotator not seen in training gets no id column and is predicted
       from its attributes alone.
 
+    Non-uniform instance weights of the training dataset (e.g. from
+    :class:`~aif360_subjective.algorithms.preprocessing.AnnotatorGroupReweighing`) are passed to the
+    estimator's ``fit`` as ``sample_weight``.
+
     ``predict`` returns a classified copy of the dataset: a label per (item, annotator) row, the
     favourable label's probability as scores when the estimator has ``predict_proba``.
 
@@ -165,7 +169,13 @@ class AnnotatorAwareClassifier(Transformer):
             raise ValueError("the training annotations hold a single label value; a classifier needs both")
         x = self._design(dataset, fit=True)
         est = seeded_estimator(self.estimator, LogisticRegression(max_iter=1000), self.random_state)
-        self.estimator_ = est.fit(x, y)
+        w = np.asarray(dataset.instance_weights, dtype=np.float64)
+        if np.ptp(w) > 0:
+            # non-uniform instance weights (e.g. AnnotatorGroupReweighing) reach the estimator; uniform ones are
+            # left out so that an unweighted fit stays bit-identical to the estimator's own default
+            self.estimator_ = est.fit(x, y, sample_weight=w)
+        else:
+            self.estimator_ = est.fit(x, y)
         self.favorable_label_ = dataset.favorable_label
         self.n_training_annotators_ = len(np.unique(np.asarray(dataset.annotator_ids, dtype=object)))
         return self
