@@ -36,7 +36,7 @@ zero spread, the power otherwise; Monte-Carlo SE about 1.1 points at 400 replica
 
 Run: ``python benchmarks/opinion_coverage.py`` (400 replications per setting, 999 permutations; 10-13 minutes on
 the 2 cores of the development machine, shared with other jobs) or ``--quick`` (60 replications, 199
-permutations, about a minute). The guide's figures are this script's output at the default seed.
+permutations, 1-2 minutes). The guide's figures are this script's output at the default seed.
 """
 
 from __future__ import annotations
