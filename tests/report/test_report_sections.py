@@ -45,7 +45,7 @@ def subgroup_report():
 def test_subgroup_sections_escape_and_structure(subgroup_report):
     sections = subgroup_sections(subgroup_report, n=3)
     assert [s.title for s in sections] == ["Subgroup fairness summary", "Subgroup sizes", "Subgroup patterns",
-                                           "Top-3 rankings"]
+                                           "Top-3 rankings", "Discovery methods compared"]
     rep = Report(f"Subgroups {PAYLOADS[3]}").extend(sections)
     html = rep.render()
     _assert_safe(html)
