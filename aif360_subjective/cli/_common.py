@@ -118,7 +118,7 @@ def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True
 
     p = Path(path)
     if not p.is_file():
-        raise CLIError(f"{what} file not found: {path}")
+        raise CLIError(f"no such file or folder: {path} (the {what} file)")
     how = "given" if sep else "detected"
     sep = sep or sniff_separator(p)
     try:
@@ -307,9 +307,10 @@ def opinion_interval_frame(models: dict, ci: float | None, n_boot: int, seed: in
 
 def interval_note(ci: float, n_boot: int, seed: int) -> str:
     """What the console's intervals are, in one line."""
-    return (f"[low, high]: {ci:.0%} bootstrap intervals ({n_boot:,} replicates, seed {seed}; annotators resampled "
-            "within their group, then their annotations; groups held fixed). --ci none gives the paper's raw "
-            "figures.")
+    return (f"[low, high]: {ci:.0%} intervals. Unfairness: the one-way ANOVA test inverted (noncentral F), reaching 0 "
+            f"when the spread across groups is indistinguishable from noise. Performance and groups: bootstrap "
+            f"({n_boot:,} replicates, seed {seed}; annotators resampled within their group, then their annotations; "
+            "groups held fixed; conditional on the items annotated). --ci none gives the paper's raw figures.")
 
 
 def significance_line(rk, metric_name: str, what: str) -> str:

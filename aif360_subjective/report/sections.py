@@ -612,12 +612,14 @@ def _with_interval_columns(table: pd.DataFrame, names: tuple[str, ...], ci: floa
 
 def interval_meaning(ci: float, n_boot: int, random_state: Any) -> str:
     """The sentence saying what an opinion-exclusion interval is (shown next to the intervals)."""
-    return (f"Intervals in brackets are {ci:.0%} bootstrap confidence intervals ({n_boot:,} replicates, seed "
-            f"{random_state}): the annotators of each group are resampled with replacement within the group (groups "
-            "and ADR bin edges held fixed), then each drawn annotator's annotations are redrawn; the interval is the "
-            "bias-corrected percentile interval of the replicates. It shows how much a figure could move with other "
-            "annotators of the same groups and other annotations by them; it says nothing about annotators of kinds "
-            "the data does not hold. A group of one or two annotators gives a wide interval, not a certain one.")
+    return (f"Intervals in brackets are {ci:.0%} confidence intervals. The unfairness's inverts the one-way ANOVA "
+            "test (noncentral F): it holds the true spreads across groups that the data do not reject, and reaches 0 "
+            "when the spread is indistinguishable from noise. The performance's and the groups' are bootstrap "
+            f"intervals ({n_boot:,} replicates, seed {random_state}): the annotators of each group are resampled "
+            "with replacement within the group (groups and ADR bin edges held fixed), then each drawn annotator's "
+            "annotations are redrawn. They are conditional on the items annotated and say nothing about annotators "
+            "of kinds the data does not hold. A group of one annotator gets no interval: one person's annotations "
+            "say nothing about how the group's other members are served.")
 
 
 def thin_group_line(name: str, m: Any) -> str | None:
@@ -687,16 +689,27 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
         "each group. Unfairness is the standard deviation of the groups' values (0 = every group of opinions "
         "is served equally well); performance is their mean.",
     )
+    if getattr(first, "grouping", None) == "adr":
+        cross = [name for name, m in models.items() if getattr(m, "adr_fit", "same") == "cross"]
+        fit = ("ADR bins are fitted on the same annotations the performance is scored on (the paper's method, "
+               "adr_fit='same'; the figures below are the paper's)." if not cross else
+               "ADR bins are cross-fitted (adr_fit='cross': each annotation grouped by its annotator's ADR on the "
+               "other half of the items); the paper's unfairness, with bins fitted on the scored annotations: "
+               + ", ".join(f"{name} {models[name].seed_unfairness():.3f}" for name in cross) + ".")
+        s.text(fit + " The test behind each verdict is cross-fitted (bins from one half of each annotator's items, "
+               "performance on the other), so the sorting of annotators by their own labels cannot pass for "
+               "unfairness there.", kind="note")
     if ci is not None:
         for name, m in models.items():
             u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             line = f"{name}: unfairness {interval_text(m.unfairness(), u)}, {perf} {interval_text(m.performance(), p)}."
+            if hasattr(m, "verdict"):  # the test of equal service and the intervals in one sentence
+                line += f" Verdict: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}."
             widened = [w for w, iv in (("unfairness", u), (perf, p)) if getattr(iv, "extended", False)]
             if widened:
                 line += (f" The {' and '.join(widened)} interval{'s were' if len(widened) > 1 else ' was'} widened "
-                         "to contain the estimate: almost every replicate fell on one side of it, a sign of very "
-                         "small groups.")
+                         "to contain the estimate: almost every replicate fell on one side of it.")
             s.text(line)
         s.text(interval_meaning(ci, n_boot, random_state), kind="note")
     elif no_ci is not None:
