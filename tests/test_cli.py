@@ -359,7 +359,8 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     assert f"{m.performance():.3f} [{p[0]:.3f}, {p[1]:.3f}]" in stdout
     assert "95% intervals. Unfairness: the one-way ANOVA test inverted" in stdout
     assert "bootstrap (200 replicates, seed 5" in stdout
-    assert f"Verdict: {m.verdict(ci=0.95, n_boot=200, random_state=5)}." in stdout
+    # the verdict is the answer's second line (the test of equal service, in its own words)
+    assert f"Test of equal service: {m.verdict(ci=0.95, n_boot=200, random_state=5)}." in stdout
     thin = m.thin_groups()
     assert len(thin)  # this small data has groups of one or two annotators
     lines = [ln for ln in stdout.splitlines() if ln.startswith("Thin groups: ")]

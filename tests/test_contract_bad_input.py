@@ -569,7 +569,7 @@ CASES: list[Case] = [
     Case("plot-group-table-wrong-value", lambda c: group_performance_table({"m": 1}), TypeError,
          r"metrics\['m'\] must be an OpinionExclusionMetric"),
     Case("plot-group-unknown-kind", lambda c: plot_group_performance({"m": c.oem}, kind="pie"), ValueError,
-         r"kind must be 'heatmap' or 'bars'"),
+         r"kind must be 'heatmap', 'bars' or 'dots'"),
     Case("report-title-not-str", lambda c: Report(3), TypeError, r"title must be a str"),
     Case("report-table-not-frame", lambda c: Table.from_frame([1, 2]), TypeError, r"frame must be a pandas"),
     Case("report-figure-not-png", lambda c: Figure.from_png(b"GIF89a"), ValueError, r"png must be the bytes"),

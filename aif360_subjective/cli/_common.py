@@ -326,7 +326,8 @@ def significance_line(rk, metric_name: str, what: str) -> str:
                 f"{row[metric + '_ci_high']:+.3f}], {_adjusted_text(row, metric)}).")
     test = "q" if a.get("control") == "fdr" else "adjusted p"
     return (f"No {what} is significantly disadvantaged by {metric_name} at {test} < {a['alpha']:g} "
-            f"({a['n_not_significant']} tested, {a['n_undefined']} undefined, {a['n_too_small']} too small).")
+            f"({a['n_not_significant']} not significant, {a.get('n_other_side', 0)} significantly favoured, "
+            f"{a['n_undefined']} undefined, {a['n_too_small']} too small).")
 
 
 def _adjusted_text(row, metric: str) -> str:

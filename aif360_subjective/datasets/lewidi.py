@@ -563,6 +563,10 @@ def load_lewidi_tables(
     if "group" in annotations.columns:
         groups = _group_table(annotations)
         annotations = annotations.drop(columns="group")
+        if group_names:
+            # the readable names the file gives (HS-Brexit: group1 -> "target group", group2 -> "control group"),
+            # so that every table, figure and report names the groups as the data does
+            groups["group"] = groups["group"].map(lambda g: group_names.get(g, g))
     if annotators_meta is None:
         meta_path = find_annotators_meta(files)
         if meta_path is None and groups is None and layout == "2025":  # 2023 publishes no metadata file
@@ -659,10 +663,11 @@ class LeWiDiDataset(MultiAnnotatorDataset):
     ``"test:1"`` (``split_prefix``; a single file keeps the published keys).
 
     **Annotator groups (2023).** HS-Brexit and ArMIS publish each annotator's group in ``other_info``; it
-    becomes the annotator attribute ``group`` (a protected attribute), values as published: HS-Brexit
-    ``group1`` (target group: Muslim immigrants in the UK) and ``group2`` (control group), whose readable
-    names are in ``metadata['group_names']``; ArMIS ``Moderate_Female``, ``Liberal_Female``,
-    ``Conservative_Male``. An annotator whose group differs between items is an error naming it.
+    becomes the annotator attribute ``group`` (a protected attribute), with the readable names the file gives:
+    HS-Brexit ``"target group"`` (published code ``group1``: Muslim immigrants in the UK) and ``"control
+    group"`` (``group2``), the codes -> names map in ``metadata['group_names']``; ArMIS, which publishes no
+    names, its values as published: ``Moderate_Female``, ``Liberal_Female``, ``Conservative_Male``.
+    An annotator whose group differs between items is an error naming it.
 
     **Non-binary scales** need a stated binary view and keep the raw value in ``annotation_info["raw_label"]``:
     ConvAbuse's abuse severity -3..1 with ``positive_labels={-3, -2, -1}`` (the published binary view,

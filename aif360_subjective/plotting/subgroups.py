@@ -11,6 +11,8 @@ References:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..detectors.subgroup_metrics import METRICS, SUBGROUP_METRICS
@@ -43,7 +45,7 @@ def _axes(ax, polar=False, figsize=(6, 4)):
     return fig.add_subplot(111, projection="polar" if polar else None)
 
 
-def plot_summary_radar(report, ax=None):
+def plot_summary_radar(report: Any, ax: Any = None) -> Any:
     """Radar of the five summary values, cluster- (red, circles) against entropy-based (blue, squares) subgroups.
 
     Accuracy (around 0.7) and the fairness differences (often below 0.1) do not share a scale, so every axis
@@ -89,7 +91,7 @@ def _scale(v: float) -> str:
     return "0" if v == 0 else f"{v:.3g}"
 
 
-def plot_subgroup_sizes(report, ax=None):
+def plot_subgroup_sizes(report: Any, ax: Any = None) -> Any:
     """Bars of the size of every cluster and of its entropy-based subgroup, side by side per id.
 
     Many subgroups widen the figure and turn the id labels upright (every k-th id beyond 60), so that

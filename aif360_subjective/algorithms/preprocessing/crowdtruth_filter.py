@@ -90,7 +90,7 @@ class CrowdTruthFilter(Transformer):
     pairs were in it (e.g. a split of it); anything else raises ``ValueError``: fit on it first.
 
     Attributes:
-        scores_ (CrowdTruthResult): the CrowdTruth scores of the fitted dataset.
+        scores_ (aif360_subjective.quality.CrowdTruthResult): the CrowdTruth scores of the fitted dataset.
         threshold_ (float): the WQS threshold used.
         annotators_ (pandas.DataFrame): index = annotator id; ``wqs``, ``consistency_z``,
             ``n_annotations``, ``candidate``, ``protected``, ``removed``.
