@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TextIO
 
 from ._common import EXIT_USAGE, PROG, CLIError, HelpFormatter, Parser, one_line, plain_text
 
@@ -74,18 +75,30 @@ class _StderrNotes(logging.Handler):
 
 @contextmanager
 def _library_notes() -> Iterator[None]:
-    """While a command runs, the package's warnings (e.g. a tied single-linkage cut) read as one plain line each,
-    not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the root logger has."""
+    """While a command runs, the package's log warnings (e.g. a tied single-linkage cut) and Python warnings read
+    as one plain line each, not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the
+    root logger has, nor as ``path:line: UserWarning: ...``."""
+    import warnings
+
     log = logging.getLogger("aif360_subjective")
     handler = _StderrNotes(level=logging.WARNING)
     propagate = log.propagate
     log.addHandler(handler)
     log.propagate = False
+    show = warnings.showwarning
+    # a loader's warning (e.g. a repeated annotation in MD-Agreement) as one note, not "path:line: UserWarning: ..."
+    warnings.showwarning = _warning_as_note
     try:
         yield
     finally:
         log.removeHandler(handler)
         log.propagate = propagate
+        warnings.showwarning = show
+
+
+def _warning_as_note(message: Warning | str, category: type[Warning], filename: str, lineno: int,  # noqa: ARG001
+                     file: TextIO | None = None, line: str | None = None) -> None:
+    print(f"note: {one_line(message)}", file=sys.stderr)
 
 
 def _quiet_after_broken_pipe() -> int:
