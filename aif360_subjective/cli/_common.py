@@ -13,6 +13,8 @@ from typing import Any, NoReturn
 
 PROG = "aif360-subjective"
 EXIT_USAGE = 2
+#: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
+EXIT_INTERRUPTED = 130
 
 
 class CLIError(Exception):
@@ -332,6 +334,56 @@ def one_line(text: object) -> str:
     return _NUMPY_REPR.sub(r"\1", " ".join(str(text).split()))
 
 
+#: Characters shown escaped on the console: C0/C1 controls (ESC, BEL, CR, ...) and the bidirectional overrides,
+#: which can reorder what a terminal shows.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def console_text(text: str, keep: str = "") -> str:
+    """``text`` with control characters written as escapes (``\\x1b``), so that data printed to a terminal
+    (group names, column names, ids) cannot move the cursor, change colours or retitle the window.
+
+    Args:
+        text: what is printed.
+        keep: control characters left as they are (the console writer keeps newlines and tabs).
+    """
+
+    def escape(m: re.Match) -> str:
+        c = m.group(0)
+        if c in keep:
+            return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+    return _CONTROL.sub(escape, text)
+
+
+#: Library advice naming a Python argument the command line has no option for, and what to say instead.
+_NO_FLAG = [
+    (re.compile(r"; pass duplicates=.*$"), "; keep one row per pair in the file"),
+]
+
+
+def cli_words(message: str, flags: Sequence[str]) -> str:
+    """A library message in the command line's words: Python argument names of the command's options written as
+    the options (``positive_from=4`` -> ``--positive-from 4``, ``n_clusters must`` -> ``--n-clusters must``).
+
+    Args:
+        message: the library's message.
+        flags: the command's long options (``--positive-from``, ...).
+    """
+    for pattern, text in _NO_FLAG:
+        message = pattern.sub(text, message)
+    for flag in sorted(flags, key=len, reverse=True):
+        name = flag[2:].replace("-", "_")
+        if not name.isidentifier():
+            continue
+        message = re.sub(rf"(?<![\w.'\"-]){name}=", f"{flag} ", message)
+        # a bare argument name: unambiguous with an underscore; a plain word only as the subject of "must"
+        bare = rf"(?<![\w.'\"-]){name}(?![\w'\"-])" if "_" in name else rf"^{name}(?= must)"
+        message = re.sub(bare, flag, message)
+    return message
+
+
 def print_frame(df, title: str | None = None, digits: int = 3) -> None:
     import pandas as pd
 
@@ -344,15 +396,19 @@ def print_frame(df, title: str | None = None, digits: int = 3) -> None:
 
 
 def save_report(report, out: str | Path, figures_dir: Path | None = None) -> Path:
+    """Write the report (and its figures as PNG files into ``figures_dir``) as one set: every file complete or
+    none changed (:func:`aif360_subjective._io.write_files`)."""
+    from .._io import write_files
+
     out = Path(out)
-    if out.parent and not out.parent.exists():
+    if out.parent and not out.parent.exists() and figures_dir is None:
         raise CLIError(f"output folder does not exist: {out.parent}")
-    path = report.save(out)
+    files: dict[Path, str | bytes] = {out: report.render()}
     if figures_dir is not None:
-        figures_dir.mkdir(parents=True, exist_ok=True)
         for i, fig in enumerate(report.figures(), start=1):
-            (figures_dir / f"figure_{i:02d}.png").write_bytes(fig.png_bytes)
-    return path
+            files[figures_dir / f"figure_{i:02d}.png"] = fig.png_bytes
+    write_files(files)
+    return out
 
 
 def matplotlib_agg() -> None:

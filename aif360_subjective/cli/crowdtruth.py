@@ -42,12 +42,10 @@ def run(args: argparse.Namespace) -> int:
     (crowdtruth_scores,) = common.require("quality", "crowdtruth_scores")
     res = crowdtruth_scores(df, unit_col=args.unit_col, worker_col=args.worker_col, label_col=args.label_col,
                             open_ended=args.open_ended, progress=common.progress_enabled())
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name in ("units", "workers", "annotations"):
-        p = out / f"{name}.csv"
-        getattr(res, name).to_csv(p)
-        paths.append(p)
+    from .._io import write_csv_files
+
+    # the three files as one set (none changed if one fails); text cells starting with =, +, -, @ are quoted
+    paths = write_csv_files({out / f"{name}.csv": getattr(res, name) for name in ("units", "workers", "annotations")})
     print(f"CrowdTruth scores of {len(res.units):,} units, {len(res.workers):,} workers, "
           f"{len(res.annotations):,} labels ({res.n_iterations} iterations, "
           f"{'converged' if res.converged else 'NOT converged'}).")

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
 
-    out.mkdir(parents=True, exist_ok=True)
+    # the folder is created with the files, at the end: an interrupted or failed run leaves nothing behind
     seed = args.seed
     names = ["generating annotations", "CrowdTruth filtering", "training Model 1 (majority vote)",
              "training Model 2 (annotator-aware)", "opinion-exclusion unfairness", "subgroup discovery",
