@@ -20,9 +20,11 @@ def _distinct_labels(labels, separator: str | None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    df = common.read_csv(args.annotations, "annotations", sep=args.sep)
+    df = common.read_csv(args.annotations, "annotations", sep=args.sep, ids=[args.unit_col, args.worker_col])
     common.check_columns(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col,
                         "--label-col": args.label_col}, args.annotations)
+    common.check_not_missing(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col}, args.annotations,
+                             "id")
     df = df[[args.unit_col, args.worker_col, args.label_col]]
     if df[args.label_col].isna().any():
         row = int(df[args.label_col].isna().to_numpy().argmax())

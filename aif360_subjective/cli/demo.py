@@ -137,6 +137,7 @@ def add_parser(sub) -> None:
                                       "figures as PNG files.")
     demo.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
                       help="output folder (default: %(default)s)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the generated data and models (default: 0)")
-    demo.add_argument("--n-items", type=common.positive_int, default=2000, help="items to generate (default: 2000)")
+    demo.add_argument("--seed", type=common.seed, default=0, help="seed of the generated data and models (default: 0)")
+    demo.add_argument("--n-items", type=common.demo_items, default=2000,
+                      help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")
     demo.set_defaults(func=run)

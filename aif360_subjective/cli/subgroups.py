@@ -21,6 +21,8 @@ def _table_rows(args: argparse.Namespace):
                        "a CSV table gives its predictions in --prediction-col")
     df = common.read_csv(args.data, "data", sep=args.sep)
     common.check_columns(df, {"--label-col": args.label_col, "--prediction-col": args.prediction_col}, args.data)
+    # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
+    common.check_not_missing(df, {"--label-col": args.label_col}, args.data, "truth label")
     y_true, y_pred = df[args.label_col], df[args.prediction_col]
     fav = inputs.favorable_label(args.favorable_label, y_true, args.label_col)
     allowed = sorted({*y_true.dropna().unique().tolist(), fav}, key=str)

@@ -95,6 +95,9 @@ def _load_json(path: Path) -> object:
             return json.load(f)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:  # e.g. a Latin-1 file: name the file and the byte, not only the codec
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+                         "JSON files must be UTF-8, re-save it as UTF-8") from None
 
 
 def _split_of(path: Path) -> str | None:
