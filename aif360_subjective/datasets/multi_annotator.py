@@ -13,7 +13,7 @@ from aif360.datasets import BinaryLabelDataset, StructuredDataset
 
 from .._compat import is_string_like
 from .._labels import TIE_POLICIES, binary_entropy, majority_vote, vote_counts
-from .._validation import check_choice, check_random_state, is_bool, is_number, plain
+from .._validation import check_choice, check_random_state, duplicate_pairs_error, is_bool, is_number, plain
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
 TiePolicy = Literal["favorable", "unfavorable", "drop"]
@@ -299,12 +299,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         dup = pd.Series(key).duplicated().to_numpy()
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
-            raise ValueError(
-                f"{int(dup.sum())} duplicate (item, annotator) pair(s), e.g. {self.item_col}="
-                f"{plain(self.item_ids[i])!r}, {self.annotator_col}={plain(self.annotator_ids[i])!r} "
-                f"(row {plain(index[i])!r}); "
-                "keep one label per annotator and item"
-            )
+            raise duplicate_pairs_error(int(dup.sum()), self.item_ids[i], self.annotator_ids[i], index[i],
+                                        self.item_col, self.annotator_col)
 
     @staticmethod
     def _align_table(table: pd.DataFrame, uniques: np.ndarray, name: str) -> tuple[pd.DataFrame, int]:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import binary_entropy, majority_vote, ratio, vote_counts
-from .._validation import plain
+from .._validation import duplicate_pairs_error, plain
 
 __all__ = [
     "DisagreementRates",
@@ -163,7 +163,8 @@ def encode_annotations(
         EncodedAnnotations
 
     Raises:
-        ValueError: on misaligned lengths, missing ids or labels, or more than two distinct labels.
+        ValueError: on misaligned lengths, missing ids or labels, duplicated (item, annotator) pairs, or more than
+            two distinct labels.
     """
     arrays = {
         "y_true": _as_1d(y_true, "y_true"),
@@ -198,6 +199,7 @@ def encode_annotations(
         )
     item_codes, items = _factorize(arrays["item_ids"], "item_ids")
     ann_codes, annotators = _factorize(arrays["annotator_ids"], "annotator_ids")
+    check_unique_pairs(item_codes, ann_codes, arrays["item_ids"], arrays["annotator_ids"])
     r_true = r_pred = None
     if ratings is not None:
         # the faces checked them (check_ratings, with their own argument names)
@@ -214,6 +216,27 @@ def encode_annotations(
         r_true=r_true,
         r_pred=r_pred,
     )
+
+
+def check_unique_pairs(item_codes: np.ndarray, annotator_codes: np.ndarray, item_ids: np.ndarray,
+                       annotator_ids: np.ndarray, index: Any = None) -> None:
+    """Every (item, annotator) pair at most once (the dataset class's rule, with its message).
+
+    Args:
+        item_codes, annotator_codes: integer codes of the ids (non-negative).
+        item_ids, annotator_ids: the ids, for the message.
+        index: row labels for the message (default: positions).
+
+    Raises:
+        ValueError: :func:`~aif360_subjective._validation.duplicate_pairs_error`.
+    """
+    if not len(item_codes):
+        return
+    width = np.int64(annotator_codes.max()) + 1
+    dup = pd.Series(item_codes.astype(np.int64) * width + annotator_codes).duplicated().to_numpy()
+    if dup.any():
+        i = int(dup.argmax())
+        raise duplicate_pairs_error(int(dup.sum()), item_ids[i], annotator_ids[i], i if index is None else index[i])
 
 
 def _same(a: Any, b: Any) -> bool:

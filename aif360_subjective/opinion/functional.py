@@ -7,6 +7,12 @@ Every function takes the annotators' labels ``y_true`` and the model's predictio
 ``"item"`` and ``"annotator"`` are used. They call the same core as
 :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
 
+Input contract (the same on pandas and on Dask, and the dataset class's): inputs are paired **by position**;
+pandas Series among them must share one index (a Series sorted or filtered on its own is refused with a
+ValueError naming it, never re-paired silently); Dask Series must be columns of one collection (same partitions,
+each partition's index equal across the inputs). Missing labels, predictions or ids are refused with their rows
+counted, and so is an (item, annotator) pair given twice (the dataset class's message).
+
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
     Learning. Section 4.1.
@@ -21,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
+from .._validation import check_same_index
 from .annotations import check_positive_from, check_ratings, encode_annotations
 from .core import (
     OpinionExclusionResult,
@@ -193,6 +200,8 @@ def opinion_exclusion(
             positive_from=cut,
         )
     else:
+        # Series are paired by position (as arrays are); a Series with another index is refused, not reordered
+        check_same_index({"y_true": y_true, "y_pred": y_pred, "item_ids": item_ids, "annotator_ids": annotator_ids})
         ratings = None
         y_true_view, y_pred_view = y_true, y_pred
         if positive_from is not None:
