@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Mapping
@@ -28,10 +29,41 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["FORMULA_PREFIXES", "OutputError", "neutralise_formulas", "write_csv_files", "write_files", "write_text"]
+__all__ = [
+    "FORMULA_PREFIXES",
+    "OutputError",
+    "escape_controls",
+    "neutralise_formulas",
+    "write_csv_files",
+    "write_files",
+    "write_text",
+]
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+#: Characters shown escaped on a console or in a figure: C0/C1 controls (ESC, BEL, CR, ...) and the bidirectional
+#: overrides, which can reorder what a terminal shows.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str, keep: str = "") -> str:
+    """``text`` with control characters written as escapes (``\\x1b``): data printed to a terminal or drawn in a
+    figure (group names, column names, ids) cannot move the cursor, change colours or retitle the window.
+
+    Args:
+        text: the text.
+        keep: control characters left as they are (e.g. newlines and tabs of a console table).
+    """
+
+    def escape(m: re.Match) -> str:
+        c = m.group(0)
+        if c in keep:
+            return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+    return _CONTROL.sub(escape, text)
 
 
 class OutputError(OSError):

@@ -382,27 +382,11 @@ def one_line(text: object) -> str:
     return _NUMPY_REPR.sub(r"\1", " ".join(str(text).split()))
 
 
-#: Characters shown escaped on the console: C0/C1 controls (ESC, BEL, CR, ...) and the bidirectional overrides,
-#: which can reorder what a terminal shows.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def console_text(text: str, keep: str = "") -> str:
-    """``text`` with control characters written as escapes (``\\x1b``), so that data printed to a terminal
-    (group names, column names, ids) cannot move the cursor, change colours or retitle the window.
+    """``text`` with control characters escaped (:func:`aif360_subjective._io.escape_controls`)."""
+    from .._io import escape_controls
 
-    Args:
-        text: what is printed.
-        keep: control characters left as they are (the console writer keeps newlines and tabs).
-    """
-
-    def escape(m: re.Match) -> str:
-        c = m.group(0)
-        if c in keep:
-            return c
-        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-
-    return _CONTROL.sub(escape, text)
+    return escape_controls(text, keep)
 
 
 #: Library advice naming a Python argument the command line has no option for, and what to say instead.
