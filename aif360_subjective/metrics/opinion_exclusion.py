@@ -22,7 +22,13 @@ from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options
-from ..opinion.uncertainty import OpinionIntervals, opinion_intervals, thin_groups, warn_thin_groups
+from ..opinion.uncertainty import (
+    OpinionIntervals,
+    opinion_intervals,
+    thin_groups,
+    warn_single_group,
+    warn_thin_groups,
+)
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -253,6 +259,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
         self._bootstraps: dict[tuple[Any, ...], OpinionIntervals] = {}
         warn_thin_groups(self._cached)
+        warn_single_group(self._cached)
 
     def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any, rating_column: Any) -> None:
         # the options as attributes, as before OpinionOptions existed (read-only by convention)

@@ -35,7 +35,7 @@ from .core import (
     individual_figures,
 )
 from .options import check_interval_options, check_opinion_options
-from .uncertainty import opinion_intervals, warn_thin_groups, with_intervals
+from .uncertainty import opinion_intervals, warn_single_group, warn_thin_groups, with_intervals
 
 __all__ = [
     "disagreement_rates",
@@ -224,6 +224,7 @@ def opinion_exclusion(
         interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
         result = compute_opinion_exclusion(enc, options, annotators)
     warn_thin_groups(result)
+    warn_single_group(result)
     if interval is not None:
         result = with_intervals(result, opinion_intervals(result, interval, random_state))
     return result
