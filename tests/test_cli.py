@@ -425,9 +425,10 @@ def test_subgroups_says_when_the_clustering_is_lopsided(capsys, tmp_path):
 
 def test_cli_number_types_say_what_they_expect():
     from aif360_subjective.cli import _common as common
-    from aif360_subjective.opinion.options import MIN_BOOT
+    from aif360_subjective.opinion.options import MAX_BOOT, MIN_BOOT
 
     assert common.MIN_BOOT == MIN_BOOT
+    assert common.MAX_BOOT == MAX_BOOT
     assert common.positive_int("3") == 3 and common.nonnegative_int("0") == 0 and common.boot_count("100") == 100
     assert common.unit_float("1") == 1.0 and common.open_unit_float("0.5") == 0.5
     assert common.alpha("none") is None and common.ci_level("None") is None and common.alpha("0.01") == 0.01
