@@ -368,7 +368,7 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     assert "Thin groups" not in stdout and "bootstrap" not in stdout
 
 
-@pytest.mark.parametrize("option, value, match", [("--n-boot", "50", "expected an integer >= 100"),
+@pytest.mark.parametrize("option, value, match", [("--n-boot", "50", "expected an integer from 100 to 100,000"),
                                                   ("--ci", "1.5", "strictly between 0 and 1"),
                                                   ("--warn-group-size", "-1", "expected an integer >= 0")])
 def test_audit_interval_options_checked(capsys, audit_files, option, value, match):
@@ -436,7 +436,9 @@ def test_cli_number_types_say_what_they_expect():
 
     for parse, text, expected in [(common.positive_int, "0", "a positive integer"),
                                   (common.positive_int, "x", "a positive integer"),
-                                  (common.boot_count, "99", "an integer >= 100"),
+                                  (common.boot_count, "99", "an integer from 100 to 100,000"),
+                                  (common.seed, "-1", "a seed from 0 to 4,294,967,295"),
+                                  (common.demo_items, "0", "an integer from 1 to 1,000,000"),
                                   (common.unit_float, "1.5", "a number in [0, 1]"),
                                   (common.open_unit_float, "1", "a number strictly between 0 and 1"),
                                   (common.alpha, "0", "a number strictly between 0 and 1")]:

@@ -290,9 +290,16 @@ def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[
     item_codes, items = pd.factorize(df["item"].to_numpy())
     codes, annotators = pd.factorize(df["annotator"].to_numpy())
     k = len(annotators)
-    dup = pd.Series(item_codes.astype(np.int64) * max(k, 1) + codes).duplicated().to_numpy()
-    if dup.any():  # the in-memory rule; every row of an item is in this partition, so every duplicate is seen
-        i = int(dup.argmax())
+    # The in-memory rule; every row of an item is in this partition, so every duplicate is seen. Rows are taken in
+    # index order (a shuffle by item does not keep the row order), so the row named is the pandas face's.
+    key = item_codes.astype(np.int64) * max(k, 1) + codes
+    try:
+        order = np.argsort(df.index.to_numpy(), kind="stable")
+    except TypeError:  # an unorderable index: the partition's order
+        order = np.arange(len(df))
+    dup = pd.Series(key[order]).duplicated().to_numpy()
+    if dup.any():
+        i = int(order[int(dup.argmax())])
         out["duplicates"] = (int(dup.sum()), df["item"].iloc[i], df["annotator"].iloc[i], df.index[i])
     n, n_pos = vote_counts(item_codes, t, len(items))
     if rating is not None and rating.median:  # the in-memory median reference: every annotation counted, no tie
@@ -340,7 +347,7 @@ def _combine(parts: list[dict]) -> dict:
     ranges = [p["value_range"] for p in parts if p.get("value_range") is not None]
     dups = [p["duplicates"] for p in parts if p["duplicates"] is not None]
     return {
-        "duplicates": (sum(d[0] for d in dups), *dups[0][1:]) if dups else None,
+        "duplicates": (sum(d[0] for d in dups), *_first_row(dups)[1:]) if dups else None,
         "value_range": (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
         # range and length of every original partition (a few tuples), for the locality check
         "parts": [{"range": p["range"], "n_rows": p["n_rows"]} for p in flat],
@@ -352,6 +359,14 @@ def _combine(parts: list[dict]) -> dict:
         **{k: sum(p[k] for p in parts)
            for k in ("n_rows", "n_items", "n_tie_items", "n_tie_annotations", "n_resolved_tie_items")},
     }
+
+
+def _first_row(dups: list[tuple]) -> tuple:
+    """The duplicate with the smallest row label (the first in partition order if labels do not compare)."""
+    try:
+        return min(dups, key=lambda d: d[3])
+    except TypeError:
+        return dups[0]
 
 
 def _partition_bins(df: pd.DataFrame, pos_label: Any, kind: str, measure: str, edges: np.ndarray,
