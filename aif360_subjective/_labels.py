@@ -18,7 +18,7 @@ References:
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -26,13 +26,16 @@ import numpy.typing as npt
 from ._validation import check_choice
 
 __all__ = [
+    "DECIDING_TIE_POLICIES",
     "FN",
     "FP",
     "TIE_POLICIES",
     "TN",
     "TP",
+    "TiePolicy",
     "binary_entropy",
     "cell_codes",
+    "check_tie",
     "confusion_counts",
     "majority_vote",
     "ratio",
@@ -42,13 +45,34 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 
 #: What an item with as many positive as negative labels becomes in a majority vote.
-TIE_POLICIES: Final = ("favorable", "unfavorable", "drop")
+TiePolicy = Literal["favorable", "unfavorable", "drop"]
+#: The tie policies, as strings (the values of :data:`TiePolicy`).
+TIE_POLICIES: Final[tuple[str, ...]] = get_args(TiePolicy)
+#: The tie policies that always give a label ("drop" leaves a tied vote without one, e.g. no jury verdict).
+DECIDING_TIE_POLICIES: Final[tuple[str, ...]] = tuple(t for t in TIE_POLICIES if t != "drop")
 
 #: Confusion cells (positive = favourable): 0 TN, 1 FP, 2 FN, 3 TP (``2 * truth + prediction``).
 TN: Final = 0
 FP: Final = 1
 FN: Final = 2
 TP: Final = 3
+
+
+def check_tie(tie: object, name: str = "tie", *, allow_drop: bool = True) -> str:
+    """Validate a majority-vote tie policy.
+
+    Args:
+        tie: the value given.
+        name: the argument's name (used in the message).
+        allow_drop: whether ``"drop"`` (a tie gives no label) is admissible.
+
+    Returns:
+        str: ``tie``.
+
+    Raises:
+        ValueError: ``tie`` is not one of :data:`TIE_POLICIES` (or :data:`DECIDING_TIE_POLICIES`).
+    """
+    return check_choice(tie, name, TIE_POLICIES if allow_drop else DECIDING_TIE_POLICIES)
 
 
 def vote_counts(codes: npt.NDArray[np.int64], positive: npt.NDArray[np.bool_], n_units: int) -> tuple[
@@ -86,7 +110,7 @@ def majority_vote(n: FloatArray, n_pos: FloatArray, tie: str = "favorable") -> F
     Raises:
         ValueError: ``tie`` is not a tie policy.
     """
-    check_choice(tie, "tie", TIE_POLICIES)
+    check_tie(tie)
     tie_value = {"favorable": 1.0, "unfavorable": 0.0, "drop": np.nan}[tie]
     twice = 2.0 * np.asarray(n_pos, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)

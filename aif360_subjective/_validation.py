@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "check_alpha",
     "check_choice",
     "check_ci",
     "check_columns",
@@ -22,10 +23,8 @@ __all__ = [
     "duplicate_pairs_error",
     "check_fraction",
     "check_int",
-    "check_multi_annotator_dataset",
     "check_random_state",
     "is_bool",
-    "is_multi_annotator_dataset",
     "is_number",
     "plain",
 ]
@@ -127,6 +126,19 @@ def check_ci(value: Any, name: str = "ci") -> float:
     return float(value)
 
 
+def check_alpha(value: Any, name: str = "alpha") -> float:
+    """A false-discovery rate (significance level) strictly between 0 and 1 (e.g. 0.05).
+
+    Raises:
+        ValueError: ``value`` is not a number strictly between 0 and 1 (booleans and strings included).
+    """
+    if not is_number(value) or not 0.0 < float(value) < 1.0:
+        raise ValueError(
+            f"{name} must be a false-discovery rate strictly between 0 and 1 or None, got {plain(value)!r}"
+        )
+    return float(value)
+
+
 def check_random_state(value: Any, name: str = "random_state") -> np.random.Generator:
     """A numpy Generator from ``None``, an int seed or a Generator (never numpy's global state).
 
@@ -138,27 +150,6 @@ def check_random_state(value: Any, name: str = "random_state") -> np.random.Gene
     if value is None or (isinstance(value, numbers.Integral) and not is_bool(value)):
         return np.random.default_rng(None if value is None else int(value))
     raise TypeError(f"{name} must be None, an int or a numpy Generator, got {plain(value)!r}")
-
-
-def is_multi_annotator_dataset(obj: Any) -> bool:
-    """Whether ``obj`` is a :class:`~aif360_subjective.datasets.MultiAnnotatorDataset` (by ``isinstance``)."""
-    # imported here, not at module level: the datasets package imports this module (a real cycle)
-    from aif360_subjective.datasets.multi_annotator import MultiAnnotatorDataset
-
-    return isinstance(obj, MultiAnnotatorDataset)
-
-
-def check_multi_annotator_dataset(obj: Any, name: str = "dataset") -> None:
-    """Raise unless ``obj`` is a MultiAnnotatorDataset.
-
-    Raises:
-        TypeError: naming the argument and the type received.
-    """
-    if not is_multi_annotator_dataset(obj):
-        raise TypeError(
-            f"{name} must be a MultiAnnotatorDataset (one row per (item, annotator) annotation), "
-            f"got {type(obj).__name__}"
-        )
 
 
 def duplicate_pairs_error(

@@ -5,20 +5,25 @@ from __future__ import annotations
 import logging
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from aif360.datasets import BinaryLabelDataset, StructuredDataset
 
 from .._compat import is_string_like
-from .._labels import TIE_POLICIES, binary_entropy, majority_vote, vote_counts
-from .._validation import check_choice, check_random_state, duplicate_pairs_error, is_bool, is_number, plain
+from .._labels import TiePolicy, binary_entropy, check_tie, majority_vote, vote_counts
+from .._validation import check_random_state, duplicate_pairs_error, is_bool, is_number, plain
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
-TiePolicy = Literal["favorable", "unfavorable", "drop"]
 _SPLIT_UNITS = ("item", "annotator", "annotation")
-__all__ = ["MultiAnnotatorDataset", "TiePolicy", "check_random_state"]
+__all__ = [
+    "MultiAnnotatorDataset",
+    "TiePolicy",
+    "check_multi_annotator_dataset",
+    "check_random_state",
+    "is_multi_annotator_dataset",
+]
 
 
 def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:
@@ -577,7 +582,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             item's labels equal to the majority, max(p, 1-p)) and ``entropy`` (binary entropy of the
             labels, in bits: 0 = unanimous, 1 = even split).
         """
-        check_choice(tie, "tie", TIE_POLICIES)
+        check_tie(tie)
         codes, uniques = pd.factorize(self.item_ids)
         n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
         share = n_fav / n
@@ -602,7 +607,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         Args:
             tie: tie policy, as in :meth:`item_summary`.
         """
-        check_choice(tie, "tie", TIE_POLICIES)
+        check_tie(tie)
         codes, uniques = pd.factorize(self.item_ids)
         n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
         return self._vote(n, n_fav, tie)[codes]
@@ -829,6 +834,24 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             if name not in data:
                 data[name] = self.features[:, j]
         return pd.DataFrame(data, index=pd.Index(self.instance_names, name="annotation"))
+
+
+def is_multi_annotator_dataset(obj: Any) -> bool:
+    """Whether ``obj`` is a :class:`MultiAnnotatorDataset` (by ``isinstance``)."""
+    return isinstance(obj, MultiAnnotatorDataset)
+
+
+def check_multi_annotator_dataset(obj: Any, name: str = "dataset") -> None:
+    """Raise unless ``obj`` is a MultiAnnotatorDataset.
+
+    Raises:
+        TypeError: naming the argument and the type received.
+    """
+    if not is_multi_annotator_dataset(obj):
+        raise TypeError(
+            f"{name} must be a MultiAnnotatorDataset (one row per (item, annotator) annotation), "
+            f"got {type(obj).__name__}"
+        )
 
 
 def _cut_points(spec, n_units: int) -> list[int]:

@@ -8,13 +8,12 @@ less often, by ``effect``.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .multi_annotator import check_random_state
+from .._validation import check_fraction, check_int, check_random_state
 
 __all__ = ["SubgroupBenchmark", "make_subgroup_benchmark"]
 
@@ -41,20 +40,6 @@ class SubgroupBenchmark:
     planted: np.ndarray
     conditions: dict
     effect: float
-
-
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
-
-
-def _check_fraction(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
 
 
 def make_subgroup_benchmark(
@@ -101,21 +86,21 @@ def make_subgroup_benchmark(
         ValueError: counts or rates out of range (``effect > base_rate``, ``n_categorical < 2``,
             ``n_samples < 2``, ``planted_share * n_levels > 1``).
     """
-    n = _check_int("n_samples", n_samples, 2)
-    n_cat = _check_int("n_categorical", n_categorical, 2)
-    n_num = _check_int("n_numeric", n_numeric, 0)
-    n_levels = _check_int("n_levels", n_levels, 2)
+    n = check_int(n_samples, "n_samples", low=2)
+    n_cat = check_int(n_categorical, "n_categorical", low=2)
+    n_num = check_int(n_numeric, "n_numeric", low=0)
+    n_levels = check_int(n_levels, "n_levels", low=2)
     if n_levels > len(LEVELS):
         raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
-    share = _check_fraction("planted_share", planted_share)
+    share = check_fraction(planted_share, "planted_share")
     if share <= 0 or share * n_levels > 1:
         raise ValueError(
             f"planted_share must be in (0, 1 / n_levels] = (0, {1 / n_levels:.4g}] (cat0 == 'a' has probability "
             f"planted_share * n_levels), got {planted_share}"
         )
-    effect = _check_fraction("effect", effect)
-    base_rate = _check_fraction("base_rate", base_rate)
-    accuracy = _check_fraction("accuracy", accuracy)
+    effect = check_fraction(effect, "effect")
+    base_rate = check_fraction(base_rate, "base_rate")
+    accuracy = check_fraction(accuracy, "accuracy")
     if effect > base_rate:
         raise ValueError(f"effect must be at most base_rate ({base_rate}), got {effect}")
     rng = check_random_state(random_state, "random_state")

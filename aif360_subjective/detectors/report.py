@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice
+from .._validation import check_alpha, check_choice
 from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
+from .options import AnalysisOptions
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
 from .subgroup_metrics import METRICS
 
@@ -47,10 +51,12 @@ class SubgroupReport:
         lopsided (dict): :func:`~aif360_subjective.detectors.lopsided.lopsidedness` of the clustering used:
             ``lopsided`` is True when its largest cluster holds >= 90 % of the rows or more than half of its
             clusters hold <= 1 % of the rows each; ``reason`` says which. See
-            :func:`~aif360_subjective.detectors.lopsided.alternative_clusterings` for a balanced alternative.
+            :func:`~aif360_subjective.detectors.alternative_clusterings` for a balanced alternative.
         weighted (bool): the analysis used non-uniform instance weights; intervals, tests and the
             significance-filtered rankings then need ``ci=None`` / ``alpha=None``.
-        options (dict): the options of the run (threshold, normalisation, undefined rates, ...).
+        options (AnalysisOptions): the validated options of the run (threshold, normalisation, undefined
+            rates, ...); :meth:`settings` gives them as a read-only dict with the favourable label.
+        pos_label: the favourable label.
         categorical_features (list of str): the columns treated as categorical.
         cut_is_unique (bool or None): for a hierarchical clustering, False when the cut into
             ``n_clusters`` falls inside a tie of merge distances (the last kept and the first undone merge
@@ -71,7 +77,8 @@ class SubgroupReport:
         metrics: pd.DataFrame,
         validity: pd.Series,
         model_selection: pd.DataFrame | None,
-        options: dict,
+        options: AnalysisOptions,
+        pos_label: Any = 1,
         categorical_features: list[str],
         clustering: str,
         counts: dict | None = None,
@@ -88,7 +95,10 @@ class SubgroupReport:
         self.n_clusters = int(len(pats.ids))
         self.validity = validity
         self.model_selection = model_selection
-        self.options = dict(options)
+        if not isinstance(options, AnalysisOptions):
+            raise TypeError(f"options must be an AnalysisOptions, got {type(options).__name__}")
+        self.options = options
+        self.pos_label = pos_label
         self.categorical_features = list(categorical_features)
         self.clustering = clustering
         self.lopsided = lopsidedness(labels)
@@ -98,6 +108,10 @@ class SubgroupReport:
         self._inference_cache: dict[float, pd.DataFrame] = {}  # ci level -> intervals, p and q (computed once)
         self.cut_is_unique = cut_is_unique
         self.cut_distance = float(cut_distance)
+
+    def settings(self) -> Mapping[str, Any]:
+        """The options of the run as the report records them, with ``pos_label`` (a read-only dict view)."""
+        return MappingProxyType(self.options.describe(self.pos_label))
 
     # ------------------------------------------------------------------ patterns
     def patterns(self, all_columns: bool = True) -> pd.DataFrame:
@@ -310,10 +324,8 @@ class SubgroupReport:
             descending = sort_descending(metric, direction)
         if metric == "size":
             alpha = None
-        if alpha is not None and (
-            isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1
-        ):
-            raise ValueError(f"alpha must be a false-discovery rate strictly between 0 and 1 or None, got {alpha!r}")
+        if alpha is not None:
+            alpha = check_alpha(alpha)
         part = self._metrics.loc[kind]
         all_desc = np.array(self.descriptions(kind), dtype=object)
         sizes = part["size"].to_numpy(dtype=np.float64, na_value=0.0)

@@ -29,6 +29,8 @@ import sys
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from .._validation import check_random_state
+
 __all__ = ["fast_xmeans", "bic_score"]
 
 #: pyclustering's defaults: centre-shift tolerance (squared Euclidean) and k-means iteration cap.
@@ -213,9 +215,7 @@ def fast_xmeans(
     Returns:
         int: the number of clusters x-means ends with.
     """
-    from .clustering import as_generator
-
-    rng = as_generator(random_state)
+    rng = check_random_state(random_state, "random_state")
     Z = np.asarray(Z, dtype=np.float64)
     n, d = Z.shape
     X, counts = np.unique(Z, axis=0, return_counts=True)

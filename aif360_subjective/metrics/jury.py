@@ -24,13 +24,13 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._labels import majority_vote, vote_counts
-from .._validation import check_random_state
+from .._labels import check_tie, majority_vote, vote_counts
+from .._validation import check_choice, check_random_state
 from .._validation import plain as _plain
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 
 __all__ = ["JuryVerdicts", "jury_verdicts", "jury_seats"]
 
-_TIES = ("favorable", "unfavorable")
 _SHORTFALL = ("error", "skip")
 
 
@@ -130,16 +130,13 @@ def jury_verdicts(
         M. L. Gordon et al., "Jury Learning: Integrating Dissenting Voices into Machine Learning Models",
         CHI 2022.
     """
-    for name, ds in (("dataset", dataset), ("classified_dataset", classified_dataset)):
-        if not hasattr(ds, "item_ids") or not hasattr(ds, "annotators"):
-            raise TypeError(f"{name} must be a MultiAnnotatorDataset, got {type(ds).__name__}")
+    check_multi_annotator_dataset(dataset, "dataset")
+    check_multi_annotator_dataset(classified_dataset, "classified_dataset")
     for name, v in (("jury_size", jury_size), ("n_juries", n_juries)):
         if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if tie not in _TIES:
-        raise ValueError(f"tie={tie!r}; expected one of {_TIES}")
-    if on_shortfall not in _SHORTFALL:
-        raise ValueError(f"on_shortfall={on_shortfall!r}; expected one of {_SHORTFALL}")
+    check_tie(tie, allow_drop=False)  # a jury always gives a verdict
+    check_choice(on_shortfall, "on_shortfall", _SHORTFALL)
     if not isinstance(composition, dict) or len(composition) != 1:
         raise ValueError(f"composition must map one annotator attribute to its shares, e.g. "
                          f"{{'gender': {{'Woman': 0.5, 'Man': 0.5}}}}; got {composition!r}")

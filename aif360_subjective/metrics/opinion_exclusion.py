@@ -16,7 +16,7 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from .._validation import check_multi_annotator_dataset
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
@@ -253,7 +253,8 @@ class OpinionExclusionMetric(ClassificationMetric):
                 privileged_groups=privileged_groups,
             )
         self.options: OpinionOptions = options
-        self._keep_option_attributes(grouping, performance, rating_column)
+        #: the ``annotation_info`` column of the ratings (a dataset column, not an analysis option)
+        self.rating_column = rating_column
         # kept for analyses on top of the result (e.g. resampling annotators) without re-encoding
         self._encoded: EncodedAnnotations = enc
         self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
@@ -261,23 +262,80 @@ class OpinionExclusionMetric(ClassificationMetric):
         warn_thin_groups(self._cached)
         warn_single_group(self._cached)
 
-    def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any, rating_column: Any) -> None:
-        # the options as attributes, as before OpinionOptions existed (read-only by convention)
+    # The options as read-only attributes (as before OpinionOptions existed): views of ``self.options``, never
+    # copies, so that the metric and its options cannot disagree.
+    @property
+    def grouping(self) -> str:
+        """The grouping's kind: "adr", "ambiguity", "popularity", "demographic", "discovered" or "series"."""
+        return self.options.grouping
+
+    @property
+    def grouping_argument(self) -> str | pd.Series:
+        """The ``grouping`` argument as given: the kind's name, or the user's Series for ``"series"``."""
         o = self.options
-        self.grouping = grouping
-        self.bins = o.bins
-        self.performance_metric = performance
-        self.tie = o.tie
-        self.min_group_size = o.min_group_size
-        self.small_groups = o.small_groups
-        self.aggregate = o.aggregate
-        self.ambiguity = o.ambiguity
-        self.attributes = list(o.attributes) or None
-        self.nan_policy = o.nan_policy
-        self.clustering = o.clustering
-        self.n_clusters = o.n_clusters
-        self.random_state = o.random_state
-        self.rating_column = rating_column
+        return o.group_labels if o.grouping == "series" and o.group_labels is not None else o.grouping
+
+    @property
+    def bins(self) -> Any:
+        """The ``bins`` option (validated)."""
+        return self.options.bins
+
+    @property
+    def performance_metric(self) -> Any:
+        """The ``performance`` option: one measure (name or callable), or the list of them."""
+        perf = self.options.performance
+        return perf[0] if len(perf) == 1 else list(perf)
+
+    @property
+    def tie(self) -> str:
+        """The majority-vote tie policy."""
+        return self.options.tie
+
+    @property
+    def min_group_size(self) -> int:
+        """The minimum number of units per group."""
+        return self.options.min_group_size
+
+    @property
+    def small_groups(self) -> str:
+        """What happens to groups below ``min_group_size``: "merge" or "drop"."""
+        return self.options.small_groups
+
+    @property
+    def aggregate(self) -> str:
+        """"annotator" or "pooled" (resolved from the grouping when not given)."""
+        return self.options.aggregate
+
+    @property
+    def ambiguity(self) -> str:
+        """The item ambiguity measure of ``grouping="ambiguity"``."""
+        return self.options.ambiguity
+
+    @property
+    def attributes(self) -> list[str] | None:
+        """The annotator attributes used, or None when none."""
+        return list(self.options.attributes) or None
+
+    @property
+    def nan_policy(self) -> str:
+        """How a list of performance measures combines undefined values."""
+        return self.options.nan_policy
+
+    @property
+    def clustering(self) -> Any:
+        """The clusterer of ``grouping="discovered"``."""
+        return self.options.clustering
+
+    @property
+    def n_clusters(self) -> int | None:
+        """The number of clusters of ``grouping="discovered"`` (None = x-means)."""
+        return self.options.n_clusters
+
+    @property
+    def random_state(self) -> Any:
+        """The seed of ``grouping="discovered"`` and the default seed of the bootstrap intervals."""
+        return self.options.random_state
+
     # ------------------------------------------------------------------ results
     def _result(self) -> OpinionExclusionResult:
         return self._cached

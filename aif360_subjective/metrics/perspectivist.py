@@ -39,6 +39,7 @@ import pandas as pd
 from aif360.metrics import Metric
 
 from .._validation import plain
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import unit_mean_absolute_error, unit_within_one
 
 #: Clip of predicted probabilities in the soft cross-entropy (LeWiDi 2023).
@@ -243,8 +244,7 @@ def soft_labels_from_dataset(dataset, column: str | None = None, labels: Sequenc
     Raises:
         TypeError: not a MultiAnnotatorDataset. ValueError: unknown column, values outside ``labels``.
     """
-    if not hasattr(dataset, "item_ids") or not hasattr(dataset, "annotation_info"):
-        raise TypeError(f"dataset must be a MultiAnnotatorDataset, got {type(dataset).__name__}")
+    check_multi_annotator_dataset(dataset, "dataset")
     if column is None:
         values = dataset.labels.ravel()
     else:

@@ -24,7 +24,8 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_columns, check_random_state
-from ..detectors.detect import analyse, check_analysis_options
+from ..detectors.detect import analyse
+from ..detectors.options import check_analysis_options
 from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]

@@ -20,7 +20,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from .._labels import TIE_POLICIES
+from .._labels import TIE_POLICIES, check_tie
 from .._validation import check_choice, check_ci, check_int, check_random_state
 from ..detectors.clustering import CLUSTERINGS
 from .groups import validate_bins
@@ -398,7 +398,7 @@ def check_opinion_options(
             "adr_reference='median' measures disagreement with the item's median rating, but no ratings were "
             "given: pass rating_column= (OpinionExclusionMetric) or positive_from= (opinion_exclusion)"
         )
-    check_choice(tie, "tie", TIE_POLICIES)
+    check_tie(tie)
     size = check_int(min_group_size, "min_group_size", low=1)
     check_choice(small_groups, "small_groups", SMALL_GROUP_POLICIES)
     if aggregate is None:

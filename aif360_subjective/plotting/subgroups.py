@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..detectors.subgroup_metrics import METRICS, SUBGROUP_METRICS
 from ._text import literal
 
 __all__ = [
@@ -24,13 +25,7 @@ __all__ = [
 ]
 
 _KIND_COLOURS = {"cluster": "tab:red", "entropy": "tab:blue"}
-_LABELS = {
-    "accuracy_error": "Accuracy error",
-    "statistical_parity": "Statistical parity",
-    "equal_opportunity": "Equal opportunity",
-    "equalized_odds": "Equalized odds",
-    "accuracy": "Accuracy",
-}
+_LABELS = {name: m.label for name, m in SUBGROUP_METRICS.items()}
 
 
 def _report(obj):
@@ -144,7 +139,7 @@ def plot_subgroup_metrics(report, id, ax=None):
     rep = _report(report)
     m = rep.subgroup_metrics(ci=None)
     ax = _axes(ax, figsize=(7, 4))
-    cols = ["statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error"]
+    cols = list(METRICS)
     x = np.arange(len(cols))
     for off, kind in ((-0.2, "cluster"), (0.2, "entropy")):
         if (kind, id) not in m.index:

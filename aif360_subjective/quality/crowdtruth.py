@@ -38,7 +38,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._dask import is_dask_collection
-from .._validation import is_multi_annotator_dataset
+from ..datasets.multi_annotator import is_multi_annotator_dataset
 from ._vectors import AnnotationTensor, build_tensor
 
 logger = logging.getLogger(__name__)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
 from .model import Section
 
 __all__ = [
@@ -44,13 +45,7 @@ SIGN_CONVENTION = (
     "accuracy minus the accuracy on all rows (negative = the model errs more on the subgroup)."
 )
 
-_METRIC_NAMES = {
-    "statistical_parity": "Statistical parity",
-    "equal_opportunity": "Equal opportunity",
-    "equalized_odds": "Equalized odds",
-    "accuracy": "Accuracy",
-    "accuracy_error": "Accuracy error",
-}
+_METRIC_NAMES = {name: m.label for name, m in SUBGROUP_METRICS.items()}
 
 
 def _plots():
@@ -88,7 +83,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
             with no disparity significant at q < ``alpha`` are greyed; None = the seed's tables (no intervals).
         alternatives: when the clustering is lopsided (:attr:`SubgroupReport.lopsided`): the comparison of the
             other clusterers from :func:`lopsided_alternatives` (or
-            :func:`~aif360_subjective.detectors.lopsided.alternative_clusterings`), shown with the non-lopsided
+            :func:`~aif360_subjective.detectors.alternative_clusterings`), shown with the non-lopsided
             one it suggests; a string says why it was not computed; None = the report only says how to get it.
 
     Returns:
@@ -209,7 +204,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
                f"{rank_ci:.0%} interval lies entirely on that side of 0, ordered by the interval bound nearest 0. "
                "Disadvantaged means a larger statistical parity, equal opportunity or equalized odds, and a "
                "smaller accuracy error.")
-    for metric in ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error"):
+    for metric in FAIRNESS_METRICS:
         if metric not in metrics.columns:
             continue
         name = _METRIC_NAMES[metric]
@@ -234,7 +229,6 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     return out
 
 
-_SIGNIFICANCE_METRICS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")
 _KINDS = {"cluster": "cluster", "entropy": "pattern"}
 
 
@@ -254,7 +248,7 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
     from ..detectors.directions import disadvantaged_is_larger
 
     by_side: dict[str, list[str]] = {}
-    for metric in _SIGNIFICANCE_METRICS:
+    for metric in FAIRNESS_METRICS:
         if metric + "_q" not in inference.columns:
             continue
         sides = {}
@@ -336,7 +330,7 @@ def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_lab
         random_state: seed of the clusterers.
 
     Returns:
-        pandas.DataFrame (:func:`~aif360_subjective.detectors.lopsided.alternative_clusterings`, its
+        pandas.DataFrame (:func:`~aif360_subjective.detectors.alternative_clusterings`, its
         ``attrs["suggestion"]`` names a non-lopsided one), a string saying why nothing was computed, or None when
         the clustering is not lopsided.
     """
@@ -352,7 +346,7 @@ def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_lab
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from ..detectors.lopsided import alternative_clusterings
+    from ..detectors import alternative_clusterings
 
     with warnings.catch_warnings():
         # birch finding fewer subclusters than asked shows in the table's n_found column, not as a warning
@@ -671,7 +665,7 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
     if figures:
         from ..plotting import plot_group_performance
 
-        by_adr = isinstance(first.grouping, str) and first.grouping == "adr"
+        by_adr = first.options.grouping == "adr"
         caption = (f"{perf[:1].upper() + perf[1:]} of every model on every group of annotators"
                    + (" (the paper's Figure 3)" if by_adr else ""))
         if ci is not None:

@@ -16,7 +16,8 @@ from aif360.algorithms.transformer import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from ..._validation import check_multi_annotator_dataset, check_random_state
+from ..._validation import check_random_state
+from ...datasets.multi_annotator import check_multi_annotator_dataset
 from .majority_vote import _check_estimator, seeded_estimator
 
 __all__ = ["AnnotatorAwareClassifier"]

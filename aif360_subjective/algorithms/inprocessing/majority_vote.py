@@ -17,8 +17,9 @@ from aif360.algorithms.transformer import NotFittedError
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ..._labels import TIE_POLICIES
-from ..._validation import check_choice, check_multi_annotator_dataset, check_random_state
+from ..._labels import check_tie
+from ..._validation import check_random_state
+from ...datasets.multi_annotator import check_multi_annotator_dataset
 
 __all__ = ["MajorityVoteClassifier"]
 
@@ -73,7 +74,7 @@ class MajorityVoteClassifier(Transformer):
             ValueError: ``tie`` is not a tie policy.
         """
         _check_estimator(estimator)
-        check_choice(tie, "tie", TIE_POLICIES)
+        check_tie(tie)
         check_random_state(random_state)
         super().__init__(estimator=estimator, tie=tie, random_state=random_state)
         self.estimator = estimator

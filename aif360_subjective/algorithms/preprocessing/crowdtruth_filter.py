@@ -10,8 +10,9 @@ import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from ..._validation import check_fraction, check_multi_annotator_dataset
+from ..._validation import check_fraction
 from ...datasets import MultiAnnotatorDataset
+from ...datasets.multi_annotator import check_multi_annotator_dataset
 from ...quality import CrowdTruthResult, crowdtruth_scores
 from ...quality.crowdtruth import check_max_delta, check_max_iter
 
