@@ -705,7 +705,7 @@ CASES += [
     Case("jury-shares", lambda c: _p14().jury(c.ds, c.pred, {"gender": {"a": 0.2}}), ValueError,
          r"must sum to 1"),
     Case("group-own-labels-against", lambda c: _p14().own([0], [0], item_ids=[1], groups=["g"], against="x"),
-         ValueError, r"against='x'"),
+         ValueError, r"against must be one of .*got 'x'"),
 ]
 
 
