@@ -57,8 +57,8 @@ def escape_controls(text: str, keep: str = "") -> str:
         keep: control characters left as they are (e.g. newlines and tabs of a console table).
     """
 
-    def escape(m: re.Match) -> str:
-        c = m.group(0)
+    def escape(m: re.Match[str]) -> str:
+        c: str = m.group(0)
         if c in keep:
             return c
         return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
@@ -108,7 +108,8 @@ def write_files(files: Mapping[str | Path, str | bytes]) -> list[Path]:
     created: list[Path] = []
     temps: list[tuple[Path, Path]] = []
     mode = 0o666 & ~_umask()
-    current = None
+    current: Path | None = None
+    replaced = 0
     try:
         for path, data in targets:
             current = path
@@ -120,32 +121,38 @@ def write_files(files: Mapping[str | Path, str | bytes]) -> list[Path]:
             if _is_special(path):
                 temps.append((path, path))
                 continue
-            fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".part")
-            temps.append((Path(tmp), path))
+            fd, name = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".part")
+            temps.append((Path(name), path))
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
-        for (tmp, path), (_, data) in zip(temps, targets, strict=True):
+            os.chmod(name, mode)
+        # every file is complete: only renames (atomic, within one folder) are left
+        for (part, path), (_, data) in zip(temps, targets, strict=True):
             current = path
-            if tmp == path:  # a device: no rename possible
+            if part == path:  # a device: no rename possible
                 with open(path, "wb") as fh:
                     fh.write(data)
             else:
-                os.replace(tmp, path)
+                os.replace(part, path)
+            replaced += 1
         return [p for p, _ in targets]
     except BaseException as exc:  # Ctrl-C included: no temporary file and no new empty folder left behind
-        for tmp, path in temps:
-            if tmp != path:
+        for part, path in temps[replaced:]:
+            if part != path:
                 with contextlib.suppress(OSError):
-                    tmp.unlink()
-        for folder in created:
-            with contextlib.suppress(OSError):
-                folder.rmdir()
+                    part.unlink()
+        if not replaced:
+            for folder in created:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
         if isinstance(exc, OSError) and not isinstance(exc, OutputError):
             reason = exc.strerror or str(exc)
-            raise OutputError(exc.errno, f"cannot write {current}: {reason}; no output file was changed") from exc
+            # a rename failing after another succeeded (rare: one folder, one file system) is said as it is
+            kept = ("no output file was changed" if not replaced
+                    else f"{replaced} of {len(targets)} files were already replaced")
+            raise OutputError(exc.errno, f"cannot write {current}: {reason}; {kept}") from exc
         raise
 
 
@@ -176,7 +183,8 @@ def _neutralise_index(index: pd.Index) -> pd.Index:
                                          names=index.names)
     if pd.api.types.is_numeric_dtype(index) or pd.api.types.is_bool_dtype(index):
         return index
-    return pd.Index(_neutralise_values(index.to_numpy(dtype=object)), name=index.name, dtype=object)
+    out: pd.Index = pd.Index(_neutralise_values(index.to_numpy(dtype=object)), name=index.name, dtype=object)
+    return out
 
 
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
