@@ -313,3 +313,18 @@ def test_check_finite_features_accepts_wide_but_finite_ranges():
     from aif360_subjective._validation import check_finite_features
 
     check_finite_features(pd.DataFrame({"v": [-1e307, 1e307, np.nan], "b": [True, False, True]}))
+
+
+def test_published_format_loaders_keep_ids_as_written(tmp_path):
+    from aif360_subjective.datasets import PopquornDataset
+    from aif360_subjective.datasets._tabular import _ids_as_written
+
+    head = "instance_id,user_id,text,offensiveness,gender,race,age,occupation,education\n"
+    demo = "Woman,White,18-24,Student,College"
+    rows = [f"1,007,t1,4,{demo}", f"1,7,t1,1,{demo}", f"2,007,t2,2,{demo}", f"2,7,t2,5,{demo}"]
+    (tmp_path / "offensiveness_raw_data.csv").write_text(head + "\n".join(rows) + "\n")
+    ds = PopquornDataset(tmp_path / "offensiveness_raw_data.csv")
+    assert ds.n_annotators == 2 and sorted(set(ds.annotator_ids)) == ["007", "7"]
+    # plainly written integers stay the published integer ids
+    assert _ids_as_written(pd.Series(["12", "7"], dtype=str)).tolist() == [12, 7]
+    assert _ids_as_written(pd.Series(["12", "12.0"], dtype=str)).tolist() == ["12", "12.0"]
