@@ -32,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
     n_values = _distinct_labels(df[args.label_col], args.separator)
     if n_values >= MANY_LABELS and not args.open_ended:
         # every distinct value is an answer option of its own: hundreds of them mean an id or text column
-        print(f"{common.PROG} crowdtruth: warning: --label-col {args.label_col!r} holds {n_values:,} distinct "
-              "values, each scored as a separate answer option; is it the label column? (--open-ended for "
-              "free-text answers)", file=sys.stderr)
+        print(common.console_text(f"{common.PROG} crowdtruth: warning: --label-col {args.label_col!r} holds "
+                                  f"{n_values:,} distinct values, each scored as a separate answer option; is it the "
+                                  "label column? (--open-ended for free-text answers)"), file=sys.stderr)
     if args.separator:
         df = df.assign(**{args.label_col: df[args.label_col].astype(str).str.split(args.separator)
                           .map(lambda xs: [x.strip() for x in xs if x.strip()])})
