@@ -121,6 +121,10 @@ def ctx(tmp_path_factory):
     sg.assign(x=np.where(np.arange(n) % 2 == 0, 1e308, -1e308)).to_csv(d / "sgbig.csv", index=False)
     (d / "duppair.csv").write_text("item,annotator,label,pred\n1,a,0,0\n1,a,1,0\n2,a,1,1\n2,b,0,1\n")
     (d / "noid.csv").write_text("unit,worker,label\nu1,w1,a\n,w2,b\nu2,w2,a\n")
+    (d / "lwinf").mkdir()
+    (d / "lwinf" / "XX_dev.json").write_text(
+        '{"1": {"text": {"post": "t"}, "annotators": "Ann0,Ann1", "annotations": {"Ann0": "1", "Ann1": "0"}}}')
+    (d / "lwinf" / "XX_annotators_meta.json").write_text('{"0": {"Age": 20}, "1": {"Age": Infinity}}')
     (d / "popq").mkdir()
     (d / "popq" / "offensiveness_raw_data.csv").write_text("instance_id,user_id,offensiveness\n")
     (d / "nometa").mkdir()
@@ -805,7 +809,14 @@ CASES += [
     # ---- loaders
     Case("lewidi-latin1-json", lambda c: LeWiDiDataset(c.d / "latin1_dev.json", annotators_meta=False), ValueError,
          r"latin1_dev\.json: not UTF-8 text \(byte 0xe9 at offset \d+\)"),
+    Case("lewidi-meta-infinite-age", lambda c: LeWiDiDataset(c.d / "lwinf"), ValueError,
+         r"XX_annotators_meta\.json: attribute 'Age' of annotator 'Ann1' is inf"),
+    Case("mad-annotators-infinite-attribute",
+         lambda c: mad(annotators=pd.DataFrame({"age": [30.0, -np.inf]}, index=["a", "b"])), ValueError,
+         r"annotators table: column 'age' holds -inf at row 'b'"),
     # ---- command line
+    cli("cli-subgroups-lewidi-infinite-age", "subgroups", "{d}/lwinf", "--model", "annotator-aware",
+        match=r"XX_annotators_meta\.json: attribute 'Age' of annotator 'Ann1' is inf"),
     cli("cli-subgroups-missing-truth-label", "subgroups", "{d}/sgnolabel.csv", "--label-col", "label",
         "--prediction-col", "pred", match=r"--label-col 'label' is empty in 1 row of .*sgnolabel\.csv \(first at "
         r"row 4\); a missing truth label is not guessed"),

@@ -13,7 +13,14 @@ from aif360.datasets import BinaryLabelDataset, StructuredDataset
 
 from .._compat import is_string_like
 from .._labels import TiePolicy, binary_entropy, check_tie, majority_vote, vote_counts
-from .._validation import check_random_state, duplicate_pairs_error, is_bool, is_number, plain
+from .._validation import (
+    check_finite_features,
+    check_random_state,
+    duplicate_pairs_error,
+    is_bool,
+    is_number,
+    plain,
+)
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
 _SPLIT_UNITS = ("item", "annotator", "annotation")
@@ -57,6 +64,8 @@ def _check_table(table: Any, name: str) -> pd.DataFrame:
             f"{name} table has {int(dup.sum())} duplicate id(s) in its index "
             f"({_first_examples(table.index[dup])}); ids must be unique"
         )
+    # an infinite attribute would reach the classifiers and the clusterers as a failure deep inside them
+    check_finite_features(table, f"{name} table")
     return table
 
 
