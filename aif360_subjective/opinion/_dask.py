@@ -61,6 +61,7 @@ from .annotations import (
     adr_from_counts,
     encode_annotations,
     error_histogram,
+    has_repeats,
     item_ambiguity,
     median_disagreements,
     row_popularity,
@@ -145,12 +146,28 @@ def _pair_partition(*parts: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({col: part.to_numpy() for col, part in zip(_PAIRED, parts, strict=True)}, index=first.index)
 
 
+def _columns_of_one_frame(series: tuple[Any, ...]) -> bool:
+    """Whether every Series is a plain column of one and the same Dask DataFrame (``ddf["label"]``, ...)."""
+    try:
+        from dask.dataframe.dask_expr._expr import Projection
+    except ImportError:  # another Dask: take the checked path
+        return False
+    exprs = [getattr(s, "expr", None) for s in series]
+    if not all(isinstance(e, Projection) for e in exprs):
+        return False
+    return len({e.frame._name for e in exprs}) == 1
+
+
 def paired_frame(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) -> Any:
     """The four Dask Series as one Dask DataFrame (columns y_true, y_pred, item, annotator), partition by
     partition and by position (checked in each partition when it is computed)."""
     import dask.dataframe as dd
 
     series = (y_true, y_pred, item_ids, annotator_ids)
+    if _columns_of_one_frame(series):
+        # columns of one frame share every partition and its index: the blockwise assign pairs them by position
+        # (and Dask fuses it with the read), so the per-partition check has nothing to find
+        return y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
     meta = _pair_partition(*(s._meta for s in series))
     # partition i of each input with partition i of the others (no alignment by index: that is the check's job)
     return dd.map_partitions(_pair_partition, *series, meta=meta, align_dataframes=False,
@@ -293,12 +310,12 @@ def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[
     # The in-memory rule; every row of an item is in this partition, so every duplicate is seen. Rows are taken in
     # index order (a shuffle by item does not keep the row order), so the row named is the pandas face's.
     key = item_codes.astype(np.int64) * max(k, 1) + codes
-    try:
-        order = np.argsort(df.index.to_numpy(), kind="stable")
-    except TypeError:  # an unorderable index: the partition's order
-        order = np.arange(len(df))
-    dup = pd.Series(key[order]).duplicated().to_numpy()
-    if dup.any():
+    if has_repeats(key):
+        try:
+            order = np.argsort(df.index.to_numpy(), kind="stable")
+        except TypeError:  # an unorderable index: the partition's order
+            order = np.arange(len(df))
+        dup = pd.Series(key[order]).duplicated().to_numpy()
         i = int(order[int(dup.argmax())])
         out["duplicates"] = (int(dup.sum()), df["item"].iloc[i], df["annotator"].iloc[i], df.index[i])
     n, n_pos = vote_counts(item_codes, t, len(items))
