@@ -8,13 +8,14 @@
 from __future__ import annotations
 
 import logging
+import types
 import warnings
 
 import numpy as np
 import pandas as pd
 
 
-def import_pyclustering():
+def import_pyclustering() -> types.ModuleType:
     """Import :mod:`pyclustering` with the ``numpy.warnings`` shim in place.
 
     Returns:
@@ -25,7 +26,8 @@ def import_pyclustering():
         np.warnings = warnings  # type: ignore[attr-defined]
     import pyclustering
 
-    return pyclustering
+    module: types.ModuleType = pyclustering
+    return module
 
 
 def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:

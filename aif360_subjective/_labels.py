@@ -2,7 +2,8 @@
 
 * the majority vote of binary labels with its tie policies,
 * the binary entropy of a label share,
-* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them.
+* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them,
+* the readable name of a group of annotators, items or annotations (a bin, an intersection of attributes).
 
 Everything works in "positive-indicator" space: a label is positive when it equals the favourable label
 (AIF360's convention) or the ``pos_label`` of the functional API.
@@ -22,6 +23,7 @@ from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from ._validation import check_choice
 
@@ -37,6 +39,7 @@ __all__ = [
     "cell_codes",
     "check_tie",
     "confusion_counts",
+    "group_label",
     "majority_vote",
     "ratio",
     "vote_counts",
@@ -165,3 +168,19 @@ def ratio(num: npt.ArrayLike, den: npt.ArrayLike, fill: float = np.nan) -> Float
     out = np.full(numerator.shape, fill, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+def group_label(group: object, spec: str = ".2f", sep: str = "\u2013") -> str:
+    """Readable name of a group, the one form used in tables, figures and text: an ADR/ambiguity bin
+    ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333`` shows as
+    ``0.00``, not ``-0.00``), an intersection of attributes joined by `` & ``, or the value itself."""
+    if isinstance(group, pd.Interval):
+        return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
+    if isinstance(group, tuple):
+        return " & ".join(map(str, group))
+    return str(group)
+
+
+def _bound(value: float, spec: str) -> str:
+    text = f"{value:{spec}}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text

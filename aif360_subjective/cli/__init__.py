@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any, TextIO
 
 from ._common import (
     EXIT_INTERRUPTED,
@@ -111,13 +112,13 @@ def _console_text() -> Iterator[None]:
 class _EscapingStream:
     """A text stream that escapes control characters (newlines and tabs kept) before writing them on."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
         return self._stream.write(console_text(text, keep="\n\t"))
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 

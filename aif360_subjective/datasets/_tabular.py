@@ -163,7 +163,7 @@ def missing_as_nan(table: pd.DataFrame, missing_values: Collection[str]) -> tupl
 
 
 def resolve_file(
-    path: str | os.PathLike | None, default_dir: Path, names: Sequence[str], how_to_get: str
+    path: str | os.PathLike[str] | None, default_dir: Path, names: Sequence[str], how_to_get: str
 ) -> Path:
     """The data file: ``path`` if it is a file; else the first of ``names`` in the folder ``path``
     (default: ``default_dir``).

@@ -72,7 +72,7 @@ class DICESDataset(MultiAnnotatorDataset):
 
     def __init__(
         self,
-        path: str | os.PathLike | None = None,
+        path: str | os.PathLike[str] | None = None,
         version: int = 350,
         label: str = "Q_overall",
         *,

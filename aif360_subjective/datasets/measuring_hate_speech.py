@@ -89,7 +89,7 @@ class MeasuringHateSpeechDataset(MultiAnnotatorDataset):
 
     def __init__(
         self,
-        path: str | os.PathLike | None = None,
+        path: str | os.PathLike[str] | None = None,
         *,
         label: str = "hatespeech",
         positive_from: float = 2,

@@ -72,7 +72,7 @@ class PopquornDataset(MultiAnnotatorDataset):
 
     def __init__(
         self,
-        path_or_dir: str | os.PathLike | None = None,
+        path_or_dir: str | os.PathLike[str] | None = None,
         task: str = "offensiveness",
         positive_from: float = 3,
         *,

@@ -38,7 +38,7 @@ class SubgroupBenchmark:
     y_true: np.ndarray
     y_pred: np.ndarray
     planted: np.ndarray
-    conditions: dict
+    conditions: dict[str, str]
     effect: float
 
 

@@ -30,7 +30,7 @@ DIRECTIONS: dict[str, str] = {name: m.direction for name, m in SUBGROUP_METRICS.
 DIRECTION_CHOICES = ("disadvantaged", "favoured")
 
 
-def check_direction(direction) -> str:
+def check_direction(direction: object) -> str:
     """Validate a ``direction`` argument.
 
     Raises:

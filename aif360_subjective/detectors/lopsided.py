@@ -15,8 +15,10 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 __all__ = ["LARGEST_SHARE", "TINY_SHARE", "flag_lopsided", "lopsidedness"]
@@ -27,7 +29,7 @@ LARGEST_SHARE = 0.90
 TINY_SHARE = 0.01
 
 
-def lopsidedness(labels) -> dict:
+def lopsidedness(labels: npt.ArrayLike) -> dict[str, Any]:
     """How lopsided one clustering is.
 
     Args:
@@ -38,11 +40,11 @@ def lopsidedness(labels) -> dict:
         (clusters with at most 1 % of the rows), ``lopsided`` (bool) and ``reason`` (a sentence, empty when
         not lopsided).
     """
-    labels = np.asarray(labels)
-    if labels.size == 0:
+    arr = np.asarray(labels)
+    if arr.size == 0:
         raise ValueError("labels is empty: no clustering to assess")
-    _, sizes = np.unique(labels, return_counts=True)
-    n, k = labels.size, len(sizes)
+    _, sizes = np.unique(arr, return_counts=True)
+    n, k = arr.size, len(sizes)
     largest = float(sizes.max() / n)
     tiny = int(np.sum(sizes <= TINY_SHARE * n))
     reasons = []
@@ -59,7 +61,7 @@ def lopsidedness(labels) -> dict:
     }
 
 
-def flag_lopsided(table: pd.DataFrame, labels: Sequence) -> pd.DataFrame:
+def flag_lopsided(table: pd.DataFrame, labels: Sequence[npt.ArrayLike]) -> pd.DataFrame:
     """Add ``largest_share``, ``tiny_clusters`` and ``lopsided`` columns to a clustering comparison (in place).
 
     Args:

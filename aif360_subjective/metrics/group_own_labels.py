@@ -19,6 +19,7 @@ References:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,8 +52,17 @@ class GroupOwnLabels:
     gap: float
 
 
-def group_own_label_performance(y_true, y_pred, *, item_ids, groups, against: str = "majority",
-                                tie: str = "drop", favorable_label=0, unfavorable_label=1) -> GroupOwnLabels:
+def group_own_label_performance(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    item_ids: Any,
+    groups: Any,
+    against: str = "majority",
+    tie: str = "drop",
+    favorable_label: Any = 0,
+    unfavorable_label: Any = 1,
+) -> GroupOwnLabels:
     """Accuracy of item-level predictions against each group's own labels, and the worst-group gap.
 
     Args:
@@ -152,7 +162,7 @@ class GroupOwnLabelsMetric(Metric):
         L. Aroyo et al., "DICES Dataset: Diversity in Conversational AI Evaluation for Safety", NeurIPS 2023.
     """
 
-    def __init__(self, dataset, classified_dataset, attribute: str, *, against: str = "majority",
+    def __init__(self, dataset: Any, classified_dataset: Any, attribute: str, *, against: str = "majority",
                  tie: str = "drop") -> None:
         check_multi_annotator_dataset(dataset, "dataset")
         check_multi_annotator_dataset(classified_dataset, "classified_dataset")
@@ -183,6 +193,6 @@ class GroupOwnLabelsMetric(Metric):
         """Best minus worst group performance."""
         return self._result().gap
 
-    def worst_group(self):
+    def worst_group(self) -> Any:
         """The group with the lowest performance."""
         return self._result().worst_group

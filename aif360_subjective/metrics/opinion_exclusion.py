@@ -101,6 +101,23 @@ def _encode(dataset: Any, classified_dataset: Any, rating_column: str | None) ->
     )
 
 
+class _OptionView:
+    """A read-only attribute of the metric showing the field of the same name of ``metric.options``."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        return self if obj is None else getattr(obj.options, self.name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"{self.name} is read-only: it shows metric.options.{self.name}")
+
+
 class OpinionExclusionMetric(ClassificationMetric):
     """Opinion-exclusion unfairness of a classifier over the annotations of a multi-annotator dataset.
 
@@ -264,10 +281,20 @@ class OpinionExclusionMetric(ClassificationMetric):
 
     # The options as read-only attributes (as before OpinionOptions existed): views of ``self.options``, never
     # copies, so that the metric and its options cannot disagree.
-    @property
-    def grouping(self) -> str:
-        """The grouping's kind: "adr", "ambiguity", "popularity", "demographic", "discovered" or "series"."""
-        return self.options.grouping
+    grouping = _OptionView(
+        "The grouping's kind: \"adr\", \"ambiguity\", \"popularity\", \"demographic\", \"discovered\" or "
+        "\"series\"."
+    )
+    bins = _OptionView("The ``bins`` option (validated).")
+    tie = _OptionView("The majority-vote tie policy.")
+    min_group_size = _OptionView("The minimum number of units per group.")
+    small_groups = _OptionView("What happens to groups below ``min_group_size``: \"merge\" or \"drop\".")
+    aggregate = _OptionView("\"annotator\" or \"pooled\" (resolved from the grouping when not given).")
+    ambiguity = _OptionView("The item ambiguity measure of ``grouping=\"ambiguity\"``.")
+    nan_policy = _OptionView("How a list of performance measures combines undefined values.")
+    clustering = _OptionView("The clusterer of ``grouping=\"discovered\"``.")
+    n_clusters = _OptionView("The number of clusters of ``grouping=\"discovered\"`` (None = x-means).")
+    random_state = _OptionView("The seed of ``grouping=\"discovered\"`` and the default seed of the intervals.")
 
     @property
     def grouping_argument(self) -> str | pd.Series:
@@ -276,65 +303,15 @@ class OpinionExclusionMetric(ClassificationMetric):
         return o.group_labels if o.grouping == "series" and o.group_labels is not None else o.grouping
 
     @property
-    def bins(self) -> Any:
-        """The ``bins`` option (validated)."""
-        return self.options.bins
-
-    @property
     def performance_metric(self) -> Any:
         """The ``performance`` option: one measure (name or callable), or the list of them."""
         perf = self.options.performance
         return perf[0] if len(perf) == 1 else list(perf)
 
     @property
-    def tie(self) -> str:
-        """The majority-vote tie policy."""
-        return self.options.tie
-
-    @property
-    def min_group_size(self) -> int:
-        """The minimum number of units per group."""
-        return self.options.min_group_size
-
-    @property
-    def small_groups(self) -> str:
-        """What happens to groups below ``min_group_size``: "merge" or "drop"."""
-        return self.options.small_groups
-
-    @property
-    def aggregate(self) -> str:
-        """"annotator" or "pooled" (resolved from the grouping when not given)."""
-        return self.options.aggregate
-
-    @property
-    def ambiguity(self) -> str:
-        """The item ambiguity measure of ``grouping="ambiguity"``."""
-        return self.options.ambiguity
-
-    @property
     def attributes(self) -> list[str] | None:
         """The annotator attributes used, or None when none."""
         return list(self.options.attributes) or None
-
-    @property
-    def nan_policy(self) -> str:
-        """How a list of performance measures combines undefined values."""
-        return self.options.nan_policy
-
-    @property
-    def clustering(self) -> Any:
-        """The clusterer of ``grouping="discovered"``."""
-        return self.options.clustering
-
-    @property
-    def n_clusters(self) -> int | None:
-        """The number of clusters of ``grouping="discovered"`` (None = x-means)."""
-        return self.options.n_clusters
-
-    @property
-    def random_state(self) -> Any:
-        """The seed of ``grouping="discovered"`` and the default seed of the bootstrap intervals."""
-        return self.options.random_state
 
     # ------------------------------------------------------------------ results
     def _result(self) -> OpinionExclusionResult:
