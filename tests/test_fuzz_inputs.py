@@ -204,3 +204,32 @@ def test_subgroups_command_exit_0_or_one_line_exit_2(x, labels, cli_dir, capsys)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     else:  # accepted: every truth label present, every feature a finite number or a category
         assert "" not in labels
+
+
+LABEL_CELLS = st.sampled_from(["0", "1", 0, 1, "", None, "2", "x", 1.5, [1], {"a": 1}, True])
+META_CELLS = st.sampled_from([20, 35.5, "41", "", None, float("inf"), -1e308, "x", [1], "DATA_EXPIRED"])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(labels=st.lists(LABEL_CELLS, min_size=4, max_size=4), ages=st.lists(META_CELLS, min_size=3, max_size=3))
+def test_lewidi_loader_clear_error_or_a_dataset(labels, ages, cli_dir):
+    import json
+
+    from aif360_subjective.datasets import LeWiDiDataset
+
+    folder = cli_dir / "lewidi"
+    folder.mkdir(exist_ok=True)
+    items = {
+        "1": {"text": {"post": "a"}, "annotators": "Ann0,Ann1", "annotations": {"Ann0": labels[0], "Ann1": labels[1]}},
+        "2": {"text": {"post": "b"}, "annotators": "Ann1,Ann2", "annotations": {"Ann1": labels[2], "Ann2": labels[3]}},
+    }
+    (folder / "FZ_dev.json").write_text(json.dumps(items))
+    (folder / "FZ_annotators_meta.json").write_text(json.dumps({str(i): {"Age": a} for i, a in enumerate(ages)}))
+    try:
+        ds = LeWiDiDataset(folder)
+    except CLEAR:
+        return
+    assert len(ds.labels) == 4 and set(np.unique(ds.labels)) <= {0.0, 1.0}
+    age = ds.annotators["Age"]
+    if pd.api.types.is_numeric_dtype(age):
+        assert not np.isinf(age.to_numpy(dtype=float)).any()
