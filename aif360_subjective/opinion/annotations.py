@@ -163,8 +163,8 @@ def encode_annotations(
         EncodedAnnotations
 
     Raises:
-        ValueError: on misaligned lengths, missing ids or labels, duplicated (item, annotator) pairs, or more than
-            two distinct labels.
+        ValueError: on misaligned lengths, missing ids or labels, or more than two distinct labels. (Duplicated
+            (item, annotator) pairs are refused by the faces: :func:`check_unique_pairs`.)
     """
     arrays = {
         "y_true": _as_1d(y_true, "y_true"),
@@ -199,7 +199,6 @@ def encode_annotations(
         )
     item_codes, items = _factorize(arrays["item_ids"], "item_ids")
     ann_codes, annotators = _factorize(arrays["annotator_ids"], "annotator_ids")
-    check_unique_pairs(item_codes, ann_codes, arrays["item_ids"], arrays["annotator_ids"])
     r_true = r_pred = None
     if ratings is not None:
         # the faces checked them (check_ratings, with their own argument names)
@@ -225,13 +224,13 @@ def has_repeats(key: np.ndarray) -> bool:
     return bool((k[1:] == k[:-1]).any())
 
 
-def check_unique_pairs(item_codes: np.ndarray, annotator_codes: np.ndarray, item_ids: np.ndarray,
-                       annotator_ids: np.ndarray, index: Any = None) -> None:
+def check_unique_pairs(item_codes: np.ndarray, annotator_codes: np.ndarray, items: pd.Index, annotators: pd.Index,
+                       index: Any = None) -> None:
     """Every (item, annotator) pair at most once (the dataset class's rule, with its message).
 
     Args:
-        item_codes, annotator_codes: integer codes of the ids (non-negative).
-        item_ids, annotator_ids: the ids, for the message.
+        item_codes, annotator_codes: integer codes of the ids (non-negative), one per row.
+        items, annotators: the ids the codes stand for (for the message).
         index: row labels for the message (default: positions).
 
     Raises:
@@ -244,9 +243,9 @@ def check_unique_pairs(item_codes: np.ndarray, annotator_codes: np.ndarray, item
     if not has_repeats(key):
         return
     dup = pd.Series(key).duplicated().to_numpy()
-    if dup.any():
-        i = int(dup.argmax())
-        raise duplicate_pairs_error(int(dup.sum()), item_ids[i], annotator_ids[i], i if index is None else index[i])
+    i = int(dup.argmax())
+    raise duplicate_pairs_error(int(dup.sum()), items[item_codes[i]], annotators[annotator_codes[i]],
+                                i if index is None else index[i])
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -28,7 +28,7 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from .._validation import check_same_index
-from .annotations import check_positive_from, check_ratings, encode_annotations
+from .annotations import check_positive_from, check_ratings, check_unique_pairs, encode_annotations
 from .core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
@@ -214,6 +214,8 @@ def opinion_exclusion(
             pos_label=pos_label,
             ratings=ratings,
         )
+        # the dataset class's rule (and message): one label per annotator and item
+        check_unique_pairs(enc.item_codes, enc.annotator_codes, enc.items, enc.annotators)
         options = check_opinion_options(
             annotators=enc.annotators,
             annotator_table=annotators,
