@@ -163,6 +163,10 @@ def duplicate_pairs_error(
         item, annotator: the ids of the first duplicated pair.
         row: the first duplicated row (index label or position), if known.
         item_name, annotator_name: how the ids are named (the dataset's column names).
+
+    Returns:
+        ValueError: the error to raise (``1 duplicate (item, annotator) pair(s), e.g. item=1, annotator='a' (row 1);
+        keep one label per annotator and item``).
     """
     where = "" if row is None else f" (row {plain(row)!r})"
     return ValueError(
