@@ -328,3 +328,35 @@ def test_published_format_loaders_keep_ids_as_written(tmp_path):
     # plainly written integers stay the published integer ids
     assert _ids_as_written(pd.Series(["12", "7"], dtype=str)).tolist() == [12, 7]
     assert _ids_as_written(pd.Series(["12", "12.0"], dtype=str)).tolist() == ["12", "12.0"]
+
+
+# --------------------------------------------------------------------------------------------- CLI words
+@pytest.mark.parametrize(("message", "expected"), [
+    ("positive_from=9 must lie in (1, 5]", "--positive-from 9 must lie in (1, 5]"),
+    ("n_clusters must be between 2 and the number of rows (30), got 500",
+     "--n-clusters must be between 2 and the number of rows (30), got 500"),
+    ("grouping='demographic' needs annotator attributes; pass attributes=[...] naming columns",
+     "--grouping 'demographic' needs annotator attributes; pass --attributes [...] naming columns"),
+    ("1 duplicate (unit, worker) row(s) in columns ('u', 'w'), e.g. ('a', 'b'); pass duplicates='last' or 'union'",
+     "1 duplicate (unit, worker) row(s) in columns ('u', 'w'), e.g. ('a', 'b'); keep one row per pair in the file"),
+    ("column 'positive_from' is empty", "column 'positive_from' is empty"),  # a quoted column name stays
+    ("bins must be a positive number, got 0", "--bins must be a positive number, got 0"),
+    ("the bins are edges", "the bins are edges"),  # a plain word is only an option as the subject of "must"
+])
+def test_library_messages_in_command_line_words(message, expected):
+    from aif360_subjective.cli._common import cli_words
+
+    flags = ["--positive-from", "--n-clusters", "--grouping", "--attributes", "--bins"]
+    assert cli_words(message, flags) == expected
+
+
+def test_ctrl_c_while_the_command_starts_is_recognised(monkeypatch):
+    import sys
+
+    import aif360_subjective
+
+    for argv, command in [(["python", "-m", "aif360_subjective", "demo"], True),
+                          (["/usr/bin/python3", "/usr/local/bin/aif360-subjective", "audit"], True),
+                          (["python", "-c", "import aif360_subjective"], False), (["python"], False)]:
+        monkeypatch.setattr(sys, "orig_argv", argv)
+        assert aif360_subjective._run_as_command() is command, argv
