@@ -31,6 +31,7 @@ __all__ = [
     "DECIDING_TIE_POLICIES",
     "FN",
     "FP",
+    "OneClassPredictionWarning",
     "TIE_POLICIES",
     "TN",
     "TP",
@@ -41,6 +42,7 @@ __all__ = [
     "confusion_counts",
     "group_label",
     "majority_vote",
+    "one_class_message",
     "ratio",
     "vote_counts",
 ]
@@ -96,7 +98,7 @@ def vote_counts(codes: npt.NDArray[np.int64], positive: npt.NDArray[np.bool_], n
     return n, n_pos
 
 
-def majority_vote(n: FloatArray, n_pos: FloatArray, tie: str = "favorable") -> FloatArray:
+def majority_vote(n: npt.ArrayLike, n_pos: npt.ArrayLike, tie: str = "favorable") -> FloatArray:
     """Majority vote per unit in positive-indicator space.
 
     A unit is positive when strictly more than half of its labels are positive (``2 * n_pos > n``, exact
@@ -168,6 +170,38 @@ def ratio(num: npt.ArrayLike, den: npt.ArrayLike, fill: float = np.nan) -> Float
     out = np.full(numerator.shape, fill, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+class OneClassPredictionWarning(UserWarning):
+    """Every prediction of a model is the same label: a constant classifier, whose performance is that of
+    always answering that label and whose fairness figures say nothing about reading the items."""
+
+
+def one_class_message(predictions: npt.ArrayLike, what: str = "the model") -> str | None:
+    """The warning text when ``predictions`` hold a single label value, else None.
+
+    The command line prints it and adds it to the report; :class:`OneClassPredictionWarning` carries it from
+    the library's models.
+
+    Args:
+        predictions: the predicted labels (any shape; missing values are ignored).
+        what: who predicted, for the message (e.g. ``"Model 1 (majority vote)"``).
+
+    Returns:
+        str | None: e.g. ``"Model 1 predicts 0 for all 4,578 predictions: a constant classifier. ..."``; None
+        for fewer than two predictions.
+    """
+    values = pd.Series(np.asarray(predictions).ravel()).dropna()
+    distinct = values.unique()
+    if len(values) < 2 or len(distinct) > 1:  # one prediction is no evidence of a constant classifier
+        return None
+    value = distinct[0]
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return (f"{what} predicts {value!r} for all {len(values):,} predictions: a constant classifier. Its "
+            "performance is that of always answering this label, and its fairness figures measure the labels' "
+            "spread, not a model that reads the items.")
 
 
 def group_label(group: object, spec: str = ".2f", sep: str = "\u2013") -> str:

@@ -7,6 +7,7 @@ argument, show the offending value as a plain Python value and say what was expe
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -23,6 +24,7 @@ __all__ = [
     "duplicate_pairs_error",
     "check_fraction",
     "check_int",
+    "check_positive",
     "check_random_state",
     "is_bool",
     "is_number",
@@ -109,6 +111,21 @@ def check_fraction(value: Any, name: str) -> float:
     v = float(value)
     if not 0.0 <= v <= 1.0:
         raise ValueError(f"{name} must be in [0, 1], got {plain(value)!r}")
+    return v
+
+
+def check_positive(value: Any, name: str) -> float:
+    """A finite real number > 0.
+
+    Raises:
+        TypeError: ``value`` is not a real number (booleans included).
+        ValueError: ``value`` is not finite or not > 0.
+    """
+    if not is_number(value):
+        raise TypeError(f"{name} must be a finite number > 0, got {plain(value)!r}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {plain(value)!r}")
     return v
 
 

@@ -124,8 +124,11 @@ def test_parser_defaults():
 def test_audit_errors(capsys, tmp_path, audit_files):
     _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, _ = audit_files
-    _one_line_error(capsys, "audit", "x.csv", match="--item-col, --annotator-col, --label-col are required")
-    _one_line_error(capsys, "audit", str(tmp_path / "missing.csv"), *AUDIT_COLS, match="annotations file not found")
+    # a mistyped path says so before anything else (not that column options are missing)
+    _one_line_error(capsys, "audit", "x.csv", match="no such file or folder: x.csv")
+    _one_line_error(capsys, "audit", str(ann_csv), match="--item-col, --annotator-col, --label-col are required")
+    _one_line_error(capsys, "audit", str(tmp_path / "missing.csv"), *AUDIT_COLS,
+                    match=f"no such file or folder: {tmp_path / 'missing.csv'}")
     bad_cols = [*AUDIT_COLS[:-1], "prediction"]
     _one_line_error(capsys, "audit", str(ann_csv), *bad_cols, match="--prediction-col 'prediction' is not a column")
     _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "a,b", match="--bins 'a,b'")
@@ -134,7 +137,7 @@ def test_audit_errors(capsys, tmp_path, audit_files):
     _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--favorable-label", "7",
                     match="--favorable-label 7 is not a value")
     _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--annotators", str(tmp_path / "none.csv"),
-                    match="annotators file not found")
+                    match=f"no such file or folder: {tmp_path / 'none.csv'} (the annotators file)")
     df = pd.read_csv(ann_csv)
     df.loc[3, "pred"] = 5
     df.to_csv(tmp_path / "bad.csv", index=False)
@@ -303,7 +306,8 @@ def test_python_m_entry_point(tmp_path):
                           "--unit-col", "u", "--worker-col", "w", "--label-col", "l"],
                          capture_output=True, text=True, env=env, timeout=300, check=False)
     assert bad.returncode == 2
-    assert bad.stderr.strip().splitlines()[-1].endswith(f"annotations file not found: {tmp_path / 'none.csv'}")
+    assert bad.stderr.strip().splitlines()[-1].endswith(
+        f"no such file or folder: {tmp_path / 'none.csv'} (the annotations file)")
     assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
@@ -322,7 +326,8 @@ def test_subgroups_significance_options(subgroup_csv, capsys):
                              "--favorable-label", "1", "--n-clusters", "6", "--alpha", "0.01", "--ci", "0.9",
                              "--min-size", "100000")
     assert code == 0, err
-    assert "No entropy-based subgroup is significantly disadvantaged by statistical parity at q < 0.01" in stdout
+    assert ("No entropy-based subgroup is significantly disadvantaged by statistical parity at adjusted p < 0.01"
+            in stdout)
     assert "too small" in stdout
     for bad in (["--alpha", "0"], ["--ci", "1"], ["--min-size", "0"]):
         with pytest.raises(SystemExit) as exc:
@@ -352,7 +357,9 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     p = m.performance_ci(ci=0.95, n_boot=200, random_state=5)
     assert f"{m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}]" in stdout
     assert f"{m.performance():.3f} [{p[0]:.3f}, {p[1]:.3f}]" in stdout
-    assert "95% bootstrap intervals (200 replicates, seed 5" in stdout
+    assert "95% intervals. Unfairness: the one-way ANOVA test inverted" in stdout
+    assert "bootstrap (200 replicates, seed 5" in stdout
+    assert f"Verdict: {m.verdict(ci=0.95, n_boot=200, random_state=5)}." in stdout
     thin = m.thin_groups()
     assert len(thin)  # this small data has groups of one or two annotators
     lines = [ln for ln in stdout.splitlines() if ln.startswith("Thin groups: ")]
@@ -394,7 +401,7 @@ def test_demo_prints_intervals(capsys, tmp_path):
     assert len(rows) == 2
     for est, lo, hi, pest, plo, phi in rows:
         assert float(lo) <= float(est) <= float(hi) and float(plo) <= float(pest) <= float(phi)
-    assert "95% bootstrap intervals (1,000 replicates, seed 0" in out
+    assert "bootstrap (1,000 replicates, seed 0" in out
     assert "UserWarning" not in out + err
 
 

@@ -349,14 +349,3 @@ def test_library_messages_in_command_line_words(message, expected):
     flags = ["--positive-from", "--n-clusters", "--grouping", "--attributes", "--bins"]
     assert cli_words(message, flags) == expected
 
-
-def test_ctrl_c_while_the_command_starts_is_recognised(monkeypatch):
-    import sys
-
-    import aif360_subjective
-
-    for argv, command in [(["python", "-m", "aif360_subjective", "demo"], True),
-                          (["/usr/bin/python3", "/usr/local/bin/aif360-subjective", "audit"], True),
-                          (["python", "-c", "import aif360_subjective"], False), (["python"], False)]:
-        monkeypatch.setattr(sys, "orig_argv", argv)
-        assert aif360_subjective._run_as_command() is command, argv

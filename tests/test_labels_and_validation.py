@@ -171,3 +171,15 @@ def test_validation_imports_nothing_of_the_package():
     imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
                  for a in n.names if a.name.startswith("aif360_subjective")]
     assert imported == []
+
+
+def test_check_positive():
+    from aif360_subjective._validation import check_positive
+
+    assert check_positive(np.float64(0.5), "max_delta") == 0.5 and check_positive(3, "auto_k") == 3.0
+    for bad in (0, -1.0, np.inf, np.nan):
+        with pytest.raises(ValueError, match=r"auto_k must be a finite number > 0, got"):
+            check_positive(bad, "auto_k")
+    for bad in (True, "1", None):
+        with pytest.raises(TypeError, match=r"max_delta must be a finite number > 0, got"):
+            check_positive(bad, "max_delta")

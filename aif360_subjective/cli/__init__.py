@@ -1,4 +1,4 @@
-"""The ``aif360-subjective`` command: demo, opinion-exclusion audit, subgroup discovery, CrowdTruth scores.
+"""The ``aif360-subjective`` command: demo, opinion-exclusion audit, subgroup discovery, CrowdTruth scores, dashboard.
 
 Run ``aif360-subjective COMMAND --help`` for the options of each command. Errors in the input (missing
 files or columns, bad values) print one line to stderr and exit with status 2.
@@ -42,9 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
-    from . import audit, crowdtruth, demo, subgroups
+    from . import audit, crowdtruth, dashboard, demo, subgroups
 
-    for command in (demo, audit, subgroups, crowdtruth):
+    for command in (demo, audit, subgroups, crowdtruth, dashboard):
         command.add_parser(sub)
     return parser
 
@@ -135,18 +135,30 @@ class _StderrNotes(logging.Handler):
 
 @contextmanager
 def _library_notes() -> Iterator[None]:
-    """While a command runs, the package's warnings (e.g. a tied single-linkage cut) read as one plain line each,
-    not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the root logger has."""
+    """While a command runs, the package's log warnings (e.g. a tied single-linkage cut) and Python warnings read
+    as one plain line each, not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the
+    root logger has, nor as ``path:line: UserWarning: ...``."""
+    import warnings
+
     log = logging.getLogger("aif360_subjective")
     handler = _StderrNotes(level=logging.WARNING)
     propagate = log.propagate
     log.addHandler(handler)
     log.propagate = False
+    show = warnings.showwarning
+    # a loader's warning (e.g. a repeated annotation in MD-Agreement) as one note, not "path:line: UserWarning: ..."
+    warnings.showwarning = _warning_as_note
     try:
         yield
     finally:
         log.removeHandler(handler)
         log.propagate = propagate
+        warnings.showwarning = show
+
+
+def _warning_as_note(message: Warning | str, category: type[Warning], filename: str, lineno: int,  # noqa: ARG001
+                     file: TextIO | None = None, line: str | None = None) -> None:
+    print(f"note: {one_line(message)}", file=sys.stderr)
 
 
 def _quiet_after_broken_pipe() -> int:

@@ -126,7 +126,7 @@ def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True
 
     p = Path(path)
     if not p.is_file():
-        raise CLIError(f"{what} file not found: {path}")
+        raise CLIError(f"no such file or folder: {path} (the {what} file)")
     how = "given" if sep else "detected"
     sep = sep or sniff_separator(p)
     try:
@@ -357,9 +357,10 @@ def opinion_interval_frame(models: dict, ci: float | None, n_boot: int, seed: in
 
 def interval_note(ci: float, n_boot: int, seed: int) -> str:
     """What the console's intervals are, in one line."""
-    return (f"[low, high]: {ci:.0%} bootstrap intervals ({n_boot:,} replicates, seed {seed}; annotators resampled "
-            "within their group, then their annotations; groups held fixed). --ci none gives the paper's raw "
-            "figures.")
+    return (f"[low, high]: {ci:.0%} intervals. Unfairness: the one-way ANOVA test inverted (noncentral F), reaching 0 "
+            f"when the spread across groups is indistinguishable from noise. Performance and groups: bootstrap "
+            f"({n_boot:,} replicates, seed {seed}; annotators resampled within their group, then their annotations; "
+            "groups held fixed; conditional on the items annotated). --ci none gives the paper's raw figures.")
 
 
 def significance_line(rk, metric_name: str, what: str) -> str:
@@ -372,9 +373,17 @@ def significance_line(rk, metric_name: str, what: str) -> str:
             return f"Most disadvantaged {what} (raw ranking): {row['subgroup']} ({metric_name} {row[metric]:+.3f})."
         return (f"Most disadvantaged {what}: {row['subgroup']} ({int(row['size']):,} rows; {metric_name} "
                 f"{row[metric]:+.3f}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:+.3f}, "
-                f"{row[metric + '_ci_high']:+.3f}], q = {row[metric + '_q']:.2g}).")
-    return (f"No {what} is significantly disadvantaged by {metric_name} at q < {a['alpha']:g} "
+                f"{row[metric + '_ci_high']:+.3f}], {_adjusted_text(row, metric)}).")
+    test = "q" if a.get("control") == "fdr" else "adjusted p"
+    return (f"No {what} is significantly disadvantaged by {metric_name} at {test} < {a['alpha']:g} "
             f"({a['n_not_significant']} tested, {a['n_undefined']} undefined, {a['n_too_small']} too small).")
+
+
+def _adjusted_text(row, metric: str) -> str:
+    """``q = 0.01`` (Benjamini-Hochberg ranking) or ``adjusted p = 0.005`` (max-T ranking)."""
+    if metric + "_q" in row.index:
+        return f"q = {row[metric + '_q']:.2g}"
+    return f"adjusted p = {row[metric + '_p_adjusted']:.2g}"
 
 
 def one_line(text: object) -> str:

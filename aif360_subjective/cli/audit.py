@@ -13,8 +13,13 @@ from ._common import CLIError
 MANY_VALUES = 10
 
 
-def _attributes(args: argparse.Namespace, ds) -> list[str] | None:
+def _attributes(args: argparse.Namespace, ds, fmt: str = "csv") -> list[str] | None:
     """``--attributes`` checked against the annotator table (only meaningful with ``--grouping demographic``)."""
+    if args.grouping == "demographic" and not len(ds.annotators.columns):
+        where = ("give --annotators CSV, a table with one row per annotator whose columns are the attributes"
+                 if fmt == "csv" else
+                 "this data has no annotator table (LeWiDi: the *_annotators_meta.json, see --annotators-meta)")
+        raise CLIError(f"--grouping demographic needs annotator attributes, and there are none: {where}")
     if args.attributes is None:
         return None
     if args.grouping != "demographic":
@@ -56,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     common.bins(args.bins)  # a malformed --bins fails before any reading
     ann = inputs.load_annotations(args, args.annotations)
-    attrs = _attributes(args, ann.dataset)
+    attrs = _attributes(args, ann.dataset, ann.fmt)
     (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
     with common.steps(["predictions", "opinion-exclusion audit", "writing the report"]) as step:
         step("predictions")
@@ -68,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping,
                                             bins=common.bins(args.bins), performance=args.performance,
                                             attributes=attrs, min_group_size=args.min_group_size,
-                                            warn_group_size=args.warn_group_size)
+                                            warn_group_size=args.warn_group_size, rating_column=pred.rating_column)
         from ..report.sections import thin_group_line
 
         ci, n_boot, seed = args.ci, args.n_boot, args.seed
@@ -76,9 +81,14 @@ def run(args: argparse.Namespace) -> int:
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
         thin = thin_group_line(pred.name, metric)
+        # the one-sentence answer: the test of equal service (cross-fitted for ADR bins) and the intervals
+        verdict = None if ci is None else metric.verdict(ci=ci, n_boot=n_boot, random_state=seed)
         grouping = metric.grouping_report()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
+        if metric.grouping == "adr":  # which ADR fit the figures use, and that the verdict's test is cross-fitted
+            notes.append("ADR bins fitted on the scored annotations (the paper's method, adr_fit='same'); the test "
+                         "behind the verdict is cross-fitted.")
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, grouping)
@@ -104,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     common.print_frame(summary, f"Opinion-exclusion audit ({args.performance}, grouping {args.grouping}):")
     if ci is not None:
         print(common.interval_note(ci, n_boot, seed))
+    if verdict is not None:
+        print(f"Verdict: {verdict}.")
     if thin is not None:
         print(f"Thin groups: {thin}")
     if ci is not None or thin is not None:
@@ -169,7 +181,11 @@ def add_parser(sub) -> None:
                             "(default: 1000; the seed is --seed)")
     audit.add_argument("--performance", default="accuracy",
                        choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
-                                "false_positive_rate", "false_negative_rate", "precision", "f1"],
-                       help="performance measure per annotator (default: accuracy)")
+                                "false_positive_rate", "false_negative_rate", "precision", "f1",
+                                *inputs.RATING_MEASURES],
+                       help="performance measure per annotator (default: accuracy); on ordinal ratings (POPQUORN "
+                            "1-5, CSC 1-6, ConvAbuse -3..1) mae (mean absolute error, lower is better) or within_one "
+                            "(share of predicted ratings at most one point off), with --predictions FILE holding "
+                            "predicted ratings")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
     audit.set_defaults(func=run)

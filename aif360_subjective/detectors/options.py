@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
 import pandas as pd
 
 from ._validation import (
@@ -28,11 +29,18 @@ from ._validation import (
 )
 from .clustering import CLUSTERINGS
 from .encoding import detect_categorical
+from .maxt import DEFAULT_PERMUTATIONS, check_n_permutations
 from .mst import MST_METHODS
+from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
 from .patterns import NORMALIZATIONS
 from .selection import SELECTION_METRICS
 
-__all__ = ["AnalysisOptions", "Clusterer", "check_analysis_options"]
+__all__ = ["AnalysisOptions", "Clusterer", "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "check_analysis_options"]
+
+#: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
+DISCOVERIES = ("asdf", "patterns", "both")
+#: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
+DEFAULT_MIN_SUPPORT = 0.01
 
 
 @runtime_checkable
@@ -60,6 +68,10 @@ class AnalysisOptions:
         selection_metric: the metric of the fairness-aware choice of k.
         silhouette_sample_size: rows sampled for the silhouette, ``None`` for all.
         mst: single linkage's minimum-spanning-tree back end.
+        discovery: ``"asdf"``, ``"patterns"`` or ``"both"`` (the kinds of candidates).
+        max_length, min_support, n_bins, max_merge: the mined patterns (see
+            :mod:`~aif360_subjective.detectors.pattern_mining`).
+        n_permutations: permutations of the max-T error control.
     """
 
     clustering: str | Clusterer
@@ -73,6 +85,12 @@ class AnalysisOptions:
     selection_metric: str
     silhouette_sample_size: int | None
     mst: str = "auto"
+    discovery: str = "asdf"
+    max_length: int = 3
+    min_support: int | float = DEFAULT_MIN_SUPPORT
+    n_bins: int = DEFAULT_BINS
+    max_merge: int = DEFAULT_MAX_MERGE
+    n_permutations: int = DEFAULT_PERMUTATIONS
 
     @property
     def clustering_name(self) -> str:
@@ -90,6 +108,12 @@ class AnalysisOptions:
             "n_clusters": self.n_clusters,
             "selection_metric": self.selection_metric,
             "mst": self.mst,
+            "discovery": self.discovery,
+            "max_length": self.max_length,
+            "min_support": self.min_support,
+            "n_bins": self.n_bins,
+            "max_merge": self.max_merge,
+            "n_permutations": self.n_permutations,
         }
 
 
@@ -106,6 +130,12 @@ def check_analysis_options(
     categorical_features: Any = None,
     inclusive: Any = False,
     mst: Any = "auto",
+    discovery: Any = "both",
+    max_length: Any = 3,
+    min_support: Any = DEFAULT_MIN_SUPPORT,
+    n_bins: Any = DEFAULT_BINS,
+    max_merge: Any = DEFAULT_MAX_MERGE,
+    n_permutations: Any = DEFAULT_PERMUTATIONS,
 ) -> AnalysisOptions:
     """Validate the options shared by :func:`detect_subgroups`, ``SubgroupDiscoveryMetric`` and
     :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
@@ -122,6 +152,12 @@ def check_analysis_options(
         categorical_features: column names of ``X``, or ``None`` to detect them.
         inclusive: whether a normalised entropy equal to tau is dominant.
         mst: ``"auto"``, ``"mlpack"`` or ``"sklearn"``.
+        discovery: ``"asdf"``, ``"patterns"`` or ``"both"``.
+        max_length: an int >= 1.
+        min_support: a row count (int >= 1) or a share in (0, 1).
+        n_bins: an int >= 2.
+        max_merge: an int >= 1.
+        n_permutations: an int >= 19.
 
     Returns:
         AnalysisOptions: the options as the analysis takes them (categorical columns auto-detected when
@@ -140,6 +176,14 @@ def check_analysis_options(
     check_choice(mst, "mst", MST_METHODS)
     if isinstance(clustering, str):
         check_choice(clustering, "clustering", CLUSTERINGS)
+    check_choice(discovery, "discovery", DISCOVERIES)
+    for name, value, low in (("max_length", max_length, 1), ("n_bins", n_bins, 2), ("max_merge", max_merge, 1)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise TypeError(f"{name} must be an int, got {value!r}")
+        if value < low:
+            raise ValueError(f"{name} must be >= {low}, got {value}")
+    check_min_support(min_support, max(len(X), 1))
+    check_n_permutations(n_permutations)
     if categorical_features is None:
         cat = detect_categorical(X)
     else:
@@ -148,4 +192,6 @@ def check_analysis_options(
         clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
         normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
         selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size, mst=mst,
+        discovery=discovery, max_length=int(max_length), min_support=min_support, n_bins=int(n_bins),
+        max_merge=int(max_merge), n_permutations=int(n_permutations),
     )

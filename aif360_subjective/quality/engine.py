@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._validation import check_int
+from .._validation import check_int, check_positive
 from ._vectors import AnnotationTensor
 
 __all__ = [
@@ -389,11 +389,7 @@ def unit_annotation_scores(job: Job, wqs: np.ndarray) -> np.ndarray:
 
 def check_max_delta(max_delta: Any) -> float:
     """``max_delta`` must be a finite number > 0 (TypeError for a non-number, ValueError otherwise)."""
-    if isinstance(max_delta, bool) or not isinstance(max_delta, int | float | np.floating | np.integer):
-        raise TypeError(f"max_delta must be a number, got {type(max_delta).__name__}")
-    if not np.isfinite(max_delta) or max_delta <= 0:
-        raise ValueError(f"max_delta must be a finite number > 0, got {max_delta!r}")
-    return float(max_delta)
+    return check_positive(max_delta, "max_delta")
 
 
 def check_max_iter(max_iter: Any) -> int:

@@ -94,11 +94,21 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     """
     rep = _subgroup_report(result)
     rank_ci = 0.95 if ci is None else ci  # the rankings' intervals (shown only with alpha)
-    metrics = rep.subgroup_metrics(ci=None)
     inner = getattr(rep, "report", rep)  # a SubgroupDiscoveryMetric holds its SubgroupReport
+    kinds = tuple(getattr(inner, "kinds", ("cluster", "entropy")))
     weighted = bool(getattr(inner, "weighted", False))
+    comparison: list[Section] = []  # one self-contained section, placed after the seed's views
+    if "pattern" in kinds and alpha is not None and not weighted:
+        comparison.append(discovery_section(inner, n=n, alpha=alpha, ci=rank_ci))
+    if "cluster" not in kinds:
+        return comparison
+    asdf = ["cluster", "entropy"]  # the seed's views below show its two kinds only
+    metrics = rep.subgroup_metrics(ci=None)
+    metrics = metrics[metrics.index.get_level_values(0).isin(asdf)]
     # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
-    inference = rep.subgroup_metrics(ci=ci) if ci is not None and not weighted else None
+    inference = None
+    if ci is not None and not weighted:
+        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in asdf])
     summary = rep.summary()
     info = rep.pattern_info() if hasattr(rep, "pattern_info") else None
     plotting = _plots() if figures else None
@@ -226,7 +236,45 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
                    rep.ranking("statistical_parity", kind="cluster", n=n, direction="disadvantaged", alpha=alpha,
                                min_size=min_size, ci=rank_ci), "Statistical parity", "disadvantaged")
     out.append(s)
-    return out
+    return out + comparison
+
+
+def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 0.95) -> Section:
+    """The comparison of the discovery methods (clusters, entropy patterns, mined patterns) as one section.
+
+    For each method: the number of candidates, the number significant and the best subgroup with its
+    interval, all under one family-wise error (:meth:`SubgroupReport.discovery_summary`), the sentence that
+    follows from those numbers, then the findings (:meth:`SubgroupReport.findings`, first ``4 n``).
+
+    Args:
+        rep: a :class:`~aif360_subjective.detectors.SubgroupReport` (or a metric holding one in ``report``).
+        n: the findings table shows at most ``4 n`` rows.
+        alpha: family-wise error rate.
+        ci: confidence level of the intervals.
+
+    Returns:
+        Section
+    """
+    rep = getattr(rep, "report", rep)
+    summary = rep.discovery_summary(alpha, ci)
+    s = Section("Discovery methods compared")
+    s.text(summary.attrs["sentence"])
+    shown = summary[["method", "candidates", "significant", "best", "metric", "direction", "value", "ci_low",
+                     "ci_high", "p_adjusted"]].set_index("method")
+    s.table(q_columns_as_text(shown),
+            f"Per discovery method: candidate subgroups, subgroups with at least one disparity significant at "
+            f"family-wise error {alpha:g} (permutation max-T over every candidate of every method, every metric "
+            f"and both directions: {summary.attrs['n_hypotheses']:,} hypotheses), and the best one (smallest "
+            f"adjusted p) with its {ci:.0%} interval.")
+    found = rep.findings(alpha, ci)
+    if len(found):
+        top = found.head(4 * n).drop(columns=["kind", "id"])
+        s.details(f"Findings ({len(found)})").table(
+            q_columns_as_text(top),
+            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first (a sub-pattern "
+            f"whose rate does not differ from the rest of a listed larger subgroup is left out: "
+            f"{found.attrs['n_redundant']}).", index=False)
+    return s
 
 
 _KINDS = {"cluster": "cluster", "entropy": "pattern"}
@@ -436,7 +484,7 @@ def q_columns_as_text(frame: pd.DataFrame) -> pd.DataFrame:
     """The ``_q`` and ``_p`` columns of a ranking or metrics table formatted by :func:`format_q`."""
     out = frame.copy()
     for c in out.columns:
-        if str(c).endswith(("_q", "_p")):
+        if str(c).endswith(("_q", "_p", "_p_adjusted")) or str(c) == "p_adjusted":
             out[c] = [format_q(float(v)) for v in out[c].to_numpy(dtype=float, na_value=np.nan)]
     return out
 
@@ -450,7 +498,8 @@ def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> N
     left = [f"{a['n_not_significant']} not significant"]
     left += [f"{a[k]} {label}" for k, label in (("n_undefined", "with undefined rates"),
                                                  ("n_too_small", f"below {a['min_size']} rows")) if a.get(k)]
-    block.text(f"{name}: no subgroup is significantly {direction} at q < {a['alpha']:g} "
+    test = "q" if a.get("control") == "fdr" else "adjusted p"
+    block.text(f"{name}: no subgroup is significantly {direction} at {test} < {a['alpha']:g} "
                f"({', '.join(left)}).")
 
 
@@ -563,12 +612,14 @@ def _with_interval_columns(table: pd.DataFrame, names: tuple[str, ...], ci: floa
 
 def interval_meaning(ci: float, n_boot: int, random_state: Any) -> str:
     """The sentence saying what an opinion-exclusion interval is (shown next to the intervals)."""
-    return (f"Intervals in brackets are {ci:.0%} bootstrap confidence intervals ({n_boot:,} replicates, seed "
-            f"{random_state}): the annotators of each group are resampled with replacement within the group (groups "
-            "and ADR bin edges held fixed), then each drawn annotator's annotations are redrawn; the interval is the "
-            "bias-corrected percentile interval of the replicates. It shows how much a figure could move with other "
-            "annotators of the same groups and other annotations by them; it says nothing about annotators of kinds "
-            "the data does not hold. A group of one or two annotators gives a wide interval, not a certain one.")
+    return (f"Intervals in brackets are {ci:.0%} confidence intervals. The unfairness's inverts the one-way ANOVA "
+            "test (noncentral F): it holds the true spreads across groups that the data do not reject, and reaches 0 "
+            "when the spread is indistinguishable from noise. The performance's and the groups' are bootstrap "
+            f"intervals ({n_boot:,} replicates, seed {random_state}): the annotators of each group are resampled "
+            "with replacement within the group (groups and ADR bin edges held fixed), then each drawn annotator's "
+            "annotations are redrawn. They are conditional on the items annotated and say nothing about annotators "
+            "of kinds the data does not hold. A group of one annotator gets no interval: one person's annotations "
+            "say nothing about how the group's other members are served.")
 
 
 def thin_group_line(name: str, m: Any) -> str | None:
@@ -638,16 +689,27 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
         "each group. Unfairness is the standard deviation of the groups' values (0 = every group of opinions "
         "is served equally well); performance is their mean.",
     )
+    if getattr(first, "grouping", None) == "adr":
+        cross = [name for name, m in models.items() if getattr(m, "adr_fit", "same") == "cross"]
+        fit = ("ADR bins are fitted on the same annotations the performance is scored on (the paper's method, "
+               "adr_fit='same'; the figures below are the paper's)." if not cross else
+               "ADR bins are cross-fitted (adr_fit='cross': each annotation grouped by its annotator's ADR on the "
+               "other half of the items); the paper's unfairness, with bins fitted on the scored annotations: "
+               + ", ".join(f"{name} {models[name].seed_unfairness():.3f}" for name in cross) + ".")
+        s.text(fit + " The test behind each verdict is cross-fitted (bins from one half of each annotator's items, "
+               "performance on the other), so the sorting of annotators by their own labels cannot pass for "
+               "unfairness there.", kind="note")
     if ci is not None:
         for name, m in models.items():
             u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             line = f"{name}: unfairness {interval_text(m.unfairness(), u)}, {perf} {interval_text(m.performance(), p)}."
+            if hasattr(m, "verdict"):  # the test of equal service and the intervals in one sentence
+                line += f" Verdict: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}."
             widened = [w for w, iv in (("unfairness", u), (perf, p)) if getattr(iv, "extended", False)]
             if widened:
                 line += (f" The {' and '.join(widened)} interval{'s were' if len(widened) > 1 else ' was'} widened "
-                         "to contain the estimate: almost every replicate fell on one side of it, a sign of very "
-                         "small groups.")
+                         "to contain the estimate: almost every replicate fell on one side of it.")
             s.text(line)
         s.text(interval_meaning(ci, n_boot, random_state), kind="note")
     elif no_ci is not None:

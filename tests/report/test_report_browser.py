@@ -180,7 +180,7 @@ def test_opinion_report_with_intervals_fits_a_1400px_window(tmp_path):
         models = {f"Model {i}": OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=8)
                   for i in (1, 2, 3)}
     page = Report("intervals").extend(opinion_sections(models, n_boot=200)).render()
-    assert "bootstrap confidence intervals" in page
+    assert "inverts the one-way ANOVA test (noncentral F)" in page
     path = tmp_path / "opinion.html"
     path.write_text(page.replace("</body>", f"<script>{_LAYOUT_PROBE}</script></body>").replace(
         'http-equiv="Content-Security-Policy"', 'data-csp-off="1"'), encoding="utf-8")

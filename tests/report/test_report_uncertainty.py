@@ -59,10 +59,12 @@ def test_intervals_next_to_unfairness_and_performance(models):
     p = m.performance_ci(ci=0.95, n_boot=N_BOOT, random_state=7)
     want = (f"Model 1: unfairness {m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}], accuracy {m.performance():.3f} "
             f"[{p[0]:.3f}, {p[1]:.3f}].")
-    assert want in text
+    verdict = m.verdict(ci=0.95, n_boot=N_BOOT, random_state=7)
+    assert f"{want} Verdict: {verdict}." in text
     assert u[0] <= m.unfairness() <= u[1]
-    meaning = [t for t in text if t.startswith("Intervals in brackets are 95% bootstrap")]
+    meaning = [t for t in text if t.startswith("Intervals in brackets are 95% confidence intervals")]
     assert len(meaning) == 1 and f"{N_BOOT:,} replicates, seed 7" in meaning[0]
+    assert "reaches 0 when the spread is indistinguishable from noise" in meaning[0]
     assert "groups and ADR bin edges held fixed" in meaning[0] and "http" not in meaning[0]
     # the summary table: the interval as a column after each figure
     table = next(b for b in sections[0].blocks if isinstance(b, Table))
@@ -98,7 +100,8 @@ def test_group_tables_carry_intervals(models):
     assert "ci_low" in header and "ci_high" in header
     want = models["Model 1"].group_performance(ci=0.95, n_boot=N_BOOT, random_state=0)
     col = header.index("ci_low")
-    assert [r[col] for r in groups.rows] == [f"{v:.3f}" for v in want["ci_low"]]
+    # a group of one annotator gets no interval (shown as a dash)
+    assert [r[col] for r in groups.rows] == [f"{v:.3f}" if np.isfinite(v) else "\u2013" for v in want["ci_low"]]
 
 
 def test_reports_are_reproducible(models):
