@@ -349,7 +349,9 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4", "--n-boot", "200",
                              "--seed", "5", "--out", str(out))
     assert code == 0, err
-    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0)
+    # the command reads ids as text, as written (item 10 sorts before item 2): the same here
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]].astype({"item": str}), favorable_label=1,
+                               unfavorable_label=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()), bins=4)
