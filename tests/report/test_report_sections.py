@@ -44,9 +44,10 @@ def subgroup_report():
 
 def test_subgroup_sections_escape_and_structure(subgroup_report):
     sections = subgroup_sections(subgroup_report, n=3)
-    # answer, rankings, then the details
+    # answer, rankings, then the details, then the comparison of the discovery methods
     assert [s.title for s in sections] == ["Answer", "Top-3 rankings", "Subgroup fairness summary",
-                                           "Subgroup patterns", "Subgroup sizes", "Clustering details"]
+                                           "Subgroup patterns", "Subgroup sizes", "Clustering details",
+                                           "Discovery methods compared"]
     rep = Report(f"Subgroups {PAYLOADS[3]}").extend(sections)
     html = rep.render()
     _assert_safe(html)
