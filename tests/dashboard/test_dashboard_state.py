@@ -123,7 +123,11 @@ def test_the_command_runs_and_matches(tmp_path):
     out = subprocess.run([sys.executable, "-m", "aif360_subjective", *args], capture_output=True, text=True,
                          cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert (tmp_path / "r.html").is_file()
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    # the command's report and the dashboard's export state the same number of clusters
+    fact = '<div class="fact-value">6</div><div class="fact-label">clusters</div>'
+    assert fact in html
+    assert fact in s.report().render()
 
 
 @pytest.fixture(scope="module")
