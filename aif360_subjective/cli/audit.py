@@ -180,8 +180,8 @@ def add_parser(sub) -> None:
                        help="confidence level of the bootstrap intervals next to the unfairness, the performance "
                             "and every group's value; 'none' for the paper's raw figures (default: 0.95)")
     audit.add_argument("--n-boot", type=common.boot_count, default=1000, metavar="N",
-                       help=f"bootstrap replicates of the intervals, at least {common.MIN_BOOT} (default: 1000; "
-                            "the seed is --seed)")
+                       help=f"bootstrap replicates of the intervals, {common.MIN_BOOT} to {common.MAX_BOOT:,} "
+                            "(default: 1000; the seed is --seed)")
     audit.add_argument("--performance", default="accuracy",
                        choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
                                 "false_positive_rate", "false_negative_rate", "precision", "f1",

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
 
-    out.mkdir(parents=True, exist_ok=True)
+    # the folder is created with the files, at the end: an interrupted or failed run leaves nothing behind
     seed = args.seed
     names = ["generating annotations", "CrowdTruth filtering", "training Model 1 (majority vote)",
              "training Model 2 (annotator-aware)", "opinion-exclusion unfairness", "subgroup discovery",
@@ -153,6 +153,7 @@ def add_parser(sub) -> None:
                                       "figures as PNG files.")
     demo.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
                       help="output folder (default: %(default)s)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the generated data and models (default: 0)")
-    demo.add_argument("--n-items", type=common.positive_int, default=2000, help="items to generate (default: 2000)")
+    demo.add_argument("--seed", type=common.seed, default=0, help="seed of the generated data and models (default: 0)")
+    demo.add_argument("--n-items", type=common.demo_items, default=2000,
+                      help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")
     demo.set_defaults(func=run)

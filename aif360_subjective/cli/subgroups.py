@@ -29,6 +29,8 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
         raise CLIError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with a table")
     df = table.frame
     common.check_columns(df, {"--label-col": label_col, "--prediction-col": args.prediction_col}, args.data)
+    # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
+    common.check_not_missing(df, {"--label-col": label_col}, args.data, "truth label")
     y_true = df[label_col]
     if args.favorable_label is None and table.favorable is not None:
         fav = table.favorable
@@ -41,6 +43,9 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     if X.isna().any().any():
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    from .._validation import check_finite_features
+
+    check_finite_features(X, Path(args.data).name)  # before --model logistic and the clustering see an inf
     positive = (y_true == fav).to_numpy()
     notes = list(table.notes[1:])
     if args.model is not None:

@@ -95,6 +95,9 @@ def _load_json(path: Path) -> object:
             return json.load(f)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:  # e.g. a Latin-1 file: name the file and the byte, not only the codec
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+                         "JSON files must be UTF-8, re-save it as UTF-8") from None
 
 
 def _split_of(path: Path) -> str | None:
@@ -424,7 +427,8 @@ def read_annotators_meta(
         columns whose present values are all numbers become float64.
 
     Raises:
-        ValueError: not JSON, not an object of objects, nested values, or repeated annotator ids.
+        ValueError: not JSON, not an object of objects, nested values, infinite numbers, or repeated annotator
+            ids.
     """
     path = Path(path)
     data = _load_json(path)
@@ -450,6 +454,10 @@ def read_annotators_meta(
             raise ValueError(f"{path}: attribute {col!r} holds nested values; expected single values")
         s = s.where(~s.isin(list(missing_values)))
         frame[col] = _maybe_numeric(s)
+        if frame[col].dtype == np.float64 and np.isinf(frame[col].to_numpy()).any():
+            who = frame.index[np.isinf(frame[col].to_numpy())]
+            raise ValueError(f"{path}: attribute {col!r} of annotator {who[0]!r} is {frame[col][who[0]]} "
+                             f"({len(who)} infinite value(s)); attributes must be finite numbers or text")
     return frame
 
 

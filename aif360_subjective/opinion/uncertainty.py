@@ -43,6 +43,7 @@ __all__ = [
     "opinion_intervals",
     "thin_groups",
     "thin_groups_text",
+    "warn_single_group",
     "warn_thin_groups",
     "with_intervals",
 ]
@@ -261,3 +262,24 @@ def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
             stacklevel=3,
         )
     return thin
+
+
+def warn_single_group(result: OpinionExclusionResult) -> bool:
+    """Warn (UserWarning) when at most one group has a defined performance: the unfairness, the standard deviation
+    across groups, is then 0 by construction (or undefined), not a measurement.
+
+    Returns:
+        bool: whether the warning was given.
+    """
+    perf = result.group_table["performance"] if "performance" in result.group_table else pd.Series(dtype=float)
+    defined = perf.dropna()
+    if len(defined) > 1:
+        return False
+    if len(defined) == 1:
+        what = (f"only one group ({group_label(defined.index[0])!r}) has a defined performance: the unfairness, the "
+                "standard deviation across groups, is 0 by construction, not a finding")
+    else:
+        what = "no group has a defined performance: the unfairness is undefined"
+    warnings.warn(f"{what}; to compare groups, use more bins, another grouping or a smaller minimum group size",
+                  UserWarning, stacklevel=3)
+    return True

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..opinion.groups import group_label
+from ._text import literal
 
 __all__ = ["plot_group_performance", "group_performance_table", "group_interval_tables"]
 
@@ -143,7 +144,7 @@ def plot_group_performance(
         per_row = 0.6 if ci is None else 0.95  # the interval lines need room
         height = max(2.5, per_row * table.shape[0] + 1.5) if kind == "heatmap" else 4.5
         _, ax = plt.subplots(figsize=(width, height))
-    labels = [group_label(g) for g in table.columns]
+    labels = [literal(group_label(g)) for g in table.columns]  # data, not mathtext
     first = next(iter(metrics.values()))
     higher = _higher_is_better(metrics)
     if cmap is None:
@@ -160,7 +161,7 @@ def plot_group_performance(
     if ci is not None:
         low, high = group_interval_tables(metrics, ci=ci, n_boot=n_boot, random_state=random_state)
     model_labels = [_model_label(name, m, show_summary, ci, n_boot, random_state) for name, m in metrics.items()]
-    perf_name = first.performance_name()
+    perf_name = literal(first.performance_name())
     if kind == "heatmap":
         values = table.to_numpy(dtype=float)
         im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
@@ -281,6 +282,7 @@ def _annotators(n) -> str:
 
 def _model_label(name, m, show_summary: bool, ci: float | None, n_boot: int, random_state) -> str:
     """``name`` and, with ``show_summary``, its unfairness and performance (with their intervals when ``ci``)."""
+    name = literal(name)
     if not show_summary:
         return name
     if ci is None:

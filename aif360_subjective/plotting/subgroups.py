@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..detectors.subgroup_metrics import METRICS, SUBGROUP_METRICS
+from ._text import literal
 
 __all__ = [
     "plot_summary_radar",
@@ -122,11 +123,12 @@ def plot_pattern_table(report, ax=None, all_columns: bool = False):
     ax = _axes(ax, figsize=(min(2 + 1.6 * pats.shape[1], 18), 0.6 + 0.25 * len(pats)))
     ax.axis("off")
     cells = [
-        ["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in row]
+        ["" if v is None or (isinstance(v, float) and np.isnan(v)) else literal(v) for v in row]
         for row in pats.itertuples(index=False)
     ]
     table = ax.table(
-        cellText=cells, rowLabels=[str(i) for i in pats.index], colLabels=list(pats.columns), loc="center"
+        cellText=cells, rowLabels=[literal(i) for i in pats.index], colLabels=[literal(c) for c in pats.columns],
+        loc="center",
     )
     table.auto_set_font_size(False)
     table.set_fontsize(7)

@@ -44,7 +44,7 @@ def subgroup_report():
 
 def test_subgroup_sections_escape_and_structure(subgroup_report):
     sections = subgroup_sections(subgroup_report, n=3)
-    # answer, rankings, then the details
+    # answer, rankings, then the details, then the comparison of the discovery methods
     assert [s.title for s in sections] == ["Answer", "Top-3 rankings", "Subgroup fairness summary",
                                            "Subgroup patterns", "Subgroup sizes", "Clustering details",
                                            "Discovery methods compared"]
