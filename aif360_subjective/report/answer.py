@@ -343,8 +343,8 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
         n_dis = int((found["direction"] == "disadvantaged").sum())
         n_fav = len(found) - n_dis
         metrics = ", ".join(_metric_word(m) for m in SUBGROUP_METRICS if m in set(found["metric"]))
-        lines.append(f"{count(len(found), 'significant finding')} at {family}: {n_dis} disadvantaged, {n_fav} "
-                     f"favoured, on {metrics}.")
+        lines.append(f"{count(len(found), 'significant finding')} at {family}: {n_dis:,} disadvantaged, "
+                     f"{n_fav:,} favoured, on {metrics}.")
         dis = found[found["direction"] == "disadvantaged"]
         if len(dis):
             top = findings_table(dis.iloc[:1], pattern_text).iloc[0]
