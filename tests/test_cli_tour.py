@@ -75,10 +75,12 @@ def _worst_console_group(out: str) -> tuple[str, float]:
 
 def _significant_console_subgroups(out: str) -> list[str]:
     """The subgroups the console lists as significantly disadvantaged (empty when it says there is none)."""
-    if "significantly disadvantaged by statistical parity (q <" not in out:
+    heading = next((h for h in ("significantly disadvantaged by statistical parity (q <",
+                                "significantly disadvantaged by statistical parity (adjusted p <") if h in out), None)
+    if heading is None:
         assert "No entropy-based subgroup is significantly disadvantaged" in out, out
         return []
-    table = out.split("significantly disadvantaged by statistical parity (q <", 1)[1].splitlines()[2:]
+    table = out.split(heading, 1)[1].splitlines()[2:]
     found = []
     for line in table:
         if not line.strip():
