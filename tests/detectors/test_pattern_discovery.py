@@ -289,7 +289,7 @@ def test_asdf_part_unchanged_by_patterns():
 def test_kind_all_lists_identical_row_sets_once():
     X = pd.DataFrame({"g": ["a"] * 30 + ["b"] * 30})
     y_pred = np.r_[np.zeros(30, int), np.ones(30, int)]
-    rep = detect_subgroups(X, y_pred, y_pred, n_clusters=2, random_state=0, discovery="both", n_permutations=19)
+    rep = detect_subgroups(X, y_pred, y_pred, n_clusters=2, random_state=0, discovery="both", n_permutations=39)
     rk = rep.ranking("statistical_parity", kind="all", n=None, alpha=None)
     assert len(rk) == 2
     texts = sorted(rk["subgroup"])
