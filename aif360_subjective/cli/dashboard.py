@@ -51,7 +51,13 @@ def _dashboard(args: argparse.Namespace):
         table = df[[*X.columns, args.label_col, args.prediction_col]]
         return Dashboard(table, label_col=args.label_col, prediction_col=args.prediction_col, favorable_label=fav,
                          features=list(X.columns), seed=args.seed, source=source, subgroups=settings)
+    if args.model is not None:
+        raise CLIError("--model does not apply to the dashboard: it trains Model 1 and Model 2 itself on a by-item "
+                       "split (--test-size, --seed) and compares them; leave --model out")
     ann = inputs.load_annotations(args, args.data)
+    if not ann.dataset.item_feature_names and args.predictions is None and args.prediction_col is None:
+        raise CLIError(f"the items of {Path(args.data).name} have no numeric features to train a model on; give the "
+                       "predictions with --predictions FILE (or --prediction-col for a CSV)")
     predictions = None
     if args.predictions is not None or args.prediction_col is not None:
         pred = inputs.get_predictions(args, ann)

@@ -565,9 +565,16 @@ class Dashboard:
         if not self.opinion.has_intervals(s):
             self._op_status.object = (f"Shown in {seconds:.2f} s without intervals; computing the {s.ci:.0%} "
                                       f"intervals ({s.n_boot:,} bootstrap replicates)…")
-            self._later(lambda: self._intervals(s, t0))
+            self._in_background(lambda: self._bootstrap(s), lambda: self._intervals(s, t0))
         else:
             self._op_status.object = f"Shown in {seconds:.2f} s."
+
+    def _bootstrap(self, s: OpinionSettings) -> None:
+        """The intervals of the view (cached by the results objects; the redraw then reads them)."""
+        o = self.opinion
+        o.summary(s)
+        for name in o.models:
+            o.group_table(name, s)
 
     def _intervals(self, s: OpinionSettings, t0: float) -> None:
         import time
@@ -579,6 +586,29 @@ class Dashboard:
             self._op_status.object = f"Intervals computed; {time.perf_counter() - t0:.2f} s in all."
         except INPUT_ERRORS as exc:
             self._error(exc)
+
+    def _in_background(self, compute, then) -> None:
+        """``compute`` in a worker thread, then ``then`` on the session's event loop, when served (the page keeps
+        answering the controls meanwhile); both at once otherwise (a notebook, a test)."""
+        import threading
+
+        pn = require_panel()
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            compute()
+            then()
+            return
+
+        def work() -> None:
+            try:
+                compute()
+            except Exception as exc:  # noqa: BLE001 - reported in the page, never lost in a thread
+                log.exception("dashboard background computation failed")
+                doc.add_next_tick_callback(lambda e=exc: self._error(e))
+                return
+            doc.add_next_tick_callback(then)
+
+        threading.Thread(target=work, daemon=True).start()
 
     def _later(self, fn) -> None:
         pn = require_panel()

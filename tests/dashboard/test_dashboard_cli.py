@@ -64,6 +64,17 @@ def test_bad_input_is_one_line(table_csv, capsys):
     assert "nope" in capsys.readouterr().err
 
 
+def test_annotations_without_features_or_with_model_say_what_to_do(tmp_path, capsys):
+    ann = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": ["a", "b", "a", "b"], "label": [0, 1, 1, 1]})
+    ann.to_csv(tmp_path / "ann.csv", index=False)
+    base = ["dashboard", str(tmp_path / "ann.csv"), "--item-col", "item", "--annotator-col", "annotator",
+            "--label-col", "label"]
+    assert main(base) == 2
+    assert "have no numeric features to train a model on; give the predictions" in capsys.readouterr().err
+    assert main([*base, "--model", "majority"]) == 2
+    assert "--model does not apply to the dashboard" in capsys.readouterr().err
+
+
 def test_notebook_display_and_bad_arguments():
     ds = make_subjective_dataset(n_items=150, n_annotators=20, random_state=1)
     d = Dashboard(annotations=ds)
