@@ -544,10 +544,17 @@ class OpinionSession:
         return [line for name, m in self.metrics(s).items() if (line := thin_group_line(name, m)) is not None]
 
     def answer(self, s: OpinionSettings, name: str, intervals: bool = True) -> str:
-        """Who is served worst by model ``name``, and how sure: a sentence built from the group table (with its
-        intervals when computed)."""
-        table = self.group_table(name, s, intervals)
+        """Who is served worst by model ``name``, and how sure.
+
+        With intervals: the metric's own verdict (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.verdict`:
+        the test of equal service and the intervals) when the installation has it. Without intervals (the first,
+        fast view) or without a verdict method: worst and best group from the group table, with their intervals
+        when computed and whether they overlap.
+        """
         m = self.metrics(s)[name]
+        if intervals and s.ci is not None and hasattr(m, "verdict"):
+            return f"{name}: {m.verdict(ci=s.ci, n_boot=s.n_boot, random_state=self.seed)}."
+        table = self.group_table(name, s, intervals)
         perf = m.performance_name() if hasattr(m, "performance_name") else s.performance
         from ..opinion.groups import group_label
 
