@@ -205,13 +205,17 @@ def one_class_message(predictions: npt.ArrayLike, what: str = "the model") -> st
 
 
 def group_label(group: object, spec: str = ".2f", sep: str = "\u2013") -> str:
-    """Readable name of a group, the one form used in tables, figures and text: an ADR/ambiguity bin
-    ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333`` shows as
-    ``0.00``, not ``-0.00``), an intersection of attributes joined by `` & ``, or the value itself."""
+    """Readable name of a group, the one form used in tables, figures, the command line and text: an
+    ADR/ambiguity bin ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333``
+    shows as ``0.00``, never as a negative edge), an intersection of attributes joined by `` & `` (``Man &
+    Asian``, each part formatted the same way), a whole float as an integer (``45`` rather than ``45.0``), or
+    the value itself."""
     if isinstance(group, pd.Interval):
         return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
     if isinstance(group, tuple):
-        return " & ".join(map(str, group))
+        return " & ".join(group_label(g, spec, sep) for g in group)
+    if isinstance(group, float) and group.is_integer():
+        return str(int(group))
     return str(group)
 
 

@@ -34,8 +34,9 @@ intervals reaching 0, the mean raw and debiased unfairness, and the test's rejec
 zero spread, the power otherwise; Monte-Carlo SE about 1.1 points at 400 replications) with the statistic
 "between" and, for k=10, the unequal layout and the power rows, "std".
 
-Run: ``python benchmarks/opinion_coverage.py`` (400 replications per setting, 999 permutations; about 10 minutes
-on 2 shared cores) or ``--quick`` (60 replications, 199 permutations).
+Run: ``python benchmarks/opinion_coverage.py`` (400 replications per setting, 999 permutations; 10-13 minutes on
+the 2 cores of the development machine, shared with other jobs) or ``--quick`` (60 replications, 199
+permutations, 1-2 minutes). The guide's figures are this script's output at the default seed.
 """
 
 from __future__ import annotations

@@ -109,6 +109,18 @@ models = {name: OpinionExclusionMetric(test, pred, grouping="adr", bins=5)
           for name, pred in [("Model 1", pred1), ("Model 2", pred2), ("Model 3", pred3)]}
 """),
     md("""
+## The answer first
+
+Who each model serves worst, with its 95% interval; whether that group's interval lies below the best-served
+group's; which model is fairer and whether their unfairness intervals overlap. Every sentence is computed from the
+numbers in the tables and the figure below (the same block opens the command line's output and the HTML report).
+"""),
+    code("""
+from aif360_subjective.report.answer import opinion_answer
+
+print(opinion_answer(models, n_boot=300).text())
+"""),
+    md("""
 ## Table 2: unfairness and performance, with their uncertainty
 
 The paper reports the raw figures. Each also gets a 95% interval. The performance's is a **bootstrap interval**:
@@ -156,9 +168,7 @@ not "no difference".
 TOLERANCE = 0.005
 
 
-def bin_name(group):
-    # ADR is never negative: pandas widens the lowest edge a little below 0, shown as 0.00
-    return f"{max(group.left, 0):.2f}\u2013{group.right:.2f}" if isinstance(group, pd.Interval) else str(group)
+from aif360_subjective.opinion.groups import group_label as bin_name   # 0.00–0.16, the package's one form
 
 
 def with_interval(m, n_boot=N_BOOT):
@@ -393,6 +403,11 @@ pd.DataFrame({n: {"unfairness": m.unfairness(), "unfairness_low": intervals[n][0
               for n, m in audit.items()}).T
 """),
     code("""
+from aif360_subjective.report.answer import opinion_answer
+
+print(opinion_answer(audit, n_boot=N_BOOT).text())   # the answer first: computed from the table above
+"""),
+    code("""
 from aif360_subjective.plotting import plot_group_performance
 
 ax = plot_group_performance(audit, kind="heatmap")
@@ -512,6 +527,19 @@ print("test accuracy:", (test_pred.labels == test.labels).mean().round(3))
 ATTRIBUTES = ["sex", "race", "age_cat", "c_charge_degree", "priors_count"]
 sdm = SubgroupDiscoveryMetric(test, test_pred, n_clusters=12, entropy_threshold=0.65, attributes=ATTRIBUTES,
                               random_state=0)
+"""),
+    md("""
+### The answer first
+
+The significant findings across every fairness metric (Benjamini-Hochberg q < 0.05, the interval on one side
+of 0): the same list opens `aif360-subjective subgroups` and its HTML report. `sdm.findings()` is the table behind it.
+"""),
+    code("""
+from aif360_subjective.report.answer import subgroup_answer
+
+print(subgroup_answer(sdm).text())
+"""),
+    code("""
 sdm.summary()
 """),
     code("""
@@ -521,7 +549,8 @@ sdm.patterns()
 # only subgroups significantly disadvantaged (Benjamini-Hochberg q < 0.05), the most surely disadvantaged first
 top = sdm.ranking("statistical_parity", kind="entropy", n=5)
 print(f"{len(top)} of the entropy-based subgroups are significantly disadvantaged "
-      f"({top.attrs['n_not_significant']} tested subgroups are not)")
+      f"({top.attrs['n_not_significant']} tested subgroups are not significant, "
+      f"{top.attrs['n_other_side']} are significantly favoured)")
 top
 """),
     md("""

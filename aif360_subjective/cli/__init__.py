@@ -11,9 +11,20 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Any, TextIO
 
-from ._common import EXIT_USAGE, PROG, CLIError, HelpFormatter, Parser, one_line, plain_text
+from ._common import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    PROG,
+    CLIError,
+    HelpFormatter,
+    Parser,
+    cli_words,
+    console_text,
+    one_line,
+    plain_text,
+)
 
 __all__ = ["CLIError", "build_parser", "main"]
 
@@ -45,21 +56,70 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        int: the exit status (0 success, 2 bad input).
+        int: the exit status (0 success, 2 bad input or a failed write, 130 interrupted by Ctrl-C).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
+    flags = _flags(parser, args.command)
     try:
-        with _library_notes():
+        with _library_notes(), _console_text():
             code = func(args)
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+            sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
         return code
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
-    except (CLIError, ValueError, TypeError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
-        print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
+    except KeyboardInterrupt:
+        # the writers leave no partial file (aif360_subjective._io): nothing to clean up here
+        print(f"{PROG} {args.command}: interrupted; no output was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        print(f"{PROG} {args.command}: error: out of memory; try a smaller input or fewer replicates (--n-boot)",
+              file=sys.stderr)
         return EXIT_USAGE
+    except (CLIError, ValueError, TypeError, OSError) as exc:
+        print(f"{PROG} {args.command}: error: {console_text(cli_words(_os_message(exc), flags))}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _os_message(exc: BaseException) -> str:
+    """An OSError as ``reason: file`` (not ``[Errno 28] ...``); other errors as their one-line message."""
+    if isinstance(exc, OSError) and exc.strerror and str(exc).startswith("[Errno"):
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    return one_line(exc)
+
+
+def _flags(parser: argparse.ArgumentParser, command: str) -> list[str]:
+    """The long options of ``command`` (``--positive-from``, ...), for :func:`cli_words`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return [o for o in action.choices[command]._option_string_actions if o.startswith("--")]
+    return []
+
+
+@contextmanager
+def _console_text() -> Iterator[None]:
+    """While a command runs, what it prints to stdout has control characters escaped (:func:`console_text`):
+    a group or column name read from the data cannot move the cursor, clear the screen or retitle the terminal."""
+    stdout = sys.stdout
+    sys.stdout = _EscapingStream(stdout)
+    try:
+        yield
+    finally:
+        sys.stdout = stdout
+
+
+class _EscapingStream:
+    """A text stream that escapes control characters (newlines and tabs kept) before writing them on."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(console_text(text, keep="\n\t"))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 class _StderrNotes(logging.Handler):
@@ -68,7 +128,7 @@ class _StderrNotes(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            print(f"note: {one_line(record.getMessage())}", file=sys.stderr)
+            print(f"note: {console_text(one_line(record.getMessage()))}", file=sys.stderr)
         except Exception:  # noqa: BLE001 - logging must never break the command
             self.handleError(record)
 

@@ -113,7 +113,7 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
                    "table)")
     p.add_argument("--test-size", type=common.unit_float, default=0.3, metavar="F",
                    help="--model: share of the items held out for the audit (default: 0.3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split, the models and the clustering "
+    p.add_argument("--seed", type=common.seed, default=0, help="seed of the split, the models and the clustering "
                    "(default: 0)")
 
 
@@ -298,18 +298,22 @@ def _load_csv(args: argparse.Namespace, path: str) -> Annotations:
                               ("--label-col", args.label_col)) if v is None]
     if missing:
         raise CLIError(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with --format csv")
-    df = common.read_csv(path, "annotations", sep=args.sep)
+    df = common.read_csv(path, "annotations", sep=args.sep, ids=[args.item_col, args.annotator_col])
     common.check_columns(df, {"--item-col": args.item_col, "--annotator-col": args.annotator_col,
                               "--label-col": args.label_col}, path)
+    common.check_not_missing(df, {"--item-col": args.item_col, "--annotator-col": args.annotator_col}, path, "id")
     if args.predictions is None and args.model is None and args.prediction_col is not None:
         common.check_columns(df, {"--prediction-col": args.prediction_col}, path)
     annotators = items = None
     if args.annotators:
-        annotators = common.index_table(common.read_csv(args.annotators, "annotators", sep=args.sep),
+        annotators = common.index_table(common.read_csv(args.annotators, "annotators", sep=args.sep,
+                                                        ids=[args.annotators_id_col, args.annotator_col],
+                                                        first_column_id=True),
                                         args.annotators, args.annotators_id_col, args.annotator_col)
     if args.items:
-        items = common.index_table(common.read_csv(args.items, "items", sep=args.sep), args.items,
-                                   args.items_id_col, args.item_col)
+        items = common.index_table(common.read_csv(args.items, "items", sep=args.sep,
+                                                   ids=[args.items_id_col, args.item_col], first_column_id=True),
+                                   args.items, args.items_id_col, args.item_col)
     label = df[args.label_col]
     values = sorted(label.dropna().unique().tolist(), key=str)
     if len(values) > 2:
@@ -443,11 +447,11 @@ def _predictions_file(args: argparse.Namespace, ds, rating_col: str | None = Non
     import pandas as pd
 
     path = args.predictions
-    df = common.read_csv(path, "predictions", sep=args.sep)
     # subgroups has no --item-col/--annotator-col: the file's columns are then the defaults
     item_col = getattr(args, "item_col", None) or "item"
     annotator_col = getattr(args, "annotator_col", None) or "annotator"
     pred_col = args.prediction_col or "prediction"
+    df = common.read_csv(path, "predictions", sep=args.sep, ids=[item_col, annotator_col])
     common.check_columns(df, {"--item-col": item_col, "--prediction-col": pred_col}, path)
     per_annotation = annotator_col in df.columns
     if rating_col is None:

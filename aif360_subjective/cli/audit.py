@@ -32,8 +32,9 @@ def _attributes(args: argparse.Namespace, ds, fmt: str = "csv") -> list[str] | N
     return list(args.attributes)
 
 
-def demographic_notes(ds, attrs: list[str], report) -> list[str]:
-    """Why annotators are missing from a demographic grouping, and groups too fine to compare."""
+def demographic_notes(ds, attrs: list[str], groups) -> list[str]:
+    """Why annotators are missing from a demographic grouping, and groups too fine to compare (counted on the
+    group table ``groups`` of the analysis, after any merging by --min-group-size)."""
     import pandas as pd
 
     table = ds.annotators.reindex(pd.unique(ds.annotator_ids))[attrs]
@@ -49,10 +50,10 @@ def demographic_notes(ds, attrs: list[str], report) -> list[str]:
         if pd.api.types.is_numeric_dtype(col) and col.nunique() > MANY_VALUES:
             notes.append(f"{a} is numeric with {col.nunique()} distinct values, each its own group; leave it out "
                          "with --attributes or bin it before the audit.")
-    counts = table.dropna().value_counts()
-    singletons = int((counts == 1).sum())
+    singletons = int((groups["n_annotators"] == 1).sum())
     if singletons:
-        notes.append(f"{singletons} of {common.count(report.n_groups, 'group')} hold a single annotator; fewer "
+        notes.append(f"{singletons} of {common.count(len(groups), 'group')} {'holds' if singletons == 1 else 'hold'} "
+                     "a single annotator; fewer "
                      "--attributes or --min-group-size give comparable groups.")
     return notes
 
@@ -74,15 +75,15 @@ def run(args: argparse.Namespace) -> int:
                                             bins=common.bins(args.bins), performance=args.performance,
                                             attributes=attrs, min_group_size=args.min_group_size,
                                             warn_group_size=args.warn_group_size, rating_column=pred.rating_column)
+        from ..report.answer import opinion_answer
         from ..report.sections import thin_group_line
 
         ci, n_boot, seed = args.ci, args.n_boot, args.seed
+        answer = opinion_answer({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed)
         summary = common.opinion_interval_frame({pred.name: metric}, ci, n_boot, seed)
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
         thin = thin_group_line(pred.name, metric)
-        # the one-sentence answer: the test of equal service (cross-fitted for ADR bins) and the intervals
-        verdict = None if ci is None else metric.verdict(ci=ci, n_boot=n_boot, random_state=seed)
         grouping = metric.grouping_report()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
@@ -91,31 +92,33 @@ def run(args: argparse.Namespace) -> int:
                          "behind the verdict is cross-fitted.")
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
-            notes += demographic_notes(ds, used, grouping)
+            notes += demographic_notes(ds, used, groups)
         step("writing the report")
         path = None
         if args.out:
-            from ..report import Report
+            from ..report import Report, Section
             from ..report.sections import opinion_sections
 
             report = Report(f"Opinion-exclusion audit of {Path(args.annotations).name}",
                             summary=[f"{common.count(len(ds.labels), 'annotation')} of "
                                      f"{common.count(ds.n_items, 'item')} by "
-                                     f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}.",
-                                     *ann.notes[1:], *pred.notes, *notes])
-            report.fact("favourable label", str(common.show(ann.favorable)))
+                                     f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}; "
+                                     f"favourable label {common.show(ann.favorable)}."])
+            report.add_facts(answer.facts)
             report.fact("unfairness", summary.loc[pred.name, "unfairness"])
-            report.fact(f"performance ({args.performance})", summary.loc[pred.name, "performance"])
+            report.fact(f"{args.performance} (mean over groups)", summary.loc[pred.name, "performance"])
             report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
+            # how the data was read and grouped: details, after the answer and the rankings
+            report.extend([Section("Data and grouping notes").text(*ann.notes[1:], *pred.notes, *notes)])
             path = common.save_report(report, args.out)
+    print(answer.text())
+    print()
     for note in notes:
         print(note)
     print()
     common.print_frame(summary, f"Opinion-exclusion audit ({args.performance}, grouping {args.grouping}):")
     if ci is not None:
         print(common.interval_note(ci, n_boot, seed))
-    if verdict is not None:
-        print(f"Verdict: {verdict}.")
     if thin is not None:
         print(f"Thin groups: {thin}")
     if ci is not None or thin is not None:
@@ -177,8 +180,8 @@ def add_parser(sub) -> None:
                        help="confidence level of the bootstrap intervals next to the unfairness, the performance "
                             "and every group's value; 'none' for the paper's raw figures (default: 0.95)")
     audit.add_argument("--n-boot", type=common.boot_count, default=1000, metavar="N",
-                       help=f"bootstrap replicates of the intervals, at least {common.MIN_BOOT} (default: 1000; "
-                            "the seed is --seed)")
+                       help=f"bootstrap replicates of the intervals, {common.MIN_BOOT} to {common.MAX_BOOT:,} "
+                            "(default: 1000; the seed is --seed)")
     audit.add_argument("--performance", default="accuracy",
                        choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
                                 "false_positive_rate", "false_negative_rate", "precision", "f1",

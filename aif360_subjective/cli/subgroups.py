@@ -29,6 +29,8 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
         raise CLIError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with a table")
     df = table.frame
     common.check_columns(df, {"--label-col": label_col, "--prediction-col": args.prediction_col}, args.data)
+    # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
+    common.check_not_missing(df, {"--label-col": label_col}, args.data, "truth label")
     y_true = df[label_col]
     if args.favorable_label is None and table.favorable is not None:
         fav = table.favorable
@@ -41,6 +43,9 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     if X.isna().any().any():
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    from .._validation import check_finite_features
+
+    check_finite_features(X, Path(args.data).name)  # before --model logistic and the clustering see an inf
     positive = (y_true == fav).to_numpy()
     notes = list(table.notes[1:])
     if args.model is not None:
@@ -155,11 +160,16 @@ def run(args: argparse.Namespace) -> int:
                                n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
                                categorical_features=args.categorical, random_state=args.seed,
                                discovery=args.discovery)
-        from ..report.sections import lopsided_alternatives
+        from ..report.answer import subgroup_answer
+        from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
 
         # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
         alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
                         if "cluster" in rep.kinds else None)
+        # patterns written as in the report (integer values without decimals); the same answer in both
+        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
+                 else None)
+        answer = subgroup_answer(rep, alpha=args.alpha, ci=args.ci, pattern_text=texts)
         step("writing the report")
         path = None
         lines = [f"favourable label: {common.show(fav)}",
@@ -168,18 +178,28 @@ def run(args: argparse.Namespace) -> int:
             from ..report import Report
             from ..report.sections import subgroup_sections
 
-            report = Report(f"Subgroup fairness of {Path(args.data).name}", summary=lines[1:])
-            report.fact("favourable label", common.show(fav))
-            report.fact("clusters", rep.n_clusters if hasattr(rep, "n_clusters") else "")
+            report = Report(f"Subgroup fairness of {Path(args.data).name}",
+                            summary=[f"{lines[1]} Favourable label {common.show(fav)}."])
+            report.add_facts(answer.facts)
+            if "cluster" in rep.kinds:
+                report.fact("clusters", rep.n_clusters)
             report.extend(subgroup_sections(rep, n=args.top, model=model, alpha=args.alpha, min_size=args.min_size,
                                             ci=args.ci, alternatives=alternatives))
             path = common.save_report(report, args.out)
+    print(answer.text())
+    print()
     for line in lines:
         print(line)
     print()
     if args.alpha is not None and not rep.weighted:
         _print_discovery(rep, args.alpha, args.ci)
-    common.print_frame(rep.summary(), "Summary (means of absolute values; positive = subgroup disadvantaged):")
+    from ..report.subgroup_sections import SUMMARY_CAPTION, auto_k_note
+
+    common.print_frame(rep.summary(), SUMMARY_CAPTION + ":")
+    note = auto_k_note(rep) if "cluster" in rep.kinds else None
+    if note is not None:
+        print(note)
+        print()
     lop = rep.lopsided
     if lop["lopsided"]:
         print(f"The clustering ({rep.clustering}, {rep.n_clusters} clusters) is lopsided: {lop['reason']}.")
@@ -195,14 +215,12 @@ def run(args: argparse.Namespace) -> int:
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       "most 1%).")
         print()
-    from ..report.sections import pattern_texts, patterns_as_in_table, q_columns_as_text, whole_numbers_as_int
+    from ..report.sections import patterns_as_in_table, q_columns_as_text
 
-    if "entropy" not in rep.kinds:
+    if texts is None:  # no entropy patterns (discovery "patterns"): the answer and the discovery table said it all
         if path:
             print(f"Report: {path}")
         return 0
-    # patterns written as in the report (integer values without decimals)
-    texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
     rk = rep.ranking("statistical_parity", kind="entropy", n=args.top, alpha=args.alpha, min_size=args.min_size,
                      ci=args.ci)
     if args.alpha is None:
@@ -222,7 +240,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_discovery(rep, alpha: float, ci: float) -> None:
     """The comparison of the discovery methods and the findings under one family-wise error."""
-    import pandas as pd
 
     summary = rep.discovery_summary(alpha, ci)
     shown = summary[["method", "candidates", "significant", "best", "metric", "value", "ci_low", "ci_high",
@@ -231,12 +248,7 @@ def _print_discovery(rep, alpha: float, ci: float) -> None:
                               "direction; best = smallest adjusted p):")
     print(summary.attrs["sentence"])
     print()
-    found = rep.findings(alpha, ci)
-    if len(found):
-        top = found.head(10)[["metric", "description", "size", "value", "ci_low", "ci_high", "p_adjusted",
-                              "direction"]]
-        common.print_frame(pd.DataFrame(top).reset_index(drop=True),
-                           f"Findings ({len(found)} significant at family-wise error {alpha:g}; first 10):")
+    # the findings themselves are the answer's table, printed first (the same list as the report's)
 
 
 def add_parser(sub) -> None:

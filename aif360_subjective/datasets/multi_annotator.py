@@ -13,7 +13,14 @@ from aif360.datasets import BinaryLabelDataset, StructuredDataset
 
 from .._compat import is_string_like
 from .._labels import TiePolicy, binary_entropy, check_tie, majority_vote, vote_counts
-from .._validation import check_random_state, is_bool, is_number, plain
+from .._validation import (
+    check_finite_features,
+    check_random_state,
+    duplicate_pairs_error,
+    is_bool,
+    is_number,
+    plain,
+)
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
 _SPLIT_UNITS = ("item", "annotator", "annotation")
@@ -57,6 +64,8 @@ def _check_table(table: Any, name: str) -> pd.DataFrame:
             f"{name} table has {int(dup.sum())} duplicate id(s) in its index "
             f"({_first_examples(table.index[dup])}); ids must be unique"
         )
+    # an infinite attribute would reach the classifiers and the clusterers as a failure deep inside them
+    check_finite_features(table, f"{name} table")
     return table
 
 
@@ -304,12 +313,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         dup = pd.Series(key).duplicated().to_numpy()
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
-            raise ValueError(
-                f"{int(dup.sum())} duplicate (item, annotator) pair(s), e.g. {self.item_col}="
-                f"{plain(self.item_ids[i])!r}, {self.annotator_col}={plain(self.annotator_ids[i])!r} "
-                f"(row {plain(index[i])!r}); "
-                "keep one label per annotator and item"
-            )
+            raise duplicate_pairs_error(int(dup.sum()), self.item_ids[i], self.annotator_ids[i], index[i],
+                                        self.item_col, self.annotator_col)
 
     @staticmethod
     def _align_table(table: pd.DataFrame, uniques: np.ndarray, name: str) -> tuple[pd.DataFrame, int]:

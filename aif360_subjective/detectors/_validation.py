@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_columns, check_fraction, is_bool, is_number
+from .._validation import check_choice, check_columns, check_finite_features, check_fraction, is_bool, is_number
 
 __all__ = [
     "UNDEFINED_RATES",
@@ -54,6 +54,7 @@ def as_frame(X: Any, name: str = "X") -> pd.DataFrame:
             f"{name} contains missing values (column: count) {bad}; impute them or encode them as a "
             "category (e.g. the string 'missing') before subgroup discovery"
         )
+    check_finite_features(df, name)  # inf / overflowing ranges would make the scaled matrix NaN (a clusterer crash)
     return df
 
 

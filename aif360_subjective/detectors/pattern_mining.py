@@ -237,13 +237,15 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
         MinedPatterns: patterns in level order, identical row sets kept once.
     """
     n = items.matrix.shape[0]
-    item_bits = _pack(items.matrix.toarray())
     sup1 = np.asarray(items.matrix.sum(axis=0)).ravel()
     keep = np.flatnonzero(sup1 >= min_support)
-    level = keep[:, None]  # (m, k) item positions, increasing
-    bits = item_bits[keep]
+    # only frequent items are ever part of a pattern: work on those alone (at most n / min_support per column),
+    # so that a column of thousands of rare levels costs no dense n x levels block
+    item_bits = _pack(items.matrix[:, keep].toarray())
+    level = np.arange(len(keep))[:, None]  # (m, k) positions among the frequent items, increasing
+    bits = item_bits
     all_pats, all_bits, all_support = [level], [bits], [sup1[keep]]
-    col = items.column
+    col = items.column[keep]
     n_items = len(item_bits)
     for _ in range(1, max_length):
         if len(level) == 0:
@@ -264,7 +266,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
         all_support.append(counts[pi, ii])
     B = np.vstack(all_bits) if all_bits else np.zeros((0, max(1, -(-n // 64))), dtype=np.uint64)
     support = np.concatenate(all_support).astype(np.int64)
-    pats = [tuple(int(v) for v in row) for lv in all_pats for row in lv]
+    pats = [tuple(int(keep[v]) for v in row) for lv in all_pats for row in lv]  # back to item positions
     # identical row sets: keep the first (patterns are in level order, so the shortest)
     _, first = np.unique(_bit_keys(B, support), axis=0, return_index=True)
     first = np.sort(first)

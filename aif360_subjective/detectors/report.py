@@ -446,9 +446,10 @@ class SubgroupReport:
         then add nothing the data can tell apart, and the more general description is listed instead.
 
         ``attrs`` says how many subgroups were left out and why (``n_no_metrics`` empty/repeated patterns,
-        ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_not_significant``,
-        ``n_redundant``), plus ``n_significant``, ``direction``, ``alpha``, ``control``, ``ci``, ``reference``
-        and ``bound_column``. ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing
+        ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_other_side`` significant in the
+        other direction, ``n_not_significant`` the rest of the tested ones, ``n_redundant``), plus
+        ``n_significant``, ``direction``, ``alpha``, ``control``, ``ci``, ``reference`` and ``bound_column``.
+        ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing
         values last, ties in id order).
 
         With ``kind="all"`` every kind is ranked together, the index is (kind, id), and subgroups with
@@ -538,8 +539,13 @@ class SubgroupReport:
             else:
                 bound, side, bound_col = hi, hi < ref, "_ci_high"
             candidates = has & big & defined
+            p_other = self._max_t().p_adjusted[pos, METRIC_TEST[metric], 1 - side_index]
+            test_other = q if control == "fdr" else p_other
             with np.errstate(invalid="ignore"):
                 keep = candidates & (test < alpha) & side
+                # significant on the other side: not "not significant" (a favoured subgroup in a ranking of the
+                # disadvantaged ones, and vice versa)
+                other = candidates & ~keep & (test_other < alpha) & ((hi < ref) if descending else (lo > ref))
             n_significant = int(keep.sum())
             key = -bound[keep] if descending else bound[keep]
             if control == "fwer":
@@ -560,8 +566,9 @@ class SubgroupReport:
             attrs.update(
                 ci=float(ci), control=control, reference=float(ref), bound_column=metric + bound_col,
                 n_subgroups=int(len(has)), n_no_metrics=int(np.sum(~has)), n_too_small=int(np.sum(has & ~big)),
-                n_undefined=int(undefined.sum()), n_not_significant=int(np.sum(candidates) - n_significant),
-                n_significant=n_significant, n_redundant=int(redundant.sum()),
+                n_undefined=int(undefined.sum()),
+                n_not_significant=int(np.sum(candidates) - n_significant - int(other.sum())),
+                n_other_side=int(other.sum()), n_significant=n_significant, n_redundant=int(redundant.sum()),
             )
             extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep]}
             if control == "fdr":

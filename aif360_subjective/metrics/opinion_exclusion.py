@@ -28,6 +28,7 @@ from ..opinion.uncertainty import (
     OpinionIntervals,
     opinion_intervals,
     thin_groups,
+    warn_single_group,
     warn_thin_groups,
     with_intervals,
 )
@@ -287,6 +288,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         self._bootstraps: dict[tuple[Any, ...], OpinionIntervals] = {}
         self._tests: dict[tuple[Any, ...], ExclusionTest] = {}
         warn_thin_groups(self._cached)
+        warn_single_group(self._cached)
 
     # The options as read-only attributes (as before OpinionOptions existed): views of ``self.options``, never
     # copies, so that the metric and its options cannot disagree.

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import binary_entropy, majority_vote, ratio, vote_counts
-from .._validation import plain
+from .._validation import duplicate_pairs_error, plain
 
 __all__ = [
     "DisagreementRates",
@@ -167,7 +167,8 @@ def encode_annotations(
         EncodedAnnotations
 
     Raises:
-        ValueError: on misaligned lengths, missing ids or labels, or more than two distinct labels.
+        ValueError: on misaligned lengths, missing ids or labels, or more than two distinct labels. (Duplicated
+            (item, annotator) pairs are refused by the faces: :func:`check_unique_pairs`.)
     """
     arrays = {
         "y_true": _as_1d(y_true, "y_true"),
@@ -218,6 +219,37 @@ def encode_annotations(
         r_true=r_true,
         r_pred=r_pred,
     )
+
+
+def has_repeats(key: np.ndarray) -> bool:
+    """Whether an int64 array holds a value twice (a sort: several times faster than hashing for the clean case;
+    the rows are found by the caller only when there are repeats)."""
+    k = np.sort(key)
+    return bool((k[1:] == k[:-1]).any())
+
+
+def check_unique_pairs(item_codes: np.ndarray, annotator_codes: np.ndarray, items: pd.Index, annotators: pd.Index,
+                       index: Any = None) -> None:
+    """Every (item, annotator) pair at most once (the dataset class's rule, with its message).
+
+    Args:
+        item_codes, annotator_codes: integer codes of the ids (non-negative), one per row.
+        items, annotators: the ids the codes stand for (for the message).
+        index: row labels for the message (default: positions).
+
+    Raises:
+        ValueError: :func:`~aif360_subjective._validation.duplicate_pairs_error`.
+    """
+    if not len(item_codes):
+        return
+    width = np.int64(annotator_codes.max()) + 1
+    key = item_codes.astype(np.int64) * width + annotator_codes
+    if not has_repeats(key):
+        return
+    dup = pd.Series(key).duplicated().to_numpy()
+    i = int(dup.argmax())
+    raise duplicate_pairs_error(int(dup.sum()), items[item_codes[i]], annotators[annotator_codes[i]],
+                                i if index is None else index[i])
 
 
 def _same(a: Any, b: Any) -> bool:

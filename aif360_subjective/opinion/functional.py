@@ -7,6 +7,12 @@ Every function takes the annotators' labels ``y_true`` and the model's predictio
 ``"item"`` and ``"annotator"`` are used. They call the same core as
 :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
 
+Input contract (the same on pandas and on Dask, and the dataset class's): inputs are paired **by position**;
+pandas Series among them must share one index (a Series sorted or filtered on its own is refused with a
+ValueError naming it, never re-paired silently); Dask Series must be columns of one collection (same partitions,
+each partition's index equal across the inputs). Missing labels, predictions or ids are refused with their rows
+counted, and so is an (item, annotator) pair given twice (the dataset class's message).
+
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
     Learning. Section 4.1.
@@ -22,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
-from .._validation import check_random_state
-from .annotations import check_positive_from, check_ratings, encode_annotations
+from .._validation import check_random_state, check_same_index
+from .annotations import check_positive_from, check_ratings, check_unique_pairs, encode_annotations
 from .core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
@@ -31,7 +37,7 @@ from .core import (
 )
 from .equal_service import exclusion_test
 from .options import check_interval_options, check_opinion_options, check_test_options
-from .uncertainty import opinion_intervals, warn_thin_groups, with_intervals
+from .uncertainty import opinion_intervals, warn_single_group, warn_thin_groups, with_intervals
 
 __all__ = [
     "disagreement_rates",
@@ -226,6 +232,8 @@ def opinion_exclusion(
             positive_from=cut,
         )
     else:
+        # Series are paired by position (as arrays are); a Series with another index is refused, not reordered
+        check_same_index({"y_true": y_true, "y_pred": y_pred, "item_ids": item_ids, "annotator_ids": annotator_ids})
         ratings = None
         y_true_view, y_pred_view = y_true, y_pred
         if positive_from is not None:
@@ -238,6 +246,8 @@ def opinion_exclusion(
             pos_label=pos_label,
             ratings=ratings,
         )
+        # the dataset class's rule (and message): one label per annotator and item
+        check_unique_pairs(enc.item_codes, enc.annotator_codes, enc.items, enc.annotators)
         options = check_opinion_options(
             annotators=enc.annotators,
             annotator_table=annotators,
@@ -248,6 +258,7 @@ def opinion_exclusion(
         interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
         result = compute_opinion_exclusion(enc, options, annotators)
     warn_thin_groups(result)
+    warn_single_group(result)
     rng = check_random_state(random_state)  # one stream: the bootstrap, then the test
     if interval is not None:
         result = with_intervals(result, opinion_intervals(result, interval, rng, enc))

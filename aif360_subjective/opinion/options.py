@@ -114,6 +114,9 @@ TEST_STATISTICS: Final = ("between", "std")
 MIN_PERMUTATIONS = 99
 #: Fewest bootstrap replicates accepted: fewer cannot place a 95% interval's bounds.
 MIN_BOOT: Final = 100
+#: Most bootstrap replicates accepted: each keeps at least three float64 values (the unfairness, the performance,
+#: one per group), and past this many a 95% interval's ends move by Monte-Carlo noise only.
+MAX_BOOT: Final = 100_000
 
 #: One performance measure: a name of :data:`PERFORMANCE_NAMES` or a callable ``(y_true, y_pred) -> float``.
 PerformanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
@@ -516,11 +519,14 @@ def check_interval_options(
             each must be a named measure.
 
     Raises:
-        ValueError: a bad level, too few replicates, or a callable performance.
+        ValueError: a bad level, too few or too many replicates (:data:`MAX_BOOT`), or a callable performance.
         TypeError: ``n_boot`` is not an int.
     """
     level = check_ci(ci)
     n = check_int(n_boot, "n_boot", low=MIN_BOOT)
+    if n > MAX_BOOT:
+        raise ValueError(f"n_boot must be <= {MAX_BOOT:,}, got {n:,}: that many replicates would need at least "
+                         f"{n * 3 * 8 / 1e9:,.1f} GB (8 bytes for each of at least 3 values per replicate)")
     check_choice(levels, "bootstrap_levels", BOOTSTRAP_LEVELS)
     callables = [performance_name([p]) for p in performance if not isinstance(p, str)]
     if callables:

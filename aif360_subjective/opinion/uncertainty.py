@@ -43,6 +43,7 @@ __all__ = [
     "opinion_intervals",
     "thin_groups",
     "thin_groups_text",
+    "warn_single_group",
     "warn_thin_groups",
     "with_intervals",
 ]
@@ -216,7 +217,8 @@ def _percent(share: float) -> str:
 
 def thin_groups_text(thin: pd.DataFrame, n_groups: int, min_annotators: int, quote: bool = False) -> str:
     """The sentence naming thin groups: ``2 of 5 groups hold fewer than 5 annotators: 0.20–0.27 (2 annotators,
-    5% of the unfairness); ...`` (one wording for the warning, the report and the command line).
+    5% of the unfairness); ...`` (one wording for the warning, the report and the command line); at most
+    :data:`MAX_NAMED` groups by name, then ``and N more``.
 
     Args:
         thin: :func:`thin_groups` of an analysis (non-empty).
@@ -225,15 +227,22 @@ def thin_groups_text(thin: pd.DataFrame, n_groups: int, min_annotators: int, quo
         quote: quote the group names (as in a Python warning).
     """
     parts = []
-    for group, row in thin.iterrows():  # one entry per thin group (a handful), not per annotation
+    # at most MAX_NAMED groups by name (a 176-group grouping would otherwise print a paragraph of names)
+    for group, row in thin.iloc[:MAX_NAMED].iterrows():
         n = int(row["n_annotators"])
         share = float(row["share_of_unfairness"])
         weight = f", {_percent(share)} of the unfairness" if np.isfinite(share) else ""
         label = repr(group_label(group)) if quote else group_label(group)
         parts.append(f"{label} ({n} annotator{'s' if n != 1 else ''}{weight})")
+    if len(thin) > MAX_NAMED:
+        parts.append(f"and {len(thin) - MAX_NAMED:,} more")
     verb = "holds" if len(thin) == 1 else "hold"
     return (f"{len(thin)} of {n_groups} group{'s' if n_groups != 1 else ''} {verb} fewer than {min_annotators} "
             "annotators: " + "; ".join(parts))
+
+
+#: Thin groups named in :func:`thin_groups_text`; the others are counted ("and N more").
+MAX_NAMED = 10
 
 
 def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
@@ -253,3 +262,24 @@ def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
             stacklevel=3,
         )
     return thin
+
+
+def warn_single_group(result: OpinionExclusionResult) -> bool:
+    """Warn (UserWarning) when at most one group has a defined performance: the unfairness, the standard deviation
+    across groups, is then 0 by construction (or undefined), not a measurement.
+
+    Returns:
+        bool: whether the warning was given.
+    """
+    perf = result.group_table["performance"] if "performance" in result.group_table else pd.Series(dtype=float)
+    defined = perf.dropna()
+    if len(defined) > 1:
+        return False
+    if len(defined) == 1:
+        what = (f"only one group ({group_label(defined.index[0])!r}) has a defined performance: the unfairness, the "
+                "standard deviation across groups, is 0 by construction, not a finding")
+    else:
+        what = "no group has a defined performance: the unfairness is undefined"
+    warnings.warn(f"{what}; to compare groups, use more bins, another grouping or a smaller minimum group size",
+                  UserWarning, stacklevel=3)
+    return True

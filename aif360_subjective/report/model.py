@@ -403,7 +403,14 @@ class Report:
         return _RENDERER(self)
 
     def save(self, path: str | Path) -> Path:
-        """Write the HTML page (UTF-8) and return its path."""
-        path = Path(path)
-        path.write_text(self.render(), encoding="utf-8")
-        return path
+        """Write the HTML page (UTF-8) and return its path.
+
+        The page is written to a temporary file next to ``path`` and renamed into place when complete: a failed
+        write (full disk, no permission) leaves an earlier file at ``path`` unchanged.
+
+        Raises:
+            OSError: the file could not be written (:class:`aif360_subjective._io.OutputError`, naming it).
+        """
+        from .._io import write_text
+
+        return write_text(Path(path), self.render())

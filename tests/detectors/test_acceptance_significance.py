@@ -33,7 +33,7 @@ def test_planted_subgroup_ranks_first_on_at_least_9_of_10_seeds_with_slink():
     for seed in range(10):
         b = make_subgroup_benchmark(effect=0.25, random_state=seed)
         rep = detect_subgroups(b.X, b.y_true, b.y_pred, clustering="slink", random_state=seed, discovery="asdf")
-        rk = rep.ranking("statistical_parity")
+        rk = rep.ranking("statistical_parity", control="fdr")  # the per-kind filter this test measured
         if len(rk) == 0:
             hits.append(False)
             continue

@@ -91,15 +91,14 @@ def test_ascending_is_deprecated_and_gives_the_raw_ordering(report):
 def test_significance_filter_accounts_for_every_subgroup(report):
     fwer = report.ranking("statistical_parity", n=None).attrs
     assert fwer["n_no_metrics"] + fwer["n_too_small"] + fwer["n_undefined"] + fwer["n_not_significant"] + fwer[
-        "n_significant"] == report.n_clusters
+        "n_other_side"] + fwer["n_significant"] == report.n_clusters
     # the entropy subgroups that hold the planted rows are small (about 50 rows): significant at a false-discovery
     # rate of 0.05 over the kind, not at a family-wise error of 0.05 (the mined patterns find it; see
     # test_pattern_discovery); the bookkeeping below uses the FDR filter
     rk = report.ranking("statistical_parity", n=None, control="fdr")
     a = rk.attrs
-    assert a["n_no_metrics"] + a["n_too_small"] + a["n_undefined"] + a["n_not_significant"] + a["n_significant"] == (
-        report.n_clusters
-    )
+    assert (a["n_no_metrics"] + a["n_too_small"] + a["n_undefined"] + a["n_not_significant"] + a["n_other_side"]
+            + a["n_significant"]) == report.n_clusters
     assert len(rk) == a["n_significant"] - a["n_redundant"] >= 1
     # the planted subgroup cat0=a AND cat1=a (its rate lowered by 0.25) comes first
     first = report.members("entropy", rk.index[0])
@@ -179,3 +178,13 @@ def test_old_positional_ascending_still_works(report):
         old = report.ranking("statistical_parity", "entropy", 5, False)
     assert rec[0].filename == __file__  # the warning points at the caller
     pd.testing.assert_frame_equal(old, report.ranking("statistical_parity", n=5, alpha=None))
+
+
+def test_not_significant_excludes_the_other_side(report):
+    """A subgroup significantly favoured is not counted as "not significant" in the disadvantaged ranking."""
+    for metric in ("statistical_parity", "accuracy_error"):
+        dis = report.ranking(metric, n=None, direction="disadvantaged")
+        fav = report.ranking(metric, n=None, direction="favoured")
+        assert dis.attrs["n_other_side"] == fav.attrs["n_significant"]
+        assert fav.attrs["n_other_side"] == dis.attrs["n_significant"]
+        assert dis.attrs["n_not_significant"] == fav.attrs["n_not_significant"]

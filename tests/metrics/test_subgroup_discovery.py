@@ -250,6 +250,18 @@ def test_deprecated_ascending_warning_names_the_caller(small):
     assert len(rec) == 1 and rec[0].filename == __file__
 
 
+def test_groups_by_name(full):
+    """names=True: the same subgroup with category names instead of codes (sex 0.0 is Male in COMPAS' map)."""
+    _, _, m = full
+    coded, _ = m.aif360_groups("entropy", 2)
+    named, rest = m.aif360_groups("entropy", 2, names=True)
+    assert named == [m.report.pattern_conditions(2)]
+    assert named[0]["race"] == "African-American" and named[0]["c_charge_degree"] == "Felony"
+    assert named[0]["sex"] == "Male" and coded[0]["sex"] == 0.0
+    assert {"race": "Caucasian"} in rest and {"sex": "Female"} in rest
+    assert {"race": "African-American"} not in rest
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # aif360 divides by zero where a rate is undefined
 def test_exported_pattern_groups_reproduce_classification_metric(small):
     _, _, m = small

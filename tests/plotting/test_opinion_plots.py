@@ -99,3 +99,30 @@ def test_bars_with_error_bars(metrics):
     np.testing.assert_allclose([s[0][1] for s in segments], want)
     assert "95% intervals" in ax.get_title()
     plt.close(ax.figure)
+
+
+def test_dot_plot_orders_worst_first_with_intervals():
+    import warnings
+
+    import pandas as pd
+
+    ds = make_subjective_dataset(n_items=200, n_annotators=30, random_state=3)
+    grouping = pd.Series({a: f"a very long group name that goes on and on {i % 15:02d}"
+                          for i, a in enumerate(ds.annotators.index)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    ax = plot_group_performance({"M": m}, kind="dots", ci=0.95, n_boot=200)
+    perf = m.group_performance()
+    n = perf["n_annotators"]
+    order = perf["performance"].sort_values(kind="stable").index  # accuracy: the lowest is the worst
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == 15
+    # worst served first (at the top), each with its number of annotators; names shortened to 42 characters
+    assert labels[0].startswith(order[0][:41]) and labels[0].endswith(f"({int(n[order[0]])})")
+    assert all(len(lab.rsplit(" (", 1)[0]) <= 42 for lab in labels) and "…" in labels[0]
+    dots = ax.lines[0].get_xdata()
+    np.testing.assert_allclose(dots, perf["performance"].reindex(order).to_numpy())
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="'heatmap', 'bars' or 'dots'"):
+        plot_group_performance({"M": m}, kind="pie")

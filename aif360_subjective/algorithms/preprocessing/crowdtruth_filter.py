@@ -50,7 +50,8 @@ def label_consistency_z(dataset: MultiAnnotatorDataset, min_annotations: int = 5
     k = len(annotator_ids)
 
     def total(v: np.ndarray) -> np.ndarray:
-        return np.bincount(a, weights=v, minlength=k)
+        # float even when no annotation is usable (numpy's bincount of nothing is int64)
+        return np.bincount(a, weights=v, minlength=k).astype(np.float64)
 
     n = total(np.ones_like(y))
     cov = n * total(y * m) - total(y) * total(m)
@@ -90,7 +91,7 @@ class CrowdTruthFilter(Transformer):
     pairs were in it (e.g. a split of it); anything else raises ``ValueError``: fit on it first.
 
     Attributes:
-        scores_ (CrowdTruthResult): the CrowdTruth scores of the fitted dataset.
+        scores_ (aif360_subjective.quality.CrowdTruthResult): the CrowdTruth scores of the fitted dataset.
         threshold_ (float): the WQS threshold used.
         annotators_ (pandas.DataFrame): index = annotator id; ``wqs``, ``consistency_z``,
             ``n_annotations``, ``candidate``, ``protected``, ``removed``.
@@ -185,8 +186,18 @@ class CrowdTruthFilter(Transformer):
 
         Raises:
             TypeError: if ``dataset`` is not a MultiAnnotatorDataset.
+            ValueError: no item of ``dataset`` holds two annotations (nothing to score agreement on).
         """
         check_multi_annotator_dataset(dataset)
+        per_item = np.bincount(pd.factorize(pd.Series(dataset.item_ids))[0])
+        if not (per_item > 1).any():
+            # CrowdTruth scores an annotator by agreement with the others on shared items: with none there is
+            # nothing to score, and every annotator would look the same
+            raise ValueError(
+                f"dataset: no item holds two annotations ({len(per_item)} items, one annotation each): CrowdTruth "
+                "scores annotators by their agreement on shared items, so the filter needs items annotated by at "
+                "least two annotators"
+            )
         scores: CrowdTruthResult = crowdtruth_scores(dataset, max_delta=self.max_delta, max_iter=self.max_iter)
         wqs = scores.workers["wqs"]
         threshold = self._threshold(wqs)
