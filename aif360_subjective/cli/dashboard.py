@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from . import _common as common
 from . import _inputs as inputs
@@ -27,7 +28,7 @@ def _source_options(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _dashboard(args: argparse.Namespace):
+def _dashboard(args: argparse.Namespace) -> Any:
     """Read the data as ``subgroups`` (a CSV table) or ``audit`` (annotation data) does, and build the dashboard."""
     try:
         from ..dashboard import Dashboard
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Any) -> None:
     """Add the command to the subparsers ``sub``."""
     d = sub.add_parser(
         "dashboard", help="the interactive dashboard in a browser tab (extra [dashboard])",

@@ -47,7 +47,7 @@ CI_LEVELS = {"0.95": 0.95, "0.9": 0.9, "0.99": 0.99, "none (raw figures)": None}
 ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
 
 
-def require_panel():
+def require_panel() -> Any:
     """Import Panel, or say which extra installs it.
 
     Raises:
