@@ -75,13 +75,12 @@ def _worst_console_group(out: str) -> tuple[str, float]:
 
 def _significant_console_subgroups(out: str) -> list[str]:
     """The subgroups the console lists as significantly disadvantaged (empty when it says there is none)."""
-    # the ranking's filter is the max-T adjusted p by default, Benjamini-Hochberg q with control="fdr"
-    marker = next((m for m in ("significantly disadvantaged by statistical parity (adjusted p <",
-                               "significantly disadvantaged by statistical parity (q <") if m in out), None)
-    if marker is None:
+    heading = next((h for h in ("significantly disadvantaged by statistical parity (q <",
+                                "significantly disadvantaged by statistical parity (adjusted p <") if h in out), None)
+    if heading is None:
         assert "No entropy-based subgroup is significantly disadvantaged" in out, out
         return []
-    table = out.split(marker, 1)[1].splitlines()[2:]
+    table = out.split(heading, 1)[1].splitlines()[2:]
     found = []
     for line in table:
         if not line.strip():

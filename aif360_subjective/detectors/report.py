@@ -609,10 +609,11 @@ class SubgroupReport:
         desc = desc.copy()
         lead = order[np.sort(first)]
         for g in range(len(first)):
-            desc[order[first[g]]] = " | ".join(texts[g])
+            desc[order[first[g]]] = " | ".join(dict.fromkeys(texts[g]))  # distinct texts, in rank order
         return lead, desc
 
-    def findings(self, alpha: float = 0.05, ci: float = 0.95, *, keep_redundant: bool = False) -> pd.DataFrame:
+    def findings(self, alpha: float = 0.05, ci: float = 0.95, *, keep_redundant: bool = False,
+                 merge_identical: bool = True) -> pd.DataFrame:
         """Every significant disparity of the report under **one** family-wise error: metrics x kinds x
         directions.
 
@@ -629,6 +630,7 @@ class SubgroupReport:
             alpha: family-wise error rate, in (0, 1).
             ci: confidence level of the intervals.
             keep_redundant: keep sub-patterns of a listed finding.
+            merge_identical: list identical row sets once (``False``: once per kind and id).
 
         Returns:
             pandas.DataFrame: columns metric, kind, id, description, size, value, ci_low, ci_high, p_adjusted,
@@ -667,7 +669,9 @@ class SubgroupReport:
                     n_redundant += int(red.sum())
                     keep = keep[~red]
                 texts = desc[keep]
-                lead, texts = _merge_rows(members[:, keep], texts)
+                lead = np.arange(len(keep))
+                if merge_identical:
+                    lead, texts = _merge_rows(members[:, keep], texts)
                 keep = keep[lead]
                 frames.append(pd.DataFrame({
                     "metric": metric, "kind": kinds[keep], "id": ids[keep], "description": texts[lead],
@@ -702,7 +706,7 @@ class SubgroupReport:
             pandas.DataFrame: index kind; columns method, candidates, significant, best, metric, direction,
             value, ci_low, ci_high, p_adjusted. ``attrs``: alpha, n_hypotheses, sentence.
         """
-        every = self.findings(alpha, ci, keep_redundant=True)
+        every = self.findings(alpha, ci, keep_redundant=True, merge_identical=False)
         listed = self.findings(alpha, ci)
         rows = []
         for kind in self.kinds:
@@ -875,7 +879,7 @@ def _merge_rows(members: sp.spmatrix, texts: np.ndarray) -> tuple[np.ndarray, np
     inverse = inverse.ravel()
     texts = texts.copy()
     if len(first) < len(texts):
-        groups = pd.Series(texts).groupby(inverse).agg(" | ".join)
+        groups = pd.Series(texts).groupby(inverse).agg(lambda t: " | ".join(dict.fromkeys(t)))  # distinct texts
         texts[first] = groups.loc[np.arange(len(first))].to_numpy()
     return np.sort(first), texts
 
