@@ -35,7 +35,9 @@ METHOD_NAMES = {"cluster": "the clusters", "entropy": "the entropy patterns", "p
 #: |z| below which a sub-pattern's rate does not differ from the rest of a larger listed subgroup holding it:
 #: about the Bonferroni bound of the ~70 one-condition specialisations of a pattern on 8 columns (0.05 / 70).
 REDUNDANCY_Z = 3.2
-#: Ranked subgroups checked against each other for redundancy (an O(k^2) dense overlap).
+#: Ranked subgroups checked against each other for redundancy (an O(k^2) overlap): the first 3,000 of each
+#: (metric, direction) list; past them a finding is listed as it is. On Adult (14,653 rows) this costs 2.3 s per
+#: list, 23 s of the whole command; 1,000 would take 2.5 s in all but list 60,556 findings instead of 44,306.
 _MAX_REDUNDANCY_CHECK = 3000
 ASCENDING_DEPRECATION = (
     "ranking(ascending=...) is deprecated: use direction='disadvantaged' or 'favoured' (the side depends on the "
@@ -133,6 +135,9 @@ class SubgroupReport:
         self.weighted = bool(weighted)
         # (ci level, kind, with tests) -> intervals, p and q of the kind's subgroups (computed once)
         self._inference_cache: dict[tuple[float, str, bool], pd.DataFrame] = {}
+        # (alpha, ci, keep_redundant, merge_identical) -> findings: the answer, the console, the comparison of the
+        # discovery methods and the report ask for the same table; its redundancy filter is the costly part
+        self._findings_cache: dict[tuple[float, float, bool, bool], pd.DataFrame] = {}
         self.cut_is_unique = cut_is_unique
         self.cut_distance = float(cut_distance)
 
@@ -276,6 +281,7 @@ class SubgroupReport:
         self._mined = mined
         self.kinds = (*self.kinds, "pattern")
         self._inference_cache.clear()
+        self._findings_cache.clear()
         self._members_cache = self._maxt_cache = None
 
     def _kind_members(self, kind: str) -> sp.csc_matrix:
@@ -641,6 +647,12 @@ class SubgroupReport:
             ValueError: alpha or ci outside (0, 1), or a weighted analysis.
         """
         alpha = check_alpha(alpha)
+        key = (float(alpha), float(ci), bool(keep_redundant), bool(merge_identical))
+        if key not in self._findings_cache:
+            self._findings_cache[key] = self._findings(alpha, ci, keep_redundant, merge_identical)
+        return self._findings_cache[key].copy()  # callers may edit their table
+
+    def _findings(self, alpha: float, ci: float, keep_redundant: bool, merge_identical: bool) -> pd.DataFrame:
         inf = self._inference(ci, tests=False)
         mt = self._max_t()
         kinds = self._metrics.index.get_level_values("kind").to_numpy()

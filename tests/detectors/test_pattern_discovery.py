@@ -379,3 +379,21 @@ def test_over_general_ranges_give_way_to_the_slice_they_dilute():
     for i in rk.index:
         rows = rep.members("pattern", i)
         assert not ((rows & inside).sum() == inside.sum() and rows.sum() > 1.2 * inside.sum()), rk.loc[i, "subgroup"]
+
+
+def test_findings_are_computed_once_and_handed_out_as_copies(monkeypatch):
+    rng = np.random.default_rng(3)
+    n = 600
+    X = pd.DataFrame({"a": rng.choice(["x", "y"], n), "b": rng.choice(["u", "v"], n)})
+    y_pred = (rng.random(n) < np.where(X["a"].to_numpy() == "x", 0.2, 0.6)).astype(int)
+    rep = detect_subgroups(X, y_pred, y_pred, discovery="patterns", n_permutations=39, random_state=1)
+    calls = []
+    inner = rep._findings
+    monkeypatch.setattr(rep, "_findings", lambda *a: calls.append(a) or inner(*a))
+    first = rep.findings()
+    first.loc[:, "value"] = -99.0  # a caller editing its table does not reach the next caller
+    second = rep.findings()
+    assert len(calls) == 1 and len(second) and (second["value"] != -99.0).all()
+    assert second.attrs["n_hypotheses"] == first.attrs["n_hypotheses"]
+    rep.findings(alpha=0.01)
+    assert len(calls) == 2
