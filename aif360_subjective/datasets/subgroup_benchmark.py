@@ -16,7 +16,13 @@ import pandas as pd
 
 from .multi_annotator import check_random_state
 
-__all__ = ["SubgroupBenchmark", "make_subgroup_benchmark"]
+__all__ = [
+    "SLICE_OUTCOMES",
+    "SLICE_SHAPES",
+    "SubgroupBenchmark",
+    "make_slice_benchmark",
+    "make_subgroup_benchmark",
+]
 
 LEVELS = tuple("abcdefghijklmnop")
 
@@ -136,3 +142,140 @@ def make_subgroup_benchmark(
     y_true = np.where(correct, y_pred, 1 - y_pred)
     return SubgroupBenchmark(X=X, y_true=y_true, y_pred=y_pred, planted=planted, conditions=conditions,
                              effect=effect)
+
+
+#: The planted subgroup's shapes of :func:`make_slice_benchmark`.
+SLICE_SHAPES = ("conjunction", "region")
+#: The outcome whose rate the planted subgroup shifts.
+SLICE_OUTCOMES = ("statistical_parity", "error_rate")
+
+
+def make_slice_benchmark(
+    n_samples: int = 5000,
+    shape: str = "conjunction",
+    outcome: str = "statistical_parity",
+    shift: float = 0.2,
+    planted_share: float = 0.05,
+    n_conditions: int = 2,
+    n_categorical: int = 4,
+    n_numeric: int = 2,
+    n_levels: int = 3,
+    base_rate: float = 0.5,
+    accuracy: float = 0.8,
+    random_state: int | np.random.Generator | None = None,
+) -> SubgroupBenchmark:
+    """Generate a table with one planted slice (a conjunction or a numeric box) that a classifier treats worse.
+
+    The slice-finder comparison (``benchmarks/slice_finders.py``) needs slices of chosen size, shape and
+    outcome; :func:`make_subgroup_benchmark` fixes the first two. The generative story (vectorised, one
+    numpy Generator):
+
+    * ``shape="conjunction"``: ``n_conditions`` (2 or 3) distinct categorical columns, drawn at random, each
+      get one planted level, drawn at random; each of them takes its planted level with probability
+      ``planted_share ** (1 / n_conditions)`` and its other levels uniformly, so the conjunction holds
+      ``planted_share`` of the rows in expectation. The other categorical columns are uniform.
+    * ``shape="region"``: the box ``[a0, a0 + s) x [a1, a1 + s)`` of ``num0`` and ``num1`` (uniform on
+      [0, 1]), ``s = sqrt(planted_share)``, its corner drawn uniformly so that it fits: a region whose
+      edges need not fall on quantile cuts. Categorical columns are uniform.
+    * ``outcome="statistical_parity"``: the prediction is favourable with probability ``base_rate``, or
+      ``base_rate - shift`` in the slice; the truth equals the prediction with probability ``accuracy``.
+    * ``outcome="error_rate"``: the prediction is favourable with probability ``base_rate`` everywhere; it is
+      wrong with probability ``1 - accuracy``, or ``1 - accuracy + shift`` in the slice.
+
+    ``shift=0`` gives a null table: outcome independent of the features (``planted`` still marks the rows
+    the slice would hold).
+
+    Args:
+        n_samples: rows (>= 2).
+        shape: ``"conjunction"`` or ``"region"``.
+        outcome: ``"statistical_parity"`` or ``"error_rate"``.
+        shift: how much worse the slice is treated, in [0, 1] (at most ``base_rate`` for statistical parity,
+            at most ``accuracy`` for the error rate).
+        planted_share: expected share of rows in the slice, in (0, 1).
+        n_conditions: conditions of a conjunction (2 or 3; at most ``n_categorical``).
+        n_categorical: categorical columns ``cat0..`` (>= 2 for a conjunction).
+        n_numeric: numeric columns ``num0..`` (>= 2 for a region).
+        n_levels: levels per categorical column (2..16).
+        base_rate: favourable-prediction rate outside the slice, in [0, 1].
+        accuracy: probability that a prediction outside the slice is correct, in [0, 1].
+        random_state: None, int seed or numpy Generator.
+
+    Returns:
+        SubgroupBenchmark: ``conditions`` maps each planted column to its level (conjunction) or to its
+        ``(low, high)`` bounds (region); ``effect`` is ``shift``.
+
+    Raises:
+        TypeError: non-integer counts.
+        ValueError: an unknown shape or outcome, a count or rate out of range, or too few columns for the
+            shape.
+    """
+    n = _check_int("n_samples", n_samples, 2)
+    if shape not in SLICE_SHAPES:
+        raise ValueError(f"shape must be one of {SLICE_SHAPES}, got {shape!r}")
+    if outcome not in SLICE_OUTCOMES:
+        raise ValueError(f"outcome must be one of {SLICE_OUTCOMES}, got {outcome!r}")
+    n_cat = _check_int("n_categorical", n_categorical, 0)
+    n_num = _check_int("n_numeric", n_numeric, 0)
+    n_levels = _check_int("n_levels", n_levels, 2)
+    if n_levels > len(LEVELS):
+        raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
+    k = _check_int("n_conditions", n_conditions, 2)
+    share = _check_fraction("planted_share", planted_share)
+    if not 0 < share < 1:
+        raise ValueError(f"planted_share must be strictly between 0 and 1, got {planted_share}")
+    if shape == "conjunction":
+        if k > 3 or k > n_cat:
+            raise ValueError(f"n_conditions must be 2 or 3 and at most n_categorical ({n_cat}), got {k}")
+    elif n_num < 2:
+        raise ValueError(f"shape='region' needs n_numeric >= 2, got {n_num}")
+    shift = _check_fraction("shift", shift)
+    base_rate = _check_fraction("base_rate", base_rate)
+    accuracy = _check_fraction("accuracy", accuracy)
+    if outcome == "statistical_parity" and shift > base_rate:
+        raise ValueError(f"shift must be at most base_rate ({base_rate}) for statistical parity, got {shift}")
+    if outcome == "error_rate" and shift > accuracy:
+        raise ValueError(f"shift must be at most accuracy ({accuracy}) for the error rate, got {shift}")
+    rng = check_random_state(random_state, "random_state")
+    levels = np.array(LEVELS[:n_levels], dtype=object)
+    cols: dict[str, np.ndarray] = {}
+    conditions: dict = {}
+    if shape == "conjunction":
+        chosen = rng.choice(n_cat, size=k, replace=False)
+        planted_level = rng.integers(0, n_levels, size=k)
+        p_level = share ** (1.0 / k)
+    codes = rng.integers(0, n_levels, size=(n, n_cat))
+    if shape == "conjunction":
+        # planted columns: the planted level with probability p_level, else one of the others uniformly
+        # (an offset of 1..n_levels-1 from the planted level)
+        hit = rng.random((n, k)) < p_level
+        other = (planted_level + rng.integers(1, n_levels, size=(n, k))) % n_levels
+        codes[:, chosen] = np.where(hit, planted_level, other)
+    for j in range(n_cat):
+        cols[f"cat{j}"] = levels[codes[:, j]]
+    nums = rng.random((n, n_num))
+    for j in range(n_num):
+        cols[f"num{j}"] = nums[:, j]
+    X = pd.DataFrame(cols)
+    if shape == "conjunction":
+        order = np.argsort(chosen)  # conditions in column order, as a reader lists them
+        planted = np.ones(n, dtype=bool)
+        for c, lev in zip(chosen[order], planted_level[order], strict=True):
+            conditions[f"cat{c}"] = levels[lev]
+            planted &= codes[:, c] == lev
+    else:
+        side = float(np.sqrt(share))
+        corner = rng.random(2) * (1.0 - side)
+        planted = np.ones(n, dtype=bool)
+        for j in range(2):
+            low, high = float(corner[j]), float(corner[j] + side)
+            conditions[f"num{j}"] = (low, high)
+            planted &= (nums[:, j] >= low) & (nums[:, j] < high)
+    if outcome == "statistical_parity":
+        y_pred = (rng.random(n) < np.where(planted, base_rate - shift, base_rate)).astype(np.int64)
+        wrong = rng.random(n) >= accuracy
+    else:
+        y_pred = (rng.random(n) < base_rate).astype(np.int64)
+        wrong = rng.random(n) < np.where(planted, 1.0 - accuracy + shift, 1.0 - accuracy)
+    y_true = np.where(wrong, 1 - y_pred, y_pred)
+    return SubgroupBenchmark(X=X, y_true=y_true, y_pred=y_pred, planted=planted, conditions=conditions,
+                             effect=shift)
