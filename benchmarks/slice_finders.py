@@ -454,7 +454,11 @@ def load_adult_with_predictions(data: Path):
     """Adult (train + test) with a logistic regression's predictions, as ``benchmarks/subgroups.py`` builds it."""
     spec = importlib.util.spec_from_file_location("_bench_subgroups", REPO / "benchmarks" / "subgroups.py")
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    sys.modules[spec.name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.modules.pop(spec.name, None)
     X, y, p, _, _ = mod.load_adult(data)
     return X, y, p
 
