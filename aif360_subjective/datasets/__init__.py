@@ -6,7 +6,7 @@ from .lewidi import LeWiDiDataset
 from .measuring_hate_speech import MeasuringHateSpeechDataset
 from .multi_annotator import MultiAnnotatorDataset
 from .popquorn import PopquornDataset
-from .subgroup_benchmark import SubgroupBenchmark, make_slice_benchmark, make_subgroup_benchmark
+from .subgroup_benchmark import SubgroupBenchmark, make_subgroup_benchmark
 from .synthetic import make_subjective_dataset
 from .synthetic_parquet import write_synthetic_parquet
 from .wikipedia_talk import WikipediaTalkDataset
@@ -20,7 +20,6 @@ __all__ = [
     "PopquornDataset",
     "SubgroupBenchmark",
     "WikipediaTalkDataset",
-    "make_slice_benchmark",
     "make_subgroup_benchmark",
     "make_subjective_dataset",
     "write_synthetic_parquet",
