@@ -6,7 +6,7 @@ from .lewidi import LeWiDiDataset
 from .measuring_hate_speech import MeasuringHateSpeechDataset
 from .multi_annotator import MultiAnnotatorDataset
 from .popquorn import PopquornDataset
-from .subgroup_benchmark import SubgroupBenchmark, make_subgroup_benchmark
+from .subgroup_benchmark import SubgroupBenchmark, make_planted_slice, make_subgroup_benchmark
 from .synthetic import make_subjective_dataset
 from .synthetic_parquet import write_synthetic_parquet
 from .wikipedia_talk import WikipediaTalkDataset
@@ -20,6 +20,7 @@ __all__ = [
     "PopquornDataset",
     "SubgroupBenchmark",
     "WikipediaTalkDataset",
+    "make_planted_slice",
     "make_subgroup_benchmark",
     "make_subjective_dataset",
     "write_synthetic_parquet",

@@ -3,7 +3,9 @@
 Used to check that subgroup discovery names real disparities and stays quiet on noise: with ``effect=0`` the
 predictions (and the truths) are independent of the features, so every flagged subgroup is a false
 discovery; with ``effect > 0`` the rows matching two categorical conditions get the favourable prediction
-less often, by ``effect``.
+less often, by ``effect`` (:func:`make_subgroup_benchmark`). :func:`make_planted_slice` plants harder
+subgroups: a random conjunction of 2-3 categorical conditions or a box over numeric features, treated worse
+in the favourable-prediction rate or in the error rate (the tables of ``benchmarks/slice_finders.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pandas as pd
 
 from .multi_annotator import check_random_state
 
-__all__ = ["SubgroupBenchmark", "make_subgroup_benchmark"]
+__all__ = ["SubgroupBenchmark", "make_planted_slice", "make_subgroup_benchmark", "SLICE_SHAPES", "SLICE_TARGETS"]
 
 LEVELS = tuple("abcdefghijklmnop")
 
@@ -31,8 +33,11 @@ class SubgroupBenchmark:
         y_pred: prediction, 1 = favourable.
         planted: boolean mask of the rows matching the planted conditions (returned with ``effect=0`` too,
             where those rows are treated like all others).
-        conditions: the planted subgroup's conditions, ``{"cat0": "a", "cat1": "a"}``.
-        effect: how much lower the planted rows' favourable-prediction rate is.
+        conditions: the planted subgroup's conditions, ``{"cat0": "a", "cat1": "a"}``; a numeric condition is
+            a half-open range ``(low, high)``: ``low <= x < high``.
+        effect: how much lower the planted rows' favourable-prediction rate (or accuracy, with
+            ``target="error_rate"``) is.
+        target: what the effect shifts: ``"statistical_parity"`` or ``"error_rate"``.
     """
 
     X: pd.DataFrame
@@ -41,6 +46,7 @@ class SubgroupBenchmark:
     planted: np.ndarray
     conditions: dict
     effect: float
+    target: str = "statistical_parity"
 
 
 def _check_int(name: str, value, low: int) -> int:
@@ -136,3 +142,129 @@ def make_subgroup_benchmark(
     y_true = np.where(correct, y_pred, 1 - y_pred)
     return SubgroupBenchmark(X=X, y_true=y_true, y_pred=y_pred, planted=planted, conditions=conditions,
                              effect=effect)
+
+
+#: Shapes of the planted subgroup of :func:`make_planted_slice`.
+SLICE_SHAPES = ("conjunction", "numeric_region")
+#: What the effect of :func:`make_planted_slice` shifts.
+SLICE_TARGETS = ("statistical_parity", "error_rate")
+
+
+def make_planted_slice(
+    n_samples: int = 5000,
+    shape: str = "conjunction",
+    n_conditions: int = 2,
+    planted_share: float = 0.05,
+    effect: float = 0.2,
+    target: str = "statistical_parity",
+    n_categorical: int = 6,
+    n_numeric: int = 2,
+    n_levels: int = 4,
+    base_rate: float = 0.5,
+    accuracy: float = 0.8,
+    random_state: int | np.random.Generator | None = None,
+) -> SubgroupBenchmark:
+    """Generate a table with one planted subgroup at a random place: a conjunction or a numeric box.
+
+    The generative story (vectorised, one numpy Generator):
+
+    * ``shape="conjunction"``: ``n_conditions`` of the ``n_categorical`` columns ``cat0..`` are drawn at
+      random, and for each one of its ``n_levels`` levels (a, b, ...). Each chosen column takes its chosen
+      level with probability ``q = planted_share ** (1 / n_conditions)`` and the other levels uniformly; the
+      other categorical columns are uniform. The planted subgroup is the conjunction of the chosen
+      conditions: ``planted_share`` of the rows in expectation (columns are independent).
+    * ``shape="numeric_region"``: ``n_conditions`` of the ``n_numeric`` columns ``num0..`` (uniform on
+      [0, 1]) are drawn at random; on each, a range of width ``s = planted_share ** (1 / n_conditions)``
+      starting uniformly in [0, 1 - s]. The planted subgroup is the box, ``planted_share`` of the rows in
+      expectation; categorical columns are uniform.
+    * ``target="statistical_parity"``: the prediction is favourable with probability ``base_rate``, or
+      ``base_rate - effect`` in the planted subgroup; the truth equals the prediction with probability
+      ``accuracy``.
+    * ``target="error_rate"``: the truth is favourable with probability ``base_rate``; the prediction equals
+      the truth with probability ``accuracy``, or ``accuracy - effect`` in the planted subgroup (its error
+      rate is ``effect`` higher, both true-positive and true-negative rates drop).
+    * ``effect=0`` gives null tables: truths and predictions independent of the features.
+
+    Args:
+        n_samples: rows (>= 2).
+        shape: ``"conjunction"`` or ``"numeric_region"``.
+        n_conditions: conditions of the planted subgroup (>= 1; at most ``n_categorical`` or ``n_numeric``).
+        planted_share: expected share of rows in the planted subgroup, in (0, 1).
+        effect: shift of the planted subgroup's favourable-prediction rate or accuracy, in [0, base_rate] or
+            [0, accuracy].
+        target: ``"statistical_parity"`` or ``"error_rate"``.
+        n_categorical: categorical columns (>= 0; >= n_conditions for a conjunction).
+        n_numeric: numeric columns (>= 0; >= n_conditions for a numeric region).
+        n_levels: levels per categorical column, in [2, 16].
+        base_rate: favourable-prediction rate (``"statistical_parity"``) or favourable-truth rate
+            (``"error_rate"``) outside the subgroup, in [0, 1].
+        accuracy: probability that a prediction is correct outside the subgroup, in [0, 1].
+        random_state: None, int seed or numpy Generator.
+
+    Returns:
+        SubgroupBenchmark: ``conditions`` maps the chosen columns to their level or their ``(low, high)``
+        range; ``planted`` is the boolean mask of the matching rows.
+
+    Raises:
+        TypeError: non-integer counts.
+        ValueError: unknown shape or target, counts or rates out of range.
+    """
+    n = _check_int("n_samples", n_samples, 2)
+    if shape not in SLICE_SHAPES:
+        raise ValueError(f"shape must be one of {SLICE_SHAPES}, got {shape!r}")
+    if target not in SLICE_TARGETS:
+        raise ValueError(f"target must be one of {SLICE_TARGETS}, got {target!r}")
+    c = _check_int("n_conditions", n_conditions, 1)
+    n_cat = _check_int("n_categorical", n_categorical, 0)
+    n_num = _check_int("n_numeric", n_numeric, 0)
+    n_levels = _check_int("n_levels", n_levels, 2)
+    if n_levels > len(LEVELS):
+        raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
+    pool, pool_name = (n_cat, "n_categorical") if shape == "conjunction" else (n_num, "n_numeric")
+    if c > pool:
+        raise ValueError(f"n_conditions ({c}) must be at most {pool_name} ({pool}) for shape={shape!r}")
+    share = _check_fraction("planted_share", planted_share)
+    if not 0 < share < 1:
+        raise ValueError(f"planted_share must be in (0, 1), got {planted_share}")
+    effect = _check_fraction("effect", effect)
+    base_rate = _check_fraction("base_rate", base_rate)
+    accuracy = _check_fraction("accuracy", accuracy)
+    limit, limit_name = (base_rate, "base_rate") if target == "statistical_parity" else (accuracy, "accuracy")
+    if effect > limit:
+        raise ValueError(f"effect must be at most {limit_name} ({limit}) for target={target!r}, got {effect}")
+    rng = check_random_state(random_state, "random_state")
+    levels = np.array(LEVELS[:n_levels], dtype=object)
+    q = share ** (1.0 / c)
+    chosen = np.sort(rng.choice(pool, size=c, replace=False))
+    conditions: dict = {}
+    cols: dict = {}
+    planted = np.ones(n, dtype=bool)
+    for j in range(n_cat):
+        if shape == "conjunction" and j in chosen:
+            level = int(rng.integers(0, n_levels))
+            probs = np.full(n_levels, (1.0 - q) / (n_levels - 1))
+            probs[level] = q
+            codes = rng.choice(n_levels, size=n, p=probs / probs.sum())
+            conditions[f"cat{j}"] = str(levels[level])
+            planted &= codes == level
+        else:
+            codes = rng.integers(0, n_levels, size=n)
+        cols[f"cat{j}"] = levels[codes]
+    for j in range(n_num):
+        x = rng.random(n)
+        if shape == "numeric_region" and j in chosen:
+            low = float(rng.uniform(0.0, 1.0 - q))
+            conditions[f"num{j}"] = (low, low + q)
+            planted &= (x >= low) & (x < low + q)
+        cols[f"num{j}"] = x
+    X = pd.DataFrame(cols, index=pd.RangeIndex(n))
+    if target == "statistical_parity":
+        y_pred = (rng.random(n) < np.where(planted, base_rate - effect, base_rate)).astype(np.int64)
+        correct = rng.random(n) < accuracy
+        y_true = np.where(correct, y_pred, 1 - y_pred)
+    else:
+        y_true = (rng.random(n) < base_rate).astype(np.int64)
+        correct = rng.random(n) < np.where(planted, accuracy - effect, accuracy)
+        y_pred = np.where(correct, y_true, 1 - y_true)
+    return SubgroupBenchmark(X=X, y_true=y_true, y_pred=y_pred, planted=planted, conditions=conditions,
+                             effect=effect, target=target)

@@ -54,3 +54,65 @@ def test_seeded_and_leaves_global_state_alone():
 def test_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
         make_subgroup_benchmark(**kwargs)
+
+
+# ---------------------------------------------------------------- make_planted_slice
+from aif360_subjective.datasets import make_planted_slice  # noqa: E402
+
+
+@pytest.mark.parametrize("n_conditions", [2, 3])
+def test_planted_conjunction_share_mask_and_shift(n_conditions):
+    b = make_planted_slice(n_samples=80_000, n_conditions=n_conditions, planted_share=0.05, effect=0.2,
+                           random_state=3)
+    assert len(b.conditions) == n_conditions and set(b.conditions) <= {f"cat{j}" for j in range(6)}
+    mask = np.ones(len(b.X), dtype=bool)
+    for col, level in b.conditions.items():
+        mask &= b.X[col].to_numpy() == level
+    np.testing.assert_array_equal(b.planted, mask)
+    assert b.planted.mean() == pytest.approx(0.05, abs=0.004)
+    assert b.y_pred[~b.planted].mean() == pytest.approx(0.5, abs=0.01)
+    assert b.y_pred[b.planted].mean() == pytest.approx(0.3, abs=0.03)
+    assert b.target == "statistical_parity"
+
+
+def test_planted_numeric_region_is_a_box_of_the_share():
+    b = make_planted_slice(n_samples=80_000, shape="numeric_region", planted_share=0.04, random_state=4)
+    assert set(b.conditions) == {"num0", "num1"}
+    mask = np.ones(len(b.X), dtype=bool)
+    for col, (low, high) in b.conditions.items():
+        assert high - low == pytest.approx(0.2)  # sqrt(0.04)
+        mask &= (b.X[col].to_numpy() >= low) & (b.X[col].to_numpy() < high)
+    np.testing.assert_array_equal(b.planted, mask)
+    assert b.planted.mean() == pytest.approx(0.04, abs=0.003)
+
+
+def test_planted_error_rate_shifts_accuracy_not_selection():
+    b = make_planted_slice(n_samples=80_000, target="error_rate", effect=0.2, random_state=5)
+    correct = b.y_true == b.y_pred
+    assert correct[~b.planted].mean() == pytest.approx(0.8, abs=0.01)
+    assert correct[b.planted].mean() == pytest.approx(0.6, abs=0.03)
+    # truths are drawn independently of the features; with base rate 0.5 the selection rate stays 0.5
+    assert b.y_pred[b.planted].mean() == pytest.approx(0.5, abs=0.03)
+
+
+def test_planted_null_table_and_seeding():
+    a = make_planted_slice(n_samples=60_000, effect=0.0, random_state=6)
+    assert a.y_pred[a.planted].mean() == pytest.approx(a.y_pred[~a.planted].mean(), abs=0.03)
+    b = make_planted_slice(n_samples=60_000, effect=0.0, random_state=np.random.default_rng(6))
+    assert a.X.equals(b.X) and a.conditions == b.conditions and (a.y_true == b.y_true).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"shape": "blob"}, ValueError, "shape must be one of"),
+        ({"target": "tpr"}, ValueError, "target must be one of"),
+        ({"n_conditions": 3, "shape": "numeric_region"}, ValueError, r"n_conditions \(3\) must be at most n_numeric"),
+        ({"n_conditions": 1.0}, TypeError, "n_conditions must be an int"),
+        ({"planted_share": 1.0}, ValueError, "planted_share must be in"),
+        ({"effect": 0.9, "target": "error_rate"}, ValueError, "effect must be at most accuracy"),
+    ],
+)
+def test_planted_slice_bad_input(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        make_planted_slice(n_samples=100, **kwargs)
