@@ -1,19 +1,19 @@
 """Does subgroup discovery find the planted unfair subgroup, and stay silent when there is none? This package
 (each ``discovery`` method) side by side with the slice finders DivExplorer, SliceLine and AIF360's MDSS.
 
-Tables (:func:`aif360_subjective.datasets.make_slice_benchmark`, 5,000 rows, 4 categorical columns of 3 levels
-and 2 numeric columns uniform on [0, 1]; the favourable-prediction rate is 0.5 and the accuracy 0.8 outside the
-slice):
+Tables (:func:`aif360_subjective.datasets.make_planted_slice` with its defaults: 5,000 rows, 6 categorical
+columns of 4 levels and 2 numeric columns uniform on [0, 1]; outside the slice the favourable-prediction (or
+favourable-truth) rate is 0.5 and the accuracy 0.8):
 
-* ``conjunction``: 2 or 3 attribute = value conditions (alternating by seed), the slice's size spread evenly
-  over 2-10 % of the rows across the seeds; its favourable-prediction rate lowered (``SP``) or its error rate
-  raised (``ER``) by 0.05, 0.1 or 0.2;
-* ``region``: a square of ``num0`` x ``num1`` covering 2-10 % of the rows, edges off the quantile cuts, shift
-  0.2;
-* ``null``: shift 0 (the outcome is independent of the features).
+* ``conjunction``: 2 or 3 attribute = value conditions (alternating by seed) at random columns and levels;
+  the slice's favourable-prediction rate lowered (``SP``) or its error rate raised (``ER``) by 0.2, 0.1 or
+  0.05;
+* ``region``: a box over ``num0`` x ``num1`` at a random place (edges off the quantile cuts), shift 0.2;
+* ``null``: shift 0 (truths and predictions independent of the features).
 
 Seed ``s`` of a setting draws its table with ``random_state=s`` and the slice size
-``0.02 + 0.08 * s / (seeds - 1)``; every method sees the same table.
+``0.02 + 0.08 * s / (seeds - 1)``: 2 % to 10 % of the rows across the seeds. Every method sees the same
+table.
 
 Per method and setting it prints (over the seeds):
 
@@ -47,8 +47,9 @@ tables for a higher error rate):
   expectation); the returned subset, reported when it is not empty and scores > 0. MDSS seeds numpy's global
   generator itself (``seed=0``); the benchmark restores the global state afterwards.
 
-The peers take discrete attributes: numeric columns are cut at their quintiles (labels ``[lo, hi)``), the
-usual preprocessing of DivExplorer and SliceLine; this package takes the raw table.
+The peers take discrete attributes: numeric columns are cut at their quintiles (``--bins``; labels
+``[lo, hi)``), the usual preprocessing of DivExplorer and SliceLine; this package takes the raw table (its
+pattern miner cuts at deciles and also tries runs of up to 3 adjacent bins).
 
 Speed rows (same process, one after the other): the default discovery of this package (``detect_subgroups``
 with its defaults and the default ranking) against DivExplorer at ``min_support=0.01`` on one 20,000-row
@@ -56,9 +57,9 @@ table; the whole ``aif360-subjective subgroups`` command on Adult (48,842 rows, 
 predictions of a logistic regression fitted on all rows, ``--out`` an HTML report) against DivExplorer at
 ``min_support=0.01`` on the same table and predictions (outcome: the favourable prediction).
 
-Usage: ``python benchmarks/slice_finders.py [--quick] [--seeds 10] [--null-seeds 15] [--skip-adult]
-[--data DIR]``. ``--quick`` runs 3 seeds of a few settings and no Adult (about a minute). The peers come with
-``pip install aif360-subjective[bench]``; a missing peer is named and skipped.
+Usage: ``python benchmarks/slice_finders.py [--quick] [--seeds 10] [--null-seeds 15] [--bins 5]
+[--skip-adult] [--data DIR]``. ``--quick`` runs 3 seeds of a few settings and no Adult (about a minute).
+The peers come with ``pip install aif360-subjective[bench]``; a missing peer is named and skipped.
 
 References:
     E. Pastor, L. de Alfaro and E. Baralis, "Looking for Trouble: Analyzing Classifier Behavior via Pattern
@@ -90,7 +91,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from aif360_subjective.datasets import make_slice_benchmark  # noqa: E402
+from aif360_subjective.datasets import make_planted_slice  # noqa: E402
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
 
 #: Outcome of the table -> the ranking metric of this package.
@@ -362,23 +363,27 @@ def settings(seeds: int, null_seeds: int, quick: bool) -> list[Setting]:
 
 def table_for(setting: Setting, seed: int, n_samples: int = 5000):
     share = 0.02 + 0.08 * seed / max(setting.seeds - 1, 1)
-    return make_slice_benchmark(
+    if setting.shape == "region":
+        shape, n_conditions = "numeric_region", 2  # the table has two numeric columns
+    else:
+        shape, n_conditions = "conjunction", 2 + seed % 2
+    return make_planted_slice(
         n_samples=n_samples,
-        shape="region" if setting.shape == "region" else "conjunction",
-        outcome=OUTCOME[setting.outcome],
-        shift=setting.shift,
+        shape=shape,
+        n_conditions=n_conditions,
         planted_share=share,
-        n_conditions=2 + seed % 2,
+        effect=setting.shift,
+        target=OUTCOME[setting.outcome],
         random_state=seed,
     )
 
 
-def run_setting(setting: Setting, methods: dict[str, Callable], log=print) -> list[dict]:
+def run_setting(setting: Setting, methods: dict[str, Callable], bins: int = 5, log=print) -> list[dict]:
     """Every method on every seed of one setting: one record per (method, seed)."""
     records = []
     for seed in range(setting.seeds):
         b = table_for(setting, seed)
-        D = discretise(b.X)
+        D = discretise(b.X, bins)
         for name, fn in methods.items():
             try:
                 r = fn(b, D, setting.outcome, seed)
@@ -433,7 +438,7 @@ def summarise(records: list[dict]) -> pd.DataFrame:
 # ------------------------------------------------------------------ speed rows
 def speed_20k(seed: int = 0) -> pd.DataFrame:
     """Default discovery vs DivExplorer (min_support=0.01) on one 20,000-row conjunction table."""
-    b = make_slice_benchmark(n_samples=20_000, shift=0.2, planted_share=0.05, random_state=seed)
+    b = make_planted_slice(n_samples=20_000, effect=0.2, planted_share=0.05, random_state=seed)
     rows = []
     t0 = time.perf_counter()
     rep = detect_subgroups(b.X, b.y_true, b.y_pred, random_state=seed)
@@ -502,6 +507,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="3 seeds of 4 settings, no Adult")
     ap.add_argument("--seeds", type=int, default=None, help="seeds per planted setting (default 10; quick 3)")
     ap.add_argument("--null-seeds", type=int, default=None, help="seeds per null setting (default 15; quick 3)")
+    ap.add_argument("--bins", type=int, default=5, help="quantile bins of numeric columns for the peers (default 5)")
     ap.add_argument("--skip-adult", action="store_true")
     default_data = Path(os.environ.get("AIF360_SUBJECTIVE_DATA", REPO.parent / "shared" / "data"))
     ap.add_argument("--data", type=Path, default=default_data)
@@ -525,7 +531,7 @@ def main(argv: list[str] | None = None) -> None:
     records = []
     for s in settings(seeds, null_seeds, args.quick):
         t0 = time.perf_counter()
-        records += run_setting(s, methods)
+        records += run_setting(s, methods, args.bins)
         print(f"  {s.name}: {s.seeds} tables in {time.perf_counter() - t0:.0f} s", flush=True)
     table = summarise(records)
     print("\n## Planted and null tables (5,000 rows; misses count 0 in precision and recall)")
