@@ -322,9 +322,17 @@ def significance_line(rk, metric_name: str, what: str) -> str:
             return f"Most disadvantaged {what} (raw ranking): {row['subgroup']} ({metric_name} {row[metric]:+.3f})."
         return (f"Most disadvantaged {what}: {row['subgroup']} ({int(row['size']):,} rows; {metric_name} "
                 f"{row[metric]:+.3f}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:+.3f}, "
-                f"{row[metric + '_ci_high']:+.3f}], q = {row[metric + '_q']:.2g}).")
-    return (f"No {what} is significantly disadvantaged by {metric_name} at q < {a['alpha']:g} "
+                f"{row[metric + '_ci_high']:+.3f}], {_adjusted_text(row, metric)}).")
+    test = "q" if a.get("control") == "fdr" else "adjusted p"
+    return (f"No {what} is significantly disadvantaged by {metric_name} at {test} < {a['alpha']:g} "
             f"({a['n_not_significant']} tested, {a['n_undefined']} undefined, {a['n_too_small']} too small).")
+
+
+def _adjusted_text(row, metric: str) -> str:
+    """``q = 0.01`` (Benjamini-Hochberg ranking) or ``adjusted p = 0.005`` (max-T ranking)."""
+    if metric + "_q" in row.index:
+        return f"q = {row[metric + '_q']:.2g}"
+    return f"adjusted p = {row[metric + '_p_adjusted']:.2g}"
 
 
 def one_line(text: object) -> str:

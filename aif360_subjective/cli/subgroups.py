@@ -96,11 +96,13 @@ def run(args: argparse.Namespace) -> int:
         step("subgroup discovery")
         rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=args.clustering,
                                n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
-                               categorical_features=args.categorical, random_state=args.seed)
+                               categorical_features=args.categorical, random_state=args.seed,
+                               discovery=args.discovery)
         from ..report.sections import lopsided_alternatives
 
         # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
-        alternatives = lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
+        alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
+                        if "cluster" in rep.kinds else None)
         step("writing the report")
         path = None
         lines = [f"favourable label: {common.show(fav)}",
@@ -118,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
     for line in lines:
         print(line)
     print()
+    if args.alpha is not None and not rep.weighted:
+        _print_discovery(rep, args.alpha, args.ci)
     common.print_frame(rep.summary(), "Summary (means of absolute values; positive = subgroup disadvantaged):")
     lop = rep.lopsided
     if lop["lopsided"]:
@@ -136,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
         print()
     from ..report.sections import pattern_texts, patterns_as_in_table, q_columns_as_text, whole_numbers_as_int
 
+    if "entropy" not in rep.kinds:
+        if path:
+            print(f"Report: {path}")
+        return 0
     # patterns written as in the report (integer values without decimals)
     texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
     rk = rep.ranking("statistical_parity", kind="entropy", n=args.top, alpha=args.alpha, min_size=args.min_size,
@@ -146,13 +154,32 @@ def run(args: argparse.Namespace) -> int:
                            "raw values, no significance filter):")
     elif len(rk):
         common.print_frame(q_columns_as_text(patterns_as_in_table(rk, texts)),
-                           f"Entropy-based subgroups significantly disadvantaged by statistical parity (q < "
-                           f"{args.alpha:g}; rest minus subgroup), top {args.top}:")
+                           f"Entropy-based subgroups significantly disadvantaged by statistical parity "
+                           f"(adjusted p < {args.alpha:g}; rest minus subgroup), top {args.top}:")
     else:
         print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
         print(f"Report: {path}")
     return 0
+
+
+def _print_discovery(rep, alpha: float, ci: float) -> None:
+    """The comparison of the discovery methods and the findings under one family-wise error."""
+    import pandas as pd
+
+    summary = rep.discovery_summary(alpha, ci)
+    shown = summary[["method", "candidates", "significant", "best", "metric", "value", "ci_low", "ci_high",
+                     "p_adjusted"]].set_index("method")
+    common.print_frame(shown, f"Discovery methods (family-wise error {alpha:g} over every candidate, metric and "
+                              "direction; best = smallest adjusted p):")
+    print(summary.attrs["sentence"])
+    print()
+    found = rep.findings(alpha, ci)
+    if len(found):
+        top = found.head(10)[["metric", "description", "size", "value", "ci_low", "ci_high", "p_adjusted",
+                              "direction"]]
+        common.print_frame(pd.DataFrame(top).reset_index(drop=True),
+                           f"Findings ({len(found)} significant at family-wise error {alpha:g}; first 10):")
 
 
 def add_parser(sub) -> None:
@@ -192,11 +219,14 @@ def add_parser(sub) -> None:
     sg.add_argument("--exclude", nargs="+", metavar="C", help="columns to leave out (e.g. ids)")
     sg.add_argument("--top", type=common.positive_int, default=5, metavar="N", help="ranking length (default: 5)")
     sg.add_argument("--alpha", type=common.alpha, default=0.05, metavar="A",
-                    help="rank only subgroups significantly disadvantaged at q < A (Benjamini-Hochberg); 'none' "
-                         "for the raw ranking of the ASDF paper (default: 0.05)")
+                    help="rank only subgroups significantly disadvantaged at family-wise error A (permutation "
+                         "max-T over every candidate); 'none' for the raw ranking of the ASDF paper (default: 0.05)")
     sg.add_argument("--min-size", type=common.positive_int, default=1, metavar="N",
                     help="leave subgroups with fewer than N rows out of the rankings (default: 1)")
     sg.add_argument("--ci", type=common.open_unit_float, default=0.95, metavar="L",
                     help="confidence level of the intervals (default: 0.95)")
+    sg.add_argument("--discovery", default="both", choices=["asdf", "patterns", "both"],
+                    help="subgroup candidates: the ASDF clusters and their entropy patterns, mined patterns "
+                         "(conjunctions of up to 3 conditions), or both (default: both)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     sg.set_defaults(func=run)

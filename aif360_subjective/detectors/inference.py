@@ -183,18 +183,26 @@ def benjamini_hochberg(p) -> np.ndarray:
     return q
 
 
-def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95) -> pd.DataFrame:
+def _no_test(x1, n1, x2, n2) -> tuple[np.ndarray, np.ndarray]:
+    nan = np.full(np.shape(np.asarray(x1)), np.nan)
+    return nan, nan
+
+
+def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95, tests: bool = True) -> pd.DataFrame:
     """Intervals and two-sided p-values of the five metrics for k subgroups against their rests.
 
     Args:
         S: (k, 4) unweighted confusion counts of the subgroups (TN, FP, FN, TP; favourable = positive).
         total: (4,) unweighted counts of the whole dataset.
         ci: confidence level.
+        tests: compute the mid-p values (``False``: intervals only, ``_p`` columns NaN; the hypergeometric
+            tails cost about 0.3 ms per subgroup, seconds for thousands of mined patterns).
 
     Returns:
         pandas.DataFrame: k rows; per metric ``<metric>_ci_low``, ``<metric>_ci_high``, ``<metric>_p``
         (no q-values: those depend on the family, see :func:`benjamini_hochberg`).
     """
+    mid_p = mid_p_fisher if tests else _no_test
     ci = check_ci(ci)
     S = np.atleast_2d(np.asarray(S, dtype=np.float64))
     total = np.asarray(total, dtype=np.float64)
@@ -213,17 +221,17 @@ def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95) -> pd
     # statistical parity: favourable predictions, rest minus subgroup
     sel_S, sel_R = S[:, FP] + S[:, TP], R[:, FP] + R[:, TP]
     _, lo, hi = newcombe_interval(sel_R, n_R, sel_S, n_S, ci)
-    less, greater = mid_p_fisher(sel_S, n_S, sel_R, n_R)
+    less, greater = mid_p(sel_S, n_S, sel_R, n_R)
     put("statistical_parity", lo, hi, _two_sided(less, greater))
     # equal opportunity: TPR among truth positives
     pos_S, pos_R = S[:, TP] + S[:, FN], R[:, TP] + R[:, FN]
     d_t, lo_t, hi_t = newcombe_interval(R[:, TP], pos_R, S[:, TP], pos_S, ci)
-    less_t, greater_t = mid_p_fisher(S[:, TP], pos_S, R[:, TP], pos_R)
+    less_t, greater_t = mid_p(S[:, TP], pos_S, R[:, TP], pos_R)
     put("equal_opportunity", lo_t, hi_t, _two_sided(less_t, greater_t))
     # equalized odds: MOVER over the TPR and FPR differences; intersection-union test
     neg_S, neg_R = S[:, FP] + S[:, TN], R[:, FP] + R[:, TN]
     d_f, lo_f, hi_f = newcombe_interval(R[:, FP], neg_R, S[:, FP], neg_S, ci)
-    less_f, greater_f = mid_p_fisher(S[:, FP], neg_S, R[:, FP], neg_R)
+    less_f, greater_f = mid_p(S[:, FP], neg_S, R[:, FP], neg_R)
     mid = (d_t + d_f) / 2.0
     lo = mid - np.sqrt((d_t - lo_t) ** 2 + (d_f - lo_f) ** 2) / 2.0
     hi = mid + np.sqrt((hi_t - d_t) ** 2 + (hi_f - d_f) ** 2) / 2.0
@@ -234,7 +242,7 @@ def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95) -> pd
     ok_S, ok_R = S[:, TP] + S[:, TN], R[:, TP] + R[:, TN]
     a_lo, a_hi = wilson_interval(ok_S, n_S, ci)
     _, lo, hi = newcombe_interval(ok_S, n_S, ok_R, n_R, ci)
-    less, greater = mid_p_fisher(ok_S, n_S, ok_R, n_R)
+    less, greater = mid_p(ok_S, n_S, ok_R, n_R)
     p_acc = _two_sided(less, greater)
     put("accuracy", a_lo, a_hi, p_acc)
     scale = n_R / N if N > 0 else np.nan

@@ -45,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "max_t", "observed_z", "check_n_permutations"]
+__all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "max_t", "observed_z", "check_n_permutations", "scan_penalty",
+           "draw_permutations"]
 
 #: The four tests, in the order of :attr:`MaxTResult.z` columns.
 TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy")
@@ -85,8 +86,9 @@ class MaxTResult:
 
     Attributes:
         z: (m, 4) observed z per test (:data:`TESTS`), positive = disadvantaged; NaN where undefined.
-        p_adjusted: (m, 4, 2) adjusted p-values within each test's family, directions (disadvantaged,
-            favoured); NaN where undefined.
+        p_adjusted: (m, 4, 2) adjusted p-values within each (test, direction) family, directions
+            (disadvantaged, favoured): the family of one ranking; NaN where undefined.
+        p_two_sided: (m, 4) adjusted p-values within each test's family of both directions.
         p_global: (m, 4, 2) adjusted p-values in the global family (every test, both directions).
         n_permutations: B.
         n_hypotheses: defined hypotheses per test family (4,) and in the global family.
@@ -94,6 +96,7 @@ class MaxTResult:
 
     z: np.ndarray
     p_adjusted: np.ndarray
+    p_two_sided: np.ndarray
     p_global: np.ndarray
     n_permutations: int
     n_hypotheses: tuple
@@ -161,8 +164,7 @@ class _StepDown:
         """``perm``: (b, hypotheses) permuted statistics (NaN = not defined)."""
         if len(self.order) == 0:
             return
-        v = perm[:, self.order]
-        v = np.where(np.isnan(v), -np.inf, v)
+        v = perm[:, self.order]  # defined hypotheses only: their permuted statistics are finite
         # successive maxima from the least significant hypothesis up
         succ = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
         self.count += np.sum(succ >= self.sorted_obs[None, :] - _TIE, axis=0)
@@ -174,12 +176,31 @@ class _StepDown:
         return out
 
 
+def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
+    """``sqrt(2 ln(n / size))``: the size penalty of the max-T statistic (0 for a subgroup of every row)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt(2.0 * np.log(np.maximum(n / np.maximum(size, 1.0), 1.0)))
+
+
+def draw_permutations(rng: np.random.Generator, p: np.ndarray, pos: np.ndarray, neg: np.ndarray, b: int):
+    """``b`` permutations of both schemes: row indices (n, b) for the joint permutation of (truth,
+    prediction) pairs, and the predictions (n, b) permuted within the truth-positive rows ``pos`` and within
+    the truth-negative rows ``neg``."""
+    n = len(p)
+    idx = rng.permuted(np.tile(np.arange(n), (b, 1)), axis=1).T
+    p_b = np.empty((n, b))
+    p_b[pos] = p[pos][rng.permuted(np.tile(np.arange(len(pos)), (b, 1)), axis=1).T]
+    p_b[neg] = p[neg][rng.permuted(np.tile(np.arange(len(neg)), (b, 1)), axis=1).T]
+    return idx, p_b
+
+
 def max_t(
     members: sp.spmatrix,
     t: np.ndarray,
     p: np.ndarray,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     random_state: np.random.Generator | int | None = None,
+    penalty: bool = True,
 ) -> MaxTResult:
     """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
 
@@ -189,6 +210,7 @@ def max_t(
         p: prediction, 1 = favourable (0/1 array).
         n_permutations: B (>= 19).
         random_state: numpy Generator or int seed (the permutations).
+        penalty: maximise ``z - sqrt(2 ln(N / n_S))`` instead of ``z`` (see the module docstring).
 
     Returns:
         MaxTResult
@@ -207,31 +229,34 @@ def max_t(
     obs_counts = np.asarray(MT @ np.column_stack([p, t * p, (1 - t) * p, c]).astype(np.float32),
                             dtype=np.float64)
     z_obs = np.column_stack([z[:, 0] for z in std.z([obs_counts[:, [i]] for i in range(4)])])
-    # hypotheses of a test family: [disadvantaged (z), favoured (-z)] for each candidate
-    fams = [_StepDown(np.concatenate([z_obs[:, f], -z_obs[:, f]])) for f in range(4)]
-    glob = _StepDown(np.concatenate([np.concatenate([z_obs[:, f], -z_obs[:, f]]) for f in range(4)]))
+    size = np.asarray(MT.sum(axis=1), dtype=np.float64).ravel()
+    pen = scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
+    s_obs = z_obs - pen[:, [0]]
+    s_fav = -z_obs - pen[:, [0]]
+    # families: per (test, direction) (one ranking), per test (both directions), global (everything)
+    one = [[_StepDown(s_obs[:, f]), _StepDown(s_fav[:, f])] for f in range(4)]
+    fams = [_StepDown(np.concatenate([s_obs[:, f], s_fav[:, f]])) for f in range(4)]
+    glob = _StepDown(np.concatenate([np.concatenate([s_obs[:, f], s_fav[:, f]]) for f in range(4)]))
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     done = 0
     while done < B:
         b = min(_BATCH, B - done)
-        # scheme A: rows' (truth, prediction) pairs permuted together
-        idx = rng.permuted(np.tile(np.arange(n), (b, 1)), axis=1).T  # (n, b)
+        idx, p_b = draw_permutations(rng, p, pos, neg, b)
         p_a, c_a = p[idx], c[idx]
-        # scheme B: predictions permuted within truth-positive and within truth-negative rows
-        p_b = np.empty((n, b))
-        p_b[pos] = p[pos][rng.permuted(np.tile(np.arange(len(pos)), (b, 1)), axis=1).T]
-        p_b[neg] = p[neg][rng.permuted(np.tile(np.arange(len(neg)), (b, 1)), axis=1).T]
         Y = np.hstack([p_a, t[:, None] * p_b, (1 - t)[:, None] * p_b, c_a]).astype(np.float32)
         cnt = np.asarray(MT @ Y, dtype=np.float64)
         zs = std.z([cnt[:, i * b:(i + 1) * b] for i in range(4)])  # each (m, b)
-        both = [np.vstack([z, -z]).T for z in zs]  # (b, 2m)
+        both = [np.vstack([z - pen, -z - pen]).T for z in zs]  # (b, 2m)
         for f in range(4):
+            one[f][0].add(both[f][:, :m])
+            one[f][1].add(both[f][:, m:])
             fams[f].add(both[f])
         glob.add(np.hstack(both))
         done += b
-    p_adj = np.stack([fams[f].adjusted(B).reshape(2, m).T for f in range(4)], axis=1)
+    p_adj = np.stack([np.column_stack([one[f][0].adjusted(B), one[f][1].adjusted(B)]) for f in range(4)], axis=1)
+    p_two = np.column_stack([np.fmin(*fams[f].adjusted(B).reshape(2, m)) for f in range(4)])
     p_glob = glob.adjusted(B).reshape(4, 2, m).transpose(2, 0, 1)
     return MaxTResult(
-        z=z_obs, p_adjusted=p_adj, p_global=p_glob, n_permutations=B,
+        z=z_obs, p_adjusted=p_adj, p_two_sided=p_two, p_global=p_glob, n_permutations=B,
         n_hypotheses=(tuple(len(f.order) for f in fams), len(glob.order)),
     )

@@ -141,7 +141,7 @@ def build_items(
             x = s.to_numpy(dtype=np.float64)
             edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)))
         if not numeric or len(edges) - 1 < 2 or len(np.unique(x)) <= n_bins:
-            codes, uniques = pd.factorize(s, sort=True) if not numeric else pd.factorize(x, sort=True)
+            codes, uniques = pd.factorize(s, sort=True)
             k = len(uniques)
             blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), codes)), shape=(n, k)))
             for u in uniques:
@@ -191,25 +191,25 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
     Returns:
         MinedPatterns: patterns in level order, identical row sets kept once.
     """
-    I = items.matrix.astype(np.float32).tocsc()
-    n = I.shape[0]
-    sup1 = np.asarray(I.sum(axis=0)).ravel()
+    ind = items.matrix.astype(np.float32).tocsc()
+    n = ind.shape[0]
+    sup1 = np.asarray(ind.sum(axis=0)).ravel()
     keep = np.flatnonzero(sup1 >= min_support)
     level = keep[:, None]  # (m, k) item positions, increasing
-    members = I[:, keep]
+    members = ind[:, keep]
     all_pats, all_members, all_support = [level], [members], [sup1[keep]]
     col = items.column
     for _ in range(1, max_length):
         if len(level) == 0:
             break
         # supports of every extension by a later item of another column: one sparse product
-        counts = (members.T @ I).toarray() if members.shape[1] * I.shape[1] <= 5e7 else None
+        counts = (members.T @ ind).toarray() if members.shape[1] * ind.shape[1] <= 5e7 else None
         if counts is None:  # too many pairs for one dense block: extend in candidate blocks
             counts = np.vstack([
-                (members[:, s:s + 2000].T @ I).toarray() for s in range(0, members.shape[1], 2000)
+                (members[:, s:s + 2000].T @ ind).toarray() for s in range(0, members.shape[1], 2000)
             ])
         last = level[:, -1]
-        later = np.arange(I.shape[1])[None, :] > last[:, None]
+        later = np.arange(ind.shape[1])[None, :] > last[:, None]
         other_col = np.ones_like(later)
         for j in range(level.shape[1]):  # k <= max_length column checks, vectorised over candidates
             other_col &= col[None, :] != col[level[:, j]][:, None]
@@ -218,7 +218,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
         if len(pi) == 0:
             break
         level = np.column_stack([level[pi], ii])
-        members = members[:, pi].multiply(I[:, ii]).tocsc()
+        members = members[:, pi].multiply(ind[:, ii]).tocsc()
         all_pats.append(level)
         all_members.append(members)
         all_support.append(counts[pi, ii])

@@ -7,22 +7,38 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
+from .._labels import cell_codes
 from .._validation import check_choice
 from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
+from .maxt import METRIC_TEST, TESTS, MaxTResult, max_t
+from .pattern_mining import MinedPatterns, row_set_keys
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
-from .subgroup_metrics import METRICS
+from .subgroup_metrics import FN, FP, METRICS, TN, TP, metrics_from_counts
 
-__all__ = ["SubgroupReport", "KINDS", "RANKABLE"]
+__all__ = ["SubgroupReport", "KINDS", "RANKABLE", "CONTROLS"]
 
-KINDS = ("cluster", "entropy")
+#: Kinds of subgroups: ASDF clusters, their entropy patterns, mined patterns.
+KINDS = ("cluster", "entropy", "pattern")
+#: What ``alpha`` controls in :meth:`SubgroupReport.ranking`.
+CONTROLS = ("fwer", "fdr")
+#: Readable names of the discovery methods (kinds) in the comparison and its sentence.
+METHOD_NAMES = {"cluster": "the clusters", "entropy": "the entropy patterns", "pattern": "the mined patterns"}
+#: |z| below which a sub-pattern's rate does not differ from the rest of a larger listed subgroup holding it:
+#: about the Bonferroni bound of the ~70 one-condition specialisations of a pattern on 8 columns (0.05 / 70).
+REDUNDANCY_Z = 3.2
+#: Ranked subgroups checked against each other for redundancy (an O(k^2) dense overlap).
+_MAX_REDUNDANCY_CHECK = 3000
 ASCENDING_DEPRECATION = (
     "ranking(ascending=...) is deprecated: use direction='disadvantaged' or 'favoured' (the side depends on the "
     "metric), and alpha=None for the raw ranking that ascending gives"
 )
+#: Columns per metric of ``subgroup_metrics(ci=...)``.
+INFERENCE_COLUMNS = ("_ci_low", "_ci_high", "_p", "_q", "_p_adjusted")
 #: Columns accepted by :meth:`SubgroupReport.ranking`.
 RANKABLE = (*METRICS, "size")
 
@@ -78,7 +94,14 @@ class SubgroupReport:
         weighted: bool = False,
         cut_is_unique: bool | None = None,
         cut_distance: float = float("nan"),
+        kinds: tuple = ("cluster", "entropy"),
     ):
+        self.kinds = tuple(kinds)
+        self._mined: MinedPatterns | None = None
+        self._members_cache: sp.csc_matrix | None = None
+        self._maxt_cache: MaxTResult | None = None
+        self._outcomes: tuple[np.ndarray, np.ndarray] | None = None
+        self._permutation_seed = 0
         self._raw = raw
         self._pats = pats
         self._metrics = metrics
@@ -91,22 +114,44 @@ class SubgroupReport:
         self.options = dict(options)
         self.categorical_features = list(categorical_features)
         self.clustering = clustering
-        self.lopsided = lopsidedness(labels)
+        self.lopsided = (
+            lopsidedness(labels) if "cluster" in self.kinds
+            else {"n_clusters": 0, "largest_share": float("nan"), "tiny_clusters": 0, "lopsided": False, "reason": ""}
+        )
         # unweighted confusion counts per subgroup (the intervals and tests count rows)
         self._counts = counts
         self.weighted = bool(weighted)
-        self._inference_cache: dict[float, pd.DataFrame] = {}  # ci level -> intervals, p and q (computed once)
+        # (ci level, with tests) -> intervals, p, q and adjusted p (computed once)
+        self._inference_cache: dict[tuple[float, bool], pd.DataFrame] = {}
         self.cut_is_unique = cut_is_unique
         self.cut_distance = float(cut_distance)
 
     # ------------------------------------------------------------------ patterns
-    def patterns(self, all_columns: bool = True) -> pd.DataFrame:
-        """Entropy patterns: index subgroup id, a column per attribute, NaN where not in the pattern.
+    def patterns(self, all_columns: bool = True, kind: str = "entropy") -> pd.DataFrame:
+        """Entropy (or mined) patterns: index subgroup id, a column per attribute, NaN where not in the pattern.
 
         Args:
-            all_columns: keep every attribute (default) or only those dominant in at least one cluster, as
-                the dashboard's pattern table shows them.
+            all_columns: keep every attribute (default) or only those dominant in at least one cluster (used
+                by at least one mined pattern), as the dashboard's pattern table shows them.
+            kind: ``"entropy"`` (the clusters' entropy patterns) or ``"pattern"`` (mined patterns: the value,
+                or the range as text ``[low, high)``, of each condition).
+
+        Raises:
+            ValueError: unknown kind, or a kind this report does not hold.
         """
+        check_choice(kind, "kind", ("entropy", "pattern"))
+        self._check_kind(kind)
+        if kind == "pattern":
+            mp = self._mined
+            cols = mp.items.columns
+            table = np.full((len(mp.patterns), len(cols)), np.nan, dtype=object)
+            for i, pat in enumerate(mp.patterns):  # one row per pattern, <= max_length cells each
+                for j in pat:
+                    label = mp.items.labels[j]
+                    c = mp.items.column[j]
+                    table[i, c] = label[len(cols[c]) + 3:] if " ∈ " in label else mp.items.values[j]
+            df = pd.DataFrame(table, index=pd.Index(np.arange(len(mp.patterns)), name="id"), columns=cols)
+            return df if all_columns else df.loc[:, df.notna().any(axis=0)]
         df = pattern_frame(self._raw, self._pats)
         if not all_columns:
             df = df.loc[:, self._pats.dominant.any(axis=0)]
@@ -177,40 +222,132 @@ class SubgroupReport:
         """Subgroups of ``kind`` that exist (an empty or repeated entropy pattern has no metrics)."""
         if kind == "cluster":
             return np.ones(len(self._pats.ids), dtype=bool)
+        if kind == "pattern":
+            return np.ones(len(self._mined.patterns), dtype=bool)
         return ~(self._pats.is_empty | (self._pats.duplicate_of >= 0))
 
-    def _inference(self, ci) -> pd.DataFrame:
-        ci = check_ci(ci)
+    def _check_kind(self, kind: str) -> None:
+        if kind not in self.kinds:
+            raise ValueError(
+                f"this report holds no {kind!r} subgroups (discovery={self.options.get('discovery', 'asdf')!r}); "
+                f"its kinds are {list(self.kinds)}"
+            )
+
+    # ------------------------------------------------------------------ pattern candidates
+    def _add_patterns(self, mined: MinedPatterns, t, p, w, undefined_rates: str) -> None:
+        """Append the mined patterns as the third kind (their counts, sizes and metrics)."""
+        n = len(self._labels)
+        cell = cell_codes(np.asarray(t), np.asarray(p))
+        onehot = sp.csr_matrix((np.ones(n), (np.arange(n), cell)), shape=(n, 4))
+        MT = sp.csr_matrix(mined.members.T, dtype=np.float64)
+        rows = np.asarray((MT @ onehot).toarray(), dtype=np.float64)
+        counts = rows if w is None else np.asarray((MT @ onehot.multiply(np.asarray(w)[:, None])).toarray())
+        metrics = metrics_from_counts(counts, self._counts["total"], undefined_rates)
+        metrics.insert(0, "size", pd.array(mined.support, dtype="Int64"))
+        m = len(mined.patterns)
+        metrics.index = pd.MultiIndex.from_arrays([np.repeat("pattern", m), np.arange(m)], names=["kind", "id"])
+        self._metrics = pd.concat([self._metrics, metrics]) if len(self._metrics) else metrics
+        self._counts.update(pattern=counts, pattern_rows=rows, pattern_sizes=mined.support)
+        self._mined = mined
+        self.kinds = (*self.kinds, "pattern")
+        self._inference_cache.clear()
+        self._members_cache = self._maxt_cache = None
+
+    def _kind_members(self, kind: str) -> sp.csc_matrix:
+        """(rows, subgroups of ``kind``) boolean membership; empty and repeated entropy patterns get an empty
+        column (they define no subgroup of their own)."""
+        n = len(self._labels)
+        if kind == "pattern":
+            return self._mined.members
+        k = len(self._pats.ids)
+        if kind == "cluster":
+            pos = np.searchsorted(self._pats.ids, self._labels)
+            return sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), pos)), shape=(n, k))
+        has = self._has_metrics("entropy")
+        cols = [pattern_members(self._raw, self._pats, i) if has[i] else np.zeros(0, dtype=np.intp)
+                for i in range(k)]  # k entropy patterns, each filtered with numpy
+        r = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
+        c = np.repeat(np.arange(k), [len(x) for x in cols])
+        return sp.csc_matrix((np.ones(len(r), dtype=bool), (r, c)), shape=(n, k))
+
+    def _members(self) -> sp.csc_matrix:
+        """Membership of every subgroup, columns in the order of the metrics' index."""
+        if self._members_cache is None:
+            blocks = [self._kind_members(k) for k in self.kinds]
+            n = len(self._labels)
+            self._members_cache = (sp.hstack(blocks, format="csc") if blocks
+                                   else sp.csc_matrix((n, 0), dtype=bool))
+        return self._members_cache
+
+    def _max_t(self) -> MaxTResult:
+        """Permutation max-T over every subgroup of every kind (computed once)."""
+        if self._maxt_cache is None:
+            self._check_unweighted()
+            if self._outcomes is None:
+                raise ValueError("this report holds no truths and predictions (built without them): pass alpha=None")
+            t, p = self._outcomes
+            self._maxt_cache = max_t(self._members(), t, p, self.options.get("n_permutations", 200),
+                                     self._permutation_seed)
+        return self._maxt_cache
+
+    def _check_unweighted(self) -> None:
         if self.weighted:
             raise ValueError(
                 "ci and alpha need unweighted rows: this analysis used non-uniform instance weights, whose "
                 "weighted counts are not binomial. Pass ci=None (and alpha=None to ranking) for the weighted "
                 "point estimates, or rerun without weights (use_instance_weights=False / sample_weight=None)"
             )
+
+    def _row_counts(self) -> np.ndarray:
+        """(subgroups, 4) unweighted confusion counts in the order of the metrics' index."""
+        parts = [self._counts[f"{k}_rows"] for k in self.kinds]
+        return np.vstack(parts) if parts else np.zeros((0, 4))
+
+    def _rows_of(self, kind: str) -> np.ndarray:
+        """Positions in the metrics' index of the subgroups of ``kind`` (``"all"``: every one)."""
+        kinds = self._metrics.index.get_level_values("kind").to_numpy()
+        return np.arange(len(kinds)) if kind == "all" else np.flatnonzero(kinds == kind)
+
+    def _inference(self, ci, tests: bool = True) -> pd.DataFrame:
+        """Intervals, p, q and adjusted p of every subgroup (``tests=False``: no mid-p values or q-values, NaN;
+        the max-T filter does not need them). Cached per (ci, tests)."""
+        ci = check_ci(ci)
+        self._check_unweighted()
         if self._counts is None:
             raise ValueError("this report holds no confusion counts (built without them): pass ci=None")
         cache = self._inference_cache
-        if ci not in cache:
+        if (ci, True) in cache:
+            tests = True
+        if (ci, tests) not in cache:
             parts, undefined = [], {}
-            for kind in KINDS:
-                df = subgroup_inference(self._counts[f"{kind}_rows"], self._counts["total_rows"], ci)
+            for kind in self.kinds:
+                df = subgroup_inference(self._counts[f"{kind}_rows"], self._counts["total_rows"], ci, tests)
                 has = self._has_metrics(kind)
                 df.loc[~has, :] = np.nan
                 for m in DIRECTIONS:
                     df[m + "_q"] = benjamini_hochberg(df[m + "_p"].to_numpy())
                     undefined.setdefault(m, {})[kind] = int(np.sum(has & np.isnan(df[m + "_p"].to_numpy())))
                 parts.append(df)
-            cols = [m + s for m in self._metrics.columns[1:] for s in ("_ci_low", "_ci_high", "_p", "_q")]
-            inf = pd.concat(parts, ignore_index=True)[cols]
+            inf = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+                {m + s: np.zeros(0) for m in METRICS for s in ("_ci_low", "_ci_high", "_p", "_q")})
+            mt = self._max_t()
+            for m in METRICS:
+                # two-sided: the smaller of the two directions' adjusted p-values (one family holds both)
+                inf[m + "_p_adjusted"] = mt.p_two_sided[:, METRIC_TEST[m]]
+            cols = [m + s for m in self._metrics.columns[1:] for s in INFERENCE_COLUMNS]
+            inf = inf[cols]
             inf.index = self._metrics.index
             inf.attrs = {
                 "ci": ci,
-                "family": "all subgroups of one kind with a defined p-value, per metric (Benjamini-Hochberg)",
+                "family": "_q: all subgroups of one kind with a defined p-value, per metric (Benjamini-Hochberg); "
+                          "_p_adjusted: every subgroup of every kind, both directions, per test (permutation "
+                          "max-T, family-wise error)",
                 "undefined": undefined,
+                "n_permutations": mt.n_permutations,
             }
-            cache[ci] = inf
-        out = cache[ci].copy()
-        out.attrs = copy.deepcopy(cache[ci].attrs)  # callers may edit theirs
+            cache[(ci, tests)] = inf
+        out = cache[(ci, tests)].copy()
+        out.attrs = copy.deepcopy(cache[(ci, tests)].attrs)  # callers may edit theirs
         return out
 
     @property
@@ -227,7 +364,7 @@ class SubgroupReport:
         statistical parity, equal opportunity and equalized odds, and the mean accuracy (NaN skipped)."""
         m = self._metrics
         rows = {}
-        for kind in KINDS:
+        for kind in self.kinds:
             part = m.loc[kind]
             rows[kind] = {
                 "accuracy_error": part["accuracy_error"].mean(),
@@ -251,6 +388,8 @@ class SubgroupReport:
         *,
         ci: float = 0.95,
         ascending: bool | None = None,
+        control: str = "fwer",
+        keep_redundant: bool = False,
     ) -> pd.DataFrame:
         """The subgroups most disadvantaged (or favoured) by a metric, significant ones only by default.
 
@@ -259,40 +398,63 @@ class SubgroupReport:
         accuracy (below the overall accuracy).
 
         With ``alpha`` (default 0.05) only subgroups whose disparity in the requested direction is
-        significant are ranked: q-value (Benjamini-Hochberg over all subgroups of this kind, see
-        :meth:`subgroup_metrics`) below ``alpha`` **and** the ``ci`` interval entirely on that side of the
-        reference (0, or the overall accuracy for ``accuracy``). They are ordered by the interval's bound
-        nearest the reference: the first subgroup is the one disadvantaged "by at least X with 95 %
-        confidence" for the largest X. ``attrs`` says how many subgroups were left out and why
-        (``n_no_metrics`` empty/repeated patterns, ``n_too_small`` below ``min_size``, ``n_undefined``
-        undefined rates, ``n_not_significant``), plus ``n_significant``, ``direction``, ``alpha``, ``ci``,
-        ``reference`` and ``bound_column``. ``alpha=None`` is the seed's raw ranking: every subgroup by its
-        value (missing values last, ties in id order).
+        significant are ranked: the adjusted p-value below ``alpha`` **and** the ``ci`` interval entirely on
+        that side of the reference (0, or the overall accuracy for ``accuracy``). With ``control="fwer"``
+        (default) the adjusted p-value is the permutation max-T one (``<metric>_p_adjusted``): its family is
+        every subgroup of **every kind** the report holds, in both directions, so that on data without any
+        effect a ranking lists something with probability at most ``alpha``, however many overlapping
+        candidates were mined (see :mod:`~aif360_subjective.detectors.maxt`). ``control="fdr"`` is the
+        previous filter: Benjamini-Hochberg q-values over the subgroups of one kind (``<metric>_q``), which
+        bounds the expected share of false claims among those listed, not the chance of any.
+
+        They are ordered by the interval's bound nearest the reference: the first subgroup is the one
+        disadvantaged "by at least X with 95 % confidence" for the largest X. Unless ``keep_redundant``, a
+        significant subgroup is left out when a strictly larger significant subgroup of the ranking contains
+        all its rows and has its value inside the subgroup's interval: the extra conditions of a sub-pattern
+        then add nothing the data can tell apart, and the more general description is listed instead.
+
+        ``attrs`` says how many subgroups were left out and why (``n_no_metrics`` empty/repeated patterns,
+        ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_not_significant``,
+        ``n_redundant``), plus ``n_significant``, ``direction``, ``alpha``, ``control``, ``ci``, ``reference``
+        and ``bound_column``. ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing
+        values last, ties in id order).
+
+        With ``kind="all"`` every kind is ranked together, the index is (kind, id), and subgroups with
+        identical rows (a cluster and its entropy pattern, say) are listed once, under the first kind, with
+        all their descriptions joined by ``" | "``.
 
         Args:
             metric: one of ``statistical_parity``, ``equal_opportunity``, ``equalized_odds``, ``accuracy``,
                 ``accuracy_error``, ``size`` (size has no test: ``alpha`` does not apply; ``"disadvantaged"``
                 lists the largest subgroups first).
-            kind: ``"cluster"`` or ``"entropy"``.
+            kind: ``"cluster"``, ``"entropy"``, ``"pattern"`` (mined patterns) or ``"all"``.
             n: how many (``None``: all).
             direction: ``"disadvantaged"`` (default) or ``"favoured"``.
-            alpha: false-discovery rate of the significance filter, or ``None`` for the raw ranking.
+            alpha: error rate of the significance filter (family-wise with ``control="fwer"``, false-discovery
+                rate with ``"fdr"``), or ``None`` for the raw ranking.
             min_size: leave out subgroups with fewer rows (an extra filter; 1 = all).
             ci: confidence level of the intervals used with ``alpha``.
             ascending: deprecated: ``True``/``False`` give the seed's raw ranking sorted by increasing /
                 decreasing value (``alpha`` and ``direction`` are then ignored), with a DeprecationWarning (a
                 bool passed in ``direction``'s position, as the old positional ``ascending``, means the same).
+            control: ``"fwer"`` (default, permutation max-T) or ``"fdr"`` (Benjamini-Hochberg per kind).
+            keep_redundant: list significant sub-patterns of a listed subgroup too.
 
         Returns:
-            pandas.DataFrame: index id; columns rank, the metric, size, subgroup (its description), and with
-            ``alpha`` the metric's ``_ci_low``, ``_ci_high`` and ``_q``.
+            pandas.DataFrame: index id (``kind="all"``: (kind, id)); columns rank, the metric, size, subgroup
+            (its description), and with ``alpha`` the metric's ``_ci_low``, ``_ci_high``, ``_q`` and
+            ``_p_adjusted``.
 
         Raises:
-            ValueError: unknown metric, kind or direction, n < 1, min_size < 1, alpha or ci outside (0, 1),
-                or alpha with non-uniform instance weights (pass ``alpha=None``).
+            ValueError: unknown metric, kind, direction or control, a kind the report does not hold, n < 1,
+                min_size < 1, alpha or ci outside (0, 1), or alpha with non-uniform instance weights (pass
+                ``alpha=None``).
         """
         check_choice(metric, "metric", RANKABLE)
-        check_choice(kind, "kind", KINDS)
+        check_choice(kind, "kind", (*KINDS, "all"))
+        if kind != "all":
+            self._check_kind(kind)
+        check_choice(control, "control", CONTROLS)
         if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1):
             raise ValueError(f"n must be a positive int or None, got {n!r}")
         if isinstance(min_size, bool) or not isinstance(min_size, int | np.integer) or min_size < 1:
@@ -313,9 +475,11 @@ class SubgroupReport:
         if alpha is not None and (
             isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1
         ):
-            raise ValueError(f"alpha must be a false-discovery rate strictly between 0 and 1 or None, got {alpha!r}")
-        part = self._metrics.loc[kind]
-        all_desc = np.array(self.descriptions(kind), dtype=object)
+            raise ValueError(f"alpha must be an error rate strictly between 0 and 1 or None, got {alpha!r}")
+        pos = self._rows_of(kind)
+        part = self._metrics.iloc[pos]
+        kinds_here = [kind] if kind != "all" else list(self.kinds)
+        all_desc = np.array([d for k in kinds_here for d in self.descriptions(k)], dtype=object)
         sizes = part["size"].to_numpy(dtype=np.float64, na_value=0.0)
         big = sizes >= min_size
         attrs = {"direction": direction if ascending is None else None, "alpha": alpha, "min_size": int(min_size)}
@@ -328,47 +492,214 @@ class SubgroupReport:
             attrs["n_too_small"] = int(np.sum(~big))
             extra = {}
         else:
-            inf = self._inference(ci).loc[kind]
+            inf = self._inference(ci, tests=control == "fdr").iloc[pos]
             lo = inf[metric + "_ci_low"].to_numpy()
             hi = inf[metric + "_ci_high"].to_numpy()
             q = inf[metric + "_q"].to_numpy()
             ref = self.overall_accuracy if metric == "accuracy" else 0.0
-            has = self._has_metrics(kind)
-            undefined = has & big & np.isnan(q)
+            side_index = 0 if direction == "disadvantaged" else 1
+            p_dir = self._max_t().p_adjusted[pos, METRIC_TEST[metric], side_index]
+            test = q if control == "fdr" else p_dir
+            has = np.concatenate([self._has_metrics(k) for k in kinds_here])
+            defined = ~np.isnan(test) & ~np.isnan(lo) & ~np.isnan(hi)
+            undefined = has & big & ~defined
             if descending:  # the subgroup's value must lie above the reference: its lower bound does
                 bound, side, bound_col = lo, lo > ref, "_ci_low"
             else:
                 bound, side, bound_col = hi, hi < ref, "_ci_high"
-            candidates = has & big & ~np.isnan(q)
+            candidates = has & big & defined
             with np.errstate(invalid="ignore"):
-                keep = candidates & (q < alpha) & side
+                keep = candidates & (test < alpha) & side
+            n_significant = int(keep.sum())
             key = -bound[keep] if descending else bound[keep]
-            order = np.lexsort((np.arange(int(keep.sum())), key))
+            order = np.lexsort((np.arange(n_significant), key))
+            value_all = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)
+            redundant = np.zeros(n_significant, dtype=bool)
+            if not keep_redundant and n_significant > 1:
+                kept_pos = np.flatnonzero(keep)[order]
+                redundant[order] = _redundant(self._members()[:, pos[kept_pos]], self._row_counts()[pos[kept_pos]],
+                                              metric)
+            sub = np.flatnonzero(keep)
+            keep[sub[redundant]] = False
+            order = np.argsort(np.argsort(order)[~redundant], kind="stable")  # same order, redundant removed
             attrs.update(
-                ci=float(ci), reference=float(ref), bound_column=metric + bound_col, n_subgroups=int(len(has)),
-                n_no_metrics=int(np.sum(~has)), n_too_small=int(np.sum(has & ~big)),
-                n_undefined=int(undefined.sum()), n_not_significant=int(np.sum(candidates & ~keep)),
-                n_significant=int(keep.sum()),
+                ci=float(ci), control=control, reference=float(ref), bound_column=metric + bound_col,
+                n_subgroups=int(len(has)), n_no_metrics=int(np.sum(~has)), n_too_small=int(np.sum(has & ~big)),
+                n_undefined=int(undefined.sum()), n_not_significant=int(np.sum(candidates) - n_significant),
+                n_significant=n_significant, n_redundant=int(redundant.sum()),
             )
-            extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep], metric + "_q": q[keep]}
-            values = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
-        order = order[:n] if n is not None else order
+            extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep]}
+            if control == "fdr":
+                extra[metric + "_q"] = q[keep]
+            else:
+                extra[metric + "_p_adjusted"] = p_dir[keep]
+            values = value_all[keep]
         kept = part[keep]
-        ids = kept.index.to_numpy()
+        ids = kept.index.to_numpy() if kind == "all" else kept.index.get_level_values("id").to_numpy()
+        desc = all_desc[keep]
+        if kind == "all" and len(order):
+            order, desc = self._merge_identical(pos[keep], order, desc)
+        order = order[:n] if n is not None else order
         columns = {"rank": np.arange(1, len(order) + 1)}
         if metric != "size":
             columns[metric] = values[order]
         columns["size"] = kept["size"].to_numpy()[order]
-        columns["subgroup"] = all_desc[keep][order].tolist()
+        columns["subgroup"] = desc[order].tolist()
         columns.update({c: v[order] for c, v in extra.items()})
-        out = pd.DataFrame(columns, index=pd.Index(ids[order], name="id"))
+        if kind == "all":
+            index = pd.MultiIndex.from_tuples(list(ids[order]), names=["kind", "id"]) if len(order) else \
+                pd.MultiIndex.from_arrays([[], []], names=["kind", "id"])
+        else:
+            index = pd.Index(ids[order], name="id")
+        out = pd.DataFrame(columns, index=index)
         out.attrs = attrs
         return out
 
+    def _merge_identical(self, rows: np.ndarray, order: np.ndarray, desc: np.ndarray):
+        """Among the ranked subgroups (positions ``rows`` in the metrics' index, ranked by ``order``), keep the
+        first of each set of identical row sets, with every description of the set."""
+        keys = row_set_keys(self._members()[:, rows[order]])
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        texts = [[] for _ in range(len(first))]
+        for g, d in zip(inverse, desc[order], strict=True):  # one append per ranked subgroup
+            texts[g].append(d)
+        desc = desc.copy()
+        lead = order[np.sort(first)]
+        for g in range(len(first)):
+            desc[order[first[g]]] = " | ".join(texts[g])
+        return lead, desc
+
+    def findings(self, alpha: float = 0.05, ci: float = 0.95, *, keep_redundant: bool = False) -> pd.DataFrame:
+        """Every significant disparity of the report under **one** family-wise error: metrics x kinds x
+        directions.
+
+        A finding is a (metric, subgroup, direction) whose permutation max-T adjusted p-value in the global
+        family (every subgroup of every kind, the four tests of the five metrics (accuracy and accuracy error
+        share one), both directions; see :mod:`~aif360_subjective.detectors.maxt`) is below ``alpha`` and
+        whose ``ci`` interval lies on that side of the reference. On data without any effect the table is
+        empty with probability at least ``1 - alpha``: "nothing significant anywhere" means what it says. As
+        in :meth:`ranking`, a finding contained in a larger finding of the same metric and direction whose
+        value lies inside its interval is left out unless ``keep_redundant``; identical row sets are listed
+        once with all descriptions.
+
+        Args:
+            alpha: family-wise error rate, in (0, 1).
+            ci: confidence level of the intervals.
+            keep_redundant: keep sub-patterns of a listed finding.
+
+        Returns:
+            pandas.DataFrame: columns metric, kind, id, description, size, value, ci_low, ci_high, p_adjusted,
+            direction; sorted by adjusted p-value, then by the interval's bound nearest the reference.
+            ``attrs``: alpha, ci, n_hypotheses (of the global family), n_permutations, n_redundant.
+
+        Raises:
+            ValueError: alpha or ci outside (0, 1), or a weighted analysis.
+        """
+        if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1:
+            raise ValueError(f"alpha must be an error rate strictly between 0 and 1, got {alpha!r}")
+        inf = self._inference(ci, tests=False)
+        mt = self._max_t()
+        kinds = self._metrics.index.get_level_values("kind").to_numpy()
+        ids = self._metrics.index.get_level_values("id").to_numpy()
+        desc = np.array([d for k in self.kinds for d in self.descriptions(k)], dtype=object)
+        has = np.concatenate([self._has_metrics(k) for k in self.kinds]) if self.kinds else np.zeros(0, bool)
+        sizes = self._metrics["size"].to_numpy(dtype=np.float64, na_value=0.0)
+        frames, n_redundant = [], 0
+        members = self._members()
+        for metric in METRICS:
+            value = self._metrics[metric].to_numpy(dtype=np.float64, na_value=np.nan)
+            lo, hi = inf[metric + "_ci_low"].to_numpy(), inf[metric + "_ci_high"].to_numpy()
+            ref = self.overall_accuracy if metric == "accuracy" else 0.0
+            for d, direction in enumerate(("disadvantaged", "favoured")):
+                descending = sort_descending(metric, direction)
+                side = lo > ref if descending else hi < ref
+                pg = mt.p_global[:, METRIC_TEST[metric], d]
+                with np.errstate(invalid="ignore"):
+                    keep = np.flatnonzero(has & (pg < alpha) & side)
+                if len(keep) == 0:
+                    continue
+                bound = -lo[keep] if descending else hi[keep]
+                keep = keep[np.lexsort((np.arange(len(keep)), bound, pg[keep]))]
+                if not keep_redundant and len(keep) > 1:
+                    red = _redundant(members[:, keep], self._row_counts()[keep], metric)
+                    n_redundant += int(red.sum())
+                    keep = keep[~red]
+                texts = desc[keep]
+                lead, texts = _merge_rows(members[:, keep], texts)
+                keep = keep[lead]
+                frames.append(pd.DataFrame({
+                    "metric": metric, "kind": kinds[keep], "id": ids[keep], "description": texts[lead],
+                    "size": sizes[keep].astype(np.int64), "value": value[keep], "ci_low": lo[keep],
+                    "ci_high": hi[keep], "p_adjusted": pg[keep], "direction": direction,
+                }))
+        cols = ["metric", "kind", "id", "description", "size", "value", "ci_low", "ci_high", "p_adjusted",
+                "direction"]
+        out = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame({c: [] for c in cols})
+        if len(out):
+            out = out.sort_values("p_adjusted", kind="stable").reset_index(drop=True)
+        out.attrs = {"alpha": float(alpha), "ci": float(ci), "n_hypotheses": int(mt.n_hypotheses[1]),
+                     "n_permutations": int(mt.n_permutations), "n_redundant": n_redundant,
+                     "family": "every subgroup of every kind, the tests " + ", ".join(TESTS)
+                               + " (accuracy error shares accuracy's), both directions; permutation max-T"}
+        return out
+
+    def discovery_summary(self, alpha: float = 0.05, ci: float = 0.95) -> pd.DataFrame:
+        """The comparison of the discovery methods: per kind, candidates, significant subgroups, the best.
+
+        Built from :meth:`findings` (one family-wise error over everything): ``candidates`` counts the
+        subgroups of the kind that define one (empty and repeated entropy patterns do not), ``significant``
+        the distinct subgroups of the kind with at least one finding (before the redundancy filter), and
+        ``best`` the kind's first finding (smallest adjusted p-value, then the bound nearest the reference),
+        with its metric, direction, value, interval and adjusted p-value (empty when there is none).
+
+        Args:
+            alpha: family-wise error rate of :meth:`findings`.
+            ci: confidence level of the intervals.
+
+        Returns:
+            pandas.DataFrame: index kind; columns method, candidates, significant, best, metric, direction,
+            value, ci_low, ci_high, p_adjusted. ``attrs``: alpha, n_hypotheses, sentence.
+        """
+        every = self.findings(alpha, ci, keep_redundant=True)
+        listed = self.findings(alpha, ci)
+        rows = []
+        for kind in self.kinds:
+            mine = every[every["kind"] == kind]
+            top = listed[listed["kind"] == kind]
+            best = top.iloc[0] if len(top) else (mine.iloc[0] if len(mine) else None)
+            name = self.clustering if kind == "cluster" else None
+            rows.append({
+                "kind": kind,
+                "method": METHOD_NAMES[kind] + (f" ({name})" if name else ""),
+                "candidates": int(self._has_metrics(kind).sum()),
+                "significant": int(mine["id"].nunique()),
+                "best": "" if best is None else best["description"],
+                "metric": "" if best is None else best["metric"],
+                "direction": "" if best is None else best["direction"],
+                "value": np.nan if best is None else float(best["value"]),
+                "ci_low": np.nan if best is None else float(best["ci_low"]),
+                "ci_high": np.nan if best is None else float(best["ci_high"]),
+                "p_adjusted": np.nan if best is None else float(best["p_adjusted"]),
+            })
+        out = pd.DataFrame(rows).set_index("kind") if rows else pd.DataFrame()
+        out.attrs = {"alpha": float(alpha), "n_hypotheses": every.attrs["n_hypotheses"]}
+        out.attrs["sentence"] = _discovery_sentence(out)
+        return out
+
+    def discovery_sentence(self, alpha: float = 0.05, ci: float = 0.95) -> str:
+        """One sentence comparing the discovery methods, from :meth:`discovery_summary`'s numbers, e.g.
+        "the mined patterns found 1 significant subgroup; the clusters and the entropy patterns found none
+        (family-wise error 5 % over 140,000 hypotheses)."."""
+        return self.discovery_summary(alpha, ci).attrs["sentence"]
+
     def descriptions(self, kind: str = "entropy") -> list[str]:
         """Readable subgroup descriptions in id order (``cluster=3`` or the pattern text)."""
+        self._check_kind(kind)
         if kind == "cluster":
             return [f"cluster={i}" for i in self._pats.ids]
+        if kind == "pattern":
+            return [self._mined.description(i) for i in range(len(self._mined.patterns))]
         return list(self._strings)
 
     # ------------------------------------------------------------------ membership
@@ -383,6 +714,9 @@ class SubgroupReport:
         if kind == "cluster":
             mask[self._labels == self._pats.ids[i]] = True
             return mask
+        if kind == "pattern":
+            mask[self._mined.members[:, i].indices] = True
+            return mask
         if self._pats.is_empty[i]:
             raise ValueError(
                 f"the entropy pattern of cluster {id!r} is empty (no dominant attribute): no subgroup"
@@ -390,9 +724,14 @@ class SubgroupReport:
         mask[pattern_members(self._raw, self._pats, i)] = True
         return mask
 
-    def pattern_conditions(self, id) -> dict:
-        """The attribute -> value conditions of the entropy pattern of cluster ``id``."""
-        i = self._position("entropy", id)
+    def pattern_conditions(self, id, kind: str = "entropy") -> dict:
+        """The attribute -> value conditions of the entropy pattern of cluster ``id`` (``kind="entropy"``) or
+        of mined pattern ``id`` (``kind="pattern"``: a numeric condition is ``(low, high, closed)``, the range
+        ``low <= x < high``, or ``<= high`` when ``closed``)."""
+        check_choice(kind, "kind", ("entropy", "pattern"))
+        i = self._position(kind, id)
+        if kind == "pattern":
+            return self._mined.conditions(i)
         return {
             c: self._raw.uniques[j][self._pats.values[i, j]]
             for j, c in enumerate(self._raw.columns)
@@ -401,15 +740,102 @@ class SubgroupReport:
 
     def _position(self, kind: str, id) -> int:
         check_choice(kind, "kind", KINDS)
-        pos = np.flatnonzero(self._pats.ids == id)
+        self._check_kind(kind)
+        ids = np.arange(len(self._mined.patterns)) if kind == "pattern" else self._pats.ids
+        pos = np.flatnonzero(ids == id)
         if len(pos) == 0:
-            raise ValueError(f"unknown subgroup id {id!r}; the ids are {self._pats.ids.tolist()}")
+            shown = ids.tolist() if len(ids) <= 20 else f"0..{len(ids) - 1}"
+            raise ValueError(f"unknown {kind} subgroup id {id!r}; the ids are {shown}")
         return int(pos[0])
 
     def __repr__(self) -> str:
         s = self.summary()
+        parts = ", ".join(f"{k}={s.loc[k, 'statistical_parity']:.4f}" for k in self.kinds)
+        n_pat = f", patterns={len(self._mined.patterns)}" if self._mined is not None else ""
         return (
-            f"SubgroupReport(clustering={self.clustering!r}, n_clusters={self.n_clusters}, "
-            f"rows={len(self._labels)}, mean |SP| cluster={s.loc['cluster', 'statistical_parity']:.4f}, "
-            f"entropy={s.loc['entropy', 'statistical_parity']:.4f})"
+            f"SubgroupReport(clustering={self.clustering!r}, n_clusters={self.n_clusters}{n_pat}, "
+            f"rows={len(self._labels)}, mean |SP| {parts})"
         )
+
+
+def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str) -> np.ndarray:
+    """Which of k ranked subgroups are redundant: a strictly larger one among them holds all their rows and
+    the metric's rate of the subgroup does not differ from that of the rest of the larger one (``|z| <``
+    :data:`REDUNDANCY_Z`, a two-proportion z test on the unweighted counts): the extra conditions then add
+    nothing the data can tell apart from chance among the many sub-patterns of a subgroup. Checked on the
+    first :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
+    k = members.shape[1]
+    out = np.zeros(k, dtype=bool)
+    h = min(k, _MAX_REDUNDANCY_CHECK)
+    S = sp.csc_matrix(members[:, :h], dtype=np.float32)
+    overlap = (S.T @ S).toarray()
+    size = np.diag(overlap).copy()
+    # contains[g, s]: g holds every row of s and more
+    g_idx, s_idx = np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
+    if len(g_idx) == 0:
+        return out
+    inner, rest = counts[s_idx], counts[g_idx] - counts[s_idx]
+    z = np.abs(_rate_z(inner, rest, metric))
+    with np.errstate(invalid="ignore"):
+        same = ~(z >= REDUNDANCY_Z)  # NaN (no rows to compare) counts as "no difference"
+    out[np.unique(s_idx[same])] = True
+    return out
+
+
+def _rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:
+    """Pooled two-proportion z of the metric's rate, subgroup counts ``a`` against ``b`` (rows x 4 each)."""
+
+    def z(x1, n1, x2, n2):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = (x1 + x2) / (n1 + n2)
+            return (x1 / n1 - x2 / n2) / np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+
+    if metric in ("accuracy", "accuracy_error"):
+        return z(a[:, TP] + a[:, TN], a.sum(axis=1), b[:, TP] + b[:, TN], b.sum(axis=1))
+    if metric == "equal_opportunity":
+        return z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+    if metric == "equalized_odds":
+        z_t = z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+        z_f = z(a[:, FP], a[:, FP] + a[:, TN], b[:, FP], b[:, FP] + b[:, TN])
+        return (z_t + z_f) / np.sqrt(2.0)
+    return z(a[:, FP] + a[:, TP], a.sum(axis=1), b[:, FP] + b[:, TP], b.sum(axis=1))
+
+
+def _merge_rows(members: sp.spmatrix, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First of each set of identical row sets (in the given order) and every description of the set."""
+    if members.shape[1] == 0:
+        return np.zeros(0, dtype=np.intp), texts
+    keys = row_set_keys(members)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    texts = texts.copy()
+    if len(first) < len(texts):
+        groups = pd.Series(texts).groupby(inverse).agg(" | ".join)
+        texts[first] = groups.loc[np.arange(len(first))].to_numpy()
+    return np.sort(first), texts
+
+
+def _discovery_sentence(summary: pd.DataFrame) -> str:
+    """"the mined patterns found 2 significant subgroups; the clusters and the entropy patterns found none
+    (...)." from the numbers of :meth:`SubgroupReport.discovery_summary`."""
+    if len(summary) == 0:
+        return "No discovery method ran."
+    found = [f"{METHOD_NAMES[k]} found {_count(int(r['significant']), 'significant subgroup')}"
+             for k, r in summary.iterrows() if r["significant"] > 0]
+    none = [METHOD_NAMES[k] for k, r in summary.iterrows() if r["significant"] == 0]
+    parts = list(found)
+    if none:
+        parts.append(f"{_join(none)} found none")
+    text = "; ".join(parts)
+    alpha = summary.attrs.get("alpha", 0.05)
+    n_h = summary.attrs.get("n_hypotheses", 0)
+    return (f"{text[0].upper()}{text[1:]} (family-wise error {alpha:.0%} over {n_h:,} hypotheses: every "
+            "candidate, metric and direction).")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

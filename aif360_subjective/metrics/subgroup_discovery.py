@@ -24,7 +24,9 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_columns, check_random_state
-from ..detectors.detect import analyse, check_analysis_options
+from ..detectors.detect import DEFAULT_MIN_SUPPORT, analyse, check_analysis_options
+from ..detectors.maxt import DEFAULT_PERMUTATIONS
+from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
 from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
@@ -47,6 +49,10 @@ class AttributeCoding:
     codes: dict = field(default_factory=dict)
     source: str = "features"
 
+
+#: Most AIF360 group dicts :meth:`SubgroupDiscoveryMetric.aif360_groups` builds for one mined pattern (a
+#: numeric range is one dict per distinct value inside it).
+MAX_GROUP_DICTS = 10_000
 
 #: Decoded value of a protected attribute whose map sends its code to NaN (a missing value).
 MISSING_LABEL = "(missing)"
@@ -159,6 +165,9 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             (``mst``: single linkage's MST back-end, ``"auto"``, ``"mlpack"`` or ``"sklearn"``).
         use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
         cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
+        discovery, max_length, min_support, n_bins, max_merge, n_permutations: the pattern candidates and
+            the max-T error control, as in :func:`~aif360_subjective.detectors.detect_subgroups` (default
+            ``discovery="both"``: clusters, entropy patterns and mined patterns).
 
     Raises:
         TypeError: datasets of the wrong type.
@@ -187,6 +196,12 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         use_instance_weights: bool = True,
         cluster_column: str = "cluster",
         mst: str = "auto",
+        discovery: str = "both",
+        max_length: int = 3,
+        min_support: int | float = DEFAULT_MIN_SUPPORT,
+        n_bins: int = DEFAULT_BINS,
+        max_merge: int = DEFAULT_MAX_MERGE,
+        n_permutations: int = DEFAULT_PERMUTATIONS,
     ):
         if not isinstance(dataset, BinaryLabelDataset):
             raise TypeError(f"dataset must be a BinaryLabelDataset, got {type(dataset).__name__}")
@@ -227,7 +242,9 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             table, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
             normalization=normalization, selection_metric=selection_metric,
             silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-            categorical_features=categorical_features, inclusive=inclusive, mst=mst,
+            categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
+            max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
+            n_permutations=n_permutations,
         )
         if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
             raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")
@@ -241,9 +258,21 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
     # The report computes everything once; accessors return fresh objects, so no memoization (which would
     # also hand every caller the same mutable DataFrame).
     @dont_decorate
-    def patterns(self, all_columns: bool = True) -> pd.DataFrame:
-        """Entropy patterns (index id, a column per attribute, NaN = not in the pattern)."""
-        return self.report.patterns(all_columns)
+    def patterns(self, all_columns: bool = True, kind: str = "entropy") -> pd.DataFrame:
+        """Entropy (``kind="entropy"``) or mined (``"pattern"``) patterns: index id, a column per attribute,
+        NaN = not in the pattern; see :meth:`SubgroupReport.patterns`."""
+        return self.report.patterns(all_columns, kind=kind)
+
+    @dont_decorate
+    def findings(self, alpha: float = 0.05, ci: float = 0.95) -> pd.DataFrame:
+        """Every significant disparity under one family-wise error; see :meth:`SubgroupReport.findings`."""
+        return self.report.findings(alpha, ci)
+
+    @dont_decorate
+    def discovery_summary(self, alpha: float = 0.05, ci: float = 0.95) -> pd.DataFrame:
+        """Candidates, significant subgroups and the best one per discovery method; see
+        :meth:`SubgroupReport.discovery_summary`."""
+        return self.report.discovery_summary(alpha, ci)
 
     @dont_decorate
     def pattern_info(self) -> pd.DataFrame:
@@ -274,6 +303,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         *,
         ci: float = 0.95,
         ascending: bool | None = None,
+        control: str = "fwer",
+        keep_redundant: bool = False,
     ) -> pd.DataFrame:
         """Top ``n`` subgroups disadvantaged (or favoured) by ``metric``, only significant ones when ``alpha``
         is given (the default; ``alpha=None`` = the seed's raw ranking); see :meth:`SubgroupReport.ranking`.
@@ -284,9 +315,11 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
                 return self.report.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha,
-                                           min_size=min_size, ci=ci, ascending=ascending)
+                                           min_size=min_size, ci=ci, ascending=ascending, control=control,
+                                           keep_redundant=keep_redundant)
         return self.report.ranking(
-            metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci
+            metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci, control=control,
+            keep_redundant=keep_redundant,
         )
 
     @property
@@ -327,6 +360,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             ValueError: unknown kind or id, or an empty entropy pattern.
         """
         self.report._position(kind, id)
+        if kind == "pattern":
+            return self._pattern_groups(id)
         if kind == "cluster":
             others = [c for c in self.report.clusters.unique().tolist() if c != id]
             return [{self.cluster_column: float(id)}], [
@@ -357,6 +392,45 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
                 )
         return [subgroup], rest
 
+    def _pattern_groups(self, id) -> tuple[list[dict], list[dict]]:
+        """Mined pattern ``id`` as AIF360 groups: a range condition becomes one dict per distinct value in it."""
+        subgroup: list[dict] = [{}]
+        rest: list[dict] = []
+        for attr, value in self.report.pattern_conditions(id, kind="pattern").items():
+            coding = self._codings[attr]
+            if isinstance(value, tuple):  # numeric range (low, high, closed)
+                low, high, closed = value
+                vals = np.unique(self._table[attr].to_numpy(dtype=np.float64))
+                inside = (vals >= low) & ((vals <= high) if closed else (vals < high))
+                codes_in = [self._encoded(attr, coding, v) for v in vals[inside]]
+                rest.extend(self._encoded(attr, coding, v) for v in vals[~inside])
+                if len(subgroup) * len(codes_in) > MAX_GROUP_DICTS:
+                    raise ValueError(
+                        f"mined pattern {id!r} spans {len(codes_in)} distinct values of {attr!r}: more than "
+                        f"{MAX_GROUP_DICTS:,} AIF360 group dicts; use report.members('pattern', {id!r}) instead"
+                    )
+                subgroup = [{**g, **c} for g in subgroup for c in codes_in]
+                continue
+            if coding.kind == "onehot":
+                col = coding.columns[value]
+                subgroup = [{**g, col: 1.0} for g in subgroup]
+                rest.append({col: 0.0})
+            elif coding.kind == "mapped":
+                code = coding.codes[value]
+                subgroup = [{**g, attr: code} for g in subgroup]
+                rest.extend({attr: c} for c in sorted(coding.codes.values()) if c != code)
+            else:
+                v = float(value)
+                subgroup = [{**g, attr: v} for g in subgroup]
+                rest.extend({attr: float(u)} for u in np.unique(self._table[attr].to_numpy()) if float(u) != v)
+        return subgroup, rest
+
+    @staticmethod
+    def _encoded(attr: str, coding: AttributeCoding, value) -> dict:
+        if coding.kind == "mapped":
+            return {attr: coding.codes[value]}
+        return {attr: float(value)}
+
     @dont_decorate
     def subgroup_datasets(self, kind: str = "entropy"):
         """Copies of (dataset, classified_dataset) on which :meth:`aif360_groups` work with any AIF360 metric
@@ -369,8 +443,19 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         Returns:
             tuple: ``(dataset, classified_dataset)``.
         """
-        if kind not in ("cluster", "entropy"):
-            raise ValueError(f"kind must be 'cluster' or 'entropy', got {kind!r}")
+        if kind not in ("cluster", "entropy", "pattern"):
+            raise ValueError(f"kind must be 'cluster', 'entropy' or 'pattern', got {kind!r}")
+        if kind == "pattern":
+            self.report._check_kind("pattern")
+            mp = self.report._mined
+            used = set()
+            for j in {int(i) for pat in mp.patterns for i in pat}:  # every item used by a pattern
+                attr = mp.items.columns[mp.items.column[j]]
+                coding = self._codings[attr]
+                value = mp.items.values[j]
+                used.add(coding.columns[value] if coding.kind == "onehot" and not isinstance(value, tuple)
+                         else attr)
+            return tuple(_promote(ds, sorted(used)) for ds in (self.dataset, self.classified_dataset))
         if kind == "cluster":
             column = self.report.clusters.to_numpy(dtype=np.float64)
             return tuple(

@@ -99,15 +99,25 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     """
     rep = _subgroup_report(result)
     rank_ci = 0.95 if ci is None else ci  # the rankings' intervals (shown only with alpha)
-    metrics = rep.subgroup_metrics(ci=None)
     inner = getattr(rep, "report", rep)  # a SubgroupDiscoveryMetric holds its SubgroupReport
+    kinds = tuple(getattr(inner, "kinds", ("cluster", "entropy")))
     weighted = bool(getattr(inner, "weighted", False))
+    lead: list[Section] = []
+    if "pattern" in kinds and alpha is not None and not weighted:
+        lead.append(discovery_section(inner, n=n, alpha=alpha, ci=rank_ci))
+    if "cluster" not in kinds:
+        return lead
+    asdf = ["cluster", "entropy"]  # the seed's views below show its two kinds only
+    metrics = rep.subgroup_metrics(ci=None)
+    metrics = metrics[metrics.index.get_level_values(0).isin(asdf)]
     # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
     inference = rep.subgroup_metrics(ci=ci) if ci is not None and not weighted else None
+    if inference is not None:
+        inference = inference[inference.index.get_level_values(0).isin(asdf)]
     summary = rep.summary()
     info = rep.pattern_info() if hasattr(rep, "pattern_info") else None
     plotting = _plots() if figures else None
-    out: list[Section] = []
+    out: list[Section] = list(lead)
 
     s = Section("Subgroup fairness summary")
     n_clusters = len(metrics.loc["cluster"]) if "cluster" in metrics.index.get_level_values(0) else 0
@@ -232,6 +242,44 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
                                min_size=min_size, ci=rank_ci), "Statistical parity", "disadvantaged")
     out.append(s)
     return out
+
+
+def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 0.95) -> Section:
+    """The comparison of the discovery methods (clusters, entropy patterns, mined patterns) as one section.
+
+    For each method: the number of candidates, the number significant and the best subgroup with its
+    interval, all under one family-wise error (:meth:`SubgroupReport.discovery_summary`), the sentence that
+    follows from those numbers, then the findings (:meth:`SubgroupReport.findings`, first ``4 n``).
+
+    Args:
+        rep: a :class:`~aif360_subjective.detectors.SubgroupReport` (or a metric holding one in ``report``).
+        n: the findings table shows at most ``4 n`` rows.
+        alpha: family-wise error rate.
+        ci: confidence level of the intervals.
+
+    Returns:
+        Section
+    """
+    rep = getattr(rep, "report", rep)
+    summary = rep.discovery_summary(alpha, ci)
+    s = Section("Discovery methods compared")
+    s.text(summary.attrs["sentence"])
+    shown = summary[["method", "candidates", "significant", "best", "metric", "direction", "value", "ci_low",
+                     "ci_high", "p_adjusted"]].set_index("method")
+    s.table(q_columns_as_text(shown),
+            f"Per discovery method: candidate subgroups, subgroups with at least one disparity significant at "
+            f"family-wise error {alpha:g} (permutation max-T over every candidate of every method, every metric "
+            f"and both directions: {summary.attrs['n_hypotheses']:,} hypotheses), and the best one (smallest "
+            f"adjusted p) with its {ci:.0%} interval.")
+    found = rep.findings(alpha, ci)
+    if len(found):
+        top = found.head(4 * n).drop(columns=["kind", "id"])
+        s.details(f"Findings ({len(found)})").table(
+            q_columns_as_text(top),
+            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first (a sub-pattern "
+            f"whose rate does not differ from the rest of a listed larger subgroup is left out: "
+            f"{found.attrs['n_redundant']}).", index=False)
+    return s
 
 
 _SIGNIFICANCE_METRICS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")
@@ -442,7 +490,7 @@ def q_columns_as_text(frame: pd.DataFrame) -> pd.DataFrame:
     """The ``_q`` and ``_p`` columns of a ranking or metrics table formatted by :func:`format_q`."""
     out = frame.copy()
     for c in out.columns:
-        if str(c).endswith(("_q", "_p")):
+        if str(c).endswith(("_q", "_p", "_p_adjusted")) or str(c) == "p_adjusted":
             out[c] = [format_q(float(v)) for v in out[c].to_numpy(dtype=float, na_value=np.nan)]
     return out
 
@@ -456,7 +504,8 @@ def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> N
     left = [f"{a['n_not_significant']} not significant"]
     left += [f"{a[k]} {label}" for k, label in (("n_undefined", "with undefined rates"),
                                                  ("n_too_small", f"below {a['min_size']} rows")) if a.get(k)]
-    block.text(f"{name}: no subgroup is significantly {direction} at q < {a['alpha']:g} "
+    test = "q" if a.get("control") == "fdr" else "adjusted p"
+    block.text(f"{name}: no subgroup is significantly {direction} at {test} < {a['alpha']:g} "
                f"({', '.join(left)}).")
 
 

@@ -1,0 +1,339 @@
+"""Pattern candidates, permutation max-T and the discovery comparison: hand-computed cases and brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from aif360_subjective.datasets import make_planted_slice
+from aif360_subjective.detectors import detect_subgroups
+from aif360_subjective.detectors.maxt import (
+    _Standardiser,
+    _StepDown,
+    draw_permutations,
+    max_t,
+    observed_z,
+    scan_penalty,
+)
+from aif360_subjective.detectors.pattern_mining import build_items, check_min_support, mine_patterns
+
+
+def _tiny():
+    X = pd.DataFrame({
+        "sex": ["f", "f", "f", "m", "m", "m", "f", "m"],
+        "job": ["a", "b", "a", "a", "b", "b", "a", "a"],
+    })
+    return X
+
+
+# ------------------------------------------------------------------ mining
+def test_items_and_supports_by_hand():
+    items = build_items(_tiny(), ["sex", "job"])
+    assert items.labels == ["sex=f", "sex=m", "job=a", "job=b"]
+    np.testing.assert_array_equal(np.asarray(items.matrix.sum(axis=0)).ravel(), [4, 4, 5, 3])
+    mp = mine_patterns(items, min_support=2, max_length=2)
+    got = {mp.description(i): int(s) for i, s in enumerate(mp.support)}
+    # f&a = rows 0, 2, 6; f&b = row 1 (pruned, < 2); m&a = rows 3, 7; m&b = rows 4, 5
+    assert got == {"sex=f": 4, "sex=m": 4, "job=a": 5, "job=b": 3, "sex=f AND job=a": 3,
+                   "sex=m AND job=a": 2, "sex=m AND job=b": 2}
+    i = [mp.description(k) for k in range(len(mp.patterns))].index("sex=m AND job=a")
+    np.testing.assert_array_equal(np.flatnonzero(mp.members[:, i].toarray().ravel()), [3, 7])
+    assert mp.conditions(i) == {"sex": "m", "job": "a"}
+
+
+def test_identical_row_sets_are_kept_once_shortest_first():
+    X = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "w"]})
+    mp = mine_patterns(build_items(X, ["a", "b"]), min_support=1, max_length=2)
+    texts = [mp.description(i) for i in range(len(mp.patterns))]
+    # a=x and b=u hold rows {0, 1}; a=x AND b=u too; b=v equals a=y AND b=v ...: kept once, shortest first
+    assert "a=x" in texts and "b=u" not in texts and "a=x AND b=u" not in texts
+    assert "a=y AND b=v" not in texts and "b=v" in texts
+    assert mp.n_identical == 4 and len(texts) == 4  # a=x, a=y, b=v, b=w
+
+
+def test_numeric_bins_are_ranges_with_merges():
+    X = pd.DataFrame({"age": np.arange(20, 40, dtype=float)})  # 20 distinct values
+    items = build_items(X, [], n_bins=4, max_merge=2)
+    # quartile edges 20, 24.75, 29.5, 34.25, 39: 4 single bins and 3 merged pairs
+    assert items.labels == ["age ∈ [20, 24.75)", "age ∈ [24.75, 29.5)", "age ∈ [29.5, 34.25)",
+                            "age ∈ [34.25, 39]", "age ∈ [20, 29.5)", "age ∈ [24.75, 34.25)",
+                            "age ∈ [29.5, 39]"]
+    sizes = np.asarray(items.matrix.sum(axis=0)).ravel()
+    np.testing.assert_array_equal(sizes, [5, 5, 5, 5, 10, 10, 10])
+    assert items.values[3] == (34.25, 39.0, True)
+    # a numeric column with few values is categorical-like: one item per value
+    few = build_items(pd.DataFrame({"k": [1, 2, 2, 3]}), [], n_bins=4)
+    assert few.labels == ["k=1", "k=2", "k=3"]
+
+
+@pytest.mark.parametrize(("value", "n", "rows"), [(5, 100, 5), (0.05, 100, 5), (0.051, 100, 6), (0.001, 10, 1)])
+def test_min_support_count_or_share(value, n, rows):
+    assert check_min_support(value, n) == rows
+
+
+@pytest.mark.parametrize(("value", "error"), [(0, ValueError), (1.0, ValueError), (-0.1, ValueError),
+                                              ("5", TypeError), (True, TypeError)])
+def test_min_support_bad(value, error):
+    with pytest.raises(error, match="min_support"):
+        check_min_support(value, 100)
+
+
+# ------------------------------------------------------------------ max-T
+def _hyper_z(x, k, K, N):
+    var = k * (K / N) * (1 - K / N) * (N - k) / (N - 1)
+    return (k * K / N - x) / np.sqrt(var)
+
+
+def test_observed_z_by_hand():
+    t = np.array([1, 1, 0, 0, 1, 0, 1, 0])
+    p = np.array([1, 0, 0, 1, 1, 1, 1, 0])
+    members = sp.csc_matrix(np.array([[1, 1, 1, 0, 0, 0, 0, 0], [0, 0, 0, 1, 1, 1, 1, 1]], dtype=bool).T)
+    z = observed_z(members, t, p)
+    # statistical parity, subgroup 0: 1 favourable prediction of 3; overall 5 of 8
+    assert z[0, 0] == pytest.approx(_hyper_z(1, 3, 5, 8))
+    # equal opportunity, subgroup 0: truth positives rows 0, 1; TP = 1; overall TP 3 of 4 truth positives
+    z_t = _hyper_z(1, 2, 3, 4)
+    # FPR part: truth negatives of subgroup 0: row 2 (FP 0); overall FP 2 of 4 truth negatives
+    z_f = _hyper_z(0, 1, 2, 4)
+    assert z[0, 1] == pytest.approx(z_t)
+    assert z[0, 2] == pytest.approx((z_t + z_f) / np.sqrt(2))
+    # accuracy: correct rows 0, 2 of subgroup 0 (2 of 3); overall correct 5 of 8
+    assert z[0, 3] == pytest.approx(_hyper_z(2, 3, 5, 8))
+    # the complementary subgroup has the opposite statistical-parity z
+    assert z[1, 0] == pytest.approx(-z[0, 0])
+
+
+def _brute_force_max_t(masks, t, p, B, seed, penalty):
+    """Westfall-Young step-down by explicit loops over permutations, hypotheses and candidates."""
+    rng = np.random.default_rng(seed)
+    n = len(t)
+    pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
+    c = (t == p).astype(float)
+    N, P, C = n, p.sum(), c.sum()
+    N1, T1 = t.sum(), (t * p).sum()
+    N0, F0 = n - N1, ((1 - t) * p).sum()
+
+    @np.errstate(divide="ignore", invalid="ignore")
+    def stats(pp_a, cc_a, pp_b):
+        out = []
+        for mk in masks:
+            k, k1 = mk.sum(), (mk & (t == 1)).sum()
+            k0 = k - k1
+            pen = np.sqrt(2 * np.log(n / k)) if penalty else 0.0
+            z_sp = _hyper_z(pp_a[mk].sum(), k, P, N)
+            z_t = _hyper_z((pp_b * t)[mk].sum(), k1, T1, N1)
+            z_f = _hyper_z((pp_b * (1 - t))[mk].sum(), k0, F0, N0)
+            z_acc = _hyper_z(cc_a[mk].sum(), k, C, N)
+            out.append([z_sp - pen, z_t - pen, (z_t + z_f) / np.sqrt(2) - pen, z_acc - pen])
+        return np.array(out)  # (m, 4) disadvantaged; favoured = -z - pen
+
+    obs = stats(p, c, p)
+    pen = np.array([np.sqrt(2 * np.log(n / mk.sum())) if penalty else 0.0 for mk in masks])
+    perms = []
+    done = 0
+    while done < B:
+        b = min(50, B - done)
+        idx, p_b = draw_permutations(rng, p.astype(float), pos, neg, b)
+        for j in range(b):
+            perms.append(stats(p[idx[:, j]], c[idx[:, j]], p_b[:, j]))
+        done += b
+
+    def step_down(o, ps):
+        defined = np.flatnonzero(np.isfinite(o))  # undefined hypotheses are not part of the family
+        order = defined[np.argsort(-o[defined], kind="stable")]
+        raw = []
+        for i in range(len(order)):
+            rest = order[i:]
+            raw.append((1 + sum(ps_b[rest].max() >= o[order[i]] - 1e-9 for ps_b in ps)) / (B + 1))
+        out = np.full(len(o), np.nan)
+        out[order] = np.maximum.accumulate(raw)
+        return out
+
+    m = len(masks)
+    p_adj = np.empty((m, 4, 2))
+    for f in range(4):
+        dis = obs[:, f]
+        fav = -(obs[:, f] + pen) - pen
+        p_adj[:, f, 0] = step_down(dis, [q[:, f] for q in perms])
+        p_adj[:, f, 1] = step_down(fav, [-(q[:, f] + pen) - pen for q in perms])
+    return obs, p_adj
+
+
+@pytest.mark.parametrize("penalty", [True, False])
+def test_max_t_equals_brute_force(penalty):
+    rng = np.random.default_rng(5)
+    n = 40
+    t = rng.integers(0, 2, n)
+    p = np.where(rng.random(n) < 0.8, t, 1 - t)
+    p[:6] = 0  # a disadvantaged corner
+    grid = rng.integers(0, 3, (n, 2))
+    masks = [grid[:, 0] == 0, grid[:, 1] == 1, (grid[:, 0] == 0) & (grid[:, 1] == 1), np.arange(n) < 8,
+             grid[:, 0] != 2]
+    members = sp.csc_matrix(np.column_stack(masks))
+    res = max_t(members, t, p, n_permutations=60, random_state=11, penalty=penalty)
+    obs, p_adj = _brute_force_max_t(masks, t, p, 60, 11, penalty)
+    pen = scan_penalty(np.array([m.sum() for m in masks], dtype=float), n) if penalty else 0.0
+    np.testing.assert_allclose(res.z - (pen[:, None] if penalty else 0.0), obs, atol=1e-9)
+    np.testing.assert_allclose(res.p_adjusted, p_adj, atol=1e-12)
+
+
+def test_step_down_by_hand():
+    # three hypotheses, observed 3, 2, 1; four permutations
+    sd = _StepDown(np.array([3.0, 2.0, 1.0]))
+    sd.add(np.array([[3.5, 0, 0], [1, 2.5, 0], [0, 0, 1.5], [0, 0, 0]]))
+    # successive maxima: H1 (all): 3.5, 2.5, 1.5, 0 -> 1 exceed 3; H2 (H2, H3): 0, 2.5, 1.5, 0 -> 1 exceeds 2;
+    # H3: 0, 0, 1.5, 0 -> 1 exceeds 1
+    np.testing.assert_allclose(sd.adjusted(4), [0.4, 0.4, 0.4])
+    sd = _StepDown(np.array([3.0, 2.0, np.nan]))
+    sd.add(np.array([[1.0, 2.5, 9.0]]))  # the undefined hypothesis is not part of the family
+    np.testing.assert_allclose(sd.adjusted(1)[:2], [0.5, 1.0])
+    assert np.isnan(sd.adjusted(1)[2])
+
+
+def test_permutation_schemes_keep_their_margins():
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 2, 30)
+    p = rng.integers(0, 2, 30).astype(float)
+    pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t == 0)
+    idx, p_b = draw_permutations(rng, p, pos, neg, 7)
+    assert all(sorted(idx[:, j]) == list(range(30)) for j in range(7))
+    np.testing.assert_array_equal(p_b[pos].sum(axis=0), np.full(7, p[pos].sum()))
+    np.testing.assert_array_equal(p_b[neg].sum(axis=0), np.full(7, p[neg].sum()))
+
+
+def test_standardiser_sd_is_zero_for_a_full_subgroup():
+    MT = sp.csr_matrix(np.ones((1, 6), dtype=np.float32))
+    std = _Standardiser(MT, np.array([1, 0, 1, 0, 1, 0.0]), np.array([1, 1, 0, 0, 1, 0.0]))
+    assert np.isnan(std.inv_sd).all()
+
+
+# ------------------------------------------------------------------ the report
+@pytest.fixture(scope="module")
+def planted():
+    b = make_planted_slice(n_samples=2000, n_categorical=4, n_numeric=1, n_conditions=2, planted_share=0.1,
+                           effect=0.3, random_state=3)
+    rep = detect_subgroups(b.X, b.y_true, b.y_pred, random_state=0, discovery="patterns", n_permutations=59)
+    return b, rep
+
+
+def test_planted_slice_leads_the_pattern_ranking(planted):
+    b, rep = planted
+    rk = rep.ranking("statistical_parity", kind="pattern", n=1)
+    assert len(rk) == 1
+    rows = rep.members("pattern", rk.index[0])
+    jaccard = (rows & b.planted).sum() / (rows | b.planted).sum()
+    assert jaccard >= 0.5, (rk, b.conditions)
+    assert rk.attrs["n_significant"] >= 1 and rk.attrs["control"] == "fwer"
+    assert "statistical_parity_p_adjusted" in rk.columns and (rk["statistical_parity_p_adjusted"] < 0.05).all()
+
+
+def test_findings_summary_and_sentence_agree(planted):
+    _, rep = planted
+    f = rep.findings()
+    assert list(f.columns) == ["metric", "kind", "id", "description", "size", "value", "ci_low", "ci_high",
+                               "p_adjusted", "direction"]
+    assert (f["p_adjusted"] < 0.05).all() and len(f) >= 1
+    s = rep.discovery_summary()
+    assert list(s.index) == ["pattern"]
+    n_sig = int(s.loc["pattern", "significant"])
+    assert n_sig >= 1 and s.loc["pattern", "candidates"] == len(rep.descriptions("pattern"))
+    word = "subgroup" if n_sig == 1 else "subgroups"
+    assert rep.discovery_sentence().startswith(f"The mined patterns found {n_sig} significant {word}")
+
+
+def test_pattern_kind_has_the_accessors(planted):
+    b, rep = planted
+    m = rep.subgroup_metrics()
+    assert set(m.index.get_level_values("kind")) == {"pattern"}
+    assert "statistical_parity_p_adjusted" in m.columns
+    pats = rep.patterns(kind="pattern")
+    assert list(pats.columns) == list(b.X.columns)
+    i = 0
+    cond = rep.pattern_conditions(i, kind="pattern")
+    mask = np.ones(len(b.X), dtype=bool)
+    for col, v in cond.items():
+        if isinstance(v, tuple):
+            x = b.X[col].to_numpy()
+            mask &= (x >= v[0]) & ((x <= v[1]) if v[2] else (x < v[1]))
+        else:
+            mask &= b.X[col].to_numpy() == v
+    np.testing.assert_array_equal(rep.members("pattern", i), mask)
+    with pytest.raises(ValueError, match="no 'cluster' subgroups"):
+        rep.ranking("statistical_parity", kind="cluster")
+
+
+def test_null_tables_stay_silent():
+    listed = 0
+    for seed in range(5):
+        b = make_planted_slice(n_samples=1500, n_categorical=4, n_numeric=1, effect=0.0, random_state=seed)
+        rep = detect_subgroups(b.X, b.y_true, b.y_pred, random_state=seed, discovery="patterns",
+                               n_permutations=39)
+        listed += len(rep.ranking("statistical_parity", kind="pattern")) > 0
+        listed += len(rep.findings()) > 0
+    assert listed <= 1
+
+
+def test_asdf_part_unchanged_by_patterns():
+    b = make_planted_slice(n_samples=400, n_categorical=3, n_numeric=1, random_state=2)
+    a = detect_subgroups(b.X, b.y_true, b.y_pred, random_state=4, discovery="asdf")
+    both = detect_subgroups(b.X, b.y_true, b.y_pred, random_state=4, discovery="both", n_permutations=19)
+    assert a.kinds == ("cluster", "entropy") and both.kinds == ("cluster", "entropy", "pattern")
+    np.testing.assert_array_equal(a.clusters.to_numpy(), both.clusters.to_numpy())
+    pd.testing.assert_frame_equal(a.subgroup_metrics(ci=None),
+                                  both.subgroup_metrics(ci=None).loc[["cluster", "entropy"]])
+    assert a.ranking("statistical_parity", alpha=None).equals(both.ranking("statistical_parity", alpha=None))
+
+
+def test_kind_all_lists_identical_row_sets_once():
+    X = pd.DataFrame({"g": ["a"] * 30 + ["b"] * 30})
+    y_pred = np.r_[np.zeros(30, int), np.ones(30, int)]
+    rep = detect_subgroups(X, y_pred, y_pred, n_clusters=2, random_state=0, discovery="both", n_permutations=19)
+    rk = rep.ranking("statistical_parity", kind="all", n=None, alpha=None)
+    assert len(rk) == 2
+    texts = sorted(rk["subgroup"])
+    # cluster, its entropy pattern and the mined pattern hold the same rows
+    assert all(t.count(" | ") == 2 for t in texts) and any("g=a" in t for t in texts)
+
+
+def test_redundant_sub_pattern_is_left_out():
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v"], n)})
+    slice_ = X["a"].to_numpy() == "x"
+    y_pred = (rng.random(n) < np.where(slice_, 0.2, 0.6)).astype(int)
+    rep = detect_subgroups(X, y_pred, y_pred, discovery="patterns", n_permutations=39, random_state=1)
+    rk = rep.ranking("statistical_parity", kind="pattern", n=None)
+    assert rk["subgroup"].iloc[0] == "a=x"
+    assert "a=x AND b=u" not in set(rk["subgroup"]) and "a=x AND b=v" not in set(rk["subgroup"])
+    full = rep.ranking("statistical_parity", kind="pattern", n=None, keep_redundant=True)
+    assert {"a=x AND b=u", "a=x AND b=v"} <= set(full["subgroup"])
+    assert rk.attrs["n_redundant"] == len(full) - len(rk)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"discovery": "slices"}, ValueError, "discovery"),
+        ({"max_length": 0}, ValueError, "max_length must be >= 1"),
+        ({"n_bins": 2.5}, TypeError, "n_bins must be an int"),
+        ({"min_support": 0}, ValueError, "min_support"),
+        ({"n_permutations": 5}, ValueError, "n_permutations must be >= 19"),
+    ],
+)
+def test_bad_options(kwargs, error, match):
+    X = pd.DataFrame({"g": ["a", "b"] * 5})
+    y = np.array([0, 1] * 5)
+    with pytest.raises(error, match=match):
+        detect_subgroups(X, y, y, **kwargs)
+
+
+def test_ranking_kind_pattern_needs_patterns():
+    X = pd.DataFrame({"g": ["a", "b"] * 10})
+    y = np.array([0, 1] * 10)
+    rep = detect_subgroups(X, y, y, discovery="asdf", n_clusters=2, random_state=0)
+    with pytest.raises(ValueError, match="no 'pattern' subgroups"):
+        rep.ranking("statistical_parity", kind="pattern")
+    with pytest.raises(ValueError, match="control must be one of"):
+        rep.ranking("statistical_parity", control="bonferroni")
