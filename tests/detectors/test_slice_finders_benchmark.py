@@ -123,3 +123,22 @@ def test_settings_cover_the_issue_grid(bench):
     shares = [bench.table_for(s, seed, n_samples=40_000).planted.mean() for seed in (0, 9)]
     assert shares[0] == pytest.approx(0.02, abs=0.005) and shares[1] == pytest.approx(0.10, abs=0.01)
     assert len(bench.table_for(s, 1, n_samples=200).conditions) == 3
+
+
+class _FakeReport:
+    """Members by (kind, id): kind "pattern" id 7 is rows 0-1, kind "entropy" id 7 is row 2."""
+
+    def members(self, kind, id):
+        mask = np.zeros(4, dtype=bool)
+        mask[{("pattern", 7): [0, 1], ("entropy", 7): [2]}[(kind, id)]] = True
+        return mask
+
+
+def test_members_of_first_reads_every_index_form(bench):
+    rep = _FakeReport()
+    by_tuple = pd.DataFrame({"rank": [1]}, index=pd.MultiIndex.from_tuples([("pattern", 7)], names=["kind", "id"]))
+    assert bench._members_of_first(rep, by_tuple, "all").tolist() == [True, True, False, False]
+    by_column = pd.DataFrame({"rank": [1], "kind": ["entropy"]}, index=pd.Index([7], name="id"))
+    assert bench._members_of_first(rep, by_column, "all").tolist() == [False, False, True, False]
+    plain = pd.DataFrame({"rank": [1]}, index=pd.Index([7], name="id"))
+    assert bench._members_of_first(rep, plain, "entropy").tolist() == [False, False, True, False]
