@@ -9,10 +9,12 @@ Subpackages mirror AIF360's layout:
 * :mod:`aif360_subjective.algorithms`: the CrowdTruth filter and the annotator-aware classifier.
 """
 
-from ._compat import import_aif360_quietly
+from ._compat import install_quiet_aif360_import
 
 __version__ = "0.3.0.dev0"
 
-import_aif360_quietly()
+# aif360 is imported by the subpackages that need it (not here: the command line's --version stays fast); its
+# optional-extras notices are filtered whenever that happens.
+install_quiet_aif360_import()
 
 __all__ = ["__version__"]

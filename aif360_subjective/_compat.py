@@ -8,24 +8,34 @@
 from __future__ import annotations
 
 import logging
+import sys
+import types
 import warnings
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+# numpy and pandas are imported inside the functions: the package's __init__ imports this module, and the command
+# line's --help and --version must stay fast.
+if TYPE_CHECKING:
+    import pandas as pd
 
 
-def import_pyclustering():
+def import_pyclustering() -> types.ModuleType:
     """Import :mod:`pyclustering` with the ``numpy.warnings`` shim in place.
 
     Returns:
         module: the imported ``pyclustering`` package.
     """
+    import numpy as np
+
     if "warnings" not in np.__dict__:
         # pyclustering.cluster.center_initializer calls numpy.warnings.filterwarnings.
         np.warnings = warnings  # type: ignore[attr-defined]
     import pyclustering
 
-    return pyclustering
+    module: types.ModuleType = pyclustering
+    return module
 
 
 def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -43,6 +53,9 @@ def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:
     Raises:
         TypeError: if a column is neither numeric nor boolean.
     """
+    import numpy as np
+    import pandas as pd
+
     out = {}
     for col in df.columns:
         s = df[col]
@@ -58,6 +71,8 @@ def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 def is_string_like(s: pd.Series) -> bool:
     """True for object, pandas string and categorical series (not numbers or booleans)."""
+    import pandas as pd
+
     return not (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s))
 
 
@@ -84,3 +99,52 @@ def import_aif360_quietly() -> None:
         import aif360.metrics  # noqa: F401
     finally:
         root.removeFilter(filt)
+
+
+class _QuietAif360Finder:
+    """A ``sys.meta_path`` finder that runs the first import of every ``aif360`` module with
+    :class:`_OptionalDependencyFilter` on the root logger, whenever (and by whomever) it is imported (the notices
+    come from ``aif360.algorithms.inprocessing`` and friends, reached through several import paths).
+
+    It finds nothing itself: it asks the other finders for the module's spec and wraps its loader's
+    ``exec_module``. This replaces importing aif360 eagerly in the package's ``__init__`` (seconds), so that
+    importing ``aif360_subjective`` (and the command line's ``--help``/``--version``) does not load aif360,
+    scikit-learn or matplotlib.
+    """
+
+    def find_spec(self, name: str, path: Sequence[str] | None,
+                  target: types.ModuleType | None = None) -> ModuleSpec | None:
+        if name != "aif360" and not name.startswith("aif360."):
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        exec_module = loader.exec_module
+
+        def quiet_exec_module(module: types.ModuleType) -> None:
+            root = logging.getLogger()
+            filt = _OptionalDependencyFilter()
+            root.addFilter(filt)
+            try:
+                exec_module(module)
+            finally:
+                root.removeFilter(filt)
+
+        # an instance attribute: the loader object is this spec's own (a fresh one per find_spec call)
+        loader.exec_module = quiet_exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def install_quiet_aif360_import() -> None:
+    """Make the first import of aif360's modules quiet, without importing them now
+    (see :class:`_QuietAif360Finder`). Idempotent."""
+    if not any(isinstance(f, _QuietAif360Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _QuietAif360Finder())

@@ -2,7 +2,8 @@
 
 * the majority vote of binary labels with its tie policies,
 * the binary entropy of a label share,
-* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them.
+* confusion counts (TN, FP, FN, TP) per unit and the rates computed from them,
+* the readable name of a group of annotators, items or annotations (a bin, an intersection of attributes).
 
 Everything works in "positive-indicator" space: a label is positive when it equals the favourable label
 (AIF360's convention) or the ``pos_label`` of the functional API.
@@ -18,23 +19,30 @@ References:
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from ._validation import check_choice
 
 __all__ = [
+    "DECIDING_TIE_POLICIES",
     "FN",
     "FP",
+    "OneClassPredictionWarning",
     "TIE_POLICIES",
     "TN",
     "TP",
+    "TiePolicy",
     "binary_entropy",
     "cell_codes",
+    "check_tie",
     "confusion_counts",
+    "group_label",
     "majority_vote",
+    "one_class_message",
     "ratio",
     "vote_counts",
 ]
@@ -42,13 +50,34 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 
 #: What an item with as many positive as negative labels becomes in a majority vote.
-TIE_POLICIES: Final = ("favorable", "unfavorable", "drop")
+TiePolicy = Literal["favorable", "unfavorable", "drop"]
+#: The tie policies, as strings (the values of :data:`TiePolicy`).
+TIE_POLICIES: Final[tuple[str, ...]] = get_args(TiePolicy)
+#: The tie policies that always give a label ("drop" leaves a tied vote without one, e.g. no jury verdict).
+DECIDING_TIE_POLICIES: Final[tuple[str, ...]] = tuple(t for t in TIE_POLICIES if t != "drop")
 
 #: Confusion cells (positive = favourable): 0 TN, 1 FP, 2 FN, 3 TP (``2 * truth + prediction``).
 TN: Final = 0
 FP: Final = 1
 FN: Final = 2
 TP: Final = 3
+
+
+def check_tie(tie: object, name: str = "tie", *, allow_drop: bool = True) -> str:
+    """Validate a majority-vote tie policy.
+
+    Args:
+        tie: the value given.
+        name: the argument's name (used in the message).
+        allow_drop: whether ``"drop"`` (a tie gives no label) is admissible.
+
+    Returns:
+        str: ``tie``.
+
+    Raises:
+        ValueError: ``tie`` is not one of :data:`TIE_POLICIES` (or :data:`DECIDING_TIE_POLICIES`).
+    """
+    return check_choice(tie, name, TIE_POLICIES if allow_drop else DECIDING_TIE_POLICIES)
 
 
 def vote_counts(codes: npt.NDArray[np.int64], positive: npt.NDArray[np.bool_], n_units: int) -> tuple[
@@ -69,7 +98,7 @@ def vote_counts(codes: npt.NDArray[np.int64], positive: npt.NDArray[np.bool_], n
     return n, n_pos
 
 
-def majority_vote(n: FloatArray, n_pos: FloatArray, tie: str = "favorable") -> FloatArray:
+def majority_vote(n: npt.ArrayLike, n_pos: npt.ArrayLike, tie: str = "favorable") -> FloatArray:
     """Majority vote per unit in positive-indicator space.
 
     A unit is positive when strictly more than half of its labels are positive (``2 * n_pos > n``, exact
@@ -86,7 +115,7 @@ def majority_vote(n: FloatArray, n_pos: FloatArray, tie: str = "favorable") -> F
     Raises:
         ValueError: ``tie`` is not a tie policy.
     """
-    check_choice(tie, "tie", TIE_POLICIES)
+    check_tie(tie)
     tie_value = {"favorable": 1.0, "unfavorable": 0.0, "drop": np.nan}[tie]
     twice = 2.0 * np.asarray(n_pos, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
@@ -141,3 +170,55 @@ def ratio(num: npt.ArrayLike, den: npt.ArrayLike, fill: float = np.nan) -> Float
     out = np.full(numerator.shape, fill, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+class OneClassPredictionWarning(UserWarning):
+    """Every prediction of a model is the same label: a constant classifier, whose performance is that of
+    always answering that label and whose fairness figures say nothing about reading the items."""
+
+
+def one_class_message(predictions: npt.ArrayLike, what: str = "the model") -> str | None:
+    """The warning text when ``predictions`` hold a single label value, else None.
+
+    The command line prints it and adds it to the report; :class:`OneClassPredictionWarning` carries it from
+    the library's models.
+
+    Args:
+        predictions: the predicted labels (any shape; missing values are ignored).
+        what: who predicted, for the message (e.g. ``"Model 1 (majority vote)"``).
+
+    Returns:
+        str | None: e.g. ``"Model 1 predicts 0 for all 4,578 predictions: a constant classifier. ..."``; None
+        for fewer than two predictions.
+    """
+    values = pd.Series(np.asarray(predictions).ravel()).dropna()
+    distinct = values.unique()
+    if len(values) < 2 or len(distinct) > 1:  # one prediction is no evidence of a constant classifier
+        return None
+    value = distinct[0]
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return (f"{what} predicts {value!r} for all {len(values):,} predictions: a constant classifier. Its "
+            "performance is that of always answering this label, and its fairness figures measure the labels' "
+            "spread, not a model that reads the items.")
+
+
+def group_label(group: object, spec: str = ".2f", sep: str = "\u2013") -> str:
+    """Readable name of a group, the one form used in tables, figures, the command line and text: an
+    ADR/ambiguity bin ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333``
+    shows as ``0.00``, never as a negative edge), an intersection of attributes joined by `` & `` (``Man &
+    Asian``, each part formatted the same way), a whole float as an integer (``45`` rather than ``45.0``), or
+    the value itself."""
+    if isinstance(group, pd.Interval):
+        return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
+    if isinstance(group, tuple):
+        return " & ".join(group_label(g, spec, sep) for g in group)
+    if isinstance(group, float) and group.is_integer():
+        return str(int(group))
+    return str(group)
+
+
+def _bound(value: float, spec: str) -> str:
+    text = f"{value:{spec}}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text

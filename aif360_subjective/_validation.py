@@ -7,6 +7,7 @@ argument, show the offending value as a plain Python value and say what was expe
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -14,15 +15,18 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "check_alpha",
     "check_choice",
     "check_ci",
     "check_columns",
+    "check_finite_features",
+    "check_same_index",
+    "duplicate_pairs_error",
     "check_fraction",
     "check_int",
-    "check_multi_annotator_dataset",
+    "check_positive",
     "check_random_state",
     "is_bool",
-    "is_multi_annotator_dataset",
     "is_number",
     "plain",
 ]
@@ -110,6 +114,21 @@ def check_fraction(value: Any, name: str) -> float:
     return v
 
 
+def check_positive(value: Any, name: str) -> float:
+    """A finite real number > 0.
+
+    Raises:
+        TypeError: ``value`` is not a real number (booleans included).
+        ValueError: ``value`` is not finite or not > 0.
+    """
+    if not is_number(value):
+        raise TypeError(f"{name} must be a finite number > 0, got {plain(value)!r}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {plain(value)!r}")
+    return v
+
+
 def check_ci(value: Any, name: str = "ci") -> float:
     """A confidence level strictly between 0 and 1 (e.g. 0.95).
 
@@ -120,6 +139,19 @@ def check_ci(value: Any, name: str = "ci") -> float:
     if not is_number(value) or not 0.0 < float(value) < 1.0:
         raise ValueError(
             f"{name} must be a confidence level strictly between 0 and 1 (e.g. 0.95), got {plain(value)!r}"
+        )
+    return float(value)
+
+
+def check_alpha(value: Any, name: str = "alpha") -> float:
+    """A false-discovery rate (significance level) strictly between 0 and 1 (e.g. 0.05).
+
+    Raises:
+        ValueError: ``value`` is not a number strictly between 0 and 1 (booleans and strings included).
+    """
+    if not is_number(value) or not 0.0 < float(value) < 1.0:
+        raise ValueError(
+            f"{name} must be a false-discovery rate strictly between 0 and 1 or None, got {plain(value)!r}"
         )
     return float(value)
 
@@ -137,22 +169,97 @@ def check_random_state(value: Any, name: str = "random_state") -> np.random.Gene
     raise TypeError(f"{name} must be None, an int or a numpy Generator, got {plain(value)!r}")
 
 
-def is_multi_annotator_dataset(obj: Any) -> bool:
-    """Whether ``obj`` is a :class:`~aif360_subjective.datasets.MultiAnnotatorDataset` (by ``isinstance``)."""
-    # imported here, not at module level: the datasets package imports this module (a real cycle)
-    from aif360_subjective.datasets.multi_annotator import MultiAnnotatorDataset
+def duplicate_pairs_error(
+    n: int, item: Any, annotator: Any, row: Any = None, item_name: str = "item", annotator_name: str = "annotator"
+) -> ValueError:
+    """The one error for annotations holding an (item, annotator) pair more than once (dataset class, functional
+    and Dask faces): a second label of one annotator on one item would re-weight the item's majority vote.
 
-    return isinstance(obj, MultiAnnotatorDataset)
+    Args:
+        n: duplicated rows (each row beyond a pair's first).
+        item, annotator: the ids of the first duplicated pair.
+        row: the first duplicated row (index label or position), if known.
+        item_name, annotator_name: how the ids are named (the dataset's column names).
+
+    Returns:
+        ValueError: the error to raise (``1 duplicate (item, annotator) pair(s), e.g. item=1, annotator='a' (row 1);
+        keep one label per annotator and item``).
+    """
+    where = "" if row is None else f" (row {plain(row)!r})"
+    return ValueError(
+        f"{n} duplicate (item, annotator) pair(s), e.g. {item_name}={plain(item)!r}, "
+        f"{annotator_name}={plain(annotator)!r}{where}; keep one label per annotator and item"
+    )
 
 
-def check_multi_annotator_dataset(obj: Any, name: str = "dataset") -> None:
-    """Raise unless ``obj`` is a MultiAnnotatorDataset.
+def check_same_index(values: dict[str, Any]) -> None:
+    """Inputs paired by position must not be pandas objects with different indexes.
+
+    Series are paired **by position** (as numpy arrays are); a pandas Series or Index whose index differs from
+    the first one's (other order, other labels, other length) was almost always sorted or filtered on its own,
+    and pairing it by position would silently mismatch rows.
+
+    Args:
+        values: argument name -> value, in the order they are compared (the first pandas one is the reference).
 
     Raises:
-        TypeError: naming the argument and the type received.
+        ValueError: naming both arguments and the first position where the indexes differ.
     """
-    if not is_multi_annotator_dataset(obj):
-        raise TypeError(
-            f"{name} must be a MultiAnnotatorDataset (one row per (item, annotator) annotation), "
-            f"got {type(obj).__name__}"
+    import pandas as pd
+
+    series = [(name, v) for name, v in values.items() if isinstance(v, pd.Series)]
+    if len(series) < 2:
+        return
+    ref_name, ref = series[0]
+    for name, s in series[1:]:
+        if s.index.equals(ref.index):
+            continue
+        if len(s) != len(ref):
+            raise ValueError(f"{name} has {len(s)} rows and {ref_name} {len(ref)}: one value per annotation is needed")
+        pos = int(np.flatnonzero(s.index.to_numpy() != ref.index.to_numpy())[0])
+        raise ValueError(
+            f"{name} and {ref_name} are pandas Series with different indexes (first difference at position {pos}: "
+            f"{plain(s.index[pos])!r} vs {plain(ref.index[pos])!r}); Series are paired by position, so align them "
+            f"first ({name}.reindex({ref_name}.index)) or pass arrays"
         )
+
+
+def check_finite_features(frame: Any, name: str = "X") -> None:
+    """Numeric feature columns must hold finite values whose range a min-max scaling can divide by.
+
+    ``inf``, or values such as ``-1e308`` and ``1e308`` whose difference overflows to ``inf``, would make the
+    min-max scaled clustering matrix NaN, on which the clusterers fail or (pyclustering's C++ core) crash the
+    interpreter: they are refused before any clustering, naming the column and the row.
+
+    Args:
+        frame: a pandas DataFrame of features.
+        name: the argument's name for the message.
+
+    Raises:
+        ValueError: a non-finite value (column, row label, value, how many), or a column whose range overflows.
+    """
+    import pandas as pd
+
+    for col in frame.columns:
+        s = frame[col]
+        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            continue
+        v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.isinf(v)
+        if bad.any():
+            i = int(bad.argmax())
+            raise ValueError(
+                f"{name}: column {col!r} holds {v[i]} at row {plain(frame.index[i])!r} ({int(bad.sum())} infinite "
+                "value(s)); features must be finite numbers: replace or drop those rows"
+            )
+        finite = v[np.isfinite(v)]
+        if finite.size:
+            with np.errstate(over="ignore"):
+                span = np.float64(finite.max()) - np.float64(finite.min())
+            if not np.isfinite(span):
+                i = int(np.argmax(np.abs(np.nan_to_num(v, nan=0.0))))
+                raise ValueError(
+                    f"{name}: column {col!r} ranges from {finite.min():g} to {finite.max():g} (e.g. {v[i]:g} at row "
+                    f"{plain(frame.index[i])!r}), a range too wide for min-max scaling (it overflows); rescale the "
+                    "column"
+                )

@@ -32,7 +32,7 @@ ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "ma
 
 def run(name: str, X: pd.DataFrame, y: np.ndarray, p: np.ndarray, n_clusters: int | None) -> None:
     t = time.perf_counter()
-    rep = detect_subgroups(X, y, p, n_clusters=n_clusters, random_state=0)
+    rep = detect_subgroups(X, y, p, n_clusters=n_clusters, random_state=0, discovery="asdf")
     detect = time.perf_counter() - t
     t = time.perf_counter()
     alt = lopsided_alternatives(rep, X, y, p)

@@ -71,8 +71,8 @@ def hs_brexit(data: Path) -> pd.DataFrame:
             res = group_own_label_performance(hs.labels.ravel()[keep], mv[keep], item_ids=hs.item_ids[keep],
                                               groups=groups[keep], against=against)
             perf = res.table["performance"]
-            rows.append({"tie": tie, "against": against, "target_group1": perf["group1"],
-                         "control_group2": perf["group2"], "gap": res.gap})
+            rows.append({"tie": tie, "against": against, "target_group1": perf["target group"],
+                         "control_group2": perf["control group"], "gap": res.gap})
     return pd.DataFrame(rows).set_index(["tie", "against"])
 
 

@@ -224,14 +224,14 @@ def step(root, name, data, size, k):
 
     X, y, yhat, pos, score = load(root, data, size)
     # warm-up on 60 rows: the lazy imports (scikit-learn, pyclustering, mlpack) are not the analysis
-    detect_subgroups(X.iloc[:60], y[:60], yhat[:60], pos_label=pos, n_clusters=3, random_state=0)
+    detect_subgroups(X.iloc[:60], y[:60], yhat[:60], pos_label=pos, n_clusters=3, random_state=0, discovery="asdf")
     AgglomerativeClustering(n_clusters=2, linkage="single").fit(np.random.default_rng(0).random((20, 3)))
     t = time.perf_counter()
     if name == "ours_auto":
-        rep = detect_subgroups(X, y, yhat, pos_label=pos, random_state=0)
+        rep = detect_subgroups(X, y, yhat, pos_label=pos, random_state=0, discovery="asdf")
         note = f"k={rep.n_clusters}, cut_is_unique={rep.cut_is_unique}"
     elif name == "ours_auto_prim":
-        rep = detect_subgroups(X, y, yhat, pos_label=pos, random_state=0, mst="sklearn")
+        rep = detect_subgroups(X, y, yhat, pos_label=pos, random_state=0, mst="sklearn", discovery="asdf")
         note = f"k={rep.n_clusters}"
     elif name == "ours_k30":
         rep = detect_subgroups(X, y, yhat, pos_label=pos, n_clusters=30, random_state=0)

@@ -67,6 +67,7 @@ from sklearn.linear_model import LogisticRegression
 from aif360_subjective.datasets import LeWiDiDataset, PopquornDataset
 from aif360_subjective.metrics import OpinionExclusionMetric, jury_verdicts
 from aif360_subjective.metrics.group_own_labels import group_own_label_performance
+from aif360_subjective.opinion.groups import group_label   # group names as the reports write them (0.02–0.16)
 from aif360_subjective.metrics.perspectivist import soft_labels_from_dataset
 from aif360_subjective.sklearn.metrics import (
     annotator_error_rate,
@@ -84,7 +85,8 @@ def pct(x):
 ## 1. HS-Brexit: whose view does the majority vote keep?
 
 The 2023 files give each annotator's group in `other_info`; the loader makes it the annotator attribute
-`group` (`group1` = target group, `group2` = control group, names in `metadata["group_names"]`). Item ids are
+`group` with the names the file gives (`target group`, published as `group1`; `control group`, published as
+`group2`; the codes in `metadata["group_names"]`). Item ids are
 prefixed with their split because the keys restart in every split file.
 """),
     code("""
@@ -111,8 +113,8 @@ for tie in ("favorable", "unfavorable", "drop"):
         res = group_own_label_performance(hs.labels.ravel()[keep], mv[keep], item_ids=hs.item_ids[keep],
                                           groups=groups[keep], against=against)
         perf = res.table["performance"]
-        rows.append({"tie": tie, "against": against, "target (group1)": perf["group1"],
-                     "control (group2)": perf["group2"], "gap": res.gap, "worst": res.worst_group,
+        rows.append({"tie": tie, "against": against, "target group": perf["target group"],
+                     "control group": perf["control group"], "gap": res.gap, "worst": res.worst_group,
                      "items scored": int(keep.sum())})
 brexit = pd.DataFrame(rows).set_index(["tie", "against"])
 brexit.round(4)
@@ -123,12 +125,12 @@ tied = summary.index[summary["majority_label"].isna()]
 on_tie = pd.Index(hs.item_ids).isin(tied)  # rows of the tied items
 share_hs = pd.Series(hs.labels.ravel()[on_tie]).groupby(groups[on_tie]).mean()
 for g, s in share_hs.items():
-    print(f"on the {n_ties} tied items, {hs.metadata['group_names'][g]} ({g}) labels {pct(s)} as hate speech")
+    print(f"on the {n_ties} tied items, the {g} labels {pct(s)} as hate speech")
 for tie in ("favorable", "unfavorable"):
     r = brexit.loc[(tie, "annotations")]
-    better = "target" if r["target (group1)"] > r["control (group2)"] else "control"
-    print(f"tie -> {tie} label: the majority vote agrees with {pct(r['target (group1)'])} of the target group's "
-          f"labels and {pct(r['control (group2)'])} of the control group's: the {better} group is served better "
+    better = "target" if r["target group"] > r["control group"] else "control"
+    print(f"tie -> {tie} label: the majority vote agrees with {pct(r['target group'])} of the target group's "
+          f"labels and {pct(r['control group'])} of the control group's: the {better} group is served better "
           f"(gap {pct(r['gap'])}).")
 """),
     md("""
@@ -208,8 +210,14 @@ print(f"unfairness {m.unfairness():.4f}, performance {m.performance():.4f}")
 md_groups.round(3)
 """),
     code("""
+from aif360_subjective.report.answer import opinion_answer
+
+# the answer block of the command line and the HTML report: the worst-served ADR group with its interval
+print(opinion_answer({"TF-IDF model": m}, n_boot=300).text())
+"""),
+    code("""
 perf = md_groups["performance"].to_numpy()
-low, high = md_groups.index[0], md_groups.index[-1]
+low, high = group_label(md_groups.index[0]), group_label(md_groups.index[-1])
 print(f"Accuracy against the annotators' own labels falls from {pct(perf[0])} in the lowest-ADR group {low} "
       f"to {pct(perf[-1])} in the highest {high}.")
 assert np.all(np.diff(perf) <= 0), "the claim above needs performance to fall with the ADR"

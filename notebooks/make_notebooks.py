@@ -93,8 +93,9 @@ len(np.unique(train.item_ids)), len(np.unique(test.item_ids))
     md("""
 ## The three models
 
-* **Model 1**: `MajorityVoteClassifier`, a logistic regression on the item features trained on the items' majority
-  vote; it predicts one label per item, the same for every annotator.
+* **Model 1**: `MajorityVoteClassifier`, a logistic regression trained on the items' majority vote: on TF-IDF of the
+  item text where the items have text (MultiPICo below), else on the numeric item features (the generated data); it
+  predicts one label per item, the same for every annotator.
 * **Model 2**: `AnnotatorAwareClassifier`, trained on the individual annotations with the annotators' demographics
   (and their interactions with the item features): it predicts a label per (item, annotator).
 * **Model 3**: the hypothetical perfect model that returns every annotator's own label.
@@ -108,12 +109,27 @@ models = {name: OpinionExclusionMetric(test, pred, grouping="adr", bins=5)
           for name, pred in [("Model 1", pred1), ("Model 2", pred2), ("Model 3", pred3)]}
 """),
     md("""
+## The answer first
+
+Who each model serves worst, with its 95% interval; whether that group's interval lies below the best-served
+group's; which model is fairer and whether their unfairness intervals overlap. Every sentence is computed from the
+numbers in the tables and the figure below (the same block opens the command line's output and the HTML report).
+"""),
+    code("""
+from aif360_subjective.report.answer import opinion_answer
+
+print(opinion_answer(models, n_boot=300).text())
+"""),
+    md("""
 ## Table 2: unfairness and performance, with their uncertainty
 
-The paper reports the raw figures. Each also gets a 95% **bootstrap interval**: the annotators of each ADR group
-are resampled within their group (the groups stay fixed), then each drawn annotator's annotations; the interval
-says how much the figure could move with other annotators of the same groups. `n_boot=300` replicates keep this
-notebook quick (the default is 1,000); the seed makes the intervals the same on every run.
+The paper reports the raw figures. Each also gets a 95% interval. The performance's is a **bootstrap interval**:
+the annotators of each ADR group are resampled within their group (the groups stay fixed), then each drawn
+annotator's annotations. The unfairness's inverts the one-way ANOVA test: it holds the true spreads across groups
+that the data do not reject, and reaches 0 when the spread is indistinguishable from noise. `n_boot=300` replicates
+keep this notebook quick (the default is 1,000); the seed makes the intervals the same on every run. Under the
+table, each model's **verdict**: the test of equal service (annotators permuted across groups, cross-fitted for
+ADR bins) and the intervals in one sentence.
 """),
     code("""
 N_BOOT = 300
@@ -131,6 +147,8 @@ def with_intervals(models, n_boot=N_BOOT):
 
 
 table2 = with_intervals(models)
+for name, m in models.items():
+    print(f"{name}: {m.verdict(n_boot=N_BOOT, random_state=0, n_permutations=999)}")
 table2
 """),
     code("""
@@ -150,9 +168,7 @@ not "no difference".
 TOLERANCE = 0.005
 
 
-def bin_name(group):
-    # ADR is never negative: pandas widens the lowest edge a little below 0, shown as 0.00
-    return f"{max(group.left, 0):.2f}\u2013{group.right:.2f}" if isinstance(group, pd.Interval) else str(group)
+from aif360_subjective.opinion.groups import group_label as bin_name   # 0.00–0.16, the package's one form
 
 
 def with_interval(m, n_boot=N_BOOT):
@@ -256,7 +272,9 @@ if HAVE_MULTIPICO:
     text = (items["post"].fillna("") + " " + items["reply"].fillna("")).to_numpy()
     svd = TruncatedSVD(n_components=20, random_state=0)
     emb = svd.fit_transform(TfidfVectorizer(min_df=2, max_features=20000).fit_transform(text))
-    item_table = pd.DataFrame(emb, index=items.index, columns=[f"t{i}" for i in range(emb.shape[1])])
+    # Model 2 reads the 20 text components; Model 1 reads the text itself (TF-IDF + logistic regression): on the
+    # components alone its majority-vote regression answered "not ironic" for every item
+    item_table = pd.DataFrame(emb, index=items.index, columns=[f"t{i}" for i in range(emb.shape[1])]).assign(text=text)
 
     attrs = ["Gender", "Age", "Ethnicity simplified", "Student status"]
     ann = mp.annotators[attrs].copy()
@@ -268,8 +286,10 @@ if HAVE_MULTIPICO:
 """),
     code("""
 if HAVE_MULTIPICO:
+    mp_pred1 = MajorityVoteClassifier(random_state=0).fit(mp_train).predict(mp_test)
+    print("Model 1 predictions per label:", pd.Series(mp_pred1.original_labels()).value_counts().to_dict())
     mp_models = {
-        "Model 1": OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), bins=5),
+        "Model 1": OpinionExclusionMetric(mp_test, mp_pred1, bins=5),
         "Model 2": OpinionExclusionMetric(mp_test, AnnotatorAwareClassifier().fit(mp_train).predict(mp_test),
                                           bins=5),
         "Model 3": OpinionExclusionMetric(mp_test, mp_test.copy(), bins=5),
@@ -293,8 +313,8 @@ opinions they are.
 """),
     code("""
 if HAVE_MULTIPICO:
-    display(OpinionExclusionMetric(mp_test, MajorityVoteClassifier().fit(mp_train).predict(mp_test), grouping="demographic",
-                                   attributes="Gender", min_group_size=10).group_performance())
+    display(OpinionExclusionMetric(mp_test, mp_pred1, grouping="demographic", attributes="Gender",
+                                   min_group_size=10).group_performance())
 """),
 ]
 
@@ -381,6 +401,11 @@ pd.DataFrame({n: {"unfairness": m.unfairness(), "unfairness_low": intervals[n][0
                   "unfairness_high": intervals[n][0][1], "performance": m.performance(),
                   "performance_low": intervals[n][1][0], "performance_high": intervals[n][1][1]}
               for n, m in audit.items()}).T
+"""),
+    code("""
+from aif360_subjective.report.answer import opinion_answer
+
+print(opinion_answer(audit, n_boot=N_BOOT).text())   # the answer first: computed from the table above
 """),
     code("""
 from aif360_subjective.plotting import plot_group_performance
@@ -502,6 +527,19 @@ print("test accuracy:", (test_pred.labels == test.labels).mean().round(3))
 ATTRIBUTES = ["sex", "race", "age_cat", "c_charge_degree", "priors_count"]
 sdm = SubgroupDiscoveryMetric(test, test_pred, n_clusters=12, entropy_threshold=0.65, attributes=ATTRIBUTES,
                               random_state=0)
+"""),
+    md("""
+### The answer first
+
+The significant findings across every fairness metric (Benjamini-Hochberg q < 0.05, the interval on one side
+of 0): the same list opens `aif360-subjective subgroups` and its HTML report. `sdm.findings()` is the table behind it.
+"""),
+    code("""
+from aif360_subjective.report.answer import subgroup_answer
+
+print(subgroup_answer(sdm).text())
+"""),
+    code("""
 sdm.summary()
 """),
     code("""
@@ -511,7 +549,8 @@ sdm.patterns()
 # only subgroups significantly disadvantaged (Benjamini-Hochberg q < 0.05), the most surely disadvantaged first
 top = sdm.ranking("statistical_parity", kind="entropy", n=5)
 print(f"{len(top)} of the entropy-based subgroups are significantly disadvantaged "
-      f"({top.attrs['n_not_significant']} tested subgroups are not)")
+      f"({top.attrs['n_not_significant']} tested subgroups are not significant, "
+      f"{top.attrs['n_other_side']} are significantly favoured)")
 top
 """),
     md("""

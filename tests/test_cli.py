@@ -124,8 +124,11 @@ def test_parser_defaults():
 def test_audit_errors(capsys, tmp_path, audit_files):
     _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, _ = audit_files
-    _one_line_error(capsys, "audit", "x.csv", match="--item-col, --annotator-col, --label-col are required")
-    _one_line_error(capsys, "audit", str(tmp_path / "missing.csv"), *AUDIT_COLS, match="annotations file not found")
+    # a mistyped path says so before anything else (not that column options are missing)
+    _one_line_error(capsys, "audit", "x.csv", match="no such file or folder: x.csv")
+    _one_line_error(capsys, "audit", str(ann_csv), match="--item-col, --annotator-col, --label-col are required")
+    _one_line_error(capsys, "audit", str(tmp_path / "missing.csv"), *AUDIT_COLS,
+                    match=f"no such file or folder: {tmp_path / 'missing.csv'}")
     bad_cols = [*AUDIT_COLS[:-1], "prediction"]
     _one_line_error(capsys, "audit", str(ann_csv), *bad_cols, match="--prediction-col 'prediction' is not a column")
     _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "a,b", match="--bins 'a,b'")
@@ -134,7 +137,7 @@ def test_audit_errors(capsys, tmp_path, audit_files):
     _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--favorable-label", "7",
                     match="--favorable-label 7 is not a value")
     _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--annotators", str(tmp_path / "none.csv"),
-                    match="annotators file not found")
+                    match=f"no such file or folder: {tmp_path / 'none.csv'} (the annotators file)")
     df = pd.read_csv(ann_csv)
     df.loc[3, "pred"] = 5
     df.to_csv(tmp_path / "bad.csv", index=False)
@@ -303,7 +306,8 @@ def test_python_m_entry_point(tmp_path):
                           "--unit-col", "u", "--worker-col", "w", "--label-col", "l"],
                          capture_output=True, text=True, env=env, timeout=300, check=False)
     assert bad.returncode == 2
-    assert bad.stderr.strip().splitlines()[-1].endswith(f"annotations file not found: {tmp_path / 'none.csv'}")
+    assert bad.stderr.strip().splitlines()[-1].endswith(
+        f"no such file or folder: {tmp_path / 'none.csv'} (the annotations file)")
     assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
@@ -322,7 +326,8 @@ def test_subgroups_significance_options(subgroup_csv, capsys):
                              "--favorable-label", "1", "--n-clusters", "6", "--alpha", "0.01", "--ci", "0.9",
                              "--min-size", "100000")
     assert code == 0, err
-    assert "No entropy-based subgroup is significantly disadvantaged by statistical parity at q < 0.01" in stdout
+    assert ("No entropy-based subgroup is significantly disadvantaged by statistical parity at adjusted p < 0.01"
+            in stdout)
     assert "too small" in stdout
     for bad in (["--alpha", "0"], ["--ci", "1"], ["--min-size", "0"]):
         with pytest.raises(SystemExit) as exc:
@@ -344,7 +349,9 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4", "--n-boot", "200",
                              "--seed", "5", "--out", str(out))
     assert code == 0, err
-    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0)
+    # the command reads ids as text, as written (item 10 sorts before item 2): the same here
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]].astype({"item": str}), favorable_label=1,
+                               unfavorable_label=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()), bins=4)
@@ -352,7 +359,10 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     p = m.performance_ci(ci=0.95, n_boot=200, random_state=5)
     assert f"{m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}]" in stdout
     assert f"{m.performance():.3f} [{p[0]:.3f}, {p[1]:.3f}]" in stdout
-    assert "95% bootstrap intervals (200 replicates, seed 5" in stdout
+    assert "95% intervals. Unfairness: the one-way ANOVA test inverted" in stdout
+    assert "bootstrap (200 replicates, seed 5" in stdout
+    # the verdict is the answer's second line (the test of equal service, in its own words)
+    assert f"Test of equal service: {m.verdict(ci=0.95, n_boot=200, random_state=5)}." in stdout
     thin = m.thin_groups()
     assert len(thin)  # this small data has groups of one or two annotators
     lines = [ln for ln in stdout.splitlines() if ln.startswith("Thin groups: ")]
@@ -368,7 +378,7 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     assert "Thin groups" not in stdout and "bootstrap" not in stdout
 
 
-@pytest.mark.parametrize("option, value, match", [("--n-boot", "50", "expected an integer >= 100"),
+@pytest.mark.parametrize("option, value, match", [("--n-boot", "50", "expected an integer from 100 to 100,000"),
                                                   ("--ci", "1.5", "strictly between 0 and 1"),
                                                   ("--warn-group-size", "-1", "expected an integer >= 0")])
 def test_audit_interval_options_checked(capsys, audit_files, option, value, match):
@@ -394,7 +404,7 @@ def test_demo_prints_intervals(capsys, tmp_path):
     assert len(rows) == 2
     for est, lo, hi, pest, plo, phi in rows:
         assert float(lo) <= float(est) <= float(hi) and float(plo) <= float(pest) <= float(phi)
-    assert "95% bootstrap intervals (1,000 replicates, seed 0" in out
+    assert "bootstrap (1,000 replicates, seed 0" in out
     assert "UserWarning" not in out + err
 
 
@@ -425,9 +435,10 @@ def test_subgroups_says_when_the_clustering_is_lopsided(capsys, tmp_path):
 
 def test_cli_number_types_say_what_they_expect():
     from aif360_subjective.cli import _common as common
-    from aif360_subjective.opinion.options import MIN_BOOT
+    from aif360_subjective.opinion.options import MAX_BOOT, MIN_BOOT
 
     assert common.MIN_BOOT == MIN_BOOT
+    assert common.MAX_BOOT == MAX_BOOT
     assert common.positive_int("3") == 3 and common.nonnegative_int("0") == 0 and common.boot_count("100") == 100
     assert common.unit_float("1") == 1.0 and common.open_unit_float("0.5") == 0.5
     assert common.alpha("none") is None and common.ci_level("None") is None and common.alpha("0.01") == 0.01
@@ -435,7 +446,9 @@ def test_cli_number_types_say_what_they_expect():
 
     for parse, text, expected in [(common.positive_int, "0", "a positive integer"),
                                   (common.positive_int, "x", "a positive integer"),
-                                  (common.boot_count, "99", "an integer >= 100"),
+                                  (common.boot_count, "99", "an integer from 100 to 100,000"),
+                                  (common.seed, "-1", "a seed from 0 to 4,294,967,295"),
+                                  (common.demo_items, "0", "an integer from 1 to 1,000,000"),
                                   (common.unit_float, "1.5", "a number in [0, 1]"),
                                   (common.open_unit_float, "1", "a number strictly between 0 and 1"),
                                   (common.alpha, "0", "a number strictly between 0 and 1")]:

@@ -390,7 +390,7 @@ def test_help_is_plain_text(capsys, monkeypatch, command):
     if command == ["audit"]:
         flat = " ".join(out.split())
         assert "--predictions FILE" in flat and "--model majority|annotator-aware" in flat
-        assert "--format {csv,lewidi,popquorn,wikipedia}" in flat
+        assert "--format {csv,lewidi,popquorn,wikipedia,adult}" in flat
 
 
 @pytest.mark.skipif(not COMPAS.is_file(), reason=f"{COMPAS} not found (set AIF360_SUBJECTIVE_DATA)")

@@ -43,6 +43,10 @@ from aif360_subjective.report import Figure, Report, Table
 from aif360_subjective.sklearn import metrics as skm
 
 FORBIDDEN = (KeyError, IndexError, ZeroDivisionError)
+#: Python argument names of the library (with a flag, or none) that a command-line error must not show.
+PYTHON_WORDS = (r"(?<![\w-])(positive_from|duplicates|attributes|favorable_label|n_clusters|min_group_size|"
+                r"warn_group_size|n_boot|grouping|bins|random_state|seed|entropy_threshold|categorical_features|"
+                r"performance|ci|alpha|split|task|annotators_meta|test_size|open_ended|separator)=")
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,19 @@ def ctx(tmp_path_factory):
     (d / "afile").write_text("x")
     (d / "bad_dev.json").write_text("{not json")
     (d / "MP_dev.json").write_text('{"1": {"annotations": {"Ann0": "2", "Ann1": "0"}}}')
+    # issue 23: the fault sweep's files
+    (d / "latin1_dev.json").write_bytes('{"1": {"annotations": {"Ann0": "1"}, "text": "caf\xe9"}}'.encode("latin-1"))
+    sg.assign(label=sg["label"].astype(float).where(np.arange(n) != 4)).to_csv(d / "sgnolabel.csv", index=False)
+    sg.assign(x=sg["x"].astype(float).where(np.arange(n) != 6, np.inf)).to_csv(d / "sginf.csv", index=False)
+    sg.assign(x=np.where(np.arange(n) % 2 == 0, 1e308, -1e308)).to_csv(d / "sgbig.csv", index=False)
+    (d / "duppair.csv").write_text("item,annotator,label,pred\n1,a,0,0\n1,a,1,0\n2,a,1,1\n2,b,0,1\n")
+    (d / "noid.csv").write_text("unit,worker,label\nu1,w1,a\n,w2,b\nu2,w2,a\n")
+    (d / "lwinf").mkdir()
+    (d / "lwinf" / "XX_dev.json").write_text(
+        '{"1": {"text": {"post": "t"}, "annotators": "Ann0,Ann1", "annotations": {"Ann0": "1", "Ann1": "0"}}}')
+    (d / "lwinf" / "XX_annotators_meta.json").write_text('{"0": {"Age": 20}, "1": {"Age": Infinity}}')
+    (d / "popq").mkdir()
+    (d / "popq" / "offensiveness_raw_data.csv").write_text("instance_id,user_id,offensiveness\n")
     (d / "nometa").mkdir()
     (d / "nometa" / "X_dev.json").write_text('{"1": {"annotations": "Ann0"}}')
     return SimpleNamespace(d=d, ds=ds, pred=pred, X=X, y=y, yp=yp, rep=rep, bld=bld, bld_pred=bld_pred,
@@ -457,13 +474,13 @@ CASES: list[Case] = [
          r"selection_metric must be one of"),
     # ---- SubgroupReport
     Case("report-ranking-unknown-metric", lambda c: c.rep.ranking("gini"), ValueError, r"metric must be one of"),
-    Case("report-ranking-unknown-kind", lambda c: c.rep.ranking("accuracy", kind="pattern"), ValueError,
+    Case("report-ranking-unknown-kind", lambda c: c.rep.ranking("accuracy", kind="slice"), ValueError,
          r"kind must be one of"),
     Case("report-ranking-zero-n", lambda c: c.rep.ranking("accuracy", n=0), ValueError, r"n must be a positive int"),
     Case("report-ranking-zero-min-size", lambda c: c.rep.ranking("accuracy", min_size=0), ValueError,
          r"min_size must be a positive int"),
     Case("report-members-unknown-id", lambda c: c.rep.members("cluster", 99), ValueError, r"unknown subgroup id 99"),
-    Case("report-members-unknown-kind", lambda c: c.rep.members("pattern", 0), ValueError, r"kind must be one of"),
+    Case("report-members-unknown-kind", lambda c: c.rep.members("slice", 0), ValueError, r"kind must be one of"),
     Case("report-conditions-unknown-id", lambda c: c.rep.pattern_conditions(-5), ValueError,
          r"unknown subgroup id -5"),
     # ---- SubgroupDiscoveryMetric
@@ -481,10 +498,10 @@ CASES: list[Case] = [
     Case("sdm-cluster-column-clash", lambda c: _sdm(c, cluster_column="sex"), ValueError,
          r"cluster_column 'sex' is already a column"),
     Case("sdm-unknown-clustering", lambda c: _sdm(c, clustering="spectral"), ValueError, r"clustering must be one of"),
-    Case("sdm-groups-unknown-kind", lambda c: c.sdm.aif360_groups("pattern", 0), ValueError, r"kind must be one of"),
+    Case("sdm-groups-unknown-kind", lambda c: c.sdm.aif360_groups("slice", 0), ValueError, r"kind must be one of"),
     Case("sdm-groups-unknown-id", lambda c: c.sdm.aif360_groups("entropy", 99), ValueError, r"unknown subgroup id 99"),
-    Case("sdm-datasets-unknown-kind", lambda c: c.sdm.subgroup_datasets("pattern"), ValueError,
-         r"kind must be 'cluster' or 'entropy'"),
+    Case("sdm-datasets-unknown-kind", lambda c: c.sdm.subgroup_datasets("slice"), ValueError,
+         r"kind must be 'cluster', 'entropy' or 'pattern'"),
     Case("sdm-ranking-unknown-metric", lambda c: c.sdm.ranking("gini"), ValueError, r"metric must be one of"),
     # ---- MajorityVoteClassifier
     Case("mvc-predict-before-fit", lambda c: MajorityVoteClassifier().predict(c.ds), ValueError, r"not fitted"),
@@ -569,7 +586,7 @@ CASES: list[Case] = [
     Case("plot-group-table-wrong-value", lambda c: group_performance_table({"m": 1}), TypeError,
          r"metrics\['m'\] must be an OpinionExclusionMetric"),
     Case("plot-group-unknown-kind", lambda c: plot_group_performance({"m": c.oem}, kind="pie"), ValueError,
-         r"kind must be 'heatmap' or 'bars'"),
+         r"kind must be 'heatmap', 'bars' or 'dots'"),
     Case("report-title-not-str", lambda c: Report(3), TypeError, r"title must be a str"),
     Case("report-table-not-frame", lambda c: Table.from_frame([1, 2]), TypeError, r"frame must be a pandas"),
     Case("report-figure-not-png", lambda c: Figure.from_png(b"GIF89a"), ValueError, r"png must be the bytes"),
@@ -578,7 +595,7 @@ CASES: list[Case] = [
     # ---- command line: exit status 2, one line on stderr
     cli("cli-unknown-command", "explain", match=r"invalid choice: 'explain'"),
     cli("cli-audit-missing-file", "audit", "{d}/nowhere.csv", "--item-col", "item", "--annotator-col", "annotator",
-        "--label-col", "label", "--prediction-col", "pred", match=r"annotations file not found"),
+        "--label-col", "label", "--prediction-col", "pred", match=r"no such file or folder: .*nowhere\.csv"),
     cli("cli-audit-misspelled-column", "audit", "{d}/ann.csv", "--item-col", "item", "--annotator-col",
         "annotator", "--label-col", "lable", "--prediction-col", "pred", match=r"--label-col 'lable' is not a column"),
     cli("cli-audit-missing-required-option", "audit", "{d}/ann.csv", "--item-col", "item", match=r"required"),
@@ -607,7 +624,7 @@ CASES: list[Case] = [
         match=r"--grouping: invalid choice"),
     cli("cli-audit-demographic-without-annotators", "audit", "{d}/ann.csv", "--item-col", "item",
         "--annotator-col", "annotator", "--label-col", "label", "--prediction-col", "pred", "--grouping",
-        "demographic", match=r"grouping='demographic' needs annotator attributes"),
+        "demographic", match=r"--grouping demographic needs annotator attributes, .*give --annotators CSV"),
     cli("cli-subgroups-missing-column", "subgroups", "{d}/sg.csv", "--label-col", "truth", "--prediction-col",
         "pred", match=r"--label-col 'truth' is not a column"),
     cli("cli-subgroups-threshold-above-one", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
@@ -615,7 +632,7 @@ CASES: list[Case] = [
     cli("cli-subgroups-zero-clusters", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
         "pred", "--n-clusters", "0", match=r"--n-clusters: expected a positive integer"),
     cli("cli-subgroups-too-many-clusters", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
-        "pred", "--n-clusters", "500", match=r"n_clusters must be between 2 and the number of rows"),
+        "pred", "--n-clusters", "500", match=r"--n-clusters must be between 2 and the number of rows"),
     cli("cli-subgroups-categorical-not-a-feature", "subgroups", "{d}/sg.csv", "--label-col", "label",
         "--prediction-col", "pred", "--categorical", "colour", match=r"--categorical 'colour' is not one of"),
     cli("cli-subgroups-unknown-column", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
@@ -629,17 +646,18 @@ CASES: list[Case] = [
     cli("cli-subgroups-unknown-clustering", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
         "pred", "--clustering", "spectral", match=r"--clustering: invalid choice"),
     cli("cli-crowdtruth-missing-file", "crowdtruth", "{d}/nowhere.csv", "--unit-col", "item", "--worker-col",
-        "annotator", "--label-col", "label", match=r"annotations file not found"),
+        "annotator", "--label-col", "label", match=r"no such file or folder: .*nowhere\.csv \(the annotations file\)"),
     cli("cli-crowdtruth-missing-column", "crowdtruth", "{d}/ann.csv", "--unit-col", "unit", "--worker-col",
         "annotator", "--label-col", "label", match=r"--unit-col 'unit' is not a column"),
     cli("cli-crowdtruth-empty-label", "crowdtruth", "{d}/annnan.csv", "--unit-col", "item", "--worker-col",
         "annotator", "--label-col", "label", match=r"--label-col 'label' is empty at row 2"),
     cli("cli-crowdtruth-out-is-a-file", "crowdtruth", "{d}/ann.csv", "--unit-col", "item", "--worker-col",
         "annotator", "--label-col", "label", "--out", "{d}/afile", match=r"--out '.*afile' exists and is not a folder"),
-    cli("cli-demo-zero-items", "demo", "--n-items", "0", match=r"--n-items: expected a positive integer"),
+    cli("cli-demo-zero-items", "demo", "--n-items", "0", match=r"--n-items: expected an integer from 1 to"),
     cli("cli-demo-out-is-a-file", "demo", "--out", "{d}/afile", match=r"--out '.*afile' exists and is not a folder"),
     cli("cli-crowdtruth-duplicate-pairs", "crowdtruth", "{d}/dupct.csv", "--unit-col", "unit", "--worker-col",
-        "worker", "--label-col", "label", "--out", "{d}/ctout", match=r"duplicate \(unit, worker\) row"),
+        "worker", "--label-col", "label", "--out", "{d}/ctout",
+        match=r"duplicate \(unit, worker\) row.*; keep one row per pair in the file$"),
 ]
 
 
@@ -691,8 +709,144 @@ CASES += [
     Case("jury-shares", lambda c: _p14().jury(c.ds, c.pred, {"gender": {"a": 0.2}}), ValueError,
          r"must sum to 1"),
     Case("group-own-labels-against", lambda c: _p14().own([0], [0], item_ids=[1], groups=["g"], against="x"),
-         ValueError, r"against='x'"),
+         ValueError, r"against must be one of .*got 'x'"),
 ]
+
+
+# Issue 23: the fault sweep (missing labels, numeric-looking ids, duplicates, misaligned Series, non-finite
+# features, failed writes, CLI wording). The cases that must give the right answer instead of an error are in
+# tests/test_input_contract.py.
+def _dask_frame(blocksize=None, n=None):
+    import dask.dataframe as dd
+
+    frame = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "annotator": list("abababab"),
+                          "label": [0, 1, 1, 1, 0, 0, 1, 0], "pred": [1, 1, 1, 0, 0, 1, 1, 1]})
+    return dd.from_pandas(frame, npartitions=n or 2)
+
+
+def _dask_fn(y_true, y_pred, item_ids, annotator_ids):
+    import dask
+
+    with dask.config.set(scheduler="sync"):
+        return skm.opinion_exclusion(y_true, y_pred, item_ids=item_ids, annotator_ids=annotator_ids, bins=2)
+
+
+def _dask_other_collection(c):
+    a, b = _dask_frame(n=2), _dask_frame(n=3)
+    return _dask_fn(a["label"], b["pred"], a["item"], a["annotator"])
+
+
+def _dask_reordered(c):
+    a = _dask_frame()
+    return _dask_fn(a["label"], a["pred"].map_partitions(lambda s: s.iloc[::-1]), a["item"], a["annotator"])
+
+
+def _dask_duplicate(c):
+    import dask.dataframe as dd
+
+    frame = pd.DataFrame({"item": [1, 1, 1, 2], "annotator": ["a", "b", "a", "b"], "label": [0, 1, 1, 1],
+                          "pred": [1, 1, 1, 0]})
+    a = dd.from_pandas(frame, npartitions=2)
+    return _dask_fn(a["label"], a["pred"], a["item"], a["annotator"])
+
+
+def _no_shared_items():
+    return mad(pd.DataFrame({"item": [1, 2, 3, 4], "annotator": ["a", "b", "a", "c"], "label": [0, 1, 1, 0]}))
+
+
+def _inf_at(c, row, value=np.inf):
+    return c.X.assign(x=np.where(np.arange(c.n) == row, value, c.X["x"].astype(float)))
+
+
+def _audit(*extra):
+    return ("audit", "{d}/ann.csv", "--item-col", "item", "--annotator-col", "annotator", "--label-col", "label",
+            "--prediction-col", "pred", *extra)
+
+
+CASES += [
+    # ---- functional face: the dataset class's rules
+    Case("fn-duplicate-pair", lambda c: _fn(annotator_ids=["a", "a", "b", "a"]), ValueError,
+         r"^1 duplicate \(item, annotator\) pair\(s\), e\.g\. item=1, annotator='a' \(row 1\); keep one label"),
+    Case("fn-series-other-order", lambda c: _fn(y_true=pd.Series([0, 1, 1, 1]),
+                                                y_pred=pd.Series([1, 1, 1, 0]).sort_values()), ValueError,
+         r"y_pred and y_true are pandas Series with different indexes .*paired by position"),
+    Case("fn-series-other-labels", lambda c: _fn(y_true=pd.Series([0, 1, 1, 1]),
+                                                 y_pred=pd.Series([1, 1, 1, 0], index=[5, 6, 7, 8])), ValueError,
+         r"different indexes \(first difference at position 0: 5 vs 0\)"),
+    Case("fn-series-ids-other-length", lambda c: _fn(y_true=pd.Series([0, 1, 1, 1]),
+                                                     item_ids=pd.Series([1, 1, 2, 2, 3])), ValueError,
+         r"item_ids has 5 rows and y_true 4"),
+    Case("fn-nan-item-id", lambda c: _fn(item_ids=[1, np.nan, 2, 2]), ValueError,
+         r"item_ids contains missing values at rows \[1\]"),
+    Case("fn-discovered-inf-attribute",
+         lambda c: _fn(grouping="discovered", n_clusters=2, annotators=pd.DataFrame({"age": [np.inf, 30.0]},
+                                                                                   index=["a", "b"]),
+                       attributes=["age"]), ValueError, r"column 'age' holds inf at row 'a'"),
+    Case("fn-n-boot-huge", lambda c: _fn(ci=0.9, n_boot=2_000_000_000), ValueError,
+         r"n_boot must be <= 100,000, got 2,000,000,000: .*48\.0 GB"),
+    # ---- Dask face: the same rules
+    Case("dask-other-collection", _dask_other_collection, ValueError,
+         r"y_pred and y_true come from different Dask collections \(3 vs 2 partitions\)"),
+    Case("dask-reordered-partition", _dask_reordered, ValueError,
+         r"y_pred and y_true do not match row for row in a partition .*different index"),
+    Case("dask-duplicate-pair", _dask_duplicate, ValueError,
+         r"^1 duplicate \(item, annotator\) pair\(s\), e\.g\. item=1, annotator='a' \(row 2\); keep one label"),
+    # ---- subgroup discovery: non-finite features refused before any clustering (the x-means crash)
+    Case("ds-X-inf", lambda c: _ds(c, X=_inf_at(c, 7), clustering="xmeans", n_clusters=None), ValueError,
+         r"X: column 'x' holds inf at row 7 \(1 infinite value"),
+    Case("ds-X-minus-inf", lambda c: _ds(c, X=_inf_at(c, 2, -np.inf)), ValueError, r"column 'x' holds -inf at row 2"),
+    Case("ds-X-overflowing-range",
+         lambda c: _ds(c, X=c.X.assign(x=np.where(np.arange(c.n) % 2 == 0, 1e308, -1e308)), clustering="xmeans",
+                       n_clusters=None), ValueError, r"column 'x' ranges from -1e\+308 to 1e\+308 .*overflows"),
+    Case("compare-clusterings-inf", lambda c: compare_clusterings(_inf_at(c, 0), c.y, c.yp, [("kmeans", 3)]),
+         ValueError, r"column 'x' holds inf at row 0"),
+    Case("encode-for-clustering-inf",
+         lambda c: importlib.import_module("aif360_subjective.detectors").encode_for_clustering(_inf_at(c, 1), ["g"]),
+         ValueError, r"column 'x' holds inf at row 1"),
+    # ---- CrowdTruth filter without any shared item
+    Case("ctf-fit-no-shared-item", lambda c: _ct().CrowdTruthFilter().fit(_no_shared_items()), ValueError,
+         r"no item holds two annotations \(4 items, one annotation each\)"),
+    # ---- loaders
+    Case("lewidi-latin1-json", lambda c: LeWiDiDataset(c.d / "latin1_dev.json", annotators_meta=False), ValueError,
+         r"latin1_dev\.json: not UTF-8 text \(byte 0xe9 at offset \d+\)"),
+    Case("lewidi-meta-infinite-age", lambda c: LeWiDiDataset(c.d / "lwinf"), ValueError,
+         r"XX_annotators_meta\.json: attribute 'Age' of annotator 'Ann1' is inf"),
+    Case("mad-annotators-infinite-attribute",
+         lambda c: mad(annotators=pd.DataFrame({"age": [30.0, -np.inf]}, index=["a", "b"])), ValueError,
+         r"annotators table: column 'age' holds -inf at row 'b'"),
+    # ---- command line
+    cli("cli-subgroups-lewidi-infinite-age", "subgroups", "{d}/lwinf", "--model", "annotator-aware",
+        match=r"XX_annotators_meta\.json: attribute 'Age' of annotator 'Ann1' is inf"),
+    cli("cli-subgroups-missing-truth-label", "subgroups", "{d}/sgnolabel.csv", "--label-col", "label",
+        "--prediction-col", "pred", match=r"--label-col 'label' is empty in 1 row of .*sgnolabel\.csv \(first at "
+        r"row 4\); a missing truth label is not guessed"),
+    cli("cli-subgroups-inf-feature", "subgroups", "{d}/sginf.csv", "--label-col", "label", "--prediction-col",
+        "pred", "--clustering", "xmeans", match=r"column 'x' holds inf at row 6"),
+    cli("cli-subgroups-overflowing-feature", "subgroups", "{d}/sgbig.csv", "--label-col", "label",
+        "--prediction-col", "pred", "--clustering", "xmeans", match=r"column 'x' ranges from .*overflows"),
+    cli("cli-audit-duplicate-pair", "audit", "{d}/duppair.csv", "--item-col", "item", "--annotator-col",
+        "annotator", "--label-col", "label", "--prediction-col", "pred",
+        match=r"1 duplicate \(item, annotator\) pair\(s\), e\.g\. item='1', annotator='a'"),
+    cli("cli-crowdtruth-missing-unit-id", "crowdtruth", "{d}/noid.csv", "--unit-col", "unit", "--worker-col",
+        "worker", "--label-col", "label", "--out", "{d}/ctnoid",
+        match=r"--unit-col 'unit' is empty in 1 row of .*noid\.csv \(first at row 1\)"),
+    cli("cli-audit-n-boot-huge", *_audit("--n-boot", "2000000000"),
+        match=r"--n-boot: expected an integer from 100 to 100,000, got '2000000000' \(.*48\.0 GB"),
+    cli("cli-demo-n-items-huge", "demo", "--n-items", "2000000000", "--out", "{d}/demo_huge",
+        match=r"--n-items: expected an integer from 1 to 1,000,000, got '2000000000' \(.* GB"),
+    cli("cli-demo-negative-seed", "demo", "--seed", "-1", match=r"--seed: expected a seed from 0 to 4,294,967,295"),
+    cli("cli-audit-seed-too-big", *_audit("--seed", str(2**32)), match=r"--seed: expected a seed from 0"),
+    cli("cli-audit-latin1-json", "audit", "{d}/latin1_dev.json", "--annotators-meta", "none", "--model", "majority",
+        match=r"latin1_dev\.json: not UTF-8 text"),
+    cli("cli-audit-positive-from-as-flag", "audit", "{d}/popq", "--positive-from", "9", "--model", "majority",
+        match=r"--positive-from 9 must lie in \(1, 5\]"),
+    cli("cli-audit-out-missing-folder", *_audit("--ci", "none", "--out", "{d}/no/such/folder/r.html"),
+        match=r"output folder does not exist"),
+]
+
+if os.path.exists("/dev/full"):  # Linux: a device on which every write fails with "No space left on device"
+    CASES.append(cli("cli-audit-out-dev-full", *_audit("--ci", "none", "--out", "/dev/full"),
+                     match=r"cannot write /dev/full: No space left on device; no output file was changed"))
 
 
 def _available(needs: str | None) -> bool:
@@ -732,6 +886,8 @@ def test_bad_input(case, ctx, capsys):
         import re
 
         assert re.search(case.match, lines[0]), lines[0]
+        # the command line speaks in flags: no Python keyword argument (positive_from=, duplicates=) in its errors
+        assert not re.search(PYTHON_WORDS, lines[0]), lines[0]
         return
     with pytest.raises(case.exc, match=case.match) as info:
         case.call(ctx)

@@ -105,7 +105,7 @@ def test_identical_rows_give_one_cluster(clustering):
     X = pd.DataFrame({"a": ["x"] * 10, "b": [1.0] * 10})
     y = np.arange(10) % 2
     k = 3 if clustering in ("kmeans", "birch") else None
-    rep = detect_subgroups(X, y, y, clustering=clustering, n_clusters=k, random_state=0)
+    rep = detect_subgroups(X, y, y, clustering=clustering, n_clusters=k, random_state=0, discovery="asdf")
     # one distinct point: one cluster whatever n_clusters; it has no rest, so no fairness values
     assert rep.n_clusters == 1
     m = rep.subgroup_metrics()

@@ -23,12 +23,11 @@ from aif360_subjective._validation import (
     check_columns,
     check_fraction,
     check_int,
-    check_multi_annotator_dataset,
     check_random_state,
-    is_multi_annotator_dataset,
     is_number,
 )
 from aif360_subjective.datasets import MultiAnnotatorDataset
+from aif360_subjective.datasets.multi_annotator import check_multi_annotator_dataset, is_multi_annotator_dataset
 from aif360_subjective.opinion.annotations import encode_annotations, item_vote_counts
 
 
@@ -147,3 +146,40 @@ def test_check_columns():
     assert check_columns("a", frame, "attributes") == ["a"]
     with pytest.raises(ValueError, match=r"attributes: unknown column\(s\) \['c'\]"):
         check_columns(["a", "c"], frame, "attributes")
+
+
+def test_tie_policies_declared_once():
+    from aif360_subjective._labels import DECIDING_TIE_POLICIES, TIE_POLICIES, check_tie
+
+    assert TIE_POLICIES == ("favorable", "unfavorable", "drop")
+    assert DECIDING_TIE_POLICIES == ("favorable", "unfavorable")
+    assert check_tie("drop") == "drop"
+    with pytest.raises(ValueError, match=r"tie must be one of \['favorable', 'unfavorable'\], got 'drop'"):
+        check_tie("drop", allow_drop=False)
+    with pytest.raises(ValueError, match=r"policy must be one of .*, got 1"):
+        check_tie(1, "policy")
+
+
+def test_validation_imports_nothing_of_the_package():
+    import ast
+    from pathlib import Path
+
+    import aif360_subjective._validation as v
+
+    tree = ast.parse(Path(v.__file__).read_text())
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level > 0]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
+                 for a in n.names if a.name.startswith("aif360_subjective")]
+    assert imported == []
+
+
+def test_check_positive():
+    from aif360_subjective._validation import check_positive
+
+    assert check_positive(np.float64(0.5), "max_delta") == 0.5 and check_positive(3, "auto_k") == 3.0
+    for bad in (0, -1.0, np.inf, np.nan):
+        with pytest.raises(ValueError, match=r"auto_k must be a finite number > 0, got"):
+            check_positive(bad, "auto_k")
+    for bad in (True, "1", None):
+        with pytest.raises(TypeError, match=r"max_delta must be a finite number > 0, got"):
+            check_positive(bad, "max_delta")

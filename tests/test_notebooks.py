@@ -99,6 +99,10 @@ def test_notebook_runs(path, shared_data, tmp_path, monkeypatch):
             + text.count("Model 2 leaves the gap as it is") == 2
         _check_interval_sentences(text)
         assert "thin groups:" in text  # the min_group_size demonstration ran
+        # Model 1 on MultiPICo reads the text and predicts both labels (it once answered "not ironic" throughout)
+        counts = re.search(r"Model 1 predictions per label: \{([^}]*)\}", text)
+        assert counts and len(counts.group(1).split(",")) == 2, text[-2000:]
+        assert "constant classifier" not in text
     if path.name.startswith("02_"):
         m = re.search(r"95% intervals \[(\S+), (\S+)\] before, \[(\S+), (\S+)\] after, which (do not overlap|"
                       r"overlap)", text)

@@ -192,7 +192,8 @@ def test_subgroup_metrics_invariant_to_row_order_and_index(inputs, seed, undefin
 @given(subgroup_inputs(), st.sampled_from(["nan", "asdf"]))
 def test_perfect_predictions_have_no_subgroup_error_gap(inputs, undefined_rates):
     X, y, _ = inputs
-    rep = detect_subgroups(X, y, y, clustering=ThresholdClusterer(3), undefined_rates=undefined_rates)
+    rep = detect_subgroups(X, y, y, clustering=ThresholdClusterer(3), undefined_rates=undefined_rates,
+                           discovery="asdf")
     m = rep.subgroup_metrics()
     # Repeats of an earlier pattern carry the earlier pattern's size but, as in the reference, no metrics.
     repeat = np.r_[np.zeros(rep.n_clusters, bool), rep.pattern_info()["is_duplicate"].to_numpy(bool)]

@@ -21,7 +21,7 @@ def is_dask_collection(*objs: Any) -> bool:
     """Whether any of ``objs`` is a Dask collection (without importing Dask)."""
     if "dask" not in sys.modules:
         return False
-    from dask import is_dask_collection as _is
+    from dask.base import is_dask_collection as _is
 
     return any(_is(o) for o in objs)
 

@@ -37,9 +37,13 @@ def items_are_local(ranges: Sequence[tuple[Any, Any] | None], lengths: Sequence[
     Returns:
         bool: True when the closed ranges of the non-empty partitions do not overlap.
     """
-    present = [r for r, n in zip(ranges, lengths, strict=True) if n]
-    if any(r is None for r in present):
-        return False
+    present: list[tuple[Any, Any]] = []
+    for r, n in zip(ranges, lengths, strict=True):
+        if not n:
+            continue
+        if r is None:
+            return False
+        present.append(r)
     try:
         present.sort(key=lambda r: r[0])
         return all(a[1] < b[0] for a, b in zip(present, present[1:], strict=False))
@@ -47,12 +51,12 @@ def items_are_local(ranges: Sequence[tuple[Any, Any] | None], lengths: Sequence[
         return False
 
 
-def by_item(frame, column: str):
+def by_item(frame: Any, column: str) -> Any:
     """The Dask DataFrame shuffled so that all rows of one ``column`` value share a partition."""
     return frame.shuffle(on=column)
 
 
-def tree_reduce(parts: list, combine: Callable, fan_in: int = 8):
+def tree_reduce(parts: Sequence[Any], combine: Callable[[list[Any]], Any], fan_in: int = 8) -> Any:
     """Reduce a list of Delayed objects pairwise-in-groups with ``combine(list) -> value`` (a Delayed)."""
     from dask import delayed
 

@@ -1,4 +1,4 @@
-"""The ``aif360-subjective`` command: demo, opinion-exclusion audit, subgroup discovery, CrowdTruth scores.
+"""The ``aif360-subjective`` command: demo, opinion-exclusion audit, subgroup discovery, CrowdTruth scores, dashboard.
 
 Run ``aif360-subjective COMMAND --help`` for the options of each command. Errors in the input (missing
 files or columns, bad values) print one line to stderr and exit with status 2.
@@ -11,8 +11,20 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any, TextIO
 
-from ._common import EXIT_USAGE, PROG, CLIError, HelpFormatter, Parser, one_line, plain_text
+from ._common import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    PROG,
+    CLIError,
+    HelpFormatter,
+    Parser,
+    cli_words,
+    console_text,
+    one_line,
+    plain_text,
+)
 
 __all__ = ["CLIError", "build_parser", "main"]
 
@@ -30,9 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
-    from . import audit, crowdtruth, demo, subgroups
+    from . import audit, crowdtruth, dashboard, demo, subgroups
 
-    for command in (demo, audit, subgroups, crowdtruth):
+    for command in (demo, audit, subgroups, crowdtruth, dashboard):
         command.add_parser(sub)
     return parser
 
@@ -44,21 +56,70 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        int: the exit status (0 success, 2 bad input).
+        int: the exit status (0 success, 2 bad input or a failed write, 130 interrupted by Ctrl-C).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
+    flags = _flags(parser, args.command)
     try:
-        with _library_notes():
+        with _library_notes(), _console_text():
             code = func(args)
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+            sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
         return code
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
-    except (CLIError, ValueError, TypeError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
-        print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
+    except KeyboardInterrupt:
+        # the writers leave no partial file (aif360_subjective._io): nothing to clean up here
+        print(f"{PROG} {args.command}: interrupted; no output was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        print(f"{PROG} {args.command}: error: out of memory; try a smaller input or fewer replicates (--n-boot)",
+              file=sys.stderr)
         return EXIT_USAGE
+    except (CLIError, ValueError, TypeError, OSError) as exc:
+        print(f"{PROG} {args.command}: error: {console_text(cli_words(_os_message(exc), flags))}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _os_message(exc: BaseException) -> str:
+    """An OSError as ``reason: file`` (not ``[Errno 28] ...``); other errors as their one-line message."""
+    if isinstance(exc, OSError) and exc.strerror and str(exc).startswith("[Errno"):
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    return one_line(exc)
+
+
+def _flags(parser: argparse.ArgumentParser, command: str) -> list[str]:
+    """The long options of ``command`` (``--positive-from``, ...), for :func:`cli_words`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return [o for o in action.choices[command]._option_string_actions if o.startswith("--")]
+    return []
+
+
+@contextmanager
+def _console_text() -> Iterator[None]:
+    """While a command runs, what it prints to stdout has control characters escaped (:func:`console_text`):
+    a group or column name read from the data cannot move the cursor, clear the screen or retitle the terminal."""
+    stdout = sys.stdout
+    sys.stdout = _EscapingStream(stdout)
+    try:
+        yield
+    finally:
+        sys.stdout = stdout
+
+
+class _EscapingStream:
+    """A text stream that escapes control characters (newlines and tabs kept) before writing them on."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(console_text(text, keep="\n\t"))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 class _StderrNotes(logging.Handler):
@@ -67,25 +128,37 @@ class _StderrNotes(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            print(f"note: {one_line(record.getMessage())}", file=sys.stderr)
+            print(f"note: {console_text(one_line(record.getMessage()))}", file=sys.stderr)
         except Exception:  # noqa: BLE001 - logging must never break the command
             self.handleError(record)
 
 
 @contextmanager
 def _library_notes() -> Iterator[None]:
-    """While a command runs, the package's warnings (e.g. a tied single-linkage cut) read as one plain line each,
-    not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the root logger has."""
+    """While a command runs, the package's log warnings (e.g. a tied single-linkage cut) and Python warnings read
+    as one plain line each, not as ``WARNING:aif360_subjective.detectors.detect:...`` through whatever handler the
+    root logger has, nor as ``path:line: UserWarning: ...``."""
+    import warnings
+
     log = logging.getLogger("aif360_subjective")
     handler = _StderrNotes(level=logging.WARNING)
     propagate = log.propagate
     log.addHandler(handler)
     log.propagate = False
+    show = warnings.showwarning
+    # a loader's warning (e.g. a repeated annotation in MD-Agreement) as one note, not "path:line: UserWarning: ..."
+    warnings.showwarning = _warning_as_note
     try:
         yield
     finally:
         log.removeHandler(handler)
         log.propagate = propagate
+        warnings.showwarning = show
+
+
+def _warning_as_note(message: Warning | str, category: type[Warning], filename: str, lineno: int,  # noqa: ARG001
+                     file: TextIO | None = None, line: str | None = None) -> None:
+    print(f"note: {one_line(message)}", file=sys.stderr)
 
 
 def _quiet_after_broken_pipe() -> int:

@@ -13,6 +13,8 @@ from typing import Any, NoReturn
 
 PROG = "aif360-subjective"
 EXIT_USAGE = 2
+#: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
+EXIT_INTERRUPTED = 130
 
 
 class CLIError(Exception):
@@ -112,23 +114,46 @@ def sniff_separator(path: Path) -> str:
     return best if counts[best] else preferred
 
 
-def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True):
-    """Read a delimited text file; ``sep=None`` detects the separator. Prints which one was used."""
+def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True, ids: Sequence[str | None] = (),
+             first_column_id: bool = False):
+    """Read a delimited text file; ``sep=None`` detects the separator. Prints which one was used.
+
+    Id columns (``ids``, and the first column with ``first_column_id``) are read as text, as written: ``007`` and
+    ``7`` stay two ids (pandas would read both as the number 7). An empty id cell is missing (refused later, with
+    its rows counted).
+    """
     import pandas as pd
 
     p = Path(path)
     if not p.is_file():
-        raise CLIError(f"{what} file not found: {path}")
+        raise CLIError(f"no such file or folder: {path} (the {what} file)")
     how = "given" if sep else "detected"
     sep = sep or sniff_separator(p)
     try:
-        df = pd.read_csv(p, sep=sep)
+        text_cols = {c for c in ids if c is not None}
+        if first_column_id:
+            text_cols |= set(pd.read_csv(p, sep=sep, nrows=0).columns[:1])
+        df = pd.read_csv(p, sep=sep, dtype=dict.fromkeys(text_cols, str))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise CLIError(f"cannot read {what} file {path}: {one_line(str(exc))}") from exc
     if announce:
         print(f"Read {what} {p.name}: {count(len(df), 'row')} x {count(df.shape[1], 'column')}, "
               f"separator {SEPARATORS.get(sep, repr(sep))} ({how}).")
     return df
+
+
+def check_not_missing(df, columns: dict[str, str], path: str, what: str = "value") -> None:
+    """Refuse empty cells in the given columns (option -> column), counting the rows and naming the first.
+
+    Raises:
+        CLIError: ``--label-col 'label' is empty in 2 rows of FILE (first at row 5) ...``.
+    """
+    for option, col in columns.items():
+        missing = df[col].isna().to_numpy()
+        if missing.any():
+            n, row = int(missing.sum()), int(missing.argmax())
+            raise CLIError(f"{option} {col!r} is empty in {count(n, 'row')} of {path} (first at row {row}); "
+                           f"a missing {what} is not guessed: drop or fill those rows")
 
 
 def plain(value: Any) -> Any:
@@ -206,8 +231,9 @@ def bins(text: str):
     return edges
 
 
-def _int_at_least(low: int, expected: str) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``low`` (the message says ``expected``)."""
+def _int_at_least(low: int, expected: str, high: int | None = None,
+                  too_big: Callable[[int], str] | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low`` (and <= ``high``; ``too_big(v)`` says what a larger one would cost)."""
 
     def parse(text: str) -> int:
         try:
@@ -216,9 +242,16 @@ def _int_at_least(low: int, expected: str) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
         if v < low:
             raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        if high is not None and v > high:
+            cost = f" ({too_big(v)})" if too_big is not None else ""
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}{cost}")
         return v
 
     return parse
+
+
+def _gigabytes(n_bytes: float) -> str:
+    return f"{n_bytes / 1e9:,.1f} GB" if n_bytes >= 1e8 else f"{n_bytes / 1e6:,.0f} MB"
 
 
 def _float_between(low: float, high: float, *, closed: bool, expected: str) -> Callable[[str], float]:
@@ -249,9 +282,26 @@ def _or_none(parse: Callable[[str], float]) -> Callable[[str], float | None]:
 #: that ``--help`` stays fast; a test checks they agree).
 MIN_BOOT = 100
 
+#: Most bootstrap replicates: every replicate keeps one value per group and one for the unfairness and the
+#: performance (8 bytes each), and is drawn from every annotation; more replicates than this do not move a 95%
+#: interval's ends by more than Monte-Carlo noise and only cost memory and time.
+MAX_BOOT = 100_000
+#: Most items the demo generates (5 annotations each, all held in memory, two models trained on them).
+MAX_DEMO_ITEMS = 1_000_000
+#: Seeds are numpy's: 0 to 2**32 - 1.
+MAX_SEED = 2**32 - 1
+
 positive_int = _int_at_least(1, "a positive integer")
 nonnegative_int = _int_at_least(0, "an integer >= 0")
-boot_count = _int_at_least(MIN_BOOT, f"an integer >= {MIN_BOOT}")
+boot_count = _int_at_least(
+    MIN_BOOT, f"an integer from {MIN_BOOT} to {MAX_BOOT:,}", MAX_BOOT,
+    lambda v: f"{v:,} replicates would need at least {_gigabytes(v * 8 * 3)}: 8 bytes for each of at least 3 "
+              "values per replicate, the unfairness, the performance and one group")
+demo_items = _int_at_least(
+    1, f"an integer from 1 to {MAX_DEMO_ITEMS:,}", MAX_DEMO_ITEMS,
+    lambda v: f"{v:,} items would be {v * 5:,} annotations held in memory, at least "
+              f"{_gigabytes(v * 5 * 3 * 8)} for their item, annotator and label columns alone")
+seed = _int_at_least(0, f"a seed from 0 to {MAX_SEED:,}", MAX_SEED)
 unit_float = _float_between(0.0, 1.0, closed=True, expected="a number in [0, 1]")
 #: A confidence or significance level.
 open_unit_float = _float_between(0.0, 1.0, closed=False, expected="a number strictly between 0 and 1")
@@ -307,9 +357,10 @@ def opinion_interval_frame(models: dict, ci: float | None, n_boot: int, seed: in
 
 def interval_note(ci: float, n_boot: int, seed: int) -> str:
     """What the console's intervals are, in one line."""
-    return (f"[low, high]: {ci:.0%} bootstrap intervals ({n_boot:,} replicates, seed {seed}; annotators resampled "
-            "within their group, then their annotations; groups held fixed). --ci none gives the paper's raw "
-            "figures.")
+    return (f"[low, high]: {ci:.0%} intervals. Unfairness: the one-way ANOVA test inverted (noncentral F), reaching 0 "
+            f"when the spread across groups is indistinguishable from noise. Performance and groups: bootstrap "
+            f"({n_boot:,} replicates, seed {seed}; annotators resampled within their group, then their annotations; "
+            "groups held fixed; conditional on the items annotated). --ci none gives the paper's raw figures.")
 
 
 def significance_line(rk, metric_name: str, what: str) -> str:
@@ -325,7 +376,8 @@ def significance_line(rk, metric_name: str, what: str) -> str:
                 f"{row[metric + '_ci_high']:+.3f}], {_adjusted_text(row, metric)}).")
     test = "q" if a.get("control") == "fdr" else "adjusted p"
     return (f"No {what} is significantly disadvantaged by {metric_name} at {test} < {a['alpha']:g} "
-            f"({a['n_not_significant']} tested, {a['n_undefined']} undefined, {a['n_too_small']} too small).")
+            f"({a['n_not_significant']} not significant, {a.get('n_other_side', 0)} significantly favoured, "
+            f"{a['n_undefined']} undefined, {a['n_too_small']} too small).")
 
 
 def _adjusted_text(row, metric: str) -> str:
@@ -340,6 +392,40 @@ def one_line(text: object) -> str:
     return _NUMPY_REPR.sub(r"\1", " ".join(str(text).split()))
 
 
+def console_text(text: str, keep: str = "") -> str:
+    """``text`` with control characters escaped (:func:`aif360_subjective._io.escape_controls`)."""
+    from .._io import escape_controls
+
+    return escape_controls(text, keep)
+
+
+#: Library advice naming a Python argument the command line has no option for, and what to say instead.
+_NO_FLAG = [
+    (re.compile(r"; pass duplicates=.*$"), "; keep one row per pair in the file"),
+]
+
+
+def cli_words(message: str, flags: Sequence[str]) -> str:
+    """A library message in the command line's words: Python argument names of the command's options written as
+    the options (``positive_from=4`` -> ``--positive-from 4``, ``n_clusters must`` -> ``--n-clusters must``).
+
+    Args:
+        message: the library's message.
+        flags: the command's long options (``--positive-from``, ...).
+    """
+    for pattern, text in _NO_FLAG:
+        message = pattern.sub(text, message)
+    for flag in sorted(flags, key=len, reverse=True):
+        name = flag[2:].replace("-", "_")
+        if not name.isidentifier():
+            continue
+        message = re.sub(rf"(?<![\w.'\"-]){name}=", f"{flag} ", message)
+        # a bare argument name: unambiguous with an underscore; a plain word only as the subject of "must"
+        bare = rf"(?<![\w.'\"-]){name}(?![\w'\"-])" if "_" in name else rf"^{name}(?= must)"
+        message = re.sub(bare, flag, message)
+    return message
+
+
 def print_frame(df, title: str | None = None, digits: int = 3) -> None:
     import pandas as pd
 
@@ -352,15 +438,19 @@ def print_frame(df, title: str | None = None, digits: int = 3) -> None:
 
 
 def save_report(report, out: str | Path, figures_dir: Path | None = None) -> Path:
+    """Write the report (and its figures as PNG files into ``figures_dir``) as one set: every file complete or
+    none changed (:func:`aif360_subjective._io.write_files`)."""
+    from .._io import write_files
+
     out = Path(out)
-    if out.parent and not out.parent.exists():
+    if out.parent and not out.parent.exists() and figures_dir is None:
         raise CLIError(f"output folder does not exist: {out.parent}")
-    path = report.save(out)
+    files: dict[Path, str | bytes] = {out: report.render()}
     if figures_dir is not None:
-        figures_dir.mkdir(parents=True, exist_ok=True)
         for i, fig in enumerate(report.figures(), start=1):
-            (figures_dir / f"figure_{i:02d}.png").write_bytes(fig.png_bytes)
-    return path
+            files[figures_dir / f"figure_{i:02d}.png"] = fig.png_bytes
+    write_files(files)
+    return out
 
 
 def matplotlib_agg() -> None:

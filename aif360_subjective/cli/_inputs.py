@@ -16,23 +16,40 @@ from typing import Any
 from . import _common as common
 from ._common import CLIError
 
-FORMATS = ("csv", "lewidi", "popquorn", "wikipedia")
-MODELS = {"majority": "Model 1 (majority vote)", "annotator-aware": "Model 2 (annotator-aware)"}
+FORMATS = ("csv", "lewidi", "popquorn", "wikipedia", "adult")
+#: Formats of tables (one row per instance: attributes, truth, maybe a prediction), not of annotations.
+TABLE_FORMATS = ("csv", "adult")
+MODELS = {"majority": "Model 1 (majority vote)", "annotator-aware": "Model 2 (annotator-aware)",
+          "logistic": "logistic regression"}
+#: The models trained on annotations, and the one trained on a table.
+ANNOTATION_MODELS = ("majority", "annotator-aware")
+TABLE_MODEL = "logistic"
 #: The package's convention (docs/guide/concepts.rst): for detection tasks 0 ("not flagged") is favourable.
 DEFAULT_FAVORABLE = 0
 
 FORMAT_HELP = (
     "input format (default: detected from the path: .json or a folder of LeWiDi JSON files = lewidi, a folder with "
-    "<task>_annotations.tsv = wikipedia, a folder with offensiveness_raw_data.csv = popquorn, other files = csv)"
+    "<task>_annotations.tsv or a <task>_labelled_comments*.csv sample = wikipedia, a folder with "
+    "offensiveness_raw_data.csv = popquorn, a folder with UCI's adult.data (or that file) = adult, other "
+    "files = csv)"
 )
+#: Measures on ratings: the predictions are ratings on the dataset's scale (their binary view follows the
+#: dataset's --positive-from/--positive-labels).
+RATING_MEASURES = ("mae", "within_one")
+#: The annotation_info column holding the annotators' ratings, per format.
+RATING_COLUMNS = {"popquorn": "rating", "lewidi": "raw_label"}
 PREDICTIONS_HELP = (
     "Predictions: with --format csv, --prediction-col names a column of the annotations file. For any format, "
     "--predictions FILE reads a CSV with an item id column (--item-col, default 'item'), optionally an annotator id "
     "column (--annotator-col, default 'annotator'; without it one prediction per item is given to all its "
     "annotations) and a prediction column (--prediction-col, default 'prediction'); annotations without a "
     "prediction are left out and counted. Or --model majority|annotator-aware trains the paper's Model 1 "
-    "(logistic regression on the items' majority vote) or Model 2 (annotator-aware) on a by-item split "
-    "(--test-size, --seed) and audits the held-out items."
+    "(logistic regression on the items' majority vote: on TF-IDF of the item text where the data has text "
+    "(POPQUORN, LeWiDi, MultiPICo, CSC, Wikipedia Talk), else on the numeric item features) or Model 2 "
+    "(annotator-aware) on a by-item split (--test-size, --seed) and audits the held-out items. A model whose "
+    "predictions are all one label is reported as a constant classifier. On a table (subgroups: a CSV table or "
+    "the Adult folder), --model logistic trains a logistic regression (categorical attributes one-hot coded, "
+    "numeric ones standardised) on a stratified split of the rows and analyses the held-out rows."
 )
 
 
@@ -62,6 +79,12 @@ class Predictions:
     name: str
     description: str
     notes: list[str] = field(default_factory=list)
+    #: The ``annotation_info`` column of the ratings (annotators' in ``dataset``, predicted in ``classified``)
+    #: for the measures on ratings, else None.
+    rating_column: str | None = None
+    #: The constant-classifier message (:func:`~aif360_subjective.algorithms.inprocessing.one_class_message`) when
+    #: every prediction is one label, else None; it is also the last of ``notes`` (as "Warning: ...").
+    one_class: str | None = None
 
 
 # ----------------------------------------------------------------------------------------------- options
@@ -77,35 +100,55 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
                    "the *_annotators_meta.json next to the data; 'none' = no demographics)")
     g.add_argument("--task", metavar="T", help="wikipedia: toxicity (default), aggression or attack; popquorn: "
                    "offensiveness (default)")
-    g.add_argument("--positive-from", type=int, metavar="N", help="popquorn: ratings >= N are the positive "
-                   "(offensive) label (default: 3)")
+    g.add_argument("--positive-from", type=_number, metavar="N", help="popquorn, lewidi: ratings >= N are the "
+                   "positive (flagged) label (popquorn default: 3; CSC's 1-6 sarcasm ratings need it, e.g. 4)")
+    g.add_argument("--positive-labels", nargs="+", metavar="V", help="lewidi: the raw label values that are the "
+                   "positive (flagged) label, e.g. -3 -2 -1 for ConvAbuse's severity -3..1")
     p = parser.add_argument_group("predictions", PREDICTIONS_HELP)
     p.add_argument("--prediction-col", metavar="C", help="prediction column of the CSV annotations file, or of "
                    "--predictions FILE (default there: prediction)")
     p.add_argument("--predictions", metavar="CSV", help="predictions file keyed by item (and annotator)")
     p.add_argument("--model", choices=list(MODELS), help="train a model on a by-item split and audit its "
-                   "predictions on the held-out items")
+                   "predictions on the held-out items (majority, annotator-aware: annotation data; logistic: a "
+                   "table)")
     p.add_argument("--test-size", type=common.unit_float, default=0.3, metavar="F",
                    help="--model: share of the items held out for the audit (default: 0.3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split, the models and the clustering "
+    p.add_argument("--seed", type=common.seed, default=0, help="seed of the split, the models and the clustering "
                    "(default: 0)")
+
+
+def _number(text: str) -> float | int:
+    """An argparse type: a number (an int when integral)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    return int(value) if value.is_integer() else value
 
 
 # ----------------------------------------------------------------------------------------------- format
 def detect_format(path: str, given: str | None) -> str:
-    """The input format: ``given``, else recognised from the path."""
+    """The input format: ``given``, else recognised from the path.
+
+    Raises:
+        CLIError: the path does not exist, or a folder of no known layout.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"no such file or folder: {path}")
     if given:
         return given
-    p = Path(path)
+    if p.name in ("adult.data", "adult.test") or (p.is_dir() and (p / "adult.data").is_file()):
+        return "adult"
     if p.is_dir():
-        if any(p.glob("*_annotations.tsv")):
+        if any(p.glob("*_annotations.tsv")) or any(p.glob("*_labelled_comments*.csv")):
             return "wikipedia"
         if (p / "offensiveness_raw_data.csv").is_file():
             return "popquorn"
         if any(p.glob("*.json")):
             return "lewidi"
         raise CLIError(f"cannot tell the format of the folder {path} (no *_annotations.tsv, "
-                       "offensiveness_raw_data.csv or *.json in it); give --format")
+                       "*_labelled_comments*.csv, offensiveness_raw_data.csv or *.json in it); give --format")
     if p.suffix.lower() == ".json":
         return "lewidi"
     return "csv"
@@ -139,7 +182,8 @@ def coerce_label(value: str | None, series) -> Any:
 def _check_options(args: argparse.Namespace, fmt: str) -> None:
     """Options that only one format reads are an error with the others (never silently ignored)."""
     owners = {"split": ("lewidi", "wikipedia"), "annotators_meta": ("lewidi",), "task": ("wikipedia", "popquorn"),
-              "positive_from": ("popquorn",), "annotators": ("csv",), "items": ("csv",)}
+              "positive_from": ("popquorn", "lewidi"), "positive_labels": ("lewidi",), "annotators": ("csv",),
+              "items": ("csv",)}
     for name, formats in owners.items():
         if getattr(args, name, None) is not None and fmt not in formats:
             raise CLIError(f"--{name.replace('_', '-')} applies to --format {' or '.join(formats)}, not {fmt}")
@@ -149,20 +193,15 @@ def load_annotations(args: argparse.Namespace, path: str) -> Annotations:
     """Read the annotations in the format of ``--format`` (or the detected one)."""
     fmt = detect_format(path, args.format)
     _check_options(args, fmt)
+    if fmt == "adult":
+        raise CLIError(f"{path} is the Adult table (one row per person, no annotations): an opinion-exclusion audit "
+                       "needs annotations; run subgroups on it")
     if fmt == "csv":
         return _load_csv(args, path)
-    if not Path(path).exists():
-        raise CLIError(f"{fmt} data not found: {path}")
     if fmt == "lewidi":
-        (LeWiDiDataset,) = common.require("datasets", "LeWiDiDataset")
-        meta = args.annotators_meta
-        meta = False if meta is not None and meta.lower() == "none" else meta
-        fav = _binary_favorable(args.favorable_label)
-        ds = LeWiDiDataset(path, annotators_meta=meta, split=args.split,
-                           favorable_label=DEFAULT_FAVORABLE if fav is None else fav)
+        ds = _load_lewidi(args, path)
     elif fmt == "wikipedia":
-        (WikipediaTalkDataset,) = common.require("datasets", "WikipediaTalkDataset")
-        ds = WikipediaTalkDataset(args.task or "toxicity", data_dir=path)
+        ds = _load_wikipedia(args, path)
         if args.split is not None:
             ds = _wikipedia_split(ds, args.split)
         _fixed_favorable(args.favorable_label, ds, fmt)
@@ -174,6 +213,44 @@ def load_annotations(args: argparse.Namespace, path: str) -> Annotations:
             f"{common.count(ds.n_items, 'item')} by {common.count(ds.n_annotators, 'annotator')}.")
     print(note)
     return Annotations(ds, fmt, notes=[note])
+
+
+def _load_lewidi(args: argparse.Namespace, path: str):
+    """A LeWiDi file or folder; a rating or severity scale needs --positive-from or --positive-labels."""
+    (LeWiDiDataset,) = common.require("datasets", "LeWiDiDataset")
+    meta = args.annotators_meta
+    meta = False if meta is not None and meta.lower() == "none" else meta
+    fav = _binary_favorable(args.favorable_label)
+    if args.positive_from is not None and args.positive_labels is not None:
+        raise CLIError("give --positive-from or --positive-labels, not both")
+    try:
+        return LeWiDiDataset(path, annotators_meta=meta, split=args.split,
+                             favorable_label=DEFAULT_FAVORABLE if fav is None else fav,
+                             positive_from=args.positive_from, positive_labels=args.positive_labels)
+    except ValueError as exc:
+        # the loader's advice names its Python arguments: say it with the command's options
+        raise CLIError(str(exc).replace("positive_from=<threshold>", "--positive-from N")
+                       .replace("positive_labels=<raw values meaning 1>", "--positive-labels V [V ...]")
+                       .replace("(rating >= threshold means 1)", "(rating >= N means 1)")
+                       .replace("positive_from=", "--positive-from ")) from exc
+
+
+def _load_wikipedia(args: argparse.Namespace, path: str):
+    """A Wikipedia Talk folder: the published files, or (without them) a joined annotations + comments sample
+    such as ``toxicity_labelled_comments_3k_sample.csv`` with the task's demographics file when present."""
+    (WikipediaTalkDataset,) = common.require("datasets", "WikipediaTalkDataset")
+    task = args.task or "toxicity"
+    folder = Path(path)
+    if folder.is_file() or not (folder / f"{task}_annotations.tsv").is_file():
+        samples = [folder] if folder.is_file() else sorted(folder.glob(f"{task}_labelled_comments*.csv"))
+        if samples:
+            demographics = folder.parent if folder.is_file() else folder
+            demographics = demographics / f"{task}_worker_demographics.tsv"
+            print(f"Wikipedia Talk: reading the joined sample {samples[0].name}"
+                  + (f" with {demographics.name}" if demographics.is_file() else " (no demographics file)") + ".")
+            return WikipediaTalkDataset.from_labelled_sample(
+                samples[0], demographics if demographics.is_file() else None, task=task)
+    return WikipediaTalkDataset(task, data_dir=path)
 
 
 def _binary_favorable(option: str | None) -> int | None:
@@ -221,18 +298,22 @@ def _load_csv(args: argparse.Namespace, path: str) -> Annotations:
                               ("--label-col", args.label_col)) if v is None]
     if missing:
         raise CLIError(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with --format csv")
-    df = common.read_csv(path, "annotations", sep=args.sep)
+    df = common.read_csv(path, "annotations", sep=args.sep, ids=[args.item_col, args.annotator_col])
     common.check_columns(df, {"--item-col": args.item_col, "--annotator-col": args.annotator_col,
                               "--label-col": args.label_col}, path)
+    common.check_not_missing(df, {"--item-col": args.item_col, "--annotator-col": args.annotator_col}, path, "id")
     if args.predictions is None and args.model is None and args.prediction_col is not None:
         common.check_columns(df, {"--prediction-col": args.prediction_col}, path)
     annotators = items = None
     if args.annotators:
-        annotators = common.index_table(common.read_csv(args.annotators, "annotators", sep=args.sep),
+        annotators = common.index_table(common.read_csv(args.annotators, "annotators", sep=args.sep,
+                                                        ids=[args.annotators_id_col, args.annotator_col],
+                                                        first_column_id=True),
                                         args.annotators, args.annotators_id_col, args.annotator_col)
     if args.items:
-        items = common.index_table(common.read_csv(args.items, "items", sep=args.sep), args.items,
-                                   args.items_id_col, args.item_col)
+        items = common.index_table(common.read_csv(args.items, "items", sep=args.sep,
+                                                   ids=[args.items_id_col, args.item_col], first_column_id=True),
+                                   args.items, args.items_id_col, args.item_col)
     label = df[args.label_col]
     values = sorted(label.dropna().unique().tolist(), key=str)
     if len(values) > 2:
@@ -270,8 +351,78 @@ def check_prediction_values(pred, allowed: list, option: str) -> None:
                        f"outside the labels); expected one of the label values {common.show_values(allowed)}")
 
 
+def rating_column(args: argparse.Namespace, ann: Annotations) -> str | None:
+    """The ratings column when ``--performance`` is a measure on ratings (mae, within_one), else None.
+
+    Raises:
+        CLIError: a measure on ratings for data without ratings, or with --model (which predicts labels).
+    """
+    if getattr(args, "performance", None) not in RATING_MEASURES:
+        return None
+    ds = ann.dataset
+    col = RATING_COLUMNS.get(ann.fmt)
+    if col is None or col not in ds.annotation_info.columns:
+        why = ("a LeWiDi rating scale needs --positive-from or --positive-labels, which keep the raw ratings"
+               if ann.fmt == "lewidi" else f"the {ann.fmt} data holds binary labels only")
+        raise CLIError(f"--performance {args.performance} compares ratings; {why}")
+    if args.model is not None:
+        raise CLIError(f"--performance {args.performance} compares predicted ratings, and --model predicts labels; "
+                       "give predicted ratings with --predictions FILE")
+    return col
+
+
+def _binary_view(ds, ratings, option: str):
+    """Predicted ratings -> the dataset's 0/1 labels, by the dataset's own binary view (threshold or label set)."""
+    import numpy as np
+    import pandas as pd
+
+    view = ds.metadata.get("binary_view") or {}
+    values = pd.to_numeric(pd.Series(ratings), errors="coerce")
+    if values.isna().any():
+        row = int(values.isna().to_numpy().argmax())
+        raise CLIError(f"{option} holds {common.show(pd.Series(ratings).iloc[row])} at row {row}; expected "
+                       "numeric ratings on the data's scale")
+    if "positive_labels" in view:
+        # the loader keeps the raw labels as text ("-3"); predicted ratings are numbers, so compare as numbers
+        positive = pd.to_numeric(pd.Series(view["positive_labels"]), errors="coerce").dropna().to_numpy(dtype=float)
+        return np.isin(values.to_numpy(dtype=float), positive).astype(np.int64)
+    return (values.to_numpy(dtype=float) >= float(view["positive_from"])).astype(np.int64)
+
+
+def _classified(ds, pred, option: str, rating_col: str | None):
+    """The classified copy of ``ds``: ``pred`` are labels, or (``rating_col``) ratings whose binary view gives the
+    labels."""
+    if rating_col is None:
+        check_prediction_values(pred, label_values(ds), option)
+        return ds.with_predictions(pred)
+    import numpy as np
+
+    ratings = np.asarray(pred)
+    labels = _binary_view(ds, ratings, option)
+    return ds.with_predictions(labels, info={rating_col: ratings.astype(float)})
+
+
+def warn_one_class(classified, name: str, notes: list[str]) -> str | None:
+    """Print (and add to ``notes``) the constant-classifier warning when every prediction is one label; returns
+    the message (None when the predictions hold both labels)."""
+    from .._labels import one_class_message
+
+    message = one_class_message(classified.original_labels(), name)
+    if message is not None:
+        line = f"Warning: {message}"
+        print(line)
+        notes.append(line)
+    return message
+
+
 def get_predictions(args: argparse.Namespace, ann: Annotations) -> Predictions:
     """The predictions from the one source given (see :data:`PREDICTIONS_HELP`)."""
+    pred = _get_predictions(args, ann)
+    pred.one_class = warn_one_class(pred.classified, pred.name, pred.notes)
+    return pred
+
+
+def _get_predictions(args: argparse.Namespace, ann: Annotations) -> Predictions:
     given = [o for o, v in (("--prediction-col", args.prediction_col if ann.fmt == "csv" and
                              args.predictions is None else None), ("--predictions", args.predictions),
                             ("--model", args.model)) if v is not None]
@@ -280,27 +431,31 @@ def get_predictions(args: argparse.Namespace, ann: Annotations) -> Predictions:
         raise CLIError(f"give exactly one source of predictions: {need}"
                        + (f" (got {' and '.join(given)})" if given else ""))
     ds = ann.dataset
+    rating_col = rating_column(args, ann)
     if given[0] == "--prediction-col":
         pred = ann.frame[args.prediction_col]
         check_prediction_values(pred, label_values(ds), f"--prediction-col {args.prediction_col!r}")
         return Predictions(ds, ds.with_predictions(pred.to_numpy()), args.prediction_col,
                            f"predictions from column {args.prediction_col!r}")
     if given[0] == "--predictions":
-        return _predictions_file(args, ds)
+        return _predictions_file(args, ds, rating_col)
     return _train_model(args, ds)
 
 
-def _predictions_file(args: argparse.Namespace, ds) -> Predictions:
+def _predictions_file(args: argparse.Namespace, ds, rating_col: str | None = None) -> Predictions:
     import numpy as np
     import pandas as pd
 
     path = args.predictions
-    df = common.read_csv(path, "predictions", sep=args.sep)
-    item_col, pred_col = args.item_col or "item", args.prediction_col or "prediction"
-    annotator_col = args.annotator_col or "annotator"
+    # subgroups has no --item-col/--annotator-col: the file's columns are then the defaults
+    item_col = getattr(args, "item_col", None) or "item"
+    annotator_col = getattr(args, "annotator_col", None) or "annotator"
+    pred_col = args.prediction_col or "prediction"
+    df = common.read_csv(path, "predictions", sep=args.sep, ids=[item_col, annotator_col])
     common.check_columns(df, {"--item-col": item_col, "--prediction-col": pred_col}, path)
     per_annotation = annotator_col in df.columns
-    check_prediction_values(df[pred_col], label_values(ds), f"{path} column {pred_col!r}")
+    if rating_col is None:
+        check_prediction_values(df[pred_col], label_values(ds), f"{path} column {pred_col!r}")
     # ids compared as text: a CSV reads item ids "12" as 12, a JSON loader keeps "12"
     key_cols = [item_col, annotator_col] if per_annotation else [item_col]
     keys = df[item_col].astype(str)
@@ -332,25 +487,178 @@ def _predictions_file(args: argparse.Namespace, ds) -> Predictions:
     for n in notes:
         print(n)
     keyed = "item and annotator" if per_annotation else "item"
-    return Predictions(ds, ds.with_predictions(pred), Path(path).stem,
-                       f"predictions from {Path(path).name} (column {pred_col!r}, one per {keyed})", notes)
+    what = "predicted ratings" if rating_col else "predictions"
+    return Predictions(ds, _classified(ds, pred, f"{path} column {pred_col!r}", rating_col), Path(path).stem,
+                       f"{what} from {Path(path).name} (column {pred_col!r}, one per {keyed})", notes,
+                       rating_column=rating_col)
 
 
 def _train_model(args: argparse.Namespace, ds) -> Predictions:
+    if args.model not in ANNOTATION_MODELS:
+        raise CLIError(f"--model {args.model} trains on a table; annotation data takes --model "
+                       f"{' or '.join(ANNOTATION_MODELS)}")
     if not 0.0 < args.test_size < 1.0:
         raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
     train, test = ds.split([1.0 - args.test_size], shuffle=True, seed=args.seed)
+    learns_from = ""
     if args.model == "majority":
-        if not ds.item_feature_names:
-            raise CLIError("--model majority needs item features, and this dataset has none (give --items with "
-                           "numeric columns for --format csv)")
+        from ..algorithms.inprocessing.majority_vote import text_columns
+
+        text = text_columns(ds.items)
+        if not text and not ds.item_feature_names:
+            raise CLIError("--model majority needs item text or numeric item features, and this dataset has "
+                           "neither (give --items with a text column or numeric columns for --format csv)")
         (MajorityVoteClassifier,) = common.require("algorithms.inprocessing", "MajorityVoteClassifier")
-        classified = MajorityVoteClassifier(random_state=args.seed).fit(train).predict(test)
+        import warnings
+
+        from .._labels import OneClassPredictionWarning
+
+        model = MajorityVoteClassifier(random_state=args.seed).fit(train)
+        with warnings.catch_warnings():  # the command prints its own constant-classifier warning
+            warnings.simplefilter("ignore", OneClassPredictionWarning)
+            classified = model.predict(test)
+        learns_from = (f" on TF-IDF of the item text ({', '.join(model.text_columns_)})" if model.text_columns_
+                       else f" on the numeric item features ({', '.join(model.item_features_)})")
     else:
+        if not ds.item_feature_names and not len(ds.annotators.columns):
+            raise CLIError("--model annotator-aware learns from annotator attributes and numeric item features, and "
+                           "this dataset has neither; --model majority learns from the item text")
         (AnnotatorAwareClassifier,) = common.require("algorithms.inprocessing", "AnnotatorAwareClassifier")
         classified = AnnotatorAwareClassifier(random_state=args.seed).fit(train).predict(test)
     name = MODELS[args.model]
-    desc = (f"{name} trained on {common.count(train.n_items, 'item')} ({1 - args.test_size:.0%}, seed {args.seed}), "
-            f"audited on the other {common.count(test.n_items, 'item')}")
+    desc = (f"{name} trained{learns_from} on {common.count(train.n_items, 'item')} ({1 - args.test_size:.0%}, seed "
+            f"{args.seed}), audited on the other {common.count(test.n_items, 'item')}")
     print(desc + ".")
     return Predictions(test, classified, name, desc)
+
+
+# ----------------------------------------------------------------------------------------------- tables
+@dataclass
+class Table:
+    """A table read for ``subgroups``: the frame, its default label column and favourable label (None: the
+    options decide), columns left out by default, and lines describing it."""
+
+    frame: Any
+    label_col: str | None = None
+    favorable: Any = None
+    excluded: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+#: Adult: the label column (not named in adult.names), its favourable value (AIF360's AdultDataset: '>50K') and
+#: the census sampling weight, which describes the sample, not the person (left out unless --columns names it).
+ADULT_LABEL, ADULT_FAVORABLE, ADULT_WEIGHT = "income", ">50K", "fnlwgt"
+
+
+def adult_columns(names_file: Path) -> list[str]:
+    """The attribute names of UCI's ``adult.names`` (its ``name: values.`` lines), then the label ``income``.
+
+    Raises:
+        CLIError: the file is missing or lists no attribute.
+    """
+    import re
+
+    if not names_file.is_file():
+        raise CLIError(f"no such file or folder: {names_file} (the Adult column names, next to adult.data)")
+    names = re.findall(r"^([A-Za-z][\w-]*): ", names_file.read_text(encoding="utf-8", errors="replace"), flags=re.M)
+    if not names:
+        raise CLIError(f"{names_file} lists no attribute ('name: values.' lines)")
+    return [*names, ADULT_LABEL]
+
+
+def read_table(args: argparse.Namespace, path: str, fmt: str) -> Table:
+    """A CSV table, or UCI Adult (``adult.data`` and ``adult.test``: no header, names from ``adult.names``,
+    the test file's labels written ``>50K.``)."""
+    if fmt != "adult":
+        return Table(common.read_csv(path, "data", sep=args.sep))
+    import pandas as pd
+
+    p = Path(path)
+    folder = p if p.is_dir() else p.parent
+    files = [folder / f for f in ("adult.data", "adult.test") if (folder / f).is_file()] if p.is_dir() else [p]
+    columns = adult_columns(folder / "adult.names")
+    frames = []
+    for f in files:
+        # the test file opens with a '|1x3 Cross validator' line; values are padded with a space
+        df = pd.read_csv(f, header=None, names=columns, skipinitialspace=True, comment="|")
+        frames.append(df.dropna(how="all"))
+    df = pd.concat(frames, ignore_index=True)
+    df[ADULT_LABEL] = df[ADULT_LABEL].astype(str).str.rstrip(".")
+    note = (f"Read Adult {' + '.join(f.name for f in files)}: {common.count(len(df), 'row')}, label {ADULT_LABEL!r} "
+            f"(favourable {ADULT_FAVORABLE!r} unless --favorable-label), {ADULT_WEIGHT!r} (a sampling weight) "
+            "left out unless --columns names it; '?' is a value of its own.")
+    print(note)
+    return Table(df, ADULT_LABEL, ADULT_FAVORABLE, [ADULT_WEIGHT], [note])
+
+
+def train_table_model(X, positive, args: argparse.Namespace, categorical: list[str] | None = None):
+    """Train a logistic regression on a stratified split of a table's rows; predict the held-out rows.
+
+    Args:
+        X: the attribute columns (categorical ones are one-hot coded, numeric ones standardised).
+        positive: bool array, truth == favourable label.
+        args: ``--test-size`` and ``--seed``.
+        categorical: numeric columns to treat as categories too (``--categorical``).
+
+    Returns:
+        (test positions, predicted favourable 0/1 on them, description)
+    """
+    import numpy as np
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    if not 0.0 < args.test_size < 1.0:
+        raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
+    counts = np.bincount(np.asarray(positive, dtype=int), minlength=2)
+    if counts.min() < 2:
+        raise CLIError(f"--model {TABLE_MODEL} needs at least 2 rows of each label; the table has {counts[1]} "
+                       f"favourable and {counts[0]} other")
+    cat = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c]) or c in (categorical or [])]
+    num = [c for c in X.columns if c not in cat]
+    prep = ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), cat), ("num", StandardScaler(), num)])
+    rows = np.arange(len(X))
+    train, test = train_test_split(rows, test_size=args.test_size, random_state=args.seed, stratify=positive)
+    train, test = np.sort(train), np.sort(test)  # held-out rows in file order
+    model = make_pipeline(prep, LogisticRegression(max_iter=1000)).fit(X.iloc[train], positive[train])
+    pred = model.predict(X.iloc[test]).astype(int)
+    desc = (f"a logistic regression on {common.count(X.shape[1], 'attribute')} trained on "
+            f"{common.count(len(train), 'row')} ({1 - args.test_size:.0%}, stratified, seed {args.seed}), analysed "
+            f"on the other {common.count(len(test), 'row')}")
+    print(desc[0].upper() + desc[1:] + ".")
+    return test, pred, desc
+
+
+#: An item column with at most this many distinct values is a category subgroups can be described by; a panel of at
+#: most this many annotators can be described by the annotator id.
+MAX_CATEGORIES = 20
+#: Item columns that are labels (the published aggregates) or bookkeeping, never attributes of a subgroup.
+NOT_ITEM_ATTRIBUTES = ("hard_label", "soft_label", "split", "annotation_task", "lang")
+
+
+def item_categories(ds) -> list[str]:
+    """The item columns that describe an item by a category (MD-Agreement ``domain``, ConvAbuse ``bot``,
+    MultiPICo ``source``): strings with 2 to :data:`MAX_CATEGORIES` distinct values over the data's items, not
+    free text and not labels or bookkeeping (:data:`NOT_ITEM_ATTRIBUTES`)."""
+    import pandas as pd
+
+    from ..algorithms.inprocessing.majority_vote import text_columns
+
+    items = ds.items
+    if items is None or items.empty:
+        return []
+    items = items.reindex(pd.unique(ds.item_ids))
+    text = set(text_columns(items))
+    found = []
+    for col in items.columns:
+        values = items[col].dropna()
+        if col in text or col in NOT_ITEM_ATTRIBUTES or values.empty or pd.api.types.is_numeric_dtype(values):
+            continue
+        if pd.api.types.infer_dtype(values, skipna=True) != "string":  # dicts (soft labels) are no category
+            continue
+        if 2 <= values.nunique() <= MAX_CATEGORIES:
+            found.append(str(col))
+    return found

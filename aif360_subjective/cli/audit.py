@@ -13,8 +13,13 @@ from ._common import CLIError
 MANY_VALUES = 10
 
 
-def _attributes(args: argparse.Namespace, ds) -> list[str] | None:
+def _attributes(args: argparse.Namespace, ds, fmt: str = "csv") -> list[str] | None:
     """``--attributes`` checked against the annotator table (only meaningful with ``--grouping demographic``)."""
+    if args.grouping == "demographic" and not len(ds.annotators.columns):
+        where = ("give --annotators CSV, a table with one row per annotator whose columns are the attributes"
+                 if fmt == "csv" else
+                 "this data has no annotator table (LeWiDi: the *_annotators_meta.json, see --annotators-meta)")
+        raise CLIError(f"--grouping demographic needs annotator attributes, and there are none: {where}")
     if args.attributes is None:
         return None
     if args.grouping != "demographic":
@@ -27,8 +32,9 @@ def _attributes(args: argparse.Namespace, ds) -> list[str] | None:
     return list(args.attributes)
 
 
-def demographic_notes(ds, attrs: list[str], report) -> list[str]:
-    """Why annotators are missing from a demographic grouping, and groups too fine to compare."""
+def demographic_notes(ds, attrs: list[str], groups) -> list[str]:
+    """Why annotators are missing from a demographic grouping, and groups too fine to compare (counted on the
+    group table ``groups`` of the analysis, after any merging by --min-group-size)."""
     import pandas as pd
 
     table = ds.annotators.reindex(pd.unique(ds.annotator_ids))[attrs]
@@ -44,10 +50,10 @@ def demographic_notes(ds, attrs: list[str], report) -> list[str]:
         if pd.api.types.is_numeric_dtype(col) and col.nunique() > MANY_VALUES:
             notes.append(f"{a} is numeric with {col.nunique()} distinct values, each its own group; leave it out "
                          "with --attributes or bin it before the audit.")
-    counts = table.dropna().value_counts()
-    singletons = int((counts == 1).sum())
+    singletons = int((groups["n_annotators"] == 1).sum())
     if singletons:
-        notes.append(f"{singletons} of {common.count(report.n_groups, 'group')} hold a single annotator; fewer "
+        notes.append(f"{singletons} of {common.count(len(groups), 'group')} {'holds' if singletons == 1 else 'hold'} "
+                     "a single annotator; fewer "
                      "--attributes or --min-group-size give comparable groups.")
     return notes
 
@@ -56,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     common.bins(args.bins)  # a malformed --bins fails before any reading
     ann = inputs.load_annotations(args, args.annotations)
-    attrs = _attributes(args, ann.dataset)
+    attrs = _attributes(args, ann.dataset, ann.fmt)
     (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
     with common.steps(["predictions", "opinion-exclusion audit", "writing the report"]) as step:
         step("predictions")
@@ -68,10 +74,12 @@ def run(args: argparse.Namespace) -> int:
             metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping,
                                             bins=common.bins(args.bins), performance=args.performance,
                                             attributes=attrs, min_group_size=args.min_group_size,
-                                            warn_group_size=args.warn_group_size)
+                                            warn_group_size=args.warn_group_size, rating_column=pred.rating_column)
+        from ..report.answer import opinion_answer
         from ..report.sections import thin_group_line
 
         ci, n_boot, seed = args.ci, args.n_boot, args.seed
+        answer = opinion_answer({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed)
         summary = common.opinion_interval_frame({pred.name: metric}, ci, n_boot, seed)
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
@@ -79,25 +87,32 @@ def run(args: argparse.Namespace) -> int:
         grouping = metric.grouping_report()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
+        if metric.grouping == "adr":  # which ADR fit the figures use, and that the verdict's test is cross-fitted
+            notes.append("ADR bins fitted on the scored annotations (the paper's method, adr_fit='same'); the test "
+                         "behind the verdict is cross-fitted.")
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
-            notes += demographic_notes(ds, used, grouping)
+            notes += demographic_notes(ds, used, groups)
         step("writing the report")
         path = None
         if args.out:
-            from ..report import Report
+            from ..report import Report, Section
             from ..report.sections import opinion_sections
 
             report = Report(f"Opinion-exclusion audit of {Path(args.annotations).name}",
                             summary=[f"{common.count(len(ds.labels), 'annotation')} of "
                                      f"{common.count(ds.n_items, 'item')} by "
-                                     f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}.",
-                                     *ann.notes[1:], *pred.notes, *notes])
-            report.fact("favourable label", str(common.show(ann.favorable)))
+                                     f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}; "
+                                     f"favourable label {common.show(ann.favorable)}."])
+            report.add_facts(answer.facts)
             report.fact("unfairness", summary.loc[pred.name, "unfairness"])
-            report.fact(f"performance ({args.performance})", summary.loc[pred.name, "performance"])
+            report.fact(f"{args.performance} (mean over groups)", summary.loc[pred.name, "performance"])
             report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
+            # how the data was read and grouped: details, after the answer and the rankings
+            report.extend([Section("Data and grouping notes").text(*ann.notes[1:], *pred.notes, *notes)])
             path = common.save_report(report, args.out)
+    print(answer.text())
+    print()
     for note in notes:
         print(note)
     print()
@@ -165,11 +180,15 @@ def add_parser(sub) -> None:
                        help="confidence level of the bootstrap intervals next to the unfairness, the performance "
                             "and every group's value; 'none' for the paper's raw figures (default: 0.95)")
     audit.add_argument("--n-boot", type=common.boot_count, default=1000, metavar="N",
-                       help=f"bootstrap replicates of the intervals, at least {common.MIN_BOOT} (default: 1000; "
-                            "the seed is --seed)")
+                       help=f"bootstrap replicates of the intervals, {common.MIN_BOOT} to {common.MAX_BOOT:,} "
+                            "(default: 1000; the seed is --seed)")
     audit.add_argument("--performance", default="accuracy",
                        choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
-                                "false_positive_rate", "false_negative_rate", "precision", "f1"],
-                       help="performance measure per annotator (default: accuracy)")
+                                "false_positive_rate", "false_negative_rate", "precision", "f1",
+                                *inputs.RATING_MEASURES],
+                       help="performance measure per annotator (default: accuracy); on ordinal ratings (POPQUORN "
+                            "1-5, CSC 1-6, ConvAbuse -3..1) mae (mean absolute error, lower is better) or within_one "
+                            "(share of predicted ratings at most one point off), with --predictions FILE holding "
+                            "predicted ratings")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
     audit.set_defaults(func=run)

@@ -20,9 +20,11 @@ def _distinct_labels(labels, separator: str | None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    df = common.read_csv(args.annotations, "annotations", sep=args.sep)
+    df = common.read_csv(args.annotations, "annotations", sep=args.sep, ids=[args.unit_col, args.worker_col])
     common.check_columns(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col,
                         "--label-col": args.label_col}, args.annotations)
+    common.check_not_missing(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col}, args.annotations,
+                             "id")
     df = df[[args.unit_col, args.worker_col, args.label_col]]
     if df[args.label_col].isna().any():
         row = int(df[args.label_col].isna().to_numpy().argmax())
@@ -30,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
     n_values = _distinct_labels(df[args.label_col], args.separator)
     if n_values >= MANY_LABELS and not args.open_ended:
         # every distinct value is an answer option of its own: hundreds of them mean an id or text column
-        print(f"{common.PROG} crowdtruth: warning: --label-col {args.label_col!r} holds {n_values:,} distinct "
-              "values, each scored as a separate answer option; is it the label column? (--open-ended for "
-              "free-text answers)", file=sys.stderr)
+        print(common.console_text(f"{common.PROG} crowdtruth: warning: --label-col {args.label_col!r} holds "
+                                  f"{n_values:,} distinct values, each scored as a separate answer option; is it the "
+                                  "label column? (--open-ended for free-text answers)"), file=sys.stderr)
     if args.separator:
         df = df.assign(**{args.label_col: df[args.label_col].astype(str).str.split(args.separator)
                           .map(lambda xs: [x.strip() for x in xs if x.strip()])})
@@ -42,12 +44,10 @@ def run(args: argparse.Namespace) -> int:
     (crowdtruth_scores,) = common.require("quality", "crowdtruth_scores")
     res = crowdtruth_scores(df, unit_col=args.unit_col, worker_col=args.worker_col, label_col=args.label_col,
                             open_ended=args.open_ended, progress=common.progress_enabled())
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name in ("units", "workers", "annotations"):
-        p = out / f"{name}.csv"
-        getattr(res, name).to_csv(p)
-        paths.append(p)
+    from .._io import write_csv_files
+
+    # the three files as one set (none changed if one fails); text cells starting with =, +, -, @ are quoted
+    paths = write_csv_files({out / f"{name}.csv": getattr(res, name) for name in ("units", "workers", "annotations")})
     print(f"CrowdTruth scores of {len(res.units):,} units, {len(res.workers):,} workers, "
           f"{len(res.annotations):,} labels ({res.n_iterations} iterations, "
           f"{'converged' if res.converged else 'NOT converged'}).")

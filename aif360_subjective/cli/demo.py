@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
 
-    out.mkdir(parents=True, exist_ok=True)
+    # the folder is created with the files, at the end: an interrupted or failed run leaves nothing behind
     seed = args.seed
     names = ["generating annotations", "CrowdTruth filtering", "training Model 1 (majority vote)",
              "training Model 2 (annotator-aware)", "opinion-exclusion unfairness", "subgroup discovery",
@@ -80,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
         from ..report.sections import lopsided_alternatives, thin_group_line
 
         alternatives = lopsided_alternatives(subgroups, X, y_true, y_pred, random_state=seed)
+        from ..report.answer import answer_section, opinion_answer, subgroup_answer
+        from ..report.sections import pattern_texts, whole_numbers_as_int
+
+        # the answer first, one block for the two analyses (the same sentences in the console and the report)
+        opinion = opinion_answer(models, ci=CI, n_boot=N_BOOT, random_state=seed)
+        texts = pattern_texts(whole_numbers_as_int(subgroups.patterns(all_columns=False)))
+        found = subgroup_answer(subgroups, pattern_text=texts)
         step(names[6])
         removed = ct.removed_annotators_
         kinds = ds.annotators["kind"]
@@ -92,17 +99,26 @@ def run(args: argparse.Namespace) -> int:
                 "truth is known: minority annotators consistently read the contested items differently; "
                 "spammers label at random.",
                 "A majority-vote model (Model 1) and an annotator-aware model (Model 2) were trained on 70% of "
-                "the items and audited on the other 30%.",
+                f"the items and audited on the other 30%. Favourable label {common.show(test.favorable_label)}.",
             ],
         )
+        report.add_facts(opinion.facts)
         report.add_facts({f"unfairness, {k}": v for k, v in table["unfairness"].items()})
         report.fact("annotators removed by CrowdTruth", len(removed))
-        report.fact("favourable label", common.show(test.favorable_label))
-        report.extend(opinion_sections(models, ci=CI, n_boot=N_BOOT, random_state=seed))
+        first = answer_section(opinion)
+        subgroup_part = answer_section(found, "Significant subgroup findings under Model 1, smallest q first.")
+        first.text("Subgroups under Model 1 (majority vote):")
+        first.blocks.extend(subgroup_part.blocks)
+        report.extend([first])
+        report.extend(opinion_sections(models, ci=CI, n_boot=N_BOOT, random_state=seed, answer=False))
+        report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)", alternatives=alternatives,
+                                        answer=False))
         report.extend(crowdtruth_sections(ct, annotator_info=ds.annotators))
-        report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)", alternatives=alternatives))
         path = common.save_report(report, out / "report.html", figures_dir=out)
 
+    print(opinion.text())
+    print(found.text("Subgroups under Model 1 (majority vote):"))
+    print()
     print(f"Generated {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} annotators; "
           f"favourable label: {common.show(ds.favorable_label)}.")
     print(f"CrowdTruth filter removed {len(removed)} annotators"
@@ -137,6 +153,7 @@ def add_parser(sub) -> None:
                                       "figures as PNG files.")
     demo.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
                       help="output folder (default: %(default)s)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the generated data and models (default: 0)")
-    demo.add_argument("--n-items", type=common.positive_int, default=2000, help="items to generate (default: 2000)")
+    demo.add_argument("--seed", type=common.seed, default=0, help="seed of the generated data and models (default: 0)")
+    demo.add_argument("--n-items", type=common.demo_items, default=2000,
+                      help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")
     demo.set_defaults(func=run)

@@ -10,29 +10,63 @@ from . import _inputs as inputs
 from ._common import CLIError
 
 
-def _table_rows(args: argparse.Namespace):
-    """A CSV table with truth and prediction columns: (X, y_true, y_pred, favourable, notes, model name)."""
-    missing = [o for o, v in (("--label-col", args.label_col), ("--prediction-col", args.prediction_col))
-               if v is None]
+def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
+    """A table with truth and predictions (a column, or ``--model logistic`` trained on a split of the rows):
+    (X, y_true, y_pred, favourable, notes, model name)."""
+    if args.predictions:
+        raise CLIError("--predictions applies to annotation data (--format lewidi|popquorn|wikipedia); a table "
+                       "gives its predictions in --prediction-col or trains --model logistic")
+    if args.model is not None and args.model != inputs.TABLE_MODEL:
+        raise CLIError(f"--model {args.model} trains on annotation data (--format lewidi|popquorn|wikipedia); a "
+                       f"table takes --model {inputs.TABLE_MODEL}")
+    if args.model is not None and args.prediction_col is not None:
+        raise CLIError("give exactly one source of predictions: --prediction-col or --model (got both)")
+    table = inputs.read_table(args, args.data, fmt)
+    label_col = args.label_col or table.label_col
+    missing = [o for o, v in (("--label-col", label_col),
+                              ("--prediction-col or --model", args.prediction_col or args.model)) if v is None]
     if missing:
-        raise CLIError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with a CSV table")
-    if args.predictions or args.model:
-        raise CLIError("--predictions and --model apply to annotation data (--format lewidi|popquorn|wikipedia); "
-                       "a CSV table gives its predictions in --prediction-col")
-    df = common.read_csv(args.data, "data", sep=args.sep)
-    common.check_columns(df, {"--label-col": args.label_col, "--prediction-col": args.prediction_col}, args.data)
-    y_true, y_pred = df[args.label_col], df[args.prediction_col]
-    fav = inputs.favorable_label(args.favorable_label, y_true, args.label_col)
-    allowed = sorted({*y_true.dropna().unique().tolist(), fav}, key=str)
-    inputs.check_prediction_values(y_pred, allowed, f"--prediction-col {args.prediction_col!r}")
-    features = _features(args, [c for c in df.columns if c not in (args.label_col, args.prediction_col)], args.data)
+        raise CLIError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with a table")
+    df = table.frame
+    common.check_columns(df, {"--label-col": label_col, "--prediction-col": args.prediction_col}, args.data)
+    # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
+    common.check_not_missing(df, {"--label-col": label_col}, args.data, "truth label")
+    y_true = df[label_col]
+    if args.favorable_label is None and table.favorable is not None:
+        fav = table.favorable
+    else:
+        fav = inputs.favorable_label(args.favorable_label, y_true, label_col)
+    others = [c for c in df.columns if c not in (label_col, args.prediction_col)]
+    available = others if args.columns else [c for c in others if c not in table.excluded]
+    features = _features(args, available, args.data)
     X = df[features]
     if X.isna().any().any():
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
-    return (X, (y_true == fav).to_numpy(dtype=int), (y_pred == fav).to_numpy(dtype=int), fav,
-            [f"truth {args.label_col!r}, predictions {args.prediction_col!r}"],
-            f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}")
+    from .._validation import check_finite_features
+
+    check_finite_features(X, Path(args.data).name)  # before --model logistic and the clustering see an inf
+    positive = (y_true == fav).to_numpy()
+    notes = list(table.notes[1:])
+    if args.model is not None:
+        test, y_pred, desc = inputs.train_table_model(X, positive, args, args.categorical)
+        X, positive = X.iloc[test].reset_index(drop=True), positive[test]
+        name = inputs.MODELS[args.model]
+        notes.insert(0, f"truth {label_col!r}, predictions of {desc}")
+    else:
+        y_p = df[args.prediction_col]
+        allowed = sorted({*y_true.dropna().unique().tolist(), fav}, key=str)
+        inputs.check_prediction_values(y_p, allowed, f"--prediction-col {args.prediction_col!r}")
+        y_pred = (y_p == fav).to_numpy(dtype=int)
+        name = f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}"
+        notes.insert(0, f"truth {label_col!r}, predictions {args.prediction_col!r}")
+    from .._labels import one_class_message
+
+    message = one_class_message(y_pred, name[0].upper() + name[1:])
+    if message is not None:
+        print(f"Warning: {message}")
+        notes.append(f"Warning: {message}")
+    return X, positive.astype(int), y_pred, fav, notes, name
 
 
 def _annotation_rows(args: argparse.Namespace):
@@ -46,9 +80,28 @@ def _annotation_rows(args: argparse.Namespace):
     pred = inputs.get_predictions(args, ann)
     ds = pred.dataset
     attrs = [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
-    features = _features(args, attrs, "the annotator attributes")
-    X = ds.annotators.reindex(ds.annotator_ids)[features].reset_index(drop=True)
+    item_attrs = [c for c in inputs.item_categories(ds) if c not in attrs]
+    few_annotators = ds.n_annotators <= inputs.MAX_CATEGORIES
+    available = [*attrs, *item_attrs, *([ANNOTATOR] if ANNOTATOR not in attrs + item_attrs else [])]
+    # without annotator attributes (MD-Agreement, ConvAbuse), the items' categories and, for a small panel, the
+    # annotator itself are what a subgroup can be described by
+    default = attrs or [*item_attrs, *([ANNOTATOR] if few_annotators and ANNOTATOR in available else [])]
+    features = _features(args, available, "the annotator attributes and item categories", default)
+    from_items = [c for c in features if c in item_attrs]
+    X = ds.annotators.reindex(ds.annotator_ids)[[c for c in features if c in attrs]].reset_index(drop=True)
+    for c in features:
+        if c in item_attrs:
+            X[c] = ds.items[c].reindex(ds.item_ids).to_numpy()
+        elif c == ANNOTATOR and c not in attrs:
+            X[c] = pd.Series(ds.annotator_ids).astype(str).to_numpy()
+    X = X[features]
     notes = list(pred.notes)
+    if not attrs and not args.columns:
+        parts = ([f"the item categor{'y' if len(from_items) == 1 else 'ies'} {', '.join(from_items)}"]
+                 if from_items else []) + (["the annotator id"] if ANNOTATOR in features else [])
+        note = f"no annotator attributes in the data: subgroups are described by {' and '.join(parts)}"
+        print(note[0].upper() + note[1:] + ".")
+        notes.append(note)
     numeric = [c for c in features if pd.api.types.is_numeric_dtype(X[c])]
     keep = ~X[numeric].isna().any(axis=1).to_numpy() if numeric else None
     for c in features:
@@ -64,13 +117,19 @@ def _annotation_rows(args: argparse.Namespace):
         print(note)
         notes.append(note)
         X, y_true, y_pred = X[keep].reset_index(drop=True), y_true[keep], y_pred[keep]
-    notes.insert(0, f"one row per annotation: the annotator's attributes, the annotator's label as truth, "
-                    f"{pred.description}")
+    described = ("the annotator's attributes" if all(c in attrs for c in features)
+                 else f"the attributes {', '.join(features)}")
+    notes.insert(0, f"one row per annotation: {described}, the annotator's label as truth, {pred.description}")
     return X, y_true, y_pred, ann.favorable, notes, pred.name
 
 
-def _features(args: argparse.Namespace, available: list[str], where: str) -> list[str]:
-    features = args.columns or list(available)
+#: The feature name of the annotator id (annotation data without annotator attributes, or named in --columns).
+ANNOTATOR = "annotator"
+
+
+def _features(args: argparse.Namespace, available: list[str], where: str,
+              default: list[str] | None = None) -> list[str]:
+    features = args.columns or list(available if default is None else default)
     for c in features:
         if c not in available:
             raise CLIError(f"--columns {c!r} is not a column of {where} (columns: "
@@ -90,7 +149,10 @@ def _features(args: argparse.Namespace, available: list[str], where: str) -> lis
 def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     fmt = inputs.detect_format(args.data, args.format)
-    X, y_true, y_pred, fav, notes, model = _table_rows(args) if fmt == "csv" else _annotation_rows(args)
+    if fmt in inputs.TABLE_FORMATS:
+        X, y_true, y_pred, fav, notes, model = _table_rows(args, fmt)
+    else:
+        X, y_true, y_pred, fav, notes, model = _annotation_rows(args)
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
     with common.steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")
@@ -98,11 +160,16 @@ def run(args: argparse.Namespace) -> int:
                                n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
                                categorical_features=args.categorical, random_state=args.seed,
                                discovery=args.discovery)
-        from ..report.sections import lopsided_alternatives
+        from ..report.answer import subgroup_answer
+        from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
 
         # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
         alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
                         if "cluster" in rep.kinds else None)
+        # patterns written as in the report (integer values without decimals); the same answer in both
+        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
+                 else None)
+        answer = subgroup_answer(rep, alpha=args.alpha, ci=args.ci, pattern_text=texts)
         step("writing the report")
         path = None
         lines = [f"favourable label: {common.show(fav)}",
@@ -111,18 +178,28 @@ def run(args: argparse.Namespace) -> int:
             from ..report import Report
             from ..report.sections import subgroup_sections
 
-            report = Report(f"Subgroup fairness of {Path(args.data).name}", summary=lines[1:])
-            report.fact("favourable label", common.show(fav))
-            report.fact("clusters", rep.n_clusters if hasattr(rep, "n_clusters") else "")
+            report = Report(f"Subgroup fairness of {Path(args.data).name}",
+                            summary=[f"{lines[1]} Favourable label {common.show(fav)}."])
+            report.add_facts(answer.facts)
+            if "cluster" in rep.kinds:
+                report.fact("clusters", rep.n_clusters)
             report.extend(subgroup_sections(rep, n=args.top, model=model, alpha=args.alpha, min_size=args.min_size,
                                             ci=args.ci, alternatives=alternatives))
             path = common.save_report(report, args.out)
+    print(answer.text())
+    print()
     for line in lines:
         print(line)
     print()
     if args.alpha is not None and not rep.weighted:
         _print_discovery(rep, args.alpha, args.ci)
-    common.print_frame(rep.summary(), "Summary (means of absolute values; positive = subgroup disadvantaged):")
+    from ..report.subgroup_sections import SUMMARY_CAPTION, auto_k_note
+
+    common.print_frame(rep.summary(), SUMMARY_CAPTION + ":")
+    note = auto_k_note(rep) if "cluster" in rep.kinds else None
+    if note is not None:
+        print(note)
+        print()
     lop = rep.lopsided
     if lop["lopsided"]:
         print(f"The clustering ({rep.clustering}, {rep.n_clusters} clusters) is lopsided: {lop['reason']}.")
@@ -138,14 +215,12 @@ def run(args: argparse.Namespace) -> int:
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       "most 1%).")
         print()
-    from ..report.sections import pattern_texts, patterns_as_in_table, q_columns_as_text, whole_numbers_as_int
+    from ..report.sections import patterns_as_in_table, q_columns_as_text
 
-    if "entropy" not in rep.kinds:
+    if texts is None:  # no entropy patterns (discovery "patterns"): the answer and the discovery table said it all
         if path:
             print(f"Report: {path}")
         return 0
-    # patterns written as in the report (integer values without decimals)
-    texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
     rk = rep.ranking("statistical_parity", kind="entropy", n=args.top, alpha=args.alpha, min_size=args.min_size,
                      ci=args.ci)
     if args.alpha is None:
@@ -165,7 +240,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_discovery(rep, alpha: float, ci: float) -> None:
     """The comparison of the discovery methods and the findings under one family-wise error."""
-    import pandas as pd
 
     summary = rep.discovery_summary(alpha, ci)
     shown = summary[["method", "candidates", "significant", "best", "metric", "value", "ci_low", "ci_high",
@@ -174,12 +248,7 @@ def _print_discovery(rep, alpha: float, ci: float) -> None:
                               "direction; best = smallest adjusted p):")
     print(summary.attrs["sentence"])
     print()
-    found = rep.findings(alpha, ci)
-    if len(found):
-        top = found.head(10)[["metric", "description", "size", "value", "ci_low", "ci_high", "p_adjusted",
-                              "direction"]]
-        common.print_frame(pd.DataFrame(top).reset_index(drop=True),
-                           f"Findings ({len(found)} significant at family-wise error {alpha:g}; first 10):")
+    # the findings themselves are the answer's table, printed first (the same list as the report's)
 
 
 def add_parser(sub) -> None:

@@ -16,11 +16,12 @@ import tempfile
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
 #: The function that opens URLs; tests replace it (the test suite never reaches the network).
-urlopen: Callable = urllib.request.urlopen
+urlopen: Callable[..., Any] = urllib.request.urlopen
 
 #: Seconds to wait for the server before giving up.
 DEFAULT_TIMEOUT = 60.0
@@ -30,7 +31,7 @@ _CHUNK = 1 << 20
 
 def download_file(
     url: str,
-    dest: str | os.PathLike,
+    dest: str | os.PathLike[str],
     verify: Callable[[Path], None] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> Path:

@@ -52,7 +52,7 @@ def code_column(values: pd.Series, name: str) -> tuple[np.ndarray, dict[float, o
         cats = cats.sort_values()
     except TypeError:  # mixed types: order by their text
         cats = pd.Index(sorted(cats, key=str))
-    codes = cats.get_indexer(values.astype(object)).astype(np.float64)
+    codes = cats.get_indexer(pd.Index(values.astype(object))).astype(np.float64)
     codes[missing] = MISSING_CODE
     mapping: dict[float, object] = {float(i): v for i, v in enumerate(cats)}
     if missing.any():

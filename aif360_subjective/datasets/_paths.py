@@ -15,7 +15,7 @@ def data_root() -> Path:
     return Path(env).expanduser() if env else DEFAULT_DIR.expanduser()
 
 
-def resolve_data_dir(subdir: str, data_dir: str | os.PathLike | None = None) -> Path:
+def resolve_data_dir(subdir: str, data_dir: str | os.PathLike[str] | None = None) -> Path:
     """Folder of one dataset: ``data_dir`` if given, else ``data_root() / subdir``.
 
     Args:

@@ -17,8 +17,24 @@ import pandas as pd
 from .._validation import plain
 
 
-def read_table(path: Path, how_to_get: str) -> pd.DataFrame:
+def _ids_as_written(text: pd.Series) -> pd.Series:
+    """Id cells read as text: integers (the published files' ids) when every id is an integer written plainly
+    (``12``, not ``012`` or ``12.0``), else the text as written, so ``007`` and ``7`` stay two ids."""
+    if text.isna().any():
+        return text  # refused by check_ids, with the rows named
+    number = pd.to_numeric(text, errors="coerce")
+    if number.notna().all() and (number == np.floor(number)).all() and np.abs(number).max() < 2**62:
+        as_int = number.astype(np.int64)
+        if (as_int.astype(str) == text.str.strip()).all():
+            return as_int
+    return text
+
+
+def read_table(path: Path, how_to_get: str, ids: Sequence[str] = ()) -> pd.DataFrame:
     """Read a CSV/TSV (or Parquet) file.
+
+    Id columns (``ids``) of a CSV/TSV are read as text and kept as written (:func:`_ids_as_written`): integers when
+    every id is a plainly written integer (as published), else text, so that ``007`` and ``7`` never merge.
 
     Raises:
         FileNotFoundError: no such file (the message says where to get it).
@@ -37,7 +53,12 @@ def read_table(path: Path, how_to_get: str) -> pd.DataFrame:
                     f"reading {path.name} needs pyarrow: pip install 'aif360-subjective[parquet]' ({exc})"
                 ) from None
             return pd.read_parquet(path)
-        return pd.read_csv(path, sep="\t" if suffix in (".tsv", ".tab") else ",", low_memory=False)
+        frame = pd.read_csv(path, sep="\t" if suffix in (".tsv", ".tab") else ",", low_memory=False,
+                            dtype=dict.fromkeys(ids, str))
+        for c in ids:
+            if c in frame.columns:
+                frame[c] = _ids_as_written(frame[c])
+        return frame
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError, OSError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
@@ -142,7 +163,7 @@ def missing_as_nan(table: pd.DataFrame, missing_values: Collection[str]) -> tupl
 
 
 def resolve_file(
-    path: str | os.PathLike | None, default_dir: Path, names: Sequence[str], how_to_get: str
+    path: str | os.PathLike[str] | None, default_dir: Path, names: Sequence[str], how_to_get: str
 ) -> Path:
     """The data file: ``path`` if it is a file; else the first of ``names`` in the folder ``path``
     (default: ``default_dir``).

@@ -72,7 +72,7 @@ class DICESDataset(MultiAnnotatorDataset):
 
     def __init__(
         self,
-        path: str | os.PathLike | None = None,
+        path: str | os.PathLike[str] | None = None,
         version: int = 350,
         label: str = "Q_overall",
         *,
@@ -104,7 +104,7 @@ class DICESDataset(MultiAnnotatorDataset):
             raise ValueError(f"label={label!r} must be a DICES answer column (Q_overall, Q2_harmful_content_..., ...)")
         name = f"diverse_safety_adversarial_dialog_{version}.csv"
         file = resolve_file(path, resolve_data_dir("dices"), (name,), _HOW_TO_GET)
-        frame = read_table(file, _HOW_TO_GET)
+        frame = read_table(file, _HOW_TO_GET, ids=("item_id", "rater_id"))
         rater_cols, item_cols = RATER_COLUMNS[version], ITEM_COLUMNS[version]
         require_columns(frame, ("rater_id", "item_id", *rater_cols, *item_cols, label), file, f"DICES-{version}")
         check_ids(frame, ("item_id", "rater_id"), file)

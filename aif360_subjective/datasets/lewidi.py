@@ -95,6 +95,9 @@ def _load_json(path: Path) -> object:
             return json.load(f)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:  # e.g. a Latin-1 file: name the file and the byte, not only the codec
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+                         "JSON files must be UTF-8, re-save it as UTF-8") from None
 
 
 def _split_of(path: Path) -> str | None:
@@ -424,7 +427,8 @@ def read_annotators_meta(
         columns whose present values are all numbers become float64.
 
     Raises:
-        ValueError: not JSON, not an object of objects, nested values, or repeated annotator ids.
+        ValueError: not JSON, not an object of objects, nested values, infinite numbers, or repeated annotator
+            ids.
     """
     path = Path(path)
     data = _load_json(path)
@@ -450,6 +454,10 @@ def read_annotators_meta(
             raise ValueError(f"{path}: attribute {col!r} holds nested values; expected single values")
         s = s.where(~s.isin(list(missing_values)))
         frame[col] = _maybe_numeric(s)
+        if frame[col].dtype == np.float64 and np.isinf(frame[col].to_numpy()).any():
+            who = frame.index[np.isinf(frame[col].to_numpy())]
+            raise ValueError(f"{path}: attribute {col!r} of annotator {who[0]!r} is {frame[col][who[0]]} "
+                             f"({len(who)} infinite value(s)); attributes must be finite numbers or text")
     return frame
 
 
@@ -563,6 +571,10 @@ def load_lewidi_tables(
     if "group" in annotations.columns:
         groups = _group_table(annotations)
         annotations = annotations.drop(columns="group")
+        if group_names:
+            # the readable names the file gives (HS-Brexit: group1 -> "target group", group2 -> "control group"),
+            # so that every table, figure and report names the groups as the data does
+            groups["group"] = groups["group"].map(lambda g: group_names.get(g, g))
     if annotators_meta is None:
         meta_path = find_annotators_meta(files)
         if meta_path is None and groups is None and layout == "2025":  # 2023 publishes no metadata file
@@ -659,10 +671,11 @@ class LeWiDiDataset(MultiAnnotatorDataset):
     ``"test:1"`` (``split_prefix``; a single file keeps the published keys).
 
     **Annotator groups (2023).** HS-Brexit and ArMIS publish each annotator's group in ``other_info``; it
-    becomes the annotator attribute ``group`` (a protected attribute), values as published: HS-Brexit
-    ``group1`` (target group: Muslim immigrants in the UK) and ``group2`` (control group), whose readable
-    names are in ``metadata['group_names']``; ArMIS ``Moderate_Female``, ``Liberal_Female``,
-    ``Conservative_Male``. An annotator whose group differs between items is an error naming it.
+    becomes the annotator attribute ``group`` (a protected attribute), with the readable names the file gives:
+    HS-Brexit ``"target group"`` (published code ``group1``: Muslim immigrants in the UK) and ``"control
+    group"`` (``group2``), the codes -> names map in ``metadata['group_names']``; ArMIS, which publishes no
+    names, its values as published: ``Moderate_Female``, ``Liberal_Female``, ``Conservative_Male``.
+    An annotator whose group differs between items is an error naming it.
 
     **Non-binary scales** need a stated binary view and keep the raw value in ``annotation_info["raw_label"]``:
     ConvAbuse's abuse severity -3..1 with ``positive_labels={-3, -2, -1}`` (the published binary view,

@@ -89,7 +89,7 @@ class MeasuringHateSpeechDataset(MultiAnnotatorDataset):
 
     def __init__(
         self,
-        path: str | os.PathLike | None = None,
+        path: str | os.PathLike[str] | None = None,
         *,
         label: str = "hatespeech",
         positive_from: float = 2,
@@ -115,7 +115,7 @@ class MeasuringHateSpeechDataset(MultiAnnotatorDataset):
         if isinstance(positive_from, bool) or not isinstance(positive_from, (int, float, np.number)):
             raise TypeError(f"positive_from must be a number, got {positive_from!r}")
         file = resolve_file(path, resolve_data_dir("measuring_hate_speech"), FILE_NAMES, _HOW_TO_GET)
-        frame = read_table(file, _HOW_TO_GET)
+        frame = read_table(file, _HOW_TO_GET, ids=("comment_id", "annotator_id"))
         require_columns(frame, ("comment_id", "annotator_id", label), file, "Measuring Hate Speech")
         check_ids(frame, ("comment_id", "annotator_id"), file)
         answer = numeric_field(frame, label, file)

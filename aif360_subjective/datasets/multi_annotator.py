@@ -5,20 +5,32 @@ from __future__ import annotations
 import logging
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from aif360.datasets import BinaryLabelDataset, StructuredDataset
 
 from .._compat import is_string_like
-from .._labels import TIE_POLICIES, binary_entropy, majority_vote, vote_counts
-from .._validation import check_choice, check_random_state, is_bool, is_number, plain
+from .._labels import TiePolicy, binary_entropy, check_tie, majority_vote, vote_counts
+from .._validation import (
+    check_finite_features,
+    check_random_state,
+    duplicate_pairs_error,
+    is_bool,
+    is_number,
+    plain,
+)
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
-TiePolicy = Literal["favorable", "unfavorable", "drop"]
 _SPLIT_UNITS = ("item", "annotator", "annotation")
-__all__ = ["MultiAnnotatorDataset", "TiePolicy", "check_random_state"]
+__all__ = [
+    "MultiAnnotatorDataset",
+    "TiePolicy",
+    "check_multi_annotator_dataset",
+    "check_random_state",
+    "is_multi_annotator_dataset",
+]
 
 
 def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:
@@ -52,6 +64,8 @@ def _check_table(table: Any, name: str) -> pd.DataFrame:
             f"{name} table has {int(dup.sum())} duplicate id(s) in its index "
             f"({_first_examples(table.index[dup])}); ids must be unique"
         )
+    # an infinite attribute would reach the classifiers and the clusterers as a failure deep inside them
+    check_finite_features(table, f"{name} table")
     return table
 
 
@@ -299,12 +313,8 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         dup = pd.Series(key).duplicated().to_numpy()
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
-            raise ValueError(
-                f"{int(dup.sum())} duplicate (item, annotator) pair(s), e.g. {self.item_col}="
-                f"{plain(self.item_ids[i])!r}, {self.annotator_col}={plain(self.annotator_ids[i])!r} "
-                f"(row {plain(index[i])!r}); "
-                "keep one label per annotator and item"
-            )
+            raise duplicate_pairs_error(int(dup.sum()), self.item_ids[i], self.annotator_ids[i], index[i],
+                                        self.item_col, self.annotator_col)
 
     @staticmethod
     def _align_table(table: pd.DataFrame, uniques: np.ndarray, name: str) -> tuple[pd.DataFrame, int]:
@@ -581,7 +591,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             item's labels equal to the majority, max(p, 1-p)) and ``entropy`` (binary entropy of the
             labels, in bits: 0 = unanimous, 1 = even split).
         """
-        check_choice(tie, "tie", TIE_POLICIES)
+        check_tie(tie)
         codes, uniques = pd.factorize(self.item_ids)
         n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
         share = n_fav / n
@@ -606,7 +616,7 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
         Args:
             tie: tie policy, as in :meth:`item_summary`.
         """
-        check_choice(tie, "tie", TIE_POLICIES)
+        check_tie(tie)
         codes, uniques = pd.factorize(self.item_ids)
         n, n_fav = vote_counts(codes, self._favorable_mask(), len(uniques))
         return self._vote(n, n_fav, tie)[codes]
@@ -833,6 +843,24 @@ class MultiAnnotatorDataset(BinaryLabelDataset):
             if name not in data:
                 data[name] = self.features[:, j]
         return pd.DataFrame(data, index=pd.Index(self.instance_names, name="annotation"))
+
+
+def is_multi_annotator_dataset(obj: Any) -> bool:
+    """Whether ``obj`` is a :class:`MultiAnnotatorDataset` (by ``isinstance``)."""
+    return isinstance(obj, MultiAnnotatorDataset)
+
+
+def check_multi_annotator_dataset(obj: Any, name: str = "dataset") -> None:
+    """Raise unless ``obj`` is a MultiAnnotatorDataset.
+
+    Raises:
+        TypeError: naming the argument and the type received.
+    """
+    if not is_multi_annotator_dataset(obj):
+        raise TypeError(
+            f"{name} must be a MultiAnnotatorDataset (one row per (item, annotator) annotation), "
+            f"got {type(obj).__name__}"
+        )
 
 
 def _cut_points(spec, n_units: int) -> list[int]:

@@ -72,7 +72,7 @@ class PopquornDataset(MultiAnnotatorDataset):
 
     def __init__(
         self,
-        path_or_dir: str | os.PathLike | None = None,
+        path_or_dir: str | os.PathLike[str] | None = None,
         task: str = "offensiveness",
         positive_from: float = 3,
         *,
@@ -103,7 +103,7 @@ class PopquornDataset(MultiAnnotatorDataset):
             raise ValueError(f"positive_from={positive_from} must lie in (1, 5] so that both labels can occur")
         path = resolve_file(path_or_dir, resolve_data_dir("popquorn"),
                             (f"{task}_raw_data.csv", "raw_data.csv"), _HOW_TO_GET)
-        frame = read_table(path, _HOW_TO_GET)
+        frame = read_table(path, _HOW_TO_GET, ids=("instance_id", "user_id"))
         require_columns(frame, ("instance_id", "user_id", "text", task, *DEMOGRAPHICS), path, "POPQUORN")
         check_ids(frame, ("instance_id", "user_id"), path)
         rating = numeric_field(frame, task, path, allowed=SCALE)

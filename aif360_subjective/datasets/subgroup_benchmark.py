@@ -10,13 +10,12 @@ in the favourable-prediction rate or in the error rate (the tables of ``benchmar
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .multi_annotator import check_random_state
+from .._validation import check_fraction, check_int, check_random_state
 
 __all__ = ["SubgroupBenchmark", "make_planted_slice", "make_subgroup_benchmark", "SLICE_SHAPES", "SLICE_TARGETS"]
 
@@ -44,23 +43,9 @@ class SubgroupBenchmark:
     y_true: np.ndarray
     y_pred: np.ndarray
     planted: np.ndarray
-    conditions: dict
+    conditions: dict[str, object]
     effect: float
     target: str = "statistical_parity"
-
-
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
-
-
-def _check_fraction(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
 
 
 def make_subgroup_benchmark(
@@ -107,21 +92,21 @@ def make_subgroup_benchmark(
         ValueError: counts or rates out of range (``effect > base_rate``, ``n_categorical < 2``,
             ``n_samples < 2``, ``planted_share * n_levels > 1``).
     """
-    n = _check_int("n_samples", n_samples, 2)
-    n_cat = _check_int("n_categorical", n_categorical, 2)
-    n_num = _check_int("n_numeric", n_numeric, 0)
-    n_levels = _check_int("n_levels", n_levels, 2)
+    n = check_int(n_samples, "n_samples", low=2)
+    n_cat = check_int(n_categorical, "n_categorical", low=2)
+    n_num = check_int(n_numeric, "n_numeric", low=0)
+    n_levels = check_int(n_levels, "n_levels", low=2)
     if n_levels > len(LEVELS):
         raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
-    share = _check_fraction("planted_share", planted_share)
+    share = check_fraction(planted_share, "planted_share")
     if share <= 0 or share * n_levels > 1:
         raise ValueError(
             f"planted_share must be in (0, 1 / n_levels] = (0, {1 / n_levels:.4g}] (cat0 == 'a' has probability "
             f"planted_share * n_levels), got {planted_share}"
         )
-    effect = _check_fraction("effect", effect)
-    base_rate = _check_fraction("base_rate", base_rate)
-    accuracy = _check_fraction("accuracy", accuracy)
+    effect = check_fraction(effect, "effect")
+    base_rate = check_fraction(base_rate, "base_rate")
+    accuracy = check_fraction(accuracy, "accuracy")
     if effect > base_rate:
         raise ValueError(f"effect must be at most base_rate ({base_rate}), got {effect}")
     rng = check_random_state(random_state, "random_state")
@@ -134,7 +119,7 @@ def make_subgroup_benchmark(
     for j in range(n_num):
         cols[f"num{j}"] = rng.random(n)
     X = pd.DataFrame(cols)
-    conditions = {"cat0": "a", "cat1": "a"}
+    conditions: dict[str, object] = {"cat0": "a", "cat1": "a"}
     planted = (X["cat0"].to_numpy() == "a") & (X["cat1"].to_numpy() == "a")
     rate = np.where(planted, base_rate - effect, base_rate)
     y_pred = (rng.random(n) < rate).astype(np.int64)
@@ -209,26 +194,26 @@ def make_planted_slice(
         TypeError: non-integer counts.
         ValueError: unknown shape or target, counts or rates out of range.
     """
-    n = _check_int("n_samples", n_samples, 2)
+    n = check_int(n_samples, "n_samples", low=2)
     if shape not in SLICE_SHAPES:
         raise ValueError(f"shape must be one of {SLICE_SHAPES}, got {shape!r}")
     if target not in SLICE_TARGETS:
         raise ValueError(f"target must be one of {SLICE_TARGETS}, got {target!r}")
-    c = _check_int("n_conditions", n_conditions, 1)
-    n_cat = _check_int("n_categorical", n_categorical, 0)
-    n_num = _check_int("n_numeric", n_numeric, 0)
-    n_levels = _check_int("n_levels", n_levels, 2)
+    c = check_int(n_conditions, "n_conditions", low=1)
+    n_cat = check_int(n_categorical, "n_categorical", low=0)
+    n_num = check_int(n_numeric, "n_numeric", low=0)
+    n_levels = check_int(n_levels, "n_levels", low=2)
     if n_levels > len(LEVELS):
         raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
     pool, pool_name = (n_cat, "n_categorical") if shape == "conjunction" else (n_num, "n_numeric")
     if c > pool:
         raise ValueError(f"n_conditions ({c}) must be at most {pool_name} ({pool}) for shape={shape!r}")
-    share = _check_fraction("planted_share", planted_share)
+    share = check_fraction(planted_share, "planted_share")
     if not 0 < share < 1:
         raise ValueError(f"planted_share must be in (0, 1), got {planted_share}")
-    effect = _check_fraction("effect", effect)
-    base_rate = _check_fraction("base_rate", base_rate)
-    accuracy = _check_fraction("accuracy", accuracy)
+    effect = check_fraction(effect, "effect")
+    base_rate = check_fraction(base_rate, "base_rate")
+    accuracy = check_fraction(accuracy, "accuracy")
     limit, limit_name = (base_rate, "base_rate") if target == "statistical_parity" else (accuracy, "accuracy")
     if effect > limit:
         raise ValueError(f"effect must be at most {limit_name} ({limit}) for target={target!r}, got {effect}")
@@ -236,8 +221,8 @@ def make_planted_slice(
     levels = np.array(LEVELS[:n_levels], dtype=object)
     q = share ** (1.0 / c)
     chosen = np.sort(rng.choice(pool, size=c, replace=False))
-    conditions: dict = {}
-    cols: dict = {}
+    conditions: dict[str, object] = {}
+    cols: dict[str, np.ndarray] = {}
     planted = np.ones(n, dtype=bool)
     for j in range(n_cat):
         if shape == "conjunction" and j in chosen:

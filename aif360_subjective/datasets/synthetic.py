@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,16 @@ AGE_GROUPS = ("18-30", "30-45", "45-60", "60+")
 GENDERS = ("female", "male", "nonbinary")
 EDUCATION = ("hs", "bachelors", "masters", "doctorate")
 PROTECTED = ("gender", "age_group", "education")
+
+
+def _check_sizes(n_items: Any, n_annotators: Any, annotations_per_item: Any) -> tuple[int, int, int]:
+    """The three sizes of a generated job (ints >= 1, each item annotated by at most every annotator)."""
+    n_items = check_int(n_items, "n_items", low=1)
+    n_annotators = check_int(n_annotators, "n_annotators", low=1)
+    k = check_int(annotations_per_item, "annotations_per_item", low=1)
+    if k > n_annotators:
+        raise ValueError(f"annotations_per_item={k} exceeds n_annotators={n_annotators}")
+    return n_items, n_annotators, k
 
 
 def _assign(rng: np.random.Generator, n_items: int, n_annotators: int, k: int,
@@ -94,12 +105,8 @@ def make_subjective_dataset(
         TypeError: a size is not an int, or ``random_state`` is not None, an int or a Generator.
         ValueError: a size or fraction out of range.
     """
-    n_items = check_int(n_items, "n_items", low=1)
-    n_annotators = check_int(n_annotators, "n_annotators", low=1)
-    k = check_int(annotations_per_item, "annotations_per_item", low=1)
+    n_items, n_annotators, k = _check_sizes(n_items, n_annotators, annotations_per_item)
     n_features = check_int(n_features, "n_features", low=2)
-    if k > n_annotators:
-        raise ValueError(f"annotations_per_item={k} exceeds n_annotators={n_annotators}")
     minority_fraction = check_fraction(minority_fraction, "minority_fraction")
     spammer_fraction = check_fraction(spammer_fraction, "spammer_fraction")
     if minority_fraction + spammer_fraction > 1:

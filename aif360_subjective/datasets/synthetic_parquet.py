@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_fraction, check_int, check_random_state
-from .synthetic import AGE_GROUPS, _assign
+from .synthetic import AGE_GROUPS, _assign, _check_sizes
 
 
 def write_synthetic_parquet(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     n_items: int = 100_000,
     n_annotators: int = 1_000,
     annotations_per_item: int = 10,
@@ -67,12 +68,8 @@ def write_synthetic_parquet(
         TypeError: a size is not an int.
         ValueError: a size or fraction out of range.
     """
-    n_items = check_int(n_items, "n_items", low=1)
-    n_annotators = check_int(n_annotators, "n_annotators", low=1)
-    k = check_int(annotations_per_item, "annotations_per_item", low=1)
+    n_items, n_annotators, k = _check_sizes(n_items, n_annotators, annotations_per_item)
     items_per_file = check_int(items_per_file, "items_per_file", low=1)
-    if k > n_annotators:
-        raise ValueError(f"annotations_per_item={k} exceeds n_annotators={n_annotators}")
     fractions = {
         name: check_fraction(value, name)
         for name, value in [("minority_fraction", minority_fraction), ("spammer_fraction", spammer_fraction),
@@ -111,7 +108,7 @@ def write_synthetic_parquet(
 
 
 def _write_chunk(file: Path, rng: np.random.Generator, lo: int, hi: int, k: int, kind_code: np.ndarray,
-                 activity: np.ndarray, fr: dict) -> None:
+                 activity: np.ndarray, fr: dict[str, Any]) -> None:
     m = hi - lo
     x0 = rng.standard_normal(m)
     score = rng.standard_normal(m)  # the consensus ignores x0, as in make_subjective_dataset

@@ -24,13 +24,14 @@ References:
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -135,7 +136,7 @@ def get_task(task: str) -> WikipediaTask:
 
 
 def _read_tsv(
-    path: Path, columns: Sequence[str], dtype: dict, na_columns: Sequence[str] = ()
+    path: Path, columns: Sequence[str], dtype: dict[str, Any], na_columns: Sequence[str] = ()
 ) -> pd.DataFrame:
     """Read one published TSV with a fixed header and explicit dtypes (C parser, no per-row Python).
 
@@ -179,7 +180,7 @@ def _int_ids(values: pd.Series, path: Path) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def read_comments(path: str | os.PathLike) -> pd.DataFrame:
+def read_comments(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read ``<task>_annotated_comments.tsv``.
 
     Args:
@@ -227,7 +228,7 @@ def read_comments(path: str | os.PathLike) -> pd.DataFrame:
     return items
 
 
-def read_annotations(path: str | os.PathLike, task: str) -> pd.DataFrame:
+def read_annotations(path: str | os.PathLike[str], task: str) -> pd.DataFrame:
     """Read ``<task>_annotations.tsv``.
 
     Args:
@@ -259,7 +260,7 @@ def read_annotations(path: str | os.PathLike, task: str) -> pd.DataFrame:
     return df
 
 
-def read_demographics(path: str | os.PathLike) -> pd.DataFrame:
+def read_demographics(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read ``<task>_worker_demographics.tsv``.
 
     Args:
@@ -290,7 +291,7 @@ def read_demographics(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def read_labelled_sample(
-    path: str | os.PathLike, task: str = "toxicity"
+    path: str | os.PathLike[str], task: str = "toxicity"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Split a joined annotations + comments CSV (such as ``toxicity_labelled_comments_3k_sample.csv``).
 
@@ -383,6 +384,10 @@ def expected_header(task: str, role: str) -> tuple[str, ...]:
     return DEMOGRAPHIC_COLUMNS
 
 
+def _check_header(path: Path, header: Sequence[str]) -> None:
+    _download.check_delimited_header(path, header)
+
+
 def _ensure_files(task: str, folder: Path, roles: Sequence[str], download: bool) -> dict[str, Path]:
     """Paths of the needed files; download the missing ones if asked, else raise naming each of them."""
     spec = get_task(task)
@@ -395,7 +400,7 @@ def _ensure_files(task: str, folder: Path, roles: Sequence[str], download: bool)
             _download.download_file(
                 download_url(task, role),
                 paths[role],
-                verify=lambda p, header=header: _download.check_delimited_header(p, header),
+                verify=functools.partial(_check_header, header=header),
             )
         missing = []
     if missing:
@@ -413,7 +418,7 @@ def _ensure_files(task: str, folder: Path, roles: Sequence[str], download: bool)
 
 def load_wikipedia_talk_tables(
     task: str = "toxicity",
-    data_dir: str | os.PathLike | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
     download: bool = False,
     demographics: bool = True,
     duplicates: Literal["first", "raise"] = "first",
@@ -454,7 +459,9 @@ def load_wikipedia_talk_tables(
     return _finish_tables(annotations, annotators, items, paths["annotations"], duplicates)
 
 
-def _finish_tables(annotations, annotators, items, source, duplicates) -> WikipediaTalkTables:
+def _finish_tables(
+    annotations: pd.DataFrame, annotators: pd.DataFrame, items: pd.DataFrame, source: Any, duplicates: str
+) -> WikipediaTalkTables:
     """Check the judgements against the comments and handle repeated (rev_id, worker_id) pairs."""
     unknown = ~annotations["rev_id"].isin(items.index)
     if unknown.any():
@@ -508,7 +515,7 @@ class WikipediaTalkDataset(MultiAnnotatorDataset):
     def __init__(
         self,
         task: str = "toxicity",
-        data_dir: str | os.PathLike | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
         download: bool = False,
         *,
         demographics: bool = True,
@@ -569,10 +576,10 @@ class WikipediaTalkDataset(MultiAnnotatorDataset):
     @classmethod
     def from_labelled_sample(
         cls,
-        path: str | os.PathLike,
-        demographics_path: str | os.PathLike | None = None,
+        path: str | os.PathLike[str],
+        demographics_path: str | os.PathLike[str] | None = None,
         task: str = "toxicity",
-        **kwargs,
+        **kwargs: Any,
     ) -> WikipediaTalkDataset:
         """A dataset from a joined annotations + comments CSV such as ``toxicity_labelled_comments_3k_sample.csv``.
 

@@ -5,24 +5,31 @@ face is :class:`aif360_subjective.metrics.SubgroupDiscoveryMetric`. Both call th
 """
 
 from .clustering import CLUSTERINGS, HierarchicalTree, fit_clustering, validity_indices, xmeans_n_clusters
-from .detect import compare_clusterings, detect_subgroups
+from .detect import alternative_clusterings, compare_clusterings, detect_subgroups
 from .directions import DIRECTIONS
 from .encoding import detect_categorical, encode_for_clustering, factorize_columns
 from .inference import benjamini_hochberg, newcombe_interval, subgroup_inference, wilson_interval
-from .lopsided import alternative_clusterings, lopsidedness
+from .lopsided import lopsidedness
+from .options import AnalysisOptions, Clusterer, check_analysis_options
 from .patterns import entropy_patterns
 from .report import SubgroupReport
 from .selection import fairness_separation
-from .subgroup_metrics import METRICS, metrics_from_counts
+from .subgroup_metrics import FAIRNESS_METRICS, METRICS, SUBGROUP_METRICS, SubgroupMetric, metrics_from_counts
 
 __all__ = [
     "CLUSTERINGS",
     "DIRECTIONS",
+    "FAIRNESS_METRICS",
     "METRICS",
+    "SUBGROUP_METRICS",
+    "AnalysisOptions",
+    "Clusterer",
     "HierarchicalTree",
+    "SubgroupMetric",
     "SubgroupReport",
     "alternative_clusterings",
     "benjamini_hochberg",
+    "check_analysis_options",
     "compare_clusterings",
     "detect_categorical",
     "detect_subgroups",

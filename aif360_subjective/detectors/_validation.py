@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_columns, check_fraction, is_bool, is_number
+from .._validation import check_choice, check_columns, check_finite_features, check_fraction, is_bool, is_number
 
 __all__ = [
     "UNDEFINED_RATES",
@@ -26,7 +27,7 @@ __all__ = [
 UNDEFINED_RATES = ("nan", "asdf")
 
 
-def as_frame(X, name: str = "X") -> pd.DataFrame:
+def as_frame(X: Any, name: str = "X") -> pd.DataFrame:
     """Return ``X`` as a DataFrame with string column names (a copy is not made when not needed)."""
     if isinstance(X, pd.DataFrame):
         df = X
@@ -53,10 +54,13 @@ def as_frame(X, name: str = "X") -> pd.DataFrame:
             f"{name} contains missing values (column: count) {bad}; impute them or encode them as a "
             "category (e.g. the string 'missing') before subgroup discovery"
         )
+    check_finite_features(df, name)  # inf / overflowing ranges would make the scaled matrix NaN (a clusterer crash)
     return df
 
 
-def check_labels(y_true, y_pred, n: int, pos_label, labels: Sequence | None):
+def check_labels(
+    y_true: Any, y_pred: Any, n: int, pos_label: Any, labels: Sequence[Any] | None
+) -> tuple[np.ndarray, np.ndarray]:
     """Validate the label vectors and return them as boolean arrays "is the favourable label".
 
     Args:
@@ -128,7 +132,7 @@ def check_labels(y_true, y_pred, n: int, pos_label, labels: Sequence | None):
     return out[0], out[1]
 
 
-def check_weights(sample_weight, n: int) -> np.ndarray | None:
+def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     """Validate optional per-row weights (non-negative, finite, length ``n``)."""
     if sample_weight is None:
         return None
@@ -143,19 +147,23 @@ def check_weights(sample_weight, n: int) -> np.ndarray | None:
     return w
 
 
-def check_threshold(entropy_threshold) -> float:
+def check_threshold(entropy_threshold: Any) -> float:
     """The entropy threshold must be a real number in [0, 1] (TypeError / ValueError as :func:`check_fraction`)."""
     return check_fraction(entropy_threshold, "entropy_threshold")
 
 
-def check_n_clusters(n_clusters, n: int):
+def check_n_clusters(n_clusters: Any, n: int) -> int | tuple[int, ...] | None:
     """``None`` (automatic), an int in [2, n], or a non-empty sequence of such ints (fairness-aware k)."""
     if n_clusters is None:
         return None
     if isinstance(n_clusters, Sequence) and not isinstance(n_clusters, str):
         if len(n_clusters) == 0:
             raise ValueError("n_clusters: the sequence of candidate numbers of clusters is empty")
-        return tuple(check_n_clusters(k, n) for k in n_clusters)
+        return tuple(_check_one_k(k, n) for k in n_clusters)
+    return _check_one_k(n_clusters, n)
+
+
+def _check_one_k(n_clusters: Any, n: int) -> int:
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
         raise TypeError(f"n_clusters must be an int, a sequence of ints or None, got {n_clusters!r}")
     k = int(n_clusters)
@@ -164,7 +172,7 @@ def check_n_clusters(n_clusters, n: int):
     return k
 
 
-def check_sample_size(silhouette_sample_size):
+def check_sample_size(silhouette_sample_size: Any) -> int | None:
     """``None`` (all rows) or an int >= 2: rows sampled for the silhouette."""
     if silhouette_sample_size is None:
         return None
@@ -175,14 +183,14 @@ def check_sample_size(silhouette_sample_size):
     return int(silhouette_sample_size)
 
 
-def _equal(a, b) -> bool:
+def _equal(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
     except (TypeError, ValueError):
         return False
 
 
-def _eq_array(arr: np.ndarray, value) -> np.ndarray:
+def _eq_array(arr: np.ndarray, value: Any) -> np.ndarray:
     """Elementwise ``arr == value`` that never raises on mixed types (returns False instead)."""
     # booleans compare with boolean and numeric arrays (True == 1), never with text
     if arr.dtype.kind in "biuf" and not (is_number(value) or is_bool(value)):

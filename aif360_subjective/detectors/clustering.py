@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -52,7 +53,7 @@ CLUSTERINGS = ("slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward")
 _HIERARCHICAL = {"slink": "single", "ward": "ward"}
 
 
-def as_generator(random_state) -> np.random.Generator:
+def as_generator(random_state: Any) -> np.random.Generator:
     """A numpy Generator from ``None``, an int seed or a Generator (the shared check, booleans rejected)."""
     return check_random_state(random_state, "random_state")
 
@@ -149,7 +150,7 @@ class HierarchicalTree:
         labels = label_of_comp[comp[:n]]
         if self.mst_edges is not None and n_clusters > 1:
             labels = prim_numbered_cut(self.mst_edges, labels, n_clusters, self.data)
-        return labels
+        return np.asarray(labels)
 
 
 @dataclass
@@ -173,7 +174,9 @@ class ClusteringResult:
     estimator: object = None
 
 
-def xmeans_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None) -> tuple[int, np.ndarray]:
+def xmeans_n_clusters(
+    Z: np.ndarray, kmax: int | None = None, random_state: Any = None
+) -> tuple[int, np.ndarray]:
     """Number of clusters by x-means (pyclustering, BIC, k-means++ start with 2 centres).
 
     Args:
@@ -195,7 +198,9 @@ XMEANS_FAST_WORK = 10**7
 XMEANS_METHODS = ("auto", "pyclustering", "fast")
 
 
-def choose_n_clusters(Z: np.ndarray, kmax: int | None = None, random_state=None, method: str = "auto") -> int:
+def choose_n_clusters(
+    Z: np.ndarray, kmax: int | None = None, random_state: Any = None, method: str = "auto"
+) -> int:
     """Automatic k by x-means: pyclustering's, or its rule vectorised when it reaches ``kmax``.
 
     ``method="pyclustering"`` is :func:`xmeans_n_clusters` (the reference; C++ core, ~38 s on Adult).
@@ -259,9 +264,9 @@ def _pyclustering_xmeans(Z: np.ndarray, kmax: int, seed: int) -> tuple[int, np.n
 
 def fit_clustering(
     Z: np.ndarray,
-    clustering="slink",
+    clustering: Any = "slink",
     n_clusters: int | None = None,
-    random_state=None,
+    random_state: Any = None,
     tree: HierarchicalTree | None = None,
     mst: str = "auto",
 ) -> ClusteringResult:
@@ -327,7 +332,9 @@ def fit_clustering(
     return ClusteringResult(labels, len(np.unique(labels)), clustering, k, estimator=est)
 
 
-def _fit_estimator(Z, estimator, n_clusters, rng) -> ClusteringResult:
+def _fit_estimator(
+    Z: np.ndarray, estimator: Any, n_clusters: int | None, rng: np.random.Generator
+) -> ClusteringResult:
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
         raise TypeError(
             f"clustering must be a name in {list(CLUSTERINGS)} or a scikit-learn clusterer instance "
@@ -353,7 +360,7 @@ def _fit_estimator(Z, estimator, n_clusters, rng) -> ClusteringResult:
 
 
 def validity_indices(
-    Z: np.ndarray, labels: np.ndarray, silhouette_sample_size: int | None = 1000, random_state=None
+    Z: np.ndarray, labels: np.ndarray, silhouette_sample_size: int | None = 1000, random_state: Any = None
 ) -> dict[str, float]:
     """Classical cluster validity indices: silhouette (sampled), Davies-Bouldin, Calinski-Harabasz.
 

@@ -10,25 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ._validation import (
-    UNDEFINED_RATES,
-    as_frame,
-    check_choice,
-    check_columns,
-    check_labels,
-    check_n_clusters,
-    check_sample_size,
-    check_threshold,
-    check_weights,
-)
+from ._validation import as_frame, check_labels, check_n_clusters, check_weights
 from .clustering import (
-    CLUSTERINGS,
-    MST_METHODS,
     HierarchicalTree,
     as_generator,
     choose_n_clusters,
@@ -36,21 +23,18 @@ from .clustering import (
     fit_clustering,
     validity_indices,
 )
-from .encoding import detect_categorical, encode_for_clustering, factorize_columns
+from .encoding import encode_for_clustering, factorize_columns
 from .lopsided import flag_lopsided
-from .maxt import DEFAULT_PERMUTATIONS, check_n_permutations
+from .maxt import DEFAULT_PERMUTATIONS
+from .options import DEFAULT_MIN_SUPPORT, DISCOVERIES, AnalysisOptions, check_analysis_options
 from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, build_items, check_min_support, mine_patterns
-from .patterns import NORMALIZATIONS, EntropyPatterns, entropy_patterns, pattern_members
+from .patterns import EntropyPatterns, entropy_patterns, pattern_members
 from .report import SubgroupReport
-from .selection import SELECTION_METRICS, compare_clusterings_encoded, fairness_separation
+from .selection import compare_clusterings_encoded, fairness_separation
 from .subgroup_metrics import METRICS, cell_codes, counts_by_label, counts_of_rows, metrics_from_counts
 
-__all__ = ["detect_subgroups", "compare_clusterings", "DISCOVERIES", "DEFAULT_MIN_SUPPORT"]
-
-#: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
-DISCOVERIES = ("asdf", "patterns", "both")
-#: Default ``min_support`` of the pattern candidates (a share of the rows); see :func:`detect_subgroups`.
-DEFAULT_MIN_SUPPORT = 0.01
+__all__ = ["DEFAULT_MIN_SUPPORT", "DISCOVERIES", "alternative_clusterings", "compare_clusterings",
+           "detect_subgroups"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +43,7 @@ def detect_subgroups(
     X,
     y_true,
     y_pred,
+    *,
     pos_label=1,
     clustering="slink",
     n_clusters: int | Sequence[int] | None = None,
@@ -66,7 +51,6 @@ def detect_subgroups(
     categorical_features: Sequence[str] | None = None,
     undefined_rates: str = "nan",
     random_state=None,
-    *,
     labels: Sequence | None = None,
     sample_weight=None,
     normalization: str = "cluster",
@@ -106,6 +90,8 @@ def detect_subgroups(
     column with more than ``MAX_ONEHOT_LEVELS`` + 1 (64 + 1) levels is one-hot coded on its most frequent
     levels only, with a warning (memory stays O(n x 64) per column); patterns still use every value.
 
+    Every argument after ``y_pred`` is keyword-only.
+
     Args:
         X: feature table (DataFrame; categorical columns as strings) or 2-d array. No missing values.
         y_true: ground-truth labels.
@@ -140,8 +126,9 @@ def detect_subgroups(
         min_support: least rows of a mined pattern: a count (int >= 1) or a share of the rows (float in
             (0, 1)). The default, 1 % of the rows, keeps every planted 2-10 % slice of the benchmark among the
             candidates while bounding their number (about 17,600 on 5,000 rows of 6 categorical and 2 numeric
-            columns): a shift of 0.1 in a 1 % slice has z < 1.5 and could never pass the max-T threshold
-            (z about 4.3 there), so smaller patterns would only cost time.
+            columns): a shift of 0.1 in a 1 % slice has z < 1.5, while on a null table of that shape a
+            100-row subgroup needs z >= 4.5 to pass max-T (``benchmarks/pattern_error_control.py``), so
+            smaller patterns would only cost time.
         n_bins: quantile bins per numeric column (>= 2).
         max_merge: longest run of adjacent bins merged into one range condition (>= 1).
         n_permutations: permutations of the max-T error control (>= 19).
@@ -170,108 +157,6 @@ def detect_subgroups(
         n_permutations=n_permutations,
     )
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label)
-
-
-@dataclass(frozen=True)
-class AnalysisOptions:
-    """Validated options of one subgroup-discovery run (both faces build it with
-    :func:`check_analysis_options`)."""
-
-    clustering: object
-    n_clusters: object  # as given (None, an int or a list of candidates)
-    k: object  # as the clustering takes it (None, an int or a tuple of candidates)
-    entropy_threshold: float
-    categorical_features: list[str]
-    normalization: str
-    inclusive: bool
-    undefined_rates: str
-    selection_metric: str
-    silhouette_sample_size: int | None
-    mst: str = "auto"
-    discovery: str = "asdf"
-    max_length: int = 3
-    min_support: int | float = DEFAULT_MIN_SUPPORT
-    n_bins: int = DEFAULT_BINS
-    max_merge: int = DEFAULT_MAX_MERGE
-    n_permutations: int = DEFAULT_PERMUTATIONS
-
-    def describe(self, pos_label) -> dict:
-        """The options as the report records them."""
-        return {
-            "pos_label": pos_label,
-            "entropy_threshold": self.entropy_threshold,
-            "normalization": self.normalization,
-            "inclusive": self.inclusive,
-            "undefined_rates": self.undefined_rates,
-            "n_clusters": self.n_clusters,
-            "selection_metric": self.selection_metric,
-            "mst": self.mst,
-            "discovery": self.discovery,
-            "max_length": self.max_length,
-            "min_support": self.min_support,
-            "n_bins": self.n_bins,
-            "max_merge": self.max_merge,
-            "n_permutations": self.n_permutations,
-        }
-
-
-def check_analysis_options(
-    X: pd.DataFrame,
-    *,
-    entropy_threshold,
-    n_clusters,
-    undefined_rates,
-    normalization,
-    selection_metric,
-    silhouette_sample_size,
-    clustering,
-    categorical_features,
-    inclusive=False,
-    mst="auto",
-    discovery="both",
-    max_length=3,
-    min_support=DEFAULT_MIN_SUPPORT,
-    n_bins=DEFAULT_BINS,
-    max_merge=DEFAULT_MAX_MERGE,
-    n_permutations=DEFAULT_PERMUTATIONS,
-) -> AnalysisOptions:
-    """Validate the options shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric``.
-
-    Returns:
-        AnalysisOptions: the options as the analysis takes them (categorical columns auto-detected when
-        not given).
-
-    Raises:
-        ValueError: an option out of range, an unknown name, or unknown columns.
-    """
-    tau = check_threshold(entropy_threshold)
-    k = check_n_clusters(n_clusters, len(X))
-    check_choice(undefined_rates, "undefined_rates", UNDEFINED_RATES)
-    check_choice(normalization, "normalization", NORMALIZATIONS)
-    check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
-    check_sample_size(silhouette_sample_size)
-    check_choice(mst, "mst", MST_METHODS)
-    if isinstance(clustering, str):
-        check_choice(clustering, "clustering", CLUSTERINGS)
-    check_choice(discovery, "discovery", DISCOVERIES)
-    for name, value, low in (("max_length", max_length, 1), ("n_bins", n_bins, 2), ("max_merge", max_merge, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise TypeError(f"{name} must be an int, got {value!r}")
-        if value < low:
-            raise ValueError(f"{name} must be >= {low}, got {value}")
-    check_min_support(min_support, max(len(X), 1))
-    check_n_permutations(n_permutations)
-    if categorical_features is None:
-        cat = detect_categorical(X)
-    else:
-        cat = check_columns(categorical_features, X, "categorical_features")
-    return AnalysisOptions(
-        clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
-        normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
-        selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size, mst=mst,
-        discovery=discovery, max_length=int(max_length), min_support=min_support, n_bins=int(n_bins),
-        max_merge=int(max_merge), n_permutations=int(n_permutations),
-    )
 
 
 def analyse(
@@ -322,7 +207,7 @@ def _patterns_only(X, t, p, w, opts, rng, pos_label) -> SubgroupReport:
                                               names=["kind", "id"])
     rep = SubgroupReport(
         index=X.index, labels=labels, raw=raw, pats=pats, metrics=metrics, validity=pd.Series(dtype=float,
-        name="validity"), model_selection=None, options=opts.describe(pos_label), categorical_features=opts.
+        name="validity"), model_selection=None, options=opts, pos_label=pos_label, categorical_features=opts.
         categorical_features, clustering="none", counts=counts, weighted=w is not None and bool(np.ptp(w) > 0),
         kinds=(),
     )
@@ -340,7 +225,7 @@ def _asdf(X, t, p, w, opts, rng, pos_label) -> SubgroupReport:
     raw = factorize_columns(X)
     model_selection = None
     tree = None
-    name = clustering if isinstance(clustering, str) else type(clustering).__name__
+    name = opts.clustering_name
     if isinstance(k, tuple):
         model_selection, results = compare_clusterings_encoded(
             Z,
@@ -389,7 +274,8 @@ def _asdf(X, t, p, w, opts, rng, pos_label) -> SubgroupReport:
         metrics=metrics,
         validity=validity,
         model_selection=model_selection,
-        options=opts.describe(pos_label),
+        options=opts,
+        pos_label=pos_label,
         categorical_features=cat,
         clustering=name,
         counts=counts,
@@ -513,35 +399,91 @@ def compare_clusterings(
     n = len(X)
     t, p = check_labels(y_true, y_pred, n, pos_label, labels)
     w = check_weights(sample_weight, n)
-    cat = (
-        detect_categorical(X)
-        if categorical_features is None
-        else check_columns(categorical_features, X, "categorical_features")
+    opts = check_analysis_options(
+        X, selection_metric=selection_metric, categorical_features=categorical_features,
+        silhouette_sample_size=silhouette_sample_size, mst=mst,
     )
     if isinstance(candidates, str) or not isinstance(candidates, dict | Sequence | np.ndarray) or len(candidates) == 0:
         raise TypeError(
             "candidates must be a non-empty list of ints or (clustering, k) pairs, or a dict "
             f"{{clustering: [k, ...]}}, got {candidates!r}"
         )
-    check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
-    check_sample_size(silhouette_sample_size)
-    check_choice(mst, "mst", MST_METHODS)
     pairs = candidates.items() if isinstance(candidates, dict) else candidates
     for c in pairs:
         ks = c[1] if isinstance(c, tuple) else c
         for kk in ks if isinstance(ks, list | tuple) else [ks]:
             if kk is not None:
                 check_n_clusters(kk, n)
-    Z, _ = encode_for_clustering(X, cat)
+    Z, _ = encode_for_clustering(X, opts.categorical_features)
     table, results = compare_clusterings_encoded(
         Z,
         t,
         p,
         candidates,
-        selection_metric,
+        opts.selection_metric,
         weights=w,
         random_state=random_state,
-        silhouette_sample_size=silhouette_sample_size,
-        mst=mst,
+        silhouette_sample_size=opts.silhouette_sample_size,
+        mst=opts.mst,
     )
     return flag_lopsided(table, [r.labels for r in results])
+
+
+def alternative_clusterings(
+    X,
+    y_true,
+    y_pred,
+    n_clusters: int,
+    pos_label=1,
+    *,
+    current: str = "slink",
+    candidates=None,
+    selection_metric: str = "statistical_parity",
+    categorical_features=None,
+    labels=None,
+    sample_weight=None,
+    random_state=None,
+    silhouette_sample_size: int | None = 1000,
+    ward_max_rows: int = 10_000,
+) -> pd.DataFrame:
+    """Compare the other clusterers at the same number of clusters and name one that is not lopsided.
+
+    Runs :func:`~aif360_subjective.detectors.compare_clusterings` (the fairness-aware comparison) over
+    ``candidates``, by default ``kmeans``, ``birch``, ``ward`` (only up to ``ward_max_rows`` rows: it needs
+    O(n^2) memory) and ``slink``, each at ``n_clusters`` clusters, leaving out ``current``.
+
+    Args:
+        X: feature table, as in :func:`~aif360_subjective.detectors.detect_subgroups` (so are ``y_true``,
+            ``y_pred``, ``pos_label``, ``categorical_features``, ``labels``, ``sample_weight``,
+            ``random_state`` and ``silhouette_sample_size``).
+        y_true: ground-truth labels.
+        y_pred: predicted labels.
+        n_clusters: the number of clusters to compare at (e.g. ``report.n_clusters``).
+        current: the clustering already used (left out of the default candidates).
+        candidates: explicit candidates as :func:`compare_clusterings` takes them (overrides the default).
+        selection_metric: the fairness metric whose rate the clusters should separate.
+        ward_max_rows: largest table on which ward is tried by default.
+
+    Returns:
+        pandas.DataFrame: the comparison with ``largest_share``, ``tiny_clusters`` and ``lopsided`` columns;
+        ``attrs["suggestion"]`` is the ``(clustering, n_clusters)`` row with the highest fairness separation
+        among those not lopsided, or ``None`` when every candidate is lopsided.
+    """
+    if candidates is None:
+        n = len(X)
+        names = ["kmeans", "birch", *(["ward"] if n <= ward_max_rows else []), "slink"]
+        candidates = [(m, n_clusters) for m in names if m != current]
+    table = compare_clusterings(
+        X, y_true, y_pred, candidates, pos_label, selection_metric=selection_metric,
+        categorical_features=categorical_features, labels=labels, sample_weight=sample_weight,
+        random_state=random_state, silhouette_sample_size=silhouette_sample_size,
+    )
+    ok = table[~table["lopsided"].to_numpy(dtype=bool)]
+    scores = ok["fairness_separation"].to_numpy(dtype=float)
+    suggestion = None
+    if len(ok):
+        best = int(np.nanargmax(scores)) if np.isfinite(scores).any() else 0
+        name, k = ok.index[best]
+        suggestion = (str(name), None if k is None else int(k))  # plain values, not numpy scalars
+    table.attrs["suggestion"] = suggestion
+    return table

@@ -1,6 +1,7 @@
 """Which side of each subgroup metric means "the subgroup is disadvantaged": one table for every consumer.
 
-The ranking, the HTML report, the command line and the plots all read :data:`DIRECTIONS` so that "most
+The ranking, the HTML report, the command line and the plots all read :data:`DIRECTIONS` (the registry's
+directions) so that "most
 disadvantaged" means the same thing everywhere:
 
 * ``statistical_parity``, ``equal_opportunity``, ``equalized_odds`` are rest minus subgroup: a **larger**
@@ -17,23 +18,19 @@ References:
 from __future__ import annotations
 
 from .._validation import check_choice
+from .subgroup_metrics import SUBGROUP_METRICS
 
 __all__ = ["DIRECTIONS", "DIRECTION_CHOICES", "check_direction", "disadvantaged_is_larger", "sort_descending"]
 
-#: metric -> ``"larger"`` or ``"smaller"``: the side on which the subgroup is disadvantaged.
-DIRECTIONS: dict[str, str] = {
-    "statistical_parity": "larger",
-    "equal_opportunity": "larger",
-    "equalized_odds": "larger",
-    "accuracy_error": "smaller",
-    "accuracy": "smaller",
-}
+#: metric -> ``"larger"`` or ``"smaller"``: the side on which the subgroup is disadvantaged (read from the
+#: registry :data:`~aif360_subjective.detectors.subgroup_metrics.SUBGROUP_METRICS`).
+DIRECTIONS: dict[str, str] = {name: m.direction for name, m in SUBGROUP_METRICS.items()}
 
 #: The values of the ``direction`` argument of the rankings.
 DIRECTION_CHOICES = ("disadvantaged", "favoured")
 
 
-def check_direction(direction) -> str:
+def check_direction(direction: object) -> str:
     """Validate a ``direction`` argument.
 
     Raises:

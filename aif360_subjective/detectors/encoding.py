@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._compat import is_string_like
+from .._validation import check_finite_features
 
 __all__ = ["detect_categorical", "encode_for_clustering", "factorize_columns", "RawCodes", "MAX_ONEHOT_LEVELS"]
 
@@ -67,8 +68,11 @@ def encode_for_clustering(
 
     Raises:
         TypeError: if a column not declared categorical is not numeric.
+        ValueError: an infinite value, or a column whose range overflows min-max scaling (column and row named).
     """
     cat = set(categorical_features)
+    # checked here too (not only by the public entry points): a NaN in the scaled matrix crashes pyclustering
+    check_finite_features(X[[c for c in X.columns if c not in cat]], "X")
     blocks, names = [], []
     numeric = [c for c in X.columns if c not in cat]
     for c in numeric:

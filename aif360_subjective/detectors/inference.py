@@ -61,11 +61,13 @@ References:
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy import stats
 
+from .._labels import FN, FP, TN, TP
 from .._validation import check_ci
-from .subgroup_metrics import FN, FP, METRICS, TN, TP
+from .subgroup_metrics import METRICS
 
 __all__ = [
     "INFERENCE_SUFFIXES",
@@ -85,7 +87,7 @@ def _z(ci: float) -> float:
     return float(stats.norm.ppf(0.5 + ci / 2.0))
 
 
-def wilson_interval(x, n, ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(x: npt.ArrayLike, n: npt.ArrayLike, ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson's score interval of the proportion ``x / n`` (arrays; NaN where ``n == 0``).
 
     Args:
@@ -113,7 +115,9 @@ def wilson_interval(x, n, ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def newcombe_interval(x1, n1, x2, n2, ci: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def newcombe_interval(
+    x1: npt.ArrayLike, n1: npt.ArrayLike, x2: npt.ArrayLike, n2: npt.ArrayLike, ci: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Newcombe's hybrid score interval of ``x1/n1 - x2/n2`` (independent proportions; arrays).
 
     Returns:
@@ -134,7 +138,9 @@ def newcombe_interval(x1, n1, x2, n2, ci: float = 0.95) -> tuple[np.ndarray, np.
     return d, low, high
 
 
-def mid_p_fisher(x1, n1, x2, n2) -> tuple[np.ndarray, np.ndarray]:
+def mid_p_fisher(
+    x1: npt.ArrayLike, n1: npt.ArrayLike, x2: npt.ArrayLike, n2: npt.ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """One-sided mid-p values of Fisher's exact test of ``x1/n1`` vs ``x2/n2`` (arrays).
 
     Under the null, the successes ``X`` of sample 1 given the margins are hypergeometric (``N = n1 + n2``
@@ -160,10 +166,10 @@ def mid_p_fisher(x1, n1, x2, n2) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _two_sided(p_less: np.ndarray, p_greater: np.ndarray) -> np.ndarray:
-    return np.minimum(1.0, 2.0 * np.minimum(p_less, p_greater))
+    return np.asarray(np.minimum(1.0, 2.0 * np.minimum(p_less, p_greater)))
 
 
-def benjamini_hochberg(p) -> np.ndarray:
+def benjamini_hochberg(p: npt.ArrayLike) -> np.ndarray:
     """Benjamini-Hochberg q-values (step-up adjusted p-values) of one family; NaN entries are not part of it.
 
     ``q_(i) = min_{j >= i} min(1, m p_(j) / j)`` over the m defined p-values sorted increasingly.
@@ -183,7 +189,7 @@ def benjamini_hochberg(p) -> np.ndarray:
     return q
 
 
-def _no_test(x1, n1, x2, n2) -> tuple[np.ndarray, np.ndarray]:
+def _no_test(x1: object, n1: object, x2: object, n2: object) -> tuple[np.ndarray, np.ndarray]:
     nan = np.full(np.shape(np.asarray(x1)), np.nan)
     return nan, nan
 
@@ -214,7 +220,7 @@ def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95, tests
     none = (n_S <= 0) | (n_R <= 0)
     out: dict[str, np.ndarray] = {}
 
-    def put(metric, low, high, p):
+    def put(metric: str, low: np.ndarray, high: np.ndarray, p: np.ndarray) -> None:
         for suffix, v in (("_ci_low", low), ("_ci_high", high), ("_p", p)):
             out[metric + suffix] = np.where(none, np.nan, v)
 

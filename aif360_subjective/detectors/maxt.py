@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,9 +63,11 @@ METRIC_TEST = {
 DEFAULT_PERMUTATIONS = 200
 _BATCH = 50
 _TIE = 1e-9  # z values equal up to float rounding count as ties (>=)
+#: Hypotheses per family whose step-down adjusted p-value is exact (see ``_StepDown``).
+STEP_DOWN_EXACT = 512
 
 
-def check_n_permutations(n_permutations) -> int:
+def check_n_permutations(n_permutations: Any) -> int:
     """Validate ``n_permutations`` (an int >= 19, so that p = 0.05 can be reached).
 
     Raises:
@@ -99,7 +102,7 @@ class MaxTResult:
     p_two_sided: np.ndarray
     p_global: np.ndarray
     n_permutations: int
-    n_hypotheses: tuple
+    n_hypotheses: tuple[tuple[int, ...], int]
 
 
 def _sd(k: np.ndarray, K: float, N: float) -> np.ndarray:
@@ -150,28 +153,51 @@ def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray
 
 
 class _StepDown:
-    """Accumulates the step-down exceedance counts of one family over permutation batches."""
+    """Accumulates the step-down exceedance counts of one family over permutation batches.
+
+    The successive maxima are exact for the :data:`STEP_DOWN_EXACT` most significant hypotheses; every
+    later one gets the single-step max-T p-value (the share of permutations whose maximum over the whole
+    family reaches it), raised to the last exact one. The single-step value is never below the step-down
+    value, so the tail stays valid (conservative) while a batch costs two passes over the family instead of a
+    sort-ordered cumulative maximum of all of it; the hypotheses near ``alpha`` are always among the first
+    few hundred.
+    """
 
     def __init__(self, observed: np.ndarray):
         finite = np.isfinite(observed)
         self.index = np.flatnonzero(finite)
         self.order = self.index[np.argsort(-observed[self.index], kind="stable")]
         self.sorted_obs = observed[self.order]
+        self.head = self.order[:STEP_DOWN_EXACT]
+        self.tail = np.zeros(len(observed), dtype=bool)
+        self.tail[self.order[STEP_DOWN_EXACT:]] = True
         self.count = np.zeros(len(self.order), dtype=np.int64)
+        self.maxima: list[np.ndarray] = []
         self.size = len(observed)
 
     def add(self, perm: np.ndarray) -> None:
         """``perm``: (b, hypotheses) permuted statistics (NaN = not defined)."""
         if len(self.order) == 0:
             return
-        v = perm[:, self.order]  # defined hypotheses only: their permuted statistics are finite
-        # successive maxima from the least significant hypothesis up
+        h = len(self.head)
+        # the maximum over the hypotheses after the exact head (-inf when there are none)
+        rest = perm[:, self.tail].max(axis=1) if h < len(self.order) else np.full(len(perm), -np.inf)
+        v = np.column_stack([perm[:, self.head], rest])  # defined hypotheses only: finite
         succ = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
-        self.count += np.sum(succ >= self.sorted_obs[None, :] - _TIE, axis=0)
+        self.count[:h] += np.sum(succ[:, :h] >= self.sorted_obs[None, :h] - _TIE, axis=0)
+        self.maxima.append(succ[:, 0])
 
     def adjusted(self, n_perm: int) -> np.ndarray:
         out = np.full(self.size, np.nan)
-        p = (self.count + 1.0) / (n_perm + 1.0)
+        if len(self.order) == 0:
+            return out
+        h = len(self.head)
+        count = self.count.copy()
+        if h < len(self.order):
+            maxima = np.sort(np.concatenate(self.maxima))
+            # single step: permutations whose family maximum reaches the observed statistic
+            count[h:] = len(maxima) - np.searchsorted(maxima, self.sorted_obs[h:] - _TIE, side="left")
+        p = (count + 1.0) / (n_perm + 1.0)
         out[self.order] = np.maximum.accumulate(p)  # monotone: never below a more significant hypothesis
         return out
 
@@ -179,10 +205,13 @@ class _StepDown:
 def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
     """``sqrt(2 ln(n / size))``: the size penalty of the max-T statistic (0 for a subgroup of every row)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sqrt(2.0 * np.log(np.maximum(n / np.maximum(size, 1.0), 1.0)))
+        out: np.ndarray = np.sqrt(2.0 * np.log(np.maximum(n / np.maximum(size, 1.0), 1.0)))
+    return out
 
 
-def draw_permutations(rng: np.random.Generator, p: np.ndarray, pos: np.ndarray, neg: np.ndarray, b: int):
+def draw_permutations(
+    rng: np.random.Generator, p: np.ndarray, pos: np.ndarray, neg: np.ndarray, b: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``b`` permutations of both schemes: row indices (n, b) for the joint permutation of (truth,
     prediction) pairs, and the predictions (n, b) permuted within the truth-positive rows ``pos`` and within
     the truth-negative rows ``neg``."""

@@ -33,6 +33,7 @@ References:
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import numpy as np
 from scipy.cluster.hierarchy import leaves_list
@@ -114,7 +115,7 @@ def resolve_mst(mst: str, n_rows: int, n_cols: int = 1) -> str:
 def _row_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Euclidean distance of matching rows, summed column by column as scikit-learn's DistanceMetric does
     (d vector operations; the same left-to-right rounding as its C loop)."""
-    return np.sqrt(_sq_sum(A, B))
+    return np.asarray(np.sqrt(_sq_sum(A, B)))
 
 
 def euclidean_mst(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,7 +175,7 @@ def _union_find_python(edges: np.ndarray) -> np.ndarray:
 
 def single_linkage_from_mst(
     n: int, root: int, a: np.ndarray, b: np.ndarray, w: np.ndarray, rep: np.ndarray, group: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merges of the n rows in scikit-learn's order and orientation, from the MST of the distinct rows.
 
     Args:
@@ -217,7 +218,9 @@ def single_linkage_from_mst(
     return merged[:, :2].astype(np.intp), merged[:, 2].copy(), edges
 
 
-def single_linkage(Z: np.ndarray, mst: str = "auto", progress: bool | None = None):
+def single_linkage(
+    Z: np.ndarray, mst: str = "auto", progress: bool | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Single-linkage merges of ``Z`` (scikit-learn's ``children_`` and ``distances_``).
 
     Args:
@@ -258,14 +261,14 @@ class _NoBar:
     def update(self, n: int = 1) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self) -> _NoBar:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         pass
 
 
-def _steps(show: bool, desc: str, total: int):
+def _steps(show: bool, desc: str, total: int) -> Any:
     """A tqdm bar over the steps on stderr when asked and stderr is a terminal."""
     import sys
 
@@ -369,10 +372,12 @@ def prim_numbered_cut(
         heapq.heappushpop(heap_nodes, (-key[right], int(right)))
     label_of_block = np.empty(k, dtype=np.intp)
     label_of_block[order[[node for _, node in heap_nodes]]] = np.arange(k)
-    return label_of_block[blocks]
+    return np.asarray(label_of_block[blocks])
 
 
-def _prim_over_clusters(blocks, k, ea, eb, ew, Z):
+def _prim_over_clusters(
+    blocks: np.ndarray, k: int, ea: np.ndarray, eb: np.ndarray, ew: np.ndarray, Z: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     """Prim's visiting order of the k clusters (and each one's distance when entered) along the k - 1
     undone MST edges ``(ea, eb, ew)`` between rows (``eb`` = the end away from row 0), from the cluster of
     row 0."""
@@ -417,7 +422,22 @@ def _prim_over_clusters(blocks, k, ea, eb, ew, Z):
     return order, attach
 
 
-def _tie_winner(blk, d, entry, heap, blocks, adj, ba, bb, ew, visited, rows_visited, Z, budget, chunk=512):
+def _tie_winner(
+    blk: int,
+    d: float,
+    entry: int,
+    heap: list[tuple[float, int, int]],
+    blocks: np.ndarray,
+    adj: list[list[int]],
+    ba: np.ndarray,
+    bb: np.ndarray,
+    ew: np.ndarray,
+    visited: np.ndarray,
+    rows_visited: np.ndarray,
+    Z: np.ndarray,
+    budget: list[int],
+    chunk: int = 512,
+) -> int:
     """The cluster scikit-learn's Prim enters next: the one holding the lowest row at distance exactly
     ``d`` (the smallest distance to the visited rows) from a visited row.
 
@@ -447,7 +467,9 @@ def _tie_winner(blk, d, entry, heap, blocks, adj, ba, bb, ew, visited, rows_visi
     return blk if own is not None else int(blocks[hit])
 
 
-def _first_row_at(rows, d, rows_visited, Z, budget, chunk) -> int | None:
+def _first_row_at(
+    rows: np.ndarray, d: float, rows_visited: np.ndarray, Z: np.ndarray, budget: list[int], chunk: int
+) -> int | None:
     """The first of ``rows`` (increasing) whose smallest distance to the visited rows is exactly ``d``,
     computed as scikit-learn's DistanceMetric computes it; None if there is none. No row is closer than d,
     so a row qualifies when some visited row is within d: the Gram form finds the pairs within d (with a

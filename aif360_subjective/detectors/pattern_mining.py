@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,7 +58,7 @@ class Items:
     column: np.ndarray
     columns: list[str]
     labels: list[str]
-    values: list
+    values: list[Any]
     matrix: sp.csc_matrix
 
 
@@ -87,12 +88,12 @@ class MinedPatterns:
         """``"a=x AND b ∈ [1, 2)"`` for pattern ``i``."""
         return " AND ".join(self.items.labels[j] for j in self.patterns[i])
 
-    def conditions(self, i: int) -> dict:
+    def conditions(self, i: int) -> dict[str, Any]:
         """Column -> value (categorical) or ``(low, high, closed)`` range (numeric) of pattern ``i``."""
         return {self.items.columns[self.items.column[j]]: self.items.values[j] for j in self.patterns[i]}
 
 
-def check_min_support(min_support, n: int) -> int:
+def check_min_support(min_support: Any, n: int) -> int:
     """``min_support`` as a number of rows: an int >= 1 is a count, a float in (0, 1) a share of ``n``.
 
     Raises:
@@ -180,8 +181,52 @@ def row_set_keys(members: sp.csc_matrix, seed: int = 0) -> np.ndarray:
     return np.round(keys, 9)
 
 
+def _pack(dense: np.ndarray) -> np.ndarray:
+    """(n, k) boolean -> (k, words) uint64 bitsets, one row per column of ``dense``."""
+    n = dense.shape[0]
+    n_bytes = -(-n // 64) * 8
+    packed = np.zeros((dense.shape[1], n_bytes), dtype=np.uint8)
+    packed[:, : -(-n // 8)] = np.packbits(dense.T, axis=1)
+    return packed.view(np.uint64)
+
+
+def _unpack_to_csc(bits: np.ndarray, n: int, block: int = 1000) -> sp.csc_matrix:
+    """(k, words) uint64 bitsets -> (n, k) boolean CSC matrix, ``block`` columns at a time."""
+    indices, counts = [], []
+    for s0 in range(0, len(bits), block):  # bounded memory: block x n bytes at a time
+        dense = np.unpackbits(bits[s0:s0 + block].view(np.uint8), axis=1, count=n)
+        flat = np.flatnonzero(dense)
+        indices.append(flat % n)
+        counts.append(np.bincount(flat // n, minlength=dense.shape[0]))
+    k = len(bits)
+    idx = np.concatenate(indices) if indices else np.zeros(0, dtype=np.intp)
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts) if counts else [])]).astype(np.int64)
+    return sp.csc_matrix((np.ones(len(idx), dtype=bool), idx, indptr), shape=(n, k))
+
+
+def _popcount_and(a: np.ndarray, b: np.ndarray, block: int = 64) -> np.ndarray:
+    """(len(a), len(b)) counts of rows in both bitsets, ``block`` rows of ``a`` at a time."""
+    out = np.empty((len(a), len(b)), dtype=np.int64)
+    for s0 in range(0, len(a), block):  # block x len(b) x words words at a time
+        out[s0:s0 + block] = np.bitwise_count(a[s0:s0 + block, None, :] & b[None, :, :]).sum(axis=2)
+    return out
+
+
+def _bit_keys(bits: np.ndarray, support: np.ndarray) -> np.ndarray:
+    """(k, 3) keys of k bitsets: the support and two random linear hashes of the words modulo 2^64 (equal
+    sets have equal keys; unequal sets collide with probability about 2^-128)."""
+    rng = np.random.default_rng(0)
+    mult = rng.integers(1, 2**63, size=(2, bits.shape[1]), dtype=np.uint64) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        h = [(bits * m[None, :]).sum(axis=1, dtype=np.uint64) for m in mult]  # wraps modulo 2^64
+    return np.column_stack([support.astype(np.uint64), *h])
+
+
 def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedPatterns:
     """Every conjunction of up to ``max_length`` items of distinct columns with >= ``min_support`` rows.
+
+    Rows are 64-bit bitsets: the supports of all extensions of a level are popcounts of bitwise ANDs (a block
+    of patterns against every item at once), and an extension's rows are one AND.
 
     Args:
         items: from :func:`build_items`.
@@ -191,48 +236,44 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
     Returns:
         MinedPatterns: patterns in level order, identical row sets kept once.
     """
-    ind = items.matrix.astype(np.float32).tocsc()
-    n = ind.shape[0]
-    sup1 = np.asarray(ind.sum(axis=0)).ravel()
+    n = items.matrix.shape[0]
+    sup1 = np.asarray(items.matrix.sum(axis=0)).ravel()
     keep = np.flatnonzero(sup1 >= min_support)
-    level = keep[:, None]  # (m, k) item positions, increasing
-    members = ind[:, keep]
-    all_pats, all_members, all_support = [level], [members], [sup1[keep]]
-    col = items.column
+    # only frequent items are ever part of a pattern: work on those alone (at most n / min_support per column),
+    # so that a column of thousands of rare levels costs no dense n x levels block
+    item_bits = _pack(items.matrix[:, keep].toarray())
+    level = np.arange(len(keep))[:, None]  # (m, k) positions among the frequent items, increasing
+    bits = item_bits
+    all_pats, all_bits, all_support = [level], [bits], [sup1[keep]]
+    col = items.column[keep]
+    n_items = len(item_bits)
     for _ in range(1, max_length):
         if len(level) == 0:
             break
-        # supports of every extension by a later item of another column: one sparse product
-        counts = (members.T @ ind).toarray() if members.shape[1] * ind.shape[1] <= 5e7 else None
-        if counts is None:  # too many pairs for one dense block: extend in candidate blocks
-            counts = np.vstack([
-                (members[:, s:s + 2000].T @ ind).toarray() for s in range(0, members.shape[1], 2000)
-            ])
-        last = level[:, -1]
-        later = np.arange(ind.shape[1])[None, :] > last[:, None]
+        # supports of every extension by a later item of another column
+        counts = _popcount_and(bits, item_bits)
+        later = np.arange(n_items)[None, :] > level[:, -1][:, None]
         other_col = np.ones_like(later)
-        for j in range(level.shape[1]):  # k <= max_length column checks, vectorised over candidates
+        for j in range(level.shape[1]):  # k <= max_length column checks, vectorised over patterns
             other_col &= col[None, :] != col[level[:, j]][:, None]
-        ok = later & other_col & (counts >= min_support)
-        pi, ii = np.nonzero(ok)
+        pi, ii = np.nonzero(later & other_col & (counts >= min_support))
         if len(pi) == 0:
             break
         level = np.column_stack([level[pi], ii])
-        members = members[:, pi].multiply(ind[:, ii]).tocsc()
+        bits = bits[pi] & item_bits[ii]
         all_pats.append(level)
-        all_members.append(members)
+        all_bits.append(bits)
         all_support.append(counts[pi, ii])
-    M = sp.hstack(all_members, format="csc") if all_members else sp.csc_matrix((n, 0))
+    B = np.vstack(all_bits) if all_bits else np.zeros((0, max(1, -(-n // 64))), dtype=np.uint64)
     support = np.concatenate(all_support).astype(np.int64)
-    pats = [tuple(int(v) for v in row) for lv in all_pats for row in lv]
+    pats = [tuple(int(keep[v]) for v in row) for lv in all_pats for row in lv]  # back to item positions
     # identical row sets: keep the first (patterns are in level order, so the shortest)
-    keys = row_set_keys(M)
-    _, first = np.unique(keys, axis=0, return_index=True)
+    _, first = np.unique(_bit_keys(B, support), axis=0, return_index=True)
     first = np.sort(first)
     return MinedPatterns(
         items=items,
         patterns=[pats[i] for i in first],
-        members=M[:, first].astype(bool).tocsc(),
+        members=_unpack_to_csc(B[first], n),
         support=support[first],
         n_identical=int(len(pats) - len(first)),
         min_support=int(min_support),

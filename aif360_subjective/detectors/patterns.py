@@ -20,6 +20,7 @@ References:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +32,9 @@ __all__ = ["EntropyPatterns", "cluster_value_stats", "entropy_patterns", "patter
 NORMALIZATIONS = ("cluster", "domain")
 
 
-def cluster_value_stats(cluster_idx: np.ndarray, k: int, codes: np.ndarray, m: int):
+def cluster_value_stats(
+    cluster_idx: np.ndarray, k: int, codes: np.ndarray, m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Entropy, number of distinct values and most frequent value of one feature in every cluster.
 
     Args:
@@ -123,10 +126,10 @@ def entropy_patterns(
         with np.errstate(divide="ignore", invalid="ignore"):
             entropy[:, j] = np.where(m > 1, H / np.log(np.maximum(m, 2)), 0.0)
         values[:, j] = mode
-    dominant = entropy <= entropy_threshold if inclusive else entropy < entropy_threshold
-    is_empty = ~dominant.any(axis=1)
+    dominant: np.ndarray = np.asarray(entropy <= entropy_threshold if inclusive else entropy < entropy_threshold)
+    is_empty: np.ndarray = np.asarray(~dominant.any(axis=1))
     duplicate_of = np.full(k, -1, dtype=np.intp)
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     for i in range(k):  # O(k) dictionary lookups on the pattern signatures
         if is_empty[i]:
             continue

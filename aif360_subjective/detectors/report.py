@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from .._labels import cell_codes
-from .._validation import check_choice
+from .._validation import check_alpha, check_choice
 from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
-from .maxt import METRIC_TEST, TESTS, MaxTResult, max_t
+from .maxt import METRIC_TEST, TESTS, MaxTResult, max_t, scan_penalty
+from .options import AnalysisOptions
 from .pattern_mining import MinedPatterns, row_set_keys
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
 from .subgroup_metrics import FN, FP, METRICS, TN, TP, metrics_from_counts
@@ -63,10 +67,12 @@ class SubgroupReport:
         lopsided (dict): :func:`~aif360_subjective.detectors.lopsided.lopsidedness` of the clustering used:
             ``lopsided`` is True when its largest cluster holds >= 90 % of the rows or more than half of its
             clusters hold <= 1 % of the rows each; ``reason`` says which. See
-            :func:`~aif360_subjective.detectors.lopsided.alternative_clusterings` for a balanced alternative.
+            :func:`~aif360_subjective.detectors.alternative_clusterings` for a balanced alternative.
         weighted (bool): the analysis used non-uniform instance weights; intervals, tests and the
             significance-filtered rankings then need ``ci=None`` / ``alpha=None``.
-        options (dict): the options of the run (threshold, normalisation, undefined rates, ...).
+        options (AnalysisOptions): the validated options of the run (threshold, normalisation, undefined
+            rates, ...); :meth:`settings` gives them as a read-only dict with the favourable label.
+        pos_label: the favourable label.
         categorical_features (list of str): the columns treated as categorical.
         cut_is_unique (bool or None): for a hierarchical clustering, False when the cut into
             ``n_clusters`` falls inside a tie of merge distances (the last kept and the first undone merge
@@ -87,7 +93,8 @@ class SubgroupReport:
         metrics: pd.DataFrame,
         validity: pd.Series,
         model_selection: pd.DataFrame | None,
-        options: dict,
+        options: AnalysisOptions,
+        pos_label: Any = 1,
         categorical_features: list[str],
         clustering: str,
         counts: dict | None = None,
@@ -111,7 +118,10 @@ class SubgroupReport:
         self.n_clusters = int(len(pats.ids))
         self.validity = validity
         self.model_selection = model_selection
-        self.options = dict(options)
+        if not isinstance(options, AnalysisOptions):
+            raise TypeError(f"options must be an AnalysisOptions, got {type(options).__name__}")
+        self.options = options
+        self.pos_label = pos_label
         self.categorical_features = list(categorical_features)
         self.clustering = clustering
         self.lopsided = (
@@ -121,10 +131,14 @@ class SubgroupReport:
         # unweighted confusion counts per subgroup (the intervals and tests count rows)
         self._counts = counts
         self.weighted = bool(weighted)
-        # (ci level, with tests) -> intervals, p, q and adjusted p (computed once)
-        self._inference_cache: dict[tuple[float, bool], pd.DataFrame] = {}
+        # (ci level, kind, with tests) -> intervals, p and q of the kind's subgroups (computed once)
+        self._inference_cache: dict[tuple[float, str, bool], pd.DataFrame] = {}
         self.cut_is_unique = cut_is_unique
         self.cut_distance = float(cut_distance)
+
+    def settings(self) -> Mapping[str, Any]:
+        """The options of the run as the report records them, with ``pos_label`` (a read-only dict view)."""
+        return MappingProxyType(self.options.describe(self.pos_label))
 
     # ------------------------------------------------------------------ patterns
     def patterns(self, all_columns: bool = True, kind: str = "entropy") -> pd.DataFrame:
@@ -180,14 +194,16 @@ class SubgroupReport:
         )
 
     # ------------------------------------------------------------------ metrics
-    def subgroup_metrics(self, ci: float | None = 0.95) -> pd.DataFrame:
+    def subgroup_metrics(self, ci: float | None = 0.95, kind: str | None = None) -> pd.DataFrame:
         """Per-subgroup size and fairness metrics, with confidence intervals and significance by default.
 
         Index (kind, id); columns size, statistical_parity, equal_opportunity, equalized_odds, accuracy,
         accuracy_error (the seed's table; empty and repeated entropy patterns have no metrics (NaN), an empty
         pattern has no size (<NA>)), then, unless ``ci`` is None, for each metric ``<metric>_ci_low``,
         ``<metric>_ci_high`` (the ``ci`` confidence interval), ``<metric>_p`` (two-sided p-value of "no
-        difference between the subgroup and the rest") and ``<metric>_q`` (Benjamini-Hochberg q-value).
+        difference between the subgroup and the rest"), ``<metric>_q`` (Benjamini-Hochberg q-value) and
+        ``<metric>_p_adjusted`` (permutation max-T adjusted p-value over every subgroup of every kind, both
+        directions: the family-wise error the rankings control; see :mod:`~aif360_subjective.detectors.maxt`).
 
         The methods are those of :mod:`~aif360_subjective.detectors.inference`: Newcombe's hybrid score
         interval and a mid-p Fisher test for statistical parity, equal opportunity and accuracy error (the
@@ -203,18 +219,27 @@ class SubgroupReport:
 
         Args:
             ci: confidence level of the intervals (default 0.95), or ``None`` for the seed's table only.
+            kind: only the subgroups of this kind (``None``: every kind the report holds). The mid-p tests of
+                thousands of mined patterns take seconds; ``kind="entropy"`` skips them.
 
         Returns:
             pandas.DataFrame
 
         Raises:
-            ValueError: ``ci`` not in (0, 1), or ``ci`` with non-uniform instance weights (the intervals and
-                tests count rows; weighted counts are not binomial): pass ``ci=None``.
+            ValueError: ``ci`` not in (0, 1), ``ci`` with non-uniform instance weights (the intervals and
+                tests count rows; weighted counts are not binomial): pass ``ci=None``; a kind the report does
+                not hold.
         """
+        kinds = None
+        if kind is not None:
+            check_choice(kind, "kind", KINDS)
+            self._check_kind(kind)
+            kinds = (kind,)
+        metrics = self._metrics if kinds is None else self._metrics.iloc[self._rows_of(kind)]
         if ci is None:
-            return self._metrics.copy()
-        inf = self._inference(ci)
-        out = pd.concat([self._metrics, inf], axis=1)
+            return metrics.copy()
+        inf = self._inference(ci, kinds=kinds)
+        out = pd.concat([metrics, inf], axis=1)
         out.attrs = copy.deepcopy(inf.attrs)
         return out
 
@@ -229,7 +254,7 @@ class SubgroupReport:
     def _check_kind(self, kind: str) -> None:
         if kind not in self.kinds:
             raise ValueError(
-                f"this report holds no {kind!r} subgroups (discovery={self.options.get('discovery', 'asdf')!r}); "
+                f"this report holds no {kind!r} subgroups (discovery={self.options.discovery!r}); "
                 f"its kinds are {list(self.kinds)}"
             )
 
@@ -286,7 +311,7 @@ class SubgroupReport:
             if self._outcomes is None:
                 raise ValueError("this report holds no truths and predictions (built without them): pass alpha=None")
             t, p = self._outcomes
-            self._maxt_cache = max_t(self._members(), t, p, self.options.get("n_permutations", 200),
+            self._maxt_cache = max_t(self._members(), t, p, self.options.n_permutations,
                                      self._permutation_seed)
         return self._maxt_cache
 
@@ -308,47 +333,51 @@ class SubgroupReport:
         kinds = self._metrics.index.get_level_values("kind").to_numpy()
         return np.arange(len(kinds)) if kind == "all" else np.flatnonzero(kinds == kind)
 
-    def _inference(self, ci, tests: bool = True) -> pd.DataFrame:
-        """Intervals, p, q and adjusted p of every subgroup (``tests=False``: no mid-p values or q-values, NaN;
-        the max-T filter does not need them). Cached per (ci, tests)."""
+    def _inference(self, ci, tests: bool = True, kinds: tuple | list | None = None) -> pd.DataFrame:
+        """Intervals, p, q and adjusted p of the subgroups of ``kinds`` (default: every kind), rows in the order
+        of the metrics' index. ``tests=False``: no mid-p values or q-values (NaN; the max-T filter does not need
+        them, and they cost about 0.3 ms per subgroup). Each kind's part is computed once per (ci, tests)."""
         ci = check_ci(ci)
         self._check_unweighted()
         if self._counts is None:
             raise ValueError("this report holds no confusion counts (built without them): pass ci=None")
+        kinds = self.kinds if kinds is None else tuple(kinds)
         cache = self._inference_cache
-        if (ci, True) in cache:
-            tests = True
-        if (ci, tests) not in cache:
-            parts, undefined = [], {}
-            for kind in self.kinds:
-                df = subgroup_inference(self._counts[f"{kind}_rows"], self._counts["total_rows"], ci, tests)
+        parts, undefined = [], {}
+        for kind in kinds:
+            key = (ci, kind, True) if (ci, kind, True) in cache or tests else (ci, kind, False)
+            if key not in cache:
+                df = subgroup_inference(self._counts[f"{kind}_rows"], self._counts["total_rows"], ci, key[2])
                 has = self._has_metrics(kind)
                 df.loc[~has, :] = np.nan
                 for m in DIRECTIONS:
                     df[m + "_q"] = benjamini_hochberg(df[m + "_p"].to_numpy())
-                    undefined.setdefault(m, {})[kind] = int(np.sum(has & np.isnan(df[m + "_p"].to_numpy())))
-                parts.append(df)
-            inf = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-                {m + s: np.zeros(0) for m in METRICS for s in ("_ci_low", "_ci_high", "_p", "_q")})
-            mt = self._max_t()
-            for m in METRICS:
-                # two-sided: the smaller of the two directions' adjusted p-values (one family holds both)
-                inf[m + "_p_adjusted"] = mt.p_two_sided[:, METRIC_TEST[m]]
-            cols = [m + s for m in self._metrics.columns[1:] for s in INFERENCE_COLUMNS]
-            inf = inf[cols]
-            inf.index = self._metrics.index
-            inf.attrs = {
-                "ci": ci,
-                "family": "_q: all subgroups of one kind with a defined p-value, per metric (Benjamini-Hochberg); "
-                          "_p_adjusted: every subgroup of every kind, both directions, per test (permutation "
-                          "max-T, family-wise error)",
-                "undefined": undefined,
-                "n_permutations": mt.n_permutations,
-            }
-            cache[(ci, tests)] = inf
-        out = cache[(ci, tests)].copy()
-        out.attrs = copy.deepcopy(cache[(ci, tests)].attrs)  # callers may edit theirs
-        return out
+                cache[key] = df
+            df = cache[key]
+            has = self._has_metrics(kind)
+            for m in DIRECTIONS:
+                col = m + ("_p" if key[2] else "_ci_low")
+                undefined.setdefault(m, {})[kind] = int(np.sum(has & np.isnan(df[col].to_numpy())))
+            parts.append(df)
+        cols4 = [m + s for m in METRICS for s in ("_ci_low", "_ci_high", "_p", "_q")]
+        inf = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: np.zeros(0) for c in cols4})
+        rows = np.concatenate([self._rows_of(k) for k in kinds]) if kinds else np.zeros(0, dtype=np.intp)
+        mt = self._max_t()
+        for m in METRICS:
+            # two-sided: one family holds both directions of the test
+            inf[m + "_p_adjusted"] = mt.p_two_sided[rows, METRIC_TEST[m]]
+        cols = [m + s for m in self._metrics.columns[1:] for s in INFERENCE_COLUMNS]
+        inf = inf[cols]
+        inf.index = self._metrics.index[rows]
+        inf.attrs = {
+            "ci": ci,
+            "family": "_q: all subgroups of one kind with a defined p-value, per metric (Benjamini-Hochberg); "
+                      "_p_adjusted: every subgroup of every kind, both directions, per test (permutation "
+                      "max-T, family-wise error)",
+            "undefined": undefined,
+            "n_permutations": mt.n_permutations,
+        }
+        return inf
 
     @property
     def overall_accuracy(self) -> float:
@@ -407,16 +436,20 @@ class SubgroupReport:
         previous filter: Benjamini-Hochberg q-values over the subgroups of one kind (``<metric>_q``), which
         bounds the expected share of false claims among those listed, not the chance of any.
 
-        They are ordered by the interval's bound nearest the reference: the first subgroup is the one
-        disadvantaged "by at least X with 95 % confidence" for the largest X. Unless ``keep_redundant``, a
+        With ``control="fwer"`` they are ordered by adjusted p-value (the strongest evidence once the search
+        over every candidate is accounted for: a small pattern that only just passes comes after a clear one),
+        then by the interval's bound nearest the reference; with ``"fdr"`` by that bound alone: the first
+        subgroup is the one disadvantaged "by at least X with 95 % confidence" for the largest X (the 95 %
+        intervals are per subgroup, not adjusted for the search). Unless ``keep_redundant``, a
         significant subgroup is left out when a strictly larger significant subgroup of the ranking contains
         all its rows and has its value inside the subgroup's interval: the extra conditions of a sub-pattern
         then add nothing the data can tell apart, and the more general description is listed instead.
 
         ``attrs`` says how many subgroups were left out and why (``n_no_metrics`` empty/repeated patterns,
-        ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_not_significant``,
-        ``n_redundant``), plus ``n_significant``, ``direction``, ``alpha``, ``control``, ``ci``, ``reference``
-        and ``bound_column``. ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing
+        ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_other_side`` significant in the
+        other direction, ``n_not_significant`` the rest of the tested ones, ``n_redundant``), plus
+        ``n_significant``, ``direction``, ``alpha``, ``control``, ``ci``, ``reference`` and ``bound_column``.
+        ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing
         values last, ties in id order).
 
         With ``kind="all"`` every kind is ranked together, the index is (kind, id), and subgroups with
@@ -472,10 +505,8 @@ class SubgroupReport:
             descending = sort_descending(metric, direction)
         if metric == "size":
             alpha = None
-        if alpha is not None and (
-            isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1
-        ):
-            raise ValueError(f"alpha must be an error rate strictly between 0 and 1 or None, got {alpha!r}")
+        if alpha is not None:
+            alpha = check_alpha(alpha)
         pos = self._rows_of(kind)
         part = self._metrics.iloc[pos]
         kinds_here = [kind] if kind != "all" else list(self.kinds)
@@ -492,7 +523,7 @@ class SubgroupReport:
             attrs["n_too_small"] = int(np.sum(~big))
             extra = {}
         else:
-            inf = self._inference(ci, tests=control == "fdr").iloc[pos]
+            inf = self._inference(ci, tests=control == "fdr", kinds=kinds_here)
             lo = inf[metric + "_ci_low"].to_numpy()
             hi = inf[metric + "_ci_high"].to_numpy()
             q = inf[metric + "_q"].to_numpy()
@@ -508,25 +539,36 @@ class SubgroupReport:
             else:
                 bound, side, bound_col = hi, hi < ref, "_ci_high"
             candidates = has & big & defined
+            p_other = self._max_t().p_adjusted[pos, METRIC_TEST[metric], 1 - side_index]
+            test_other = q if control == "fdr" else p_other
             with np.errstate(invalid="ignore"):
                 keep = candidates & (test < alpha) & side
+                # significant on the other side: not "not significant" (a favoured subgroup in a ranking of the
+                # disadvantaged ones, and vice versa)
+                other = candidates & ~keep & (test_other < alpha) & ((hi < ref) if descending else (lo > ref))
             n_significant = int(keep.sum())
             key = -bound[keep] if descending else bound[keep]
-            order = np.lexsort((np.arange(n_significant), key))
+            if control == "fwer":
+                # strongest evidence first (the adjusted p-value accounts for the search over every candidate;
+                # the unadjusted interval does not), then the bound nearest the reference
+                order = np.lexsort((np.arange(n_significant), key, p_dir[keep]))
+            else:
+                order = np.lexsort((np.arange(n_significant), key))
             value_all = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)
             redundant = np.zeros(n_significant, dtype=bool)
             if not keep_redundant and n_significant > 1:
                 kept_pos = np.flatnonzero(keep)[order]
                 redundant[order] = _redundant(self._members()[:, pos[kept_pos]], self._row_counts()[pos[kept_pos]],
-                                              metric)
+                                              metric, self._counts["total_rows"])
             sub = np.flatnonzero(keep)
             keep[sub[redundant]] = False
             order = np.argsort(np.argsort(order)[~redundant], kind="stable")  # same order, redundant removed
             attrs.update(
                 ci=float(ci), control=control, reference=float(ref), bound_column=metric + bound_col,
                 n_subgroups=int(len(has)), n_no_metrics=int(np.sum(~has)), n_too_small=int(np.sum(has & ~big)),
-                n_undefined=int(undefined.sum()), n_not_significant=int(np.sum(candidates) - n_significant),
-                n_significant=n_significant, n_redundant=int(redundant.sum()),
+                n_undefined=int(undefined.sum()),
+                n_not_significant=int(np.sum(candidates) - n_significant - int(other.sum())),
+                n_other_side=int(other.sum()), n_significant=n_significant, n_redundant=int(redundant.sum()),
             )
             extra = {metric + "_ci_low": lo[keep], metric + "_ci_high": hi[keep]}
             if control == "fdr":
@@ -567,10 +609,11 @@ class SubgroupReport:
         desc = desc.copy()
         lead = order[np.sort(first)]
         for g in range(len(first)):
-            desc[order[first[g]]] = " | ".join(texts[g])
+            desc[order[first[g]]] = " | ".join(dict.fromkeys(texts[g]))  # distinct texts, in rank order
         return lead, desc
 
-    def findings(self, alpha: float = 0.05, ci: float = 0.95, *, keep_redundant: bool = False) -> pd.DataFrame:
+    def findings(self, alpha: float = 0.05, ci: float = 0.95, *, keep_redundant: bool = False,
+                 merge_identical: bool = True) -> pd.DataFrame:
         """Every significant disparity of the report under **one** family-wise error: metrics x kinds x
         directions.
 
@@ -587,6 +630,7 @@ class SubgroupReport:
             alpha: family-wise error rate, in (0, 1).
             ci: confidence level of the intervals.
             keep_redundant: keep sub-patterns of a listed finding.
+            merge_identical: list identical row sets once (``False``: once per kind and id).
 
         Returns:
             pandas.DataFrame: columns metric, kind, id, description, size, value, ci_low, ci_high, p_adjusted,
@@ -596,8 +640,7 @@ class SubgroupReport:
         Raises:
             ValueError: alpha or ci outside (0, 1), or a weighted analysis.
         """
-        if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1:
-            raise ValueError(f"alpha must be an error rate strictly between 0 and 1, got {alpha!r}")
+        alpha = check_alpha(alpha)
         inf = self._inference(ci, tests=False)
         mt = self._max_t()
         kinds = self._metrics.index.get_level_values("kind").to_numpy()
@@ -622,11 +665,13 @@ class SubgroupReport:
                 bound = -lo[keep] if descending else hi[keep]
                 keep = keep[np.lexsort((np.arange(len(keep)), bound, pg[keep]))]
                 if not keep_redundant and len(keep) > 1:
-                    red = _redundant(members[:, keep], self._row_counts()[keep], metric)
+                    red = _redundant(members[:, keep], self._row_counts()[keep], metric, self._counts["total_rows"])
                     n_redundant += int(red.sum())
                     keep = keep[~red]
                 texts = desc[keep]
-                lead, texts = _merge_rows(members[:, keep], texts)
+                lead = np.arange(len(keep))
+                if merge_identical:
+                    lead, texts = _merge_rows(members[:, keep], texts)
                 keep = keep[lead]
                 frames.append(pd.DataFrame({
                     "metric": metric, "kind": kinds[keep], "id": ids[keep], "description": texts[lead],
@@ -661,7 +706,7 @@ class SubgroupReport:
             pandas.DataFrame: index kind; columns method, candidates, significant, best, metric, direction,
             value, ci_low, ci_high, p_adjusted. ``attrs``: alpha, n_hypotheses, sentence.
         """
-        every = self.findings(alpha, ci, keep_redundant=True)
+        every = self.findings(alpha, ci, keep_redundant=True, merge_identical=False)
         listed = self.findings(alpha, ci)
         rows = []
         for kind in self.kinds:
@@ -745,7 +790,7 @@ class SubgroupReport:
         pos = np.flatnonzero(ids == id)
         if len(pos) == 0:
             shown = ids.tolist() if len(ids) <= 20 else f"0..{len(ids) - 1}"
-            raise ValueError(f"unknown {kind} subgroup id {id!r}; the ids are {shown}")
+            raise ValueError(f"unknown subgroup id {id!r}; the {kind} ids are {shown}")
         return int(pos[0])
 
     def __repr__(self) -> str:
@@ -758,12 +803,20 @@ class SubgroupReport:
         )
 
 
-def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str) -> np.ndarray:
-    """Which of k ranked subgroups are redundant: a strictly larger one among them holds all their rows and
-    the metric's rate of the subgroup does not differ from that of the rest of the larger one (``|z| <``
-    :data:`REDUNDANCY_Z`, a two-proportion z test on the unweighted counts): the extra conditions then add
-    nothing the data can tell apart from chance among the many sub-patterns of a subgroup. Checked on the
-    first :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
+def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.ndarray) -> np.ndarray:
+    """Which of k listed subgroups are redundant. For every pair where a larger one G holds all rows of a
+    smaller one S (two-proportion z tests of the metric's rate on the unweighted counts, ``|z| <``
+    :data:`REDUNDANCY_Z` = no difference):
+
+    * S is redundant given G when its rate does not differ from that of G's other rows: S's extra conditions add
+      nothing the data can tell apart from chance (a noisy sub-pattern);
+    * G is redundant given S when the rate of its rows outside S does not differ from that of the rows outside
+      G: G is S diluted by rows treated like everyone else (an over-general pattern).
+
+    The subgroups are visited by decreasing strength (``|z|`` against the rest minus the max-T size penalty,
+    the statistic the best-aligned subgroup maximises); one is left out when it is redundant given one already
+    kept, so every subgroup left out is represented by a listed one. Checked on the first
+    :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
     k = members.shape[1]
     out = np.zeros(k, dtype=bool)
     h = min(k, _MAX_REDUNDANCY_CHECK)
@@ -774,11 +827,27 @@ def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str) -> np.ndar
     g_idx, s_idx = np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
     if len(g_idx) == 0:
         return out
-    inner, rest = counts[s_idx], counts[g_idx] - counts[s_idx]
-    z = np.abs(_rate_z(inner, rest, metric))
+    counts = counts[:h]
+    total = np.asarray(total, dtype=np.float64)
+    inner, ring = counts[s_idx], counts[g_idx] - counts[s_idx]
+    outside = total[None, :] - counts[g_idx]
     with np.errstate(invalid="ignore"):
-        same = ~(z >= REDUNDANCY_Z)  # NaN (no rows to compare) counts as "no difference"
-    out[np.unique(s_idx[same])] = True
+        # NaN (no rows to compare) counts as "no difference"
+        sub_same = ~(np.abs(_rate_z(inner, ring, metric)) >= REDUNDANCY_Z)
+        ring_same = ~(np.abs(_rate_z(ring, outside, metric)) >= REDUNDANCY_Z)
+        strength = np.abs(_rate_z(counts, total[None, :] - counts, metric)) - scan_penalty(size, int(total.sum()))
+    # edges "source is redundant when target is kept", grouped by source
+    src = np.concatenate([s_idx[sub_same], g_idx[ring_same]])
+    dst = np.concatenate([g_idx[sub_same], s_idx[ring_same]])
+    by_src = np.argsort(src, kind="stable")
+    src, dst = src[by_src], dst[by_src]
+    start = np.searchsorted(src, np.arange(h + 1))
+    kept = np.zeros(h, dtype=bool)
+    for i in np.argsort(-np.nan_to_num(strength, nan=-np.inf), kind="stable"):  # <= h listed subgroups
+        if kept[dst[start[i]:start[i + 1]]].any():
+            out[i] = True
+        else:
+            kept[i] = True
     return out
 
 
@@ -810,7 +879,7 @@ def _merge_rows(members: sp.spmatrix, texts: np.ndarray) -> tuple[np.ndarray, np
     inverse = inverse.ravel()
     texts = texts.copy()
     if len(first) < len(texts):
-        groups = pd.Series(texts).groupby(inverse).agg(" | ".join)
+        groups = pd.Series(texts).groupby(inverse).agg(lambda t: " | ".join(dict.fromkeys(t)))  # distinct texts
         texts[first] = groups.loc[np.arange(len(first))].to_numpy()
     return np.sort(first), texts
 

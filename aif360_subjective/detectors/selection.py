@@ -18,12 +18,13 @@ References:
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_choice
-from .clustering import CLUSTERINGS, HierarchicalTree, as_generator, fit_clustering, validity_indices
+from .clustering import CLUSTERINGS, ClusteringResult, HierarchicalTree, as_generator, fit_clustering, validity_indices
 
 __all__ = ["SELECTION_METRICS", "fairness_separation", "compare_clusterings_encoded"]
 
@@ -54,7 +55,7 @@ def _eta2_corrected(groups: np.ndarray, outcome: np.ndarray, weights: np.ndarray
     keep = W_g > 0
     between = float(np.sum(W_g[keep] * (S_g[keep] / W_g[keep] - m) ** 2))
     k = int(keep.sum())
-    return max(0.0, between / total - (k - 1) / (n - 1))
+    return float(max(0.0, between / total - (k - 1) / (n - 1)))
 
 
 def fairness_separation(
@@ -79,7 +80,7 @@ def fairness_separation(
     check_choice(metric, "metric", SELECTION_METRICS)
     labels = np.asarray(labels)
 
-    def sub(mask, outcome):
+    def sub(mask: np.ndarray, outcome: np.ndarray) -> float:
         w = None if weights is None else weights[mask]
         return _eta2_corrected(labels[mask], outcome[mask].astype(np.float64), w)
 
@@ -95,7 +96,7 @@ def fairness_separation(
     return float(np.mean(defined)) if defined else np.nan
 
 
-def _normalise_candidates(candidates, default_method) -> list[tuple[object, int | None]]:
+def _normalise_candidates(candidates: Any, default_method: Any) -> list[tuple[Any, int | None]]:
     if isinstance(candidates, dict):
         pairs = [
             (m, k) for m, ks in candidates.items() for k in (ks if isinstance(ks, list | tuple) else [ks])
@@ -119,15 +120,15 @@ def compare_clusterings_encoded(
     Z: np.ndarray,
     t: np.ndarray,
     p: np.ndarray,
-    candidates,
+    candidates: Any,
     metric: str,
-    weights=None,
-    default_method="slink",
-    random_state=None,
+    weights: np.ndarray | None = None,
+    default_method: Any = "slink",
+    random_state: Any = None,
     silhouette_sample_size: int | None = 1000,
-    trees=None,
+    trees: dict[str, HierarchicalTree] | None = None,
     mst: str = "auto",
-):
+) -> tuple[pd.DataFrame, list[ClusteringResult]]:
     """Evaluate candidate clusterings of an encoded matrix; see :func:`compare_clusterings`.
 
     Returns:

@@ -19,15 +19,68 @@ References:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 
-__all__ = ["METRICS", "cell_codes", "counts_by_label", "counts_of_rows", "metrics_from_counts"]
+__all__ = [
+    "FAIRNESS_METRICS",
+    "METRICS",
+    "SUBGROUP_METRICS",
+    "SubgroupMetric",
+    "cell_codes",
+    "counts_by_label",
+    "counts_of_rows",
+    "metrics_from_counts",
+]
+
+
+@dataclass(frozen=True)
+class SubgroupMetric:
+    """One per-subgroup metric as every consumer (detectors, report, plots, command line) describes it.
+
+    Attributes:
+        name: the column of :meth:`SubgroupReport.subgroup_metrics`.
+        direction: ``"larger"`` or ``"smaller"``: the side on which the subgroup is disadvantaged.
+        label: the human-readable name shown in reports and plots.
+        formula: the definition, S = the subgroup, R = the rest, p = the favourable label.
+        reference: the value meaning "no difference" (``"0"`` or ``"overall accuracy"``).
+        fairness: whether it compares the subgroup with the rest and has its own test; accuracy does not (its
+            test is accuracy error's).
+    """
+
+    name: str
+    direction: Literal["larger", "smaller"]
+    label: str
+    formula: str
+    reference: str = "0"
+    fairness: bool = True
+
+
+#: The registry of subgroup metrics, in the column order of :meth:`SubgroupReport.subgroup_metrics`.
+SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
+    m.name: m
+    for m in (
+        SubgroupMetric("statistical_parity", "larger", "Statistical parity", "P(yhat=p | R) - P(yhat=p | S)"),
+        SubgroupMetric("equal_opportunity", "larger", "Equal opportunity", "TPR_R - TPR_S"),
+        SubgroupMetric(
+            "equalized_odds", "larger", "Equalized odds", "((FPR_R - FPR_S) + (TPR_R - TPR_S)) / 2"
+        ),
+        SubgroupMetric(
+            "accuracy", "smaller", "Accuracy", "P(yhat = y | S)", reference="overall accuracy", fairness=False
+        ),
+        SubgroupMetric("accuracy_error", "smaller", "Accuracy error", "accuracy(S) - accuracy(all rows)"),
+    )
+}
 
 #: Metric columns of :meth:`SubgroupReport.subgroup_metrics`, in order.
-METRICS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error")
+METRICS: tuple[str, ...] = tuple(SUBGROUP_METRICS)
+#: The metrics comparing the subgroup with the rest (each has its own test): every metric but accuracy.
+FAIRNESS_METRICS: tuple[str, ...] = tuple(m.name for m in SUBGROUP_METRICS.values() if m.fairness)
 
 # Confusion cells (positive = favourable): TN, FP, FN, TP = 0, 1, 2, 3 and ``cell_codes`` come from the shared
 # label module, as do the counts of a partition.

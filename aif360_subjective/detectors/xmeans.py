@@ -25,9 +25,12 @@ References:
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 from scipy.sparse import csr_matrix
+
+from .._validation import check_random_state
 
 __all__ = ["fast_xmeans", "bic_score"]
 
@@ -91,14 +94,16 @@ def _nearest(X: np.ndarray, C: np.ndarray, block: int = 1 << 22) -> np.ndarray:
     return out
 
 
-def _weighted_means(X, w, labels, k):
+def _weighted_means(X: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     S = csr_matrix((w, (labels, np.arange(len(labels)))), shape=(k, len(labels)))
     size = np.asarray(S.sum(axis=1)).ravel()
     sums = S @ X
     return sums, size
 
 
-def _kmeans(X, w, centers, tol=TOLERANCE, itermax=ITERMAX):
+def _kmeans(
+    X: np.ndarray, w: np.ndarray, centers: np.ndarray, tol: float = TOLERANCE, itermax: int = ITERMAX
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Weighted Lloyd from the given centres until the largest squared centre shift is <= tol; empty
     clusters are dropped (as pyclustering does). Returns labels, centres, within-cluster SSE per cluster."""
     for _ in range(itermax):
@@ -125,7 +130,7 @@ def _kmeans(X, w, centers, tol=TOLERANCE, itermax=ITERMAX):
     return labels, centers, wce
 
 
-def _pick(rng, group, prob, n_groups):
+def _pick(rng: np.random.Generator, group: np.ndarray, prob: np.ndarray, n_groups: int) -> np.ndarray:
     """One index per group drawn with probability proportional to ``prob`` inside the group (-1 when the
     group's total is 0). ``group`` must be sorted."""
     cum = np.cumsum(prob)
@@ -139,16 +144,19 @@ def _pick(rng, group, prob, n_groups):
     return idx
 
 
-def _side(Xs, ls, C):
+def _side(Xs: np.ndarray, ls: np.ndarray, C: np.ndarray) -> np.ndarray:
     """1 where a row is nearer its cluster's second child centre: ``|x-b|^2 < |x-a|^2`` is
     ``2 x.(b-a) > |b|^2 - |a|^2``."""
     diff = C[:, 1] - C[:, 0]
     bias = np.einsum("ij,ij->i", C[:, 1], C[:, 1]) - np.einsum("ij,ij->i", C[:, 0], C[:, 0])
     proj = np.einsum("ij,ij->i", Xs, diff[ls])
-    return (2.0 * proj > bias[ls]).astype(np.intp)
+    return np.asarray(2.0 * proj > bias[ls]).astype(np.intp)
 
 
-def _trial_splits(X, w, labels, k, rng, tol=TOLERANCE, itermax=ITERMAX):
+def _trial_splits(
+    X: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int, rng: np.random.Generator, tol: float = TOLERANCE,
+    itermax: int = ITERMAX,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """2-means inside every cluster at once (k-means++ start, 5 candidates for the second centre).
 
     Returns (child centres (k, 2, d), child sizes (k, 2), child SSE (k, 2), splittable (k,))."""
@@ -197,7 +205,7 @@ def _trial_splits(X, w, labels, k, rng, tol=TOLERANCE, itermax=ITERMAX):
 def fast_xmeans(
     Z: np.ndarray,
     kmax: int,
-    random_state=None,
+    random_state: Any = None,
     tolerance: float = TOLERANCE,
     progress: bool | None = None,
 ) -> int:
@@ -213,9 +221,7 @@ def fast_xmeans(
     Returns:
         int: the number of clusters x-means ends with.
     """
-    from .clustering import as_generator
-
-    rng = as_generator(random_state)
+    rng = check_random_state(random_state, "random_state")
     Z = np.asarray(Z, dtype=np.float64)
     n, d = Z.shape
     X, counts = np.unique(Z, axis=0, return_counts=True)
@@ -265,7 +271,7 @@ class _NoBar:
         pass
 
 
-def _bar(progress, n, kmax):
+def _bar(progress: bool | None, n: int, kmax: int) -> Any:
     show = n > 20_000 if progress is None else bool(progress)
     if not (show and sys.stderr.isatty()):
         return _NoBar()

@@ -7,9 +7,12 @@ References:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from aif360.explainers import MetricTextExplainer
 
+from ..metrics.opinion_exclusion import OpinionExclusionMetric
 from ..opinion.groups import group_label
 
 __all__ = ["OpinionExclusionTextExplainer"]
@@ -22,7 +25,9 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
     methods (e.g. ``accuracy()``); the methods below cover the opinion-exclusion ones.
     """
 
-    def __init__(self, metric):
+    metric: OpinionExclusionMetric
+
+    def __init__(self, metric: Any) -> None:
         """
         Args:
             metric (OpinionExclusionMetric): the metric to explain.
@@ -30,12 +35,12 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         Raises:
             TypeError: ``metric`` is not an OpinionExclusionMetric.
         """
-        if not hasattr(metric, "group_performance") or not hasattr(metric, "unfairness"):
+        if not isinstance(metric, OpinionExclusionMetric):
             raise TypeError(f"metric must be an OpinionExclusionMetric, got {type(metric).__name__}")
         super().__init__(metric)
 
     def _perf(self) -> str:
-        return self.metric.performance_name()
+        return str(self.metric.performance_name())
 
     def _direction(self) -> str:
         # the measure's direction, declared once in opinion.options.PERFORMANCES
@@ -105,7 +110,7 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         )
 
     def grouping_report(self) -> str:
-        return "Grouping: " + self.metric.grouping_summary().text()
+        return "Grouping: " + str(self.metric.grouping_summary().text())
 
 
 def _count(n: int, noun: str) -> str:

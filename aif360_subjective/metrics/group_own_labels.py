@@ -19,18 +19,19 @@ References:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
-from .._labels import ratio
-from .._validation import plain
+from .._labels import check_tie, ratio
+from .._validation import check_choice, plain
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 
 __all__ = ["GroupOwnLabels", "group_own_label_performance", "GroupOwnLabelsMetric"]
 
 _AGAINST = ("majority", "annotations")
-_TIES = ("drop", "favorable", "unfavorable")
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,17 @@ class GroupOwnLabels:
     gap: float
 
 
-def group_own_label_performance(y_true, y_pred, *, item_ids, groups, against: str = "majority",
-                                tie: str = "drop", favorable_label=0, unfavorable_label=1) -> GroupOwnLabels:
+def group_own_label_performance(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    item_ids: Any,
+    groups: Any,
+    against: str = "majority",
+    tie: str = "drop",
+    favorable_label: Any = 0,
+    unfavorable_label: Any = 1,
+) -> GroupOwnLabels:
     """Accuracy of item-level predictions against each group's own labels, and the worst-group gap.
 
     Args:
@@ -78,10 +88,8 @@ def group_own_label_performance(y_true, y_pred, *, item_ids, groups, against: st
     References:
         L. Aroyo et al., "DICES Dataset: Diversity in Conversational AI Evaluation for Safety", NeurIPS 2023.
     """
-    if against not in _AGAINST:
-        raise ValueError(f"against={against!r}; expected one of {_AGAINST}")
-    if tie not in _TIES:
-        raise ValueError(f"tie={tie!r}; expected one of {_TIES}")
+    check_choice(against, "against", _AGAINST)
+    check_tie(tie)
     arrays = [np.asarray(a.to_numpy() if isinstance(a, pd.Series) else a) for a in (y_true, y_pred, item_ids, groups)]
     yt, yp, items, grp = arrays
     if yt.ndim != 1 or yt.size == 0 or any(a.shape != yt.shape for a in arrays):
@@ -154,11 +162,12 @@ class GroupOwnLabelsMetric(Metric):
         L. Aroyo et al., "DICES Dataset: Diversity in Conversational AI Evaluation for Safety", NeurIPS 2023.
     """
 
-    def __init__(self, dataset, classified_dataset, attribute: str, *, against: str = "majority",
+    def __init__(self, dataset: Any, classified_dataset: Any, attribute: str, *, against: str = "majority",
                  tie: str = "drop") -> None:
+        check_multi_annotator_dataset(dataset, "dataset")
+        check_multi_annotator_dataset(classified_dataset, "classified_dataset")
         super().__init__(dataset)
-        if not hasattr(classified_dataset, "item_ids") or not (
-                np.array_equal(classified_dataset.item_ids, dataset.item_ids)
+        if not (np.array_equal(classified_dataset.item_ids, dataset.item_ids)
                 and np.array_equal(classified_dataset.annotator_ids, dataset.annotator_ids)):
             raise ValueError("classified_dataset must hold the same (item, annotator) rows as dataset, in order")
         if attribute not in dataset.annotators.columns:
@@ -184,6 +193,6 @@ class GroupOwnLabelsMetric(Metric):
         """Best minus worst group performance."""
         return self._result().gap
 
-    def worst_group(self):
+    def worst_group(self) -> Any:
         """The group with the lowest performance."""
         return self._result().worst_group

@@ -19,18 +19,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._labels import majority_vote, vote_counts
-from .._validation import check_random_state
+from .._labels import check_tie, majority_vote, vote_counts
+from .._validation import check_choice, check_random_state
 from .._validation import plain as _plain
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 
 __all__ = ["JuryVerdicts", "jury_verdicts", "jury_seats"]
 
-_TIES = ("favorable", "unfavorable")
 _SHORTFALL = ("error", "skip")
 
 
@@ -54,12 +55,12 @@ class JuryVerdicts:
     items: pd.DataFrame
     share_changed: float
     share_changed_vs_labels: float
-    seats: dict
+    seats: dict[Any, int]
     n_skipped: int = 0
-    skipped: list = field(default_factory=list)
+    skipped: list[Any] = field(default_factory=list)
 
 
-def jury_seats(shares: dict, jury_size: int) -> dict:
+def jury_seats(shares: dict[Any, Any], jury_size: int) -> dict[Any, int]:
     """Seats per stratum from shares (floats summing to 1) or counts (ints summing to ``jury_size``).
 
     Shares are turned into seats by the largest-remainder method (ties broken by the stratum order given).
@@ -70,7 +71,7 @@ def jury_seats(shares: dict, jury_size: int) -> dict:
     if not isinstance(shares, dict) or not shares:
         raise ValueError(f"a composition maps attribute values to shares or seat counts, got {shares!r}")
     vals = list(shares.values())
-    if not all(isinstance(v, Real) and not isinstance(v, bool) and v >= 0 for v in vals):
+    if not all(isinstance(v, Real) and not isinstance(v, bool) and float(v) >= 0 for v in vals):
         raise ValueError(f"composition shares must be non-negative numbers, got {shares!r}")
     if all(isinstance(v, Integral) for v in vals) and sum(vals) == jury_size:
         return {k: int(v) for k, v in shares.items()}
@@ -87,12 +88,12 @@ def jury_seats(shares: dict, jury_size: int) -> dict:
 
 
 def jury_verdicts(
-    dataset,
-    classified_dataset,
-    composition: dict,
+    dataset: Any,
+    classified_dataset: Any,
+    composition: dict[str, dict[Any, Any]],
     jury_size: int = 12,
     n_juries: int = 100,
-    random_state=None,
+    random_state: Any = None,
     *,
     pos_label: float | None = None,
     tie: str = "favorable",
@@ -130,16 +131,13 @@ def jury_verdicts(
         M. L. Gordon et al., "Jury Learning: Integrating Dissenting Voices into Machine Learning Models",
         CHI 2022.
     """
-    for name, ds in (("dataset", dataset), ("classified_dataset", classified_dataset)):
-        if not hasattr(ds, "item_ids") or not hasattr(ds, "annotators"):
-            raise TypeError(f"{name} must be a MultiAnnotatorDataset, got {type(ds).__name__}")
+    check_multi_annotator_dataset(dataset, "dataset")
+    check_multi_annotator_dataset(classified_dataset, "classified_dataset")
     for name, v in (("jury_size", jury_size), ("n_juries", n_juries)):
         if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if tie not in _TIES:
-        raise ValueError(f"tie={tie!r}; expected one of {_TIES}")
-    if on_shortfall not in _SHORTFALL:
-        raise ValueError(f"on_shortfall={on_shortfall!r}; expected one of {_SHORTFALL}")
+    check_tie(tie, allow_drop=False)  # a jury always gives a verdict
+    check_choice(on_shortfall, "on_shortfall", _SHORTFALL)
     if not isinstance(composition, dict) or len(composition) != 1:
         raise ValueError(f"composition must map one annotator attribute to its shares, e.g. "
                          f"{{'gender': {{'Woman': 0.5, 'Man': 0.5}}}}; got {composition!r}")
@@ -172,7 +170,7 @@ def jury_verdicts(
 
     # candidates per (item, stratum), and the items that cannot seat a full jury
     short = np.zeros(n_items, dtype=bool)
-    first_short = None
+    first_short: tuple[Any, Any, int, int, int] | None = None
     masks = {}
     for value, k in seats.items():
         mask = pd.Series(stratum_of_row).eq(value).to_numpy()
@@ -184,9 +182,10 @@ def jury_verdicts(
             first_short = (items[i], value, k, int(have[i]), int(lacking.sum()))
         short |= lacking
     if short.any() and on_shortfall == "error":
-        item, value, k, have, n = first_short
+        assert first_short is not None  # set with the first lacking stratum
+        item, value, k, have_k, n = first_short
         raise ValueError(
-            f"composition cannot be met: item {_plain(item)!r} has {have} candidate(s) with {attribute}={value!r} "
+            f"composition cannot be met: item {_plain(item)!r} has {have_k} candidate(s) with {attribute}={value!r} "
             f"for {k} seat(s) ({n} item(s) short in this stratum, {int(short.sum())} in all); lower jury_size, "
             "change the composition, predict for every annotator, or pass on_shortfall='skip'"
         )
@@ -224,7 +223,7 @@ def jury_verdicts(
     label_mv = np.where(n_lab == 0, np.nan, majority_vote(n_lab, n_lab_pos, tie_policy))
     neg = fav if pos == unfav else unfav
 
-    def _lab(x):
+    def _lab(x: np.ndarray) -> np.ndarray:
         return np.where(np.isnan(x), np.nan, np.where(x == 1.0, pos, neg))
 
     table = pd.DataFrame(

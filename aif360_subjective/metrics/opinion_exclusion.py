@@ -7,6 +7,7 @@ References:
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,13 +17,21 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from .._validation import check_multi_annotator_dataset
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
+from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, verdict_sentence
 from ..opinion.groups import GroupingSummary
-from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options
-from ..opinion.uncertainty import OpinionIntervals, opinion_intervals, thin_groups, warn_thin_groups
+from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
+from ..opinion.uncertainty import (
+    OpinionIntervals,
+    opinion_intervals,
+    thin_groups,
+    warn_single_group,
+    warn_thin_groups,
+    with_intervals,
+)
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -93,6 +102,23 @@ def _encode(dataset: Any, classified_dataset: Any, rating_column: str | None) ->
         pos_label=dataset.favorable_label,
         ratings=ratings,
     )
+
+
+class _OptionView:
+    """A read-only attribute of the metric showing the field of the same name of ``metric.options``."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        return self if obj is None else getattr(obj.options, self.name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"{self.name} is read-only: it shows metric.options.{self.name}")
 
 
 class OpinionExclusionMetric(ClassificationMetric):
@@ -171,6 +197,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         rating_column: str | None = None,
         greater_is_better: bool | None = None,
         adr_reference: str = "majority",
+        adr_fit: str = "same",
     ) -> None:
         """
         Args:
@@ -220,6 +247,11 @@ class OpinionExclusionMetric(ClassificationMetric):
             adr_reference: what an annotation's disagreement is measured against for the ADR: "majority" (the
                 binary majority vote, default, the paper's) or "median" (the item's median rating; needs
                 ``rating_column``; a rating more than half a point from it disagrees).
+            adr_fit: "same" (default: the paper's exact method, ADR bins fitted on the annotations the performance
+                is scored on) or "cross" (each annotation grouped by its annotator's ADR on the other half of the
+                items, :func:`~aif360_subjective.opinion.annotations.cross_fit`): identical annotators then form
+                bins of equal expected performance, so the unfairness and its interval can be read against 0.
+                The test of equal service (:meth:`exclusion_test`) is cross-fitted for ADR bins either way.
 
         Raises:
             TypeError: a dataset is not a MultiAnnotatorDataset, or an option has a wrong type.
@@ -235,7 +267,8 @@ class OpinionExclusionMetric(ClassificationMetric):
             small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
             nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
             warn_group_size=warn_group_size,
-            greater_is_better=greater_is_better, adr_reference=adr_reference, has_ratings=enc.r_true is not None,
+            greater_is_better=greater_is_better, adr_reference=adr_reference, adr_fit=adr_fit,
+            has_ratings=enc.r_true is not None,
         )
         # AIF360 requires the datasets to differ only in labels and scores; a classified dataset may also carry
         # predicted per-annotation values (the predicted ratings of rating_column) in its annotation_info
@@ -247,30 +280,51 @@ class OpinionExclusionMetric(ClassificationMetric):
                 privileged_groups=privileged_groups,
             )
         self.options: OpinionOptions = options
-        self._keep_option_attributes(grouping, performance, rating_column)
+        #: the ``annotation_info`` column of the ratings (a dataset column, not an analysis option)
+        self.rating_column = rating_column
         # kept for analyses on top of the result (e.g. resampling annotators) without re-encoding
         self._encoded: EncodedAnnotations = enc
         self._cached: OpinionExclusionResult = compute_opinion_exclusion(enc, options, dataset.annotators)
         self._bootstraps: dict[tuple[Any, ...], OpinionIntervals] = {}
+        self._tests: dict[tuple[Any, ...], ExclusionTest] = {}
         warn_thin_groups(self._cached)
+        warn_single_group(self._cached)
 
-    def _keep_option_attributes(self, grouping: str | pd.Series, performance: Any, rating_column: Any) -> None:
-        # the options as attributes, as before OpinionOptions existed (read-only by convention)
+    # The options as read-only attributes (as before OpinionOptions existed): views of ``self.options``, never
+    # copies, so that the metric and its options cannot disagree.
+    grouping = _OptionView(
+        "The grouping's kind: \"adr\", \"ambiguity\", \"popularity\", \"demographic\", \"discovered\" or "
+        "\"series\"."
+    )
+    bins = _OptionView("The ``bins`` option (validated).")
+    tie = _OptionView("The majority-vote tie policy.")
+    min_group_size = _OptionView("The minimum number of units per group.")
+    small_groups = _OptionView("What happens to groups below ``min_group_size``: \"merge\" or \"drop\".")
+    aggregate = _OptionView("\"annotator\" or \"pooled\" (resolved from the grouping when not given).")
+    ambiguity = _OptionView("The item ambiguity measure of ``grouping=\"ambiguity\"``.")
+    nan_policy = _OptionView("How a list of performance measures combines undefined values.")
+    clustering = _OptionView("The clusterer of ``grouping=\"discovered\"``.")
+    n_clusters = _OptionView("The number of clusters of ``grouping=\"discovered\"`` (None = x-means).")
+    random_state = _OptionView("The seed of ``grouping=\"discovered\"`` and the default seed of the intervals.")
+    adr_fit = _OptionView("How ADR bins are fitted: \"same\" (the paper's) or \"cross\" (cross-fitted).")
+
+    @property
+    def grouping_argument(self) -> str | pd.Series:
+        """The ``grouping`` argument as given: the kind's name, or the user's Series for ``"series"``."""
         o = self.options
-        self.grouping = grouping
-        self.bins = o.bins
-        self.performance_metric = performance
-        self.tie = o.tie
-        self.min_group_size = o.min_group_size
-        self.small_groups = o.small_groups
-        self.aggregate = o.aggregate
-        self.ambiguity = o.ambiguity
-        self.attributes = list(o.attributes) or None
-        self.nan_policy = o.nan_policy
-        self.clustering = o.clustering
-        self.n_clusters = o.n_clusters
-        self.random_state = o.random_state
-        self.rating_column = rating_column
+        return o.group_labels if o.grouping == "series" and o.group_labels is not None else o.grouping
+
+    @property
+    def performance_metric(self) -> Any:
+        """The ``performance`` option: one measure (name or callable), or the list of them."""
+        perf = self.options.performance
+        return perf[0] if len(perf) == 1 else list(perf)
+
+    @property
+    def attributes(self) -> list[str] | None:
+        """The annotator attributes used, or None when none."""
+        return list(self.options.attributes) or None
+
     # ------------------------------------------------------------------ results
     def _result(self) -> OpinionExclusionResult:
         return self._cached
@@ -333,37 +387,94 @@ class OpinionExclusionMetric(ClassificationMetric):
         seed = self.options.random_state if random_state is None else random_state
         key = (interval, id(seed) if isinstance(seed, np.random.Generator) else seed)
         if key not in self._bootstraps:
-            self._bootstraps[key] = opinion_intervals(self._result(), interval, seed)
+            self._bootstraps[key] = opinion_intervals(self._result(), interval, seed, self._encoded)
         return self._bootstraps[key]
 
     @dont_decorate
     def unfairness_ci(
         self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None, bootstrap_levels: str = "both"
-    ) -> BootstrapInterval:
-        """Bootstrap confidence interval of :meth:`unfairness`.
+    ) -> UnfairnessInterval:
+        """Confidence interval of the true unfairness: it reaches 0 when the spread is indistinguishable from noise.
 
-        Annotators are resampled with replacement within their group (groups, and ADR bin edges, held fixed),
-        then each drawn annotator's annotations are redrawn from its own confusion counts, so that a group of
-        one or two annotators does not look certain; see
-        :func:`~aif360_subjective.opinion.uncertainty.opinion_intervals`. The interval is the
-        bias-corrected percentile interval (the std across groups is biased upwards).
+        The one-way ANOVA test inverted through the noncentral F distribution, in a version for unequal group
+        sizes (:func:`~aif360_subjective.opinion.equal_service.unfairness_interval`): the interval holds the
+        spreads of the groups' expected values that the data do not reject. It carries the debiased unfairness
+        (``interval.debiased``) beside the paper's raw std (``interval.estimate``, :meth:`unfairness`). The
+        bootstrap (annotators within their group, then their annotations) supplies the groups' variances only
+        when some group has a single unit (pooled groups, or no group with two annotators). Measured coverage:
+        ``benchmarks/opinion_coverage.py`` (the guide's "How sure are these numbers?").
 
         Args:
             ci: confidence level in (0, 1).
-            n_boot: bootstrap replicates (>= 100).
-            random_state: None (the metric's ``random_state``), an int seed or a numpy Generator.
-            bootstrap_levels: "both" (annotators, then their annotations) or "annotators" (annotators only:
-                no spread for one-annotator groups).
+            n_boot, random_state, bootstrap_levels: the bootstrap of :meth:`performance_ci` and
+                :meth:`group_performance` (``random_state`` None = the metric's). ``bootstrap_levels``: "both"
+                (annotators within their group, then their annotations: conditional on the items annotated),
+                "crossed" (annotators within their group and, independently, the items: not conditional on the
+                items) or "annotators" (annotators only: too narrow for small groups, no spread at all for a
+                group of one annotator).
 
         Returns:
-            BootstrapInterval: the tuple ``(low, high)``, with ``estimate``, ``n_boot``, ``n_valid`` and
-            ``extended`` (widened to contain the estimate) as attributes.
+            UnfairnessInterval: the tuple ``(low, high)``, with ``estimate``, ``debiased``, ``method`` and
+            ``indistinguishable_from_noise`` as attributes.
 
         Raises:
             ValueError: bad ``ci``/``bootstrap_levels``, ``n_boot`` < 100, or a callable performance measure.
             TypeError: ``n_boot`` is not an int.
         """
         return self._intervals(ci, n_boot, random_state, bootstrap_levels).unfairness
+
+    @dont_decorate
+    def exclusion_test(
+        self, n_permutations: int = 9999, statistic: str = "between", random_state: Any = None
+    ) -> ExclusionTest:
+        """The test of equal service: is some group served worse than chance alone would make it?
+
+        Null hypothesis: annotators are exchangeable across the groups. Annotators are permuted across the groups
+        (sizes kept) and the statistic recomputed; for ADR bins the test is cross-fitted (bins from one half of
+        each annotator's items, performance on the other, both ways), whatever ``adr_fit`` is. See
+        :func:`~aif360_subjective.opinion.equal_service.exclusion_test`.
+
+        Args:
+            n_permutations: Monte-Carlo permutations (>= 99); all distinct ones when there are no more.
+            statistic: "between" (size-weighted between-group sum of squares) or "std" (the unfairness).
+            random_state: None (the metric's ``random_state``), an int seed or a numpy Generator.
+
+        Returns:
+            ExclusionTest: ``statistic``, ``p_value``, ``method``, ``n_permutations``, ``thin_groups``, ...
+
+        Raises:
+            ValueError: bad ``n_permutations``/``statistic``.
+            TypeError: ``n_permutations`` is not an int, or a bad ``random_state``.
+        """
+        test = check_test_options(n_permutations, statistic)
+        seed = self.options.random_state if random_state is None else random_state
+        key = (test, id(seed) if isinstance(seed, np.random.Generator) else seed)
+        if key not in self._tests:
+            self._tests[key] = exclusion_test(self._result(), self._encoded, n_permutations=test.n_permutations,
+                                              statistic=test.statistic, random_state=seed)
+        return self._tests[key]
+
+    @dont_decorate
+    def verdict(
+        self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None, n_permutations: int = 9999
+    ) -> str:
+        """The one verdict sentence: "no evidence that any group is served worse (p = 0.41)" or "group2 is served
+        worst: accuracy 0.80 [0.77, 0.84] against 0.92 [0.91, 0.93] for group1 (p < 0.001)".
+
+        From :meth:`exclusion_test` (at level ``1 - ci``), :meth:`unfairness_ci` and the groups' intervals
+        (:func:`~aif360_subjective.opinion.equal_service.verdict_sentence`).
+
+        Args:
+            ci, n_boot, random_state: as in :meth:`unfairness_ci`.
+            n_permutations: as in :meth:`exclusion_test`.
+
+        Returns:
+            str
+        """
+        intervals = self._intervals(ci, n_boot, random_state, "both")
+        test = self.exclusion_test(n_permutations=n_permutations, random_state=random_state)
+        result = dataclasses.replace(with_intervals(self._result(), intervals), exclusion_test=test)
+        return verdict_sentence(result)
 
     @dont_decorate
     def performance_ci(
@@ -396,6 +507,14 @@ class OpinionExclusionMetric(ClassificationMetric):
         0 = every group is served equally well. Groups with undefined performance are skipped.
         """
         return float(self._result().unfairness)
+
+    def seed_unfairness(self) -> float:
+        """The paper's unfairness, with ADR bins fitted on the scored annotations (``adr_fit="same"``), whatever
+        ``adr_fit`` this metric uses (equal to :meth:`unfairness` unless ``adr_fit="cross"``)."""
+        if self.options.adr_fit == "same":
+            return self.unfairness()
+        same = dataclasses.replace(self.options, adr_fit="same")
+        return float(compute_opinion_exclusion(self._encoded, same, self.dataset.annotators).unfairness)
 
     def performance(self) -> float:
         """General performance: mean of the groups' performance (undefined groups skipped)."""

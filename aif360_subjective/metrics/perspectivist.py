@@ -33,12 +33,14 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
 from .._validation import plain
+from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import unit_mean_absolute_error, unit_within_one
 
 #: Clip of predicted probabilities in the soft cross-entropy (LeWiDi 2023).
@@ -61,7 +63,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------- soft labels
-def _distribution(x, name: str) -> np.ndarray:
+def _distribution(x: Any, name: str) -> np.ndarray:
     arr = np.asarray(x.to_numpy() if isinstance(x, pd.DataFrame) else x)
     try:
         arr = arr.astype(np.float64)
@@ -83,7 +85,7 @@ def _distribution(x, name: str) -> np.ndarray:
     return arr
 
 
-def _pair(y_soft_true, y_soft_pred) -> tuple[np.ndarray, np.ndarray]:
+def _pair(y_soft_true: Any, y_soft_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     """Validated (t, p) arrays; DataFrames are aligned by item index and by columns; a multi-annotator dataset
     as ``y_soft_true`` stands for its binary soft labels."""
     if hasattr(y_soft_true, "item_ids") and hasattr(y_soft_true, "annotation_info"):
@@ -114,7 +116,7 @@ def _pair(y_soft_true, y_soft_pred) -> tuple[np.ndarray, np.ndarray]:
     return t, p
 
 
-def soft_cross_entropy(y_soft_true, y_soft_pred) -> float:
+def soft_cross_entropy(y_soft_true: Any, y_soft_pred: Any) -> float:
     """Soft cross-entropy of LeWiDi 2023: ``-(1/N) sum_i sum_c t_ic log(clip(p_ic, 1e-12, 1 - 1e-12))``.
 
     Natural logarithm; lower is better; 0 only for one-hot targets predicted exactly.
@@ -140,7 +142,7 @@ def soft_cross_entropy(y_soft_true, y_soft_pred) -> float:
     return float(-(t * np.log(np.clip(p, CE_EPSILON, 1.0 - CE_EPSILON))).sum() / t.shape[0])
 
 
-def manhattan_distance(y_soft_true, y_soft_pred) -> float:
+def manhattan_distance(y_soft_true: Any, y_soft_pred: Any) -> float:
     """Average Manhattan distance of LeWiDi 2025: ``(1/N) sum_i sum_c |p_ic - t_ic|`` (0 = exact, at most 2).
 
     Args:
@@ -156,7 +158,7 @@ def manhattan_distance(y_soft_true, y_soft_pred) -> float:
     return float(np.abs(p - t).sum() / t.shape[0])
 
 
-def wasserstein_distance(y_soft_true, y_soft_pred, *, scale: Sequence[float] | None = None) -> float:
+def wasserstein_distance(y_soft_true: Any, y_soft_pred: Any, *, scale: Sequence[float] | None = None) -> float:
     """Average Wasserstein-1 (earth mover's) distance between distributions on an ordinal scale (LeWiDi 2025).
 
     With scale points ``x_1 < ... < x_C`` (default ``0, 1, ..., C-1``: cost ``|i - j|`` between classes i, j),
@@ -192,7 +194,7 @@ def wasserstein_distance(y_soft_true, y_soft_pred, *, scale: Sequence[float] | N
     return float((diff @ steps).mean())
 
 
-def soft_labels(values, item_ids, labels: Sequence | None = None) -> pd.DataFrame:
+def soft_labels(values: Any, item_ids: Any, labels: Sequence[Any] | None = None) -> pd.DataFrame:
     """The annotators' label distribution per item (soft labels) from one value per annotation.
 
     Args:
@@ -226,7 +228,9 @@ def soft_labels(values, item_ids, labels: Sequence | None = None) -> pd.DataFram
                         columns=pd.Index(cats, name="label"))
 
 
-def soft_labels_from_dataset(dataset, column: str | None = None, labels: Sequence | None = None) -> pd.DataFrame:
+def soft_labels_from_dataset(
+    dataset: Any, column: str | None = None, labels: Sequence[Any] | None = None
+) -> pd.DataFrame:
     """Soft labels of a :class:`~aif360_subjective.datasets.MultiAnnotatorDataset`.
 
     Args:
@@ -243,8 +247,7 @@ def soft_labels_from_dataset(dataset, column: str | None = None, labels: Sequenc
     Raises:
         TypeError: not a MultiAnnotatorDataset. ValueError: unknown column, values outside ``labels``.
     """
-    if not hasattr(dataset, "item_ids") or not hasattr(dataset, "annotation_info"):
-        raise TypeError(f"dataset must be a MultiAnnotatorDataset, got {type(dataset).__name__}")
+    check_multi_annotator_dataset(dataset, "dataset")
     if column is None:
         values = dataset.labels.ravel()
     else:
@@ -262,7 +265,7 @@ def soft_labels_from_dataset(dataset, column: str | None = None, labels: Sequenc
 
 
 # ------------------------------------------------------------------------------------ per-annotator
-def _per_annotation(y_true, y_pred, item_ids) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _per_annotation(y_true: Any, y_pred: Any, item_ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     yt = np.asarray(y_true.to_numpy() if isinstance(y_true, pd.Series) else y_true)
     yp = np.asarray(y_pred.to_numpy() if isinstance(y_pred, pd.Series) else y_pred)
     items = np.asarray(item_ids.to_numpy() if isinstance(item_ids, pd.Series) else item_ids)
@@ -292,7 +295,7 @@ def _item_mean(per_row: np.ndarray, codes: np.ndarray) -> float:
     return float(per_item.mean())
 
 
-def annotator_error_rate(y_true, y_pred, *, item_ids) -> float:
+def annotator_error_rate(y_true: Any, y_pred: Any, *, item_ids: Any) -> float:
     """LeWiDi 2025 Task B error rate: mean over items of ``sum_a 1[y_ia != yhat_ia] / |A_i|``.
 
     Each item counts once whatever its number of annotators ``|A_i|``. For 0/1 labels this is the official
@@ -317,7 +320,7 @@ def annotator_error_rate(y_true, y_pred, *, item_ids) -> float:
     return _item_mean(wrong, codes)
 
 
-def normalized_absolute_distance(y_true, y_pred, *, item_ids, scale_size: int | None = None,
+def normalized_absolute_distance(y_true: Any, y_pred: Any, *, item_ids: Any, scale_size: int | None = None,
                                  labels: Sequence[float] | None = None) -> float:
     """LeWiDi 2025 Task B distance for ratings: mean over items of ``sum_a |y_ia - yhat_ia| / (|A_i| S)``.
 
@@ -382,8 +385,9 @@ class PerspectivistMetric(Metric):
         E. Leonardelli et al., SemEval 2023 Task 11 (LeWiDi); LeWiDi 3rd edition (2025).
     """
 
-    def __init__(self, dataset, classified_dataset=None, *, predicted_distributions: pd.DataFrame | None = None,
-                 rating_column: str | None = None, labels: Sequence | None = None,
+    def __init__(self, dataset: Any, classified_dataset: Any = None, *,
+                 predicted_distributions: pd.DataFrame | None = None,
+                 rating_column: str | None = None, labels: Sequence[Any] | None = None,
                  scale_size: int | None = None) -> None:
         super().__init__(dataset)
         if classified_dataset is not None and not (
@@ -405,7 +409,7 @@ class PerspectivistMetric(Metric):
         """The annotators' distribution per item (:func:`soft_labels_from_dataset`)."""
         return soft_labels_from_dataset(self.dataset, self.rating_column, self.labels)
 
-    def _soft_pair(self):
+    def _soft_pair(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         if self.predicted_distributions is None:
             raise ValueError("soft-label scores need predicted_distributions (a DataFrame per item)")
         t = self.soft_labels()
@@ -426,7 +430,7 @@ class PerspectivistMetric(Metric):
         """:func:`wasserstein_distance` with unit spacing between the (ordered) scale points."""
         return wasserstein_distance(*self._soft_pair())
 
-    def _per_annotation(self):
+    def _per_annotation(self) -> tuple[np.ndarray, np.ndarray]:
         if self.classified_dataset is None:
             raise ValueError("per-annotator scores need classified_dataset (a prediction per (item, annotator))")
         if self.rating_column is None:

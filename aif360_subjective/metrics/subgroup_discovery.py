@@ -24,8 +24,9 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_columns, check_random_state
-from ..detectors.detect import DEFAULT_MIN_SUPPORT, analyse, check_analysis_options
+from ..detectors.detect import analyse
 from ..detectors.maxt import DEFAULT_PERMUTATIONS
+from ..detectors.options import DEFAULT_MIN_SUPPORT, check_analysis_options
 from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
 from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
 
@@ -280,11 +281,11 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self.report.pattern_info()
 
     @dont_decorate
-    def subgroup_metrics(self, ci: float | None = 0.95) -> pd.DataFrame:
+    def subgroup_metrics(self, ci: float | None = 0.95, kind: str | None = None) -> pd.DataFrame:
         """Index (kind, id); columns size, statistical_parity, equal_opportunity, equalized_odds, accuracy,
         accuracy_error and, unless ``ci`` is None, each metric's ``_ci_low``, ``_ci_high``, ``_p`` and ``_q``;
         see :meth:`SubgroupReport.subgroup_metrics` (``ci`` needs uniform instance weights)."""
-        return self.report.subgroup_metrics(ci=ci)
+        return self.report.subgroup_metrics(ci=ci, kind=kind)
 
     @dont_decorate
     def summary(self) -> pd.DataFrame:
@@ -344,8 +345,12 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self._table.copy()
 
     @dont_decorate
-    def aif360_groups(self, kind: str, id) -> tuple[list[dict], list[dict]]:
+    def aif360_groups(self, kind: str, id, *, names: bool = False) -> tuple[list[dict], list[dict]]:
         """Subgroup ``(kind, id)`` and the rest as AIF360 lists of dicts in the dataset's encoded values.
+
+        With ``names=True`` the same dicts name the categories instead (``{'race': 'African-American'}``
+        rather than ``{'race': 5.0}``, ``{'sex': 'Male'}`` rather than ``{'sex=Male': 1.0}``): for reading and
+        printing; AIF360's metrics need the encoded form (the default).
 
         Entropy subgroups: the pattern as one dict (``{'race=Caucasian': 1.0, 'priors_count': 0.0}``); the
         rest as the dicts whose union is its complement (any one condition violated). Cluster subgroups:
@@ -372,6 +377,10 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             raise ValueError(
                 f"the entropy pattern of cluster {id!r} is empty (no dominant attribute): no subgroup"
             )
+        if names:
+            return [dict(conditions)], [
+                {attr: v} for attr, value in conditions.items() for v in self._categories(attr) if v != value
+            ]
         subgroup: dict = {}
         rest: list[dict] = []
         for attr, value in conditions.items():
@@ -391,6 +400,15 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
                     {attr: float(u)} for u in np.unique(self._table[attr].to_numpy()) if float(u) != v
                 )
         return [subgroup], rest
+
+    def _categories(self, attr: str) -> list:
+        """The values of a decoded attribute, in the order of its codes (one-hot: column order)."""
+        coding = self._codings[attr]
+        if coding.kind == "onehot":
+            return list(coding.columns)
+        if coding.kind == "mapped":
+            return [v for v, _ in sorted(coding.codes.items(), key=lambda kv: kv[1])]
+        return np.unique(self._table[attr].to_numpy()).tolist()
 
     def _pattern_groups(self, id) -> tuple[list[dict], list[dict]]:
         """Mined pattern ``id`` as AIF360 groups: a range condition becomes one dict per distinct value in it."""

@@ -7,7 +7,8 @@ One core and two thin faces, as elsewhere in AIF360: :class:`~aif360_subjective.
 Modules, in the order the data flows: :mod:`.options` (options, declared and checked once), :mod:`.annotations`
 (encoding, majority vote, ADR), :mod:`.groupers` (one function per grouping kind), :mod:`.groups` (bins, group
 sizes, summary), :mod:`.core` (the computation from counts), :mod:`.bootstrap` and :mod:`.uncertainty`
-(intervals), :mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask
+(intervals), :mod:`.equal_service` (the test of equal service, the unfairness interval) and :mod:`.verdict` (the
+verdict sentence), :mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask
 collection arrives).
 
 References:
@@ -15,16 +16,23 @@ References:
 """
 
 from .core import OpinionExclusionResult
+from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, unfairness_interval
 from .functional import opinion_exclusion
 from .groups import GroupingReport, GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options
+from .verdict import verdict_sentence
 
 __all__ = [
+    "ExclusionTest",
     "GroupingReport",
     "GroupingSummary",
     "IntervalOptions",
     "OpinionExclusionResult",
     "OpinionOptions",
+    "UnfairnessInterval",
     "check_opinion_options",
+    "exclusion_test",
     "opinion_exclusion",
+    "unfairness_interval",
+    "verdict_sentence",
 ]

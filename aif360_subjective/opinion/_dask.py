@@ -53,6 +53,7 @@ from aif360_subjective._labels import FN, FP, TN, TP, cell_codes, confusion_coun
 
 from .._dask import require_dask
 from .._dask._partitions import add_frames, by_item, id_range, items_are_local, tree_reduce
+from .._validation import duplicate_pairs_error
 from .annotations import (
     MAX_ERROR_CELLS,
     DisagreementRates,
@@ -60,6 +61,7 @@ from .annotations import (
     adr_from_counts,
     encode_annotations,
     error_histogram,
+    has_repeats,
     item_ambiguity,
     median_disagreements,
     row_popularity,
@@ -113,6 +115,63 @@ def _check_inputs(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) -
         if not isinstance(value, dd.Series):
             raise TypeError(f"{name} must be a Dask Series when one of y_true, y_pred, item_ids, annotator_ids "
                             f"is, got {type(value).__name__}")
+    # One collection: the Series are paired partition by partition, by position (the pandas rule), which needs the
+    # same partitions; Series read separately (another block size, another file order) are refused, not re-paired.
+    inputs = {"y_true": y_true, "y_pred": y_pred, "item_ids": item_ids, "annotator_ids": annotator_ids}
+    for name, value in list(inputs.items())[1:]:
+        if value.npartitions != y_true.npartitions or tuple(value.divisions) != tuple(y_true.divisions):
+            other = "" if value.npartitions != y_true.npartitions else ", other divisions"
+            raise ValueError(
+                f"{name} and y_true come from different Dask collections ({value.npartitions} vs "
+                f"{y_true.npartitions} partitions{other}): pass columns of one Dask DataFrame (ddf['label'], "
+                "ddf['pred'], ...), read once"
+            )
+
+
+#: The columns of the paired frame, and the argument each comes from.
+_PAIRED = {"y_true": "y_true", "y_pred": "y_pred", "item": "item_ids", "annotator": "annotator_ids"}
+
+
+def _pair_partition(*parts: pd.Series) -> pd.DataFrame:
+    """One partition of the four inputs as one frame, paired by position after checking that they match (same
+    length, same index: the pandas rule, :func:`~aif360_subjective._validation.check_same_index`)."""
+    first = parts[0]
+    for name, part in zip(list(_PAIRED.values())[1:], parts[1:], strict=True):
+        if len(part) != len(first) or not part.index.equals(first.index):
+            raise ValueError(
+                f"{name} and y_true do not match row for row in a partition ({len(part)} vs {len(first)} rows"
+                f"{'' if len(part) != len(first) else ', different index'}): Series are paired by position; pass "
+                "columns of one Dask DataFrame"
+            )
+    return pd.DataFrame({col: part.to_numpy() for col, part in zip(_PAIRED, parts, strict=True)}, index=first.index)
+
+
+def _columns_of_one_frame(series: tuple[Any, ...]) -> bool:
+    """Whether every Series is a plain column of one and the same Dask DataFrame (``ddf["label"]``, ...)."""
+    try:
+        from dask.dataframe.dask_expr._expr import Projection
+    except ImportError:  # another Dask: take the checked path
+        return False
+    exprs = [getattr(s, "expr", None) for s in series]
+    if not all(isinstance(e, Projection) for e in exprs):
+        return False
+    return len({e.frame._name for e in exprs}) == 1
+
+
+def paired_frame(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) -> Any:
+    """The four Dask Series as one Dask DataFrame (columns y_true, y_pred, item, annotator), partition by
+    partition and by position (checked in each partition when it is computed)."""
+    import dask.dataframe as dd
+
+    series = (y_true, y_pred, item_ids, annotator_ids)
+    if _columns_of_one_frame(series):
+        # columns of one frame share every partition and its index: the blockwise assign pairs them by position
+        # (and Dask fuses it with the read), so the per-partition check has nothing to find
+        return y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
+    meta = _pair_partition(*(s._meta for s in series))
+    # partition i of each input with partition i of the others (no alignment by index: that is the check's job)
+    return dd.map_partitions(_pair_partition, *series, meta=meta, align_dataframes=False,
+                             enforce_metadata=False)
 
 
 def _unsupported(option: str, given: str) -> ValueError:
@@ -232,7 +291,7 @@ def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[
     ``rating`` the binary view of the ratings, the median reference and the histograms of errors (``errors``:
     per annotator, None past ``MAX_ERROR_CELLS`` distinct errors).
     """
-    out: dict[str, Any] = {"n_rows": len(df)}
+    out: dict[str, Any] = {"n_rows": len(df), "duplicates": None}
     missing = {c: int(df[c].isna().sum()) for c in df.columns}
     out["missing"] = missing
     view = _views(df, pos_label, rating)
@@ -248,6 +307,17 @@ def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[
     item_codes, items = pd.factorize(df["item"].to_numpy())
     codes, annotators = pd.factorize(df["annotator"].to_numpy())
     k = len(annotators)
+    # The in-memory rule; every row of an item is in this partition, so every duplicate is seen. Rows are taken in
+    # index order (a shuffle by item does not keep the row order), so the row named is the pandas face's.
+    key = item_codes.astype(np.int64) * max(k, 1) + codes
+    if has_repeats(key):
+        try:
+            order = np.argsort(df.index.to_numpy(), kind="stable")
+        except TypeError:  # an unorderable index: the partition's order
+            order = np.arange(len(df))
+        dup = pd.Series(key[order]).duplicated().to_numpy()
+        i = int(order[int(dup.argmax())])
+        out["duplicates"] = (int(dup.sum()), df["item"].iloc[i], df["annotator"].iloc[i], df.index[i])
     n, n_pos = vote_counts(item_codes, t, len(items))
     if rating is not None and rating.median:  # the in-memory median reference: every annotation counted, no tie
         disagree = median_disagreements(view["rt"], item_codes, len(items))
@@ -292,7 +362,9 @@ def _combine(parts: list[dict]) -> dict:
     missing = {c: sum(p["missing"][c] for p in parts) for c in parts[0]["missing"]}
     bad = {c: sum(p["bad_ratings"][c] for p in parts) for c in parts[0]["bad_ratings"]}
     ranges = [p["value_range"] for p in parts if p.get("value_range") is not None]
+    dups = [p["duplicates"] for p in parts if p["duplicates"] is not None]
     return {
+        "duplicates": (sum(d[0] for d in dups), *_first_row(dups)[1:]) if dups else None,
         "value_range": (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
         # range and length of every original partition (a few tuples), for the locality check
         "parts": [{"range": p["range"], "n_rows": p["n_rows"]} for p in flat],
@@ -304,6 +376,14 @@ def _combine(parts: list[dict]) -> dict:
         **{k: sum(p[k] for p in parts)
            for k in ("n_rows", "n_items", "n_tie_items", "n_tie_annotations", "n_resolved_tie_items")},
     }
+
+
+def _first_row(dups: list[tuple]) -> tuple:
+    """The duplicate with the smallest row label (the first in partition order if labels do not compare)."""
+    try:
+        return min(dups, key=lambda d: d[3])
+    except TypeError:
+        return dups[0]
 
 
 def _partition_bins(df: pd.DataFrame, pos_label: Any, kind: str, measure: str, edges: np.ndarray,
@@ -364,13 +444,14 @@ def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any
             numbers.
     """
     require_dask()
-    frame = y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
+    frame = paired_frame(y_true, y_pred, item_ids, annotator_ids)
     res = _counts(frame, pos_label, tie, values, rating)
     _check_data(res, pos_label)  # before a shuffle: bad data costs one pass, not two
     shuffled = not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]])
     if shuffled:
         frame = by_item(frame, "item")
         res = _counts(frame, pos_label, tie, values, rating)
+        _check_pairs(res)  # a pair split over partitions shows only once its item's rows are together
     res["shuffled"] = shuffled
     if values is not None:
         res["bins"] = _bin_pass(frame, pos_label, values, bins, res["value_range"], rating)
@@ -412,7 +493,14 @@ def _check_data(res: dict, pos_label: Any) -> None:
     # Label checks: the in-memory encoder on the distinct values (same rules, same messages).
     lt, lp = (np.asarray(v, dtype=object) for v in res["labels"])
     width = max(len(lt), len(lp))
-    encode_annotations(np.resize(lt, width), np.resize(lp, width), np.zeros(width), np.zeros(width), pos_label)
+    encode_annotations(np.resize(lt, width), np.resize(lp, width), np.zeros(width), np.arange(width), pos_label)
+    _check_pairs(res)
+
+
+def _check_pairs(res: dict) -> None:
+    """The in-memory duplicate rule, with its message (the row is the index label of the Dask Series)."""
+    if res["duplicates"] is not None:
+        raise duplicate_pairs_error(*res["duplicates"])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import binary_entropy, majority_vote, ratio, vote_counts
-from .._validation import plain
+from .._validation import duplicate_pairs_error, plain
 
 __all__ = [
     "DisagreementRates",
@@ -34,8 +34,12 @@ __all__ = [
     "check_ratings",
     "disagreement_rates",
     "encode_annotations",
+    "CrossFit",
+    "cross_fit",
     "item_ambiguity",
+    "item_halves",
     "item_vote_counts",
+    "row_disagreements",
     "median_disagreements",
     "row_popularity",
     "unit_mean_absolute_error",
@@ -163,7 +167,8 @@ def encode_annotations(
         EncodedAnnotations
 
     Raises:
-        ValueError: on misaligned lengths, missing ids or labels, or more than two distinct labels.
+        ValueError: on misaligned lengths, missing ids or labels, or more than two distinct labels. (Duplicated
+            (item, annotator) pairs are refused by the faces: :func:`check_unique_pairs`.)
     """
     arrays = {
         "y_true": _as_1d(y_true, "y_true"),
@@ -214,6 +219,37 @@ def encode_annotations(
         r_true=r_true,
         r_pred=r_pred,
     )
+
+
+def has_repeats(key: np.ndarray) -> bool:
+    """Whether an int64 array holds a value twice (a sort: several times faster than hashing for the clean case;
+    the rows are found by the caller only when there are repeats)."""
+    k = np.sort(key)
+    return bool((k[1:] == k[:-1]).any())
+
+
+def check_unique_pairs(item_codes: np.ndarray, annotator_codes: np.ndarray, items: pd.Index, annotators: pd.Index,
+                       index: Any = None) -> None:
+    """Every (item, annotator) pair at most once (the dataset class's rule, with its message).
+
+    Args:
+        item_codes, annotator_codes: integer codes of the ids (non-negative), one per row.
+        items, annotators: the ids the codes stand for (for the message).
+        index: row labels for the message (default: positions).
+
+    Raises:
+        ValueError: :func:`~aif360_subjective._validation.duplicate_pairs_error`.
+    """
+    if not len(item_codes):
+        return
+    width = np.int64(annotator_codes.max()) + 1
+    key = item_codes.astype(np.int64) * width + annotator_codes
+    if not has_repeats(key):
+        return
+    dup = pd.Series(key).duplicated().to_numpy()
+    i = int(dup.argmax())
+    raise duplicate_pairs_error(int(dup.sum()), items[item_codes[i]], annotators[annotator_codes[i]],
+                                i if index is None else index[i])
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -310,6 +346,87 @@ def median_disagreements(ratings: np.ndarray, item_codes: np.ndarray, n_items: i
     ranked = ratings[order]
     median = (ranked[start + (size - 1) // 2] + ranked[start + size // 2]) / 2.0
     return np.asarray(np.abs(ratings - median[item_codes]) > 0.5, dtype=bool)
+
+
+def row_disagreements(
+    enc: EncodedAnnotations, tie: str = "favorable", reference: str = "majority"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per annotation: whether it is counted in the ADR and whether it disagrees with its item's reference.
+
+    The per-row view of :func:`disagreement_rates` (same majority vote, tie policy and median rule), so that ADR
+    can be computed on any subset of an annotator's annotations (:func:`cross_fit`).
+
+    Returns:
+        tuple: ``(counted, disagrees)``, two bool arrays with one value per row.
+    """
+    if reference == "median":
+        assert enc.r_true is not None  # the options check requires ratings for the median reference
+        return np.ones(enc.n, dtype=bool), median_disagreements(enc.r_true, enc.item_codes, len(enc.items))
+    n, n_pos = item_vote_counts(enc)
+    row_mv = majority_vote(n, n_pos, tie)[enc.item_codes]
+    counted = ~np.isnan(row_mv)
+    return counted, counted & (enc.t != (row_mv == 1.0))
+
+
+def item_halves(enc: EncodedAnnotations) -> np.ndarray:
+    """The half (0 or 1) of every annotation for cross-fitting: the parity of its item's code.
+
+    Items are split, not annotations, so that the two halves share no item: the majority votes an annotator's
+    ADR is measured against on one half never involve the items its performance is scored on in the other.
+    Item codes follow the sorted item ids, so an annotator's consecutive items alternate between the halves
+    (each annotator gets about half of its items in each); the split is deterministic (no seed).
+
+    Returns:
+        numpy.ndarray: int64 half per row.
+    """
+    return (enc.item_codes % 2).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class CrossFit:
+    """ADR on each half of every annotator's items (:func:`cross_fit`).
+
+    Attributes:
+        row_half: half (0 or 1) of every annotation (:func:`item_halves`).
+        adr: ``(n_annotators, 2)`` ADR of every annotator on each half; NaN when the half holds no counted
+            annotation (the annotator then has no group for the *other* half's performance).
+        n_counted: ``(n_annotators, 2)`` annotations counted in each half's ADR.
+    """
+
+    row_half: np.ndarray
+    adr: np.ndarray
+    n_counted: np.ndarray
+
+    def half_unit(self, annotator_codes: np.ndarray) -> np.ndarray:
+        """The half-unit whose ADR sets the group of every row: ``2 * annotator + (1 - half)`` (the *other*
+        half of the same annotator), an index into ``adr.ravel()``."""
+        return np.asarray(2 * np.asarray(annotator_codes, dtype=np.int64) + (1 - self.row_half), dtype=np.int64)
+
+
+def cross_fit(enc: EncodedAnnotations, tie: str = "favorable", reference: str = "majority") -> CrossFit:
+    """ADR of every annotator on each half of its items (for ``adr_fit="cross"``).
+
+    With ``adr_fit="same"`` (the paper's method) annotators are sorted into ADR bins by the very annotations their
+    performance is then scored on: an annotator who by chance disagreed more with the majority also, by the same
+    chance, agrees less with a model close to the majority, so identical annotators end up in bins of different
+    performance. Cross-fitting removes this: the performance on one half of an annotator's items is grouped by the
+    ADR on the other half, and the halves are swapped, so every annotation is scored once.
+
+    Returns:
+        CrossFit
+
+    References:
+        Chernozhukov, V. et al. (2018). Double/debiased machine learning for treatment and structural parameters.
+        The Econometrics Journal 21(1) (cross-fitting: estimate on one fold, evaluate on the other, swap).
+    """
+    counted, disagrees = row_disagreements(enc, tie, reference)
+    half = item_halves(enc)
+    k = len(enc.annotators)
+    codes = 2 * enc.annotator_codes + half
+    n_counted = np.bincount(codes, weights=counted, minlength=2 * k)
+    n_dis = np.bincount(codes, weights=disagrees, minlength=2 * k)
+    return CrossFit(row_half=half, adr=adr_from_counts(n_dis, n_counted).reshape(k, 2),
+                    n_counted=n_counted.reshape(k, 2))
 
 
 def _median_disagreement_rates(enc: EncodedAnnotations) -> DisagreementRates:

@@ -16,12 +16,14 @@ in each group and on which of their annotations were observed, so both are resam
    annotations and accuracy a contributes the binomial spread a(1-a)/n.
 
 Resampling at both levels counts the within-annotator noise twice in the level-1 variance (Davison & Hinkley
-1997, §3.8): the intervals are slightly conservative, never falsely narrow.
+1997, §3.8), which widens the groups' intervals a little. Items are not resampled (the intervals are conditional
+on the items annotated) unless :func:`crossed_group_values` is used. Measured coverage:
+``benchmarks/opinion_coverage.py`` and the guide ("Reading the numbers").
 
-Intervals are bias-corrected percentile intervals (Efron 1987). A standard deviation across noisy group values
-is biased upwards and its bootstrap distribution more so; the bias correction recentres the percentiles on
-the estimate. When the replicates lie almost entirely on one side of the estimate (a symptom of very small
-groups), the interval is widened to contain the estimate and the result says so.
+Intervals are bias-corrected percentile intervals (Efron 1987). When the replicates lie almost entirely on one
+side of the estimate, the interval is widened to contain it and the result says so (``extended``). The
+unfairness's headline interval is not a bootstrap one: a standard deviation across noisy group values is biased
+upwards and its bootstrap interval never reaches 0 (see :mod:`~aif360_subjective.opinion.equal_service`).
 
 Everything is vectorised over replicates and annotators (chunks of replicates bound the memory); there is no
 Python loop per annotation, annotator or replicate beyond the chunking.
@@ -43,6 +45,7 @@ __all__ = [
     "BootstrapInterval",
     "bootstrap_group_values",
     "bootstrap_interval",
+    "crossed_group_values",
     "spread_across_groups",
     "mean_across_groups",
 ]
@@ -60,7 +63,7 @@ class BootstrapInterval(tuple[float, float]):
         ci: the confidence level.
         n_boot: replicates drawn; ``n_valid`` of them gave a defined value.
         extended: True when the bias-corrected interval missed the estimate and was widened to contain it
-            (the replicates lay almost all on one side: typically groups of one or two annotators).
+            (the replicates lay almost all on one side of it).
     """
 
     estimate: float
@@ -172,16 +175,88 @@ def bootstrap_group_values(
         c = counts_sorted[idx]  # (b, n_pairs, K)
         if levels == "both":
             c = _redraw_counts(c, rng)
-        if aggregate == "annotator":
-            v = score(c)
-            defined = ~np.isnan(v)
-            total = np.where(defined, v, 0.0) @ member
-            k = defined.astype(np.float64) @ member
-            vals = np.full(total.shape, np.nan)
-            np.divide(total, k, out=vals, where=k > 0)
-        else:
-            pooled = np.stack([c[..., j].astype(np.float64) @ member for j in range(n_cells)], axis=-1)
-            vals = score(pooled)
+        vals = _aggregate(c, member, score, aggregate)
+        vals[:, ~has_units] = np.nan
+        out[b0 : b0 + b] = vals
+    return out
+
+
+def _aggregate(c: np.ndarray, member: np.ndarray, score: Callable[[np.ndarray], np.ndarray],
+               aggregate: str) -> np.ndarray:
+    """Group values ``(b, n_groups)`` from replicate counts ``(b, n_pairs, K)`` (units in group order)."""
+    if aggregate == "annotator":
+        v = score(c)
+        defined = ~np.isnan(v)
+        total = np.where(defined, v, 0.0) @ member
+        k = defined.astype(np.float64) @ member
+        vals = np.full(total.shape, np.nan)
+        np.divide(total, k, out=vals, where=k > 0)
+        return vals
+    pooled = np.stack([c[..., j].astype(np.float64) @ member for j in range(c.shape[-1])], axis=-1)
+    return np.asarray(score(pooled), dtype=np.float64)
+
+
+def crossed_group_values(
+    pair_group: np.ndarray,
+    row_unit: np.ndarray,
+    row_cell: np.ndarray,
+    row_item: np.ndarray,
+    n_items: int,
+    n_cells: int,
+    n_groups: int,
+    score: Callable[[np.ndarray], np.ndarray],
+    *,
+    aggregate: str = "annotator",
+    n_boot: int = 1000,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Bootstrap replicates of every group's value, resampling items as well as annotators (crossed).
+
+    Each replicate draws the items with replacement (multinomial weights over all items, shared by every
+    annotator, so an item's difficulty moves every group at once) and, independently, the annotators within each
+    group; a unit's counts are then its rows' cells weighted by their item's draw. This is the pigeonhole
+    bootstrap of a crossed (annotators x items) design: it counts both sources of noise (slightly conservative,
+    Owen 2007), where :func:`bootstrap_group_values` holds the items fixed.
+
+    Args:
+        pair_group: group code of every unit.
+        row_unit: unit code of every annotation row (-1 = ungrouped).
+        row_cell: cell (0..n_cells-1) of every row (e.g. TN, FP, FN, TP; or the error-histogram column).
+        row_item: item code of every row.
+        n_items, n_cells, n_groups: sizes.
+        score, aggregate, n_boot, rng: as in :func:`bootstrap_group_values`.
+
+    Returns:
+        numpy.ndarray: shape (n_boot, n_groups).
+
+    References:
+        Owen, A. B. (2007). The pigeonhole bootstrap. The Annals of Applied Statistics 1(2), 386-411.
+    """
+    from scipy import sparse
+
+    pair_group = np.asarray(pair_group, dtype=np.int64)
+    n_pairs = len(pair_group)
+    out = np.full((n_boot, n_groups), np.nan)
+    if n_pairs == 0 or n_boot == 0:
+        return out
+    order, g_sorted, sizes, starts = _sorted_slots(pair_group, n_groups)
+    rank = np.empty(n_pairs, dtype=np.int64)
+    rank[order] = np.arange(n_pairs)  # unit code -> its slot in group order
+    keep = row_unit >= 0
+    key = rank[row_unit[keep]] * n_cells + row_cell[keep]
+    counts = sparse.csr_matrix((np.ones(int(keep.sum())), (key, row_item[keep])), shape=(n_pairs * n_cells, n_items))
+    member = np.zeros((n_pairs, n_groups))
+    member[np.arange(n_pairs), g_sorted] = 1.0
+    has_units = sizes > 0
+    chunk = max(1, _MAX_CELLS // max(1, n_pairs * n_cells + n_items))
+    for b0 in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - b0)
+        weights = rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=b).T.astype(np.float64)
+        c_all = np.asarray(counts @ weights).reshape(n_pairs, n_cells, b).transpose(2, 0, 1)  # (b, units, cells)
+        u = rng.random((b, n_pairs))
+        idx = starts[g_sorted] + np.floor(u * sizes[g_sorted]).astype(np.int64)
+        c = c_all[np.arange(b)[:, None], idx]
+        vals = _aggregate(c, member, score, aggregate)
         vals[:, ~has_units] = np.nan
         out[b0 : b0 + b] = vals
     return out

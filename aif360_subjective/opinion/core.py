@@ -24,15 +24,17 @@ import pandas as pd
 
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 from .annotations import (
+    MAX_ERROR_CELLS,
     DisagreementRates,
     EncodedAnnotations,
+    cross_fit,
     disagreement_rates,
     rating_error_counts,
     unit_mean_absolute_error,
     unit_within_one,
 )
 from .bootstrap import BootstrapInterval
-from .groupers import GROUPERS, UnitGroups
+from .groupers import GROUPERS, UnitGroups, group_by_adr_cross
 from .groups import GroupingSummary, enforce_min_group_size
 from .options import PERFORMANCE_NAMES, PERFORMANCES, OpinionOptions, PerformanceSpec
 
@@ -47,6 +49,7 @@ __all__ = [
     "OpinionExclusionResult",
     "combine_measures",
     "compute_opinion_exclusion",
+    "count_score",
     "counts_suffice",
     "group_counts",
     "histograms_suffice",
@@ -237,6 +240,50 @@ def performance_from_counts(specs: tuple[PerformanceSpec, ...], counts: np.ndarr
     return combine_measures([metric_from_counts(str(spec), counts) for spec in specs], nan_policy)
 
 
+def count_score(
+    result: OpinionExclusionResult,
+) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """(cells, score): the cells the bootstrap and the test redraw or permute, and the performance computed from them.
+
+    Confusion counts for the binary measures (accuracy alone only needs (correct, wrong): one binomial per draw
+    instead of three); the histogram of absolute errors for the rating measures.
+    """
+    opts = result.options
+    assert opts is not None
+    names = [str(s) for s in opts.performance]
+
+    def identity(c: np.ndarray) -> np.ndarray:
+        return c
+
+    if opts.needs_ratings:
+        if result.unit_cells is None:
+            raise ValueError(
+                f"intervals for {opts.performance_name} need a discrete rating scale: the absolute errors "
+                f"|rating - predicted| take more than {MAX_ERROR_CELLS} distinct values (round the predicted "
+                "ratings to the scale, or use ci=None)"
+            )
+        errors = np.asarray(result.unit_cells, dtype=np.float64)
+
+        def rating_score(c: np.ndarray) -> np.ndarray:  # the core's formula on the redrawn histograms
+            return performance_from_histograms(opts.performance, c, errors, opts.nan_policy)
+
+        return identity, rating_score
+    if names == ["accuracy"]:
+        def cells(c: np.ndarray) -> np.ndarray:
+            return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
+
+        def score(c: np.ndarray) -> np.ndarray:
+            return ratio(c[..., 0].astype(np.float64), (c[..., 0] + c[..., 1]).astype(np.float64))
+
+        return cells, score
+
+    def combined(c: np.ndarray) -> np.ndarray:
+        flat = c.reshape(-1, 4).astype(np.float64)
+        return performance_from_counts(opts.performance, flat, opts.nan_policy).reshape(c.shape[:-1])
+
+    return identity, combined
+
+
 # ----------------------------------------------------------------------------------------------
 # the whole computation, in named steps
 # ----------------------------------------------------------------------------------------------
@@ -266,10 +313,18 @@ class OpinionExclusionResult:
             errors take more than :data:`~aif360_subjective.opinion.annotations.MAX_ERROR_CELLS`
             distinct values (no intervals then).
         unit_cells: for rating measures, the distinct absolute errors (the columns of ``unit_counts``).
-        unfairness_ci, performance_ci: bootstrap intervals
-            (:class:`~aif360_subjective.opinion.bootstrap.BootstrapInterval`, a ``(low, high)`` tuple)
-            when the analysis was asked for them (``ci=``), else None; ``group_table`` then also holds
-            ``ci_low`` and ``ci_high``.
+        unfairness_ci: the confidence interval of the true unfairness
+            (:class:`~aif360_subjective.opinion.equal_service.UnfairnessInterval`, a ``(low, high)`` tuple that
+            reaches 0 when the spread is indistinguishable from noise, with the debiased unfairness) when the
+            analysis was asked for intervals (``ci=``), else None.
+        performance_ci: the bootstrap interval of the performance
+            (:class:`~aif360_subjective.opinion.bootstrap.BootstrapInterval`) with ``ci=``, else None;
+            ``group_table`` then also holds ``ci_low`` and ``ci_high`` (NaN for one-annotator groups).
+        row_units: the unit (row of ``unit_performance``) of every annotation row, -1 when ungrouped; None from
+            the Dask back end. The crossed bootstrap (``bootstrap_levels="crossed"``) reads it.
+        exclusion_test: the test of equal service
+            (:class:`~aif360_subjective.opinion.equal_service.ExclusionTest`) when asked for (``ci=`` or
+            ``test=True``), else None.
     """
 
     disagreement_rates: pd.Series
@@ -284,8 +339,21 @@ class OpinionExclusionResult:
     extras: dict[str, Any] = field(default_factory=dict)
     unit_counts: np.ndarray | None = None
     unit_cells: np.ndarray | None = None
-    unfairness_ci: BootstrapInterval | None = None
+    unfairness_ci: Any = None
     performance_ci: BootstrapInterval | None = None
+    exclusion_test: Any = None
+    row_units: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def verdict(self, alpha: float | None = None) -> str:
+        """The one verdict sentence from the test of equal service and the intervals
+        (:func:`~aif360_subjective.opinion.equal_service.verdict_sentence`).
+
+        Raises:
+            ValueError: the result carries no test (pass ``ci=`` or ``test=True``).
+        """
+        from .verdict import verdict_sentence
+
+        return verdict_sentence(self, alpha)
 
     @property
     def report(self) -> GroupingSummary:
@@ -339,6 +407,8 @@ class GroupCounts:
             give (callables; measures on ratings whose errors take more than ``MAX_ERROR_CELLS`` values);
             None = computed from the counts (confusion counts, or for measures on ratings the histograms of
             errors, :func:`performance_from_histograms`).
+        row_units: the unit (row of ``group``/``annotator``) of every annotation row, -1 when ungrouped (the
+            pandas path; None on Dask, which keeps no rows): what the crossed bootstrap reweights by item.
     """
 
     annotators: pd.Index
@@ -362,6 +432,7 @@ class GroupCounts:
     annotator_performance: np.ndarray | None = None
     unit_performance: np.ndarray | None = None
     group_performance: np.ndarray | None = None
+    row_units: np.ndarray | None = None
 
 
 def _pooled_counts(counts: GroupCounts) -> np.ndarray:
@@ -481,6 +552,7 @@ def result_from_counts(counts: GroupCounts, options: OpinionOptions) -> OpinionE
         options=options,
         unit_counts=counts.counts,
         unit_cells=counts.cells,
+        row_units=counts.row_units,
     )
 
 
@@ -503,12 +575,18 @@ def group_counts(
     when the errors take more than ``MAX_ERROR_CELLS`` values); for callables the performance from the rows.
     """
     rates = disagreement_rates(enc, options.tie, options.adr_reference)
-    groups: UnitGroups = GROUPERS[options.grouping](enc, options, rates, annotator_table)
+    cross = options.grouping == "adr" and options.adr_fit == "cross"
+    fit = cross_fit(enc, options.tie, options.adr_reference) if cross else None
+    groups: UnitGroups = (group_by_adr_cross(fit, options, rates) if fit is not None
+                          else GROUPERS[options.grouping](enc, options, rates, annotator_table))
     unit_sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
     unit_codes, labels, size_notes = enforce_min_group_size(
         groups.codes, groups.labels, unit_sizes, options.min_group_size, options.small_groups, groups.ordered
     )
-    row_codes = _row_codes(enc, groups.unit, unit_codes)
+    if fit is not None:  # each row takes the group of its annotator's ADR on the other half of the items
+        row_codes = unit_codes[fit.half_unit(enc.annotator_codes)]
+    else:
+        row_codes = _row_codes(enc, groups.unit, unit_codes)
     n_ann = len(enc.annotators)
     rows = np.flatnonzero(row_codes >= 0)
     g_rows = row_codes[rows]
@@ -520,6 +598,8 @@ def group_counts(
         ann_errors, ann_cells = rating_error_counts(enc, np.arange(enc.n), enc.annotator_codes, n_ann)
     else:
         unit_counts = confusion_counts(pair_codes, n_pairs, cell_codes(enc.t[rows], enc.p[rows]))
+    row_units = np.full(enc.n, -1, dtype=np.int64)
+    row_units[rows] = pair_codes
     by_rows: dict[str, np.ndarray | None] = {}
     from_histograms = (histograms_suffice(options.performance) and unit_counts is not None
                        and ann_errors is not None)
@@ -550,6 +630,7 @@ def group_counts(
         size_notes=size_notes,
         annotator_errors=ann_errors,
         annotator_cells=ann_cells,
+        row_units=row_units,
         **by_rows,
     )
 

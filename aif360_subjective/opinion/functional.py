@@ -7,6 +7,12 @@ Every function takes the annotators' labels ``y_true`` and the model's predictio
 ``"item"`` and ``"annotator"`` are used. They call the same core as
 :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
 
+Input contract (the same on pandas and on Dask, and the dataset class's): inputs are paired **by position**;
+pandas Series among them must share one index (a Series sorted or filtered on its own is refused with a
+ValueError naming it, never re-paired silently); Dask Series must be columns of one collection (same partitions,
+each partition's index equal across the inputs). Missing labels, predictions or ids are refused with their rows
+counted, and so is an (item, annotator) pair given twice (the dataset class's message).
+
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
     Learning. Section 4.1.
@@ -14,6 +20,7 @@ References:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,14 +28,16 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
-from .annotations import check_positive_from, check_ratings, encode_annotations
+from .._validation import check_random_state, check_same_index
+from .annotations import check_positive_from, check_ratings, check_unique_pairs, encode_annotations
 from .core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
     individual_figures,
 )
-from .options import check_interval_options, check_opinion_options
-from .uncertainty import opinion_intervals, warn_thin_groups, with_intervals
+from .equal_service import exclusion_test
+from .options import check_interval_options, check_opinion_options, check_test_options
+from .uncertainty import opinion_intervals, warn_single_group, warn_thin_groups, with_intervals
 
 __all__ = [
     "disagreement_rates",
@@ -92,6 +101,10 @@ def opinion_exclusion(
     positive_from: float | None = None,
     greater_is_better: bool | None = None,
     adr_reference: str = "majority",
+    adr_fit: str = "same",
+    test: bool | None = None,
+    n_permutations: int = 9999,
+    test_statistic: str = "between",
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -144,7 +157,9 @@ def opinion_exclusion(
         ci: confidence level of bootstrap intervals for the unfairness, the performance and every group
             (None = no intervals, the paper's figures only).
         n_boot: bootstrap replicates (>= 100).
-        bootstrap_levels: "both" (annotators within groups, then their annotations) or "annotators"; see
+        bootstrap_levels: "both" (annotators within groups, then their annotations; the intervals are conditional
+            on the items annotated), "crossed" (annotators within groups and items: not conditional on the
+            items; pandas only) or "annotators" (too narrow for small groups); see
             :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.unfairness_ci`.
         positive_from (float, optional): ``y_true`` and ``y_pred`` are ratings; the binary view for the
             majority vote is ``rating >= positive_from`` (see above).
@@ -152,12 +167,22 @@ def opinion_exclusion(
             lower is better for "mae", "false_positive_rate", "false_negative_rate").
         adr_reference: "majority" (ADR against the binary majority vote) or "median" (against the item's median
             rating, with ``positive_from``), as in :class:`~aif360_subjective.metrics.OpinionExclusionMetric`.
+        adr_fit: "same" (the paper's ADR bins, fitted on the annotations the performance is scored on) or
+            "cross" (cross-fitted: each annotation's group comes from its annotator's ADR on the other half of
+            the items, which removes the sorting artefact that makes identical annotators look unequal).
+        test: compute the test of equal service (``result.exclusion_test``): None = whenever ``ci`` is given,
+            True = also without ``ci``, False = never. On Dask, ADR groups have no test (its cross-fit needs the
+            annotation rows): None leaves ``exclusion_test`` None there, True raises a ValueError.
+        n_permutations: permutations of the test (>= 99; all distinct ones when there are no more).
+        test_statistic: "between" (size-weighted between-group sum of squares, default: more power against a
+            small dissenting group) or "std" (the unfairness itself).
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
         ``group_table``, ``unit_performance``, ``unfairness``, ``performance``, ``grouping_summary``,
-        ``options``; with ``ci``, ``unfairness_ci``, ``performance_ci`` and the ``ci_low``/``ci_high`` columns
-        of ``group_table``.
+        ``options``; with ``ci``, ``unfairness_ci`` (reaches 0 when the spread is indistinguishable from noise),
+        ``performance_ci`` and the ``ci_low``/``ci_high`` columns of ``group_table``; with ``ci`` or ``test=True``,
+        ``exclusion_test`` and :meth:`~aif360_subjective.opinion.core.OpinionExclusionResult.verdict`.
 
     Raises:
         ValueError: on misaligned or non-binary inputs and invalid option values.
@@ -179,7 +204,13 @@ def opinion_exclusion(
         small_groups=small_groups, aggregate=aggregate, ambiguity=ambiguity, attributes=attributes,
         nan_policy=nan_policy, clustering=clustering, n_clusters=n_clusters, random_state=random_state,
         warn_group_size=warn_group_size, greater_is_better=greater_is_better, adr_reference=adr_reference,
+        adr_fit=adr_fit,
     )
+    if test is not None and not isinstance(test, bool | np.bool_):
+        raise TypeError(f"test must be None, True or False, got {test!r}")
+    run_test = bool(test) if test is not None else ci is not None
+    test_options = check_test_options(n_permutations, test_statistic) if run_test else None
+    enc = None
     if is_dask_collection(y_true, y_pred, item_ids, annotator_ids):
         from . import _dask  # Dask is imported only when a Dask collection arrives
 
@@ -188,11 +219,21 @@ def opinion_exclusion(
                                         positive_from=positive_from, option_args=option_args)
         interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
         cut = None if positive_from is None else check_positive_from(positive_from, pos_label)
+        if test_options is not None and options.grouping == "adr" and test is None:
+            test_options = None  # documented: ADR groups are tested on pandas only (test=True raises here)
+        elif test_options is not None and options.grouping == "adr":
+            raise ValueError(
+                "the test of equal service for ADR groups is cross-fitted (ADR on one half of each annotator's "
+                "items, performance on the other) and needs the annotation rows, which the Dask back end does "
+                "not collect: pass test=False for the intervals alone, or compute on pandas"
+            )
         result: OpinionExclusionResult = _dask.opinion_exclusion(
             y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotators, pos_label=pos_label,
             positive_from=cut,
         )
     else:
+        # Series are paired by position (as arrays are); a Series with another index is refused, not reordered
+        check_same_index({"y_true": y_true, "y_pred": y_pred, "item_ids": item_ids, "annotator_ids": annotator_ids})
         ratings = None
         y_true_view, y_pred_view = y_true, y_pred
         if positive_from is not None:
@@ -205,6 +246,8 @@ def opinion_exclusion(
             pos_label=pos_label,
             ratings=ratings,
         )
+        # the dataset class's rule (and message): one label per annotator and item
+        check_unique_pairs(enc.item_codes, enc.annotator_codes, enc.items, enc.annotators)
         options = check_opinion_options(
             annotators=enc.annotators,
             annotator_table=annotators,
@@ -215,8 +258,14 @@ def opinion_exclusion(
         interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
         result = compute_opinion_exclusion(enc, options, annotators)
     warn_thin_groups(result)
+    warn_single_group(result)
+    rng = check_random_state(random_state)  # one stream: the bootstrap, then the test
     if interval is not None:
-        result = with_intervals(result, opinion_intervals(result, interval, random_state))
+        result = with_intervals(result, opinion_intervals(result, interval, rng, enc))
+    if test_options is not None:
+        result = dataclasses.replace(result, exclusion_test=exclusion_test(
+            result, enc, n_permutations=test_options.n_permutations, statistic=test_options.statistic,
+            random_state=rng))
     return result
 
 

@@ -26,6 +26,7 @@ from .._labels import majority_vote, ratio
 from ..detectors import detect_categorical, encode_for_clustering, fit_clustering
 from ..quality import crowdtruth_scores
 from .annotations import (
+    CrossFit,
     DisagreementRates,
     EncodedAnnotations,
     annotation_popularity,
@@ -45,6 +46,7 @@ __all__ = [
     "demographic_labels",
     "discovered_labels",
     "group_by_adr",
+    "group_by_adr_cross",
     "group_by_ambiguity",
     "group_by_demographic",
     "group_by_discovered",
@@ -240,6 +242,20 @@ def group_by_adr(enc: EncodedAnnotations, options: OpinionOptions, rates: Disagr
                  annotator_table: pd.DataFrame | None = None) -> UnitGroups:
     """Annotators binned by their average disagreement rate (ADR) with the majority vote (the paper)."""
     return group_annotators(options, enc.annotators, rates, annotator_table)
+
+
+def group_by_adr_cross(fit: CrossFit, options: OpinionOptions, rates: DisagreementRates) -> UnitGroups:
+    """Annotator half-samples binned by their ADR (``adr_fit="cross"``): unit ``2 * annotator + half`` holds the
+    ADR on that half of the annotator's items and groups the annotations of the *other* half
+    (:meth:`~aif360_subjective.opinion.annotations.CrossFit.half_unit`). The bins (equal-width, quantile or given
+    edges) are set over all half-sample ADRs."""
+    excluded: dict[str, int] = {}
+    if rates.n_tie_annotations:
+        excluded["annotations on dropped ties (not counted in ADR)"] = rates.n_tie_annotations
+    n_nan = int(np.isnan(fit.adr).sum())
+    if n_nan:
+        excluded["annotator half-samples without ADR (no counted annotation on that half of the items)"] = n_nan
+    return _binned("annotator half-sample", fit.adr.ravel(), options.bins, excluded)
 
 
 def group_by_ambiguity(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,

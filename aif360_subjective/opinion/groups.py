@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+
+from .._labels import group_label
 
 __all__ = ["GroupingReport", "GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label",
            "validate_bins"]
@@ -198,9 +200,10 @@ def _merged_label(labels: list[Any]) -> Any:
     if isinstance(first, pd.Interval) and isinstance(last, pd.Interval):
         closed_left = first.closed in ("left", "both")
         closed_right = last.closed in ("right", "both")
-        closed = {(False, True): "right", (True, False): "left", (True, True): "both"}.get(
-            (closed_left, closed_right), "neither"
-        )
+        sides: dict[tuple[bool, bool], Literal["left", "right", "both", "neither"]] = {
+            (False, True): "right", (True, False): "left", (True, True): "both", (False, False): "neither"
+        }
+        closed = sides[(closed_left, closed_right)]
         return pd.Interval(first.left, last.right, closed=closed)
     return tuple(labels)
 
@@ -292,19 +295,3 @@ def enforce_min_group_size(
         "dropped": tuple(dropped),
         "notes": tuple(notes),
     }
-
-
-def group_label(group: Any, spec: str = ".2f", sep: str = "\u2013") -> str:
-    """Readable name of a group, the one form used in tables, figures and text: an ADR/ambiguity bin
-    ``0.00–0.07`` (bounds formatted with ``spec``; pandas' widened lowest edge ``-0.000333`` shows as
-    ``0.00``, not ``-0.00``), an intersection of attributes joined by `` & ``, or the value itself."""
-    if isinstance(group, pd.Interval):
-        return f"{_bound(group.left, spec)}{sep}{_bound(group.right, spec)}"
-    if isinstance(group, tuple):
-        return " & ".join(map(str, group))
-    return str(group)
-
-
-def _bound(value: float, spec: str) -> str:
-    text = f"{value:{spec}}"
-    return text[1:] if text.startswith("-") and float(text) == 0.0 else text

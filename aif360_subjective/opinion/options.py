@@ -20,13 +20,14 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from .._labels import TIE_POLICIES
+from .._labels import TIE_POLICIES, check_tie
 from .._validation import check_choice, check_ci, check_int, check_random_state
 from ..detectors.clustering import CLUSTERINGS
 from .groups import validate_bins
 
 __all__ = [
     "ADR_REFERENCES",
+    "ADR_FITS",
     "AGGREGATES",
     "AMBIGUITY_MEASURES",
     "GROUPING_NAMES",
@@ -35,13 +36,16 @@ __all__ = [
     "PERFORMANCES",
     "PERFORMANCE_NAMES",
     "SMALL_GROUP_POLICIES",
+    "TEST_STATISTICS",
     "TIE_POLICIES",
     "OpinionOptions",
     "PerformanceInfo",
     "PerformanceSpec",
     "BOOTSTRAP_LEVELS",
     "IntervalOptions",
+    "ExclusionTestOptions",
     "check_interval_options",
+    "check_test_options",
     "check_opinion_options",
     "performance_direction",
     "performance_name",
@@ -94,12 +98,25 @@ AGGREGATES: Final = ("annotator", "pooled")
 #: What an annotation's ADR disagreement is measured against: the item's majority vote of the binary labels, or
 #: (ratings only) the item's median rating.
 ADR_REFERENCES: Final = ("majority", "median")
+#: How ADR bins are fitted: on the same annotations the performance is scored on ("same", the paper's), or
+#: cross-fitted ("cross": ADR on one half of the items, performance on the other, then the halves swapped).
+ADR_FITS: Final = ("same", "cross")
 NAN_POLICIES: Final = ("propagate", "omit")
 SMALL_GROUP_POLICIES: Final = ("merge", "drop")
-#: ``bootstrap_levels``: resample annotators within groups and then their annotations ("both"), or annotators only.
-BOOTSTRAP_LEVELS: Final = ("both", "annotators")
+#: ``bootstrap_levels``: resample annotators within groups and then their annotations ("both"), annotators only
+#: (too narrow for small groups: it ignores the noise of their annotations), or annotators and items ("crossed":
+#: intervals not conditional on the items annotated; pandas only).
+BOOTSTRAP_LEVELS: Final = ("both", "annotators", "crossed")
+#: Statistics of the test of equal service: the size-weighted between-group sum of squares, or the plain std of
+#: the groups' values (the unfairness itself).
+TEST_STATISTICS: Final = ("between", "std")
+#: Fewest permutations accepted: fewer cannot give a p-value below 0.01.
+MIN_PERMUTATIONS = 99
 #: Fewest bootstrap replicates accepted: fewer cannot place a 95% interval's bounds.
 MIN_BOOT: Final = 100
+#: Most bootstrap replicates accepted: each keeps at least three float64 values (the unfairness, the performance,
+#: one per group), and past this many a 95% interval's ends move by Monte-Carlo noise only.
+MAX_BOOT: Final = 100_000
 
 #: One performance measure: a name of :data:`PERFORMANCE_NAMES` or a callable ``(y_true, y_pred) -> float``.
 PerformanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
@@ -130,6 +147,8 @@ class OpinionOptions:
             value when True, the highest when False (e.g. ``"mae"``).
         adr_reference: "majority" (ADR against the binary majority vote, the paper's) or "median" (ratings:
             against the item's median rating).
+        adr_fit: "same" (ADR bins from the annotations the performance is scored on, the paper's exact method)
+            or "cross" (cross-fitted: :func:`~aif360_subjective.opinion.annotations.item_halves`).
     """
 
     grouping: str
@@ -149,6 +168,7 @@ class OpinionOptions:
     warn_group_size: int = 5
     higher_is_better: bool = True
     adr_reference: str = "majority"
+    adr_fit: str = "same"
 
     @property
     def needs_ratings(self) -> bool:
@@ -208,21 +228,21 @@ def resolve_performance(performance: Any) -> tuple[PerformanceSpec, ...]:
                 f"(y_true, y_pred) -> float, or a list of them; got {type(p).__name__} {p!r}"
             )
     names = [p for p in items if isinstance(p, str)]
-    on_ratings = sorted({p for p in names if PERFORMANCES[p].needs_ratings})
-    on_labels = sorted({p for p in names if not PERFORMANCES[p].needs_ratings})
-    if on_ratings and on_labels:
-        raise ValueError(
-            f"performance {names} mixes measures on ratings {on_ratings} with measures on binary labels "
-            f"{on_labels}; a list is averaged per unit, so use measures of one kind"
-        )
-    higher = sorted({p for p in names if PERFORMANCES[p].higher_is_better})
-    lower = sorted({p for p in names if not PERFORMANCES[p].higher_is_better})
-    if higher and lower:
-        raise ValueError(
-            f"performance {names} mixes higher-is-better measures {higher} with lower-is-better measures "
-            f"{lower}; a list is averaged per unit, so use measures of one direction"
-        )
+    _one_side(names, "needs_ratings", "measures on ratings {}", "measures on binary labels {}", "kind")
+    _one_side(names, "higher_is_better", "higher-is-better measures {}", "lower-is-better measures {}", "direction")
     return tuple(items)
+
+
+def _one_side(names: list[str], flag: str, side: str, other_side: str, what: str) -> None:
+    """Raise when the named measures fall on both sides of ``PERFORMANCES[name].<flag>``: a list is averaged per
+    unit, which only means something for measures of one kind and one direction."""
+    yes = sorted({p for p in names if getattr(PERFORMANCES[p], flag)})
+    no = sorted({p for p in names if not getattr(PERFORMANCES[p], flag)})
+    if yes and no:
+        raise ValueError(
+            f"performance {names} mixes {side.format(yes)} with {other_side.format(no)}; a list is averaged per "
+            f"unit, so use measures of one {what}"
+        )
 
 
 def performance_direction(specs: Sequence[PerformanceSpec], greater_is_better: Any = None) -> bool:
@@ -356,6 +376,7 @@ def check_opinion_options(
     warn_group_size: int = 5,
     greater_is_better: bool | None = None,
     adr_reference: str = "majority",
+    adr_fit: str = "same",
     has_ratings: bool = False,
 ) -> OpinionOptions:
     """Validate every option of the opinion-exclusion analysis, in a fixed order, and freeze them.
@@ -366,7 +387,8 @@ def check_opinion_options(
     :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
     ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
     ``greater_is_better`` states the direction of callable measures (:func:`performance_direction`);
-    ``adr_reference`` what ADR disagreement is measured against (:data:`ADR_REFERENCES`).
+    ``adr_reference`` what ADR disagreement is measured against (:data:`ADR_REFERENCES`); ``adr_fit`` how ADR
+    bins are fitted (:data:`ADR_FITS`; "cross" only with ``grouping="adr"``).
 
     Args:
         annotators: the distinct annotator ids of the data (a grouping Series must share some of them;
@@ -395,7 +417,13 @@ def check_opinion_options(
             "adr_reference='median' measures disagreement with the item's median rating, but no ratings were "
             "given: pass rating_column= (OpinionExclusionMetric) or positive_from= (opinion_exclusion)"
         )
-    check_choice(tie, "tie", TIE_POLICIES)
+    check_choice(adr_fit, "adr_fit", ADR_FITS)
+    if adr_fit == "cross" and kind != "adr":
+        raise ValueError(
+            f"adr_fit='cross' cross-fits ADR bins and applies to grouping='adr' only, got grouping={kind!r}; "
+            "leave adr_fit='same'"
+        )
+    check_tie(tie)
     size = check_int(min_group_size, "min_group_size", low=1)
     check_choice(small_groups, "small_groups", SMALL_GROUP_POLICIES)
     if aggregate is None:
@@ -425,7 +453,41 @@ def check_opinion_options(
         warn_group_size=warn_size,
         higher_is_better=higher,
         adr_reference=adr_reference,
+        adr_fit=adr_fit,
     )
+
+
+@dataclass(frozen=True)
+class ExclusionTestOptions:
+    """The validated options of the test of equal service (build with :func:`check_test_options`).
+
+    Attributes:
+        n_permutations: Monte-Carlo permutations (the test enumerates every distinct permutation instead when
+            there are no more of them than this).
+        statistic: one of :data:`TEST_STATISTICS`.
+    """
+
+    n_permutations: int
+    statistic: str
+
+
+def check_test_options(n_permutations: Any, statistic: Any) -> ExclusionTestOptions:
+    """Validate the options of the test of equal service, the same way for both faces.
+
+    Args:
+        n_permutations: an int >= :data:`MIN_PERMUTATIONS`.
+        statistic: one of :data:`TEST_STATISTICS`.
+
+    Returns:
+        ExclusionTestOptions
+
+    Raises:
+        TypeError: ``n_permutations`` is not an int.
+        ValueError: too few permutations or an unknown statistic.
+    """
+    n = check_int(n_permutations, "n_permutations", low=MIN_PERMUTATIONS)
+    check_choice(statistic, "test_statistic", TEST_STATISTICS)
+    return ExclusionTestOptions(n_permutations=n, statistic=statistic)
 
 
 @dataclass(frozen=True)
@@ -435,7 +497,8 @@ class IntervalOptions:
     Attributes:
         ci: confidence level in (0, 1).
         n_boot: number of bootstrap replicates (>= 100).
-        levels: "both" (annotators within groups, then their annotations) or "annotators".
+        levels: "both" (annotators within groups, then their annotations), "annotators" or "crossed" (annotators
+            within groups and, independently, items).
     """
 
     ci: float
@@ -456,11 +519,14 @@ def check_interval_options(
             each must be a named measure.
 
     Raises:
-        ValueError: a bad level, too few replicates, or a callable performance.
+        ValueError: a bad level, too few or too many replicates (:data:`MAX_BOOT`), or a callable performance.
         TypeError: ``n_boot`` is not an int.
     """
     level = check_ci(ci)
     n = check_int(n_boot, "n_boot", low=MIN_BOOT)
+    if n > MAX_BOOT:
+        raise ValueError(f"n_boot must be <= {MAX_BOOT:,}, got {n:,}: that many replicates would need at least "
+                         f"{n * 3 * 8 / 1e9:,.1f} GB (8 bytes for each of at least 3 values per replicate)")
     check_choice(levels, "bootstrap_levels", BOOTSTRAP_LEVELS)
     callables = [performance_name([p]) for p in performance if not isinstance(p, str)]
     if callables:

@@ -15,24 +15,26 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._labels import FN, FP, TN, TP, ratio
+from .._labels import cell_codes, ratio
 from .._validation import check_random_state
-from .annotations import MAX_ERROR_CELLS
+from .annotations import EncodedAnnotations
 from .bootstrap import (
     BootstrapInterval,
     bootstrap_group_values,
     bootstrap_interval,
+    crossed_group_values,
     mean_across_groups,
     spread_across_groups,
 )
-from .core import OpinionExclusionResult, performance_from_counts, performance_from_histograms
+from .core import OpinionExclusionResult
+from .core import count_score as _count_score
+from .equal_service import UnfairnessInterval, unfairness_interval
 from .groups import group_label
 from .options import IntervalOptions
 
@@ -41,6 +43,7 @@ __all__ = [
     "opinion_intervals",
     "thin_groups",
     "thin_groups_text",
+    "warn_single_group",
     "warn_thin_groups",
     "with_intervals",
 ]
@@ -51,63 +54,48 @@ class OpinionIntervals:
     """Bootstrap intervals of one opinion-exclusion analysis.
 
     Attributes:
-        unfairness, performance: the intervals of the two headline figures.
-        groups: index ``group`` (as the group table); columns ``ci_low``, ``ci_high``.
+        unfairness: the interval of the true unfairness, by inverting the one-way ANOVA test
+            (:func:`~aif360_subjective.opinion.equal_service.unfairness_interval`; it reaches 0 when the spread
+            across groups is indistinguishable from noise).
+        performance: the bootstrap interval of the performance.
+        groups: index ``group`` (as the group table); columns ``ci_low``, ``ci_high`` (bootstrap; NaN for
+            one-annotator groups, see ``notes``).
         options: the bootstrap options (level, replicates, resampling levels).
+        unfairness_bootstrap: the former bootstrap interval of the unfairness (kept for comparison: it never
+            reaches 0, see the guide).
+        notes: why some intervals are missing.
     """
 
-    unfairness: BootstrapInterval
+    unfairness: UnfairnessInterval
     performance: BootstrapInterval
     groups: pd.DataFrame
     options: IntervalOptions
+    unfairness_bootstrap: BootstrapInterval | None = None
+    notes: tuple[str, ...] = ()
 
 
-def _count_score(
-    result: OpinionExclusionResult,
-) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
-    """(cells, score): the cells the bootstrap must redraw and the performance computed from them.
-
-    Confusion counts for the binary measures (accuracy alone only needs (correct, wrong): one binomial per draw
-    instead of three); the histogram of absolute errors for the rating measures.
-    """
+def _crossed_rows(result: OpinionExclusionResult, enc: EncodedAnnotations | None) -> tuple[np.ndarray, int]:
+    """The cell of every annotation row for the crossed bootstrap, and the number of cells."""
     opts = result.options
     assert opts is not None
-    names = [str(s) for s in opts.performance]
-
-    def identity(c: np.ndarray) -> np.ndarray:
-        return c
-
+    if enc is None or result.row_units is None or len(result.row_units) != enc.n:
+        raise ValueError(
+            "bootstrap_levels='crossed' resamples items and needs the annotation rows: the metric class and the "
+            "pandas path of opinion_exclusion have them, the Dask back end does not (use 'both' there)"
+        )
     if opts.needs_ratings:
-        if result.unit_cells is None:
-            raise ValueError(
-                f"intervals for {opts.performance_name} need a discrete rating scale: the absolute errors "
-                f"|rating - predicted| take more than {MAX_ERROR_CELLS} distinct values (round the predicted "
-                "ratings to the scale, or use ci=None)"
-            )
-        errors = np.asarray(result.unit_cells, dtype=np.float64)
-
-        def rating_score(c: np.ndarray) -> np.ndarray:  # the core's formula on the redrawn histograms
-            return performance_from_histograms(opts.performance, c, errors, opts.nan_policy)
-
-        return identity, rating_score
-    if names == ["accuracy"]:
-        def cells(c: np.ndarray) -> np.ndarray:
-            return np.stack([c[..., TN] + c[..., TP], c[..., FP] + c[..., FN]], axis=-1)
-
-        def score(c: np.ndarray) -> np.ndarray:
-            return ratio(c[..., 0].astype(np.float64), (c[..., 0] + c[..., 1]).astype(np.float64))
-
-        return cells, score
-
-    def combined(c: np.ndarray) -> np.ndarray:
-        flat = c.reshape(-1, 4).astype(np.float64)
-        return performance_from_counts(opts.performance, flat, opts.nan_policy).reshape(c.shape[:-1])
-
-    return identity, combined
+        assert enc.r_true is not None and enc.r_pred is not None and result.unit_cells is not None
+        errors = np.abs(enc.r_true - enc.r_pred)
+        cells = np.asarray(result.unit_cells, dtype=np.float64)
+        pos = np.clip(np.searchsorted(cells, errors), 0, len(cells) - 1)
+        # ungrouped rows may hold errors outside the grouped rows' cells: they are not counted anyway
+        return np.where(result.row_units >= 0, pos, 0), len(cells)
+    return cell_codes(enc.t, enc.p), 4
 
 
 def opinion_intervals(
-    result: OpinionExclusionResult, interval: IntervalOptions, random_state: Any = None
+    result: OpinionExclusionResult, interval: IntervalOptions, random_state: Any = None,
+    enc: EncodedAnnotations | None = None,
 ) -> OpinionIntervals:
     """Bootstrap intervals of the unfairness, the performance and every group's value.
 
@@ -124,6 +112,7 @@ def opinion_intervals(
         interval: validated bootstrap options
             (:func:`~aif360_subjective.opinion.options.check_interval_options`).
         random_state: None, an int seed or a numpy Generator.
+        enc: the encoded annotations (``levels="crossed"`` only: it reweights the rows by item).
 
     Returns:
         OpinionIntervals
@@ -141,20 +130,46 @@ def opinion_intervals(
     opts = result.options
     table = result.group_table
     unit_group = result.unit_performance["group"].cat.codes.to_numpy(np.int64) if len(table) else np.zeros(0, int)
-    reps = bootstrap_group_values(
-        unit_group, cells(result.unit_counts), len(table), score, aggregate=opts.aggregate,
-        n_boot=interval.n_boot, rng=rng, levels=interval.levels,
-    )
+    if interval.levels == "crossed":
+        row_cell, n_cells = _crossed_rows(result, enc)
+        assert enc is not None and result.row_units is not None
+
+        def cell_score(c: np.ndarray) -> np.ndarray:
+            return score(cells(c))
+
+        reps = crossed_group_values(
+            unit_group, result.row_units, row_cell, enc.item_codes, len(enc.items), n_cells, len(table),
+            cell_score, aggregate=opts.aggregate, n_boot=interval.n_boot, rng=rng,
+        )
+    else:
+        reps = bootstrap_group_values(
+            unit_group, cells(result.unit_counts), len(table), score, aggregate=opts.aggregate,
+            n_boot=interval.n_boot, rng=rng, levels=interval.levels,
+        )
     values = table["performance"].to_numpy(np.float64)
     group_iv = [bootstrap_interval(reps[:, g], values[g], interval.ci) for g in range(len(table))]
-    groups = pd.DataFrame(
-        {"ci_low": [iv.low for iv in group_iv], "ci_high": [iv.high for iv in group_iv]}, index=table.index
-    )
+    low, high = np.array([iv.low for iv in group_iv]), np.array([iv.high for iv in group_iv])
+    # A one-annotator group's interval can only describe that person's annotations, not the group it stands
+    # for (redrawing one person's labels says nothing about the group's other members), so none is given.
+    single = table["n_annotators"].to_numpy() < 2
+    low[single], high[single] = np.nan, np.nan
+    notes: tuple[str, ...] = ()
+    if single.any():
+        notes = (f"{int(single.sum())} group{'s' if single.sum() != 1 else ''} of one annotator "
+                 f"({', '.join(group_label(g) for g in table.index[single])}): no interval, one person's "
+                 "annotations say nothing about how the group's other members are served",)
+    groups = pd.DataFrame({"ci_low": low, "ci_high": high}, index=table.index)
+    ok = ~np.isnan(reps)
+    n_ok = ok.sum(axis=0)
+    mean = ratio(np.where(ok, reps, 0.0).sum(axis=0), n_ok)
+    variances = ratio((np.where(ok, reps - mean, 0.0) ** 2).sum(axis=0), n_ok)  # NaN where no replicate
     return OpinionIntervals(
-        unfairness=bootstrap_interval(spread_across_groups(reps), result.unfairness, interval.ci),
+        unfairness=unfairness_interval(result, interval.ci, group_variances=variances),
         performance=bootstrap_interval(mean_across_groups(reps), result.performance, interval.ci),
         groups=groups,
         options=interval,
+        unfairness_bootstrap=bootstrap_interval(spread_across_groups(reps), result.unfairness, interval.ci),
+        notes=notes,
     )
 
 
@@ -202,7 +217,8 @@ def _percent(share: float) -> str:
 
 def thin_groups_text(thin: pd.DataFrame, n_groups: int, min_annotators: int, quote: bool = False) -> str:
     """The sentence naming thin groups: ``2 of 5 groups hold fewer than 5 annotators: 0.20–0.27 (2 annotators,
-    5% of the unfairness); ...`` (one wording for the warning, the report and the command line).
+    5% of the unfairness); ...`` (one wording for the warning, the report and the command line); at most
+    :data:`MAX_NAMED` groups by name, then ``and N more``.
 
     Args:
         thin: :func:`thin_groups` of an analysis (non-empty).
@@ -211,15 +227,22 @@ def thin_groups_text(thin: pd.DataFrame, n_groups: int, min_annotators: int, quo
         quote: quote the group names (as in a Python warning).
     """
     parts = []
-    for group, row in thin.iterrows():  # one entry per thin group (a handful), not per annotation
+    # at most MAX_NAMED groups by name (a 176-group grouping would otherwise print a paragraph of names)
+    for group, row in thin.iloc[:MAX_NAMED].iterrows():
         n = int(row["n_annotators"])
         share = float(row["share_of_unfairness"])
         weight = f", {_percent(share)} of the unfairness" if np.isfinite(share) else ""
         label = repr(group_label(group)) if quote else group_label(group)
         parts.append(f"{label} ({n} annotator{'s' if n != 1 else ''}{weight})")
+    if len(thin) > MAX_NAMED:
+        parts.append(f"and {len(thin) - MAX_NAMED:,} more")
     verb = "holds" if len(thin) == 1 else "hold"
     return (f"{len(thin)} of {n_groups} group{'s' if n_groups != 1 else ''} {verb} fewer than {min_annotators} "
             "annotators: " + "; ".join(parts))
+
+
+#: Thin groups named in :func:`thin_groups_text`; the others are counted ("and N more").
+MAX_NAMED = 10
 
 
 def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
@@ -239,3 +262,24 @@ def warn_thin_groups(result: OpinionExclusionResult) -> pd.DataFrame:
             stacklevel=3,
         )
     return thin
+
+
+def warn_single_group(result: OpinionExclusionResult) -> bool:
+    """Warn (UserWarning) when at most one group has a defined performance: the unfairness, the standard deviation
+    across groups, is then 0 by construction (or undefined), not a measurement.
+
+    Returns:
+        bool: whether the warning was given.
+    """
+    perf = result.group_table["performance"] if "performance" in result.group_table else pd.Series(dtype=float)
+    defined = perf.dropna()
+    if len(defined) > 1:
+        return False
+    if len(defined) == 1:
+        what = (f"only one group ({group_label(defined.index[0])!r}) has a defined performance: the unfairness, the "
+                "standard deviation across groups, is 0 by construction, not a finding")
+    else:
+        what = "no group has a defined performance: the unfairness is undefined"
+    warnings.warn(f"{what}; to compare groups, use more bins, another grouping or a smaller minimum group size",
+                  UserWarning, stacklevel=3)
+    return True

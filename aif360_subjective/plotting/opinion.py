@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..opinion.groups import group_label
+from ._text import literal
 
 __all__ = ["plot_group_performance", "group_performance_table", "group_interval_tables"]
 
@@ -95,7 +96,10 @@ def plot_group_performance(
     ``kind="heatmap"`` draws the paper's Figure 3: one row per model, one column per group (ADR
     range), each cell coloured and annotated with the group's performance; the row labels carry the
     model's unfairness and general performance. ``kind="bars"`` draws grouped bars (one colour per
-    model) with the groups' sizes (annotators) as a grey line on a secondary axis.
+    model) with the groups' sizes (annotators) as a grey line on a secondary axis. ``kind="dots"`` draws one
+    row per group, worst served first (by the first model), one dot per model with its interval as a horizontal
+    bar: readable with many groups (the report switches to it past 12 groups), long group names shortened with
+    "…" (the group tables hold them in full).
 
     With ``ci`` every value carries its bootstrap interval (two-level bootstrap, groups held fixed; see
     ``OpinionExclusionMetric.unfairness_ci``): under the value in each heatmap cell, as error bars on the bars,
@@ -108,7 +112,7 @@ def plot_group_performance(
 
     Args:
         metrics: model name -> OpinionExclusionMetric (all with the same grouping).
-        kind: "heatmap" or "bars".
+        kind: "heatmap", "bars" or "dots".
         ax: matplotlib Axes to draw on (a new figure when None).
         cmap: colormap of the heatmap, low to high values; None = ``"RdYlGn"`` when higher is better,
             ``"RdYlGn_r"`` when lower is better.
@@ -130,15 +134,17 @@ def plot_group_performance(
     """
     import matplotlib.pyplot as plt
 
-    if kind not in ("heatmap", "bars"):
-        raise ValueError(f"kind must be 'heatmap' or 'bars', got {kind!r}")
+    if kind not in ("heatmap", "bars", "dots"):
+        raise ValueError(f"kind must be 'heatmap', 'bars' or 'dots', got {kind!r}")
     table = group_performance_table(metrics)
+    if kind == "dots":
+        return _plot_dots(metrics, table, ax, ci, n_boot, random_state)
     if ax is None:
         width = max(6.0, 1.1 * table.shape[1] + 3)
         per_row = 0.6 if ci is None else 0.95  # the interval lines need room
         height = max(2.5, per_row * table.shape[0] + 1.5) if kind == "heatmap" else 4.5
         _, ax = plt.subplots(figsize=(width, height))
-    labels = [group_label(g) for g in table.columns]
+    labels = [literal(group_label(g)) for g in table.columns]  # data, not mathtext
     first = next(iter(metrics.values()))
     higher = _higher_is_better(metrics)
     if cmap is None:
@@ -155,7 +161,7 @@ def plot_group_performance(
     if ci is not None:
         low, high = group_interval_tables(metrics, ci=ci, n_boot=n_boot, random_state=random_state)
     model_labels = [_model_label(name, m, show_summary, ci, n_boot, random_state) for name, m in metrics.items()]
-    perf_name = first.performance_name()
+    perf_name = literal(first.performance_name())
     if kind == "heatmap":
         values = table.to_numpy(dtype=float)
         im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
@@ -163,8 +169,12 @@ def plot_group_performance(
         if ci is not None:  # an interval is read with the group's size: name it under the group
             sizes = first.group_performance()["n_annotators"].reindex(table.columns)
             ticks = [f"{lab}\n{_annotators(n)}" for lab, n in zip(labels, sizes, strict=True)]
-        ax.set_xticks(range(len(labels)), labels=ticks, rotation=30 if len(labels) > 6 else 0, ha="right"
-                      if len(labels) > 6 else "center")
+        # rotate when the names would run into each other (many groups, or long names such as "Black or
+        # African American")
+        longest = max(len(line) for tick in ticks for line in tick.split("\n"))
+        tilt = len(labels) > 6 or longest * len(labels) > 70
+        ax.set_xticks(range(len(labels)), labels=ticks, rotation=30 if tilt else 0, ha="right" if tilt else "center",
+                      rotation_mode="anchor" if tilt else "default")
         ax.set_yticks(range(len(model_labels)), labels=model_labels)
         if annotate:
             lo, hi = np.nanmin(values) if vmin is None else vmin, np.nanmax(values) if vmax is None else vmax
@@ -215,6 +225,55 @@ def plot_group_performance(
     return ax
 
 
+#: Longest group name drawn in a dot plot (longer ones end with "…").
+MAX_LABEL = 42
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 1] + "…"
+
+
+def _plot_dots(metrics: Mapping, table: pd.DataFrame, ax, ci: float | None, n_boot: int, random_state):
+    """One row per group (worst served first, by the first model), one dot per model, intervals as bars."""
+    import matplotlib.pyplot as plt
+
+    first = next(iter(metrics.values()))
+    higher = _higher_is_better(metrics)
+    order = table.iloc[0].sort_values(ascending=higher, na_position="last", kind="stable").index
+    table = table[order]
+    n_groups = table.shape[1]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.5, max(3.0, 0.24 * n_groups + 1.2)))
+    low = high = None
+    if ci is not None:
+        low, high = group_interval_tables(metrics, ci=ci, n_boot=n_boot, random_state=random_state)
+        low, high = low[order], high[order]
+    y = np.arange(n_groups)
+    n_models = table.shape[0]
+    offsets = (np.arange(n_models) - (n_models - 1) / 2) * (0.6 / max(n_models, 1))
+    sizes = first.group_performance()["n_annotators"].reindex(order)
+    for k, name in enumerate(table.index):
+        vals = table.loc[name].to_numpy(dtype=float)
+        xerr = None
+        if low is not None:
+            xerr = np.vstack([vals - low.loc[name].to_numpy(float), high.loc[name].to_numpy(float) - vals])
+            xerr = np.where(np.isfinite(xerr), np.maximum(xerr, 0.0), 0.0)
+        ax.errorbar(vals, y + offsets[k], xerr=xerr, fmt="o", markersize=3.5, capsize=0, elinewidth=1,
+                    label=str(name))
+    ax.set_yticks(y, labels=[f"{_short(group_label(g))} ({int(n)})" if pd.notna(n) else _short(group_label(g))
+                             for g, n in zip(order, sizes, strict=True)], fontsize="x-small")
+    ax.invert_yaxis()  # worst served at the top
+    ax.set_ylim(n_groups - 0.5, -0.5)
+    perf_name = first.performance_name()
+    ax.set_xlabel(f"{perf_name} ({first.options.direction_text})")
+    ax.grid(axis="x", alpha=0.3)
+    if n_models > 1:
+        ax.legend(loc="lower right", fontsize="small")
+    ax.set_title(f"{perf_name} per group of annotators, worst served first (annotators in brackets"
+                 + (f"; bars: {ci:.0%} intervals)" if ci is not None else ")"), fontsize="medium")
+    return ax
+
+
 def _annotators(n) -> str:
     if pd.isna(n):
         return ""
@@ -223,6 +282,7 @@ def _annotators(n) -> str:
 
 def _model_label(name, m, show_summary: bool, ci: float | None, n_boot: int, random_state) -> str:
     """``name`` and, with ``show_summary``, its unfairness and performance (with their intervals when ``ci``)."""
+    name = literal(name)
     if not show_summary:
         return name
     if ci is None:

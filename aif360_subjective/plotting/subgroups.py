@@ -11,7 +11,12 @@ References:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from ..detectors.subgroup_metrics import METRICS, SUBGROUP_METRICS
+from ._text import literal
 
 __all__ = [
     "plot_summary_radar",
@@ -22,13 +27,7 @@ __all__ = [
 ]
 
 _KIND_COLOURS = {"cluster": "tab:red", "entropy": "tab:blue"}
-_LABELS = {
-    "accuracy_error": "Accuracy error",
-    "statistical_parity": "Statistical parity",
-    "equal_opportunity": "Equal opportunity",
-    "equalized_odds": "Equalized odds",
-    "accuracy": "Accuracy",
-}
+_LABELS = {name: m.label for name, m in SUBGROUP_METRICS.items()}
 
 
 def _report(obj):
@@ -47,7 +46,7 @@ def _axes(ax, polar=False, figsize=(6, 4)):
     return fig.add_subplot(111, projection="polar" if polar else None)
 
 
-def plot_summary_radar(report, ax=None):
+def plot_summary_radar(report: Any, ax: Any = None) -> Any:
     """Radar of the five summary values, cluster- (red, circles) against entropy-based (blue, squares) subgroups.
 
     Accuracy (around 0.7) and the fairness differences (often below 0.1) do not share a scale, so every axis
@@ -93,7 +92,7 @@ def _scale(v: float) -> str:
     return "0" if v == 0 else f"{v:.3g}"
 
 
-def plot_subgroup_sizes(report, ax=None):
+def plot_subgroup_sizes(report: Any, ax: Any = None) -> Any:
     """Bars of the size of every cluster and of its entropy-based subgroup, side by side per id.
 
     Many subgroups widen the figure and turn the id labels upright (every k-th id beyond 60), so that
@@ -124,11 +123,12 @@ def plot_pattern_table(report, ax=None, all_columns: bool = False):
     ax = _axes(ax, figsize=(min(2 + 1.6 * pats.shape[1], 18), 0.6 + 0.25 * len(pats)))
     ax.axis("off")
     cells = [
-        ["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in row]
+        ["" if v is None or (isinstance(v, float) and np.isnan(v)) else literal(v) for v in row]
         for row in pats.itertuples(index=False)
     ]
     table = ax.table(
-        cellText=cells, rowLabels=[str(i) for i in pats.index], colLabels=list(pats.columns), loc="center"
+        cellText=cells, rowLabels=[literal(i) for i in pats.index], colLabels=[literal(c) for c in pats.columns],
+        loc="center",
     )
     table.auto_set_font_size(False)
     table.set_fontsize(7)
@@ -141,7 +141,7 @@ def plot_subgroup_metrics(report, id, ax=None):
     rep = _report(report)
     m = rep.subgroup_metrics(ci=None)
     ax = _axes(ax, figsize=(7, 4))
-    cols = ["statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error"]
+    cols = list(METRICS)
     x = np.arange(len(cols))
     for off, kind in ((-0.2, "cluster"), (0.2, "entropy")):
         if (kind, id) not in m.index:

@@ -19,6 +19,15 @@ import scipy.sparse as sp
 
 from .._validation import plain
 
+__all__ = [
+    "DUPLICATE_POLICIES",
+    "AnnotationTensor",
+    "build_tensor",
+    "check_table_columns",
+    "factorize_ids",
+    "label_entries",
+]
+
 DUPLICATE_POLICIES = ("error", "last", "union")
 
 
@@ -51,7 +60,7 @@ class AnnotationTensor:
         return len(self.unit)
 
 
-def _examples(values, k: int = 5) -> str:
+def _examples(values: Any, k: int = 5) -> str:
     vals = list(dict.fromkeys(list(values)))[:k]
     return ", ".join(repr(_plain_deep(v)) for v in vals)
 
@@ -63,7 +72,7 @@ def _plain_deep(value: Any) -> Any:
     return plain(value)
 
 
-def _factorize(values: pd.Series, name: str) -> tuple[np.ndarray, pd.Index]:
+def factorize_ids(values: pd.Series, name: str) -> tuple[np.ndarray, pd.Index]:
     """Integer codes for ids, in sorted id order when the ids can be sorted (stable output order)."""
     try:
         codes, uniques = pd.factorize(values, sort=True)
@@ -72,7 +81,7 @@ def _factorize(values: pd.Series, name: str) -> tuple[np.ndarray, pd.Index]:
     return codes.astype(np.int64), pd.Index(uniques, name=name)
 
 
-def _label_entries(cells: pd.Series, label_col: str) -> tuple[np.ndarray, np.ndarray]:
+def label_entries(cells: pd.Series, label_col: str) -> tuple[np.ndarray, np.ndarray]:
     """Flatten the label column into (row position, label) pairs.
 
     A cell holds one label, or a list/tuple/set/array of labels for a multiple-choice judgment.
@@ -100,7 +109,13 @@ def _label_entries(cells: pd.Series, label_col: str) -> tuple[np.ndarray, np.nda
     return s.index.to_numpy(dtype=np.int64), values
 
 
-def _check_columns(df: pd.DataFrame, cols: dict[str, str]) -> None:
+def check_table_columns(df: Any, cols: dict[str, str]) -> None:
+    """The unit, worker and label columns are names of ``df``'s columns, all different.
+
+    Raises:
+        TypeError: a column argument is not a name.
+        ValueError: a column is missing, or two arguments name the same column.
+    """
     for arg, col in cols.items():
         if not isinstance(col, str | int):
             raise TypeError(f"{arg} must be a column name (str), got {type(col).__name__}")
@@ -143,7 +158,7 @@ def build_tensor(
         raise TypeError(f"df must be a pandas DataFrame or a MultiAnnotatorDataset, got {type(df).__name__}")
     if duplicates not in DUPLICATE_POLICIES:
         raise ValueError(f"duplicates={duplicates!r} is not a policy; expected one of {DUPLICATE_POLICIES}")
-    _check_columns(df, {"unit_col": unit_col, "worker_col": worker_col, "label_col": label_col})
+    check_table_columns(df, {"unit_col": unit_col, "worker_col": worker_col, "label_col": label_col})
     if len(df) == 0:
         raise ValueError("the annotation table is empty; CrowdTruth needs at least one judgment")
     for col in (unit_col, worker_col):
@@ -153,12 +168,12 @@ def build_tensor(
                 f"column {col!r} has {int(na.sum())} missing id(s), e.g. at index {_examples(df.index[na])}"
             )
 
-    unit, unit_ids = _factorize(df[unit_col], unit_col)
-    worker, worker_ids = _factorize(df[worker_col], worker_col)
-    entry_row, entry_value = _label_entries(df[label_col], label_col)
+    unit, unit_ids = factorize_ids(df[unit_col], unit_col)
+    worker, worker_ids = factorize_ids(df[worker_col], worker_col)
+    entry_row, entry_value = label_entries(df[label_col], label_col)
 
     if labels is None:
-        label_codes, label_index = _factorize(pd.Series(entry_value), label_col)
+        label_codes, label_index = factorize_ids(pd.Series(entry_value), label_col)
     else:
         if isinstance(labels, str) or not isinstance(labels, Sequence | np.ndarray | pd.Index):
             raise TypeError(f"labels must be a list of labels, got {labels!r}")

@@ -11,7 +11,7 @@ import base64
 import io
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,20 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .._labels import group_label
 
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+# The model knows no renderer: :mod:`.render` (which imports this module, never the reverse) installs its
+# ``render_report`` here with :func:`use_renderer`, so ``Report.render()`` works without an import cycle.
+_RENDERER: Callable[[Report], str] | None = None
+
+
+def use_renderer(renderer: Callable[[Report], str]) -> Callable[[Report], str]:
+    """Install the function behind :meth:`Report.render` (returned unchanged, to use as a decorator)."""
+    global _RENDERER
+    _RENDERER = renderer
+    return renderer
 _MISSING = "–"
 
 
@@ -45,8 +57,6 @@ def format_value(value: Any, digits: int = 3) -> str:
     if value is None:
         return _MISSING
     if isinstance(value, pd.Interval):  # a bin of a grouping: one readable form everywhere (0.00–0.07)
-        from ..opinion.groups import group_label
-
         return group_label(value)
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
@@ -246,7 +256,7 @@ class Figure:
 class _Container:
     """Shared builder methods of sections and details: append blocks, return self or the new block."""
 
-    blocks: list
+    blocks: list[Any]
 
     def text(self, *paragraphs: str, kind: str = "text") -> _Container:
         """Append paragraphs of plain text (``kind``: "text", "note" or "warning")."""
@@ -264,7 +274,8 @@ class _Container:
         if isinstance(fig, Figure):
             self.blocks.append(fig)
         elif isinstance(fig, (bytes, bytearray, str, Path)):
-            self.blocks.append(Figure.from_png(fig, caption=caption, alt=alt))
+            self.blocks.append(Figure.from_png(bytes(fig) if isinstance(fig, bytearray) else fig, caption=caption,
+                                               alt=alt))
         else:
             self.blocks.append(Figure.from_matplotlib(fig, caption=caption, alt=alt, **kwargs))
         return self
@@ -283,7 +294,7 @@ class Details(_Container):
 
     summary: str
     open: bool = False
-    blocks: list = field(default_factory=list)
+    blocks: list[Any] = field(default_factory=list)
     muted: bool = False
 
     def __post_init__(self) -> None:
@@ -301,7 +312,7 @@ class Section(_Container):
     """
 
     title: str
-    blocks: list = field(default_factory=list)
+    blocks: list[Any] = field(default_factory=list)
     anchor: str = ""
 
     def __post_init__(self) -> None:
@@ -374,7 +385,7 @@ class Report:
         """Every figure of the report, in order (to save them as PNG files too)."""
         out: list[Figure] = []
 
-        def walk(blocks):
+        def walk(blocks: list[Any]) -> None:
             for b in blocks:
                 if isinstance(b, Figure):
                     out.append(b)
@@ -387,12 +398,19 @@ class Report:
 
     def render(self) -> str:
         """The report as one self-contained HTML page (see :func:`~.render.render_report`)."""
-        from .render import render_report
-
-        return render_report(self)
+        if _RENDERER is None:  # the package's __init__ imports the renderer: only a bare module import lacks it
+            raise RuntimeError("no HTML renderer installed: import aif360_subjective.report")
+        return _RENDERER(self)
 
     def save(self, path: str | Path) -> Path:
-        """Write the HTML page (UTF-8) and return its path."""
-        path = Path(path)
-        path.write_text(self.render(), encoding="utf-8")
-        return path
+        """Write the HTML page (UTF-8) and return its path.
+
+        The page is written to a temporary file next to ``path`` and renamed into place when complete: a failed
+        write (full disk, no permission) leaves an earlier file at ``path`` unchanged.
+
+        Raises:
+            OSError: the file could not be written (:class:`aif360_subjective._io.OutputError`, naming it).
+        """
+        from .._io import write_text
+
+        return write_text(Path(path), self.render())

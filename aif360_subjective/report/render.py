@@ -8,11 +8,12 @@ mistake elsewhere could not run code or fetch anything when the file is opened.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from .model import Details, Figure, Paragraph, Report, Table
+from .model import Details, Figure, Paragraph, Report, Table, use_renderer
 
 #: The page's policy: no scripts, no network; images only from data: URIs, inline styles only.
 CONTENT_SECURITY_POLICY = (
@@ -36,6 +37,7 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+@use_renderer
 def render_report(report: Report) -> str:
     """Render a report to an HTML string.
 
@@ -57,7 +59,7 @@ def render_report(report: Report) -> str:
     return template.render(report=report, csp=Markup(CONTENT_SECURITY_POLICY))  # a constant, not data
 
 
-def _check_blocks(blocks, where: str) -> None:
+def _check_blocks(blocks: list[Any], where: str) -> None:
     for b in blocks:
         if isinstance(b, Details):
             _check_blocks(b.blocks, where)

@@ -96,3 +96,67 @@ def test_errors():
     other = _ds(items=ITEMS.rename(columns={"x": "y"}))
     with pytest.raises(ValueError, match="item features"):
         fitted.predict(other)
+
+
+# ----------------------------------------------------------------------------------------------- item text
+# Items i1, i3 (majority 1) talk about cats, i2, i4 (majority 0) about dogs: the words separate the labels.
+TEXT_ITEMS = ITEMS.assign(
+    text=["the cat sat on the mat", "a dog ran in the park", "my cat likes warm milk", "the dog barks at night"],
+    lang="en", source=["x", "y", "x", "y"])
+
+
+def test_text_columns_finds_free_text_only():
+    from aif360_subjective.algorithms.inprocessing.majority_vote import text_columns
+
+    # 'lang' is constant, 'source' repeats, 'x' is numeric: only 'text' is free text
+    assert text_columns(TEXT_ITEMS) == ["text"]
+    # a short name per item ("synthetic item 12": 3 words) is a label, not text
+    assert text_columns(ITEMS.assign(text=[f"synthetic item {i}" for i in range(4)])) == []
+    # dicts (soft labels) are not text
+    assert text_columns(ITEMS.assign(soft=[{"0": 0.5, "1": 0.5, "a b c d e": 1}] * 4)) == []
+    assert text_columns(pd.DataFrame()) == []
+
+
+def test_learns_from_the_text_when_there_is_text():
+    ds = _ds(items=TEXT_ITEMS)
+    model = MajorityVoteClassifier(random_state=0).fit(ds)
+    assert model.text_columns_ == ["text"]
+    pred = model.predict(ds)
+    # TF-IDF + balanced logistic regression recovers the majority labels i1 1, i2 0, i3 1, i4 0
+    np.testing.assert_array_equal(pred.labels.ravel(), np.repeat([1.0, 0.0, 1.0, 0.0], 3))
+    # an unseen item about a cat is read as the cat items
+    new = MultiAnnotatorDataset(pd.DataFrame({"item": ["n1"], "annotator": ["a"], "label": [0]}),
+                                items=pd.DataFrame({"x": [0.0], "text": ["a cat on a warm mat"]},
+                                                   index=pd.Index(["n1"], name="item")),
+                                favorable_label=1, unfavorable_label=0)
+    assert model.predict(new).labels.ravel().tolist() == [1.0]
+
+
+def test_text_none_keeps_the_numeric_features_exactly():
+    ds = _ds(items=TEXT_ITEMS)
+    numeric = MajorityVoteClassifier(text=None).fit(ds)
+    assert numeric.text_columns_ == [] and numeric.vectorizer_ is None
+    mv = ds.majority_vote()
+    lr = LogisticRegression(max_iter=1000).fit(mv.features, mv.labels.ravel())
+    np.testing.assert_array_equal(numeric.predict(ds).labels.ravel()[::3], lr.predict(mv.features))
+    named = MajorityVoteClassifier(text=["text"]).fit(ds)
+    assert named.text_columns_ == ["text"]
+    with pytest.raises(ValueError, match=r"text columns \['body'\] are not columns of the item table"):
+        MajorityVoteClassifier(text=["body"]).fit(ds)
+    with pytest.raises(TypeError, match="text must be 'auto', None or a non-empty list"):
+        MajorityVoteClassifier(text="body")
+
+
+def test_a_constant_classifier_warns():
+    from aif360_subjective._labels import OneClassPredictionWarning, one_class_message
+
+    # every item's features equal: the model can only answer one label (a 2-2 tie of the majority labels: the
+    # tree answers the first class, 0), for all 4 x 3 annotation rows; the value is the input's own label
+    flat = _ds({k: ["no" if v == 0 else "yes" for v in vals] for k, vals in LABELS.items()}, fav="yes", unfav="no",
+               items=pd.DataFrame({"x": [0.0] * 4}, index=ITEMS.index))
+    model = MajorityVoteClassifier(DecisionTreeClassifier(max_depth=1, random_state=0)).fit(flat)
+    with pytest.warns(OneClassPredictionWarning, match="predicts 'no' for all 12 predictions: a constant classifier"):
+        model.predict(flat)
+    assert one_class_message([0, 1, 0]) is None
+    assert one_class_message(np.array([[0.0], [0.0]]), "M").startswith("M predicts 0 for all 2 predictions")
+    assert one_class_message([]) is None and one_class_message([1]) is None

@@ -392,3 +392,42 @@ def test_ratings_that_are_not_numbers(rated):
     a, kw = _rated_args(dd.from_pandas(frame, npartitions=2, sort=False))
     with dask.config.set(scheduler="sync"):
         assert_same(expected, M.opinion_exclusion(*a, **kw, performance="within_one"))
+
+
+@pytest.mark.parametrize("opts", [
+    {"grouping": "demographic", "attributes": "age_group"},
+    {"grouping": "ambiguity", "bins": 3, "performance": "f1"},
+    {"grouping": "kind_series", "aggregate": "pooled"},
+], ids=["demographic", "ambiguity", "series-pooled"])
+def test_equal_service_test_and_interval_equal_to_pandas(data, scheduler, opts):
+    """The test permutes the result's units and the interval reads its group table: the same numbers, same seed."""
+    root, pdf, annotators, _ = data
+    opts = _options(opts, annotators)
+    kw_test = dict(ci=0.95, n_boot=120, random_state=7, n_permutations=199, warn_group_size=0)
+    a, kw = _args(pdf)
+    expected = M.opinion_exclusion(*a, **kw, **opts, **kw_test)
+    a, kw = _args(dd.read_parquet(root / "annotations"))
+    got = M.opinion_exclusion(*a, **kw, **opts, **kw_test)
+    assert_same(expected, got)
+    assert got.exclusion_test is not None and got.exclusion_test == expected.exclusion_test
+    assert got.unfairness_ci.debiased == expected.unfairness_ci.debiased
+    assert got.verdict() == expected.verdict()
+
+
+def test_adr_test_and_cross_fit_are_refused_on_dask(data, scheduler):
+    root, _, _, _ = data
+    a, kw = _args(dd.read_parquet(root / "annotations"))
+    with pytest.raises(ValueError, match="cross-fitted .* needs the annotation rows"):
+        M.opinion_exclusion(*a, **kw, test=True, warn_group_size=0)
+    with pytest.raises(ValueError, match="adr_fit='cross' is not supported on Dask"):
+        M.opinion_exclusion(*a, **kw, adr_fit="cross", warn_group_size=0)
+    got = M.opinion_exclusion(*a, **kw, ci=0.95, n_boot=100, random_state=0, warn_group_size=0)
+    assert got.exclusion_test is None and got.unfairness_ci is not None  # intervals without the test
+
+
+def test_crossed_bootstrap_is_refused_on_dask(data, scheduler):
+    root, _, annotators, _ = data
+    a, kw = _args(dd.read_parquet(root / "annotations"))
+    with pytest.raises(ValueError, match="bootstrap_levels='crossed' resamples items and needs the annotation rows"):
+        M.opinion_exclusion(*a, **kw, grouping="demographic", annotators=annotators, attributes="age_group",
+                            ci=0.95, n_boot=100, bootstrap_levels="crossed", warn_group_size=0)

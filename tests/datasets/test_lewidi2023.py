@@ -46,7 +46,9 @@ def test_2023_groups_ids_and_labels(brexit):
     assert ds.item_ids.tolist() == ["train:1"] * 3 + ["train:2"] * 3 + ["dev:1"] * 3
     assert ds.annotator_ids.tolist() == ["Ann1", "Ann2", "Ann3"] * 3
     assert ds.labels.ravel().tolist() == [1, 0, 0, 1, 1, 0, 0, 0, 1]
-    assert ds.annotators["group"].to_dict() == {"Ann1": "group1", "Ann2": "group1", "Ann3": "group2"}
+    # the readable names the file gives, not the codes (group1 is the target group of the hate speech)
+    assert ds.annotators["group"].to_dict() == {"Ann1": "target group", "Ann2": "target group",
+                                                "Ann3": "control group"}
     assert ds.protected_attribute_names == ["group"]
     assert ds.metadata["group_names"] == {"group1": "target group", "group2": "control group"}
     # group fields are consumed; the rest of other_info stays on the items; text string -> column "text"
@@ -155,7 +157,7 @@ def lewidi2023(shared_data) -> Path:
 def test_real_hs_brexit(lewidi2023):
     ds = LeWiDiDataset(lewidi2023 / "HS-Brexit")
     assert (ds.n_items, ds.n_annotators, len(ds.item_ids)) == (1120, 6, 6720)
-    assert ds.annotators["group"].value_counts().to_dict() == {"group1": 3, "group2": 3}
+    assert ds.annotators["group"].value_counts().to_dict() == {"target group": 3, "control group": 3}
     summary = ds.item_summary(tie="drop")
     assert int(summary["majority_label"].isna().sum()) == 84  # 3-3 ties
     assert int((ds.labels.ravel() == 1).sum()) == 869

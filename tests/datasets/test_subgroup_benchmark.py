@@ -47,7 +47,8 @@ def test_seeded_and_leaves_global_state_alone():
         ({"n_levels": 17}, ValueError, "n_levels must be at most 16"),
         ({"planted_share": 0.5}, ValueError, "planted_share must be in"),
         ({"effect": 0.6}, ValueError, "effect must be at most base_rate"),
-        ({"accuracy": 2}, ValueError, "accuracy must be a number in"),
+        ({"accuracy": 2}, ValueError, r"accuracy must be in \[0, 1\], got 2"),
+        ({"base_rate": "x"}, TypeError, r"base_rate must be a number in \[0, 1\], got 'x'"),
         ({"random_state": "x"}, TypeError, "random_state must be"),
     ],
 )

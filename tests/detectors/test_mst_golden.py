@@ -40,6 +40,7 @@ def _run(compas, k, mst, tau=0.65):
         undefined_rates="asdf",
         random_state=0,
         mst=mst,
+        discovery="asdf",
     )
 
 

@@ -289,12 +289,17 @@ def test_asdf_part_unchanged_by_patterns():
 def test_kind_all_lists_identical_row_sets_once():
     X = pd.DataFrame({"g": ["a"] * 30 + ["b"] * 30})
     y_pred = np.r_[np.zeros(30, int), np.ones(30, int)]
-    rep = detect_subgroups(X, y_pred, y_pred, n_clusters=2, random_state=0, discovery="both", n_permutations=19)
+    rep = detect_subgroups(X, y_pred, y_pred, n_clusters=2, random_state=0, discovery="both", n_permutations=39)
     rk = rep.ranking("statistical_parity", kind="all", n=None, alpha=None)
     assert len(rk) == 2
     texts = sorted(rk["subgroup"])
-    # cluster, its entropy pattern and the mined pattern hold the same rows
-    assert all(t.count(" | ") == 2 for t in texts) and any("g=a" in t for t in texts)
+    # cluster, its entropy pattern and the mined pattern hold the same rows: one line, each distinct text once
+    assert all(t.count(" | ") == 1 and t.startswith("cluster=") for t in texts)
+    assert sorted(t.split(" | ")[1] for t in texts) == ["g=a", "g=b"]
+    # the comparison still credits every method with the subgroup it found
+    summary = rep.discovery_summary()
+    assert summary["significant"].tolist() == [2, 2, 2]
+    assert rep.findings()["description"].str.contains("cluster=").all()
 
 
 def test_redundant_sub_pattern_is_left_out():
@@ -337,3 +342,40 @@ def test_ranking_kind_pattern_needs_patterns():
         rep.ranking("statistical_parity", kind="pattern")
     with pytest.raises(ValueError, match="control must be one of"):
         rep.ranking("statistical_parity", control="bonferroni")
+
+
+def test_step_down_tail_is_single_step_and_conservative(monkeypatch):
+    from aif360_subjective.detectors import maxt
+
+    rng = np.random.default_rng(9)
+    obs = np.array([4.0, 3.0, 2.0, 1.0, 0.5])
+    perm = rng.normal(size=(30, 5)) * 1.5
+    exact = _StepDown(obs)
+    exact.add(perm)
+    monkeypatch.setattr(maxt, "STEP_DOWN_EXACT", 2)
+    short = _StepDown(obs)
+    short.add(perm[:10])
+    short.add(perm[10:])
+    p_exact, p_short = exact.adjusted(30), short.adjusted(30)
+    np.testing.assert_allclose(p_short[:2], p_exact[:2])
+    assert (p_short >= p_exact - 1e-12).all()
+    single = [(1 + np.sum(perm.max(axis=1) >= o - 1e-9)) / 31 for o in obs]
+    np.testing.assert_allclose(p_short[2:], np.maximum.accumulate(np.r_[p_short[:2], single[2:]])[2:])
+
+
+def test_over_general_ranges_give_way_to_the_slice_they_dilute():
+    rng = np.random.default_rng(4)
+    n = 4000
+    X = pd.DataFrame({"x": rng.random(n), "c": rng.choice(["u", "v"], n)})
+    inside = (X["x"].to_numpy() >= 0.4) & (X["x"].to_numpy() < 0.6)
+    y_pred = (rng.random(n) < np.where(inside, 0.2, 0.6)).astype(int)
+    rep = detect_subgroups(X, y_pred, y_pred, discovery="patterns", n_permutations=39, random_state=2)
+    rk = rep.ranking("statistical_parity", kind="pattern", n=None)
+    full = rep.ranking("statistical_parity", kind="pattern", n=None, keep_redundant=True)
+    assert 1 <= len(rk) < len(full)
+    top = rep.members("pattern", rk.index[0])
+    assert (top & inside).sum() / (top | inside).sum() >= 0.8, rk["subgroup"].iloc[0]
+    # every range holding the slice and more (a diluted version of it) is left out
+    for i in rk.index:
+        rows = rep.members("pattern", i)
+        assert not ((rows & inside).sum() == inside.sum() and rows.sum() > 1.2 * inside.sum()), rk.loc[i, "subgroup"]

@@ -143,7 +143,7 @@ def test_group_own_labels_errors_and_missing_groups():
         group_own_label_performance(Y_TRUE, [0] + Y_PRED[1:], item_ids=ITEMS, groups=GROUPS)
     with pytest.raises(ValueError, match=r"y_true has 1 value\(s\) outside"):
         group_own_label_performance([2] + Y_TRUE[1:], Y_PRED, item_ids=ITEMS, groups=GROUPS)
-    with pytest.raises(ValueError, match="against='pooled'"):
+    with pytest.raises(ValueError, match=r"against must be one of \['majority', 'annotations'\], got 'pooled'"):
         group_own_label_performance(Y_TRUE, Y_PRED, item_ids=ITEMS, groups=GROUPS, against="pooled")
 
 
@@ -156,3 +156,25 @@ def test_group_own_labels_metric_class():
     assert table["performance"].to_dict() == pytest.approx({"Woman": 4 / 7, "Man": 6 / 8})
     assert m.worst_group() == "Woman" and m.worst_group_gap() == pytest.approx(6 / 8 - 4 / 7)
     assert table.attrs["n_ungrouped"] == 1  # u1 has no gender
+
+
+def test_dataset_and_tie_checks_are_the_shared_ones():
+    ds = _dataset(ROWS)
+    comp = {"gender": {"Woman": 0.5, "Man": 0.5}}
+
+    class LooksLikeOne:  # duck typing does not pass
+        item_ids = annotator_ids = np.array(["X"])
+        annotators = ANNOTATORS
+
+    with pytest.raises(TypeError, match="classified_dataset must be a MultiAnnotatorDataset .*got LooksLikeOne"):
+        jury_verdicts(ds, LooksLikeOne(), comp, jury_size=2)
+    with pytest.raises(ValueError, match=r"tie must be one of \['favorable', 'unfavorable'\], got 'drop'"):
+        jury_verdicts(ds, ds, comp, jury_size=2, tie="drop")
+    with pytest.raises(ValueError, match=r"on_shortfall must be one of \['error', 'skip'\], got 'pad'"):
+        jury_verdicts(ds, ds, comp, jury_size=2, on_shortfall="pad")
+    with pytest.raises(TypeError, match="classified_dataset must be a MultiAnnotatorDataset"):
+        GroupOwnLabelsMetric(ds, LooksLikeOne(), "gender")
+    with pytest.raises(ValueError, match=r"tie must be one of \['favorable', 'unfavorable', 'drop'\], got 'coin'"):
+        group_own_label_performance([0], [0], item_ids=["X"], groups=["a"], tie="coin")
+    with pytest.raises(ValueError, match=r"against must be one of \['majority', 'annotations'\], got 'x'"):
+        group_own_label_performance([0], [0], item_ids=["X"], groups=["a"], against="x")

@@ -419,3 +419,26 @@ def test_text_explainer(small):
     assert ex.accuracy().startswith("Classification accuracy")  # inherited AIF360 explanations
     with pytest.raises(TypeError, match="OpinionExclusionMetric"):
         OpinionExclusionTextExplainer(object())
+
+
+# ---------------------------------------------------------------------------------------- option views
+def test_option_attributes_are_read_only_views_of_options(small):
+    m = _metric(small, MV_PRED, grouping="demographic", attributes="gender", performance=["accuracy", "f1"],
+                min_group_size=2, small_groups="drop", tie="unfavorable")
+    o = m.options
+    assert (m.grouping, m.grouping_argument) == ("demographic", "demographic") == (o.grouping, o.grouping)
+    assert m.attributes == ["gender"] and m.performance_metric == ["accuracy", "f1"]
+    assert (m.tie, m.min_group_size, m.small_groups, m.aggregate) == ("unfavorable", 2, "drop", "annotator")
+    assert (m.bins, m.ambiguity, m.nan_policy, m.n_clusters) == (o.bins, o.ambiguity, o.nan_policy, None)
+    for name in ("grouping", "bins", "tie", "performance_metric", "attributes", "random_state"):
+        with pytest.raises(AttributeError):
+            setattr(m, name, None)
+    assert _metric(small, MV_PRED).attributes is None
+
+
+def test_grouping_is_the_kind_and_the_series_stays_available(small):
+    labels = pd.Series({"a": "g1", "b": "g1", "c": "g2"}, name="mine")
+    m = _metric(small, MV_PRED, grouping=labels)
+    assert m.grouping == "series"
+    pd.testing.assert_series_equal(m.grouping_argument, labels)
+    assert _metric(small, MV_PRED).performance_metric == "accuracy"

@@ -11,6 +11,7 @@ import pytest
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.metrics import OpinionExclusionMetric
 from aif360_subjective.opinion.bootstrap import BootstrapInterval
+from aif360_subjective.opinion.equal_service import UnfairnessInterval
 from aif360_subjective.opinion.uncertainty import thin_groups
 from aif360_subjective.sklearn.metrics import opinion_exclusion
 
@@ -38,7 +39,7 @@ def test_both_faces_give_the_same_intervals(generated):
     res = _quiet(opinion_exclusion, ds.labels.ravel(), pred.labels.ravel(), item_ids=ds.item_ids,
                  annotator_ids=ds.annotator_ids, pos_label=0.0, bins="quantile:4", ci=0.9, n_boot=300, random_state=5)
     u = m.unfairness_ci(ci=0.9, n_boot=300, random_state=5)
-    assert isinstance(u, BootstrapInterval) and tuple(u) == tuple(res.unfairness_ci)
+    assert isinstance(u, UnfairnessInterval) and tuple(u) == tuple(res.unfairness_ci)
     assert tuple(m.performance_ci(ci=0.9, n_boot=300, random_state=5)) == tuple(res.performance_ci)
     table = m.group_performance(ci=0.9, n_boot=300, random_state=5)
     pd.testing.assert_frame_equal(table, res.group_table)
@@ -49,13 +50,15 @@ def test_intervals_contain_their_estimates(generated):
     ds, pred = generated
     m = _quiet(OpinionExclusionMetric, ds, pred, bins=5)
     u, p = m.unfairness_ci(random_state=0), m.performance_ci(random_state=0)
-    assert u.low <= m.unfairness() <= u.high and p.low <= m.performance() <= p.high
-    assert u.estimate == m.unfairness() and u.n_boot == 1000 and u.n_valid == 1000
+    assert u.low <= u.debiased <= m.unfairness() <= u.high and p.low <= m.performance() <= p.high
+    assert u.estimate == m.unfairness() and u.method == "noncentral F"
+    assert isinstance(p, BootstrapInterval) and p.n_boot == 1000 and p.n_valid == 1000
     t = m.group_performance(ci=0.95, random_state=0)
     assert ((t["ci_low"] <= t["performance"]) & (t["performance"] <= t["ci_high"])).all()
     # same options: the same replicates behind every figure; another seed: other replicates
     assert m.unfairness_ci(random_state=0) is u
-    assert tuple(m.unfairness_ci(random_state=1)) != tuple(u)
+    assert tuple(m.performance_ci(random_state=1)) != tuple(p)
+    assert tuple(m.unfairness_ci(random_state=1)) == tuple(u)  # an inverted test: no replicates behind it
 
 
 def test_no_interval_without_ci_and_the_paper_figures_unchanged(generated):
@@ -105,8 +108,11 @@ def test_a_one_annotator_group_is_warned_about_and_not_certain():
     both = m.group_performance(ci=0.95, random_state=0)
     only = m.group_performance(ci=0.95, random_state=0, bootstrap_levels="annotators")
     g = thin.index[0]
-    assert only.loc[g, "ci_low"] == only.loc[g, "ci_high"] == 0.5  # one annotator, resampled: always itself
-    assert both.loc[g, "ci_high"] - both.loc[g, "ci_low"] > 0.4  # its 4 annotations redrawn: wide
+    # one annotator: its interval would only describe that person's annotations, so none is given
+    assert np.isnan(only.loc[g, ["ci_low", "ci_high"]].to_numpy(float)).all()
+    assert np.isnan(both.loc[g, ["ci_low", "ci_high"]].to_numpy(float)).all()
+    other = [h for h in both.index if h != g][0]
+    assert both.loc[other, "ci_low"] <= both.loc[other, "performance"] <= both.loc[other, "ci_high"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         OpinionExclusionMetric(ds, pred, bins=2, warn_group_size=0)
@@ -192,7 +198,9 @@ def test_rating_measures_get_intervals_from_error_histograms(performance):
     lo, hi = res.unfairness_ci
     assert lo <= res.unfairness <= hi and hi > lo
     t = res.group_table
-    assert ((t["ci_low"] <= t["performance"]) & (t["performance"] <= t["ci_high"])).all()
+    several = t["n_annotators"] > 1  # one-annotator groups get no interval
+    assert t.loc[~several, ["ci_low", "ci_high"]].isna().all().all()
+    assert ((t["ci_low"] <= t["performance"]) & (t["performance"] <= t["ci_high"]))[several].all()
 
 
 def test_one_annotators_mae_interval_has_the_sampling_variance_of_its_errors():

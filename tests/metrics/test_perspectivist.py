@@ -174,3 +174,12 @@ def test_dataset_as_soft_target():
     assert manhattan_distance(ds, pred) == pytest.approx(0.5)
     with pytest.raises(ValueError, match="one row per item"):
         manhattan_distance(ds, [[1.0, 0.0]])
+
+
+def test_soft_labels_from_dataset_needs_a_multi_annotator_dataset():
+    class LooksLikeOne:  # duck typing does not pass
+        item_ids = np.array([1])
+        annotation_info = pd.DataFrame(index=[0])
+
+    with pytest.raises(TypeError, match="dataset must be a MultiAnnotatorDataset .*got LooksLikeOne"):
+        soft_labels_from_dataset(LooksLikeOne())

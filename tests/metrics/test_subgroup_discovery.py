@@ -46,7 +46,7 @@ def full(compas):
     return (
         true,
         pred,
-        SubgroupDiscoveryMetric(true, pred, n_clusters=30, random_state=0, undefined_rates="asdf"),
+        SubgroupDiscoveryMetric(true, pred, n_clusters=30, random_state=0, undefined_rates="asdf", discovery="asdf"),
     )
 
 
@@ -92,6 +92,7 @@ def test_equals_the_raw_table_run_and_the_reference(full, compas, reference_dir)
         n_clusters=30,
         undefined_rates="asdf",
         random_state=0,
+        discovery="asdf",
     )
     pd.testing.assert_frame_equal(m.subgroup_metrics(), raw.subgroup_metrics(), check_exact=True)
     a, b = m.patterns(), raw.patterns()[m.patterns().columns]
@@ -247,3 +248,33 @@ def test_deprecated_ascending_warning_names_the_caller(small):
     with pytest.warns(DeprecationWarning, match="ascending") as rec:
         m.ranking("accuracy", n=2, ascending=True)
     assert len(rec) == 1 and rec[0].filename == __file__
+
+
+def test_groups_by_name(full):
+    """names=True: the same subgroup with category names instead of codes (sex 0.0 is Male in COMPAS' map)."""
+    _, _, m = full
+    coded, _ = m.aif360_groups("entropy", 2)
+    named, rest = m.aif360_groups("entropy", 2, names=True)
+    assert named == [m.report.pattern_conditions(2)]
+    assert named[0]["race"] == "African-American" and named[0]["c_charge_degree"] == "Felony"
+    assert named[0]["sex"] == "Male" and coded[0]["sex"] == 0.0
+    assert {"race": "Caucasian"} in rest and {"sex": "Female"} in rest
+    assert {"race": "African-American"} not in rest
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # aif360 divides by zero where a rate is undefined
+def test_exported_pattern_groups_reproduce_classification_metric(small):
+    _, _, m = small
+    T, P = m.subgroup_datasets("pattern")
+    ours = m.subgroup_metrics(ci=None, kind="pattern").loc["pattern"]
+    with_range = [i for i in ours.index if any(isinstance(v, tuple)
+                                              for v in m.report.pattern_conditions(i, kind="pattern").values())]
+    ids = list(ours.index[:4]) + with_range[:3] + list(ours.index[-3:])
+    assert with_range, "no mined pattern with a numeric range"
+    for i in ids:
+        subgroup, rest = m.aif360_groups("pattern", i)
+        cm = ClassificationMetric(T, P, privileged_groups=subgroup, unprivileged_groups=rest)
+        assert cm.num_instances(privileged=True) == ours.loc[i, "size"]
+        assert cm.num_instances(privileged=False) + cm.num_instances(privileged=True) == len(T.labels)
+        assert float(ours.loc[i, "statistical_parity"]) == pytest.approx(cm.statistical_parity_difference(), abs=1e-12)
+        assert float(ours.loc[i, "accuracy"]) == pytest.approx(cm.accuracy(privileged=True), abs=1e-12)

@@ -77,7 +77,8 @@ def test_heatmap_with_intervals(metrics):
     table = group_performance_table(metrics)
     for j, g in enumerate(table.columns):
         v, a, b = table.loc["Model 1", g], low.loc["Model 1", g], high.loc["Model 1", g]
-        assert f"{v:.2f}\n[{a:.2f}, {b:.2f}]" in texts
+        # a group of one annotator has no interval: a dash, not "nan"
+        assert (f"{v:.2f}\n[{a:.2f}, {b:.2f}]" if np.isfinite(a) else f"{v:.2f}\n[\u2013]") in texts
         n = int(want.loc[g, "n_annotators"])
         assert ax.get_xticklabels()[j].get_text() == f"{group_label(g)}\n{n} annotator{'' if n == 1 else 's'}"
     u = metrics["Model 1"].unfairness_ci(ci=0.9, n_boot=200, random_state=3)
@@ -91,8 +92,37 @@ def test_bars_with_error_bars(metrics):
     low, _ = group_interval_tables(metrics, ci=0.95, n_boot=200, random_state=0)
     bars = [c for c in ax.containers if hasattr(c, "errorbar") and c.errorbar is not None]
     assert len(bars) == 2
-    # the lower cap of each Model 1 bar sits at the interval's lower bound
+    # the lower cap of each Model 1 bar sits at the interval's lower bound (at the value: no bar without one)
     segments = bars[0].errorbar.lines[2][0].get_segments()
-    np.testing.assert_allclose([s[0][1] for s in segments], low.loc["Model 1"].to_numpy(float))
+    values = group_performance_table(metrics).loc["Model 1"].to_numpy(float)
+    want = np.where(np.isfinite(low.loc["Model 1"].to_numpy(float)), low.loc["Model 1"].to_numpy(float), values)
+    np.testing.assert_allclose([s[0][1] for s in segments], want)
     assert "95% intervals" in ax.get_title()
     plt.close(ax.figure)
+
+
+def test_dot_plot_orders_worst_first_with_intervals():
+    import warnings
+
+    import pandas as pd
+
+    ds = make_subjective_dataset(n_items=200, n_annotators=30, random_state=3)
+    grouping = pd.Series({a: f"a very long group name that goes on and on {i % 15:02d}"
+                          for i, a in enumerate(ds.annotators.index)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    ax = plot_group_performance({"M": m}, kind="dots", ci=0.95, n_boot=200)
+    perf = m.group_performance()
+    n = perf["n_annotators"]
+    order = perf["performance"].sort_values(kind="stable").index  # accuracy: the lowest is the worst
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == 15
+    # worst served first (at the top), each with its number of annotators; names shortened to 42 characters
+    assert labels[0].startswith(order[0][:41]) and labels[0].endswith(f"({int(n[order[0]])})")
+    assert all(len(lab.rsplit(" (", 1)[0]) <= 42 for lab in labels) and "…" in labels[0]
+    dots = ax.lines[0].get_xdata()
+    np.testing.assert_allclose(dots, perf["performance"].reindex(order).to_numpy())
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="'heatmap', 'bars' or 'dots'"):
+        plot_group_performance({"M": m}, kind="pie")

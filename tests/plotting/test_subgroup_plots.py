@@ -26,7 +26,7 @@ def report():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"a": rng.choice(["u", "v", "w"], 300), "b": rng.choice(["x", "y"], 300)})
     y = rng.integers(0, 2, 300)
-    return detect_subgroups(X, y, rng.integers(0, 2, 300), n_clusters=6, random_state=0)
+    return detect_subgroups(X, y, rng.integers(0, 2, 300), n_clusters=6, random_state=0, discovery="asdf")
 
 
 @pytest.fixture(autouse=True)
@@ -78,7 +78,8 @@ def test_radar_in_a_small_panel_keeps_labels_clear(report):
 def test_sizes_with_many_ids_are_readable():
     rng = np.random.default_rng(1)
     X = pd.DataFrame({"a": rng.normal(size=400), "b": rng.normal(size=400)})
-    rep = detect_subgroups(X, rng.integers(0, 2, 400), rng.integers(0, 2, 400), n_clusters=30, random_state=0)
+    rep = detect_subgroups(X, rng.integers(0, 2, 400), rng.integers(0, 2, 400), n_clusters=30, random_state=0,
+                           discovery="asdf")
     ax = plot_subgroup_sizes(rep)
     ax.figure.canvas.draw()
     labels = [t for t in ax.get_xticklabels() if t.get_text()]

@@ -180,8 +180,9 @@ def test_oscillating_job_stops_at_max_iter():
         ("u2", "w1", ["l0"]), ("u2", "w0", ["l0"]), ("u3", "w1", ["l1"]), ("u3", "w3", ["l0"]),
         ("u3", "w4", ["l1", "l0"]), ("u3", "w5", ["l0"]), ("u3", "w2", ["l0"]),
     ]  # fmt: skip
-    with pytest.warns(RuntimeWarning, match="did not converge"):
+    with pytest.warns(RuntimeWarning, match="did not converge") as caught:
         res = crowdtruth_scores(_df(rows), max_iter=40)
+    assert caught[0].filename == __file__  # attributed to the caller, not to the package's own frames
     assert not res.converged and res.n_iterations == 40
     tail = res.log["max_delta"].iloc[-4:]
     assert (tail > 0.5).all()  # a period-2 cycle: the scores keep jumping back and forth

@@ -180,7 +180,7 @@ def test_opinion_report_with_intervals_fits_a_1400px_window(tmp_path):
         models = {f"Model {i}": OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=8)
                   for i in (1, 2, 3)}
     page = Report("intervals").extend(opinion_sections(models, n_boot=200)).render()
-    assert "bootstrap confidence intervals" in page
+    assert "inverts the one-way ANOVA test (noncentral F)" in page
     path = tmp_path / "opinion.html"
     path.write_text(page.replace("</body>", f"<script>{_LAYOUT_PROBE}</script></body>").replace(
         'http-equiv="Content-Security-Policy"', 'data-csp-off="1"'), encoding="utf-8")
@@ -190,3 +190,90 @@ def test_opinion_report_with_intervals_fits_a_1400px_window(tmp_path):
     assert len(seen["images"]) == 2  # heatmap and ADR histogram
     for left, right, _ in seen["images"]:
         assert left >= 0 and right <= seen["client"]
+
+
+# Records, after layout, the page's width, the first section's title and for every table its box and whether a
+# table wider than its box can be scrolled inside it (overflow-x auto/scroll): nothing may be cut off.
+_TABLE_PROBE = (
+    "window.addEventListener('load', function () {"
+    " var tables = Array.prototype.map.call(document.querySelectorAll('main table'), function (t) {"
+    "  var box = t.parentElement; var r = box.getBoundingClientRect();"
+    "  var ov = window.getComputedStyle(box).overflowX;"
+    "  return [r.left, r.right, t.scrollWidth, box.clientWidth, ov]; });"
+    " var imgs = Array.prototype.map.call(document.images, function (i) {"
+    "  var b = i.getBoundingClientRect(); return [b.left, b.right]; });"
+    " document.body.setAttribute('data-probe', JSON.stringify({scroll: document.documentElement.scrollWidth,"
+    "  client: document.documentElement.clientWidth, first: document.querySelector('main h2').textContent,"
+    "  tables: tables, images: imgs}));"
+    "});"
+)
+
+
+def _layout(exe: str, page: str, tmp_path, name: str) -> dict:
+    path = tmp_path / name
+    path.write_text(page.replace("</body>", f"<script>{_TABLE_PROBE}</script></body>").replace(
+        'http-equiv="Content-Security-Policy"', 'data-csp-off="1"'), encoding="utf-8")
+    dom = _run(exe, "--window-size=1400,1000", "--dump-dom", path.as_uri())
+    return json.loads(html_lib.unescape(re.search(r'data-probe="([^"]*)"', dom).group(1)))
+
+
+def _nothing_cut(seen: dict) -> None:
+    assert seen["scroll"] <= seen["client"] <= 1400  # no sideways scrolling of the page
+    assert seen["first"] == "Answer"  # the answer first
+    assert seen["tables"]
+    for left, right, width, box, overflow in seen["tables"]:
+        assert left >= 0 and right <= seen["client"]
+        if width > box:  # a table wider than its box scrolls inside it: its last columns stay reachable
+            assert overflow in ("auto", "scroll")
+    for left, right in seen["images"]:
+        assert left >= 0 and right <= seen["client"]
+
+
+def test_subgroup_report_tables_are_not_cut_at_1400px(tmp_path):
+    """Long patterns in the findings and a wide pattern table (many attributes): every table inside its box or
+    scrolling within it, at 1400 px."""
+    import numpy as np
+    import pandas as pd
+
+    from aif360_subjective.detectors import detect_subgroups
+    from aif360_subjective.report import Report
+    from aif360_subjective.report.sections import subgroup_sections
+
+    exe = _chromium()
+    rng = np.random.default_rng(0)
+    n = 1500
+    # 12 attributes that mostly follow one hidden category, whose first value the model never favours
+    base = rng.choice(3, n)
+    X = pd.DataFrame({f"attribute_with_a_long_name_{i}": np.where(rng.random(n) < 0.9, base, rng.choice(3, n))
+                      for i in range(12)}).apply(lambda c: c.map(lambda k: f"category value {k}"))
+    y = rng.integers(0, 2, n)
+    pred = np.where(base == 0, 0, y)
+    rep = detect_subgroups(X, y, pred, pos_label=1, clustering="kmeans", n_clusters=4, random_state=0)
+    assert len(rep.findings())  # the answer holds a findings table
+    page = Report("wide tables").extend(subgroup_sections(rep, model="m")).render()
+    seen = _layout(exe, page, tmp_path, "subgroups.html")
+    _nothing_cut(seen)
+    assert any(width > box for _, _, width, box, _ in seen["tables"])  # the pattern table does need to scroll
+
+
+def test_many_group_opinion_report_fits_1400px(tmp_path):
+    """30 groups: a dot plot instead of a 20-px heatmap, the group table inside its box, the answer first."""
+    import warnings
+
+    import pandas as pd
+
+    from aif360_subjective.datasets import make_subjective_dataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+    from aif360_subjective.report import Report
+    from aif360_subjective.report.sections import opinion_sections
+
+    exe = _chromium()
+    ds = make_subjective_dataset(n_items=300, n_annotators=60, random_state=1)
+    grouping = pd.Series({a: f"Woman & Black or African American & group {i % 30:02d}"
+                          for i, a in enumerate(ds.annotators.index)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    page = Report("many groups").extend(opinion_sections({"Model 1": m}, n_boot=200)).render()
+    assert "30 groups are too many for a readable heatmap" in page
+    _nothing_cut(_layout(exe, page, tmp_path, "opinion.html"))

@@ -44,8 +44,10 @@ def subgroup_report():
 
 def test_subgroup_sections_escape_and_structure(subgroup_report):
     sections = subgroup_sections(subgroup_report, n=3)
-    assert [s.title for s in sections] == ["Subgroup fairness summary", "Subgroup sizes", "Subgroup patterns",
-                                           "Top-3 rankings"]
+    # answer, rankings, then the details, then the comparison of the discovery methods
+    assert [s.title for s in sections] == ["Answer", "Top-3 rankings", "Subgroup fairness summary",
+                                           "Subgroup patterns", "Subgroup sizes", "Clustering details",
+                                           "Discovery methods compared"]
     rep = Report(f"Subgroups {PAYLOADS[3]}").extend(sections)
     html = rep.render()
     _assert_safe(html)
@@ -57,15 +59,16 @@ def test_subgroup_sections_escape_and_structure(subgroup_report):
 
 def test_subgroup_sections_values_match_result(subgroup_report):
     sections = subgroup_sections(subgroup_report, figures=False)
-    summary_table = next(b for b in sections[0].blocks if hasattr(b, "rows"))
+    summary = next(s for s in sections if s.title == "Subgroup fairness summary")
+    summary_table = next(b for b in summary.blocks if hasattr(b, "rows"))
     want = subgroup_report.summary()
     assert summary_table.rows[0][0] == "cluster"
     assert summary_table.rows[0][2] == f"{want.loc['cluster', 'statistical_parity']:,.3f}"
-    ranking = next(b for b in sections[3].blocks if hasattr(b, "rows"))
+    ranking = next(b for b in sections[1].blocks if hasattr(b, "rows"))
     top = subgroup_report.ranking("statistical_parity", kind="entropy", n=5)  # significant only (q < 0.05)
     assert [r[0] for r in ranking.rows] == [str(i) for i in top.index]
     raw = subgroup_sections(subgroup_report, figures=False, alpha=None)
-    ranking = next(b for b in raw[3].blocks if hasattr(b, "rows"))
+    ranking = next(b for b in raw[1].blocks if hasattr(b, "rows"))
     top = subgroup_report.ranking("statistical_parity", kind="entropy", n=5, alpha=None)
     assert [r[0] for r in ranking.rows] == [str(i) for i in top.index]
 

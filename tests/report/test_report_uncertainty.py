@@ -37,6 +37,17 @@ def _texts(blocks, kind: str | None = None) -> list[str]:
     return out
 
 
+def _sec(sections, title: str):
+    """The section of that title (the order is answer, rankings, then details)."""
+    return next(s for s in sections if s.title == title)
+
+
+UNFAIRNESS = "Opinion-exclusion unfairness"
+GROUPS = "Groups ranked from the worst served"
+PATTERNS = "Subgroup patterns"
+CLUSTERING = "Clustering details"
+
+
 def _details(blocks) -> list[Details]:
     return [b for b in blocks if isinstance(b, Details)]
 
@@ -53,19 +64,21 @@ def models():
 # ------------------------------------------------------------------------------------------- opinion side
 def test_intervals_next_to_unfairness_and_performance(models):
     sections = opinion_sections(models, figures=False, n_boot=N_BOOT, random_state=7)
-    text = _texts(sections[0].blocks)
+    text = _texts(_sec(sections, UNFAIRNESS).blocks)
     m = models["Model 1"]
     u = m.unfairness_ci(ci=0.95, n_boot=N_BOOT, random_state=7)
     p = m.performance_ci(ci=0.95, n_boot=N_BOOT, random_state=7)
     want = (f"Model 1: unfairness {m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}], accuracy {m.performance():.3f} "
             f"[{p[0]:.3f}, {p[1]:.3f}].")
-    assert want in text
+    verdict = m.verdict(ci=0.95, n_boot=N_BOOT, random_state=7)
+    assert f"{want} Verdict: {verdict}." in text
     assert u[0] <= m.unfairness() <= u[1]
-    meaning = [t for t in text if t.startswith("Intervals in brackets are 95% bootstrap")]
+    meaning = [t for t in text if t.startswith("Intervals in brackets are 95% confidence intervals")]
     assert len(meaning) == 1 and f"{N_BOOT:,} replicates, seed 7" in meaning[0]
+    assert "reaches 0 when the spread is indistinguishable from noise" in meaning[0]
     assert "groups and ADR bin edges held fixed" in meaning[0] and "http" not in meaning[0]
     # the summary table: the interval as a column after each figure
-    table = next(b for b in sections[0].blocks if isinstance(b, Table))
+    table = next(b for b in _sec(sections, UNFAIRNESS).blocks if isinstance(b, Table))
     header = table.header[-1]
     assert header[1:5] == ["unfairness", "unfairness 95% interval", "performance", "performance 95% interval"]
     assert table.rows[0][2] == f"[{u[0]:.3f}, {u[1]:.3f}]"
@@ -83,22 +96,24 @@ def test_summary_table_columns(models):
 
 def test_ci_none_gives_the_papers_figures_only(models):
     sections = opinion_sections(models, figures=False, ci=None)
-    text = " ".join(_texts(sections[0].blocks))
+    text = " ".join(_texts(_sec(sections, UNFAIRNESS).blocks))
     assert "[" not in text and "bootstrap" not in text
-    table = next(b for b in sections[0].blocks if isinstance(b, Table))
+    table = next(b for b in _sec(sections, UNFAIRNESS).blocks if isinstance(b, Table))
     assert not any("interval" in h for h in table.header[-1])
-    groups = next(b for b in sections[1].blocks if isinstance(b, Table))
+    groups = next(b for b in _sec(sections, GROUPS).blocks if isinstance(b, Table))
     assert "ci_low" not in groups.header[-1]
 
 
 def test_group_tables_carry_intervals(models):
     sections = opinion_sections(models, figures=False, n_boot=N_BOOT)
-    groups = next(b for b in sections[1].blocks if isinstance(b, Table))
+    groups = next(b for b in _sec(sections, GROUPS).blocks if isinstance(b, Table))
     header = groups.header[-1]
     assert "ci_low" in header and "ci_high" in header
     want = models["Model 1"].group_performance(ci=0.95, n_boot=N_BOOT, random_state=0)
+    want = want.sort_values("performance", kind="stable")  # worst served first
     col = header.index("ci_low")
-    assert [r[col] for r in groups.rows] == [f"{v:.3f}" for v in want["ci_low"]]
+    # a group of one annotator gets no interval (shown as a dash)
+    assert [r[col] for r in groups.rows] == [f"{v:.3f}" if np.isfinite(v) else "\u2013" for v in want["ci_low"]]
 
 
 def test_reports_are_reproducible(models):
@@ -109,7 +124,7 @@ def test_reports_are_reproducible(models):
 
 def test_thin_group_line_names_groups_and_shares(models):
     sections = opinion_sections(models, figures=False, n_boot=N_BOOT)
-    warnings_ = _texts(sections[0].blocks, kind="warning")
+    warnings_ = _texts(_sec(sections, GROUPS).blocks, kind="warning")
     m = models["Model 1"]
     thin = m.thin_groups()
     assert len(thin)  # this data has groups of one annotator
@@ -131,7 +146,7 @@ def test_no_thin_group_line_when_warning_is_off():
     ds = make_subjective_dataset(n_items=300, n_annotators=40, random_state=2)
     m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=5, warn_group_size=0)
     sections = opinion_sections({"M": m}, figures=False, n_boot=N_BOOT)
-    assert _texts(sections[0].blocks, kind="warning") == []
+    assert _texts(_sec(sections, GROUPS).blocks, kind="warning") == []
 
 
 def test_callable_performance_says_why_there_is_no_interval():
@@ -141,7 +156,7 @@ def test_callable_performance_says_why_there_is_no_interval():
         m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=3,
                                    performance=lambda t, p: float(np.mean(t == p)))
     sections = opinion_sections({"C": m}, n_boot=N_BOOT)
-    notes = _texts(sections[0].blocks, kind="note")
+    notes = _texts(_sec(sections, UNFAIRNESS).blocks, kind="note")
     assert any(n.startswith("No intervals: the performance measure of C is a callable") for n in notes)
     assert len(Report("r").extend(sections).figures()) == 2  # heatmap and ADR histogram, raw
 
@@ -171,7 +186,7 @@ def test_significance_marks_follow_the_q_values(planted):
     sections = subgroup_sections(rep, figures=False, alpha=0.05)
     inference = rep.subgroup_metrics(ci=0.95)
     q_cols = [f"{m}_q" for m in ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")]
-    blocks = _details(sections[2].blocks)
+    blocks = _details(_sec(sections, PATTERNS).blocks)
     assert blocks
     seen = {True: 0, False: 0}
     for d in blocks:
@@ -186,7 +201,7 @@ def test_significance_marks_follow_the_q_values(planted):
         assert "significant (q < 0.05)" in table.header[1]
     assert seen[True] and seen[False]  # the data has both kinds
     # the pattern table's column says the same
-    pats = next(b for b in sections[2].blocks if isinstance(b, Table))
+    pats = next(b for b in _sec(sections, PATTERNS).blocks if isinstance(b, Table))
     col = pats.header[-1].index("significant (q < 0.05)")
     for row in pats.rows:
         sid = int(row[0])
@@ -223,7 +238,7 @@ def test_interval_table_equals_the_library(planted):
 def test_ci_none_keeps_the_seed_tables(planted):
     *_, rep = planted
     sections = subgroup_sections(rep, figures=False, ci=None)
-    d = _details(sections[2].blocks)[0]
+    d = _details(_sec(sections, PATTERNS).blocks)[0]
     assert not d.muted and "significant" not in d.summary
     table = next(b for b in d.blocks if isinstance(b, Table))
     assert table.header[-1][:3] == ["kind", "id", "size"]
@@ -246,32 +261,32 @@ def test_lopsided_clustering_said_plainly(chained):
     assert lop["lopsided"]
     alternatives = lopsided_alternatives(rep, X, y, pred)
     sections = subgroup_sections(rep, figures=False, alternatives=alternatives)
-    texts = _texts(sections[0].blocks)
+    texts = _texts(_sec(sections, CLUSTERING).blocks)
     sizes = rep.clusters.value_counts()
     assert (f"Clustering: slink into 10 clusters; the largest holds {share_text(sizes.max() / len(X))} of the rows; "
             f"{int((sizes <= 0.01 * len(X)).sum())} of the 10 clusters hold at most 1% of the rows each.") in texts
     assert any(t.startswith(f"This clustering is lopsided: {lop['reason']}.") for t in
-               _texts(sections[0].blocks, kind="warning"))
+               _texts(_sec(sections, CLUSTERING).blocks, kind="warning"))
     name, k = alternatives.attrs["suggestion"]
     assert not alternatives.loc[(name, k), "lopsided"]
     assert any(t.startswith(f"Suggested instead: {name} at {k} clusters") for t in texts)
-    assert any(isinstance(b, Table) and "lopsided" in b.header[-1] for b in sections[0].blocks)
+    assert any(isinstance(b, Table) and "lopsided" in b.header[-1] for b in _sec(sections, CLUSTERING).blocks)
 
 
 def test_lopsided_without_alternatives_or_too_big(chained):
     X, y, pred, rep = chained
-    hint = _texts(subgroup_sections(rep, figures=False)[0].blocks, kind="note")
+    hint = _texts(_sec(subgroup_sections(rep, figures=False), CLUSTERING).blocks, kind="note")
     assert any("alternative_clusterings(X, y_true, y_pred, n_clusters=10)" in t for t in hint)
     bounded = lopsided_alternatives(rep, X, y, pred, max_rows=1000)
     assert isinstance(bounded, str) and "3,000 rows, more than the 1,000" in bounded
-    assert bounded in _texts(subgroup_sections(rep, figures=False, alternatives=bounded)[0].blocks)
+    assert bounded in _texts(_sec(subgroup_sections(rep, figures=False, alternatives=bounded), CLUSTERING).blocks)
 
 
 def test_balanced_clustering_has_no_lopsided_warning(planted):
     X, y, pred, rep = planted
     assert not rep.lopsided["lopsided"]
     assert lopsided_alternatives(rep, X, y, pred) is None
-    texts = _texts(subgroup_sections(rep, figures=False)[0].blocks)
+    texts = _texts(_sec(subgroup_sections(rep, figures=False), CLUSTERING).blocks)
     assert not any("lopsided" in t for t in texts)
     assert any(t.startswith("Clustering: slink into 12 clusters; the largest holds") for t in texts)
 
@@ -279,16 +294,18 @@ def test_balanced_clustering_has_no_lopsided_warning(planted):
 def test_cut_uniqueness_only_when_known(planted):
     X, y, pred, rep = planted
     # single linkage knows whether its cut is unique (this categorical data has tied merge distances at the cut)
-    texts = _texts(subgroup_sections(rep, figures=False)[0].blocks, kind="warning")
+    # a detail, not a warning: it sits in the clustering details
+    texts = _texts(_sec(subgroup_sections(rep, figures=False), CLUSTERING).blocks)
     assert rep.cut_is_unique is False
     assert any(t.startswith("The cut of the merge tree into these clusters is not unique") for t in texts)
     kmeans = detect_subgroups(X, y, pred, clustering="kmeans", n_clusters=12, random_state=0)
     assert kmeans.cut_is_unique is None  # a partitional clustering has no merge tree: nothing is said
-    assert "cut of the merge tree" not in " ".join(_texts(subgroup_sections(kmeans, figures=False)[0].blocks))
+    kmeans_texts = _texts(_sec(subgroup_sections(kmeans, figures=False), CLUSTERING).blocks)
+    assert "cut of the merge tree" not in " ".join(kmeans_texts)
     saved = rep.cut_is_unique
     try:
         rep.cut_is_unique = True
-        texts = _texts(subgroup_sections(rep, figures=False)[0].blocks)
+        texts = _texts(_sec(subgroup_sections(rep, figures=False), CLUSTERING).blocks)
         assert any(t.startswith("The cut of the merge tree into these clusters is unique") for t in texts)
     finally:
         rep.cut_is_unique = saved

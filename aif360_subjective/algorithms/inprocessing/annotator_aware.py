@@ -9,6 +9,8 @@ References:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from aif360.algorithms import Transformer
@@ -16,7 +18,8 @@ from aif360.algorithms.transformer import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from ..._validation import check_multi_annotator_dataset, check_random_state
+from ..._validation import check_random_state
+from ...datasets.multi_annotator import MultiAnnotatorDataset, check_multi_annotator_dataset
 from .majority_vote import _check_estimator, seeded_estimator
 
 __all__ = ["AnnotatorAwareClassifier"]
@@ -37,6 +40,10 @@ class AnnotatorAwareClassifier(Transformer):
       per-annotator offset); an annotator not seen in training gets no id column and is predicted
       from its attributes alone.
 
+    Non-uniform instance weights of the training dataset (e.g. from
+    :class:`~aif360_subjective.algorithms.preprocessing.AnnotatorGroupReweighing`) are passed to the
+    estimator's ``fit`` as ``sample_weight``.
+
     ``predict`` returns a classified copy of the dataset: a label per (item, annotator) row, the
     favourable label's probability as scores when the estimator has ``predict_proba``.
 
@@ -47,13 +54,13 @@ class AnnotatorAwareClassifier(Transformer):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         use_attributes: bool = True,
         interactions: bool = True,
         annotator_ids: bool = False,
         attributes: list[str] | None = None,
-        random_state=None,
-    ):
+        random_state: Any = None,
+    ) -> None:
         """
         Args:
             estimator: an unfitted scikit-learn classifier (cloned at ``fit``); default
@@ -89,7 +96,7 @@ class AnnotatorAwareClassifier(Transformer):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ features
-    def _columns(self, dataset):
+    def _columns(self, dataset: MultiAnnotatorDataset) -> tuple[list[int], list[int]]:
         names = list(dataset.feature_names)
         items = [names.index(c) for c in dataset.item_feature_names]
         if not self.use_attributes:
@@ -103,7 +110,7 @@ class AnnotatorAwareClassifier(Transformer):
             )
         return items, [names.index(a) for a in attrs]
 
-    def _design(self, dataset, fit: bool):
+    def _design(self, dataset: MultiAnnotatorDataset, fit: bool) -> Any:
         item_cols, attr_cols = self._columns(dataset)
         if fit:
             self.item_features_ = [dataset.feature_names[j] for j in item_cols]
@@ -143,7 +150,7 @@ class AnnotatorAwareClassifier(Transformer):
         return sp.hstack(blocks, format="csr")
 
     # ------------------------------------------------------------------ Transformer API
-    def fit(self, dataset) -> AnnotatorAwareClassifier:
+    def fit(self, dataset: MultiAnnotatorDataset) -> AnnotatorAwareClassifier:
         """Train on the individual annotations of ``dataset``.
 
         Args:
@@ -162,12 +169,18 @@ class AnnotatorAwareClassifier(Transformer):
             raise ValueError("the training annotations hold a single label value; a classifier needs both")
         x = self._design(dataset, fit=True)
         est = seeded_estimator(self.estimator, LogisticRegression(max_iter=1000), self.random_state)
-        self.estimator_ = est.fit(x, y)
+        w = np.asarray(dataset.instance_weights, dtype=np.float64)
+        if np.ptp(w) > 0:
+            # non-uniform instance weights (e.g. AnnotatorGroupReweighing) reach the estimator; uniform ones are
+            # left out so that an unweighted fit stays bit-identical to the estimator's own default
+            self.estimator_ = est.fit(x, y, sample_weight=w)
+        else:
+            self.estimator_ = est.fit(x, y)
         self.favorable_label_ = dataset.favorable_label
         self.n_training_annotators_ = len(np.unique(np.asarray(dataset.annotator_ids, dtype=object)))
         return self
 
-    def predict(self, dataset):
+    def predict(self, dataset: MultiAnnotatorDataset) -> MultiAnnotatorDataset:
         """Predict a label for every (item, annotator) row of ``dataset``.
 
         Args:

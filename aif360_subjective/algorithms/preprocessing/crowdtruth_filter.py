@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from ..._validation import check_fraction, check_multi_annotator_dataset
+from ..._validation import check_fraction, check_positive
 from ...datasets import MultiAnnotatorDataset
+from ...datasets.multi_annotator import check_multi_annotator_dataset
 from ...quality import CrowdTruthResult, crowdtruth_scores
 from ...quality.crowdtruth import check_max_delta, check_max_iter
 
 _MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
-
-
-def _check_positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 def label_consistency_z(dataset: MultiAnnotatorDataset, min_annotations: int = 5) -> pd.Series:
@@ -55,8 +49,9 @@ def label_consistency_z(dataset: MultiAnnotatorDataset, min_annotations: int = 5
     a, y, m = annotator[ok], y[ok], m[ok]
     k = len(annotator_ids)
 
-    def total(v):
-        return np.bincount(a, weights=v, minlength=k)
+    def total(v: np.ndarray) -> np.ndarray:
+        # float even when no annotation is usable (numpy's bincount of nothing is int64)
+        return np.bincount(a, weights=v, minlength=k).astype(np.float64)
 
     n = total(np.ones_like(y))
     cov = n * total(y * m) - total(y) * total(m)
@@ -96,7 +91,7 @@ class CrowdTruthFilter(Transformer):
     pairs were in it (e.g. a split of it); anything else raises ``ValueError``: fit on it first.
 
     Attributes:
-        scores_ (CrowdTruthResult): the CrowdTruth scores of the fitted dataset.
+        scores_ (aif360_subjective.quality.CrowdTruthResult): the CrowdTruth scores of the fitted dataset.
         threshold_ (float): the WQS threshold used.
         annotators_ (pandas.DataFrame): index = annotator id; ``wqs``, ``consistency_z``,
             ``n_annotations``, ``candidate``, ``protected``, ``removed``.
@@ -109,6 +104,15 @@ class CrowdTruthFilter(Transformer):
         Toxicity Prediction", 2018 (quality control that keeps valid but unpopular opinions).
     """
 
+    threshold: float | str
+    quantile: float | None
+    protect: bool
+    protect_z: float
+    auto_k: float
+    min_annotations: int
+    max_delta: float
+    max_iter: int
+
     def __init__(
         self,
         threshold: float | str = "auto",
@@ -119,7 +123,7 @@ class CrowdTruthFilter(Transformer):
         min_annotations: int = 5,
         max_delta: float = 0.001,
         max_iter: int = 1000,
-    ):
+    ) -> None:
         """
         Args:
             threshold: ``"auto"`` or an absolute WQS in [0, 1]; annotators strictly below it are
@@ -150,7 +154,7 @@ class CrowdTruthFilter(Transformer):
         protect_z = float(protect_z) if isinstance(protect_z, numbers.Real) else protect_z
         if isinstance(protect_z, bool) or not isinstance(protect_z, float) or not np.isfinite(protect_z):
             raise ValueError(f"protect_z must be a finite number, got {protect_z!r}")
-        auto_k = _check_positive("auto_k", auto_k)
+        auto_k = check_positive(auto_k, "auto_k")
         if isinstance(min_annotations, bool) or not isinstance(min_annotations, numbers.Integral):
             raise TypeError(f"min_annotations must be an int, got {min_annotations!r}")
         if min_annotations < 4:
@@ -182,8 +186,18 @@ class CrowdTruthFilter(Transformer):
 
         Raises:
             TypeError: if ``dataset`` is not a MultiAnnotatorDataset.
+            ValueError: no item of ``dataset`` holds two annotations (nothing to score agreement on).
         """
         check_multi_annotator_dataset(dataset)
+        per_item = np.bincount(pd.factorize(pd.Series(dataset.item_ids))[0])
+        if not (per_item > 1).any():
+            # CrowdTruth scores an annotator by agreement with the others on shared items: with none there is
+            # nothing to score, and every annotator would look the same
+            raise ValueError(
+                f"dataset: no item holds two annotations ({len(per_item)} items, one annotation each): CrowdTruth "
+                "scores annotators by their agreement on shared items, so the filter needs items annotated by at "
+                "least two annotators"
+            )
         scores: CrowdTruthResult = crowdtruth_scores(dataset, max_delta=self.max_delta, max_iter=self.max_iter)
         wqs = scores.workers["wqs"]
         threshold = self._threshold(wqs)

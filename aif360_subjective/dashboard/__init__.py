@@ -1,0 +1,21 @@
+"""The interactive dashboard (extra ``[dashboard]``): subgroup discovery and the opinion-exclusion audit with the
+human-in-the-loop step, in a browser tab (``aif360-subjective dashboard DATA``) or a Jupyter cell
+(``Dashboard(...)``), from one Panel code base.
+
+Importing this package does not import Panel: :class:`Dashboard` loads it on first use, and the state logic
+(:mod:`aif360_subjective.dashboard.state`) needs none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Dashboard"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Dashboard":
+        from .app import Dashboard
+
+        return Dashboard
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

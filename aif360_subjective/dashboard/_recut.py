@@ -1,0 +1,73 @@
+"""A clusterer that hands ``detect_subgroups`` a clustering already computed: a cached hierarchical tree cut at
+another k, or fixed labels (a change of the entropy threshold τ keeps the clusters).
+
+``detect_subgroups`` accepts any scikit-learn clusterer instance; it clones it (``sklearn.base.clone`` deep-copies
+the constructor's parameters) and calls ``fit`` on the encoded matrix. The cached tree is wrapped in
+:class:`SharedClustering`, whose deep copy is itself: the tree is read-only, so every re-cut shares the one fit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SharedClustering", "CachedClustering"]
+
+
+class SharedClustering:
+    """A fitted clustering shared (never copied) between re-cuts: a hierarchical tree or fixed labels, and the
+    encoded matrix it was fitted on (to check that a re-cut runs on the same rows).
+
+    Args:
+        Z: the encoded matrix the clustering was fitted on.
+        tree: a :class:`~aif360_subjective.detectors.clustering.HierarchicalTree` of ``Z``, or None.
+        labels: fixed cluster labels of the rows of ``Z`` (a flat clustering), or None.
+    """
+
+    def __init__(self, Z: np.ndarray, tree: Any = None, labels: np.ndarray | None = None) -> None:
+        if (tree is None) == (labels is None):
+            raise ValueError("give exactly one of tree and labels")
+        self.Z = Z
+        self.tree = tree
+        self.labels = None if labels is None else np.asarray(labels)
+
+    def __deepcopy__(self, memo: dict) -> SharedClustering:
+        return self  # read-only: a clone of the clusterer shares it
+
+    def labels_for(self, Z: np.ndarray, n_clusters: int | None) -> np.ndarray:
+        """The labels of the rows of ``Z`` cut into ``n_clusters`` clusters (a tree) or the fixed labels.
+
+        Raises:
+            ValueError: ``Z`` is not the matrix the clustering was fitted on.
+        """
+        if Z.shape != self.Z.shape or not np.array_equal(Z, self.Z):
+            raise ValueError("the cached clustering was fitted on other rows or columns; recompute it")
+        if self.tree is None:
+            return self.labels
+        return self.tree.cut(int(n_clusters))
+
+
+class CachedClustering:
+    """scikit-learn clusterer protocol over a :class:`SharedClustering` (what ``detect_subgroups`` calls).
+
+    Args:
+        shared: the cached clustering.
+        n_clusters: the cut (trees only; ``detect_subgroups`` sets it from its ``n_clusters``).
+    """
+
+    def __init__(self, shared: SharedClustering | None = None, n_clusters: int | None = None) -> None:
+        self.shared = shared
+        self.n_clusters = n_clusters
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {"shared": self.shared, "n_clusters": self.n_clusters}
+
+    def set_params(self, **params: Any) -> CachedClustering:
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+    def fit(self, Z: np.ndarray, y: Any = None) -> CachedClustering:
+        self.labels_ = self.shared.labels_for(np.asarray(Z), self.n_clusters)
+        return self

@@ -1,0 +1,669 @@
+"""The dashboard's user interface (Panel): one code base for a browser tab (:meth:`Dashboard.serve`) and a Jupyter
+cell (display the :class:`Dashboard`).
+
+Panel (HoloViz) serves the same layout to a Bokeh server (one Python process, no database or task queue) and to
+a notebook; its Tabulator widget gives the seed dashboard's sortable, per-column filterable tables and rows that
+expand. Every figure is the package's own matplotlib figure (:mod:`aif360_subjective.plotting`); every number
+comes from :mod:`aif360_subjective.dashboard.state`.
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis", CIKM
+    workshops 2022, section 4 (control tile, data table, radar, size bars, pattern table, rankings). Panel,
+    https://panel.holoviz.org (Tabulator widget).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .state import (
+    HIERARCHICAL,
+    MITIGATIONS,
+    OpinionSession,
+    OpinionSettings,
+    Source,
+    SubgroupSession,
+    SubgroupSettings,
+    accepts_discovery,
+    subgroup_kinds,
+)
+
+__all__ = ["Dashboard", "require_panel"]
+
+log = logging.getLogger(__name__)
+
+#: Errors a control can cause; shown in the page, the app stays alive.
+INPUT_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError)
+PERFORMANCES = ["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate", "false_positive_rate",
+                "false_negative_rate", "precision", "f1"]
+GROUPINGS = ["adr", "ambiguity", "popularity", "demographic", "discovered"]
+CI_LEVELS = {"0.95": 0.95, "0.9": 0.9, "0.99": 0.99, "none (raw figures)": None}
+ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
+
+
+def require_panel():
+    """Import Panel, or say which extra installs it.
+
+    Raises:
+        ImportError: Panel is not installed.
+    """
+    try:
+        import panel as pn
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise ImportError("the dashboard needs Panel: pip install 'aif360-subjective[dashboard]'") from exc
+    return pn
+
+
+def _figure(ax_or_fig: Any):
+    """A Panel pane of a matplotlib figure (the figure is closed: the pane holds its PNG)."""
+    import matplotlib.pyplot as plt
+
+    pn = require_panel()
+    fig = getattr(ax_or_fig, "figure", ax_or_fig)
+    pane = pn.pane.Matplotlib(fig, tight=True, dpi=90, format="png", sizing_mode="scale_width", max_width=700)
+    plt.close(fig)
+    return pane
+
+
+def _with_intervals(table: pd.DataFrame, names: tuple[str, ...], ci: float | None) -> pd.DataFrame:
+    """``<name>`` with its ``_ci_low``/``_ci_high`` columns as one text column ``<name> [95% interval]``
+    (``0.087 [0.071, 0.104]``, the report's notation); the other columns rounded to 3 decimals."""
+    from ..report.sections import interval_text
+
+    out = table.copy()
+    for name in names:
+        low, high = f"{name}_ci_low", f"{name}_ci_high"
+        if ci is None or low not in out.columns:
+            continue
+        text = [interval_text(v, (a, b)) for v, a, b in zip(out[name], out.pop(low), out.pop(high), strict=True)]
+        out[name] = text
+        out = out.rename(columns={name: f"{name} [{ci:.0%} interval]"})
+    return out.round(3)
+
+
+def _widget(cls: Any, label: str, **kwargs: Any) -> Any:
+    """A Panel widget with its label: ``label=`` where the installed Panel has it (``name=`` is deprecated from
+    Panel 1.9 on), ``name=`` before."""
+    key = "label" if "label" in cls.param else "name"
+    return cls(**{key: label}, **kwargs)
+
+
+def _as_binary(values: pd.Series, favorable: Any) -> np.ndarray:
+    return (values == favorable).to_numpy(dtype=int)
+
+
+class Dashboard:
+    """The interactive dashboard: data, subgroups, opinion exclusion and the human-in-the-loop step.
+
+    Give a table with truth and prediction columns (subgroup discovery, as ``aif360-subjective subgroups``), or
+    a :class:`~aif360_subjective.datasets.MultiAnnotatorDataset` (opinion exclusion of trained models on held-out
+    items, mitigations, and subgroup discovery on the annotation rows with the annotators' attributes, as the
+    demo does). In Jupyter, display the object; :meth:`serve` opens it in a browser tab.
+
+    Args:
+        data: a DataFrame (or a CSV path) with one row per instance; needs ``label_col`` and ``prediction_col``.
+        label_col, prediction_col: truth and prediction columns of ``data``.
+        favorable_label: the favourable label of ``data`` (default 0, the package's convention, when the labels
+            are 0/1); changeable in the data tab.
+        annotations: a MultiAnnotatorDataset (instead of ``data``).
+        predictions: model name -> classified copy of ``annotations`` (audited beside the trained models).
+        features: the attribute columns of ``data`` to cluster (default: all but label and prediction).
+        test_size: share of the items held out for the audit (annotations).
+        seed: seed of the split, the models, the clustering and the bootstrap.
+        source: where the data came from, for the equivalent command (set by the command line).
+        subgroups: the initial subgroup settings.
+
+    Raises:
+        ValueError, TypeError: bad data or options (named in the message).
+    """
+
+    def __init__(self, data: pd.DataFrame | str | None = None, *, label_col: str | None = None,
+                 prediction_col: str | None = None, favorable_label: Any = None, annotations: Any = None,
+                 predictions: dict[str, Any] | None = None, features: list[str] | None = None,
+                 test_size: float = 0.3, seed: int = 0, source: Source | None = None,
+                 subgroups: SubgroupSettings | None = None) -> None:
+        if (data is None) == (annotations is None):
+            raise ValueError("give either data (a table with truth and predictions) or annotations "
+                             "(a MultiAnnotatorDataset)")
+        self.seed = seed
+        self.source = source or Source()
+        self.test_size = test_size
+        self.features = features
+        self.initial = subgroups or SubgroupSettings(discovery=None)
+        self.opinion: OpinionSession | None = None
+        self.subgroups: SubgroupSession | None = None
+        if annotations is not None:
+            self._set_annotations(annotations, predictions)
+        else:
+            if isinstance(data, str):
+                data = pd.read_csv(data)
+                self.source = source or Source(None, (), "data")
+            self._set_table(data, label_col, prediction_col, favorable_label)
+        self._panel = None
+
+    # ------------------------------------------------------------------------------------------------ data
+    def _set_table(self, df: pd.DataFrame, label_col: str | None, prediction_col: str | None,
+                   favorable: Any) -> None:
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame or a CSV path, got {type(df).__name__}")
+        for opt, col in (("label_col", label_col), ("prediction_col", prediction_col)):
+            if col is None:
+                raise ValueError(f"{opt} is required with a table")
+            if col not in df.columns:
+                raise ValueError(f"{opt} {col!r} is not a column of the data (columns: {list(df.columns)[:12]})")
+        values = sorted(df[label_col].dropna().unique().tolist(), key=str)
+        if favorable is None:
+            if not set(values) <= {0, 1}:
+                raise ValueError(f"label column {label_col!r} holds {values[:8]}; give favorable_label")
+            favorable = 0
+        elif favorable not in values:
+            raise ValueError(f"favorable_label {favorable!r} is not a value of {label_col!r} (values: {values[:8]})")
+        feats = self.features or [c for c in df.columns if c not in (label_col, prediction_col)]
+        missing = [c for c in feats if c not in df.columns]
+        if missing:
+            raise ValueError(f"features {missing} are not columns of the data")
+        if df[feats].isna().any().any():
+            bad = df[feats].columns[df[feats].isna().any()].tolist()
+            raise ValueError(f"feature columns {bad} have missing values; fill them or leave them out (features=)")
+        self.table, self.label_col, self.prediction_col = df, label_col, prediction_col
+        self.favorable, self.label_values = favorable, values
+        self.subgroups = SubgroupSession(df[feats], _as_binary(df[label_col], favorable),
+                                         _as_binary(df[prediction_col], favorable), random_state=self.seed,
+                                         model=f"the predictions in column {prediction_col!r}", source=self.source)
+
+    def _set_annotations(self, ds: Any, predictions: dict[str, Any] | None) -> None:
+        self.opinion = OpinionSession(ds, predictions=predictions, test_size=self.test_size, seed=self.seed,
+                                      source=self.source)
+        test = self.opinion.test
+        attrs = [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
+        ann = pd.DataFrame({"item": np.asarray(ds.item_ids), "annotator": np.asarray(ds.annotator_ids),
+                            "label": ds.labels.ravel()})
+        if attrs:
+            ann = ann.join(ds.annotators[attrs], on="annotator")
+        self.table, self.label_col, self.prediction_col = ann, "label", None
+        self.favorable, self.label_values = ds.favorable_label, [ds.favorable_label, ds.unfavorable_label]
+        if attrs:
+            X = ds.annotators.reindex(np.asarray(test.annotator_ids))[attrs].astype(object)
+            X = X.where(X.notna(), "unknown").astype(str).reset_index(drop=True)
+            name, pred = next(iter(self.opinion.models.items()))
+            fav = test.favorable_label
+            self.subgroups = SubgroupSession(X, (test.labels.ravel() == fav).astype(int),
+                                             (pred.labels.ravel() == fav).astype(int), random_state=self.seed,
+                                             model=name, source=self.source)
+
+    # ------------------------------------------------------------------------------------------------ layout
+    def panel(self):
+        """The Panel layout (built once)."""
+        if self._panel is None:
+            self._panel = self._build()
+        return self._panel
+
+    def _repr_mimebundle_(self, include=None, exclude=None):  # Jupyter
+        return self.panel()._repr_mimebundle_(include, exclude)
+
+    def servable(self):
+        """Mark the layout servable (``panel serve script.py``)."""
+        return self.panel().servable()
+
+    def serve(self, port: int = 0, show: bool = True, threaded: bool = False, **kwargs: Any):
+        """Serve the dashboard on ``localhost:port`` (0: a free port) and open it in a browser when ``show``.
+
+        Returns:
+            the Bokeh server (``threaded=True``: a thread whose ``stop()`` ends it).
+        """
+        pn = require_panel()
+        if self.opinion is None and self.subgroups.view is None:
+            self.subgroups.update(self.initial)  # a table's first analysis once, shared by every browser session
+        return pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, show=show, threaded=threaded,
+                        title="aif360-subjective dashboard", **kwargs)
+
+    @staticmethod
+    def _fresh(template: Dashboard) -> Dashboard:
+        """Each browser session gets its own state (shared data, separate controls and history)."""
+        clone = object.__new__(Dashboard)
+        clone.__dict__.update(template.__dict__)
+        clone._panel = None
+        if template.opinion is not None:
+            clone.opinion = template.opinion.copy_for_session()
+        if template.subgroups is not None:
+            clone.subgroups = template.subgroups.copy_for_session()
+        return clone
+
+    def _build(self):
+        """The page; a tab's analysis runs when the tab is first opened (annotation data: the subgroups of
+        hundreds of thousands of annotation rows only when asked for)."""
+        pn = require_panel()
+        pn.extension("tabulator", notifications=False)
+        self.message = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dashboard-message"])
+        self._builders = [self._data_tab]
+        names = ["Data"]
+        if self.subgroups is not None:
+            self._builders.append(self._subgroups_tab)
+            names.append("Subgroups")
+        if self.opinion is not None:
+            self._builders.append(self._opinion_tab)
+            names.append("Opinion exclusion")
+        self._built: set[int] = set()
+        holders = [pn.Column(pn.pane.Markdown("Computing…"), sizing_mode="stretch_width") for _ in names]
+        self.tabs = pn.Tabs(*zip(names, holders, strict=True), dynamic=False)
+        self.tabs.param.watch(self._guard(lambda e: self._open_tab(e.new)), "active")
+        self._open_tab(0)
+        header = pn.pane.Markdown(f"## aif360-subjective dashboard: {self.source.name}")
+        return pn.Column(header, self.message, self.tabs, sizing_mode="stretch_width")
+
+    def _open_tab(self, i: int) -> None:
+        if i in self._built:
+            return
+        self._built.add(i)
+        self.tabs[i].objects = [self._builders[i]()]
+
+    def _error(self, exc: Exception | None) -> None:
+        if exc is None:
+            self.message.visible = False
+            self.message.object = ""
+        else:
+            self.message.object = f"**Input problem:** {exc}"
+            self.message.visible = True
+
+    def _guard(self, fn):
+        """A callback whose input errors show in the page (the app stays alive)."""
+
+        def run(*events: Any) -> None:
+            try:
+                fn(*events)
+                self._error(None)
+            except INPUT_ERRORS as exc:
+                self._error(exc)
+            except Exception as exc:  # noqa: BLE001 - an unforeseen failure must not end the session
+                log.exception("dashboard callback failed")
+                self._error(RuntimeError(f"{type(exc).__name__}: {exc}"))
+
+        return run
+
+    # ------------------------------------------------------------------------------------------------ data tab
+    def _data_tab(self):
+        pn = require_panel()
+        self.data_table = pn.widgets.Tabulator(self.table, pagination="remote", page_size=15, header_filters=True,
+                                               disabled=True, sizing_mode="stretch_width", show_index=False,
+                                               css_classes=["data-table"])
+        self.favourable = _widget(pn.widgets.Select, "favourable label", options=[str(v) for v in self.label_values],
+                                            value=str(self.favorable), disabled=self.opinion is not None,
+                                            css_classes=["favourable"])
+        self.favourable.param.watch(self._guard(self._on_favourable), "value")
+        self.data_table.param.watch(self._guard(self._on_filter), "filters")
+        info = pn.pane.Markdown(self._data_text(), css_classes=["data-info"])
+        self.data_info = info
+        parts = [info, self.favourable]
+        if self.opinion is None:
+            self.upload = pn.widgets.FileInput(accept=".csv")
+            self.upload_label = _widget(pn.widgets.Select, "truth column", options=[])
+            self.upload_pred = _widget(pn.widgets.Select, "prediction column", options=[])
+            load = _widget(pn.widgets.Button, "Use the uploaded table")
+            self.upload.param.watch(self._guard(self._on_upload), "value")
+            load.on_click(self._guard(self._on_load))
+            parts.append(pn.Row(self.upload, self.upload_label, self.upload_pred, load))
+        else:
+            parts.append(pn.pane.Markdown("The favourable label of annotation data is fixed by the dataset."))
+        return pn.Column(*parts, self.data_table, sizing_mode="stretch_width")
+
+    def _data_text(self) -> str:
+        t = f"{len(self.table):,} rows, {self.table.shape[1]} columns."
+        if self.opinion is not None:
+            o = self.opinion
+            t += (f" One row per annotation; {o.test.n_items:,} of {self.opinion.dataset.n_items:,} items held out "
+                  f"for the audit (seed {self.seed}). " + " ".join(o.notes))
+        else:
+            t += f" Truth {self.label_col!r}, predictions {self.prediction_col!r}."
+        return t
+
+    def _on_filter(self, event: Any) -> None:
+        n = len(self.data_table.current_view)
+        self.data_info.object = self._data_text() + (f" **{n:,} rows match the column filters.**" if event.new else "")
+        if n == 0:
+            shown = ", ".join(f"{f.get('field')} {f.get('type', '')} {f.get('value')!r}" for f in event.new)
+            raise ValueError(f"no row matches the column filters ({shown}); clear a filter to see rows again")
+
+    def _on_favourable(self, event: Any) -> None:
+        value = next(v for v in self.label_values if str(v) == event.new)
+        self._set_table(self.table, self.label_col, self.prediction_col, value)
+        if 1 in self._built:  # else the tab analyses the new table when opened
+            self._run_subgroups(self._sg_settings())
+
+    def _on_upload(self, event: Any) -> None:
+        if not event.new:
+            return
+        try:
+            df = pd.read_csv(io.BytesIO(event.new))
+        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+            raise ValueError(f"the uploaded file is not a readable CSV ({exc})") from None
+        self._uploaded = df
+        cols = list(df.columns)
+        self.upload_label.options, self.upload_pred.options = cols, cols
+        self.upload_label.value = "class" if "class" in cols else cols[0]
+        self.upload_pred.value = "out" if "out" in cols else cols[-1]
+
+    def _on_load(self, event: Any) -> None:
+        df = getattr(self, "_uploaded", None)
+        if df is None:
+            raise ValueError("upload a CSV file first")
+        self.source = Source(None, ("--label-col", self.upload_label.value, "--prediction-col",
+                                    self.upload_pred.value), self.upload.filename or "uploaded table")
+        self.features = None
+        self._set_table(df, self.upload_label.value, self.upload_pred.value, None)
+        self.data_table.value = df
+        self.data_info.object = self._data_text()
+        self.favourable.options = [str(v) for v in self.label_values]
+        self.favourable.value = str(self.favorable)
+        if 1 in self._built:
+            self._sg_categorical.options = list(self.subgroups.X.columns)
+            self._sg_categorical.value = []
+            self._run_subgroups(self._sg_settings())
+
+    # ------------------------------------------------------------------------------------------------ subgroups
+    def _subgroups_tab(self):
+        pn = require_panel()
+        from ..detectors.clustering import CLUSTERINGS
+        from ..detectors.report import RANKABLE
+
+        s = self.initial
+        w = pn.widgets
+        self._sg_clustering = _widget(w.Select, "clusterer", options=list(CLUSTERINGS), value=s.clustering)
+        self._sg_k = _widget(w.IntInput, "k (0 = automatic, x-means)", value=s.n_clusters or 0, start=0,
+                                css_classes=["k-input"])
+        self._sg_tau = _widget(w.FloatInput, "entropy threshold τ", value=s.entropy_threshold, start=0.0, end=1.0,
+                                    step=0.05, css_classes=["tau-input"])
+        self._sg_categorical = _widget(w.MultiChoice, "categorical columns (empty = detected)",
+                                             options=list(self.subgroups.X.columns),
+                                             value=list(s.categorical or []))
+        self._sg_metric = _widget(w.Select, "metric", options=list(RANKABLE), value=s.metric)
+        self._sg_kind = _widget(w.Select, "subgroups", options=list(subgroup_kinds()), value=s.kind)
+        self._sg_direction = _widget(w.Select, "direction", options=["disadvantaged", "favoured"], value=s.direction)
+        self._sg_alpha = _widget(w.Select, "α (false discovery rate)", options=ALPHAS, value=s.alpha)
+        self._sg_min_size = _widget(w.IntInput, "min_size", value=s.min_size, start=1)
+        controls = [self._sg_clustering, self._sg_k, self._sg_tau, self._sg_categorical, self._sg_metric,
+                    self._sg_kind, self._sg_direction, self._sg_alpha, self._sg_min_size]
+        self._sg_discovery = None
+        if accepts_discovery():
+            self._sg_discovery = _widget(w.Select, "discovery", options=["asdf", "patterns", "both"],
+                                          value=s.discovery or "both")
+            controls.append(self._sg_discovery)
+        for c in controls:
+            c.param.watch(self._guard(lambda e: self._run_subgroups(self._sg_settings())), "value")
+        self._sg_status = pn.pane.Markdown("", css_classes=["sg-status"])
+        self._sg_notes = pn.pane.Markdown("", css_classes=["sg-notes"])
+        self._sg_ranking = w.Tabulator(pd.DataFrame(), disabled=True, show_index=False, sizing_mode="stretch_width",
+                                       css_classes=["ranking-table"], selectable=1)
+        self._sg_ranking.on_click(self._guard(self._on_subgroup_click))
+        self._sg_detail = pn.Column(pn.pane.Markdown("Click a subgroup of the ranking to see its metrics."),
+                                    css_classes=["subgroup-detail"])
+        self._sg_patterns = w.Tabulator(pd.DataFrame(), disabled=True, show_index=False, pagination="local",
+                                        page_size=10, header_filters=True, sizing_mode="stretch_width",
+                                        row_content=self._pattern_row, embed_content=False,
+                                        css_classes=["pattern-table"])
+        self._sg_radar = pn.Column()
+        self._sg_sizes = pn.Column()
+        self._sg_rank_fig = pn.Column()
+        self._sg_command = pn.pane.Markdown("", css_classes=["sg-command"])
+        download = w.FileDownload(callback=self._guard_download(lambda: self.subgroups.report().render()),
+                                  filename="subgroups_report.html", label="Download the HTML report",
+                                  css_classes=["sg-export"])
+        self._run_subgroups(self._sg_settings(), first=True)
+        left = pn.Column("### Controls", *controls, width=300)
+        right = pn.Column(
+            self._sg_status, self._sg_notes, "### Ranking", self._sg_ranking, self._sg_detail, self._sg_rank_fig,
+            pn.Row(self._sg_radar, self._sg_sizes), "### Patterns (click ▸ to expand a row)", self._sg_patterns,
+            "### Export", download, self._sg_command, sizing_mode="stretch_width")
+        return pn.Row(left, right, sizing_mode="stretch_width")
+
+    def _guard_download(self, make_html):
+        def callback():
+            try:
+                html = make_html()
+                self._error(None)
+                return io.StringIO(html)
+            except INPUT_ERRORS as exc:
+                self._error(exc)
+                return io.StringIO(f"<p>Export failed: {exc}</p>")
+
+        return callback
+
+    def _sg_settings(self) -> SubgroupSettings:
+        k = int(self._sg_k.value or 0)
+        cat = tuple(self._sg_categorical.value) or None
+        return SubgroupSettings(
+            clustering=self._sg_clustering.value, n_clusters=None if k == 0 else k,
+            entropy_threshold=float(self._sg_tau.value), categorical=cat, metric=self._sg_metric.value,
+            kind=self._sg_kind.value, direction=self._sg_direction.value, alpha=self._sg_alpha.value,
+            min_size=int(self._sg_min_size.value or 1),
+            discovery=None if self._sg_discovery is None else self._sg_discovery.value)
+
+    def _run_subgroups(self, settings: SubgroupSettings, first: bool = False) -> None:
+        """Status, notes, ranking and pattern tables at once; the figures right after (next tick when served), so
+        that a re-cut shows without waiting for matplotlib."""
+        from ..report.sections import whole_numbers_as_int
+
+        v = self.subgroups.update(settings)
+        what = {"clustering": "clustered", "cut": "re-cut the cached clustering", "ranking": "re-ranked"}[v.step]
+        auto = " (x-means)" if settings.n_clusters is None and settings.clustering in HIERARCHICAL else ""
+        self._sg_status.object = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}: {what} in "
+                                  f"{v.seconds:.2f} s.")
+        self._sg_notes.object = "\n\n".join(f"*{n}*" for n in v.notes)
+        self._sg_ranking.value = v.ranking.reset_index()
+        redraw = v.step != "ranking" or first
+        if redraw:
+            pats = whole_numbers_as_int(v.report.patterns(all_columns=False))
+            info = v.report.pattern_info()
+            table = pats.astype(object).where(pats.notna(), "")
+            table.insert(0, "size", info["size"])
+            self._sg_patterns.value = table.reset_index()
+        self._sg_command.object = f"Equivalent command:\n\n```\n{self.subgroups.command()}\n```"
+        self._later(lambda: self._subgroup_figures(v, redraw))
+
+    def _subgroup_figures(self, v: Any, redraw: bool) -> None:
+        from ..plotting import plot_ranking, plot_subgroup_sizes, plot_summary_radar
+
+        if self.subgroups.view is not v:
+            return  # the controls changed meanwhile
+        s = v.settings
+        if redraw:
+            self._sg_radar.objects = [_figure(plot_summary_radar(v.report))]
+            self._sg_sizes.objects = [_figure(plot_subgroup_sizes(v.report))]
+        self._sg_rank_fig.objects = [_figure(plot_ranking(v.report, s.metric, kind=s.kind, n=s.top,
+                                                          direction=s.direction, alpha=s.alpha,
+                                                          min_size=s.min_size))]
+
+    def _detail(self, kind: str, sid: Any):
+        pn = require_panel()
+        table = self.subgroups.subgroup_detail(kind, sid)
+        size = table.attrs.get("size")
+        ci = self.subgroups.view.settings.ci
+        head = f"**Subgroup {kind} {sid}** ({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals {ci:.0%}, " \
+               "q = Benjamini-Hochberg)"
+        return pn.Column(pn.pane.Markdown(head), pn.widgets.Tabulator(table.reset_index(), disabled=True,
+                                                                     show_index=False, css_classes=["detail-table"]))
+
+    def _on_subgroup_click(self, event: Any) -> None:
+        rk = self._sg_ranking.value
+        if event.row is None or event.row >= len(rk):
+            return
+        sid = rk.iloc[event.row]["id"]
+        kind = self.subgroups.view.settings.kind
+        if kind == "all" and "kind" in rk.columns:
+            kind = rk.iloc[event.row]["kind"]
+        self._sg_detail.objects = [self._detail(kind, sid)]
+
+    def _pattern_row(self, row: pd.Series):
+        try:
+            return self._detail("entropy", row["id"])
+        except INPUT_ERRORS as exc:
+            return require_panel().pane.Markdown(str(exc))
+
+    # ------------------------------------------------------------------------------------------------ opinion
+    def _opinion_tab(self):
+        pn = require_panel()
+        w = pn.widgets
+        o = self.opinion
+        self._op_grouping = _widget(w.Select, "grouping", options=GROUPINGS, value="adr", css_classes=["grouping"])
+        self._op_bins = _widget(w.TextInput, "bins (int, quantile:N or edges)", value="5")
+        self._op_min = _widget(w.IntInput, "min_group_size", value=1, start=1)
+        self._op_perf = _widget(w.Select, "performance measure", options=PERFORMANCES, value="accuracy")
+        self._op_ci = _widget(w.Select, "interval level", options=CI_LEVELS, value=0.95)
+        controls = [self._op_grouping, self._op_bins, self._op_min, self._op_perf, self._op_ci]
+        for c in controls:
+            c.param.watch(self._guard(lambda e: self._run_opinion()), "value")
+        self._op_status = pn.pane.Markdown("", css_classes=["op-status"])
+        self._op_answer = pn.pane.Markdown("", css_classes=["op-answer"])
+        self._op_thin = pn.pane.Markdown("", css_classes=["op-thin"])
+        self._op_summary = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
+                                       css_classes=["op-summary"])
+        self._op_heatmap = pn.Column()
+        self._op_groups = pn.Column()
+        self._op_command = pn.pane.Markdown("", css_classes=["op-command"])
+        # the human-in-the-loop step
+        self._mit_kind = _widget(w.Select, "mitigation", options={v: k for k, v in MITIGATIONS.items()},
+                                  value="crowdtruth", css_classes=["mitigation"])
+        self._mit_threshold = _widget(w.TextInput, "CrowdTruth WQS threshold ('auto' or 0-1)", value="auto",
+                                          css_classes=["threshold"])
+        self._mit_baseline = _widget(w.Select, "baseline model", options=list(o.models))
+        self._mit_button = _widget(w.Button, "Try it", css_classes=["try-mitigation"],
+                                    disabled=not o.can_train)
+        self._mit_button.on_click(self._guard(self._on_mitigate))
+        self._mit_result = pn.Column(css_classes=["mitigation-result"])
+        self._mit_history = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
+                                        css_classes=["history-table"])
+        download = w.FileDownload(callback=self._guard_download(lambda: o.report(self._op_settings()).render()),
+                                  filename="audit_report.html", label="Download the HTML report",
+                                  css_classes=["op-export"])
+        self._run_opinion()
+        left = pn.Column("### Controls", *controls, "### Try a mitigation", self._mit_kind, self._mit_threshold,
+                         self._mit_baseline, self._mit_button, width=300)
+        right = pn.Column(self._op_status, self._op_answer, self._op_thin, "### Models side by side",
+                          self._op_summary, self._op_heatmap, "### Groups", self._op_groups,
+                          "### Mitigation: before and after, on the same held-out items", self._mit_result,
+                          "### Tried settings", self._mit_history, "### Export", download, self._op_command,
+                          sizing_mode="stretch_width")
+        return pn.Row(left, right, sizing_mode="stretch_width")
+
+    def _op_settings(self) -> OpinionSettings:
+        return OpinionSettings(grouping=self._op_grouping.value, bins=self._op_bins.value,
+                               min_group_size=int(self._op_min.value or 1), performance=self._op_perf.value,
+                               ci=self._op_ci.value)
+
+    def _run_opinion(self) -> None:
+        """The view without intervals at once, the intervals right after (next tick when served)."""
+        import time
+
+        s = self._op_settings()
+        t0 = time.perf_counter()
+        self._show_opinion(s, intervals=self.opinion.has_intervals(s))
+        seconds = time.perf_counter() - t0
+        if not self.opinion.has_intervals(s):
+            self._op_status.object = (f"Shown in {seconds:.2f} s without intervals; computing the {s.ci:.0%} "
+                                      f"intervals ({s.n_boot:,} bootstrap replicates)…")
+            self._in_background(lambda: self._bootstrap(s), lambda: self._intervals(s, t0))
+        else:
+            self._op_status.object = f"Shown in {seconds:.2f} s."
+
+    def _bootstrap(self, s: OpinionSettings) -> None:
+        """The intervals of the view (cached by the results objects; the redraw then reads them)."""
+        o = self.opinion
+        o.summary(s)
+        for name in o.models:
+            o.group_table(name, s)
+
+    def _intervals(self, s: OpinionSettings, t0: float) -> None:
+        import time
+
+        if s != self._op_settings():
+            return  # the controls changed meanwhile
+        try:
+            self._show_opinion(s, intervals=True)
+            self._op_status.object = f"Intervals computed; {time.perf_counter() - t0:.2f} s in all."
+        except INPUT_ERRORS as exc:
+            self._error(exc)
+
+    def _in_background(self, compute, then) -> None:
+        """``compute`` in a worker thread, then ``then`` on the session's event loop, when served (the page keeps
+        answering the controls meanwhile); both at once otherwise (a notebook, a test)."""
+        import threading
+
+        pn = require_panel()
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            compute()
+            then()
+            return
+
+        def work() -> None:
+            try:
+                compute()
+            except Exception as exc:  # noqa: BLE001 - reported in the page, never lost in a thread
+                log.exception("dashboard background computation failed")
+                doc.add_next_tick_callback(lambda e=exc: self._error(e))
+                return
+            doc.add_next_tick_callback(then)
+
+        threading.Thread(target=work, daemon=True).start()
+
+    def _later(self, fn) -> None:
+        pn = require_panel()
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            doc.add_next_tick_callback(fn)
+        else:
+            fn()
+
+    def _show_opinion(self, s: OpinionSettings, intervals: bool) -> None:
+        from ..opinion.groups import group_label
+        from ..plotting import plot_group_performance
+        pn = require_panel()
+        o = self.opinion
+        ci = s.ci if intervals else None
+        summary = _with_intervals(o.summary(s, intervals=intervals), ("unfairness", "performance"), ci)
+        self._op_summary.value = summary.reset_index()
+        self._op_answer.object = "\n\n".join(o.answer(s, name, intervals) for name in o.models)
+        thin = o.thin_notes(s)
+        self._op_thin.object = "\n\n".join(f"*Thin groups: {t}*" for t in thin)
+        fig = plot_group_performance(o.metrics(s), kind="heatmap", ci=ci, n_boot=s.n_boot, random_state=self.seed)
+        self._op_heatmap.objects = [_figure(fig)]
+        groups = []
+        for name in o.models:
+            table = o.group_table(name, s, intervals).rename(index=group_label).reset_index()
+            groups.append(pn.pane.Markdown(f"**{name}**"))
+            groups.append(pn.widgets.Tabulator(table.round(3), disabled=True, show_index=False,
+                                               sizing_mode="stretch_width"))
+        self._op_groups.objects = groups
+        self._op_command.object = f"Equivalent command:\n\n```\n{o.command(s)}\n```"
+
+    def _on_mitigate(self, event: Any) -> None:
+        pn = require_panel()
+        s = self._op_settings()
+        threshold: Any = self._mit_threshold.value.strip()
+        if threshold != "auto" and self._mit_kind.value == "crowdtruth":
+            try:
+                threshold = float(threshold)
+            except ValueError:
+                raise ValueError(f"CrowdTruth threshold must be 'auto' or a number in [0, 1], got {threshold!r}") \
+                    from None
+        self._mit_button.loading = True
+        try:
+            table = self.opinion.mitigate(self._mit_kind.value, s, baseline=self._mit_baseline.value,
+                                          threshold=threshold)
+        finally:
+            self._mit_button.loading = False
+        shown = table[["unfairness", "performance"] + [c for c in table.columns if c.endswith(("_ci_low",
+                                                                                               "_ci_high"))]]
+        shown = _with_intervals(shown, ("unfairness", "performance"), s.ci)
+        detail = table.attrs.get("detail") or ""
+        self._mit_result.objects = [
+            pn.pane.Markdown(f"**{MITIGATIONS[self._mit_kind.value]}** against {self._mit_baseline.value}"
+                             + (f" ({detail})" if detail else "") + "."),
+            pn.widgets.Tabulator(shown.reset_index(), disabled=True, show_index=False,
+                                 css_classes=["before-after"]),
+        ]
+        self._mit_history.value = self.opinion.history_frame().reset_index()

@@ -1,0 +1,706 @@
+"""The dashboard's state, without any user interface: what is recomputed when a control changes, the history of
+tried mitigations, and the exports (HTML report, equivalent command line).
+
+Everything shown is computed by the package's own results objects: :func:`~aif360_subjective.detectors.
+detect_subgroups` / :class:`~aif360_subjective.detectors.SubgroupReport` for subgroups,
+:class:`~aif360_subjective.metrics.OpinionExclusionMetric` for opinion exclusion,
+:class:`~aif360_subjective.algorithms.preprocessing.CrowdTruthFilter`,
+:class:`~aif360_subjective.algorithms.preprocessing.AnnotatorGroupReweighing`,
+:class:`~aif360_subjective.algorithms.inprocessing.MajorityVoteClassifier` and
+:class:`~aif360_subjective.algorithms.inprocessing.AnnotatorAwareClassifier` for the models, and the report
+sections of :mod:`aif360_subjective.report.sections` for the export. This module only decides what to
+recompute: a change of k or of the entropy threshold τ re-cuts the cached clustering (single linkage's tree is
+fitted once), a change of metric, direction, α or ``min_size`` only re-ranks.
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis", CIKM
+    workshops 2022 (the exploration loop). Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards
+    subjective opinions in Machine Learning, Section 6 (a human-in-the-loop mitigation methodology).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import shlex
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._recut import CachedClustering, SharedClustering
+
+__all__ = [
+    "SubgroupSettings",
+    "SubgroupView",
+    "SubgroupSession",
+    "OpinionSettings",
+    "OpinionSession",
+    "MITIGATIONS",
+    "Source",
+    "subgroups_command",
+    "parse_bins",
+]
+
+#: Hierarchical clusterers: their tree is fitted once and cut at any k.
+HIERARCHICAL = {"slink": "single", "ward": "ward"}
+#: Settings whose change re-clusters; re-cuts; only re-ranks.
+CLUSTER_FIELDS = ("clustering", "categorical", "discovery")
+CUT_FIELDS = ("n_clusters", "entropy_threshold")
+#: The mitigations of the human-in-the-loop step.
+MITIGATIONS = {
+    "crowdtruth": "CrowdTruth filter on the training annotations",
+    "annotator_aware": "annotator-aware model (Model 2)",
+    "reweighting": "annotator groups reweighted to weigh the same (annotator-aware model)",
+}
+
+
+def accepts_discovery() -> bool:
+    """Whether this installation's ``detect_subgroups`` takes ``discovery=`` (pattern discovery)."""
+    from ..detectors import detect_subgroups
+
+    return "discovery" in inspect.signature(detect_subgroups).parameters
+
+
+def subgroup_kinds() -> tuple[str, ...]:
+    """The subgroup kinds this installation's ``SubgroupReport.ranking`` accepts."""
+    from ..detectors import report
+
+    return tuple(report.KINDS) + (("all",) if "all" not in report.KINDS and accepts_discovery() else ())
+
+
+# ------------------------------------------------------------------------------------------------ the source
+@dataclass(frozen=True)
+class Source:
+    """Where the data came from, as command-line words (for the equivalent command).
+
+    Attributes:
+        data: the DATA argument (a path); None when the data were given as Python objects or uploaded.
+        options: the input options as they would be typed (``("--label-col", "class", ...)``).
+        name: a short name for titles.
+    """
+
+    data: str | None = None
+    options: tuple[str, ...] = ()
+    name: str = "data"
+
+
+def _command(command: str, source: Source, options: list[str]) -> str:
+    data = source.data if source.data is not None else "DATA.csv"
+    return shlex.join(["aif360-subjective", command, data, *source.options, *options])
+
+
+# ------------------------------------------------------------------------------------------------ subgroups
+@dataclass(frozen=True)
+class SubgroupSettings:
+    """The controls of the subgroups tab.
+
+    Attributes:
+        clustering: a name of :data:`~aif360_subjective.detectors.clustering.CLUSTERINGS`.
+        n_clusters: k, or None for automatic (x-means).
+        entropy_threshold: τ.
+        categorical: categorical columns (None: detected).
+        metric, kind, direction, alpha, min_size, ci, top: the ranking (:meth:`SubgroupReport.ranking`).
+        discovery: ``detect_subgroups(discovery=...)`` when the installation has pattern discovery, else None.
+    """
+
+    clustering: str = "slink"
+    n_clusters: int | None = None
+    entropy_threshold: float = 0.65
+    categorical: tuple[str, ...] | None = None
+    metric: str = "statistical_parity"
+    kind: str = "entropy"
+    direction: str = "disadvantaged"
+    alpha: float | None = 0.05
+    min_size: int = 1
+    ci: float = 0.95
+    top: int = 5
+    discovery: str | None = None
+
+    def changed(self, other: SubgroupSettings | None) -> set[str]:
+        """Names of the fields that differ from ``other`` (all when there is none)."""
+        if other is None:
+            return {f.name for f in dataclasses.fields(self)}
+        return {f.name for f in dataclasses.fields(self) if getattr(self, f.name) != getattr(other, f.name)}
+
+
+@dataclass
+class SubgroupView:
+    """What the subgroups tab shows for one setting.
+
+    Attributes:
+        report: the :class:`~aif360_subjective.detectors.SubgroupReport`.
+        ranking: ``report.ranking(...)`` for the settings.
+        settings: the settings.
+        k: the number of clusters of the clustering (x-means' when automatic).
+        step: what was recomputed: ``"clustering"``, ``"cut"`` (the cached clustering re-cut) or ``"ranking"``.
+        seconds: time of that step.
+        notes: sentences for the page (lopsided clustering, tied cut, empty ranking).
+    """
+
+    report: Any
+    ranking: pd.DataFrame
+    settings: SubgroupSettings
+    k: int
+    step: str
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+class SubgroupSession:
+    """Subgroup discovery that re-cuts instead of re-clustering.
+
+    The first analysis (and any change of clusterer, categorical columns or discovery method) runs
+    :func:`~aif360_subjective.detectors.detect_subgroups` as the ``subgroups`` command does. A change of k or τ
+    runs it again on the cached clustering (:class:`~aif360_subjective.dashboard._recut.CachedClustering`):
+    single linkage's and ward's tree is cut at the new k, a flat clustering keeps its labels when only τ
+    changes. A change of the ranking's metric, kind, direction, α, ``min_size``, ``ci`` or length only calls
+    :meth:`~aif360_subjective.detectors.SubgroupReport.ranking`.
+
+    Args:
+        X: the attribute table (rows = instances).
+        y_true, y_pred: 0/1 truth and prediction, 1 = favourable.
+        random_state: seed of x-means, k-means and the silhouette sample.
+        model: the name of the model whose predictions are analysed (for the report).
+        source: where the data came from (for the equivalent command).
+
+    Raises:
+        ValueError, TypeError: as :func:`~aif360_subjective.detectors.detect_subgroups` for bad data.
+    """
+
+    def __init__(self, X: pd.DataFrame, y_true: Any, y_pred: Any, *, random_state: int = 0,
+                 model: str = "the predictions", source: Source | None = None) -> None:
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        self.X = X
+        self.y_true = np.asarray(y_true)
+        self.y_pred = np.asarray(y_pred)
+        if len(self.y_true) != len(X) or len(self.y_pred) != len(X):
+            raise ValueError(f"y_true ({len(self.y_true)}) and y_pred ({len(self.y_pred)}) must have one value per "
+                             f"row of X ({len(X)})")
+        self.random_state = random_state
+        self.model = model
+        self.source = source or Source()
+        self.view: SubgroupView | None = None
+        self._shared: SharedClustering | None = None
+        self._k_auto: int | None = None
+        self.n_clusterings = 0  # how often a clustering was fitted (the tests check re-cuts do not)
+
+    # -------------------------------------------------------------------------------------------------
+    def _detect(self, s: SubgroupSettings, clustering: Any, n_clusters: int | None):
+        from ..detectors import detect_subgroups
+
+        kwargs = {}
+        if s.discovery is not None:
+            kwargs["discovery"] = s.discovery
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the page shows the tie and lopsided notes itself
+            return detect_subgroups(
+                self.X, self.y_true, self.y_pred, pos_label=1, clustering=clustering, n_clusters=n_clusters,
+                entropy_threshold=s.entropy_threshold,
+                categorical_features=None if s.categorical is None else list(s.categorical),
+                random_state=self.random_state, **kwargs,
+            )
+
+    def _fit(self, s: SubgroupSettings):
+        """A full analysis; caches the clustering for later re-cuts."""
+        from ..detectors import detect_categorical, encode_for_clustering
+        from ..detectors.clustering import HierarchicalTree
+
+        self._check_k(s.n_clusters)
+        cat = detect_categorical(self.X) if s.categorical is None else list(s.categorical)
+        self.n_clusterings += 1
+        if s.clustering in HIERARCHICAL:
+            Z, _ = encode_for_clustering(self.X, cat)
+            self._shared = SharedClustering(Z, tree=HierarchicalTree.fit(Z, HIERARCHICAL[s.clustering]))
+            if s.n_clusters is None:  # x-means chooses k as the command does; the cut then uses the cached tree
+                rep = self._detect(s, s.clustering, None)
+                self._k_auto = rep.n_clusters
+                return rep
+            return self._detect(s, CachedClustering(self._shared), s.n_clusters)
+        rep = self._detect(s, s.clustering, s.n_clusters)
+        Z, _ = encode_for_clustering(self.X, cat)
+        self._shared = SharedClustering(Z, labels=rep.clusters.to_numpy())
+        self._k_auto = rep.n_clusters if s.n_clusters is None else None
+        return rep
+
+    def _check_k(self, k: int | None) -> None:
+        n = len(self.X)
+        if k is not None and not 2 <= k <= n:
+            raise ValueError(f"k (number of clusters) must be between 2 and the number of rows ({n:,}), got {k}")
+
+    def _cut(self, s: SubgroupSettings):
+        self._check_k(s.n_clusters)
+        if self._shared.tree is None:
+            return self._detect(s, CachedClustering(self._shared), None)
+        k = self._k_auto if s.n_clusters is None else s.n_clusters
+        return self._detect(s, CachedClustering(self._shared), k)
+
+    def update(self, settings: SubgroupSettings) -> SubgroupView:
+        """The view for ``settings``, recomputing as little as the change needs.
+
+        Returns:
+            SubgroupView
+
+        Raises:
+            ValueError: a setting out of range (e.g. k larger than the number of rows); the previous view is
+                kept.
+        """
+        prev = self.view
+        changed = settings.changed(None if prev is None else prev.settings)
+        flat_k = prev is not None and prev.settings.clustering not in HIERARCHICAL and "n_clusters" in changed
+        t0 = time.perf_counter()
+        if prev is None or changed & set(CLUSTER_FIELDS) or flat_k:
+            step, rep = "clustering", self._fit(settings)
+        elif changed & set(CUT_FIELDS):
+            step, rep = "cut", self._cut(settings)
+        else:
+            step, rep = "ranking", prev.report
+        rk = rep.ranking(settings.metric, kind=settings.kind, n=settings.top, direction=settings.direction,
+                         alpha=settings.alpha, min_size=settings.min_size, ci=settings.ci)
+        seconds = time.perf_counter() - t0
+        view = SubgroupView(rep, rk, settings, int(rep.n_clusters), step, seconds, self._notes(rep, rk, settings))
+        self.view = view
+        return view
+
+    def _notes(self, rep: Any, rk: pd.DataFrame, s: SubgroupSettings) -> list[str]:
+        notes = []
+        lop = rep.lopsided
+        if lop["lopsided"]:
+            notes.append(f"The clustering ({s.clustering}, {rep.n_clusters} clusters) is lopsided: {lop['reason']}. "
+                         "Another clusterer or k may give comparable subgroups.")
+        unique, distance = rep.cut_is_unique, rep.cut_distance
+        if self._shared is not None and self._shared.tree is not None:
+            unique, distance = self._shared.tree.cut_is_unique(rep.n_clusters)
+        if unique is False:
+            notes.append(f"The cut into {rep.n_clusters} clusters falls inside a tie of merge distances "
+                         f"({distance:.6g}): other, equally valid clusterings exist.")
+        a = rk.attrs
+        metric = s.metric.replace("_", " ")
+        if not len(rk) and s.alpha is not None:
+            notes.append(f"No {s.kind}-based subgroup is significantly {s.direction} by {metric} at q < {s.alpha:g} "
+                         f"({a.get('n_not_significant', 0)} not significant, {a.get('n_undefined', 0)} undefined, "
+                         f"{a.get('n_too_small', 0)} below the minimum size).")
+        return notes
+
+
+    def copy_for_session(self) -> SubgroupSession:
+        """A copy for another browser session: the same data, fitted clustering and first view (results objects
+        are never modified), its own later views."""
+        return copy.copy(self)
+
+    # -------------------------------------------------------------------------------------------------
+    def subgroup_detail(self, kind: str, sid: Any) -> pd.DataFrame:
+        """One subgroup's metrics with their intervals and q-values (the click on a subgroup).
+
+        Returns:
+            pandas.DataFrame: index metric; columns value, ci_low, ci_high, q.
+
+        Raises:
+            ValueError: no analysis yet, or an unknown subgroup.
+        """
+        if self.view is None:
+            raise ValueError("no analysis yet")
+        rep, ci = self.view.report, self.view.settings.ci
+        table = rep.subgroup_metrics(ci=ci)
+        if (kind, sid) not in table.index:
+            raise ValueError(f"no subgroup ({kind!r}, {sid!r}) in the current analysis")
+        row = table.loc[(kind, sid)]
+        from ..detectors.subgroup_metrics import METRICS
+
+        out = pd.DataFrame({
+            "value": [row[m] for m in METRICS],
+            "ci_low": [row.get(f"{m}_ci_low", np.nan) for m in METRICS],
+            "ci_high": [row.get(f"{m}_ci_high", np.nan) for m in METRICS],
+            "q": [row.get(f"{m}_q", np.nan) for m in METRICS],
+        }, index=pd.Index(list(METRICS), name="metric"))
+        out.attrs["size"] = row["size"]
+        return out
+
+    def command(self) -> str:
+        """The ``aif360-subjective subgroups`` command giving the same analysis (and report with ``--out``)."""
+        s = self.view.settings if self.view is not None else SubgroupSettings()
+        opts = ["--clustering", s.clustering, "--entropy-threshold", f"{s.entropy_threshold:g}"]
+        if s.n_clusters is not None:
+            opts += ["--n-clusters", str(s.n_clusters)]
+        if s.categorical is not None:
+            opts += ["--categorical", *s.categorical]
+        if s.discovery is not None:
+            opts += ["--discovery", s.discovery]
+        opts += ["--alpha", "none" if s.alpha is None else f"{s.alpha:g}", "--min-size", str(s.min_size),
+                 "--ci", f"{s.ci:g}", "--top", str(s.top), "--seed", str(self.random_state), "--out", "report.html"]
+        return _command("subgroups", self.source, opts)
+
+    def report(self, title: str | None = None):
+        """The current view as the report the ``subgroups`` command writes (a :class:`~aif360_subjective.report.
+        Report`; ``.render()`` gives the self-contained HTML)."""
+        from ..report import Report
+        from ..report.sections import lopsided_alternatives, subgroup_sections
+
+        if self.view is None:
+            raise ValueError("no analysis yet")
+        s = self.view.settings
+        rep = self.view.report
+        if self.view.step == "cut" or (s.n_clusters is None and s.clustering in HIERARCHICAL):
+            # the report names the clusterer: run it by name at the same k (the same clusters)
+            rep = self._detect(s, s.clustering, self.view.k)
+        alternatives = lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
+        report = Report(title or f"Subgroup fairness of {self.source.name}",
+                        summary=[f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."])
+        report.fact("clusters", self.view.k)
+        report.extend(subgroup_sections(rep, n=s.top, model=self.model, alpha=s.alpha, min_size=s.min_size,
+                                        ci=s.ci, alternatives=alternatives))
+        return report
+
+
+def _with_interval(table: pd.DataFrame, row: str, what: str) -> str:
+    """``0.087 [0.071, 0.104]`` from a summary table (the figure alone without interval columns)."""
+    from ..report.sections import interval_text
+
+    value = float(table.loc[row, what])
+    if f"{what}_ci_low" not in table.columns:
+        return f"{value:.3f}"
+    return interval_text(value, (table.loc[row, f"{what}_ci_low"], table.loc[row, f"{what}_ci_high"]))
+
+
+def subgroups_command(session: SubgroupSession) -> str:
+    """The equivalent ``subgroups`` command of a session (see :meth:`SubgroupSession.command`)."""
+    return session.command()
+
+
+# ------------------------------------------------------------------------------------------------ opinion
+@dataclass(frozen=True)
+class OpinionSettings:
+    """The controls of the opinion tab (the ``audit`` command's options).
+
+    Attributes:
+        grouping: "adr", "ambiguity", "popularity", "demographic" or "discovered".
+        bins: as ``audit --bins``: an int, ``"quantile:N"`` or comma-separated edges.
+        attributes: annotator attributes for "demographic" (None: all).
+        min_group_size: smaller groups are merged with a neighbour.
+        performance: the performance measure.
+        ci: interval level, or None for the paper's raw figures.
+        n_boot: bootstrap replicates.
+    """
+
+    grouping: str = "adr"
+    bins: str = "5"
+    attributes: tuple[str, ...] | None = None
+    min_group_size: int = 1
+    performance: str = "accuracy"
+    ci: float | None = 0.95
+    n_boot: int = 1000
+
+    def metric_key(self) -> tuple:
+        return (self.grouping, self.bins, self.attributes, self.min_group_size, self.performance)
+
+
+def parse_bins(text: str) -> Any:
+    """``audit --bins`` syntax: an int, ``quantile:N`` or comma-separated edges.
+
+    Raises:
+        ValueError: anything else.
+    """
+    text = str(text).strip()
+    if text.isdigit():
+        return int(text)
+    if text.startswith("quantile:") and text[9:].isdigit():
+        return text
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"bins {text!r}: expected an int, 'quantile:N' or comma-separated edges like 0,0.2,0.5,1") \
+            from None
+
+
+class OpinionSession:
+    """Opinion-exclusion audit of several models on the same held-out items, and mitigations tried on them.
+
+    The annotations are split by item (``test_size`` held out, seeded); the paper's Model 1
+    (:class:`~aif360_subjective.algorithms.inprocessing.MajorityVoteClassifier`) and Model 2
+    (:class:`~aif360_subjective.algorithms.inprocessing.AnnotatorAwareClassifier`) are trained on the rest when
+    the items have features, and every model is audited on the held-out items. Predictions given by the caller
+    (aligned with the rows of ``dataset``) are audited on the same items.
+
+    Args:
+        dataset (MultiAnnotatorDataset): the annotations.
+        predictions: model name -> classified copy of ``dataset`` (same rows), optional.
+        test_size: share of the items held out.
+        seed: seed of the split, the models and the bootstrap.
+        train_models: train Model 1 and Model 2 (needs item features).
+        source: where the data came from (for the equivalent command).
+
+    Raises:
+        TypeError: ``dataset`` is not a MultiAnnotatorDataset.
+        ValueError: no model to audit.
+    """
+
+    def __init__(self, dataset: Any, *, predictions: Mapping[str, Any] | None = None, test_size: float = 0.3,
+                 seed: int = 0, train_models: bool = True, source: Source | None = None) -> None:
+        from ..datasets.multi_annotator import check_multi_annotator_dataset
+
+        check_multi_annotator_dataset(dataset)
+        self.dataset = dataset
+        self.seed = seed
+        self.test_size = test_size
+        self.source = source or Source()
+        self.notes: list[str] = []
+        self.train, self.test = dataset.split([1 - test_size], shuffle=True, seed=seed)
+        self.models: dict[str, Any] = {}
+        self.can_train = bool(dataset.item_feature_names)
+        if train_models and self.can_train:
+            from ..algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
+
+            self.models["Model 1 (majority vote)"] = MajorityVoteClassifier(random_state=seed).fit(
+                self.train).predict(self.test)
+            self.models["Model 2 (annotator-aware)"] = AnnotatorAwareClassifier(random_state=seed).fit(
+                self.train).predict(self.test)
+        elif train_models:
+            self.notes.append("The items have no features: no model can be trained, so the mitigations that retrain "
+                              "a model are not available.")
+        held_out = np.isin(np.asarray(dataset.item_ids), pd.unique(np.asarray(self.test.item_ids)))
+        for name, classified in (predictions or {}).items():
+            if len(classified.labels) != len(dataset.labels):
+                raise ValueError(f"predictions[{name!r}] has {len(classified.labels)} rows, the dataset "
+                                 f"{len(dataset.labels)}")
+            self.models[str(name)] = self._align(classified.subset(held_out))
+        if not self.models:
+            raise ValueError("no model to audit: give predictions or data whose items have features")
+        self._metrics: dict[tuple, dict[str, Any]] = {}
+        self._intervals: dict[tuple, pd.DataFrame] = {}
+        self.history: list[dict[str, Any]] = []
+
+    def copy_for_session(self) -> OpinionSession:
+        """A copy for another browser session: the same data and fitted models (and cached metrics), its own history."""
+        clone = copy.copy(self)
+        clone.history = []
+        return clone
+
+    def _align(self, classified: Any) -> Any:
+        """A classified subset in the row order of ``self.test`` (the split may reorder rows)."""
+        key = pd.MultiIndex.from_arrays([np.asarray(classified.item_ids), np.asarray(classified.annotator_ids)])
+        want = pd.MultiIndex.from_arrays([np.asarray(self.test.item_ids), np.asarray(self.test.annotator_ids)])
+        pos = key.get_indexer(want)
+        return self.test.with_predictions(self.test.decode_labels(classified.labels.ravel()[pos]))
+
+    # -------------------------------------------------------------------------------------------------
+    def metrics(self, s: OpinionSettings, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """``OpinionExclusionMetric`` of every model for the settings (cached per grouping and measure).
+
+        Raises:
+            ValueError: a bad option (the metric's own message).
+        """
+        key = s.metric_key()
+        if key not in self._metrics:
+            out = {}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # thin groups: the page shows thin_group_line per model
+                for name, pred in self.models.items():
+                    out[name] = self._metric(pred, s)
+            self._metrics[key] = out
+        got = self._metrics[key]
+        return got if names is None else {n: got[n] for n in names}
+
+    def _metric(self, pred: Any, s: OpinionSettings) -> Any:
+        from ..metrics import OpinionExclusionMetric
+
+        return OpinionExclusionMetric(self.test, pred, grouping=s.grouping, bins=parse_bins(s.bins),
+                                      performance=s.performance,
+                                      attributes=None if s.attributes is None else list(s.attributes),
+                                      min_group_size=s.min_group_size, random_state=self.seed)
+
+    def summary(self, s: OpinionSettings, intervals: bool = True) -> pd.DataFrame:
+        """Unfairness and performance per model (:func:`~aif360_subjective.report.sections.opinion_summary_table`),
+        with intervals when ``intervals`` and ``s.ci`` (computed once per setting, then cached)."""
+        from ..report.sections import opinion_summary_table
+
+        ci = s.ci if intervals else None
+        key = (*s.metric_key(), ci, s.n_boot)
+        if key not in self._intervals:
+            self._intervals[key] = opinion_summary_table(self.metrics(s), ci=ci, n_boot=s.n_boot,
+                                                         random_state=self.seed)
+        return self._intervals[key]
+
+    def has_intervals(self, s: OpinionSettings) -> bool:
+        """Whether the intervals of the setting are computed already."""
+        return s.ci is None or (*s.metric_key(), s.ci, s.n_boot) in self._intervals
+
+    def group_table(self, name: str, s: OpinionSettings, intervals: bool = True) -> pd.DataFrame:
+        """``group_performance`` of one model (with its intervals when asked)."""
+        m = self.metrics(s)[name]
+        if intervals and s.ci is not None:
+            return m.group_performance(ci=s.ci, n_boot=s.n_boot, random_state=self.seed)
+        return m.group_performance()
+
+    def thin_notes(self, s: OpinionSettings) -> list[str]:
+        """The thin-group sentence of every model (as the report writes it)."""
+        from ..report.sections import thin_group_line
+
+        return [line for name, m in self.metrics(s).items() if (line := thin_group_line(name, m)) is not None]
+
+    def answer(self, s: OpinionSettings, name: str, intervals: bool = True) -> str:
+        """Who is served worst by model ``name``, and how sure: a sentence built from the group table (with its
+        intervals when computed)."""
+        table = self.group_table(name, s, intervals)
+        m = self.metrics(s)[name]
+        perf = m.performance_name() if hasattr(m, "performance_name") else s.performance
+        from ..opinion.groups import group_label
+
+        values = table["performance"].to_numpy(dtype=float)
+        labels = list(table.index)  # positions, not .loc: intersections of attributes are tuples
+        if np.isfinite(values).sum() < 2:
+            return f"{name}: fewer than two groups have a {perf}; there is nothing to compare."
+        w = labels.index(m.worst_group())  # the worst group follows the measure's direction (mae: highest)
+        b = int(np.nanargmax(values)) if values[w] == np.nanmin(values) else int(np.nanargmin(values))
+        has_ci = "ci_low" in table.columns
+        low = table["ci_low"].to_numpy(dtype=float) if has_ci else None
+        high = table["ci_high"].to_numpy(dtype=float) if has_ci else None
+
+        def fig(i: int) -> str:
+            v = f"{values[i]:.3f}"
+            if has_ci and np.isfinite(low[i]) and np.isfinite(high[i]):
+                v += f" [{low[i]:.3f}, {high[i]:.3f}]"
+            return v
+
+        text = (f"{name}: the group served worst is {group_label(labels[w])} ({perf} {fig(w)}); the best served is "
+                f"{group_label(labels[b])} ({fig(b)}).")
+        if has_ci:
+            if np.isfinite([low[w], high[w], low[b], high[b]]).all():
+                if high[w] < low[b] or high[b] < low[w]:
+                    text += f" Their {s.ci:.0%} intervals do not overlap."
+                else:
+                    text += (f" Their {s.ci:.0%} intervals overlap: these intervals alone do not show that the two "
+                             "groups are served differently.")
+        else:
+            text += " (Intervals not computed yet.)"
+        return text
+
+    # -------------------------------------------------------------------------------------------------
+    def mitigate(self, kind: str, s: OpinionSettings, *, baseline: str | None = None,
+                 threshold: float | str = "auto") -> pd.DataFrame:
+        """Try a mitigation and compare it with a baseline model on the same held-out items.
+
+        Args:
+            kind: ``"crowdtruth"`` (the baseline's model retrained on the training annotations left by
+                :class:`~aif360_subjective.algorithms.preprocessing.CrowdTruthFilter` with ``threshold``),
+                ``"annotator_aware"`` (Model 2 instead of the baseline) or ``"reweighting"`` (Model 2 trained
+                with :class:`~aif360_subjective.algorithms.preprocessing.AnnotatorGroupReweighing` on the
+                current grouping; ADR bins for the item and annotation groupings).
+            s: the opinion settings (grouping, measure, intervals).
+            baseline: the model compared with (default: the first).
+            threshold: the CrowdTruth filter's WQS threshold (``"auto"`` or a number in [0, 1]).
+
+        Returns:
+            pandas.DataFrame: index ``before``/``after``; unfairness and performance with their intervals (as
+            :meth:`summary`). The row is added to :attr:`history`.
+
+        Raises:
+            ValueError: unknown kind, no trainable model, a bad threshold.
+        """
+        from ..algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
+        from ..algorithms.preprocessing import AnnotatorGroupReweighing, CrowdTruthFilter
+        from ..report.sections import opinion_summary_table
+
+        if kind not in MITIGATIONS:
+            raise ValueError(f"mitigation must be one of {list(MITIGATIONS)}, got {kind!r}")
+        if not self.can_train:
+            raise ValueError("the items have no features: no model can be retrained")
+        baseline = baseline or next(iter(self.models))
+        if baseline not in self.models:
+            raise ValueError(f"baseline must be one of {list(self.models)}, got {baseline!r}")
+        t0 = time.perf_counter()
+        detail = ""
+        removed = 0
+        if kind == "crowdtruth":
+            if isinstance(threshold, str) and threshold != "auto":
+                threshold = float(threshold)
+            f = CrowdTruthFilter(threshold=threshold).fit(self.train)
+            clean = f.transform(self.train)
+            removed = len(f.removed_annotators_)
+            model = (AnnotatorAwareClassifier(random_state=self.seed) if "annotator" in baseline.lower()
+                     else MajorityVoteClassifier(random_state=self.seed))
+            pred = model.fit(clean).predict(self.test)
+            detail = (f"threshold {threshold if isinstance(threshold, str) else f'{threshold:g}'} "
+                      f"(WQS {f.threshold_:.3f}); {removed} annotators removed from training")
+        elif kind == "annotator_aware":
+            pred = AnnotatorAwareClassifier(random_state=self.seed).fit(self.train).predict(self.test)
+        else:
+            grouping = s.grouping if s.grouping in ("adr", "demographic", "discovered") else "adr"
+            rw = AnnotatorGroupReweighing(grouping=grouping, bins=parse_bins(s.bins) if grouping == "adr" else 5,
+                                          attributes=None if s.attributes is None else list(s.attributes),
+                                          min_group_size=s.min_group_size, random_state=self.seed)
+            weighted = rw.fit_transform(self.train)
+            pred = AnnotatorAwareClassifier(random_state=self.seed).fit(weighted).predict(self.test)
+            detail = f"{len(rw.group_weights_)} {grouping} groups, weights {rw.group_weights_['weight'].min():.2f}–" \
+                     f"{rw.group_weights_['weight'].max():.2f}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            after = self._metric(pred, s)
+        before = self.metrics(s)[baseline]
+        # how many held-out predictions the mitigation changed (0 explains an unchanged audit)
+        changed = int((pred.labels.ravel() != self.models[baseline].labels.ravel()).sum())
+        n_rows = len(pred.labels)
+        changed_text = f"{changed:,} of {n_rows:,} held-out predictions differ from the baseline's"
+        detail = f"{detail}; {changed_text}" if detail else changed_text
+        table = opinion_summary_table({"before": before, "after": after}, ci=s.ci, n_boot=s.n_boot,
+                                      random_state=self.seed)
+        seconds = time.perf_counter() - t0
+        row = {"mitigation": MITIGATIONS[kind], "setting": detail, "baseline": baseline, "grouping": s.grouping,
+               "measure": s.performance}
+        for what in ("unfairness", "performance"):
+            for side in ("before", "after"):
+                row[f"{what} {side}"] = _with_interval(table, side, what)
+        row["seconds"] = round(seconds, 2)
+        self.history.append(row)
+        table.attrs["detail"] = detail
+        table.attrs["removed"] = removed
+        table.attrs["changed"] = changed
+        return table
+
+    def history_frame(self) -> pd.DataFrame:
+        """The tried mitigations, one row each (index = try number from 1)."""
+        out = pd.DataFrame(self.history)
+        out.index = pd.RangeIndex(1, len(out) + 1, name="try")
+        return out
+
+    def command(self, s: OpinionSettings) -> str:
+        """The ``aif360-subjective audit`` command closest to the view (the command audits one model: the first)."""
+        opts = ["--grouping", s.grouping, "--bins", s.bins, "--min-group-size", str(s.min_group_size),
+                "--performance", s.performance]
+        if s.attributes is not None:
+            opts += ["--attributes", *s.attributes]
+        opts += ["--ci", "none" if s.ci is None else f"{s.ci:g}", "--n-boot", str(s.n_boot), "--seed", str(self.seed)]
+        if "--prediction-col" not in self.source.options and "--predictions" not in self.source.options:
+            first = next(iter(self.models))
+            opts += ["--model", "annotator-aware" if "annotator" in first.lower() else "majority",
+                     "--test-size", f"{self.test_size:g}"]
+        opts += ["--out", "report.html"]
+        return _command("audit", self.source, opts)
+
+    def report(self, s: OpinionSettings, title: str | None = None):
+        """The current view as the report the ``audit`` command writes, all models side by side, plus the
+        history of tried mitigations."""
+        from ..report import Report
+        from ..report.model import Section
+        from ..report.sections import opinion_sections
+
+        test = self.test
+        report = Report(title or f"Opinion-exclusion audit of {self.source.name}",
+                        summary=[f"{len(test.labels):,} held-out annotations of {test.n_items:,} items by "
+                                 f"{test.n_annotators:,} annotators.", *self.notes])
+        summary = self.summary(s, intervals=s.ci is not None)
+        for name in summary.index:
+            report.fact(f"unfairness, {name}", summary.loc[name, "unfairness"])
+        report.extend(opinion_sections(self.metrics(s), ci=s.ci, n_boot=s.n_boot, random_state=self.seed))
+        if self.history:
+            sec = Section("Mitigations tried")
+            sec.text("Each mitigation was audited on the same held-out items as its baseline, with the grouping and "
+                     "measure of its row.")
+            sec.table(self.history_frame(), "Tried mitigations: unfairness and performance before and after.")
+            report.extend([sec])
+        return report

@@ -1,0 +1,197 @@
+"""The validated options of one subgroup-discovery run, built once by both faces.
+
+:func:`check_analysis_options` checks every option of :func:`~aif360_subjective.detectors.detect_subgroups`,
+``SubgroupDiscoveryMetric`` and :func:`~aif360_subjective.detectors.compare_clusterings` and returns a frozen
+:class:`AnalysisOptions`, as :class:`~aif360_subjective.opinion.OpinionOptions` does for the opinion-exclusion
+family.
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis" (the options
+    of the method).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from ._validation import (
+    UNDEFINED_RATES,
+    check_choice,
+    check_columns,
+    check_n_clusters,
+    check_sample_size,
+    check_threshold,
+)
+from .clustering import CLUSTERINGS
+from .encoding import detect_categorical
+from .maxt import DEFAULT_PERMUTATIONS, check_n_permutations
+from .mst import MST_METHODS
+from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
+from .patterns import NORMALIZATIONS
+from .selection import SELECTION_METRICS
+
+__all__ = ["AnalysisOptions", "Clusterer", "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "check_analysis_options"]
+
+#: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
+DISCOVERIES = ("asdf", "patterns", "both")
+#: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
+DEFAULT_MIN_SUPPORT = 0.01
+
+
+@runtime_checkable
+class Clusterer(Protocol):
+    """An unfitted scikit-learn clusterer: cloned with ``get_params`` and fitted with ``fit`` (then ``labels_``)."""
+
+    def fit(self, X: Any, y: Any = None) -> Any: ...  # noqa: D102 (scikit-learn's API)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]: ...  # noqa: D102
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Validated options of one subgroup-discovery run (both faces build it with :func:`check_analysis_options`).
+
+    Attributes:
+        clustering: a name in :data:`~aif360_subjective.detectors.CLUSTERINGS` or an unfitted clusterer.
+        n_clusters: as given: ``None`` (automatic), an int, or a sequence of candidate ints.
+        k: as the clustering takes it: ``None``, an int, or a tuple of candidates (fairness-aware choice).
+        entropy_threshold: tau in [0, 1].
+        categorical_features: the columns treated as categorical (detected when not given).
+        normalization: ``"cluster"`` or ``"domain"``.
+        inclusive: ``NE <= tau`` (True) or ``NE < tau`` (False).
+        undefined_rates: ``"nan"`` or ``"asdf"``.
+        selection_metric: the metric of the fairness-aware choice of k.
+        silhouette_sample_size: rows sampled for the silhouette, ``None`` for all.
+        mst: single linkage's minimum-spanning-tree back end.
+        discovery: ``"asdf"``, ``"patterns"`` or ``"both"`` (the kinds of candidates).
+        max_length, min_support, n_bins, max_merge: the mined patterns (see
+            :mod:`~aif360_subjective.detectors.pattern_mining`).
+        n_permutations: permutations of the max-T error control.
+    """
+
+    clustering: str | Clusterer
+    n_clusters: int | Sequence[int] | None
+    k: int | tuple[int, ...] | None
+    entropy_threshold: float
+    categorical_features: list[str]
+    normalization: str
+    inclusive: bool
+    undefined_rates: str
+    selection_metric: str
+    silhouette_sample_size: int | None
+    mst: str = "auto"
+    discovery: str = "asdf"
+    max_length: int = 3
+    min_support: int | float = DEFAULT_MIN_SUPPORT
+    n_bins: int = DEFAULT_BINS
+    max_merge: int = DEFAULT_MAX_MERGE
+    n_permutations: int = DEFAULT_PERMUTATIONS
+
+    @property
+    def clustering_name(self) -> str:
+        """The clustering's name, or its class name for a clusterer object."""
+        return self.clustering if isinstance(self.clustering, str) else type(self.clustering).__name__
+
+    def describe(self, pos_label: Any) -> dict[str, Any]:
+        """The options as the report records them (plain values, with the favourable label)."""
+        return {
+            "pos_label": pos_label,
+            "entropy_threshold": self.entropy_threshold,
+            "normalization": self.normalization,
+            "inclusive": self.inclusive,
+            "undefined_rates": self.undefined_rates,
+            "n_clusters": self.n_clusters,
+            "selection_metric": self.selection_metric,
+            "mst": self.mst,
+            "discovery": self.discovery,
+            "max_length": self.max_length,
+            "min_support": self.min_support,
+            "n_bins": self.n_bins,
+            "max_merge": self.max_merge,
+            "n_permutations": self.n_permutations,
+        }
+
+
+def check_analysis_options(
+    X: pd.DataFrame,
+    *,
+    entropy_threshold: Any = 0.65,
+    n_clusters: Any = None,
+    undefined_rates: Any = "nan",
+    normalization: Any = "cluster",
+    selection_metric: Any = "statistical_parity",
+    silhouette_sample_size: Any = 1000,
+    clustering: Any = "slink",
+    categorical_features: Any = None,
+    inclusive: Any = False,
+    mst: Any = "auto",
+    discovery: Any = "both",
+    max_length: Any = 3,
+    min_support: Any = DEFAULT_MIN_SUPPORT,
+    n_bins: Any = DEFAULT_BINS,
+    max_merge: Any = DEFAULT_MAX_MERGE,
+    n_permutations: Any = DEFAULT_PERMUTATIONS,
+) -> AnalysisOptions:
+    """Validate the options shared by :func:`detect_subgroups`, ``SubgroupDiscoveryMetric`` and
+    :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
+
+    Args:
+        X: the feature table (its rows bound ``n_clusters``; its columns are the categorical candidates).
+        entropy_threshold: tau in [0, 1].
+        n_clusters: ``None``, an int in [2, len(X)] or a non-empty sequence of such ints.
+        undefined_rates: ``"nan"`` or ``"asdf"``.
+        normalization: ``"cluster"`` or ``"domain"``.
+        selection_metric: a metric of :data:`~aif360_subjective.detectors.selection.SELECTION_METRICS`.
+        silhouette_sample_size: ``None`` or an int >= 2.
+        clustering: a name in :data:`~aif360_subjective.detectors.CLUSTERINGS` or a clusterer object.
+        categorical_features: column names of ``X``, or ``None`` to detect them.
+        inclusive: whether a normalised entropy equal to tau is dominant.
+        mst: ``"auto"``, ``"mlpack"`` or ``"sklearn"``.
+        discovery: ``"asdf"``, ``"patterns"`` or ``"both"``.
+        max_length: an int >= 1.
+        min_support: a row count (int >= 1) or a share in (0, 1).
+        n_bins: an int >= 2.
+        max_merge: an int >= 1.
+        n_permutations: an int >= 19.
+
+    Returns:
+        AnalysisOptions: the options as the analysis takes them (categorical columns auto-detected when
+        not given).
+
+    Raises:
+        ValueError: an option out of range, an unknown name, or unknown columns.
+        TypeError: an option of the wrong type.
+    """
+    tau = check_threshold(entropy_threshold)
+    k = check_n_clusters(n_clusters, len(X))
+    check_choice(undefined_rates, "undefined_rates", UNDEFINED_RATES)
+    check_choice(normalization, "normalization", NORMALIZATIONS)
+    check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
+    check_sample_size(silhouette_sample_size)
+    check_choice(mst, "mst", MST_METHODS)
+    if isinstance(clustering, str):
+        check_choice(clustering, "clustering", CLUSTERINGS)
+    check_choice(discovery, "discovery", DISCOVERIES)
+    for name, value, low in (("max_length", max_length, 1), ("n_bins", n_bins, 2), ("max_merge", max_merge, 1)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise TypeError(f"{name} must be an int, got {value!r}")
+        if value < low:
+            raise ValueError(f"{name} must be >= {low}, got {value}")
+    check_min_support(min_support, max(len(X), 1))
+    check_n_permutations(n_permutations)
+    if categorical_features is None:
+        cat = detect_categorical(X)
+    else:
+        cat = check_columns(categorical_features, X, "categorical_features")
+    return AnalysisOptions(
+        clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
+        normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
+        selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size, mst=mst,
+        discovery=discovery, max_length=int(max_length), min_support=min_support, n_bins=int(n_bins),
+        max_merge=int(max_merge), n_permutations=int(n_permutations),
+    )

@@ -1,0 +1,531 @@
+"""Report sections of a subgroup-discovery result: the ASDF dashboard's views.
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
+from ._text import as_float, count, format_q, q_columns_as_text, share_text
+from .answer import answer_section, as_subgroup_report, subgroup_answer
+from .model import Section
+
+SIGN_CONVENTION = (
+    "Sign convention: statistical parity, equal opportunity and equalized odds are the rest minus the "
+    "subgroup, so a positive value means the subgroup is disadvantaged (it gets the favourable outcome less "
+    "often than everyone else) and a negative value means it is favoured. Accuracy error is the subgroup's "
+    "accuracy minus the accuracy on all rows (negative = the model errs more on the subgroup)."
+)
+
+
+_METRIC_NAMES = {name: m.label for name, m in SUBGROUP_METRICS.items()}
+
+
+def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
+                      figures: bool = True, model: str | None = None, alpha: float | None = 0.05,
+                      min_size: int = 1, ci: float | None = 0.95,
+                      alternatives: pd.DataFrame | str | None = None, answer: bool = True) -> list[Section]:
+    """A subgroup-discovery result as report sections: the answer, the rankings, then the ASDF dashboard's views
+    and the clustering details.
+
+    Args:
+        result: a :class:`~aif360_subjective.detectors.SubgroupReport` (from ``detect_subgroups``) or a
+            :class:`~aif360_subjective.metrics.SubgroupDiscoveryMetric`.
+        n: length of the top-n rankings.
+        max_subgroups: at most this many expandable per-subgroup blocks (the largest subgroups first).
+        figures: include the matplotlib figures (radar, sizes, rankings).
+        model: the name of the model whose predictions were analysed (stated in the first section).
+        alpha: the answer lists the findings significant at q < alpha
+            (:meth:`~aif360_subjective.detectors.SubgroupReport.findings`) and the rankings only subgroups
+            significant at q < alpha (see :meth:`~aif360_subjective.detectors.SubgroupReport.ranking`);
+            ``None`` = the seed's raw rankings. With non-uniform instance weights the raw rankings are shown,
+            with a note.
+        min_size: leave subgroups with fewer rows out of the rankings.
+        ci: confidence level of the intervals in the answer, the rankings and the per-subgroup tables, whose
+            subgroups with no disparity significant at q < ``alpha`` are greyed; None = the seed's tables (no
+            intervals).
+        alternatives: when the clustering is lopsided (:attr:`SubgroupReport.lopsided`): the comparison of the
+            other clusterers from :func:`lopsided_alternatives` (or
+            :func:`~aif360_subjective.detectors.alternative_clusterings`), shown with the non-lopsided
+            one it suggests; a string says why it was not computed; None = the report only says how to get it.
+        answer: begin with the answer section (:func:`~.answer.subgroup_answer`).
+
+    Returns:
+        list of Section: answer, rankings, summary, patterns, sizes, clustering details.
+
+    Raises:
+        TypeError: ``result`` is not a subgroup-discovery result.
+    """
+    rep = as_subgroup_report(result)
+    weighted = rep.weighted
+    asdf = "cluster" in rep.kinds  # the seed's views show its two kinds (clusters and their entropy patterns)
+    pattern_text = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if asdf else None
+    out: list[Section] = []
+    if answer:
+        found = subgroup_answer(rep, alpha=alpha, ci=ci, pattern_text=pattern_text)
+        first = answer_section(found, "Significant findings, smallest adjusted p first: side (disadvantaged or "
+                                      "favoured), metric, subgroup (cluster-based subgroups described by their "
+                                      "pattern), rows, value with its interval, permutation max-T adjusted p.")
+        if model is not None:
+            first.text(f"Predictions analysed: {model}.")
+        out.append(first)
+    comparison: list[Section] = []  # one self-contained section, placed after the seed's views
+    if "pattern" in rep.kinds and alpha is not None and not weighted:
+        comparison.append(discovery_section(rep, n=n, alpha=alpha, ci=0.95 if ci is None else ci))
+    if not asdf or pattern_text is None:
+        return out + comparison
+    # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
+    inference = None
+    if ci is not None and not weighted:
+        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in ("cluster", "entropy")])
+    out.append(_rankings_section(rep, n, alpha, min_size, ci, pattern_text, figures))
+    out.append(_summary_section(rep, figures))
+    out.append(_patterns_section(rep, inference, alpha, ci, max_subgroups, pattern_text))
+    out.append(_sizes_section(rep, figures))
+    out.append(_clustering_section(rep, alternatives))
+    return out + comparison
+
+
+def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 0.95) -> Section:
+    """The comparison of the discovery methods (clusters, entropy patterns, mined patterns) as one section.
+
+    For each method: the number of candidates, the number significant and the best subgroup with its
+    interval, all under one family-wise error (:meth:`SubgroupReport.discovery_summary`), the sentence that
+    follows from those numbers, then the findings (:meth:`SubgroupReport.findings`, first ``4 n``; the answer
+    section lists the same findings first).
+
+    Args:
+        rep: a :class:`~aif360_subjective.detectors.SubgroupReport` (or a metric holding one in ``report``).
+        n: the findings table shows at most ``4 n`` rows.
+        alpha: family-wise error rate.
+        ci: confidence level of the intervals.
+
+    Returns:
+        Section
+    """
+    rep = as_subgroup_report(rep)
+    summary = rep.discovery_summary(alpha, ci)
+    s = Section("Discovery methods compared")
+    s.text(summary.attrs["sentence"])
+    shown = summary[["method", "candidates", "significant", "best", "metric", "direction", "value", "ci_low",
+                     "ci_high", "p_adjusted"]].set_index("method")
+    s.table(q_columns_as_text(shown),
+            f"Per discovery method: candidate subgroups, subgroups with at least one disparity significant at "
+            f"family-wise error {alpha:g} (permutation max-T over every candidate of every method, every metric "
+            f"and both directions: {summary.attrs['n_hypotheses']:,} hypotheses), and the best one (smallest "
+            f"adjusted p) with its {ci:.0%} interval.")
+    found = rep.findings(alpha, ci)
+    if len(found):
+        top = found.head(4 * n).drop(columns=["kind", "id"])
+        s.details(f"Findings ({len(found)})").table(
+            q_columns_as_text(top),
+            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first (a sub-pattern "
+            f"whose rate does not differ from the rest of a listed larger subgroup is left out: "
+            f"{found.attrs['n_redundant']}).", index=False)
+    return s
+
+
+def _summary_section(rep: Any, figures: bool) -> Section:
+    s = Section("Subgroup fairness summary")
+    n_clusters = rep.n_clusters
+    s.text(
+        f"The rows were clustered into {n_clusters} clusters. Each cluster is a cluster-based subgroup; its "
+        "entropy pattern (the attributes whose values are concentrated in the cluster, with their most frequent "
+        "value) defines an entropy-based subgroup: every row of the data matching the pattern. Each subgroup "
+        "is compared with the rest of the rows.",
+    )
+    s.text(SIGN_CONVENTION, kind="note")
+    if figures:
+        from ..plotting import plot_summary_radar
+
+        s.figure(plot_summary_radar(rep),
+                 caption="Summary: mean absolute fairness values, signed mean accuracy error and mean accuracy, "
+                         "per kind of subgroup (cluster-based: red circles, entropy-based: blue squares). Each "
+                         "axis has its own scale, from 0 (or the lowest value, if negative) at the centre to the "
+                         "larger of the two values at the rim (the range is under each axis name), so that accuracy "
+                         "does not flatten the fairness axes; the values are in the table below.")
+    s.table(rep.summary(), SUMMARY_CAPTION + ".")
+    return s
+
+
+#: What the summary table holds (the console prints the same words above it).
+SUMMARY_CAPTION = ("Summary per kind of subgroup: statistical parity, equal opportunity and equalized odds are means "
+                   "of absolute values (the size of the gaps, whichever side); accuracy error is the signed mean "
+                   "(negative = more errors on the subgroups); accuracy is the mean")
+
+
+def _sizes_section(rep: Any, figures: bool) -> Section:
+    s = Section("Subgroup sizes")
+    if figures:
+        from ..plotting import plot_subgroup_sizes
+
+        s.figure(plot_subgroup_sizes(rep), caption="Number of rows in every subgroup.")
+    table = rep.subgroup_metrics(ci=None)
+    sizes = table.loc[table.index.get_level_values(0).isin(("cluster", "entropy")), "size"].unstack(level=0)
+    sizes.columns.name = None
+    s.details("Rows per subgroup").table(sizes, "Rows per subgroup id (cluster-based and entropy-based).")
+    return s
+
+
+def _patterns_section(rep: Any, inference: pd.DataFrame | None, alpha: float | None, ci: float | None,
+                      max_subgroups: int, labels: pd.Series) -> Section:
+    s = Section("Subgroup patterns")
+    metrics = rep.subgroup_metrics(ci=None)
+    metrics = metrics[metrics.index.get_level_values(0).isin(("cluster", "entropy"))]
+    info = rep.pattern_info()
+    pats = whole_numbers_as_int(rep.patterns(all_columns=False))
+    s.text("One row per cluster: the value of every dominant attribute of its entropy pattern (– = the attribute "
+           "is not part of the pattern). Expand a subgroup to see its metrics.")
+    table = whole_numbers_as_int(pats.copy().assign(size=info["size"])[["size", *pats.columns]])
+    marks: dict[Any, str] = {}
+    if inference is not None and alpha is not None:
+        marks = {sid: significance_mark(inference, sid, alpha) for sid in pats.index}
+        column = f"significant (q < {alpha:g})"
+        table.insert(1, column, [_sides(marks[sid]) for sid in pats.index])
+        s.table(table, f"Entropy patterns of the clusters. {column}: on which side the cluster or its pattern "
+                       f"differs from the rest on at least one fairness metric with Benjamini-Hochberg q < "
+                       f"{alpha:g} (over all subgroups of the kind; the subgroup's block below names the metrics); "
+                       "– = no significant disparity (the block is greyed).")
+    else:
+        s.table(table, "Entropy patterns of the clusters.")
+    ordered = info.sort_values("size", ascending=False, na_position="last").index[:max_subgroups]
+    for sid in ordered:
+        _subgroup_block(s, sid, metrics, info, inference, marks, alpha, ci, labels)
+    if len(pats) > max_subgroups:
+        rest = len(pats) - max_subgroups
+        s.text(f"{count(rest, 'smaller subgroup')} {'is' if rest == 1 else 'are'} not expanded here.", kind="note")
+    return s
+
+
+def _subgroup_block(s: Section, sid: Any, metrics: pd.DataFrame, info: pd.DataFrame,
+                    inference: pd.DataFrame | None, marks: dict[Any, str], alpha: float | None, ci: float | None,
+                    labels: pd.Series) -> None:
+    """One expandable block: the subgroup's metrics (with intervals and q-values when available)."""
+    has_rows = sid in metrics.index.get_level_values(1)
+    size = info.loc[sid, "size"]
+    head = f"Subgroup {sid}: {labels.get(sid) or '(empty pattern)'}"
+    if not pd.isna(size):
+        head += f" ({count(int(size), 'row')})"
+    if sid in marks:
+        head += (f" · significant (q < {alpha:g}): {marks[sid]}" if marks[sid]
+                 else f" · no significant disparity (q < {alpha:g})")
+    d = s.details(head, muted=sid in marks and not marks[sid])
+    if inference is not None and has_rows and ci is not None:
+        d.table(subgroup_interval_table(inference, sid, ci, alpha),
+                f"Metrics of the cluster and of its entropy pattern (rest minus subgroup), with {ci:.0%} "
+                "intervals and Benjamini-Hochberg q-values"
+                + (f"; significant = q < {alpha:g} (for equalized odds the test asks that the true- and "
+                   "false-positive rates both differ in the same direction, so its interval may exclude 0 "
+                   "while q is large)" if alpha is not None else "") + ".")
+    elif has_rows:
+        d.table(metrics.xs(sid, level=1, drop_level=False),
+                "Metrics of the cluster and of its entropy pattern (rest minus subgroup).")
+    if bool(info.loc[sid, "is_empty"]):
+        d.text("The cluster has no dominant attribute: its entropy pattern defines no subgroup.")
+    elif bool(info.loc[sid, "is_duplicate"]):
+        d.text(f"The pattern repeats the pattern of cluster {info.loc[sid, 'duplicate_of']}.")
+
+
+def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: float | None,
+                      pattern_text: pd.Series, figures: bool) -> Section:
+    rank_ci = 0.95 if ci is None else ci  # the rankings' intervals (shown only with alpha)
+    s = Section(f"Top-{n} rankings")
+    if rep.weighted and alpha is not None:
+        s.text("The analysis used non-uniform instance weights, whose weighted counts give no binomial "
+               "intervals or tests: the rankings below are the raw ones (every subgroup by its value).",
+               kind="note")
+        alpha = None
+    if alpha is None:
+        s.text("For each fairness metric: the entropy-based subgroups most disadvantaged and most favoured, by "
+               "their raw values (no significance filter). Disadvantaged means a larger statistical parity, "
+               "equal opportunity or equalized odds, and a smaller accuracy error.")
+    else:
+        s.text(f"For each fairness metric: the entropy-based subgroups significantly disadvantaged (and "
+               f"favoured) at adjusted p < {alpha:g} (permutation max-T over every subgroup of every kind, both "
+               f"directions: a family-wise error) whose {rank_ci:.0%} interval lies entirely on that side of 0, the "
+               "smallest adjusted p first, then the interval bound farthest from 0; a sub-pattern that adds "
+               "nothing to a listed larger subgroup is left out. Disadvantaged means a larger statistical parity, "
+               "equal opportunity or equalized odds, and a smaller accuracy error.")
+    columns = rep.subgroup_metrics(ci=None).columns
+    for metric in FAIRNESS_METRICS:
+        if metric not in columns:
+            continue
+        name = _METRIC_NAMES[metric]
+        worst = rep.ranking(metric, kind="entropy", n=n, direction="disadvantaged", alpha=alpha,
+                            min_size=min_size, ci=rank_ci)
+        if figures and metric == "statistical_parity" and len(worst):
+            from ..plotting import plot_ranking
+
+            s.figure(plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha, min_size=min_size),
+                     caption=f"{name}: the {len(worst)} most disadvantaged entropy-based subgroups"
+                             + ("" if alpha is None else f" (significant at q < {alpha:g}; bars: {rank_ci:.0%} "
+                                                         "intervals)") + ".")
+        _ranking_table(s, patterns_as_in_table(worst, pattern_text), name, "disadvantaged")
+        favoured = rep.ranking(metric, kind="entropy", n=n, direction="favoured", alpha=alpha, min_size=min_size,
+                               ci=rank_ci)
+        _ranking_table(s.details(f"{name}: most favoured subgroups"), patterns_as_in_table(favoured, pattern_text),
+                       name, "favoured")
+    _ranking_table(s.details(f"Cluster-based rankings by statistical parity (top {n})"),
+                   rep.ranking("statistical_parity", kind="cluster", n=n, direction="disadvantaged", alpha=alpha,
+                               min_size=min_size, ci=rank_ci), "Statistical parity", "disadvantaged")
+    return s
+
+
+def _clustering_section(rep: Any, alternatives: pd.DataFrame | str | None) -> Section:
+    s = Section("Clustering details")
+    _clustering_blocks(s, rep, alternatives)
+    return s
+
+
+def auto_k_note(rep: Any) -> str | None:
+    """The sentence saying that x-means stopped at its upper bound (the number of clusters was chosen
+    automatically and equals ``floor(sqrt(n / 2))``), with the next step; None otherwise."""
+    from ..detectors.clustering import default_kmax
+
+    opts = rep.options
+    requested = opts.get("n_clusters") if isinstance(opts, dict) else opts.n_clusters
+    kmax = default_kmax(len(rep.clusters))
+    if requested is not None or rep.n_clusters != kmax:
+        return None
+    return (f"x-means chose {rep.n_clusters} clusters, its upper bound ⌊√(n/2)⌋ = {kmax} for {len(rep.clusters):,} "
+            "rows: it stopped at the bound, not because splitting stopped paying, so the data may hold more "
+            "clusters. Choose the number yourself (--n-clusters K on the command line, n_clusters=K in Python) or "
+            "compare a few with n_clusters=[...] (the candidates table shows which are lopsided).")
+
+
+
+
+_KINDS = {"cluster": "cluster", "entropy": "pattern"}
+
+
+def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
+    """The metrics on which subgroup ``sid`` (its cluster or its pattern) differs significantly from the rest.
+
+    Args:
+        inference: ``subgroup_metrics(ci=...)`` (with ``<metric>_q`` columns).
+        sid: the subgroup id.
+        alpha: significance level of the Benjamini-Hochberg q-values.
+
+    Returns:
+        str: the metrics grouped by side, e.g. ``"disadvantaged: statistical parity, accuracy error"`` (``(cluster
+        only)``/``(pattern only)`` when only one kind is significant); empty when no metric is significant
+        (accuracy is left out: its test is accuracy error's).
+    """
+    from ..detectors.directions import disadvantaged_is_larger
+
+    by_side: dict[str, list[str]] = {}
+    for metric in FAIRNESS_METRICS:
+        if metric + "_q" not in inference.columns:
+            continue
+        sides = {}
+        for kind, noun in _KINDS.items():
+            if (kind, sid) not in inference.index:
+                continue
+            row = inference.loc[(kind, sid)]
+            q, value = as_float(row[metric + "_q"]), as_float(row[metric])
+            if np.isfinite(q) and q < alpha and np.isfinite(value) and value != 0:
+                disadvantaged = (value > 0) == disadvantaged_is_larger(metric)
+                sides[noun] = "disadvantaged" if disadvantaged else "favoured"
+        name = _METRIC_NAMES[metric].lower()
+        if len(set(sides.values())) == 1 and len(sides) == len(_KINDS):
+            by_side.setdefault(next(iter(sides.values())), []).append(name)
+        else:
+            for noun, side in sides.items():
+                by_side.setdefault(side, []).append(f"{name} ({noun} only)" if len(sides) == 1 else f"{name} "
+                                                    f"({noun})")
+    return "; ".join(f"{side}: {', '.join(names)}" for side, names in by_side.items())
+
+
+def _sides(mark: str) -> str:
+    """The sides named by a :func:`significance_mark` (``disadvantaged``, ``favoured``, both), or ``–``."""
+    sides = [side for side in ("disadvantaged", "favoured") if f"{side}: " in mark]
+    return " & ".join(sides) or "–"
+
+
+def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha: float | None) -> pd.DataFrame:
+    """One subgroup's metrics with their intervals and q-values: a row per metric, columns per kind.
+
+    Args:
+        inference: ``subgroup_metrics(ci=ci)``.
+        sid: the subgroup id.
+        ci: the confidence level (for the column name).
+        alpha: adds a ``significant (q < alpha)`` column (yes/no; – when the metric is undefined); None = none.
+
+    Returns:
+        pandas.DataFrame: index ``metric``; columns (``cluster``|``pattern``, value / interval / q / significant).
+    """
+    blocks = {}
+    for kind, noun in _KINDS.items():
+        if (kind, sid) not in inference.index:
+            continue
+        row = inference.loc[(kind, sid)]
+        cols: dict[str, list[Any]] = {"value": [], f"{ci:.0%} interval": [], "q": []}
+        if alpha is not None:
+            cols[f"significant (q < {alpha:g})"] = []
+        for metric in _METRIC_NAMES:
+            value, q = as_float(row[metric]), as_float(row.get(metric + "_q", np.nan))
+            low, high = as_float(row.get(metric + "_ci_low", np.nan)), as_float(row.get(metric + "_ci_high", np.nan))
+            cols["value"].append(value)
+            defined = np.isfinite(low) and np.isfinite(high)  # no-break space: the interval never wraps
+            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if defined else "–")
+            cols["q"].append(format_q(q))
+            if alpha is not None:
+                cols[f"significant (q < {alpha:g})"].append("–" if not np.isfinite(q) else
+                                                            ("yes" if q < alpha else "no"))
+        blocks[noun] = pd.DataFrame(cols, index=pd.Index(list(_METRIC_NAMES.values()), name="metric"))
+    return pd.concat(blocks, axis=1)
+
+
+#: Largest table on which :func:`lopsided_alternatives` runs the other clusterers (a few seconds each).
+ALTERNATIVES_MAX_ROWS = 50_000
+
+
+def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_label: Any = 1, *,
+                          max_rows: int = ALTERNATIVES_MAX_ROWS, random_state: Any = 0) -> pd.DataFrame | str | None:
+    """The other clusterers compared at the same number of clusters, when the clustering used is lopsided.
+
+    Args:
+        result: the SubgroupReport (or SubgroupDiscoveryMetric) of ``X``.
+        X, y_true, y_pred, pos_label: the data it was computed on (as given to ``detect_subgroups``).
+        max_rows: on larger tables nothing is computed (each clusterer costs seconds to minutes there).
+        random_state: seed of the clusterers.
+
+    Returns:
+        pandas.DataFrame (:func:`~aif360_subjective.detectors.alternative_clusterings`, its
+        ``attrs["suggestion"]`` names a non-lopsided one), a string saying why nothing was computed, or None when
+        the clustering is not lopsided.
+    """
+    inner = as_subgroup_report(result)
+    if not inner.lopsided["lopsided"]:
+        return None
+    if len(X) > max_rows:
+        return (f"The other clusterers were not compared: the table has {len(X):,} rows, more than the "
+                f"{max_rows:,} the report compares them on (each takes seconds to minutes there); run "
+                "alternative_clusterings(X, y_true, y_pred, n_clusters) yourself.")
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..detectors import alternative_clusterings
+
+    with warnings.catch_warnings():
+        # birch finding fewer subclusters than asked shows in the table's n_found column, not as a warning
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return alternative_clusterings(X, y_true, y_pred, inner.n_clusters, pos_label, current=inner.clustering,
+                                       categorical_features=inner.categorical_features or None,
+                                       random_state=random_state)
+
+
+def _clustering_blocks(s: Section, rep: Any, alternatives: pd.DataFrame | str | None) -> None:
+    """How balanced the clustering is, said plainly; when lopsided, the other clusterers compared; x-means at
+    its bound; ties at the cut of the merge tree; the candidates of an automatic choice."""
+    lop = rep.lopsided
+    k = lop["n_clusters"]
+    s.text(f"Clustering: {rep.clustering} into {count(k, 'cluster')}; the largest holds "
+           f"{share_text(lop['largest_share'])} of the rows; {lop['tiny_clusters']} of the {k} clusters hold at "
+           "most 1% of the rows each.")
+    note = auto_k_note(rep)
+    if note is not None:
+        s.text(note, kind="warning")
+    if lop["lopsided"]:
+        s.text(f"This clustering is lopsided: {lop['reason']}. Its subgroups are then nearly all rows or a "
+               "handful of rows, and the fairness of such subgroups says little about the data (a lopsided "
+               "clustering has a cluster of at least 90% of the rows, or more than half of its clusters at "
+               "1% of the rows or less).", kind="warning")
+        _alternatives_blocks(s, alternatives, k)
+    unique = rep.cut_is_unique  # set by clusterers that can detect tied merge distances
+    if unique is not None:
+        s.text("The cut of the merge tree into these clusters is unique (no tied merge distances at the cut)."
+               if bool(unique) else
+               "The cut of the merge tree into these clusters is not unique: merge distances are tied at the "
+               f"cut (distance {rep.cut_distance:.6g}), so another exact algorithm can give another, equally valid "
+               "clustering into as many clusters, whose subgroups may differ.")
+    selection = rep.model_selection
+    if isinstance(selection, pd.DataFrame) and "lopsided" in selection.columns and len(selection):
+        n_lop = int(selection["lopsided"].astype(bool).sum())
+        s.details(f"Candidate clusterings compared ({len(selection)}; {n_lop} lopsided)").table(
+            selection, "The candidates of the automatic choice; largest_share = share of rows in the largest "
+                       "cluster, tiny_clusters = clusters with at most 1% of the rows, lopsided as defined above.")
+
+
+def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int) -> None:
+    if alternatives is None:
+        s.text("Compare other clusterers at the same number of clusters with alternative_clusterings(X, y_true, "
+               f"y_pred, n_clusters={k}) (aif360_subjective.detectors.lopsided), or pass its result to this report.",
+               kind="note")
+        return
+    if isinstance(alternatives, str):
+        s.text(alternatives, kind="note")
+        return
+    suggestion = alternatives.attrs.get("suggestion")
+    if suggestion is None:
+        s.text(f"Every other clusterer compared at {k} clusters is lopsided too: this data has no balanced "
+               "clustering at this number of clusters among those tried.", kind="note")
+    else:
+        name, k_alt = suggestion
+        row = alternatives.loc[[suggestion]].iloc[0] if suggestion in alternatives.index else None
+        detail = ""
+        if row is not None:
+            detail = (f": its largest cluster holds {share_text(float(row['largest_share']))} of the rows and "
+                      f"{int(row['tiny_clusters'])} of its clusters hold at most 1%")
+            if "fairness_separation" in row and np.isfinite(float(row["fairness_separation"])):
+                detail += f"; fairness separation {float(row['fairness_separation']):.3f}"
+        s.text(f"Suggested instead: {name} at {k_alt if k_alt is not None else k} clusters, the not-lopsided "
+               f"clusterer that best separates the favourable-prediction rates{detail}.", kind="note")
+    s.table(alternatives, "The other clusterers at the same number of clusters (fairness-aware comparison): "
+                          "fairness_separation = how far the clusters' favourable-prediction rates spread; "
+                          "largest_share, tiny_clusters and lopsided as above.")
+
+
+def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> None:
+    """A ranking as a table, or the sentence saying that no subgroup is significant (with the counts)."""
+    a = rk.attrs
+    if len(rk) or a.get("alpha") is None:
+        block.table(q_columns_as_text(rk), f"{name}: most {direction} subgroups", index=True)
+        return
+    other = "favoured" if direction == "disadvantaged" else "disadvantaged"
+    left = [f"{a['n_not_significant']} not significant"]
+    if a.get("n_other_side"):
+        left.append(f"{a['n_other_side']} significantly {other}")
+    left += [f"{a[k]} {label}" for k, label in (("n_undefined", "with undefined rates"),
+                                                 ("n_too_small", f"below {a['min_size']} rows")) if a.get(k)]
+    test = "q" if a.get("control") == "fdr" else "adjusted p"
+    block.text(f"{name}: no subgroup is significantly {direction} at {test} < {a['alpha']:g} "
+               f"({', '.join(left)}).")
+
+
+def whole_numbers_as_int(frame: pd.DataFrame) -> pd.DataFrame:
+    """Float columns holding only whole numbers (integer attributes with NaN = "not in the pattern") as
+    nullable integers, so that tables and captions show ``96`` and ``-1``, not ``96.000`` or ``-1.0``."""
+    out = frame.copy()
+    for c in out.columns:
+        col = out[c]
+        if pd.api.types.is_float_dtype(col):
+            vals = col.dropna().to_numpy(dtype=float)
+            if len(vals) and np.isfinite(vals).all() and (vals == np.round(vals)).all():
+                out[c] = col.astype("Int64")
+    return out
+
+
+def pattern_texts(patterns: pd.DataFrame) -> pd.Series:
+    """``attr=value AND ...`` per subgroup id, values formatted as in the pattern table."""
+    from .model import format_value
+
+    # pd.isna per cell: with mixed nullable dtypes, where(notna, None) hands back NaN, shown as "attr=–"
+    return pd.Series(
+        {sid: " AND ".join(f"{c}={format_value(v)}" for c, v in row.items() if not pd.isna(v))
+         for sid, row in patterns.astype(object).iterrows()}, dtype=object)
+
+
+def patterns_as_in_table(ranking: pd.DataFrame, pattern_text: pd.Series) -> pd.DataFrame:
+    """A ranking whose ``subgroup`` column shows the patterns in the table's form (see :func:`pattern_texts`)."""
+    if "subgroup" not in ranking.columns or not len(ranking):
+        return ranking
+    texts = pattern_text.reindex(ranking.index)
+    return ranking.assign(subgroup=texts.where(texts.notna(), ranking["subgroup"]))

@@ -1,0 +1,207 @@
+"""The dashboard's state logic (no browser): re-cuts reuse the clustering, the history, the command exports."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aif360_subjective.dashboard._recut import CachedClustering, SharedClustering
+from aif360_subjective.dashboard.state import (
+    OpinionSession,
+    OpinionSettings,
+    Source,
+    SubgroupSession,
+    SubgroupSettings,
+    parse_bins,
+)
+from aif360_subjective.datasets import make_subjective_dataset
+from aif360_subjective.detectors import detect_subgroups
+
+
+def _table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.choice(["x", "y", "z"], size=n),
+                      "c": rng.integers(0, 4, size=n)})
+    y = rng.integers(0, 2, size=n)
+    p = np.where(X["b"] == "x", 0, y)  # the model errs on b = x
+    return X, y, p
+
+
+def test_recut_equals_a_fresh_run_and_does_not_recluster():
+    X, y, p = _table()
+    s = SubgroupSession(X, y, p, random_state=0)
+    v = s.update(SubgroupSettings(n_clusters=4))
+    assert (v.step, v.k, s.n_clusterings) == ("clustering", 4, 1)
+    for k, tau in ((7, 0.65), (7, 0.3), (3, 0.9)):
+        v = s.update(dataclasses.replace(v.settings, n_clusters=k, entropy_threshold=tau))
+        assert v.step == "cut" and s.n_clusterings == 1
+        fresh = detect_subgroups(X, y, p, n_clusters=k, entropy_threshold=tau, random_state=0)
+        pd.testing.assert_frame_equal(v.report.subgroup_metrics(ci=0.95), fresh.subgroup_metrics(ci=0.95))
+        pd.testing.assert_frame_equal(v.report.patterns(), fresh.patterns())
+    # metric, direction, alpha: only the ranking
+    v2 = s.update(dataclasses.replace(v.settings, metric="accuracy", direction="favoured", alpha=None))
+    assert v2.step == "ranking" and v2.report is v.report and s.n_clusterings == 1
+    pd.testing.assert_frame_equal(v2.ranking, v.report.ranking("accuracy", direction="favoured", alpha=None))
+    # another clusterer: a new clustering
+    v3 = s.update(dataclasses.replace(v2.settings, clustering="kmeans"))
+    assert v3.step == "clustering" and s.n_clusterings == 2
+    # a flat clusterer keeps its labels when only tau changes
+    v4 = s.update(dataclasses.replace(v3.settings, entropy_threshold=0.5))
+    assert v4.step == "cut" and s.n_clusterings == 2
+    np.testing.assert_array_equal(v4.report.clusters.to_numpy(), v3.report.clusters.to_numpy())
+
+
+def test_automatic_k_then_recut_at_the_same_k():
+    X, y, p = _table()
+    s = SubgroupSession(X, y, p, random_state=0)
+    v = s.update(SubgroupSettings())
+    cli = detect_subgroups(X, y, p, random_state=0)  # what the subgroups command computes
+    assert v.k == cli.n_clusters
+    pd.testing.assert_frame_equal(v.report.subgroup_metrics(ci=None), cli.subgroup_metrics(ci=None))
+    v = s.update(dataclasses.replace(v.settings, entropy_threshold=0.4))
+    assert v.step == "cut" and v.k == cli.n_clusters and s.n_clusterings == 1
+
+
+def test_bad_k_keeps_the_previous_view():
+    X, y, p = _table(n=50)
+    s = SubgroupSession(X, y, p)
+    v = s.update(SubgroupSettings(n_clusters=3))
+    with pytest.raises(ValueError, match=r"between 2 and the number of rows \(50\), got 51"):
+        s.update(dataclasses.replace(v.settings, n_clusters=51))
+    assert s.view is v
+
+
+def test_cached_clustering_refuses_other_rows():
+    Z = np.arange(12.0).reshape(6, 2)
+    shared = SharedClustering(Z, labels=np.array([0, 0, 1, 1, 2, 2]))
+    est = CachedClustering(shared)
+    np.testing.assert_array_equal(est.fit(Z).labels_, [0, 0, 1, 1, 2, 2])
+    with pytest.raises(ValueError, match="fitted on other rows"):
+        est.fit(Z[:5])
+    import copy
+
+    assert copy.deepcopy(shared) is shared  # clones share the cached fit
+    with pytest.raises(ValueError, match="exactly one"):
+        SharedClustering(Z)
+
+
+def test_subgroup_detail_and_command():
+    X, y, p = _table()
+    s = SubgroupSession(X, y, p, random_state=3, source=Source("t.csv", ("--label-col", "y", "--prediction-col", "p")))
+    v = s.update(SubgroupSettings(n_clusters=5, entropy_threshold=0.5, categorical=("b",), alpha=None))
+    d = s.subgroup_detail("entropy", v.ranking.index[0])
+    row = v.report.subgroup_metrics(ci=0.95).loc[("entropy", v.ranking.index[0])]
+    assert d.loc["statistical_parity", "value"] == row["statistical_parity"]
+    assert d.loc["accuracy", "ci_low"] == row["accuracy_ci_low"]
+    with pytest.raises(ValueError, match="no subgroup"):
+        s.subgroup_detail("entropy", 999)
+    cmd = s.command()
+    assert shlex.split(cmd) == [
+        "aif360-subjective", "subgroups", "t.csv", "--label-col", "y", "--prediction-col", "p", "--clustering",
+        "slink", "--entropy-threshold", "0.5", "--n-clusters", "5", "--categorical", "b", "--alpha", "none",
+        "--min-size", "1", "--ci", "0.95", "--top", "5", "--seed", "3", "--out", "report.html"]
+    html = s.report().render()
+    assert "Subgroup fairness summary" in html
+
+
+def test_the_command_runs_and_matches(tmp_path):
+    """The exported command, run, reports the same number of clusters."""
+    X, y, p = _table()
+    df = X.assign(y=y, p=p)
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    s = SubgroupSession(X, y == 0, p == 0, source=Source(str(path), ("--label-col", "y", "--prediction-col", "p")))
+    s.update(SubgroupSettings(n_clusters=6, entropy_threshold=0.5))
+    args = shlex.split(s.command())[1:]
+    args[args.index("--out") + 1] = str(tmp_path / "r.html")
+    out = subprocess.run([sys.executable, "-m", "aif360_subjective", *args], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    # the command's report and the dashboard's export state the same number of clusters
+    fact = '<div class="fact-value">6</div><div class="fact-label">clusters</div>'
+    assert fact in html
+    assert fact in s.report().render()
+
+
+@pytest.fixture(scope="module")
+def opinion():
+    return OpinionSession(make_subjective_dataset(n_items=400, n_annotators=40, random_state=0), seed=0)
+
+
+def test_opinion_views_and_history(opinion):
+    s = OpinionSettings(ci=None)
+    table = opinion.summary(s, intervals=False)
+    assert list(table.index) == ["Model 1 (majority vote)", "Model 2 (annotator-aware)"]
+    m = opinion.metrics(s)["Model 1 (majority vote)"]
+    assert table.loc["Model 1 (majority vote)", "unfairness"] == m.unfairness()
+    assert opinion.metrics(s) is opinion.metrics(dataclasses.replace(s, ci=0.9))  # same grouping: cached
+    s95 = OpinionSettings(ci=0.95, n_boot=200)
+    assert not opinion.has_intervals(s95)
+    with_ci = opinion.summary(s95)
+    assert opinion.has_intervals(s95)
+    low, high = m.unfairness_ci(ci=0.95, n_boot=200, random_state=0)
+    assert (with_ci.loc["Model 1 (majority vote)", "unfairness_ci_low"], with_ci.loc["Model 1 (majority vote)",
+            "unfairness_ci_high"]) == (low, high)
+    text = opinion.answer(s95, "Model 1 (majority vote)")
+    groups = m.group_performance(ci=0.95, n_boot=200, random_state=0)
+    worst = m.worst_group()
+    if np.isfinite(groups.loc[worst, "ci_low"]):
+        assert f"{groups.loc[worst, 'performance']:.3f} [{groups.loc[worst, 'ci_low']:.3f}" in text
+    else:  # a group of one annotator has no interval: the value alone, never "nan"
+        assert f"({m.performance_name()} {groups.loc[worst, 'performance']:.3f})" in text and "nan" not in text
+    n = len(opinion.history)
+    before_after = opinion.mitigate("reweighting", s95)
+    assert list(before_after.index) == ["before", "after"]
+    assert before_after.loc["before", "unfairness"] == m.unfairness()
+    hist = opinion.history_frame()
+    assert len(hist) == n + 1 and hist.index[-1] == n + 1
+    assert hist.iloc[-1]["unfairness before"].startswith(f"{m.unfairness():.3f} [")
+    # Model 2 as a mitigation of Model 1: the same model as the tab's Model 2 (same data, same seed)
+    m1, m2 = (opinion.models[k] for k in ("Model 1 (majority vote)", "Model 2 (annotator-aware)"))
+    aware = opinion.mitigate("annotator_aware", s95)
+    assert aware.loc["after", "unfairness"] == opinion.metrics(s95)["Model 2 (annotator-aware)"].unfairness()
+    assert aware.attrs["changed"] == int((m1.labels.ravel() != m2.labels.ravel()).sum())
+    assert f"{aware.attrs['changed']:,} of {len(m1.labels):,} held-out predictions" in opinion.history[-1]["setting"]
+    n += 1
+    with pytest.raises(ValueError, match="mitigation must be one of"):
+        opinion.mitigate("nothing", s95)
+    with pytest.raises(ValueError, match="threshold"):
+        opinion.mitigate("crowdtruth", s95, threshold=1.5)
+    assert len(opinion.history_frame()) == n + 1  # a failed try is not recorded
+
+
+def test_opinion_command_and_report(opinion):
+    s = OpinionSettings(grouping="demographic", bins="quantile:4", min_group_size=2, ci=0.9, n_boot=200)
+    cmd = shlex.split(opinion.command(s))
+    assert cmd[:3] == ["aif360-subjective", "audit", "DATA.csv"]
+    assert cmd[cmd.index("--grouping") + 1] == "demographic" and cmd[cmd.index("--bins") + 1] == "quantile:4"
+    assert cmd[cmd.index("--ci") + 1] == "0.9" and cmd[cmd.index("--model") + 1] == "majority"
+    html = opinion.report(s).render()
+    assert "Opinion-exclusion unfairness" in html
+
+
+def test_parse_bins():
+    assert parse_bins("5") == 5
+    assert parse_bins("quantile:3") == "quantile:3"
+    assert parse_bins("0,0.2,1") == [0.0, 0.2, 1.0]
+    with pytest.raises(ValueError, match="bins 'x'"):
+        parse_bins("x")
+
+
+def test_no_panel_at_import_and_cli_help():
+    # what the package itself imports (aif360 and its dependencies) is the same for every command
+    code = ("import sys, aif360_subjective; before = set(sys.modules);"
+            " import aif360_subjective.dashboard, aif360_subjective.cli.dashboard;"
+            " from aif360_subjective.cli import build_parser; build_parser();"
+            " new = set(sys.modules) - before;"
+            " print(sorted({m.split('.')[0] for m in new} & {'panel', 'bokeh', 'sklearn', 'matplotlib'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

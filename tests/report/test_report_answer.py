@@ -1,0 +1,346 @@
+"""The answer block (console and report alike) and the sentences that used to mislead: each checked against
+numbers computed by hand or read from the library next to it."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aif360_subjective._labels import group_label
+from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
+from aif360_subjective.detectors import detect_subgroups
+from aif360_subjective.metrics import OpinionExclusionMetric
+from aif360_subjective.report import Paragraph, Report, Table
+from aif360_subjective.report.answer import (
+    ANSWER_TITLE,
+    findings_table,
+    opinion_answer,
+    subgroup_answer,
+)
+from aif360_subjective.report.sections import (
+    interval_meaning,
+    opinion_sections,
+    opinion_summary_table,
+    pattern_texts,
+    subgroup_sections,
+    whole_numbers_as_int,
+)
+from aif360_subjective.report.subgroup_sections import SUMMARY_CAPTION, auto_k_note
+
+N_BOOT = 200
+
+# Everything predicted 0 (the favourable label). Women: w1 is right on 1 of 4, w2 on 2 of 4 (group 0.375);
+# men: m1 on 5 of 5, m2 on 3 of 4 (group 0.875). Unfairness = std(0.375, 0.875) = 0.25; performance (mean over
+# the groups) 0.625; accuracy over the 17 annotations 11 / 17.
+ROWS = [("i1", "w1", 1), ("i2", "w1", 1), ("i3", "w1", 1), ("i4", "w1", 0),
+        ("i1", "w2", 1), ("i2", "w2", 1), ("i3", "w2", 0), ("i4", "w2", 0),
+        ("i1", "m1", 0), ("i2", "m1", 0), ("i3", "m1", 0), ("i4", "m1", 0), ("i5", "m1", 0),
+        ("i1", "m2", 0), ("i2", "m2", 0), ("i3", "m2", 0), ("i4", "m2", 1)]
+PEOPLE = pd.DataFrame({"gender": ["Woman", "Woman", "Man", "Man"]},
+                      index=pd.Index(["w1", "w2", "m1", "m2"], name="annotator"))
+
+
+def _paragraphs(blocks, kind=None):
+    return [b.text for b in blocks if isinstance(b, Paragraph) and (kind is None or b.kind == kind)]
+
+
+@pytest.fixture(scope="module")
+def hand():
+    ds = MultiAnnotatorDataset(pd.DataFrame(ROWS, columns=["item", "annotator", "label"]), annotators=PEOPLE,
+                               favorable_label=0, unfavorable_label=1)
+    pred = ds.with_predictions(pd.Series(0, index=["i1", "i2", "i3", "i4", "i5"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # groups of two: the thin-group warning
+        return OpinionExclusionMetric(ds, pred, grouping="demographic", attributes=["gender"])
+
+
+def test_hand_case_figures(hand):
+    assert hand.unfairness() == pytest.approx(0.25)
+    assert hand.performance() == pytest.approx(0.625)
+    g = hand.group_performance()
+    assert g.loc["Woman", "performance"] == pytest.approx(0.375)
+    assert g.loc["Man", "performance"] == pytest.approx(0.875)
+
+
+def test_answer_names_the_worst_group_with_its_interval(hand):
+    ans = opinion_answer(hand, n_boot=N_BOOT, random_state=3)
+    g = hand.group_performance(ci=0.95, n_boot=N_BOOT, random_state=3)
+    w, b = g.loc["Woman"], g.loc["Man"]
+    assert ans.lines[0] == (f"Served worst: Woman (2 annotators), accuracy 0.375 [{w['ci_low']:.3f}, "
+                            f"{w['ci_high']:.3f}] (95% interval); best served: Man (2 annotators), 0.875 "
+                            f"[{b['ci_low']:.3f}, {b['ci_high']:.3f}]; 2 groups.")
+    # the comparison follows the two intervals printed in the same block
+    if w["ci_high"] < b["ci_low"]:
+        assert ans.lines[1].startswith("Its 95% interval lies entirely below the best-served group's")
+        assert f"by at least {b['ci_low'] - w['ci_high']:.3f} (the two extremes of 2 groups" in ans.lines[1]
+    else:
+        assert ans.lines[1].startswith("Its 95% interval overlaps the best-served group's")
+    # the headline performance is the mean over groups, and the plain accuracy is given next to it
+    assert "mean over the groups (each group counts once), so it changes with the grouping" in ans.lines[3]
+    assert f"accuracy over all 17 grouped annotations: {11 / 17:.3f}." in ans.lines[3]
+    assert ans.facts["served worst"] == "Woman"
+
+
+def test_overlapping_intervals_say_not_shown():
+    ds = make_subjective_dataset(n_items=120, n_annotators=12, random_state=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=3)
+    ans = opinion_answer(m, n_boot=N_BOOT)
+    g = m.group_performance(ci=0.95, n_boot=N_BOOT, random_state=0)
+    worst, best = g["performance"].idxmin(), g["performance"].idxmax()
+    overlap = g.loc[worst, "ci_low"] <= g.loc[best, "ci_high"] and g.loc[best, "ci_low"] <= g.loc[worst, "ci_high"]
+    assert ans.lines[0].startswith(f"Served worst: {group_label(worst)} ")
+    assert ("overlaps the best-served group's: these data do not show" in ans.lines[1]) is bool(overlap)
+
+
+def test_no_intervals_says_no_comparison(hand):
+    ans = opinion_answer(hand, ci=None)
+    assert "[" not in ans.lines[0]
+    assert ans.lines[1].startswith("Without intervals") and "0.500" in ans.lines[1]
+
+
+def test_several_models_say_which_is_fairer_and_whether_intervals_overlap():
+    ds = make_subjective_dataset(n_items=300, n_annotators=40, random_state=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        models = {"Model 1": OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=5),
+                  "Model 3": OpinionExclusionMetric(ds, ds.copy(), bins=5)}
+    ans = opinion_answer(models, n_boot=N_BOOT)
+    a = models["Model 3"].unfairness_ci(ci=0.95, n_boot=N_BOOT, random_state=0)
+    b = models["Model 1"].unfairness_ci(ci=0.95, n_boot=N_BOOT, random_state=0)
+    assert models["Model 3"].unfairness() < models["Model 1"].unfairness()
+    assert ans.lines[0].startswith("Fairer: Model 3 (unfairness 0.000) rather than Model 1 "
+                                   f"({models['Model 1'].unfairness():.3f})")
+    overlap = a[0] <= b[1] and b[0] <= a[1]
+    assert ("intervals overlap" in ans.lines[0]) is bool(overlap)
+    assert ("do not overlap" in ans.lines[0]) is (not overlap)
+    assert ans.facts["fairer model"] == "Model 3"
+
+
+def test_answer_is_the_first_section_and_says_the_same(hand):
+    sections = opinion_sections(hand, figures=False, n_boot=N_BOOT, random_state=3)
+    assert sections[0].title == ANSWER_TITLE
+    ans = opinion_answer(hand, n_boot=N_BOOT, random_state=3)
+    assert _paragraphs(sections[0].blocks, "text") == list(ans.lines)
+    assert sections[1].title == "Groups ranked from the worst served"
+    table = next(b for b in sections[1].blocks if isinstance(b, Table))
+    assert [r[0] for r in table.rows] == ["Woman", "Man"]  # worst served first
+
+
+def test_demographic_report_does_not_say_adr(hand):
+    """The demographic report used to say "Annotators are grouped by their average disagreement rate (ADR)"."""
+    text = " ".join(_paragraphs(opinion_sections(hand, figures=False, ci=None)[1].blocks))
+    assert "grouped by the intersections of their attributes (gender)" in text
+    assert "grouped by their average disagreement rate" not in text
+    ds = make_subjective_dataset(n_items=100, n_annotators=15, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        adr = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), bins=3)
+    assert "grouped by their average disagreement rate (ADR)" in " ".join(
+        _paragraphs(opinion_sections(adr, figures=False, ci=None)[1].blocks))
+
+
+def test_interval_box_does_not_promise_wide_intervals_for_one_annotator():
+    """The box said "A group of one or two annotators gives a wide interval", contradicted by narrow intervals of
+    one-annotator groups in the same reports."""
+    text = interval_meaning(0.95, 1000, 0)
+    assert "gives a wide interval" not in text
+    assert "can be narrow although the group rests on one person" in text
+
+
+def test_single_annotator_caveat_when_most_groups_are_one_person():
+    ds = make_subjective_dataset(n_items=200, n_annotators=12, random_state=3)
+    # one group per annotator: every group is a single person
+    grouping = pd.Series({a: f"g{i}" for i, a in enumerate(ds.annotators.index)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    ans = opinion_answer(m, n_boot=N_BOOT)
+    n = len(m.group_performance())
+    assert ans.caveats and ans.caveats[0].startswith(f"{n} of {n} groups hold a single annotator.")
+    assert "narrow interval there is not certainty" in ans.caveats[0]
+
+
+def test_no_caveat_when_groups_are_large(hand):
+    assert opinion_answer(hand, n_boot=N_BOOT).caveats == ()
+
+
+def test_summary_table_names_the_worst_group(hand):
+    table = opinion_summary_table(hand)
+    assert table.loc["model", "worst_group"] == "Woman"
+    assert table.loc["model", "worst_group_performance"] == pytest.approx(0.375)
+
+
+def test_many_groups_draw_a_dot_plot():
+    ds = make_subjective_dataset(n_items=200, n_annotators=30, random_state=3)
+    grouping = pd.Series({a: f"group {i % 15:02d}" for i, a in enumerate(ds.annotators.index)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    assert len(m.group_performance()) == 15
+    sections = opinion_sections(m, n_boot=N_BOOT)
+    caption = next(b.caption for s in sections for b in s.blocks if hasattr(b, "png_base64")
+                   and "every group" in b.caption)
+    assert "15 groups are too many for a readable heatmap: one row per group, worst served first" in caption
+
+
+def test_thin_group_line_names_at_most_ten():
+    from aif360_subjective.opinion.uncertainty import thin_groups_text
+
+    thin = pd.DataFrame({"n_annotators": [1] * 13, "n_annotations": [5] * 13, "performance": [0.5] * 13,
+                         "share_of_unfairness": [np.nan] * 13}, index=pd.Index([f"g{i}" for i in range(13)]))
+    text = thin_groups_text(thin, 20, 5)
+    assert text.startswith("13 of 20 groups hold fewer than 5 annotators: g0 (1 annotator); ")
+    assert "g9 (1 annotator); and 3 more" in text and "g10" not in text
+
+
+def test_group_labels_one_form():
+    assert group_label(("Man", "Asian")) == "Man & Asian"
+    assert group_label(pd.Interval(-0.0008, 0.16)) == "0.00–0.16"
+    assert group_label(pd.Interval(0.0193, 0.158)) == "0.02–0.16"
+    assert group_label(5.0) == "5"
+    # the report's tables use the same form
+    from aif360_subjective.report import format_value
+
+    assert format_value(pd.Interval(-0.0008, 0.16)) == "0.00–0.16"
+
+
+# ----------------------------------------------------------------------------------------------- subgroups
+@pytest.fixture(scope="module")
+def planted():
+    rng = np.random.default_rng(1)
+    n = 1200
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v"], n),
+                      "c": rng.choice(list("pqrs"), n)})
+    y = rng.integers(0, 2, n)
+    pred = np.where((X["a"] == "x") & (X["b"] == "u") & (rng.random(n) < 0.6), 0, y)
+    return X, y, pred, detect_subgroups(X, y, pred, pos_label=1, n_clusters=12, random_state=0)
+
+
+def test_findings_agree_with_the_rankings(planted):
+    *_, rep = planted
+    found = rep.findings(0.05)
+    assert list(found.columns) == ["metric", "kind", "id", "description", "size", "value", "ci_low", "ci_high",
+                                   "p_adjusted", "direction"]
+    assert len(found) and (found["p_adjusted"] < 0.05).all()
+    for metric in ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error"):
+        for kind in ("cluster", "entropy"):
+            for direction in ("disadvantaged", "favoured"):
+                rk = rep.ranking(metric, kind=kind, n=None, direction=direction, alpha=0.05)
+                part = found[(found.metric == metric) & (found.kind == kind) & (found.direction == direction)]
+                assert set(rk.index) == set(part["id"]), (metric, kind, direction)
+    # the disadvantaged side of each metric: rest minus subgroup > 0, or accuracy error < 0
+    dis = found[found.direction == "disadvantaged"]
+    larger = dis.metric != "accuracy_error"
+    assert ((dis.loc[larger, "ci_low"] > 0).all() and (dis.loc[~larger, "ci_high"] < 0).all())
+    with pytest.raises(ValueError, match="alpha"):
+        rep.findings(1.5)
+
+
+def test_findings_hand_case():
+    """One planted subgroup: 100 rows of a=x all predicted unfavourable, 100 rows of a=y all favourable; the
+    truth is favourable on half of each. Statistical parity of a=x (rest minus subgroup) = 1 - 0 = 1."""
+    X = pd.DataFrame({"a": ["x"] * 100 + ["y"] * 100})
+    y = np.tile([0, 1], 100)
+    pred = np.r_[np.zeros(100, int), np.ones(100, int)]
+    rep = detect_subgroups(X, y, pred, pos_label=1, n_clusters=2, random_state=0)
+    found = rep.findings(0.05)
+    sp = found[(found.metric == "statistical_parity") & (found.kind == "entropy")]
+    row = sp[sp.direction == "disadvantaged"].iloc[0]
+    assert row["description"] == "a=x" and row["value"] == pytest.approx(1.0) and row["size"] == 100
+
+
+def test_subgroup_answer_is_the_same_in_console_and_report(planted):
+    *_, rep = planted
+    texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))
+    ans = subgroup_answer(rep, pattern_text=texts)
+    found = rep.findings(0.05)
+    assert ans.lines[0].startswith(f"{len(found)} significant finding")
+    section = subgroup_sections(rep, figures=False)[0]
+    assert section.title == ANSWER_TITLE
+    assert _paragraphs(section.blocks, "text")[:len(ans.lines)] == list(ans.lines)
+    table = next(b for b in section.blocks if isinstance(b, Table))
+    console = ans.text()
+    assert len(table.rows) == len(ans.table) == min(len(found), 20)
+    for row in table.rows:
+        assert row[3] in console  # the same subgroup descriptions in both faces
+    top = findings_table(found[found.direction == "disadvantaged"].iloc[:1], texts).iloc[0]
+    assert f"Most significantly disadvantaged: {top['subgroup']}" in ans.lines[1]
+
+
+def test_no_findings_says_how_many_were_tested():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(["x", "y"], 300)})
+    rep = detect_subgroups(X, rng.integers(0, 2, 300), rng.integers(0, 2, 300), n_clusters=2, random_state=0)
+    found = rep.findings(0.05)
+    assert len(found) == 0  # random predictions: nothing to find
+    ans = subgroup_answer(rep)
+    assert ans.lines[0] == (f"No subgroup differs significantly from the rest on any fairness metric at q < 0.05 "
+                            f"({found.attrs['n_tested']:,} subgroup-metric pairs tested, Benjamini-Hochberg per "
+                            "metric and kind).")
+    assert ans.facts["significant findings"] == "0"
+
+
+def test_summary_caption_does_not_contradict_itself():
+    """The console said "means of absolute values; positive = subgroup disadvantaged": an absolute value has no
+    side."""
+    assert "positive = subgroup disadvantaged" not in SUMMARY_CAPTION
+    assert "means of absolute values (the size of the gaps, whichever side)" in SUMMARY_CAPTION
+    assert "accuracy error is the signed mean" in SUMMARY_CAPTION
+
+
+def test_xmeans_at_its_bound_is_said(planted):
+    *_, rep = planted
+    assert auto_k_note(rep) is None  # n_clusters was given
+    # 40 well separated blobs of 10 rows: x-means keeps splitting up to its bound floor(sqrt(400 / 2)) = 14
+    rng = np.random.default_rng(0)
+    centres = rng.uniform(-100, 100, size=(40, 2))
+    X = pd.DataFrame(centres[np.repeat(np.arange(40), 10)] + rng.normal(scale=0.5, size=(400, 2)), columns=["a", "b"])
+    auto = detect_subgroups(X, rng.integers(0, 2, 400), rng.integers(0, 2, 400), pos_label=1, clustering="kmeans",
+                            random_state=0)
+    assert auto.n_clusters == 14
+    note = auto_k_note(auto)
+    assert note.startswith("x-means chose 14 clusters, its upper bound ⌊√(n/2)⌋ = 14 for 400 rows")
+    assert "--n-clusters K" in note
+    page = Report("r").extend(subgroup_sections(auto, figures=False)).render()
+    assert "its upper bound" in page
+    # below the bound: nothing is said
+    few = detect_subgroups(X.iloc[:40], np.zeros(40, int), np.zeros(40, int), pos_label=1, clustering="kmeans",
+                           n_clusters=None, random_state=0)
+    assert (auto_k_note(few) is None) is (few.n_clusters != 4)
+
+
+def test_not_significant_counts_exclude_the_other_side(planted):
+    *_, rep = planted
+    from aif360_subjective.cli._common import significance_line
+
+    fav = rep.ranking("statistical_parity", kind="entropy", n=None, direction="favoured")
+    dis = rep.ranking("statistical_parity", kind="entropy", n=None, direction="disadvantaged")
+    assert dis.attrs["n_other_side"] == fav.attrs["n_significant"]
+    empty = dis.iloc[:0]
+    empty.attrs = dict(dis.attrs)
+    line = significance_line(empty, "statistical parity", "subgroup")
+    assert f"{dis.attrs['n_not_significant']} not significant, {dis.attrs['n_other_side']} significantly favoured" \
+        in line
+
+
+def test_every_metric_with_a_disadvantaged_finding_is_named(planted):
+    """On Adult the console named no equal-opportunity gap although the report ranked one: the answer now names
+    the strongest disadvantaged finding of every metric that has one."""
+    *_, rep = planted
+    found = rep.findings(0.05)
+    dis = found[found.direction == "disadvantaged"]
+    ans = subgroup_answer(rep)
+    text = " ".join(ans.lines)
+    first = dis["metric"].iloc[0]
+    for metric in dis["metric"].unique():
+        if metric != first:
+            word = metric.replace("_", " ")
+            assert f"By {word}: " in text
+            row = dis[dis.metric == metric].iloc[0]
+            assert f"{word} {row['value']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" in text
+    assert len(dis["metric"].unique()) >= 2  # the planted data has gaps on several metrics
