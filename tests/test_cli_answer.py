@@ -48,7 +48,9 @@ def test_audit_prints_the_answer_first_and_the_report_says_the_same(capsys, tmp_
     out = _run(capsys, "audit", path, *CSV_COLS, "--favorable-label", "1", "--n-boot", "200", "--out", out_html)
     lines = [line for line in out.splitlines() if not line.startswith("Read ")]
     assert lines[0] == "Answer:"
-    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0)
+    # ids as the command reads them: as text (007 is not 7)
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]].astype({"item": str, "annotator": str}),
+                               favorable_label=1, unfavorable_label=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()))

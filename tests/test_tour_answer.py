@@ -95,7 +95,7 @@ def test_subgroups_tour_compas(capsys, tmp_path, shared_data):
             assert _words(sentence[len("Note: "):]) in page
         elif not re.match(r"^\s*(#|\d|side)", sentence):  # not a row of the findings table
             assert _words(sentence) in page
-    n = int(re.match(r"(\d+) significant finding", answer[0]).group(1))
+    n = int(re.match(r"([\d,]+) significant finding", answer[0]).group(1).replace(",", ""))
     # every finding the console lists is in the report's answer table
     rows = [line for line in out.splitlines() if re.match(r"^\d+\s+(disadvantaged|favoured)\s", line)]
     assert len(rows) == min(n, 20)

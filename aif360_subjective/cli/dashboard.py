@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from . import _common as common
 from . import _inputs as inputs
@@ -27,7 +28,7 @@ def _source_options(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _dashboard(args: argparse.Namespace):
+def _dashboard(args: argparse.Namespace) -> Any:
     """Read the data as ``subgroups`` (a CSV table) or ``audit`` (annotation data) does, and build the dashboard."""
     try:
         from ..dashboard import Dashboard
@@ -42,18 +43,22 @@ def _dashboard(args: argparse.Namespace):
     settings = SubgroupSettings(clustering=args.clustering, n_clusters=args.n_clusters,
                                 entropy_threshold=args.entropy_threshold,
                                 categorical=tuple(args.categorical) if args.categorical else None)
-    if fmt == "csv" and args.item_col is None:  # a table with truth and predictions
+    if fmt in inputs.TABLE_FORMATS and args.item_col is None:  # a table with truth and predictions
+        import numpy as np
+
         from . import subgroups
 
-        args.predictions, args.model = None, None
-        X, y_true, y_pred, fav, notes, model = subgroups._table_rows(args)
-        df = common.read_csv(args.data, "data", sep=args.sep, announce=False)
-        table = df[[*X.columns, args.label_col, args.prediction_col]]
-        return Dashboard(table, label_col=args.label_col, prediction_col=args.prediction_col, favorable_label=fav,
-                         features=list(X.columns), seed=args.seed, source=source, subgroups=settings)
+        X, y_true, y_pred, fav, notes, model = subgroups._table_rows(args, fmt)
+        # the data tab shows truth and predictions as labels again (the favourable one and the other)
+        other = 1 - fav if isinstance(fav, int) and fav in (0, 1) else f"not {fav}"
+        label = args.label_col or "truth"
+        pred = args.prediction_col or f"prediction ({model})"
+        table = X.assign(**{label: np.where(y_true == 1, fav, other), pred: np.where(y_pred == 1, fav, other)})
+        return Dashboard(table, label_col=label, prediction_col=pred, favorable_label=fav, features=list(X.columns),
+                         seed=args.seed, source=source, subgroups=settings)
     if args.model is not None:
-        raise CLIError("--model does not apply to the dashboard: it trains Model 1 and Model 2 itself on a by-item "
-                       "split (--test-size, --seed) and compares them; leave --model out")
+        raise CLIError("--model does not apply to annotation data in the dashboard: it trains Model 1 and Model 2 "
+                       "itself on a by-item split (--test-size, --seed) and compares them; leave --model out")
     ann = inputs.load_annotations(args, args.data)
     if not ann.dataset.item_feature_names and args.predictions is None and args.prediction_col is None:
         raise CLIError(f"the items of {Path(args.data).name} have no numeric features to train a model on; give the "
@@ -76,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Any) -> None:
     """Add the command to the subparsers ``sub``."""
     d = sub.add_parser(
         "dashboard", help="the interactive dashboard in a browser tab (extra [dashboard])",

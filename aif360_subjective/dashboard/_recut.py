@@ -32,7 +32,7 @@ class SharedClustering:
         self.tree = tree
         self.labels = None if labels is None else np.asarray(labels)
 
-    def __deepcopy__(self, memo: dict) -> SharedClustering:
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedClustering:
         return self  # read-only: a clone of the clusterer shares it
 
     def labels_for(self, Z: np.ndarray, n_clusters: int | None) -> np.ndarray:
@@ -44,8 +44,12 @@ class SharedClustering:
         if Z.shape != self.Z.shape or not np.array_equal(Z, self.Z):
             raise ValueError("the cached clustering was fitted on other rows or columns; recompute it")
         if self.tree is None:
+            assert self.labels is not None  # one of the two is set (checked in __init__)
             return self.labels
-        return self.tree.cut(int(n_clusters))
+        if n_clusters is None:
+            raise ValueError("a tree needs a number of clusters to be cut")
+        labels: np.ndarray = self.tree.cut(int(n_clusters))
+        return labels
 
 
 class CachedClustering:
@@ -60,7 +64,7 @@ class CachedClustering:
         self.shared = shared
         self.n_clusters = n_clusters
 
-    def get_params(self, deep: bool = True) -> dict:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {"shared": self.shared, "n_clusters": self.n_clusters}
 
     def set_params(self, **params: Any) -> CachedClustering:
@@ -69,5 +73,7 @@ class CachedClustering:
         return self
 
     def fit(self, Z: np.ndarray, y: Any = None) -> CachedClustering:
+        if self.shared is None:
+            raise ValueError("CachedClustering needs the shared clustering it cuts")
         self.labels_ = self.shared.labels_for(np.asarray(Z), self.n_clusters)
         return self

@@ -14,6 +14,7 @@ References:
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 from typing import Any
@@ -46,7 +47,7 @@ CI_LEVELS = {"0.95": 0.95, "0.9": 0.9, "0.99": 0.99, "none (raw figures)": None}
 ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
 
 
-def require_panel():
+def require_panel() -> Any:
     """Import Panel, or say which extra installs it.
 
     Raises:
@@ -134,7 +135,11 @@ class Dashboard:
         self.source = source or Source()
         self.test_size = test_size
         self.features = features
-        self.initial = subgroups or SubgroupSettings(discovery=None)
+        self.initial = subgroups or SubgroupSettings()
+        if self.initial.discovery is None and accepts_discovery():
+            # the seed's method by default: pattern mining does not depend on k or τ, but detect_subgroups mines
+            # again at every call, so "patterns"/"both" make each re-cut take seconds (the status line says how long)
+            self.initial = dataclasses.replace(self.initial, discovery="asdf")
         self.opinion: OpinionSession | None = None
         self.subgroups: SubgroupSession | None = None
         if annotations is not None:
@@ -390,7 +395,7 @@ class Dashboard:
         self._sg_discovery = None
         if accepts_discovery():
             self._sg_discovery = _widget(w.Select, "discovery", options=["asdf", "patterns", "both"],
-                                          value=s.discovery or "both")
+                                          value=s.discovery or "asdf")
             controls.append(self._sg_discovery)
         for c in controls:
             c.param.watch(self._guard(lambda e: self._run_subgroups(self._sg_settings())), "value")
@@ -575,6 +580,7 @@ class Dashboard:
         o.summary(s)
         for name in o.models:
             o.group_table(name, s)
+            o.answer(s, name)  # the verdict's test of equal service, cached by the metric
 
     def _intervals(self, s: OpinionSettings, t0: float) -> None:
         import time

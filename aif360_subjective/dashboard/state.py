@@ -28,7 +28,7 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -192,10 +192,10 @@ class SubgroupSession:
         self.n_clusterings = 0  # how often a clustering was fitted (the tests check re-cuts do not)
 
     # -------------------------------------------------------------------------------------------------
-    def _detect(self, s: SubgroupSettings, clustering: Any, n_clusters: int | None):
+    def _detect(self, s: SubgroupSettings, clustering: Any, n_clusters: int | None) -> Any:
         from ..detectors import detect_subgroups
 
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         if s.discovery is not None:
             kwargs["discovery"] = s.discovery
         with warnings.catch_warnings():
@@ -207,7 +207,7 @@ class SubgroupSession:
                 random_state=self.random_state, **kwargs,
             )
 
-    def _fit(self, s: SubgroupSettings):
+    def _fit(self, s: SubgroupSettings) -> Any:
         """A full analysis; caches the clustering for later re-cuts."""
         from ..detectors import detect_categorical, encode_for_clustering
         from ..detectors.clustering import HierarchicalTree
@@ -234,8 +234,9 @@ class SubgroupSession:
         if k is not None and not 2 <= k <= n:
             raise ValueError(f"k (number of clusters) must be between 2 and the number of rows ({n:,}), got {k}")
 
-    def _cut(self, s: SubgroupSettings):
+    def _cut(self, s: SubgroupSettings) -> Any:
         self._check_k(s.n_clusters)
+        assert self._shared is not None  # a clustering was fitted before any re-cut
         if self._shared.tree is None:
             return self._detect(s, CachedClustering(self._shared), None)
         k = self._k_auto if s.n_clusters is None else s.n_clusters
@@ -336,7 +337,7 @@ class SubgroupSession:
                  "--ci", f"{s.ci:g}", "--top", str(s.top), "--seed", str(self.random_state), "--out", "report.html"]
         return _command("subgroups", self.source, opts)
 
-    def report(self, title: str | None = None):
+    def report(self, title: str | None = None) -> Any:
         """The current view as the report the ``subgroups`` command writes (a :class:`~aif360_subjective.report.
         Report`; ``.render()`` gives the self-contained HTML)."""
         from ..report import Report
@@ -362,7 +363,7 @@ def _with_interval(table: pd.DataFrame, row: str, what: str) -> str:
     """``0.087 [0.071, 0.104]`` from a summary table (the figure alone without interval columns)."""
     from ..report.sections import interval_text
 
-    value = float(table.loc[row, what])
+    value = float(cast(Any, table.loc[row, what]))
     if f"{what}_ci_low" not in table.columns:
         return f"{value:.3f}"
     return interval_text(value, (table.loc[row, f"{what}_ci_low"], table.loc[row, f"{what}_ci_high"]))
@@ -396,7 +397,7 @@ class OpinionSettings:
     ci: float | None = 0.95
     n_boot: int = 1000
 
-    def metric_key(self) -> tuple:
+    def metric_key(self) -> tuple[Any, ...]:
         return (self.grouping, self.bins, self.attributes, self.min_group_size, self.performance)
 
 
@@ -471,8 +472,8 @@ class OpinionSession:
             self.models[str(name)] = self._align(classified.subset(held_out))
         if not self.models:
             raise ValueError("no model to audit: give predictions or data whose items have features")
-        self._metrics: dict[tuple, dict[str, Any]] = {}
-        self._intervals: dict[tuple, pd.DataFrame] = {}
+        self._metrics: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._intervals: dict[tuple[Any, ...], pd.DataFrame] = {}
         self.history: list[dict[str, Any]] = []
 
     def copy_for_session(self) -> OpinionSession:
@@ -534,8 +535,10 @@ class OpinionSession:
         """``group_performance`` of one model (with its intervals when asked)."""
         m = self.metrics(s)[name]
         if intervals and s.ci is not None:
-            return m.group_performance(ci=s.ci, n_boot=s.n_boot, random_state=self.seed)
-        return m.group_performance()
+            out: pd.DataFrame = m.group_performance(ci=s.ci, n_boot=s.n_boot, random_state=self.seed)
+        else:
+            out = m.group_performance()
+        return out
 
     def thin_notes(self, s: OpinionSettings) -> list[str]:
         """The thin-group sentence of every model (as the report writes it)."""
@@ -544,10 +547,17 @@ class OpinionSession:
         return [line for name, m in self.metrics(s).items() if (line := thin_group_line(name, m)) is not None]
 
     def answer(self, s: OpinionSettings, name: str, intervals: bool = True) -> str:
-        """Who is served worst by model ``name``, and how sure: a sentence built from the group table (with its
-        intervals when computed)."""
-        table = self.group_table(name, s, intervals)
+        """Who is served worst by model ``name``, and how sure.
+
+        With intervals: the metric's own verdict (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.verdict`:
+        the test of equal service and the intervals) when the installation has it. Without intervals (the first,
+        fast view) or without a verdict method: worst and best group from the group table, with their intervals
+        when computed and whether they overlap.
+        """
         m = self.metrics(s)[name]
+        if intervals and s.ci is not None and hasattr(m, "verdict"):
+            return f"{name}: {m.verdict(ci=s.ci, n_boot=s.n_boot, random_state=self.seed)}."
+        table = self.group_table(name, s, intervals)
         perf = m.performance_name() if hasattr(m, "performance_name") else s.performance
         from ..opinion.groups import group_label
 
@@ -558,8 +568,9 @@ class OpinionSession:
         w = labels.index(m.worst_group())  # the worst group follows the measure's direction (mae: highest)
         b = int(np.nanargmax(values)) if values[w] == np.nanmin(values) else int(np.nanargmin(values))
         has_ci = "ci_low" in table.columns
-        low = table["ci_low"].to_numpy(dtype=float) if has_ci else None
-        high = table["ci_high"].to_numpy(dtype=float) if has_ci else None
+        nan = np.full(len(values), np.nan)
+        low = table["ci_low"].to_numpy(dtype=float) if has_ci else nan
+        high = table["ci_high"].to_numpy(dtype=float) if has_ci else nan
 
         def fig(i: int) -> str:
             v = f"{values[i]:.3f}"
@@ -650,8 +661,8 @@ class OpinionSession:
         table = opinion_summary_table({"before": before, "after": after}, ci=s.ci, n_boot=s.n_boot,
                                       random_state=self.seed)
         seconds = time.perf_counter() - t0
-        row = {"mitigation": MITIGATIONS[kind], "setting": detail, "baseline": baseline, "grouping": s.grouping,
-               "measure": s.performance}
+        row: dict[str, Any] = {"mitigation": MITIGATIONS[kind], "setting": detail, "baseline": baseline,
+                               "grouping": s.grouping, "measure": s.performance}
         for what in ("unfairness", "performance"):
             for side in ("before", "after"):
                 row[f"{what} {side}"] = _with_interval(table, side, what)
@@ -682,7 +693,7 @@ class OpinionSession:
         opts += ["--out", "report.html"]
         return _command("audit", self.source, opts)
 
-    def report(self, s: OpinionSettings, title: str | None = None):
+    def report(self, s: OpinionSettings, title: str | None = None) -> Any:
         """The current view as the report the ``audit`` command writes, all models side by side, plus the
         history of tried mitigations."""
         from ..report import Report

@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
-__all__ = ["FittedCrowdTruthFilter", "HoldsSubgroupReport", "OpinionAudit", "TestsEqualService"]
+__all__ = ["FittedCrowdTruthFilter", "HoldsSubgroupReport", "OpinionAudit"]
 
 
 @runtime_checkable
@@ -48,13 +48,6 @@ class OpinionAudit(Protocol):
     def grouping_summary(self) -> Any: ...
 
     def seed_unfairness(self) -> float: ...
-
-
-@runtime_checkable
-class TestsEqualService(Protocol):
-    """An opinion-exclusion analysis with the test of equal service and its verdict sentence
-    (``OpinionExclusionMetric.verdict``): the answer block then states the test's verdict instead of comparing
-    the two extreme groups' intervals."""
 
     def verdict(self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None,
                 n_permutations: int = 9999) -> str: ...

@@ -29,7 +29,7 @@ import pandas as pd
 
 from .._labels import group_label
 from ..detectors.subgroup_metrics import SUBGROUP_METRICS
-from ._protocols import HoldsSubgroupReport, OpinionAudit, TestsEqualService
+from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, format_q, interval_text
 from .model import Section
 
@@ -149,6 +149,8 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
     def figure(row: Any) -> str:
         if ci is None:
             return f"{row['performance']:.3f}"
+        if int(row["n_annotators"]) < 2 and not np.isfinite(float(row["ci_low"])):
+            return f"{row['performance']:.3f} (one annotator: no interval)"
         return interval_text(row["performance"], (row["ci_low"], row["ci_high"]))
 
     n_w = int(w["n_annotators"])
@@ -159,26 +161,12 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
     facts["served worst"] = group_label(worst)
     if len(table) < 2:
         lines.append("Only one group: there is no other group to compare it with.")
-    elif ci is not None and isinstance(m, TestsEqualService):
-        # the test of equal service decides, in its own words (one verdict logic, the analysis')
-        verdict = m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)
-        lines.append(f"Test of equal service: {verdict}.")
     elif ci is None:
         lines.append("Without intervals (--ci none / ci=None) the data cannot say whether the gap of "
                      f"{abs(float(b['performance']) - float(w['performance'])):.3f} is more than chance.")
     else:
-        overlap = _overlap((w["ci_low"], w["ci_high"]), (b["ci_low"], b["ci_high"]))
-        if overlap is None:
-            lines.append("The worst- or the best-served group has no interval: no comparison.")
-        elif overlap:
-            lines.append(f"Its {ci:.0%} interval overlaps the best-served group's: these data do not show that it "
-                         "is served worse (overlapping intervals are no proof of equal service either).")
-        else:
-            side = "below" if higher else "above"
-            gap = (b["ci_low"] - w["ci_high"]) if higher else (w["ci_low"] - b["ci_high"])
-            lines.append(f"Its {ci:.0%} interval lies entirely {side} the best-served group's: it is served "
-                         f"worse, by at least {gap:.3f} (the two extremes of {len(table)} groups, picked after "
-                         "seeing the data; with many groups such a gap arises more easily by chance).")
+        # the test of equal service decides, in its own words (one verdict logic: the analysis')
+        lines.append(f"Test of equal service: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}.")
     u = m.unfairness()
     if ci is not None:
         ui = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
@@ -207,10 +195,9 @@ def opinion_answer(metrics: Any, *, ci: float | None = 0.95, n_boot: int = 1000,
                    random_state: Any = 0) -> Answer:
     """The answer block of an opinion-exclusion audit of one or several models.
 
-    For each model: the worst-served group with its interval and the best-served one; whether it is served
-    worse: the verdict of the test of equal service when the analysis has one
-    (``OpinionExclusionMetric.verdict``), else whether the worst group's interval lies entirely below the best
-    group's (served worse) or overlaps it (not shown); the
+    For each model: the worst-served group with its interval and the best-served one; whether any group is
+    served worse than chance would make it: the verdict of the test of equal service
+    (``OpinionExclusionMetric.verdict``: annotators permuted across groups, with the unfairness interval); the
     unfairness and performance with their intervals; that the performance is the mean over the groups (and,
     for accuracy, the accuracy over every annotation). With several models: the fairer one (lower unfairness)
     and whether the unfairness intervals overlap.
@@ -356,8 +343,8 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
         n_dis = int((found["direction"] == "disadvantaged").sum())
         n_fav = len(found) - n_dis
         metrics = ", ".join(_metric_word(m) for m in SUBGROUP_METRICS if m in set(found["metric"]))
-        lines.append(f"{count(len(found), 'significant finding')} at {family}: {n_dis} disadvantaged, {n_fav} "
-                     f"favoured, on {metrics}.")
+        lines.append(f"{count(len(found), 'significant finding')} at {family}: {n_dis:,} disadvantaged, "
+                     f"{n_fav:,} favoured, on {metrics}.")
         dis = found[found["direction"] == "disadvantaged"]
         if len(dis):
             top = findings_table(dis.iloc[:1], pattern_text).iloc[0]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._labels import group_label
 from ..opinion.bootstrap import BootstrapInterval
-from ._protocols import OpinionAudit, TestsEqualService
+from ._protocols import OpinionAudit
 from ._text import interval_text
 from .answer import answer_section, as_models, opinion_answer
 from .model import Section
@@ -189,8 +189,8 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
             u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             line = f"{name}: unfairness {interval_text(m.unfairness(), u)}, {perf} {interval_text(m.performance(), p)}."
-            if isinstance(m, TestsEqualService):  # the test of equal service and the intervals in one sentence
-                line += f" Verdict: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}."
+            # the test of equal service and the intervals in one sentence
+            line += f" Verdict: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}."
             # only a bootstrap interval can be widened to contain its estimate
             widened = [w for w, iv in (("unfairness", u), (perf, p)) if isinstance(iv, BootstrapInterval)
                        and iv.extended]

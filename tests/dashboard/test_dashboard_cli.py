@@ -59,7 +59,7 @@ def test_annotations_as_audit_reads_them(tmp_path):
 def test_bad_input_is_one_line(table_csv, capsys):
     assert main(["dashboard", str(table_csv)]) == 2
     err = capsys.readouterr().err
-    assert "--label-col and --prediction-col are required" in err
+    assert "--label-col and --prediction-col" in err and "required" in err
     assert main(["dashboard", str(table_csv), "--label-col", "truth", "--prediction-col", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
 
@@ -72,7 +72,7 @@ def test_annotations_without_features_or_with_model_say_what_to_do(tmp_path, cap
     assert main(base) == 2
     assert "have no numeric features to train a model on; give the predictions" in capsys.readouterr().err
     assert main([*base, "--model", "majority"]) == 2
-    assert "--model does not apply to the dashboard" in capsys.readouterr().err
+    assert "--model does not apply to annotation data in the dashboard" in capsys.readouterr().err
 
 
 def test_notebook_display_and_bad_arguments():

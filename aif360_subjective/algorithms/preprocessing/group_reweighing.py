@@ -89,11 +89,11 @@ class AnnotatorGroupReweighing(Transformer):
             raise TypeError(f"min_group_size must be an int, got {min_group_size!r}")
         super().__init__(grouping=grouping, bins=bins, attributes=attributes, min_group_size=min_group_size,
                          random_state=random_state)
-        self.grouping = grouping
-        self.bins = bins
-        self.attributes = attributes
-        self.min_group_size = int(min_group_size)
-        self.random_state = random_state
+        self.grouping: str | pd.Series = grouping
+        self.bins: Any = bins
+        self.attributes: str | list[str] | None = attributes
+        self.min_group_size: int = int(min_group_size)
+        self.random_state: Any = random_state
 
     def fit(self, dataset: Any) -> AnnotatorGroupReweighing:
         """Group the annotators of ``dataset`` and compute each group's weight.
