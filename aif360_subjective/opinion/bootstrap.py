@@ -43,6 +43,7 @@ from scipy.special import ndtr, ndtri
 
 __all__ = [
     "BootstrapInterval",
+    "Interval",
     "bootstrap_group_values",
     "bootstrap_interval",
     "crossed_group_values",
@@ -54,7 +55,19 @@ __all__ = [
 _MAX_CELLS = 20_000_000
 
 
-class BootstrapInterval(tuple[float, float]):
+class Interval(tuple[float, float]):
+    """A confidence interval as the tuple ``(low, high)``; subclasses carry the details as attributes."""
+
+    @property
+    def low(self) -> float:
+        return self[0]
+
+    @property
+    def high(self) -> float:
+        return self[1]
+
+
+class BootstrapInterval(Interval):
     """A bootstrap confidence interval: the tuple ``(low, high)`` with the details as attributes.
 
     Attributes:
@@ -80,14 +93,6 @@ class BootstrapInterval(tuple[float, float]):
             float(estimate), float(ci), int(n_boot), int(n_valid), bool(extended)
         )
         return self
-
-    @property
-    def low(self) -> float:
-        return self[0]
-
-    @property
-    def high(self) -> float:
-        return self[1]
 
     def __repr__(self) -> str:
         flag = ", extended to the estimate" if self.extended else ""

@@ -49,6 +49,7 @@ from scipy import optimize, stats
 from .._labels import cell_codes, confusion_counts, ratio
 from .._validation import check_ci, check_random_state
 from .annotations import EncodedAnnotations, cross_fit, rating_error_counts
+from .bootstrap import Interval
 from .core import count_score, counts_suffice, histograms_suffice, performance_from_histograms
 from .core import unit_performance as _unit_performance
 from .groups import assign_bins, enforce_min_group_size
@@ -451,7 +452,7 @@ def cross_fitted_test(
 # ----------------------------------------------------------------------------------------------
 # the unfairness interval
 # ----------------------------------------------------------------------------------------------
-class UnfairnessInterval(tuple[float, float]):
+class UnfairnessInterval(Interval):
     """A confidence interval for the true spread across groups: the tuple ``(low, high)`` with details.
 
     Attributes:
@@ -481,14 +482,6 @@ class UnfairnessInterval(tuple[float, float]):
         self.estimate, self.debiased, self.ci, self.method = float(estimate), float(debiased), float(ci), method
         self.df = (float(df[0]), float(df[1]))
         return self
-
-    @property
-    def low(self) -> float:
-        return self[0]
-
-    @property
-    def high(self) -> float:
-        return self[1]
 
     @property
     def indistinguishable_from_noise(self) -> bool:
