@@ -832,8 +832,7 @@ def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.
     k = members.shape[1]
     out = np.zeros(k, dtype=bool)
     h = min(k, _MAX_REDUNDANCY_CHECK)
-    S = sp.csc_matrix(members[:, :h], dtype=np.float32)
-    overlap = (S.T @ S).toarray()
+    overlap = _overlap(members[:, :h])
     size = np.diag(overlap).copy()
     # contains[g, s]: g holds every row of s and more
     g_idx, s_idx = np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
@@ -860,6 +859,27 @@ def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.
             out[i] = True
         else:
             kept[i] = True
+    return out
+
+
+def _overlap(members: sp.spmatrix, block_rows: int | None = None) -> np.ndarray:
+    """Rows in common of every pair of columns of a boolean membership matrix (rows x h), exactly.
+
+    A sparse product costs about the sum of the squared row counts; a dense BLAS product costs ``n h^2``
+    multiply-adds but runs each a few hundred times faster, so it wins unless the subgroups are tiny (Adult's
+    first 3,000 findings: 0.6 s against 3.3 s). Dense blocks of rows bound the memory (about 256 MB); float32
+    holds the block's integer counts exactly (below 2**24 rows per block).
+    """
+    n, h = members.shape
+    rows = sp.csr_matrix(members, dtype=np.float32)
+    per_row = np.diff(rows.indptr).astype(np.float64)
+    if h == 0 or n * float(h) * h > 200.0 * float(per_row @ per_row):
+        return (rows.T.tocsr() @ rows).toarray().astype(np.float64)
+    out = np.zeros((h, h), dtype=np.float64)
+    step = block_rows or max(1, min(2**26 // h, 2**23))
+    for start in range(0, n, step):  # a few blocks of rows, not a loop over rows
+        block = rows[start:start + step].toarray()
+        out += block.T @ block
     return out
 
 

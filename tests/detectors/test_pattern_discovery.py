@@ -397,3 +397,16 @@ def test_findings_are_computed_once_and_handed_out_as_copies(monkeypatch):
     assert second.attrs["n_hypotheses"] == first.attrs["n_hypotheses"]
     rep.findings(alpha=0.01)
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("density", [0.002, 0.3])  # the sparse product and the dense blocks
+def test_overlap_counts_rows_in_common_exactly(density):
+    from aif360_subjective.detectors.report import _overlap
+
+    rng = np.random.default_rng(7)
+    dense = rng.random((997, 23)) < density
+    brute = dense.T.astype(np.int64) @ dense.astype(np.int64)
+    members = sp.csc_matrix(dense)
+    assert np.array_equal(_overlap(members), brute)
+    assert np.array_equal(_overlap(members, block_rows=100), brute)  # several blocks of rows add up
+    assert _overlap(sp.csc_matrix((4, 0), dtype=bool)).shape == (0, 0)
