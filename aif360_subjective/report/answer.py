@@ -146,17 +146,21 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
     worst, best = table.index[i_worst], table.index[i_best]
     w, b = table.iloc[i_worst], table.iloc[i_best]
 
+    def lone(row: Any) -> bool:  # a one-annotator group: its bootstrap interval would cover nothing (issue 19)
+        return int(row["n_annotators"]) < 2 and not np.isfinite(float(row["ci_low"]))
+
     def figure(row: Any) -> str:
         if ci is None:
             return f"{row['performance']:.3f}"
-        if int(row["n_annotators"]) < 2 and not np.isfinite(float(row["ci_low"])):
+        if lone(row):
             return f"{row['performance']:.3f} (one annotator: no interval)"
         return interval_text(row["performance"], (row["ci_low"], row["ci_high"]))
 
     n_w = int(w["n_annotators"])
     served = "served" if prefix else "Served"
     lines.append(f"{prefix}{served} worst: {group_label(worst)} ({count(n_w, 'annotator')}), {perf} {figure(w)}"
-                 + (f" ({ci:.0%} interval)" if ci is not None else "") + f"; best served: {group_label(best)} "
+                 + (f" ({ci:.0%} interval)" if ci is not None and not lone(w) else "")
+                 + f"; best served: {group_label(best)} "
                  f"({count(int(b['n_annotators']), 'annotator')}), {figure(b)}; {len(table)} groups.")
     facts["served worst"] = group_label(worst)
     if len(table) < 2:

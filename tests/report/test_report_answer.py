@@ -336,3 +336,20 @@ def test_every_metric_with_a_disadvantaged_finding_is_named(planted):
             row = dis[dis.metric == metric].iloc[0]
             assert f"{word} {row['value']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" in text
     assert len(dis["metric"].unique()) >= 2  # the planted data has gaps on several metrics
+
+
+def test_a_one_annotator_worst_group_is_not_labelled_with_an_interval(hand):
+    class OneAnnotatorWorst:
+        """The hand case with its worst group reduced to one annotator without an interval."""
+
+        def __getattr__(self, name):
+            return getattr(hand, name)
+
+        def group_performance(self, *args, **kwargs):
+            table = hand.group_performance(*args, **kwargs).copy()
+            if "ci_low" in table:
+                table.loc["Woman", ["n_annotators", "ci_low", "ci_high"]] = [1, float("nan"), float("nan")]
+            return table
+
+    ans = opinion_answer(OneAnnotatorWorst(), n_boot=N_BOOT, random_state=3)
+    assert ans.lines[0].startswith("Served worst: Woman (1 annotator), accuracy 0.375 (one annotator: no interval);")
