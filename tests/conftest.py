@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,3 +70,18 @@ try:
     _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
     pass
+
+
+@pytest.fixture()
+def subgroup_csv(tmp_path):
+    """A CSV table (sex, age, score, truth y, prediction pred) with one planted disadvantaged subgroup."""
+    rng = np.random.default_rng(1)
+    n = 400
+    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.choice(["<25", "25-45", ">45"], n),
+                       "score": rng.integers(0, 5, n)})
+    df["y"] = rng.integers(0, 2, n)
+    # the model withholds the favourable label from young women: a planted disadvantaged subgroup
+    df["pred"] = np.where((df["sex"] == "f") & (df["age"] == "<25"), 0, df["y"])
+    path = tmp_path / "data.csv"
+    df.to_csv(path, index=False)
+    return path, df

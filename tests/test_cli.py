@@ -166,20 +166,6 @@ def test_audit_matches_library(capsys, tmp_path, audit_files, small):
 
 
 # ----------------------------------------------------------------------------------------------- subgroups
-@pytest.fixture()
-def subgroup_csv(tmp_path):
-    rng = np.random.default_rng(1)
-    n = 400
-    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.choice(["<25", "25-45", ">45"], n),
-                       "score": rng.integers(0, 5, n)})
-    df["y"] = rng.integers(0, 2, n)
-    # the model withholds the favourable label from young women: a planted disadvantaged subgroup
-    df["pred"] = np.where((df["sex"] == "f") & (df["age"] == "<25"), 0, df["y"])
-    path = tmp_path / "data.csv"
-    df.to_csv(path, index=False)
-    return path, df
-
-
 def test_subgroups_matches_library(capsys, tmp_path, subgroup_csv):
     detect_subgroups = _needs("detectors", "detect_subgroups")
     path, df = subgroup_csv

@@ -81,20 +81,8 @@ def test_single_annotator_count_is_taken_after_merging(capsys, tmp_path, annotat
     assert "a single annotator" not in merged  # the merged groups hold 5 or more
 
 
-@pytest.fixture()
-def table(tmp_path):
-    rng = np.random.default_rng(1)
-    n = 400
-    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.choice(["<25", "25-45", ">45"], n),
-                       "score": rng.integers(0, 5, n)})
-    df["y"] = rng.integers(0, 2, n)
-    df["pred"] = np.where((df["sex"] == "f") & (df["age"] == "<25"), 0, df["y"])
-    df.to_csv(tmp_path / "data.csv", index=False)
-    return tmp_path / "data.csv", df
-
-
-def test_subgroups_console_and_report_list_the_same_findings(capsys, tmp_path, table):
-    path, df = table
+def test_subgroups_console_and_report_list_the_same_findings(capsys, tmp_path, subgroup_csv):
+    path, df = subgroup_csv
     out_html = tmp_path / "sg.html"
     out = _run(capsys, "subgroups", path, "--label-col", "y", "--prediction-col", "pred", "--favorable-label", "1",
                "--n-clusters", "6", "--out", out_html)

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from planted import planted_subgroups
 
 from aif360_subjective._labels import group_label
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
@@ -208,13 +209,7 @@ def test_group_labels_one_form():
 # ----------------------------------------------------------------------------------------------- subgroups
 @pytest.fixture(scope="module")
 def planted():
-    rng = np.random.default_rng(1)
-    n = 1200
-    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v"], n),
-                      "c": rng.choice(list("pqrs"), n)})
-    y = rng.integers(0, 2, n)
-    pred = np.where((X["a"] == "x") & (X["b"] == "u") & (rng.random(n) < 0.6), 0, y)
-    return X, y, pred, detect_subgroups(X, y, pred, pos_label=1, n_clusters=12, random_state=0)
+    return planted_subgroups(1)
 
 
 def test_findings_follow_their_rule(planted):

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from planted import planted_subgroups
 
 from aif360_subjective.datasets import make_subjective_dataset
 from aif360_subjective.detectors import detect_subgroups
@@ -171,14 +172,7 @@ def test_bad_ci_is_the_callers_error(models):
 # ------------------------------------------------------------------------------------------- subgroup side
 @pytest.fixture(scope="module")
 def planted():
-    rng = np.random.default_rng(0)
-    n = 1200
-    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v"], n),
-                      "c": rng.choice(list("pqrs"), n)})
-    y = rng.integers(0, 2, n)
-    # the model withholds the favourable label from 60% of the (a=x, b=u) rows; c is noise
-    pred = np.where((X["a"] == "x") & (X["b"] == "u") & (rng.random(n) < 0.6), 0, y)
-    return X, y, pred, detect_subgroups(X, y, pred, pos_label=1, n_clusters=12, random_state=0)
+    return planted_subgroups(0)
 
 
 def test_significance_marks_follow_the_q_values(planted):
