@@ -179,10 +179,17 @@ class _StepDown:
         """``perm``: (b, hypotheses) permuted statistics (NaN = not defined)."""
         if len(self.order) == 0:
             return
-        h = len(self.head)
         # the maximum over the hypotheses after the exact head (-inf when there are none)
-        rest = perm[:, self.tail].max(axis=1) if h < len(self.order) else np.full(len(perm), -np.inf)
-        v = np.column_stack([perm[:, self.head], rest])  # defined hypotheses only: finite
+        rest = perm[:, self.tail].max(axis=1) if len(self.head) < len(self.order) else np.full(len(perm), -np.inf)
+        self.add_parts(perm[:, self.head], rest)
+
+    def add_parts(self, head: np.ndarray, rest: np.ndarray) -> None:
+        """One batch given the head hypotheses' permuted statistics ``head`` (b, len(head), in the order of
+        ``self.head``) and the maximum over the rest of the family ``rest`` (b,)."""
+        if len(self.order) == 0:
+            return
+        h = len(self.head)
+        v = np.column_stack([head, rest])  # defined hypotheses only: finite
         succ = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
         self.count[:h] += np.sum(succ[:, :h] >= self.sorted_obs[None, :h] - _TIE, axis=0)
         self.maxima.append(succ[:, 0])
@@ -200,6 +207,94 @@ class _StepDown:
         p = (count + 1.0) / (n_perm + 1.0)
         out[self.order] = np.maximum.accumulate(p)  # monotone: never below a more significant hypothesis
         return out
+
+
+class _Families:
+    """The families of :func:`max_t` over the 8 blocks of hypotheses (test, direction), fed in one pass per block.
+
+    Block ``k = 2 * test + direction`` holds one hypothesis per candidate. The families are each block alone
+    (one ranking), the two blocks of a test, and all eight (the global family). A family needs, per
+    permutation, its head hypotheses' statistics and the maximum over the rest. The heads of the families
+    that share a block are gathered once (with the undefined hypotheses), set aside, and the block's maximum
+    over everything else is one reduction: every family's "rest" is then the maximum of those block maxima
+    and of its few set-aside hypotheses outside its own head. One pass per block, instead of one per family
+    and block (three times the work), and no copies of the blocks.
+    """
+
+    def __init__(self, blocks_observed: list[np.ndarray]):
+        m = len(blocks_observed[0])
+        self.m = m
+        self.members = [[k] for k in range(8)] + [[2 * f, 2 * f + 1] for f in range(4)] + [list(range(8))]
+        self.families = [_StepDown(np.concatenate([blocks_observed[k] for k in ks])) for ks in self.members]
+        aside: list[set[int]] = [set(np.flatnonzero(~np.isfinite(o)).tolist()) for o in blocks_observed]
+        for ks, sd in zip(self.members, self.families, strict=True):
+            for pos in sd.head.tolist():
+                aside[ks[pos // m]].add(pos % m)
+        self.aside = [np.array(sorted(a), dtype=np.intp) for a in aside]
+        self.head_at, self.extra_at = [], []
+        for ks, sd in zip(self.members, self.families, strict=True):
+            # position of each hypothesis of the family within the concatenation of its blocks' set-aside rows
+            local = {}
+            start = 0
+            for j, k in enumerate(ks):
+                for r, col in enumerate(self.aside[k].tolist()):
+                    local[j * m + col] = start + r
+                start += len(self.aside[k])
+            self.head_at.append(np.array([local[pos] for pos in sd.head.tolist()], dtype=np.intp))
+            in_head = set(sd.head.tolist())
+            finite_tail = sd.tail
+            self.extra_at.append(np.array([i for pos, i in local.items() if pos not in in_head and finite_tail[pos]],
+                                          dtype=np.intp))
+
+    def add(self, blocks: list[np.ndarray]) -> None:
+        """``blocks``: the 8 (m, b) permuted statistics, in block order; overwritten (their set-aside rows)."""
+        gathered, rest = [], []
+        for blk, aside in zip(blocks, self.aside, strict=True):
+            gathered.append(blk[aside])
+            blk[aside] = -np.inf
+            rest.append(blk.max(axis=0, initial=-np.inf))
+        for ks, sd, head_at, extra_at in zip(self.members, self.families, self.head_at, self.extra_at, strict=True):
+            g = np.concatenate([gathered[k] for k in ks]) if len(ks) > 1 else gathered[ks[0]]
+            r = np.max([rest[k] for k in ks], axis=0)
+            if len(extra_at):
+                r = np.maximum(r, g[extra_at].max(axis=0))
+            sd.add_parts(g[head_at].T, r)
+
+    def adjusted(self, n_perm: int) -> list[np.ndarray]:
+        """Adjusted p-values per family, in the order of ``self.members``."""
+        return [sd.adjusted(n_perm) for sd in self.families]
+
+
+class _PermutedCounts:
+    """The four counts of every candidate under a batch of permutations, by sparse products on 16-bit integers.
+
+    A sparse product's inner loop runs once per (stored entry, right-hand column); on 16-bit integers it
+    vectorises over twice the lanes of float32 (20,000 rows, 17,725 candidates, 200 permutations: 0.36 s
+    against 0.83 s). A 16-bit count is exact up to 65,535, so the rows are taken in blocks of at most that many
+    and the blocks' counts added in 64 bits.
+    """
+
+    _BLOCK = 2**16 - 1
+
+    def __init__(self, members: sp.spmatrix, t: np.ndarray):
+        MT = sp.csr_matrix(sp.csc_matrix(members).T, dtype=np.uint16)
+        n = MT.shape[1]
+        self.blocks = [(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)] or [(0, 0)]
+        self.MT = [MT] if len(self.blocks) == 1 else [MT[:, s0:s1] for s0, s1 in self.blocks]
+        self.t = np.asarray(t, dtype=bool)[:, None]
+
+    def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray) -> list[np.ndarray]:
+        """Favourable and correct predictions (pairs permuted jointly: ``p_a``, ``c_a``), true and false
+        positives (predictions permuted within the truth strata: ``p_b``); each (m, b) float64."""
+        b = p_a.shape[1]
+        fav = p_b > 0
+        # a prediction permuted within the truth strata is a true positive on truth-positive rows, a false
+        # positive on the others
+        Y = np.hstack([p_a > 0, self.t & fav, ~self.t & fav, c_a > 0]).astype(np.uint16)
+        cnt = np.zeros((self.MT[0].shape[0], 4 * b), dtype=np.float64)
+        for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
+            cnt += M @ Y[s0:s1]
+        return [cnt[:, i * b:(i + 1) * b] for i in range(4)]
 
 
 def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
@@ -263,29 +358,21 @@ def max_t(
     s_obs = z_obs - pen[:, [0]]
     s_fav = -z_obs - pen[:, [0]]
     # families: per (test, direction) (one ranking), per test (both directions), global (everything)
-    one = [[_StepDown(s_obs[:, f]), _StepDown(s_fav[:, f])] for f in range(4)]
-    fams = [_StepDown(np.concatenate([s_obs[:, f], s_fav[:, f]])) for f in range(4)]
-    glob = _StepDown(np.concatenate([np.concatenate([s_obs[:, f], s_fav[:, f]]) for f in range(4)]))
+    fams = _Families([s for f in range(4) for s in (s_obs[:, f], s_fav[:, f])])
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
+    counter = _PermutedCounts(members, t)
     done = 0
     while done < B:
         b = min(_BATCH, B - done)
         idx, p_b = draw_permutations(rng, p, pos, neg, b)
-        p_a, c_a = p[idx], c[idx]
-        Y = np.hstack([p_a, t[:, None] * p_b, (1 - t)[:, None] * p_b, c_a]).astype(np.float32)
-        cnt = np.asarray(MT @ Y, dtype=np.float64)
-        zs = std.z([cnt[:, i * b:(i + 1) * b] for i in range(4)])  # each (m, b)
-        both = [np.vstack([z - pen, -z - pen]).T for z in zs]  # (b, 2m)
-        for f in range(4):
-            one[f][0].add(both[f][:, :m])
-            one[f][1].add(both[f][:, m:])
-            fams[f].add(both[f])
-        glob.add(np.hstack(both))
+        zs = std.z(counter.counts(p[idx], c[idx], p_b))  # each (m, b)
+        fams.add([s for z in zs for s in (z - pen, -z - pen)])
         done += b
-    p_adj = np.stack([np.column_stack([one[f][0].adjusted(B), one[f][1].adjusted(B)]) for f in range(4)], axis=1)
-    p_two = np.column_stack([np.fmin(*fams[f].adjusted(B).reshape(2, m)) for f in range(4)])
-    p_glob = glob.adjusted(B).reshape(4, 2, m).transpose(2, 0, 1)
+    adj = fams.adjusted(B)
+    p_adj = np.stack([np.column_stack([adj[2 * f], adj[2 * f + 1]]) for f in range(4)], axis=1)
+    p_two = np.column_stack([np.fmin(*adj[8 + f].reshape(2, m)) for f in range(4)])
+    p_glob = adj[12].reshape(4, 2, m).transpose(2, 0, 1)
     return MaxTResult(
         z=z_obs, p_adjusted=p_adj, p_two_sided=p_two, p_global=p_glob, n_permutations=B,
-        n_hypotheses=(tuple(len(f.order) for f in fams), len(glob.order)),
+        n_hypotheses=(tuple(len(fams.families[8 + f].order) for f in range(4)), len(fams.families[12].order)),
     )

@@ -190,18 +190,22 @@ def _pack(dense: np.ndarray) -> np.ndarray:
     return packed.view(np.uint64)
 
 
-def _unpack_to_csc(bits: np.ndarray, n: int, block: int = 1000) -> sp.csc_matrix:
-    """(k, words) uint64 bitsets -> (n, k) boolean CSC matrix, ``block`` columns at a time."""
-    indices, counts = [], []
-    for s0 in range(0, len(bits), block):  # bounded memory: block x n bytes at a time
-        dense = np.unpackbits(bits[s0:s0 + block].view(np.uint8), axis=1, count=n)
-        flat = np.flatnonzero(dense)
-        indices.append(flat % n)
-        counts.append(np.bincount(flat // n, minlength=dense.shape[0]))
+def _unpack_to_csc(bits: np.ndarray, n: int) -> sp.csc_matrix:
+    """(k, words) uint64 bitsets -> (n, k) boolean CSC matrix.
+
+    Only the non-zero bytes are unpacked, so the cost follows the members rather than the k x n bits: patterns
+    hold a few percent of the rows, and scanning every bit took most of the mining time.
+    """
     k = len(bits)
-    idx = np.concatenate(indices) if indices else np.zeros(0, dtype=np.intp)
-    indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts) if counts else [])]).astype(np.int64)
-    return sp.csc_matrix((np.ones(len(idx), dtype=bool), idx, indptr), shape=(n, k))
+    by = bits.view(np.uint8).reshape(k, -1)
+    width = by.shape[1]
+    nz = np.flatnonzero(by)  # pattern-major, each pattern's bytes in row order
+    set_bits = np.flatnonzero(np.unpackbits(by.ravel()[nz]))  # (byte, bit) pairs, most significant bit first
+    byte = nz[set_bits >> 3]
+    rows = (byte % width) * 8 + (set_bits & 7)
+    per_col = np.bincount(byte // width, minlength=k)
+    indptr = np.concatenate([[0], np.cumsum(per_col)]).astype(np.int64)
+    return sp.csc_matrix((np.ones(len(rows), dtype=bool), rows, indptr), shape=(n, k))
 
 
 def _popcount_and(a: np.ndarray, b: np.ndarray, block: int = 64) -> np.ndarray:
@@ -266,7 +270,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
         all_support.append(counts[pi, ii])
     B = np.vstack(all_bits) if all_bits else np.zeros((0, max(1, -(-n // 64))), dtype=np.uint64)
     support = np.concatenate(all_support).astype(np.int64)
-    pats = [tuple(int(keep[v]) for v in row) for lv in all_pats for row in lv]  # back to item positions
+    pats = [tuple(row) for lv in all_pats for row in keep[lv].tolist()]  # back to item positions
     # identical row sets: keep the first (patterns are in level order, so the shortest)
     _, first = np.unique(_bit_keys(B, support), axis=0, return_index=True)
     first = np.sort(first)

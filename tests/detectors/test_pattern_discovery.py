@@ -410,3 +410,40 @@ def test_overlap_counts_rows_in_common_exactly(density):
     assert np.array_equal(_overlap(members), brute)
     assert np.array_equal(_overlap(members, block_rows=100), brute)  # several blocks of rows add up
     assert _overlap(sp.csc_matrix((4, 0), dtype=bool)).shape == (0, 0)
+
+
+def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
+    from aif360_subjective.detectors import maxt
+
+    monkeypatch.setattr(maxt, "STEP_DOWN_EXACT", 3)  # short heads: the set-aside rows and the tails matter
+    rng = np.random.default_rng(5)
+    m, b = 9, 25
+    observed = [rng.normal(size=m) * 2 for _ in range(8)]
+    for k in (1, 6):
+        observed[k][[0, 4]] = np.nan  # undefined hypotheses: never part of a family
+    fams = maxt._Families(observed)
+    alone = [_StepDown(np.concatenate([observed[k] for k in ks])) for ks in fams.members]
+    for _ in range(3):
+        blocks = [rng.normal(size=(m, b)) * 1.5 for _ in range(8)]
+        for k in (1, 6):
+            blocks[k][[0, 4]] = np.nan
+        for ks, sd in zip(fams.members, alone, strict=True):
+            sd.add(np.concatenate([blocks[k] for k in ks]).T)
+        fams.add([blk.copy() for blk in blocks])
+    for got, sd in zip(fams.adjusted(b * 3), alone, strict=True):
+        np.testing.assert_array_equal(got, sd.adjusted(b * 3))
+
+
+def test_permuted_counts_in_row_blocks_are_exact(monkeypatch):
+    from aif360_subjective.detectors import maxt
+
+    rng = np.random.default_rng(6)
+    n, m, b = 50, 7, 4
+    members = sp.csc_matrix(rng.random((n, m)) < 0.4)
+    t = rng.integers(0, 2, n)
+    p_a, c_a, p_b = (rng.integers(0, 2, (n, b)).astype(float) for _ in range(3))
+    want = [members.T @ p_a, members.T @ (t[:, None] * p_b), members.T @ ((1 - t)[:, None] * p_b), members.T @ c_a]
+    monkeypatch.setattr(maxt._PermutedCounts, "_BLOCK", 8)  # 7 blocks of rows, the last one short
+    got = maxt._PermutedCounts(members, t).counts(p_a, c_a, p_b)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, np.asarray(w))
