@@ -59,7 +59,7 @@ table; the whole ``aif360-subjective subgroups`` command on Adult (48,842 rows, 
 predictions of a logistic regression fitted on all rows, ``--out`` an HTML report) against DivExplorer at
 ``min_support=0.01`` on the same table and predictions (outcome: the favourable prediction).
 
-Usage: ``python benchmarks/slice_finders.py [--quick] [--seeds 10] [--null-seeds 15] [--bins 5]
+Usage: ``python benchmarks/slice_finders.py [--quick] [--seeds 10] [--null-seeds 50] [--bins 5]
 [--skip-adult] [--data DIR]``. ``--quick`` runs 3 seeds of 4 settings and no Adult (6.5 minutes wall,
 1.5 CPU minutes, on a loaded 2-core machine).
 The peers come with ``pip install aif360-subjective[bench]``; a missing peer is named and skipped.
@@ -512,14 +512,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="3 seeds of 4 settings, no Adult")
     ap.add_argument("--seeds", type=int, default=None, help="seeds per planted setting (default 10; quick 3)")
-    ap.add_argument("--null-seeds", type=int, default=None, help="seeds per null setting (default 15; quick 3)")
+    ap.add_argument("--null-seeds", type=int, default=None, help="seeds per null setting (default 50; quick 3)")
     ap.add_argument("--bins", type=int, default=5, help="quantile bins of numeric columns for the peers (default 5)")
     ap.add_argument("--skip-adult", action="store_true")
     default_data = Path(os.environ.get("AIF360_SUBJECTIVE_DATA", REPO.parent / "shared" / "data"))
     ap.add_argument("--data", type=Path, default=default_data)
     args = ap.parse_args(argv)
     seeds = args.seeds or (3 if args.quick else 10)
-    null_seeds = args.null_seeds or (3 if args.quick else 15)
+    null_seeds = args.null_seeds or (3 if args.quick else 50)
     if seeds < 2 or null_seeds < 1:
         ap.error(f"--seeds must be >= 2 and --null-seeds >= 1, got {seeds} and {null_seeds}")
     start = time.perf_counter()

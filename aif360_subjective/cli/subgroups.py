@@ -162,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
                                discovery=args.discovery)
         from ..report.answer import subgroup_answer
         from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
+        from ..report.subgroup_sections import alternatives_sample_text
 
         # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
         alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
@@ -208,12 +209,13 @@ def run(args: argparse.Namespace) -> int:
         elif alternatives is not None:
             suggestion = alternatives.attrs.get("suggestion")
             if suggestion is None:
-                print("Every other clusterer compared at that number of clusters is lopsided too.")
+                print("Every other clusterer compared at that number of clusters"
+                      f"{alternatives_sample_text(alternatives, ' ({})')} is lopsided too.")
             else:
                 row = alternatives.loc[[suggestion]].iloc[0]
                 print(f"Not lopsided at {rep.n_clusters} clusters: --clustering {suggestion[0]} (largest cluster "
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
-                      "most 1%).")
+                      f"most 1%{alternatives_sample_text(alternatives, '; {}')}).")
         print()
     from ..report.sections import patterns_as_in_table, q_columns_as_text
 

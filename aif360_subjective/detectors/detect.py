@@ -64,6 +64,7 @@ def detect_subgroups(
     n_bins: int = DEFAULT_BINS,
     max_merge: int = DEFAULT_MAX_MERGE,
     n_permutations: int = DEFAULT_PERMUTATIONS,
+    max_t_penalty: str = "classes",
 ) -> SubgroupReport:
     """Find subgroups by clustering, entropy patterns and pattern mining, and measure the classifier's
     fairness on each.
@@ -80,7 +81,10 @@ def detect_subgroups(
     up to ``max_merge`` adjacent quantile bins of a numeric column) holding at least ``min_support`` rows; see
     :mod:`~aif360_subjective.detectors.pattern_mining`. The significance filter of the rankings
     (``alpha``) then controls the family-wise error over every candidate of every kind by permutation max-T
-    (:mod:`~aif360_subjective.detectors.maxt`, ``n_permutations`` permutations).
+    (:mod:`~aif360_subjective.detectors.maxt`, ``n_permutations`` permutations). Each candidate's z is first
+    lowered by ``sqrt(2 ln K)``, ``K`` the candidates of its description class (``max_t_penalty="classes"``:
+    the clusters, the entropy patterns, the mined patterns of each shape), so that a short conjunction of
+    categorical values is not drowned by the thousands of longer patterns with numeric ranges.
 
     Degenerate data: identical rows (constant features) form one cluster with k-means, birch, DBSCAN and
     x-means whatever ``n_clusters``; single linkage and ward still cut their tree into ``n_clusters`` groups
@@ -132,6 +136,11 @@ def detect_subgroups(
         n_bins: quantile bins per numeric column (>= 2).
         max_merge: longest run of adjacent bins merged into one range condition (>= 1).
         n_permutations: permutations of the max-T error control (>= 19).
+        max_t_penalty: what each candidate's z loses before the maximum: ``"classes"`` (default,
+            :func:`~aif360_subjective.detectors.maxt.class_offsets` of the description classes), ``"size"``
+            (``sqrt(2 ln(N / n_S))``, :func:`~aif360_subjective.detectors.maxt.scan_penalty`: favours large
+            subgroups) or ``"none"`` (plain max-T). Every choice controls the family-wise error; they differ in
+            power (``benchmarks/pattern_error_control.py``).
 
     Returns:
         SubgroupReport
@@ -154,7 +163,7 @@ def detect_subgroups(
         silhouette_sample_size=silhouette_sample_size, clustering=clustering,
         categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
         max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
-        n_permutations=n_permutations,
+        n_permutations=n_permutations, max_t_penalty=max_t_penalty,
     )
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label)
 
@@ -171,10 +180,16 @@ def analyse(
     """The core shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric`` (inputs validated)."""
     if opts.discovery == "patterns":
         return _patterns_only(X, t, p, w, opts, rng, pos_label)
-    rep = _asdf(X, t, p, w, opts, rng, pos_label)
-    rep._outcomes = (np.asarray(t, dtype=bool), np.asarray(p, dtype=bool))
     if opts.discovery == "both":
-        rep._add_patterns(mine(X, opts), t, p, w, opts.undefined_rates)
+        # the mining (bitwise numpy, which releases the GIL) runs beside the clustering: it needs no random
+        # numbers and its result does not depend on when it runs
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            mined = pool.submit(mine, X, opts)
+            rep = _asdf(X, t, p, w, opts, rng, pos_label)
+            rep._add_patterns(mined.result(), t, p, w, opts.undefined_rates)
+    else:
+        rep = _asdf(X, t, p, w, opts, rng, pos_label)
+    rep._outcomes = (np.asarray(t, dtype=bool), np.asarray(p, dtype=bool))
     # drawn last: the clustering above consumes the generator exactly as before
     rep._permutation_seed = int(rng.integers(0, 2**31 - 1))
     return rep

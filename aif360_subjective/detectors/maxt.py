@@ -47,7 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "max_t", "observed_z", "check_n_permutations", "scan_penalty",
-           "draw_permutations"]
+           "class_offsets", "draw_permutations"]
 
 #: The four tests, in the order of :attr:`MaxTResult.z` columns.
 TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy")
@@ -95,6 +95,9 @@ class MaxTResult:
         p_global: (m, 4, 2) adjusted p-values in the global family (every test, both directions).
         n_permutations: B.
         n_hypotheses: defined hypotheses per test family (4,) and in the global family.
+        offset: (m,) the amount subtracted from each candidate's z before maximising (its penalty): the
+            statistic of candidate i is ``z - offset[i]`` in the disadvantaged direction, ``-z - offset[i]``
+            in the favoured one.
     """
 
     z: np.ndarray
@@ -103,6 +106,12 @@ class MaxTResult:
     p_global: np.ndarray
     n_permutations: int
     n_hypotheses: tuple[tuple[int, ...], int]
+    offset: np.ndarray | None = None
+
+    def statistic(self, test: int, direction: int = 0) -> np.ndarray:
+        """(m,) the maximised statistic of one test and direction (0 disadvantaged, 1 favoured)."""
+        z = self.z[:, test] if direction == 0 else -self.z[:, test]
+        return z - (0.0 if self.offset is None else self.offset)
 
 
 def _sd(k: np.ndarray, K: float, N: float) -> np.ndarray:
@@ -304,6 +313,27 @@ def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def class_offsets(classes: np.ndarray) -> np.ndarray:
+    """``sqrt(2 ln K)`` per candidate, ``K`` the number of candidates of its description class.
+
+    The penalty of the max-T statistic: the maximum of ``K`` standard normal z values grows like
+    ``sqrt(2 ln K)``, so subtracting it lets every class of candidates (the clusters; the entropy patterns;
+    the mined patterns of each shape: number of conditions and how many of them are numeric ranges) exceed the
+    permutation threshold about equally often under the null hypothesis. A two-condition conjunction of
+    categorical values then competes with the other 240-odd conjunctions of its shape, not with the thousands of
+    three-condition patterns with numeric ranges that dominate the candidates. The classes depend on the
+    features only, never on the outcome, so the permutation max-T stays valid whatever the classes are.
+
+    Args:
+        classes: (m,) hashable class label per candidate.
+
+    Returns:
+        numpy.ndarray: (m,) offsets (0 for a class of one candidate).
+    """
+    _, inverse, counts = np.unique(np.asarray(classes), return_inverse=True, return_counts=True)
+    return np.sqrt(2.0 * np.log(counts[inverse.ravel()].astype(np.float64)))
+
+
 def draw_permutations(
     rng: np.random.Generator, p: np.ndarray, pos: np.ndarray, neg: np.ndarray, b: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -324,7 +354,7 @@ def max_t(
     p: np.ndarray,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     random_state: np.random.Generator | int | None = None,
-    penalty: bool = True,
+    penalty: bool | np.ndarray = True,
 ) -> MaxTResult:
     """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
 
@@ -334,7 +364,9 @@ def max_t(
         p: prediction, 1 = favourable (0/1 array).
         n_permutations: B (>= 19).
         random_state: numpy Generator or int seed (the permutations).
-        penalty: maximise ``z - sqrt(2 ln(N / n_S))`` instead of ``z`` (see the module docstring).
+        penalty: what is subtracted from each candidate's z before maximising: ``True`` the size penalty
+            ``sqrt(2 ln(N / n_S))`` (:func:`scan_penalty`), ``False`` nothing, or an (m,) array of offsets
+            fixed without the outcome (the reports pass :func:`class_offsets` of the description classes).
 
     Returns:
         MaxTResult
@@ -354,7 +386,10 @@ def max_t(
                             dtype=np.float64)
     z_obs = np.column_stack([z[:, 0] for z in std.z([obs_counts[:, [i]] for i in range(4)])])
     size = np.asarray(MT.sum(axis=1), dtype=np.float64).ravel()
-    pen = scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
+    if isinstance(penalty, np.ndarray):
+        pen = np.asarray(penalty, dtype=np.float64).reshape(m, 1)
+    else:
+        pen = scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
     s_obs = z_obs - pen[:, [0]]
     s_fav = -z_obs - pen[:, [0]]
     # families: per (test, direction) (one ranking), per test (both directions), global (everything)
@@ -375,4 +410,5 @@ def max_t(
     return MaxTResult(
         z=z_obs, p_adjusted=p_adj, p_two_sided=p_two, p_global=p_glob, n_permutations=B,
         n_hypotheses=(tuple(len(fams.families[8 + f].order) for f in range(4)), len(fams.families[12].order)),
+        offset=pen[:, 0].copy(),
     )

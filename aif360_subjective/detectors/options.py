@@ -35,10 +35,14 @@ from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
 from .patterns import NORMALIZATIONS
 from .selection import SELECTION_METRICS
 
-__all__ = ["AnalysisOptions", "Clusterer", "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "check_analysis_options"]
+__all__ = ["AnalysisOptions", "Clusterer", "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES",
+           "check_analysis_options"]
 
 #: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
 DISCOVERIES = ("asdf", "patterns", "both")
+#: Values of the ``max_t_penalty`` option: what each candidate's z loses before the maximum (see
+#: :func:`~aif360_subjective.detectors.maxt.class_offsets` and :func:`~aif360_subjective.detectors.maxt.scan_penalty`).
+MAX_T_PENALTIES = ("classes", "size", "none")
 #: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
 DEFAULT_MIN_SUPPORT = 0.01
 
@@ -72,6 +76,7 @@ class AnalysisOptions:
         max_length, min_support, n_bins, max_merge: the mined patterns (see
             :mod:`~aif360_subjective.detectors.pattern_mining`).
         n_permutations: permutations of the max-T error control.
+        max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``: the max-T statistic's penalty.
     """
 
     clustering: str | Clusterer
@@ -91,6 +96,7 @@ class AnalysisOptions:
     n_bins: int = DEFAULT_BINS
     max_merge: int = DEFAULT_MAX_MERGE
     n_permutations: int = DEFAULT_PERMUTATIONS
+    max_t_penalty: str = "classes"
 
     @property
     def clustering_name(self) -> str:
@@ -114,6 +120,7 @@ class AnalysisOptions:
             "n_bins": self.n_bins,
             "max_merge": self.max_merge,
             "n_permutations": self.n_permutations,
+            "max_t_penalty": self.max_t_penalty,
         }
 
 
@@ -136,6 +143,7 @@ def check_analysis_options(
     n_bins: Any = DEFAULT_BINS,
     max_merge: Any = DEFAULT_MAX_MERGE,
     n_permutations: Any = DEFAULT_PERMUTATIONS,
+    max_t_penalty: Any = "classes",
 ) -> AnalysisOptions:
     """Validate the options shared by :func:`detect_subgroups`, ``SubgroupDiscoveryMetric`` and
     :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
@@ -158,6 +166,7 @@ def check_analysis_options(
         n_bins: an int >= 2.
         max_merge: an int >= 1.
         n_permutations: an int >= 19.
+        max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``.
 
     Returns:
         AnalysisOptions: the options as the analysis takes them (categorical columns auto-detected when
@@ -184,6 +193,7 @@ def check_analysis_options(
             raise ValueError(f"{name} must be >= {low}, got {value}")
     check_min_support(min_support, max(len(X), 1))
     check_n_permutations(n_permutations)
+    check_choice(max_t_penalty, "max_t_penalty", MAX_T_PENALTIES)
     if categorical_features is None:
         cat = detect_categorical(X)
     else:
@@ -193,5 +203,5 @@ def check_analysis_options(
         normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
         selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size, mst=mst,
         discovery=discovery, max_length=int(max_length), min_support=min_support, n_bins=int(n_bins),
-        max_merge=int(max_merge), n_permutations=int(n_permutations),
+        max_merge=int(max_merge), n_permutations=int(n_permutations), max_t_penalty=max_t_penalty,
     )

@@ -166,7 +166,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             (``mst``: single linkage's MST back-end, ``"auto"``, ``"mlpack"`` or ``"sklearn"``).
         use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
         cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
-        discovery, max_length, min_support, n_bins, max_merge, n_permutations: the pattern candidates and
+        discovery, max_length, min_support, n_bins, max_merge, n_permutations, max_t_penalty: the pattern
+            candidates and
             the max-T error control, as in :func:`~aif360_subjective.detectors.detect_subgroups` (default
             ``discovery="both"``: clusters, entropy patterns and mined patterns).
 
@@ -203,6 +204,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         n_bins: int = DEFAULT_BINS,
         max_merge: int = DEFAULT_MAX_MERGE,
         n_permutations: int = DEFAULT_PERMUTATIONS,
+        max_t_penalty: str = "classes",
     ):
         if not isinstance(dataset, BinaryLabelDataset):
             raise TypeError(f"dataset must be a BinaryLabelDataset, got {type(dataset).__name__}")
@@ -245,7 +247,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             silhouette_sample_size=silhouette_sample_size, clustering=clustering,
             categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
             max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
-            n_permutations=n_permutations,
+            n_permutations=n_permutations, max_t_penalty=max_t_penalty,
         )
         if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
             raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")

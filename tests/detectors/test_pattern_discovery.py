@@ -410,6 +410,11 @@ def test_overlap_counts_rows_in_common_exactly(density):
     assert np.array_equal(_overlap(members), brute)
     assert np.array_equal(_overlap(members, block_rows=100), brute)  # several blocks of rows add up
     assert _overlap(sp.csc_matrix((4, 0), dtype=bool)).shape == (0, 0)
+    # repeated membership rows are counted once with their multiplicity: the counts are still every row's
+    repeated = np.repeat(dense[:40], rng.integers(1, 30, 40), axis=0)
+    brute = repeated.T.astype(np.int64) @ repeated.astype(np.int64)
+    assert np.array_equal(_overlap(sp.csc_matrix(repeated)), brute)
+    assert np.array_equal(_overlap(sp.csc_matrix(repeated), block_rows=7), brute)
 
 
 def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
@@ -447,3 +452,24 @@ def test_permuted_counts_in_row_blocks_are_exact(monkeypatch):
     got = maxt._PermutedCounts(members, t).counts(p_a, c_a, p_b)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, np.asarray(w))
+
+
+def test_class_offsets_by_hand():
+    from aif360_subjective.detectors.maxt import class_offsets
+
+    got = class_offsets(np.array(["a", "a", "b", "c", "c", "c", "c"], dtype=object))
+    np.testing.assert_allclose(got, [np.sqrt(2 * np.log(2))] * 2 + [0.0] + [np.sqrt(2 * np.log(4))] * 4)
+
+
+def test_max_t_penalises_each_description_class_by_its_size():
+    X = pd.DataFrame({"c": list("aabbaabb") * 50, "d": list("xyxyyxyx") * 50, "v": np.arange(400) / 400})
+    y = np.tile([1, 0, 1, 1, 0, 1, 0, 0], 50)
+    rep = detect_subgroups(X, y, y, discovery="both", n_clusters=2, n_permutations=19, random_state=0)
+    classes = rep._description_classes()
+    kinds = rep._metrics.index.get_level_values("kind").to_numpy()
+    assert set(classes[kinds == "cluster"]) == {"cluster"} and set(classes[kinds == "entropy"]) == {"entropy"}
+    shapes = {(len(p), sum(isinstance(rep._mined.items.values[j], tuple) for j in p)) for p in rep._mined.patterns}
+    assert {f"pattern:{a}:{b}" for a, b in shapes} == set(classes[kinds == "pattern"])
+    offset = rep._max_t().offset
+    for c in set(classes):
+        np.testing.assert_allclose(offset[classes == c], np.sqrt(2 * np.log((classes == c).sum())))

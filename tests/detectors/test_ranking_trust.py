@@ -9,6 +9,7 @@ import pytest
 from aif360_subjective.datasets import make_subgroup_benchmark
 from aif360_subjective.detectors import DIRECTIONS, METRICS, alternative_clusterings, detect_subgroups, lopsidedness
 from aif360_subjective.detectors.lopsided import flag_lopsided
+from aif360_subjective.detectors.maxt import METRIC_TEST
 
 PLANTED = make_subgroup_benchmark(random_state=0)
 
@@ -50,12 +51,17 @@ def _check_first_entries(rep):
                 assert _disadvantaged(rep, metric, sig[metric].to_numpy()).all(), (kind, metric)
                 assert ((bound > ref) if DIRECTIONS[metric] == "larger" else (bound < ref)).all()
                 assert (sig[metric + "_p_adjusted"] < 0.05).all()
-                # ordered by adjusted p, then by the bound nearest the reference: the most surely disadvantaged first
+                # ordered by adjusted p, then by the max-T statistic, then by the bound nearest the reference
                 padj = sig[metric + "_p_adjusted"].to_numpy()
                 assert (np.diff(padj) >= 0).all()
+                pos = rep._rows_of(kind)
+                where = dict(zip(rep._metrics.iloc[pos].index.get_level_values("id"), pos, strict=True))
+                stat = rep._max_t().statistic(METRIC_TEST[metric], 0)[[where[i] for i in sig.index]]
                 same = np.diff(padj) == 0
+                assert (np.diff(stat)[same] <= 1e-12).all()
+                tie = same & (np.abs(np.diff(stat)) <= 1e-12)
                 step = np.diff(bound)
-                assert (step[same] <= 0).all() if DIRECTIONS[metric] == "larger" else (step[same] >= 0).all()
+                assert (step[tie] <= 0).all() if DIRECTIONS[metric] == "larger" else (step[tie] >= 0).all()
             fav = rep.ranking(metric, kind=kind, direction="favoured", alpha=None)
             if (np.nan_to_num(~_disadvantaged(rep, metric, values), nan=0).astype(bool) & ~np.isnan(values)).any():
                 assert not _disadvantaged(rep, metric, fav[metric].iloc[0]), (kind, metric)

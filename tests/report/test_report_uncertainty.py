@@ -276,6 +276,15 @@ def test_lopsided_without_alternatives_or_too_big(chained):
     assert bounded in _texts(_sec(subgroup_sections(rep, figures=False, alternatives=bounded), CLUSTERING).blocks)
 
 
+def test_lopsided_alternatives_on_a_sample_say_so(chained):
+    X, y, pred, rep = chained
+    sampled = lopsided_alternatives(rep, X, y, pred, sample_rows=1000, random_state=3)
+    assert sampled.attrs["sample"] == (1000, 3000)
+    assert lopsided_alternatives(rep, X, y, pred).attrs["sample"] is None  # 3,000 rows: the whole table
+    texts = _texts(_sec(subgroup_sections(rep, figures=False, alternatives=sampled), CLUSTERING).blocks)
+    assert any("compared on a random sample of 1,000 of the 3,000 rows" in t for t in texts)
+
+
 def test_balanced_clustering_has_no_lopsided_warning(planted):
     X, y, pred, rep = planted
     assert not rep.lopsided["lopsided"]
