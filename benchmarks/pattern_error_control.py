@@ -11,14 +11,18 @@ Arms (same candidates: every conjunction of up to 3 conditions with >= 1 % of th
 up to 3 adjacent deciles):
 
 * ``max-T``: ``detect_subgroups(discovery="patterns")`` and ``ranking("statistical_parity", kind="pattern",
-  n=1)`` at its default alpha = 0.05 (step-down max-T over every candidate, 200 permutations, redundancy
-  filter on);
+  n=1)`` at its default alpha = 0.05 (step-down max-T over every candidate, 200 permutations, the default
+  penalty by description class, redundancy filter on);
 * ``max-T, no filter``: the same ranking with ``keep_redundant=True`` (granularity: does the first subgroup
   stay the planted one?);
+* ``max-T, size penalty`` and ``max-T, no penalty``: the default ranking with ``max_t_penalty="size"`` (the
+  statistic ``z - sqrt(2 ln(N / n_S))``) and ``"none"`` (plain ``z``) instead of the default ``"classes"``
+  (``z - sqrt(2 ln K)``, K the candidates of the pattern's shape);
 * ``split``: the rows are halved at random (seeded); on the first half the 5 candidates with the largest
   size-penalised z are selected, on the second half each gets a one-sided z test, Bonferroni over the 5; the
   reported subgroup is the one with the largest second-half z among those significant.
 
+Null settings run ``NULL_FACTOR`` (4) times as many tables as the planted ones.
 Printed per arm and setting: hit@1 (the first reported subgroup has Jaccard >= 0.5 with the planted rows),
 the mean top-1 Jaccard (0 when nothing is reported), and the runs with any report; then the number of
 candidates and the 95 % quantile of the max-T statistic's null maximum on one null table for a few
@@ -39,10 +43,12 @@ from scipy import stats
 
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors.maxt import _Standardiser, observed_z, scan_penalty
+from aif360_subjective.detectors.maxt import _Standardiser, class_offsets, observed_z, scan_penalty
 from aif360_subjective.detectors.pattern_mining import build_items, check_min_support, mine_patterns
 
 SETTINGS = [("conjunction", 0.2), ("conjunction", 0.1), ("numeric_region", 0.2), ("null", 0.0)]
+#: Null tables per seed of a planted setting: the error rate needs more runs than the power.
+NULL_FACTOR = 4
 
 
 def table(shape: str, shift: float, seed: int, seeds: int):
@@ -82,17 +88,30 @@ def split_arm(b, seed: int, k: int = 5, alpha: float = 0.05):
     return mp.members[:, best].toarray().ravel().astype(bool)
 
 
-def maxt_arm(b, seed: int):
-    rep = detect_subgroups(b.X, b.y_true, b.y_pred, random_state=seed, discovery="patterns")
-    out = {}
-    for name, keep in (("max-T", False), ("max-T, no filter", True)):
+#: The max-T arms: the penalty of the statistic (``max_t_penalty``) and whether the redundancy filter is on.
+MAXT_ARMS = (("max-T", "classes", False), ("max-T, no filter", "classes", True),
+             ("max-T, size penalty", "size", False), ("max-T, no penalty", "none", False))
+
+
+def maxt_arm(b, seed: int, secs: dict):
+    """The first subgroup of each max-T arm (None: nothing listed); adds each penalty's seconds to ``secs``."""
+    out, reports = {}, {}
+    for name, penalty, keep in MAXT_ARMS:
+        t0 = time.perf_counter()
+        if penalty not in reports:  # arms sharing a penalty share its analysis (and are charged its time)
+            reports[penalty] = (detect_subgroups(b.X, b.y_true, b.y_pred, random_state=seed, discovery="patterns",
+                                                 max_t_penalty=penalty), time.perf_counter() - t0)
+            t0 = time.perf_counter()
+        rep, analysis_seconds = reports[penalty]
         rk = rep.ranking("statistical_parity", kind="pattern", n=1, keep_redundant=keep)
         out[name] = rep.members("pattern", rk.index[0]) if len(rk) else None
+        secs[name] = secs.get(name, 0.0) + analysis_seconds + time.perf_counter() - t0
     return out
 
 
 def candidates_table(seed: int = 0) -> pd.DataFrame:
-    """Candidates and the 95 % quantile of the null maximum of the max-T statistic (one null table)."""
+    """Candidates and the 95 % quantile of the null maximum of the max-T statistic (one null table), with the
+    z a pattern of a given shape needs under the default penalty by description class."""
     b = make_planted_slice(effect=0.0, random_state=seed)
     n = len(b.X)
     t, p = b.y_true.astype(float), b.y_pred.astype(float)
@@ -100,17 +119,19 @@ def candidates_table(seed: int = 0) -> pd.DataFrame:
     for ms, bins, merge in ((0.01, 10, 3), (0.02, 10, 3), (0.005, 10, 3), (0.01, 5, 1), (0.01, 10, 1)):
         mp = mine_patterns(build_items(b.X, [c for c in b.X if c.startswith("cat")], bins, merge),
                            check_min_support(ms, n), 3)
+        is_range = np.array([isinstance(v, tuple) for v in mp.items.values])
+        shape = np.array([f"{len(q)}:{int(is_range[list(q)].sum())}" for q in mp.patterns], dtype=object)
+        offset = class_offsets(shape)
         MT = sp.csr_matrix(mp.members.T, dtype=np.float32)
         std = _Standardiser(MT, t, p)
         idx = np.random.default_rng(seed).permuted(np.tile(np.arange(n), (200, 1)), axis=1).T
         z = (std.expected[:, [0]] - np.asarray(MT @ p[idx].astype(np.float32))) * std.inv_sd[:, [0]]
-        pen = scan_penalty(mp.support.astype(float), n)[:, None]
-        mx = np.nanmax(z - pen, axis=0)
-        q95 = float(np.quantile(mx, 0.95))
+        q95 = float(np.quantile(np.nanmax(z - offset[:, None], axis=0), 0.95))
+        need = {s_: round(q95 + float(offset[shape == s_][0]), 2) if (shape == s_).any() else np.nan
+                for s_ in ("2:0", "3:0", "2:2")}
         rows.append({"min_support": ms, "bins": bins, "max_merge": merge, "candidates": len(mp.patterns),
-                     "q95 of max (z - penalty)": round(q95, 2),
-                     "z needed, 100 rows": round(q95 + float(scan_penalty(np.array([100.0]), n)[0]), 2),
-                     "z needed, 500 rows": round(q95 + float(scan_penalty(np.array([500.0]), n)[0]), 2)})
+                     "q95 of max (z - offset)": round(q95, 2), "z needed, 2 categorical": need["2:0"],
+                     "z needed, 3 categorical": need["3:0"], "z needed, 2 ranges": need["2:2"]})
     return pd.DataFrame(rows)
 
 
@@ -122,13 +143,12 @@ def main() -> None:
     seeds = 3 if args.quick else args.seeds
     rows = []
     for shape, shift in SETTINGS:
-        res = {a: [] for a in ("max-T", "max-T, no filter", "split")}
-        secs = {"max-T": 0.0, "split": 0.0}
-        for seed in range(seeds):
+        res = {a: [] for a in [arm[0] for arm in MAXT_ARMS] + ["split"]}
+        secs = {"split": 0.0}
+        n_tables = seeds * NULL_FACTOR if shape == "null" else seeds
+        for seed in range(n_tables):
             b = table(shape, shift, seed, seeds)
-            t0 = time.perf_counter()
-            found = maxt_arm(b, seed)
-            secs["max-T"] += time.perf_counter() - t0
+            found = maxt_arm(b, seed, secs)
             t0 = time.perf_counter()
             found["split"] = split_arm(b, seed)
             secs["split"] += time.perf_counter() - t0
@@ -138,10 +158,10 @@ def main() -> None:
         for arm, r in res.items():
             any_report = sum(x for x, _ in r)
             jac = [j for _, j in r]
-            rows.append({"setting": name, "arm": arm, "hit@1": f"{sum(j >= 0.5 for j in jac)}/{seeds}",
+            rows.append({"setting": name, "arm": arm, "hit@1": f"{sum(j >= 0.5 for j in jac)}/{n_tables}",
                          "mean top-1 Jaccard": round(float(np.mean(jac)), 2),
-                         "any report": f"{any_report}/{seeds}",
-                         "s/table": round(secs["max-T" if arm != "split" else "split"] / seeds, 2)})
+                         "any report": f"{any_report}/{n_tables}",
+                         "s/table": round(secs[arm] / n_tables, 2)})
     pd.set_option("display.width", 160)
     print(pd.DataFrame(rows).to_string(index=False))
     if not args.quick:

@@ -473,3 +473,19 @@ def test_max_t_penalises_each_description_class_by_its_size():
     offset = rep._max_t().offset
     for c in set(classes):
         np.testing.assert_allclose(offset[classes == c], np.sqrt(2 * np.log((classes == c).sum())))
+
+
+@pytest.mark.parametrize("sample", [50, 10_000])  # through the sampled candidates and directly
+def test_containment_finds_exactly_the_nested_pairs(sample):
+    from aif360_subjective.detectors.report import _containment
+
+    rng = np.random.default_rng(11)
+    base = rng.random((3000, 30)) < 0.2
+    nested = base[:, :10] & (rng.random((3000, 10)) < 0.5)  # subsets of the first ten
+    dense = np.hstack([base, nested, base[:, :3]])  # and three exact copies (equal sizes: not strictly nested)
+    inter = dense.T.astype(np.int64) @ dense.astype(np.int64)
+    size = dense.sum(axis=0)
+    want = set(zip(*np.nonzero((inter == size[None, :]) & (size[:, None] > size[None, :])), strict=True))
+    g, s_, got_size = _containment(sp.csc_matrix(dense), sample=sample)
+    assert set(zip(g.tolist(), s_.tolist(), strict=True)) == {(int(a), int(b)) for a, b in want}
+    assert len(want) >= 10 and np.array_equal(got_size, size)
