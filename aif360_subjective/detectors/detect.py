@@ -131,8 +131,8 @@ def detect_subgroups(
             (0, 1)). The default, 1 % of the rows, keeps every planted 2-10 % slice of the benchmark among the
             candidates while bounding their number (about 17,600 on 5,000 rows of 6 categorical and 2 numeric
             columns): a shift of 0.1 in a 1 % slice has z < 1.5, while on a null table of that shape a
-            100-row subgroup needs z >= 4.5 to pass max-T (``benchmarks/pattern_error_control.py``), so
-            smaller patterns would only cost time.
+            two-condition categorical conjunction needs z >= 3.88 to pass max-T
+            (``benchmarks/pattern_error_control.py``), so smaller patterns would only cost time.
         n_bins: quantile bins per numeric column (>= 2).
         max_merge: longest run of adjacent bins merged into one range condition (>= 1).
         n_permutations: permutations of the max-T error control (>= 19).
