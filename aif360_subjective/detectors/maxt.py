@@ -95,6 +95,7 @@ class MaxTResult:
         p_global: (m, 4, 2) adjusted p-values in the global family (every test, both directions).
         n_permutations: B.
         n_hypotheses: defined hypotheses per test family (4,) and in the global family.
+        tests: the tests adjusted (the others' p-values are NaN; the global family needs all four).
         offset: (m,) the amount subtracted from each candidate's z before maximising (its penalty): the
             statistic of candidate i is ``z - offset[i]`` in the disadvantaged direction, ``-z - offset[i]``
             in the favoured one.
@@ -107,6 +108,7 @@ class MaxTResult:
     n_permutations: int
     n_hypotheses: tuple[tuple[int, ...], int]
     offset: np.ndarray | None = None
+    tests: tuple[int, ...] = (0, 1, 2, 3)
 
     def statistic(self, test: int, direction: int = 0) -> np.ndarray:
         """(m,) the maximised statistic of one test and direction (0 disadvantaged, 1 favoured)."""
@@ -145,11 +147,9 @@ class _Standardiser:
         """z of each test from the observed (or permuted) counts: favourable predictions, true positives,
         false positives, correct predictions; each (m, b)."""
         e, inv = self.expected, self.inv_sd
-        z_sp = (e[:, [0]] - counts[0]) * inv[:, [0]]
-        z_tpr = (e[:, [1]] - counts[1]) * inv[:, [1]]
-        z_fpr = (e[:, [2]] - counts[2]) * inv[:, [2]]
-        z_acc = (e[:, [3]] - counts[3]) * inv[:, [3]]
-        return [z_sp, z_tpr, (z_tpr + z_fpr) / np.sqrt(2.0), z_acc]
+        z = [None if cnt is None else (e[:, [i]] - cnt) * inv[:, [i]] for i, cnt in enumerate(counts)]
+        z_eodds = None if z[1] is None or z[2] is None else (z[1] + z[2]) / np.sqrt(2.0)
+        return [z[0], z[1], z_eodds, z[3]]
 
 
 def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -221,8 +221,9 @@ class _StepDown:
 class _Families:
     """The families of :func:`max_t` over the 8 blocks of hypotheses (test, direction), fed in one pass per block.
 
-    Block ``k = 2 * test + direction`` holds one hypothesis per candidate. The families are each block alone
-    (one ranking), the two blocks of a test, and all eight (the global family). A family needs, per
+    Each block (a test and a direction) holds one hypothesis per candidate; each family is a list of blocks
+    (``members``): in :func:`max_t` each block alone (one ranking), the two blocks of a test, and all eight
+    (the global family). A family needs, per
     permutation, its head hypotheses' statistics and the maximum over the rest. The heads of the families
     that share a block are gathered once (with the undefined hypotheses), set aside, and the block's maximum
     over everything else is one reduction: every family's "rest" is then the maximum of those block maxima
@@ -230,10 +231,10 @@ class _Families:
     and block (three times the work), and no copies of the blocks.
     """
 
-    def __init__(self, blocks_observed: list[np.ndarray]):
+    def __init__(self, blocks_observed: list[np.ndarray], members: list[list[int]]):
         m = len(blocks_observed[0])
         self.m = m
-        self.members = [[k] for k in range(8)] + [[2 * f, 2 * f + 1] for f in range(4)] + [list(range(8))]
+        self.members = members
         self.families = [_StepDown(np.concatenate([blocks_observed[k] for k in ks])) for ks in self.members]
         aside: list[set[int]] = [set(np.flatnonzero(~np.isfinite(o)).tolist()) for o in blocks_observed]
         for ks, sd in zip(self.members, self.families, strict=True):
@@ -256,7 +257,7 @@ class _Families:
                                           dtype=np.intp))
 
     def add(self, blocks: list[np.ndarray]) -> None:
-        """``blocks``: the 8 (m, b) permuted statistics, in block order; overwritten (their set-aside rows)."""
+        """``blocks``: the (m, b) permuted statistics, in block order; overwritten (their set-aside rows)."""
         gathered, rest = [], []
         for blk, aside in zip(blocks, self.aside, strict=True):
             gathered.append(blk[aside])
@@ -292,18 +293,25 @@ class _PermutedCounts:
         self.MT = [MT] if len(self.blocks) == 1 else [MT[:, s0:s1] for s0, s1 in self.blocks]
         self.t = np.asarray(t, dtype=bool)[:, None]
 
-    def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray) -> list[np.ndarray]:
+    def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray,
+               need: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> list[np.ndarray | None]:
         """Favourable and correct predictions (pairs permuted jointly: ``p_a``, ``c_a``), true and false
-        positives (predictions permuted within the truth strata: ``p_b``); each (m, b) float64."""
+        positives (predictions permuted within the truth strata: ``p_b``); each (m, b) float64, or None where
+        ``need`` is False (a count no requested test uses is not computed)."""
         b = p_a.shape[1]
         fav = p_b > 0
         # a prediction permuted within the truth strata is a true positive on truth-positive rows, a false
         # positive on the others
-        Y = np.hstack([p_a > 0, self.t & fav, ~self.t & fav, c_a > 0]).astype(np.uint16)
-        cnt = np.zeros((self.MT[0].shape[0], 4 * b), dtype=np.float64)
+        parts = [lambda: p_a > 0, lambda: self.t & fav, lambda: ~self.t & fav, lambda: c_a > 0]
+        which = [i for i in range(4) if need[i]]
+        Y = np.hstack([parts[i]() for i in which]).astype(np.uint16)
+        cnt = np.zeros((self.MT[0].shape[0], len(which) * b), dtype=np.float64)
         for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
             cnt += M @ Y[s0:s1]
-        return [cnt[:, i * b:(i + 1) * b] for i in range(4)]
+        out: list[np.ndarray | None] = [None] * 4
+        for j, i in enumerate(which):
+            out[i] = cnt[:, j * b:(j + 1) * b]
+        return out
 
 
 def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
@@ -355,6 +363,7 @@ def max_t(
     n_permutations: int = DEFAULT_PERMUTATIONS,
     random_state: np.random.Generator | int | None = None,
     penalty: bool | np.ndarray = True,
+    tests: tuple[int, ...] = (0, 1, 2, 3),
 ) -> MaxTResult:
     """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
 
@@ -367,6 +376,10 @@ def max_t(
         penalty: what is subtracted from each candidate's z before maximising: ``True`` the size penalty
             ``sqrt(2 ln(N / n_S))`` (:func:`scan_penalty`), ``False`` nothing, or an (m,) array of offsets
             fixed without the outcome (the reports pass :func:`class_offsets` of the description classes).
+        tests: which tests (positions in :data:`TESTS`) to adjust; the others' adjusted p-values are NaN, and
+            so is the global family unless all four are asked for. Each test's adjusted p-values are the same
+            whichever others are asked for (the permutations are drawn the same way), so a ranking of one metric
+            pays for one test.
 
     Returns:
         MaxTResult
@@ -393,22 +406,44 @@ def max_t(
     s_obs = z_obs - pen[:, [0]]
     s_fav = -z_obs - pen[:, [0]]
     # families: per (test, direction) (one ranking), per test (both directions), global (everything)
-    fams = _Families([s for f in range(4) for s in (s_obs[:, f], s_fav[:, f])])
+    tests = tuple(sorted(set(int(f) for f in tests)))
+    if not tests or not set(tests) <= {0, 1, 2, 3}:
+        raise ValueError(f"tests must be positions in {TESTS}, got {tests!r}")
+    blocks = [s for f in tests for s in (s_obs[:, f], s_fav[:, f])]
+    members_of = [[j] for j in range(len(blocks))] + [[2 * i, 2 * i + 1] for i in range(len(tests))]
+    if len(tests) == 4:
+        members_of.append(list(range(8)))
+    fams = _Families(blocks, members_of)
+    # counts each test needs: SP favourable predictions; EO true positives; EOdds true and false positives;
+    # accuracy correct predictions
+    uses = {0: (0,), 1: (1,), 2: (1, 2), 3: (3,)}
+    need = tuple(any(i in uses[f] for f in tests) for i in range(4))
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     counter = _PermutedCounts(members, t)
     done = 0
     while done < B:
         b = min(_BATCH, B - done)
         idx, p_b = draw_permutations(rng, p, pos, neg, b)
-        zs = std.z(counter.counts(p[idx], c[idx], p_b))  # each (m, b)
-        fams.add([s for z in zs for s in (z - pen, -z - pen)])
+        zs = std.z(counter.counts(p[idx], c[idx], p_b, need))  # each (m, b)
+        fams.add([s for f in tests for s in (zs[f] - pen, -zs[f] - pen)])
         done += b
     adj = fams.adjusted(B)
-    p_adj = np.stack([np.column_stack([adj[2 * f], adj[2 * f + 1]]) for f in range(4)], axis=1)
-    p_two = np.column_stack([np.fmin(*adj[8 + f].reshape(2, m)) for f in range(4)])
-    p_glob = adj[12].reshape(4, 2, m).transpose(2, 0, 1)
+    k = len(tests)
+    nan = np.full(m, np.nan)
+    p_adj = np.full((m, 4, 2), np.nan)
+    p_two = np.full((m, 4), np.nan)
+    n_test = [0, 0, 0, 0]
+    for i, f in enumerate(tests):
+        p_adj[:, f, 0], p_adj[:, f, 1] = adj[2 * i], adj[2 * i + 1]
+        p_two[:, f] = np.fmin(*adj[2 * k + i].reshape(2, m))
+        n_test[f] = len(fams.families[2 * k + i].order)
+    if k == 4:
+        p_glob = adj[-1].reshape(4, 2, m).transpose(2, 0, 1)
+        n_glob = len(fams.families[-1].order)
+    else:
+        p_glob, n_glob = np.stack([np.column_stack([nan, nan])] * 4, axis=1), 0
     return MaxTResult(
         z=z_obs, p_adjusted=p_adj, p_two_sided=p_two, p_global=p_glob, n_permutations=B,
-        n_hypotheses=(tuple(len(fams.families[8 + f].order) for f in range(4)), len(fams.families[12].order)),
+        n_hypotheses=(tuple(n_test), n_glob), tests=tests,
         offset=pen[:, 0].copy(),
     )

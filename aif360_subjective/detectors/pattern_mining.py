@@ -173,11 +173,16 @@ def build_items(
 def row_set_keys(members: sp.csc_matrix, seed: int = 0) -> np.ndarray:
     """A (k, 3) float key per column of a boolean sparse matrix: equal keys = equal row sets (up to a
     2^-100-ish chance of collision: two random projections plus the size)."""
-    n = members.shape[0]
+    n, k = members.shape
     rng = np.random.default_rng(seed)
     proj = rng.random((n, 2))
-    m = members.astype(np.float64)
-    keys = np.column_stack([np.asarray(m.sum(axis=0)).ravel(), (m.T @ proj)])
+    cols = sp.csc_matrix(members)
+    keys = np.empty((k, 3))
+    step = max(1, 2**26 // max(1, cols.nnz // max(k, 1)))  # about 64 million members per float64 copy
+    for s0 in range(0, k, step):  # bounded memory on large candidate sets (Adult: 134 million members)
+        m = cols[:, s0:s0 + step].astype(np.float64)
+        keys[s0:s0 + step, 0] = np.asarray(m.sum(axis=0)).ravel()
+        keys[s0:s0 + step, 1:] = m.T @ proj
     return np.round(keys, 9)
 
 
@@ -190,22 +195,27 @@ def _pack(dense: np.ndarray) -> np.ndarray:
     return packed.view(np.uint64)
 
 
-def _unpack_to_csc(bits: np.ndarray, n: int) -> sp.csc_matrix:
-    """(k, words) uint64 bitsets -> (n, k) boolean CSC matrix.
+def _unpack_to_csc(bits: np.ndarray, n: int, support: np.ndarray, block: int = 256) -> sp.csc_matrix:
+    """(k, words) uint64 bitsets -> (n, k) boolean CSC matrix (``support``: set bits per bitset).
 
-    Only the non-zero bytes are unpacked, so the cost follows the members rather than the k x n bits: patterns
-    hold a few percent of the rows, and scanning every bit took most of the mining time.
+    Only the non-zero bytes are unpacked, ``block`` bitsets at a time so that the temporaries stay small and in
+    cache, straight into the preallocated row indices (32-bit while they fit): on Adult (64,829 patterns,
+    134 million members) 4.4 s instead of 14.8 s for one pass over all bitsets at once.
     """
     k = len(bits)
     by = bits.view(np.uint8).reshape(k, -1)
     width = by.shape[1]
-    nz = np.flatnonzero(by)  # pattern-major, each pattern's bytes in row order
-    set_bits = np.flatnonzero(np.unpackbits(by.ravel()[nz]))  # (byte, bit) pairs, most significant bit first
-    byte = nz[set_bits >> 3]
-    rows = (byte % width) * 8 + (set_bits & 7)
-    per_col = np.bincount(byte // width, minlength=k)
-    indptr = np.concatenate([[0], np.cumsum(per_col)]).astype(np.int64)
-    return sp.csc_matrix((np.ones(len(rows), dtype=bool), rows, indptr), shape=(n, k))
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(support, out=indptr[1:])
+    itype = np.int32 if max(n, int(indptr[-1])) < 2**31 else np.int64
+    indices = np.empty(int(indptr[-1]), dtype=itype)
+    for s0 in range(0, k, block):  # k / block passes, each vectorised over its bitsets' bytes
+        part = by[s0:s0 + block]
+        nz = np.flatnonzero(part).astype(itype)  # bitset-major, each bitset's bytes in row order
+        set_bits = np.flatnonzero(np.unpackbits(part.ravel()[nz])).astype(itype)  # most significant bit first
+        byte = nz[set_bits >> 3]
+        indices[indptr[s0]:indptr[min(k, s0 + block)]] = (byte % width) * 8 + (set_bits & 7)
+    return sp.csc_matrix((np.ones(len(indices), dtype=bool), indices, indptr), shape=(n, k))
 
 
 def _popcount_and(a: np.ndarray, b: np.ndarray, block: int = 64) -> np.ndarray:
@@ -277,7 +287,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
     return MinedPatterns(
         items=items,
         patterns=[pats[i] for i in first],
-        members=_unpack_to_csc(B[first], n),
+        members=_unpack_to_csc(B[first], n, support[first]),
         support=support[first],
         n_identical=int(len(pats) - len(first)),
         min_support=int(min_support),

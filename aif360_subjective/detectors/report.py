@@ -109,6 +109,8 @@ class SubgroupReport:
         self._mined: MinedPatterns | None = None
         self._members_cache: sp.csc_matrix | None = None
         self._maxt_cache: MaxTResult | None = None
+        self._maxt_partial: dict[tuple[int, ...], MaxTResult] = {}
+        self._row_keys_cache: np.ndarray | None = None
         self._outcomes: tuple[np.ndarray, np.ndarray] | None = None
         self._permutation_seed = 0
         self._raw = raw
@@ -283,6 +285,8 @@ class SubgroupReport:
         self._inference_cache.clear()
         self._findings_cache.clear()
         self._members_cache = self._maxt_cache = None
+        self._maxt_partial.clear()
+        self._row_keys_cache = None
 
     def _kind_members(self, kind: str) -> sp.csc_matrix:
         """(rows, subgroups of ``kind``) boolean membership; empty and repeated entropy patterns get an empty
@@ -301,6 +305,12 @@ class SubgroupReport:
         c = np.repeat(np.arange(k), [len(x) for x in cols])
         return sp.csc_matrix((np.ones(len(r), dtype=bool), (r, c)), shape=(n, k))
 
+    def _row_keys(self) -> np.ndarray:
+        """:func:`row_set_keys` of every subgroup (computed once): equal keys = identical rows."""
+        if self._row_keys_cache is None:
+            self._row_keys_cache = row_set_keys(self._members())
+        return self._row_keys_cache
+
     def _members(self) -> sp.csc_matrix:
         """Membership of every subgroup, columns in the order of the metrics' index."""
         if self._members_cache is None:
@@ -310,18 +320,29 @@ class SubgroupReport:
                                    else sp.csc_matrix((n, 0), dtype=bool))
         return self._members_cache
 
-    def _max_t(self) -> MaxTResult:
-        """Permutation max-T over every subgroup of every kind (computed once)."""
-        if self._maxt_cache is None:
-            self._check_unweighted()
-            if self._outcomes is None:
-                raise ValueError("this report holds no truths and predictions (built without them): pass alpha=None")
-            t, p = self._outcomes
-            kind = self.options.max_t_penalty
-            penalty = class_offsets(self._description_classes()) if kind == "classes" else kind == "size"
-            self._maxt_cache = max_t(self._members(), t, p, self.options.n_permutations,
-                                     self._permutation_seed, penalty=penalty)
-        return self._maxt_cache
+    def _max_t(self, tests: tuple[int, ...] = (0, 1, 2, 3)) -> MaxTResult:
+        """Permutation max-T over every subgroup of every kind (computed once). ``tests``: the tests needed; a
+        ranking of one metric asks for its own test only, and gets the same adjusted p-values as the full run
+        (which the report's findings need) at a quarter of the cost."""
+        full = self._maxt_cache
+        if full is not None and set(tests) <= set(full.tests):
+            return full
+        partial = self._maxt_partial.get(tuple(sorted(tests)))
+        if partial is not None:
+            return partial
+        self._check_unweighted()
+        if self._outcomes is None:
+            raise ValueError("this report holds no truths and predictions (built without them): pass alpha=None")
+        t, p = self._outcomes
+        kind = self.options.max_t_penalty
+        penalty = class_offsets(self._description_classes()) if kind == "classes" else kind == "size"
+        result = max_t(self._members(), t, p, self.options.n_permutations, self._permutation_seed,
+                       penalty=penalty, tests=tuple(sorted(tests)))
+        if len(result.tests) == 4:
+            self._maxt_cache = result
+        else:
+            self._maxt_partial[result.tests] = result
+        return result
 
     def _description_classes(self) -> np.ndarray:
         """Per subgroup (in the metrics' order), its class for the max-T penalty: ``cluster``, ``entropy``, or
@@ -355,10 +376,13 @@ class SubgroupReport:
         kinds = self._metrics.index.get_level_values("kind").to_numpy()
         return np.arange(len(kinds)) if kind == "all" else np.flatnonzero(kinds == kind)
 
-    def _inference(self, ci, tests: bool = True, kinds: tuple | list | None = None) -> pd.DataFrame:
+    def _inference(self, ci, tests: bool = True, kinds: tuple | list | None = None,
+                   adjusted: bool = True) -> pd.DataFrame:
         """Intervals, p, q and adjusted p of the subgroups of ``kinds`` (default: every kind), rows in the order
         of the metrics' index. ``tests=False``: no mid-p values or q-values (NaN; the max-T filter does not need
-        them, and they cost about 0.3 ms per subgroup). Each kind's part is computed once per (ci, tests)."""
+        them, and they cost about 0.3 ms per subgroup). Each kind's part is computed once per (ci, tests).
+        ``adjusted=False``: the ``_p_adjusted`` columns are NaN (no max-T run for them; rankings read the
+        adjusted p-values of their own test from :meth:`_max_t`)."""
         ci = check_ci(ci)
         self._check_unweighted()
         if self._counts is None:
@@ -384,10 +408,10 @@ class SubgroupReport:
         cols4 = [m + s for m in METRICS for s in ("_ci_low", "_ci_high", "_p", "_q")]
         inf = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: np.zeros(0) for c in cols4})
         rows = np.concatenate([self._rows_of(k) for k in kinds]) if kinds else np.zeros(0, dtype=np.intp)
-        mt = self._max_t()
+        mt = self._max_t() if adjusted else None
         for m in METRICS:
             # two-sided: one family holds both directions of the test
-            inf[m + "_p_adjusted"] = mt.p_two_sided[rows, METRIC_TEST[m]]
+            inf[m + "_p_adjusted"] = mt.p_two_sided[rows, METRIC_TEST[m]] if mt is not None else np.nan
         cols = [m + s for m in self._metrics.columns[1:] for s in INFERENCE_COLUMNS]
         inf = inf[cols]
         inf.index = self._metrics.index[rows]
@@ -397,7 +421,7 @@ class SubgroupReport:
                       "_p_adjusted: every subgroup of every kind, both directions, per test (permutation "
                       "max-T, family-wise error)",
             "undefined": undefined,
-            "n_permutations": mt.n_permutations,
+            "n_permutations": self.options.n_permutations,
         }
         return inf
 
@@ -545,13 +569,14 @@ class SubgroupReport:
             attrs["n_too_small"] = int(np.sum(~big))
             extra = {}
         else:
-            inf = self._inference(ci, tests=control == "fdr", kinds=kinds_here)
+            inf = self._inference(ci, tests=control == "fdr", kinds=kinds_here, adjusted=False)
             lo = inf[metric + "_ci_low"].to_numpy()
             hi = inf[metric + "_ci_high"].to_numpy()
             q = inf[metric + "_q"].to_numpy()
             ref = self.overall_accuracy if metric == "accuracy" else 0.0
             side_index = 0 if direction == "disadvantaged" else 1
-            p_dir = self._max_t().p_adjusted[pos, METRIC_TEST[metric], side_index]
+            mt = self._max_t((METRIC_TEST[metric],))
+            p_dir = mt.p_adjusted[pos, METRIC_TEST[metric], side_index]
             test = q if control == "fdr" else p_dir
             has = np.concatenate([self._has_metrics(k) for k in kinds_here])
             defined = ~np.isnan(test) & ~np.isnan(lo) & ~np.isnan(hi)
@@ -561,7 +586,7 @@ class SubgroupReport:
             else:
                 bound, side, bound_col = hi, hi < ref, "_ci_high"
             candidates = has & big & defined
-            p_other = self._max_t().p_adjusted[pos, METRIC_TEST[metric], 1 - side_index]
+            p_other = mt.p_adjusted[pos, METRIC_TEST[metric], 1 - side_index]
             test_other = q if control == "fdr" else p_other
             with np.errstate(invalid="ignore"):
                 keep = candidates & (test < alpha) & side
@@ -573,7 +598,7 @@ class SubgroupReport:
             if control == "fwer":
                 # strongest evidence first (the adjusted p-value accounts for the search over every candidate;
                 # the unadjusted interval does not), then the bound nearest the reference
-                stat = self._max_t().statistic(METRIC_TEST[metric], side_index)[pos][keep]
+                stat = mt.statistic(METRIC_TEST[metric], side_index)[pos][keep]
                 order = np.lexsort((np.arange(n_significant), key, -stat, p_dir[keep]))
             else:
                 order = np.lexsort((np.arange(n_significant), key))
@@ -582,7 +607,7 @@ class SubgroupReport:
             if not keep_redundant and n_significant > 1:
                 kept_pos = np.flatnonzero(keep)[order]
                 redundant[order] = _redundant(self._members()[:, pos[kept_pos]], self._row_counts()[pos[kept_pos]],
-                                              metric, self._counts["total_rows"], self._max_t().offset[pos[kept_pos]])
+                                              metric, self._counts["total_rows"], mt.offset[pos[kept_pos]])
             sub = np.flatnonzero(keep)
             keep[sub[redundant]] = False
             order = np.argsort(np.argsort(order)[~redundant], kind="stable")  # same order, redundant removed
@@ -623,7 +648,7 @@ class SubgroupReport:
     def _merge_identical(self, rows: np.ndarray, order: np.ndarray, desc: np.ndarray):
         """Among the ranked subgroups (positions ``rows`` in the metrics' index, ranked by ``order``), keep the
         first of each set of identical row sets, with every description of the set."""
-        keys = row_set_keys(self._members()[:, rows[order]])
+        keys = self._row_keys()[rows[order]]
         _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
         texts = [[] for _ in range(len(first))]
@@ -702,7 +727,7 @@ class SubgroupReport:
                 texts = desc[keep]
                 lead = np.arange(len(keep))
                 if merge_identical:
-                    lead, texts = _merge_rows(members[:, keep], texts)
+                    lead, texts = _merge_rows(self._row_keys()[keep], texts)
                 keep = keep[lead]
                 frames.append(pd.DataFrame({
                     "metric": metric, "kind": kinds[keep], "id": ids[keep], "description": texts[lead],
@@ -967,11 +992,11 @@ def _rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:
     return z(a[:, FP] + a[:, TP], a.sum(axis=1), b[:, FP] + b[:, TP], b.sum(axis=1))
 
 
-def _merge_rows(members: sp.spmatrix, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First of each set of identical row sets (in the given order) and every description of the set."""
-    if members.shape[1] == 0:
+def _merge_rows(keys: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First of each set of identical row sets (in the given order; ``keys`` from :func:`row_set_keys`) and
+    every description of the set."""
+    if len(keys) == 0:
         return np.zeros(0, dtype=np.intp), texts
-    keys = row_set_keys(members)
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     texts = texts.copy()

@@ -426,7 +426,7 @@ def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
     observed = [rng.normal(size=m) * 2 for _ in range(8)]
     for k in (1, 6):
         observed[k][[0, 4]] = np.nan  # undefined hypotheses: never part of a family
-    fams = maxt._Families(observed)
+    fams = maxt._Families(observed, [[k] for k in range(8)] + [[2 * f, 2 * f + 1] for f in range(4)] + [list(range(8))])
     alone = [_StepDown(np.concatenate([observed[k] for k in ks])) for ks in fams.members]
     for _ in range(3):
         blocks = [rng.normal(size=(m, b)) * 1.5 for _ in range(8)]
@@ -489,3 +489,33 @@ def test_containment_finds_exactly_the_nested_pairs(sample):
     g, s_, got_size = _containment(sp.csc_matrix(dense), sample=sample)
     assert set(zip(g.tolist(), s_.tolist(), strict=True)) == {(int(a), int(b)) for a, b in want}
     assert len(want) >= 10 and np.array_equal(got_size, size)
+
+
+def test_max_t_of_some_tests_equals_those_tests_of_all():
+    b = make_planted_slice(n_samples=600, effect=0.2, planted_share=0.1, random_state=4)
+    mp = mine_patterns(build_items(b.X, [c for c in b.X if c.startswith("cat")]), 12, 2)
+    full = max_t(mp.members, b.y_true, b.y_pred, n_permutations=39, random_state=8)
+    for tests in [(0,), (2,), (1, 3)]:
+        part = max_t(mp.members, b.y_true, b.y_pred, n_permutations=39, random_state=8, tests=tests)
+        for f in range(4):
+            if f in tests:
+                np.testing.assert_array_equal(part.p_adjusted[:, f], full.p_adjusted[:, f])
+                np.testing.assert_array_equal(part.p_two_sided[:, f], full.p_two_sided[:, f])
+            else:
+                assert np.isnan(part.p_adjusted[:, f]).all()
+        assert np.isnan(part.p_global).all() and part.n_hypotheses[1] == 0
+    with pytest.raises(ValueError, match="tests must be positions"):
+        max_t(mp.members, b.y_true, b.y_pred, n_permutations=19, tests=(4,))
+
+
+def test_mined_members_equal_their_conditions_over_several_unpacking_blocks():
+    rng = np.random.default_rng(12)
+    X = pd.DataFrame({f"c{i}": rng.choice(list("abcd"), 700) for i in range(5)} | {"v": rng.random(700)})
+    items = build_items(X, [f"c{i}" for i in range(5)])
+    mp = mine_patterns(items, 5, 3)
+    assert len(mp.patterns) > 3 * 256  # more than three blocks of bitsets
+    dense = items.matrix.toarray()
+    want = np.column_stack([dense[:, list(pat)].all(axis=1) for pat in mp.patterns])
+    got = mp.members.toarray()
+    assert np.array_equal(got, want) and np.array_equal(mp.support, want.sum(axis=0))
+    assert mp.members.has_sorted_indices
