@@ -1,6 +1,6 @@
 """Response times of the dashboard's state logic (the numbers behind docs/guide/dashboard.rst).
 
-* COMPAS (FairVis file, 6,172 rows), with the dashboard's default discovery (the seed's, ``"asdf"``): the first
+* COMPAS (FairVis file, 6,172 rows), with the dashboard's default discovery (the library's, ``"both"``): the first
   analysis (automatic k by x-means, as ``subgroups`` runs it) and the
   ``subgroups`` command itself (a subprocess, imports and reading included); then each re-cut of a sequence of
   k and entropy-threshold changes (the cached single-linkage tree cut again) and each re-ranking (metric,
@@ -56,8 +56,8 @@ def compas(data: Path) -> None:
         cmd = [sys.executable, "-m", "aif360_subjective", "subgroups", str(path), "--label-col", "class",
                "--prediction-col", "out", "--out", str(Path(tmp) / "r.html")]
         _, cli = _timed(lambda: subprocess.run(cmd, capture_output=True, check=True))
-    # the dashboard's default: the seed's discovery (pattern mining, where installed, reruns at every call)
-    discovery = {"discovery": "asdf"} if accepts_discovery() else {}
+    # the dashboard's default: the library's discovery (clusters, entropy patterns and mined patterns)
+    discovery = {"discovery": "both"} if accepts_discovery() else {}
     s = SubgroupSession(X, y, p, random_state=0)
     v, first = _timed(s.update, SubgroupSettings(**discovery))
     print(f"COMPAS ({len(X):,} rows): first analysis {first:.2f} s (k = {v.k} by x-means); the subgroups command "

@@ -137,9 +137,8 @@ class Dashboard:
         self.features = features
         self.initial = subgroups or SubgroupSettings()
         if self.initial.discovery is None and accepts_discovery():
-            # the seed's method by default: pattern mining does not depend on k or τ, but detect_subgroups mines
-            # again at every call, so "patterns"/"both" make each re-cut take seconds (the status line says how long)
-            self.initial = dataclasses.replace(self.initial, discovery="asdf")
+            # the library's default (clusters, entropy patterns and mined patterns), as the subgroups command
+            self.initial = dataclasses.replace(self.initial, discovery="both")
         self.opinion: OpinionSession | None = None
         self.subgroups: SubgroupSession | None = None
         if annotations is not None:
@@ -395,7 +394,7 @@ class Dashboard:
         self._sg_discovery = None
         if accepts_discovery():
             self._sg_discovery = _widget(w.Select, "discovery", options=["asdf", "patterns", "both"],
-                                          value=s.discovery or "asdf")
+                                          value=s.discovery or "both")
             controls.append(self._sg_discovery)
         for c in controls:
             c.param.watch(self._guard(lambda e: self._run_subgroups(self._sg_settings())), "value")
