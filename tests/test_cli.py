@@ -165,6 +165,26 @@ def test_audit_matches_library(capsys, tmp_path, audit_files, small):
     assert "Opinion-exclusion unfairness" in html and "data:image/png;base64," in html
 
 
+def test_audit_adr_fit_cross_matches_library_and_speaks_in_options(capsys, tmp_path, audit_files, small):
+    OpinionExclusionMetric = _needs("metrics", "OpinionExclusionMetric")
+    ann_csv, annotators_csv, df = audit_files
+    code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4", "--adr-fit", "cross")
+    assert code == 0, err
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+
+    # the command reads ids as text, and the halves of the cross-fit follow the items' order
+    ids = df[["item", "annotator"]].astype(str)
+    ds = MultiAnnotatorDataset(ids.assign(label=df["label"]), favorable_label=1, unfavorable_label=0)
+    m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()), bins=4, adr_fit="cross")
+    assert f"{m.unfairness():.3f}" in stdout
+    assert "ADR bins cross-fitted (--adr-fit cross)" in stdout
+    assert "adr_fit" not in stdout and "grouping='" not in stdout  # Python words written as the options
+    code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4")
+    assert "--adr-fit same" in stdout and "adr_fit" not in stdout
+    _one_line_error(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--grouping", "ambiguity", "--adr-fit", "cross",
+                    match="--adr-fit cross cross-fits ADR bins and applies to --grouping adr only")
+
+
 # ----------------------------------------------------------------------------------------------- subgroups
 def test_subgroups_matches_library(capsys, tmp_path, subgroup_csv):
     detect_subgroups = _needs("detectors", "detect_subgroups")

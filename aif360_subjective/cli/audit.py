@@ -58,6 +58,9 @@ def demographic_notes(ds, attrs: list[str], groups) -> list[str]:
     return notes
 
 
+#: Options whose Python names library sentences may use (``adr_fit='cross'``): printed as the options.
+CONSOLE_FLAGS = ("--grouping", "--adr-fit", "--bins", "--performance", "--attributes")
+
 def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     common.bins(args.bins)  # a malformed --bins fails before any reading
@@ -74,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
             metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping,
                                             bins=common.bins(args.bins), performance=args.performance,
                                             attributes=attrs, min_group_size=args.min_group_size,
-                                            warn_group_size=args.warn_group_size, rating_column=pred.rating_column)
+                                            warn_group_size=args.warn_group_size, rating_column=pred.rating_column,
+                                            adr_fit=args.adr_fit)
         from ..report.answer import opinion_answer
         from ..report.sections import thin_group_line
 
@@ -88,8 +92,10 @@ def run(args: argparse.Namespace) -> int:
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
         if metric.grouping == "adr":  # which ADR fit the figures use, and that the verdict's test is cross-fitted
-            notes.append("ADR bins fitted on the scored annotations (the paper's method, adr_fit='same'); the test "
-                         "behind the verdict is cross-fitted.")
+            notes.append("ADR bins fitted on the scored annotations (the paper's method, --adr-fit same); the test "
+                         "behind the verdict is cross-fitted." if args.adr_fit == "same" else
+                         "ADR bins cross-fitted (--adr-fit cross): bins from one half of the items, accuracy on the "
+                         "other, both ways; the test behind the verdict is cross-fitted too.")
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, groups)
@@ -111,10 +117,10 @@ def run(args: argparse.Namespace) -> int:
             # how the data was read and grouped: details, after the answer and the rankings
             report.extend([Section("Data and grouping notes").text(*ann.notes[1:], *pred.notes, *notes)])
             path = common.save_report(report, args.out)
-    print(answer.text())
+    print(common.cli_words(answer.text(), CONSOLE_FLAGS))
     print()
     for note in notes:
-        print(note)
+        print(common.cli_words(note, CONSOLE_FLAGS))
     print()
     common.print_frame(summary, f"Opinion-exclusion audit ({args.performance}, grouping {args.grouping}):")
     if ci is not None:
@@ -167,6 +173,9 @@ def add_parser(sub) -> None:
                        f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
     audit.add_argument("--grouping", default="adr", choices=["adr", "ambiguity", "popularity", "demographic"],
                        help="how annotators (or annotations) are grouped (default: adr)")
+    audit.add_argument("--adr-fit", default="same", choices=["same", "cross"],
+                       help="--grouping adr: fit the ADR bins on the scored annotations (same, the paper's method; "
+                            "default) or on the other half of the items, both ways (cross: no sorting artefact)")
     audit.add_argument("--attributes", nargs="+", metavar="A", help="--grouping demographic: the annotator "
                        "attributes whose intersections are the groups (default: all of them)")
     audit.add_argument("--bins", default="5", metavar="B",

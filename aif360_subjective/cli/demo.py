@@ -68,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
         library_notes: list[str] = []
         with common.quiet_thin_group_warnings(library_notes):  # thin groups: one line per model below
             models = {
-                "Model 1 (majority vote)": OpinionExclusionMetric(test, pred1),
-                "Model 2 (annotator-aware)": OpinionExclusionMetric(test, pred2),
+                "Model 1 (majority vote)": OpinionExclusionMetric(test, pred1, adr_fit=args.adr_fit),
+                "Model 2 (annotator-aware)": OpinionExclusionMetric(test, pred2, adr_fit=args.adr_fit),
             }
         table = common.opinion_interval_frame(models, CI, N_BOOT, seed)
         step(names[5])
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         report.extend(crowdtruth_sections(ct, annotator_info=ds.annotators))
         path = common.save_report(report, out / "report.html", figures_dir=out)
 
-    print(opinion.text())
+    print(common.cli_words(opinion.text(), ("--adr-fit",)))
     print(found.text("Subgroups under Model 1 (majority vote):"))
     print()
     print(f"Generated {len(ds.labels):,} annotations of {ds.n_items:,} items by {ds.n_annotators} annotators; "
@@ -154,6 +154,9 @@ def add_parser(sub) -> None:
     demo.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
                       help="output folder (default: %(default)s)")
     demo.add_argument("--seed", type=common.seed, default=0, help="seed of the generated data and models (default: 0)")
+    demo.add_argument("--adr-fit", default="same", choices=["same", "cross"],
+                      help="ADR bins fitted on the scored annotations (same, the paper's method; default) or on the "
+                           "other half of the items, both ways (cross)")
     demo.add_argument("--n-items", type=common.demo_items, default=2000,
                       help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")
     demo.set_defaults(func=run)
