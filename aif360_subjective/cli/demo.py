@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         first.text("Subgroups under Model 1 (majority vote):")
         first.blocks.extend(subgroup_part.blocks)
         report.extend([first])
-        report.extend(opinion_sections(models, ci=CI, n_boot=N_BOOT, random_state=seed, answer=False))
+        report.extend(opinion_sections(models, ci=CI, n_boot=N_BOOT, random_state=seed, answer=False,
+                                       verdicts=False))  # the answer at the top states them
         report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)", alternatives=alternatives,
                                         answer=False))
         report.extend(crowdtruth_sections(ct, annotator_info=ds.annotators))

@@ -131,7 +131,7 @@ def grouping_sentence(m: OpinionAudit) -> str:
 
 
 def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0.95, n_boot: int = 1000,
-                     random_state: Any = 0, answer: bool = True) -> list[Section]:
+                     random_state: Any = 0, answer: bool = True, verdicts: bool | None = None) -> list[Section]:
     """An opinion-exclusion audit of one or several models, as report sections: the answer, the groups ranked
     from the worst served, the figures, then the details.
 
@@ -145,6 +145,9 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
         n_boot: bootstrap replicates.
         random_state: seed of the bootstrap (fixed by default: the same report on every run).
         answer: begin with the answer section (:func:`~.answer.opinion_answer`).
+        verdicts: repeat each model's verdict of the test of equal service in the unfairness section (default:
+            only without the answer section, which states it; pass False when the report shows the answer
+            elsewhere).
 
     Returns:
         list of Section: answer, groups ranked, unfairness per model (with the figure), ADR distribution,
@@ -159,6 +162,8 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
     perf = first.performance_name()
     ci, no_ci = _intervals_or_reason(models, ci, n_boot)
     out: list[Section] = []
+    if verdicts is None:
+        verdicts = not answer
     if answer:
         out.append(answer_section(opinion_answer(models, ci=ci, n_boot=n_boot, random_state=random_state)))
 
@@ -189,8 +194,8 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
             u = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             p = m.performance_ci(ci=ci, n_boot=n_boot, random_state=random_state)
             line = f"{name}: unfairness {interval_text(m.unfairness(), u)}, {perf} {interval_text(m.performance(), p)}."
-            # the test of equal service and the intervals in one sentence
-            line += f" Verdict: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}."
+            if verdicts:  # the test of equal service and the intervals in one sentence (the answer says it too)
+                line += f" Verdict: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}."
             # only a bootstrap interval can be widened to contain its estimate
             widened = [w for w, iv in (("unfairness", u), (perf, p)) if isinstance(iv, BootstrapInterval)
                        and iv.extended]

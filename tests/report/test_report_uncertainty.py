@@ -72,7 +72,12 @@ def test_intervals_next_to_unfairness_and_performance(models):
     want = (f"Model 1: unfairness {m.unfairness():.3f} [{u[0]:.3f}, {u[1]:.3f}], accuracy {m.performance():.3f} "
             f"[{p[0]:.3f}, {p[1]:.3f}].")
     verdict = m.verdict(ci=0.95, n_boot=N_BOOT, random_state=7)
-    assert f"{want} Verdict: {verdict}." in text
+    assert want in text and not any("Verdict:" in t for t in text)  # the answer section states the verdict
+    answer_text = " ".join(_texts(sections[0].blocks))
+    assert verdict in answer_text
+    alone = _texts(_sec(opinion_sections(models, figures=False, n_boot=N_BOOT, random_state=7, answer=False),
+                        UNFAIRNESS).blocks)
+    assert f"{want} Verdict: {verdict}." in alone  # without the answer, the details say it
     assert u[0] <= m.unfairness() <= u[1]
     meaning = [t for t in text if t.startswith("Intervals in brackets are 95% confidence intervals")]
     assert len(meaning) == 1 and f"{N_BOOT:,} replicates, seed 7" in meaning[0]
