@@ -22,6 +22,12 @@ the joint law of all z under the permutations is the one under the null (subset 
 standardised counts; Westfall and Young 1993, 2.8). The step-down form rejects at least what the single-step
 max-T rejects.
 
+The statistic maximised is ``z - offset``, the offset fixed before any permutation and without the outcome, so
+the control holds whatever it is: :func:`class_offsets` (``sqrt(2 ln K)``, K the candidates of the subgroup's
+description class; what the reports use by default) lets each class of candidates reach the threshold about
+equally often under the null, :func:`scan_penalty` (``sqrt(2 ln(N / n_S))``) favours large subgroups, and no
+offset is the plain max-T.
+
 A family holds both directions (one-sided hypotheses "S disadvantaged" and "S favoured") of one test for every
 candidate: :func:`max_t` returns the adjusted p-values of each test's family and of the **global family**, the
 union of the four test families (8 x candidates hypotheses), for claims about "anything anywhere". The
