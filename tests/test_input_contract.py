@@ -336,7 +336,8 @@ def test_published_format_loaders_keep_ids_as_written(tmp_path):
     ("n_clusters must be between 2 and the number of rows (30), got 500",
      "--n-clusters must be between 2 and the number of rows (30), got 500"),
     ("grouping='demographic' needs annotator attributes; pass attributes=[...] naming columns",
-     "--grouping 'demographic' needs annotator attributes; pass --attributes [...] naming columns"),
+     "--grouping demographic needs annotator attributes; pass --attributes [...] naming columns"),
+    ("bins='a,b' with grouping='adr'", "--bins 'a,b' with --grouping adr"),  # a value a shell needs quoted
     ("1 duplicate (unit, worker) row(s) in columns ('u', 'w'), e.g. ('a', 'b'); pass duplicates='last' or 'union'",
      "1 duplicate (unit, worker) row(s) in columns ('u', 'w'), e.g. ('a', 'b'); keep one row per pair in the file"),
     ("column 'positive_from' is empty", "column 'positive_from' is empty"),  # a quoted column name stays

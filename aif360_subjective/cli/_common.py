@@ -419,8 +419,9 @@ def cli_words(message: str, flags: Sequence[str]) -> str:
         name = flag[2:].replace("-", "_")
         if not name.isidentifier():
             continue
-        # name='value' -> --flag value (the quotes are Python's); name=value -> --flag value
-        message = re.sub(rf"(?<![\w.'\"-]){name}=(['\"])([^'\"]*)\1", rf"{flag} \2", message)
+        # name='value' -> --flag value where the value is one plain word (the quotes are Python's, a shell needs
+        # none); other quoted values keep their quotes; name=value -> --flag value
+        message = re.sub(rf"(?<![\w.'\"-]){name}=(['\"])([\w.]+)\1(?![\w])", rf"{flag} \2", message)
         message = re.sub(rf"(?<![\w.'\"-]){name}=", f"{flag} ", message)
         # a bare argument name: unambiguous with an underscore; a plain word only as the subject of "must"
         bare = rf"(?<![\w.'\"-]){name}(?![\w'\"-])" if "_" in name else rf"^{name}(?= must)"
