@@ -149,13 +149,20 @@ class _Standardiser:
         with np.errstate(divide="ignore", invalid="ignore"):
             self.inv_sd = np.where(sd > 1e-12, 1.0 / sd, np.nan)
 
-    def z(self, counts: list[np.ndarray]) -> list[np.ndarray]:
+    def z(self, counts: list[np.ndarray] | list[np.ndarray | None]) -> list[np.ndarray | None]:
         """z of each test from the observed (or permuted) counts: favourable predictions, true positives,
-        false positives, correct predictions; each (m, b)."""
+        false positives, correct predictions; each (m, b), or None (not computed: its z is None too)."""
         e, inv = self.expected, self.inv_sd
         z = [None if cnt is None else (e[:, [i]] - cnt) * inv[:, [i]] for i, cnt in enumerate(counts)]
         z_eodds = None if z[1] is None or z[2] is None else (z[1] + z[2]) / np.sqrt(2.0)
         return [z[0], z[1], z_eodds, z[3]]
+
+    def z_all(self, counts: list[np.ndarray]) -> list[np.ndarray]:
+        """:meth:`z` of all four counts: every test's z."""
+        out = [z for z in self.z(counts) if z is not None]
+        if len(out) != 4:
+            raise ValueError("z_all needs the four counts")
+        return out
 
 
 def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -164,7 +171,7 @@ def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray
     t, p = np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64)
     std = _Standardiser(MT, t, p)
     obs = np.asarray(MT @ np.column_stack([p, t * p, (1 - t) * p, t == p]).astype(np.float32), dtype=np.float64)
-    return np.column_stack([z[:, 0] for z in std.z([obs[:, [i]] for i in range(4)])])
+    return np.column_stack([z[:, 0] for z in std.z_all([obs[:, [i]] for i in range(4)])])
 
 
 class _StepDown:
@@ -403,7 +410,7 @@ def max_t(
     std = _Standardiser(MT, t, p)
     obs_counts = np.asarray(MT @ np.column_stack([p, t * p, (1 - t) * p, c]).astype(np.float32),
                             dtype=np.float64)
-    z_obs = np.column_stack([z[:, 0] for z in std.z([obs_counts[:, [i]] for i in range(4)])])
+    z_obs = np.column_stack([z[:, 0] for z in std.z_all([obs_counts[:, [i]] for i in range(4)])])
     size = np.asarray(MT.sum(axis=1), dtype=np.float64).ravel()
     if isinstance(penalty, np.ndarray):
         pen = np.asarray(penalty, dtype=np.float64).reshape(m, 1)
@@ -423,15 +430,17 @@ def max_t(
     # counts each test needs: SP favourable predictions; EO true positives; EOdds true and false positives;
     # accuracy correct predictions
     uses = {0: (0,), 1: (1,), 2: (1, 2), 3: (3,)}
-    need = tuple(any(i in uses[f] for f in tests) for i in range(4))
+    need = (any(0 in uses[f] for f in tests), any(1 in uses[f] for f in tests), any(2 in uses[f] for f in tests),
+            any(3 in uses[f] for f in tests))
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     counter = _PermutedCounts(members, t)
     done = 0
     while done < B:
         b = min(_BATCH, B - done)
         idx, p_b = draw_permutations(rng, p, pos, neg, b)
-        zs = std.z(counter.counts(p[idx], c[idx], p_b, need))  # each (m, b)
-        fams.add([s for f in tests for s in (zs[f] - pen, -zs[f] - pen)])
+        zs = std.z(counter.counts(p[idx], c[idx], p_b, need))  # each (m, b); None for tests not asked for
+        asked = [z for f in tests if (z := zs[f]) is not None]
+        fams.add([s for z in asked for s in (z - pen, -z - pen)])
         done += b
     adj = fams.adjusted(B)
     k = len(tests)

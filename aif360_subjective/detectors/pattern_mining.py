@@ -207,14 +207,14 @@ def _unpack_to_csc(bits: np.ndarray, n: int, support: np.ndarray, block: int = 2
     width = by.shape[1]
     indptr = np.zeros(k + 1, dtype=np.int64)
     np.cumsum(support, out=indptr[1:])
-    itype = np.int32 if max(n, int(indptr[-1])) < 2**31 else np.int64
+    itype: type[np.signedinteger] = np.int32 if max(n, int(indptr[-1])) < 2**31 else np.int64
     indices = np.empty(int(indptr[-1]), dtype=itype)
     for s0 in range(0, k, block):  # k / block passes, each vectorised over its bitsets' bytes
         part = by[s0:s0 + block]
         nz = np.flatnonzero(part).astype(itype)  # bitset-major, each bitset's bytes in row order
-        set_bits = np.flatnonzero(np.unpackbits(part.ravel()[nz])).astype(itype)  # most significant bit first
-        byte = nz[set_bits >> 3]
-        indices[indptr[s0]:indptr[min(k, s0 + block)]] = (byte % width) * 8 + (set_bits & 7)
+        set_bits: np.ndarray = np.flatnonzero(np.unpackbits(part.ravel()[nz])).astype(itype)  # high bit first
+        byte = nz[np.right_shift(set_bits, 3)]
+        indices[indptr[s0]:indptr[min(k, s0 + block)]] = (byte % width) * 8 + np.bitwise_and(set_bits, 7)
     return sp.csc_matrix((np.ones(len(indices), dtype=bool), indices, indptr), shape=(n, k))
 
 
