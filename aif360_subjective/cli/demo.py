@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         report.add_facts({f"unfairness, {k}": v for k, v in table["unfairness"].items()})
         report.fact("annotators removed by CrowdTruth", len(removed))
         first = answer_section(opinion)
-        subgroup_part = answer_section(found, "Significant subgroup findings under Model 1, smallest q first.")
+        subgroup_part = answer_section(found, "Significant subgroup findings under Model 1, smallest adjusted p first.")
         first.text("Subgroups under Model 1 (majority vote):")
         first.blocks.extend(subgroup_part.blocks)
         report.extend([first])
