@@ -1,7 +1,7 @@
 """Cost of the report's comparison of other clusterers when a clustering is lopsided.
 
 ``report.sections.lopsided_alternatives`` runs kmeans, birch (and ward up to 10,000 rows) at the clustering's
-number of clusters, on a seeded sample of ``ALTERNATIVES_SAMPLE_ROWS`` (10,000) rows past that size. This
+number of clusters, on a seeded sample of ``ALTERNATIVES_SAMPLE_ROWS`` (5,000) rows past that size. This
 measures it next to the subgroup discovery itself, on the FairVis COMPAS predictions (automatic k) and on
 Adult's training file (k=10, random predictions at 80 % accuracy; single linkage chains there).
 

@@ -18,7 +18,7 @@ from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
-from .maxt import METRIC_TEST, TESTS, MaxTResult, class_offsets, max_t
+from .maxt import METRIC_TEST, TESTS, MaxTResult, MemberCounter, class_offsets, max_t
 from .options import AnalysisOptions
 from .pattern_mining import MinedPatterns, row_set_keys
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
@@ -270,10 +270,14 @@ class SubgroupReport:
         """Append the mined patterns as the third kind (their counts, sizes and metrics)."""
         n = len(self._labels)
         cell = cell_codes(np.asarray(t), np.asarray(p))
-        onehot = sp.csr_matrix((np.ones(n), (np.arange(n), cell)), shape=(n, 4))
-        MT = sp.csr_matrix(mined.members.T, dtype=np.float64)
-        rows = np.asarray((MT @ onehot).toarray(), dtype=np.float64)
-        counts = rows if w is None else np.asarray((MT @ onehot.multiply(np.asarray(w)[:, None])).toarray())
+        onehot = np.zeros((n, 4), dtype=bool)
+        onehot[np.arange(n), cell] = True
+        rows = MemberCounter(mined.members).count(onehot)  # exact integer counts, no float64 copy of the members
+        if w is None:
+            counts = rows
+        else:
+            MT = sp.csr_matrix(mined.members.T, dtype=np.float64)
+            counts = np.asarray(MT @ (onehot * np.asarray(w, dtype=np.float64)[:, None]))
         metrics = metrics_from_counts(counts, self._counts["total"], undefined_rates)
         metrics.insert(0, "size", pd.array(mined.support, dtype="Int64"))
         m = len(mined.patterns)
