@@ -524,7 +524,8 @@ def main(argv: list[str] | None = None) -> None:
     if seeds < 2 or null_seeds < 1:
         ap.error(f"--seeds must be >= 2 and --null-seeds >= 1, got {seeds} and {null_seeds}")
     start = time.perf_counter()
-    print(f"# Slice finders (commit {_git_commit()}; {'quick' if args.quick else 'full'} run)")
+    kind = 'quick' if args.quick else 'speed-only' if args.speed_only else 'full'
+    print(f"# Slice finders (commit {_git_commit()}; {kind} run)")
     peers, missing = available_peers()
     for line in missing:
         print(line)
