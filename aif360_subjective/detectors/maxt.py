@@ -463,7 +463,7 @@ def max_t(
     # The permutations are drawn here, in batch order, from the one generator (the same draws whatever the
     # threads do); the sparse products, which release the GIL, run two batches at a time on two cores; the
     # families take the batches in order.
-    in_flight: deque[Future] = deque()
+    in_flight: deque[Future[list[np.ndarray | None]]] = deque()
     with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
         done = 0
         while done < B:
