@@ -194,7 +194,7 @@ def plot_ranking(
     ax.set_yticklabels([f"{kind[0]}{i}" for i in rk.index])
     ax.axvline(0, color="black", linewidth=0.8)
     title = f"Top {len(rk)} {direction} {kind}-based subgroups by {_LABELS.get(metric, metric)}"
-    if alpha is not None:
-        title += f" (q < {alpha:g})"
+    if alpha is not None:  # the ranking's filter: max-T adjusted p-values by default, q-values under control="fdr"
+        title += f" ({'q' if rk.attrs.get('control') == 'fdr' else 'adjusted p'} < {alpha:g})"
     ax.set_title(title)
     return ax

@@ -120,3 +120,8 @@ def test_metric_bars_and_ranking(report):
 def test_wrong_object():
     with pytest.raises(TypeError, match="SubgroupReport"):
         plot_summary_radar(pd.DataFrame())
+
+
+def test_ranking_title_names_the_filter_it_used(report):
+    ax = plot_ranking(report, "statistical_parity", kind="cluster", n=4, direction="disadvantaged", alpha=0.05)
+    assert ax.get_title().endswith("(adjusted p < 0.05)")  # max-T, the rankings' default
