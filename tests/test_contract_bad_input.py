@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from aif360.datasets import BinaryLabelDataset
 
 from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
@@ -31,6 +32,7 @@ from aif360_subjective.datasets import (
     make_subjective_dataset,
 )
 from aif360_subjective.detectors import compare_clusterings, detect_subgroups
+from aif360_subjective.detectors.maxt import max_t
 from aif360_subjective.metrics import OpinionExclusionMetric, SubgroupDiscoveryMetric
 from aif360_subjective.plotting import (
     group_performance_table,
@@ -40,6 +42,7 @@ from aif360_subjective.plotting import (
     plot_summary_radar,
 )
 from aif360_subjective.report import Figure, Report, Table
+from aif360_subjective.report.sections import lopsided_alternatives, opinion_sections
 from aif360_subjective.sklearn import metrics as skm
 
 FORBIDDEN = (KeyError, IndexError, ZeroDivisionError)
@@ -857,6 +860,27 @@ def _available(needs: str | None) -> bool:
         return hasattr(importlib.import_module(f"aif360_subjective.{module}"), name)
     except ImportError:
         return False
+
+
+CASES += [
+    # ---- the max-T penalty, the test subset, the sampled clusterer comparison, the verdict option
+    Case("ds-max-t-penalty-unknown", lambda c: _ds(c, max_t_penalty="scan"), ValueError,
+         r"max_t_penalty must be one of \['classes', 'size', 'none'\], got 'scan'"),
+    Case("sdm-max-t-penalty-unknown", lambda c: _sdm(c, max_t_penalty="scan"), ValueError,
+         r"max_t_penalty must be one of \['classes', 'size', 'none'\], got 'scan'"),
+    Case("maxt-tests-unknown", lambda c: max_t(sp.csc_matrix(np.ones((4, 2), dtype=bool)), [0, 1, 0, 1], [1, 1, 0, 0],
+                                               n_permutations=19, tests=(0, 4)), ValueError,
+         r"tests must be positions in \('statistical_parity', .*got \(0, 4\)"),
+    Case("alternatives-sample-rows-text", lambda c: lopsided_alternatives(c.rep, c.X, c.y, c.yp, sample_rows="5k"),
+         TypeError, r"sample_rows must be an int"),
+    Case("alternatives-sample-rows-one", lambda c: lopsided_alternatives(c.rep, c.X, c.y, c.yp, sample_rows=1),
+         ValueError, r"sample_rows must be >= 2"),
+    Case("sections-verdicts-text", lambda c: opinion_sections(_oe(c), figures=False, ci=None, verdicts="no"),
+         TypeError, r"verdicts must be True, False or None, got 'no'"),
+    cli("cli-audit-adr-fit-unknown", *_audit("--adr-fit", "both"), match=r"--adr-fit: invalid choice: 'both'"),
+    cli("cli-audit-adr-fit-cross-other-grouping", *_audit("--grouping", "ambiguity", "--adr-fit", "cross"),
+        match=r"--adr-fit cross cross-fits ADR bins and applies to --grouping adr only"),
+]
 
 
 def test_case_ids_are_unique():

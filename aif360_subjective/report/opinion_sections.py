@@ -164,6 +164,8 @@ def opinion_sections(metrics: Any, *, figures: bool = True, ci: float | None = 0
     out: list[Section] = []
     if verdicts is None:
         verdicts = not answer
+    elif not isinstance(verdicts, bool):
+        raise TypeError(f"verdicts must be True, False or None, got {verdicts!r}")
     if answer:
         out.append(answer_section(opinion_answer(models, ci=ci, n_boot=n_boot, random_state=random_state)))
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import check_int
 from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
 from ._text import as_float, count, format_q, q_columns_as_text, share_text
 from .answer import answer_section, as_subgroup_report, subgroup_answer
@@ -401,7 +402,8 @@ def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_lab
         X, y_true, y_pred, pos_label: the data it was computed on (as given to ``detect_subgroups``).
         max_rows: on larger tables nothing is computed.
         sample_rows: larger tables are compared on a random sample of this many rows (drawn with
-            ``random_state``; ``attrs["sample"]`` is then ``(sample_rows, rows)``).
+            ``random_state``; ``attrs["sample"]`` is then ``(sample_rows, rows)``); an int >= 2, and below the
+            number of clusters the whole table is used.
         random_state: seed of the clusterers (and of the sample).
 
     Returns:
@@ -410,6 +412,7 @@ def lopsided_alternatives(result: Any, X: Any, y_true: Any, y_pred: Any, pos_lab
         the clustering is not lopsided.
     """
     inner = as_subgroup_report(result)
+    sample_rows = check_int(sample_rows, "sample_rows", low=2)
     if not inner.lopsided["lopsided"]:
         return None
     if len(X) > max_rows:
