@@ -85,3 +85,40 @@ def subgroup_csv(tmp_path):
     path = tmp_path / "data.csv"
     df.to_csv(path, index=False)
     return path, df
+
+
+@pytest.fixture()
+def annotations_csv(tmp_path):
+    """annotations.csv (item, annotator, label and an 80 %-accurate prediction column pred) and annotators.csv
+    of a small generated dataset; returns (path of annotations.csv, its frame, the dataset)."""
+    from aif360_subjective.datasets import make_subjective_dataset
+
+    ds = make_subjective_dataset(n_items=120, n_annotators=30, annotations_per_item=5, random_state=3)
+    df = pd.DataFrame({"item": ds.item_ids, "annotator": ds.annotator_ids, "label": ds.original_labels().astype(int)})
+    rng = np.random.default_rng(0)
+    df["pred"] = np.where(rng.random(len(df)) < 0.8, df["label"], 1 - df["label"])
+    path = tmp_path / "annotations.csv"
+    df.to_csv(path, index=False)
+    ann = ds.annotators.drop(columns="kind").rename_axis("annotator").reset_index()
+    ann.to_csv(tmp_path / "annotators.csv", index=False)
+    return path, df, ds
+
+
+@pytest.fixture()
+def named_groups_metric():
+    """A factory: the majority-vote OpinionExclusionMetric of a generated dataset whose annotators are grouped by
+    ``name(i)`` (i = the annotator's position), thin-group warnings silenced (the tests read the lines instead)."""
+    import warnings
+
+    from aif360_subjective.datasets import make_subjective_dataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    def make(name, *, n_annotators: int, n_items: int = 200, random_state: int = 3):
+        ds = make_subjective_dataset(n_items=n_items, n_annotators=n_annotators, random_state=random_state)
+        grouping = pd.Series({a: name(i) for i, a in enumerate(ds.annotators.index)})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+
+    return make
+

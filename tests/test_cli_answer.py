@@ -9,10 +9,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from aif360_subjective.cli import main
-from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
+from aif360_subjective.datasets import MultiAnnotatorDataset
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.metrics import OpinionExclusionMetric
 from aif360_subjective.report.answer import opinion_answer, subgroup_answer
@@ -32,18 +31,8 @@ def _page_text(path) -> str:
     return html_lib.unescape(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")))
 
 
-@pytest.fixture()
-def annotations(tmp_path):
-    ds = make_subjective_dataset(n_items=120, n_annotators=30, annotations_per_item=5, random_state=3)
-    df = pd.DataFrame({"item": ds.item_ids, "annotator": ds.annotator_ids, "label": ds.original_labels().astype(int)})
-    rng = np.random.default_rng(0)
-    df["pred"] = np.where(rng.random(len(df)) < 0.8, df["label"], 1 - df["label"])
-    df.to_csv(tmp_path / "annotations.csv", index=False)
-    return tmp_path / "annotations.csv", df
-
-
-def test_audit_prints_the_answer_first_and_the_report_says_the_same(capsys, tmp_path, annotations):
-    path, df = annotations
+def test_audit_prints_the_answer_first_and_the_report_says_the_same(capsys, tmp_path, annotations_csv):
+    path, df, _ = annotations_csv
     out_html = tmp_path / "audit.html"
     out = _run(capsys, "audit", path, *CSV_COLS, "--favorable-label", "1", "--n-boot", "200", "--out", out_html)
     lines = [line for line in out.splitlines() if not line.startswith("Read ")]
@@ -67,9 +56,9 @@ def test_audit_prints_the_answer_first_and_the_report_says_the_same(capsys, tmp_
     assert labels[0] == "served worst" and "favourable label" not in labels
 
 
-def test_single_annotator_count_is_taken_after_merging(capsys, tmp_path, annotations):
+def test_single_annotator_count_is_taken_after_merging(capsys, tmp_path, annotations_csv):
     """--min-group-size 5 used to print "n of m groups hold a single annotator" counted before merging."""
-    path, df = annotations
+    path, df, _ = annotations_csv
     people = pd.DataFrame({"annotator": pd.unique(df["annotator"])})
     people["age"] = np.arange(len(people)) + 20  # one group per annotator before merging
     people.to_csv(tmp_path / "ages.csv", index=False)

@@ -17,7 +17,7 @@ import pytest
 
 from aif360_subjective.cli import main
 from aif360_subjective.cli._common import one_line, plain_text, sniff_separator
-from aif360_subjective.datasets import LeWiDiDataset, MultiAnnotatorDataset, make_subjective_dataset
+from aif360_subjective.datasets import LeWiDiDataset, MultiAnnotatorDataset
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.metrics import OpinionExclusionMetric
 
@@ -64,19 +64,6 @@ def lewidi_dir(tmp_path) -> Path:
     (folder / "XY_dev.json").write_text(json.dumps(items), encoding="utf-8")
     (folder / "XY_annotators_meta.json").write_text(json.dumps(meta), encoding="utf-8")
     return folder
-
-
-@pytest.fixture()
-def annotations_csv(tmp_path):
-    ds = make_subjective_dataset(n_items=120, n_annotators=30, annotations_per_item=5, random_state=3)
-    df = pd.DataFrame({"item": ds.item_ids, "annotator": ds.annotator_ids, "label": ds.original_labels().astype(int)})
-    rng = np.random.default_rng(0)
-    df["pred"] = np.where(rng.random(len(df)) < 0.8, df["label"], 1 - df["label"])
-    path = tmp_path / "annotations.csv"
-    df.to_csv(path, index=False)
-    ann = ds.annotators.drop(columns="kind").rename_axis("annotator").reset_index()
-    ann.to_csv(tmp_path / "annotators.csv", index=False)
-    return path, df, ds
 
 
 CSV_COLS = ["--item-col", "item", "--annotator-col", "annotator", "--label-col", "label"]

@@ -101,17 +101,11 @@ def test_bars_with_error_bars(metrics):
     plt.close(ax.figure)
 
 
-def test_dot_plot_orders_worst_first_with_intervals():
-    import warnings
+def test_dot_plot_orders_worst_first_with_intervals(named_groups_metric):
 
-    import pandas as pd
 
-    ds = make_subjective_dataset(n_items=200, n_annotators=30, random_state=3)
-    grouping = pd.Series({a: f"a very long group name that goes on and on {i % 15:02d}"
-                          for i, a in enumerate(ds.annotators.index)})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    m = named_groups_metric(lambda i: f"a very long group name that goes on and on {i % 15:02d}",
+                            n_annotators=30)
     ax = plot_group_performance({"M": m}, kind="dots", ci=0.95, n_boot=200)
     perf = m.group_performance()
     n = perf["n_annotators"]

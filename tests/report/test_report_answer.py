@@ -81,12 +81,8 @@ def test_answer_names_the_worst_group_with_its_interval(hand):
     assert ans.facts["served worst"] == "Woman"
 
 
-def test_one_annotator_group_is_given_without_interval():
-    ds = make_subjective_dataset(n_items=200, n_annotators=12, random_state=3)
-    grouping = pd.Series({a: f"g{i}" for i, a in enumerate(ds.annotators.index)})  # one annotator per group
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+def test_one_annotator_group_is_given_without_interval(named_groups_metric):
+    m = named_groups_metric(lambda i: f"g{i}", n_annotators=12)  # one annotator per group
     ans = opinion_answer(m, n_boot=N_BOOT)
     g = m.group_performance()
     worst = g["performance"].idxmin()
@@ -149,13 +145,9 @@ def test_interval_box_does_not_promise_wide_intervals_for_one_annotator():
     assert "A group of one annotator gets no interval" in text
 
 
-def test_single_annotator_caveat_when_most_groups_are_one_person():
-    ds = make_subjective_dataset(n_items=200, n_annotators=12, random_state=3)
+def test_single_annotator_caveat_when_most_groups_are_one_person(named_groups_metric):
     # one group per annotator: every group is a single person
-    grouping = pd.Series({a: f"g{i}" for i, a in enumerate(ds.annotators.index)})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    m = named_groups_metric(lambda i: f"g{i}", n_annotators=12)
     ans = opinion_answer(m, n_boot=N_BOOT)
     n = len(m.group_performance())
     assert ans.caveats and ans.caveats[0].startswith(f"{n} of {n} groups hold a single annotator.")
@@ -172,12 +164,8 @@ def test_summary_table_names_the_worst_group(hand):
     assert table.loc["model", "worst_group_performance"] == pytest.approx(0.375)
 
 
-def test_many_groups_draw_a_dot_plot():
-    ds = make_subjective_dataset(n_items=200, n_annotators=30, random_state=3)
-    grouping = pd.Series({a: f"group {i % 15:02d}" for i, a in enumerate(ds.annotators.index)})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+def test_many_groups_draw_a_dot_plot(named_groups_metric):
+    m = named_groups_metric(lambda i: f"group {i % 15:02d}", n_annotators=30)
     assert len(m.group_performance()) == 15
     sections = opinion_sections(m, n_boot=N_BOOT)
     caption = next(b.caption for s in sections for b in s.blocks if hasattr(b, "png_base64")

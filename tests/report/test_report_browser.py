@@ -256,24 +256,16 @@ def test_subgroup_report_tables_are_not_cut_at_1400px(tmp_path):
     assert any(width > box for _, _, width, box, _ in seen["tables"])  # the pattern table does need to scroll
 
 
-def test_many_group_opinion_report_fits_1400px(tmp_path):
+def test_many_group_opinion_report_fits_1400px(tmp_path, named_groups_metric):
     """30 groups: a dot plot instead of a 20-px heatmap, the group table inside its box, the answer first."""
-    import warnings
 
-    import pandas as pd
 
-    from aif360_subjective.datasets import make_subjective_dataset
-    from aif360_subjective.metrics import OpinionExclusionMetric
     from aif360_subjective.report import Report
     from aif360_subjective.report.sections import opinion_sections
 
     exe = _chromium()
-    ds = make_subjective_dataset(n_items=300, n_annotators=60, random_state=1)
-    grouping = pd.Series({a: f"Woman & Black or African American & group {i % 30:02d}"
-                          for i, a in enumerate(ds.annotators.index)})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        m = OpinionExclusionMetric(ds, ds.with_predictions(ds.majority_labels()), grouping=grouping)
+    m = named_groups_metric(lambda i: f"Woman & Black or African American & group {i % 30:02d}", n_annotators=60,
+                            n_items=300, random_state=1)
     page = Report("many groups").extend(opinion_sections({"Model 1": m}, n_boot=200)).render()
     assert "30 groups are too many for a readable heatmap" in page
     _nothing_cut(_layout(exe, page, tmp_path, "opinion.html"))
