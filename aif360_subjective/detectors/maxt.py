@@ -137,13 +137,21 @@ def _sd(k: np.ndarray, K: float, N: float) -> np.ndarray:
 
 
 class _Standardiser:
-    """The fixed margins of the four tests (unchanged by either permutation scheme)."""
+    """The fixed margins of the four tests (unchanged by either permutation scheme).
 
-    def __init__(self, MT: sp.csr_matrix, t: np.ndarray, p: np.ndarray):
+    Args:
+        counter: the candidates (a :class:`MemberCounter`, or their (m, rows) membership, counted once here).
+        t, p: truth and prediction (0/1 floats).
+    """
+
+    def __init__(self, counter: MemberCounter | sp.spmatrix, t: np.ndarray, p: np.ndarray):
+        if not isinstance(counter, MemberCounter):
+            counter = MemberCounter(sp.csr_matrix(counter).T)
         c = (t == p).astype(np.float64)
         N = float(len(t))
-        fixed = np.asarray(MT @ np.column_stack([np.ones(len(t)), t]).astype(np.float32), dtype=np.float64)
+        fixed = counter.count(np.column_stack([np.ones(len(t)), t]))
         n_S, n1_S = fixed[:, 0], fixed[:, 1]
+        self.size = n_S
         n0_S = n_S - n1_S
         P, T1, F0, C = float(p.sum()), float((t * p).sum()), float(((1 - t) * p).sum()), float(c.sum())
         N1 = float(t.sum())
@@ -172,10 +180,14 @@ class _Standardiser:
 
 def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray:
     """(m, 4) observed z of every candidate (columns of the rows x m boolean ``members``) per test."""
-    MT = sp.csr_matrix(members.T, dtype=np.float32)
     t, p = np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64)
-    std = _Standardiser(MT, t, p)
-    obs = np.asarray(MT @ np.column_stack([p, t * p, (1 - t) * p, t == p]).astype(np.float32), dtype=np.float64)
+    counter = MemberCounter(members)
+    return _observed(counter, _Standardiser(counter, t, p), t, p)
+
+
+def _observed(counter: MemberCounter, std: _Standardiser, t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(m, 4) observed z per test from the candidates' counts (one product of four columns)."""
+    obs = counter.count(np.column_stack([p, t * p, (1 - t) * p, t == p]))
     return np.column_stack([z[:, 0] for z in std.z_all([obs[:, [i]] for i in range(4)])])
 
 
@@ -310,6 +322,7 @@ class MemberCounter:
     def __init__(self, members: sp.spmatrix):
         MT = sp.csr_matrix(sp.csc_matrix(members).T, dtype=np.uint16)
         n = MT.shape[1]
+        self.shape = (n, MT.shape[0])  # (rows, subgroups), as ``members``
         self.blocks = [(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)] or [(0, 0)]
         self.MT = [MT] if len(self.blocks) == 1 else [MT[:, s0:s1] for s0, s1 in self.blocks]
 
@@ -325,8 +338,8 @@ class MemberCounter:
 class _PermutedCounts:
     """The four counts of every candidate under a batch of permutations (:class:`MemberCounter`)."""
 
-    def __init__(self, members: sp.spmatrix, t: np.ndarray):
-        self.counter = MemberCounter(members)
+    def __init__(self, counter: MemberCounter, t: np.ndarray):
+        self.counter = counter
         self.t = np.asarray(t, dtype=bool)[:, None]
 
     def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray,
@@ -422,16 +435,14 @@ def max_t(
     """
     B = check_n_permutations(n_permutations)
     rng = np.random.default_rng(random_state)
-    MT = sp.csr_matrix(sp.csc_matrix(members).T, dtype=np.float32)
-    m, n = MT.shape
+    counter = MemberCounter(members)  # one 16-bit copy of the memberships for every count below
+    n, m = counter.shape
     t = np.asarray(t, dtype=np.float64)
     p = np.asarray(p, dtype=np.float64)
     c = (t == p).astype(np.float64)
-    std = _Standardiser(MT, t, p)
-    obs_counts = np.asarray(MT @ np.column_stack([p, t * p, (1 - t) * p, c]).astype(np.float32),
-                            dtype=np.float64)
-    z_obs = np.column_stack([z[:, 0] for z in std.z_all([obs_counts[:, [i]] for i in range(4)])])
-    size = np.asarray(MT.sum(axis=1), dtype=np.float64).ravel()
+    std = _Standardiser(counter, t, p)
+    z_obs = _observed(counter, std, t, p)
+    size = std.size
     if isinstance(penalty, np.ndarray):
         pen = np.asarray(penalty, dtype=np.float64).reshape(m, 1)
     else:
@@ -453,7 +464,7 @@ def max_t(
     need = (any(0 in uses[f] for f in tests), any(1 in uses[f] for f in tests), any(2 in uses[f] for f in tests),
             any(3 in uses[f] for f in tests))
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
-    counter = _PermutedCounts(members, t)
+    permuted = _PermutedCounts(counter, t)
 
     def feed(counts: list[np.ndarray | None]) -> None:
         zs = std.z(counts)  # each (m, b); None for tests not asked for
@@ -469,7 +480,7 @@ def max_t(
         while done < B:
             b = min(_BATCH, B - done)
             idx, p_b = draw_permutations(rng, p, pos, neg, b)
-            in_flight.append(pool.submit(counter.counts, p[idx], c[idx], p_b, need))
+            in_flight.append(pool.submit(permuted.counts, p[idx], c[idx], p_b, need))
             if len(in_flight) >= _WORKERS:
                 feed(in_flight.popleft().result())
             done += b

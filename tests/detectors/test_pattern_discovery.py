@@ -449,7 +449,7 @@ def test_permuted_counts_in_row_blocks_are_exact(monkeypatch):
     p_a, c_a, p_b = (rng.integers(0, 2, (n, b)).astype(float) for _ in range(3))
     want = [members.T @ p_a, members.T @ (t[:, None] * p_b), members.T @ ((1 - t)[:, None] * p_b), members.T @ c_a]
     monkeypatch.setattr(maxt.MemberCounter, "_BLOCK", 8)  # 7 blocks of rows, the last one short
-    got = maxt._PermutedCounts(members, t).counts(p_a, c_a, p_b)
+    got = maxt._PermutedCounts(maxt.MemberCounter(members), t).counts(p_a, c_a, p_b)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, np.asarray(w))
 
