@@ -20,7 +20,7 @@ from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
 from .maxt import METRIC_TEST, TESTS, MaxTResult, MemberCounter, class_offsets, max_t
 from .options import AnalysisOptions
-from .pattern_mining import MinedPatterns, row_set_keys
+from .pattern_mining import MinedPatterns, _pack, row_set_keys
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
 from .subgroup_metrics import FN, FP, METRICS, TN, TP, metrics_from_counts
 
@@ -914,9 +914,8 @@ def _containment(members: sp.spmatrix, sample: int = 2048) -> tuple[np.ndarray, 
 
     A pair can only nest if it nests on any subset of the rows: the overlaps on a seeded sample of ``sample``
     rows (a dense product, ``sample h^2`` instead of ``n h^2``) leave the candidate pairs, and each candidate is
-    then checked on every row by the popcount of ``s AND NOT g`` on 64-bit bitsets. Adult's 48,842 rows and
-    3,000 listed subgroups: about a tenth of the time of the overlaps of all rows (:func:`_overlap`), with the
-    same pairs.
+    then checked on every row by ``s AND NOT g`` on 64-bit bitsets (``pattern_mining._pack``); the same
+    pairs as the overlaps of all rows (:func:`_overlap`), faster on large tables (``benchmarks/maxt_speed.py``).
     """
     n, h = members.shape
     cols = sp.csc_matrix(members, dtype=bool)
@@ -932,11 +931,9 @@ def _containment(members: sp.spmatrix, sample: int = 2048) -> tuple[np.ndarray, 
     g_idx, s_idx = np.nonzero((on_sample >= size_sample[None, :] - 0.5) & (size[:, None] > size[None, :]))
     if len(g_idx) == 0:
         return g_idx, s_idx, size
-    words = -(-n // 64)
-    bits = np.zeros((h, words * 8), dtype=np.uint8)
-    for start in range(0, h, 256):  # bounded memory: 256 columns x n bytes at a time
-        bits[start:start + 256, : -(-n // 8)] = np.packbits(cols[:, start:start + 256].toarray().T, axis=1)
-    bits = bits.view(np.uint64)
+    # bounded memory: 256 columns x n bytes unpacked at a time
+    bits = np.vstack([_pack(cols[:, start:start + 256].toarray()) for start in range(0, h, 256)])
+    words = bits.shape[1]
     inside = np.empty(len(g_idx), dtype=bool)
     step = max(1, 2**22 // words)
     for start in range(0, len(g_idx), step):  # candidate pairs in blocks, not one by one
@@ -948,32 +945,21 @@ def _containment(members: sp.spmatrix, sample: int = 2048) -> tuple[np.ndarray, 
 def _overlap(members: sp.spmatrix, block_rows: int | None = None) -> np.ndarray:
     """Rows in common of every pair of columns of a boolean membership matrix (rows x h), exactly.
 
-    Rows that belong to exactly the same of the h subgroups are counted once with their multiplicity (the
-    listed subgroups are described by a few columns, so a large table has far fewer distinct membership rows
-    than rows: Adult's 48,842 rows against its first 3,000 findings per list). Rows are recognised as identical
-    by two random projections of their membership (the same check as :func:`row_set_keys`, on rows).
-
-    A sparse product costs about the sum of the squared row counts; a dense BLAS product costs ``u h^2``
-    multiply-adds on the ``u`` distinct rows but runs each a few hundred times faster, so it wins unless the
-    subgroups are tiny. Dense blocks of rows bound the memory (about 256 MB); float32 holds the block's
-    integer counts exactly (below 2**24 rows per block).
+    A sparse product costs about the sum of the squared row counts; a dense BLAS product costs ``n h^2``
+    multiply-adds but runs each far faster, so it wins unless the subgroups are tiny. Dense blocks of rows bound
+    the memory (about 256 MB); float32 holds the block's integer counts exactly (below 2**24 rows per block).
+    :func:`_containment` calls it on at most a few thousand rows.
     """
     n, h = members.shape
     rows = sp.csr_matrix(members, dtype=np.float32)
-    if h == 0 or n == 0:
-        return np.zeros((h, h), dtype=np.float64)
-    keys = np.round(np.column_stack([np.diff(rows.indptr), rows @ np.random.default_rng(0).random((h, 2))]), 9)
-    _, first, mult = np.unique(keys, axis=0, return_index=True, return_counts=True)
-    rows = rows[first]
-    weighted = sp.csr_matrix(rows.multiply(mult[:, None].astype(np.float32)))
     per_row = np.diff(rows.indptr).astype(np.float64)
-    if len(first) * float(h) * h > 200.0 * float(per_row @ per_row):
-        return (rows.T.tocsr() @ weighted).toarray().astype(np.float64)
+    if h == 0 or n * float(h) * h > 200.0 * float(per_row @ per_row):
+        return (rows.T.tocsr() @ rows).toarray().astype(np.float64)
     out = np.zeros((h, h), dtype=np.float64)
     step = block_rows or max(1, min(2**26 // h, 2**23))
-    for start in range(0, len(first), step):  # a few blocks of rows, not a loop over rows
+    for start in range(0, n, step):  # a few blocks of rows, not a loop over rows
         block = rows[start:start + step].toarray()
-        out += block.T @ (block * mult[start:start + step, None].astype(np.float32))
+        out += block.T @ block
     return out
 
 
