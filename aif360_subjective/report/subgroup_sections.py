@@ -387,8 +387,8 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
 ALTERNATIVES_MAX_ROWS = 1_000_000
 #: Past this many rows the other clusterers are compared on a seeded random sample of this many rows: whether
 #: a clusterer is lopsided at k clusters (a cluster of 90 % of the rows, most clusters at 1 % or less) shows on
-#: a sample, and on Adult (48,842 rows) the whole table cost 39 s of a 119 s command (k-means' ten restarts
-#: alone 27 s), a 10,000-row sample 7 s (ward's O(n^2) merge matrix the most).
+#: a sample, while the whole table costs k-means' restarts and ward's O(n^2) merge matrix on every row
+#: (``benchmarks/lopsided_alternatives.py`` times it).
 ALTERNATIVES_SAMPLE_ROWS = 5_000
 
 
