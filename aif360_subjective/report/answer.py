@@ -274,15 +274,19 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
 
     Args:
         findings: :meth:`SubgroupReport.findings`.
-        pattern_text: pattern text per cluster id (to describe a cluster by its pattern), or None.
+        pattern_text: the entropy pattern's text per cluster id (to describe a cluster and its entropy pattern
+            as the report's pattern table writes them), or None. Mined patterns keep their own description: their
+            ids are not cluster ids.
     """
     desc = []
     for kind, sid, text in zip(findings["kind"], findings["id"], findings["description"], strict=True):
         if kind == "cluster":
             pat = pattern_text.get(sid) if pattern_text is not None else None
             desc.append(f"cluster {sid}" + (f" (mostly {pat})" if pat else ""))
+        elif kind == "entropy" and pattern_text is not None:
+            desc.append(pattern_text.get(sid, text))
         else:
-            desc.append(pattern_text.get(sid, text) if pattern_text is not None else text)
+            desc.append(text)
     ci = findings.attrs.get("ci", 0.95)
     return pd.DataFrame({
         "side": findings["direction"].to_numpy(),

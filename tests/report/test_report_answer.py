@@ -336,3 +336,16 @@ def test_a_one_annotator_worst_group_is_not_labelled_with_an_interval(hand):
 
     ans = opinion_answer(OneAnnotatorWorst(), n_boot=N_BOOT, random_state=3)
     assert ans.lines[0].startswith("Served worst: Woman (1 annotator), accuracy 0.375 (one annotator: no interval);")
+
+
+def test_mined_patterns_keep_their_description_when_their_id_is_also_a_cluster_id():
+    """The answer once described mined pattern 1 by the text of cluster 1's entropy pattern (COMPAS: a 1,494-row
+    'priors_count ∈ [5, 38]' shown as 'c_charge_degree=Felony AND race=Native American AND sex=Male')."""
+    found = pd.DataFrame({"metric": ["statistical_parity"] * 3, "kind": ["pattern", "entropy", "cluster"],
+                          "id": [1, 1, 1], "description": ["age ∈ [20, 30)", "sex=f", "cluster 1"],
+                          "size": [40, 30, 20], "value": [0.2] * 3, "ci_low": [0.1] * 3, "ci_high": [0.3] * 3,
+                          "p_adjusted": [0.01] * 3, "direction": ["disadvantaged"] * 3})
+    texts = pd.Series({1: "sex=f AND age=young"})
+    table = findings_table(found, texts)
+    assert table["subgroup"].tolist() == ["age ∈ [20, 30)", "sex=f AND age=young",
+                                          "cluster 1 (mostly sex=f AND age=young)"]
