@@ -373,9 +373,11 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     lop = rep.lopsided
     if lop.get("lopsided"):
         caveats.append(f"The clustering is lopsided ({lop['reason']}): its subgroups are nearly all rows or a "
-                       "handful of rows; see the clustering details for a balanced alternative.")
+                       "handful of rows; the clustering details compare the other clusterers at the same number of "
+                       "clusters.")
     table = findings_table(found.iloc[:max_findings], pattern_text)
     if len(found) > max_findings:
+        # the per-subgroup details expand the clusters only: the rest are in SubgroupReport.findings()
         lines.append(f"The table lists the first {max_findings} findings (smallest adjusted p first); "
-                     f"{len(found) - max_findings:,} more are in the per-subgroup details.")
+                     f"{len(found) - max_findings:,} more are not shown (SubgroupReport.findings() lists every one).")
     return Answer(tuple(lines), tuple(caveats), table, facts)

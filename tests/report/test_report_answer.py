@@ -349,3 +349,11 @@ def test_mined_patterns_keep_their_description_when_their_id_is_also_a_cluster_i
     table = findings_table(found, texts)
     assert table["subgroup"].tolist() == ["age ∈ [20, 30)", "sex=f AND age=young",
                                           "cluster 1 (mostly sex=f AND age=young)"]
+
+
+def test_answer_says_where_the_unlisted_findings_are(planted):
+    *_, rep = planted
+    ans = subgroup_answer(rep, max_findings=1)
+    n = len(rep.findings())
+    assert n > 1
+    assert ans.lines[-1].endswith(f"{n - 1:,} more are not shown (SubgroupReport.findings() lists every one).")
