@@ -5,11 +5,13 @@ data folder holds it, on Adult (48,842 rows, 64,829 candidates):
 
 * **counts**: the four counts of every candidate under 200 permutations (800 columns), by one float32 sparse
   product per batch against 16-bit products in blocks of 65,535 rows (:class:`~aif360_subjective.detectors.maxt.
-  MemberCounter`);
+  MemberCounter`), and those against the counts through the patterns' cells (:class:`~aif360_subjective.
+  detectors.cell_counts.CellCounter`, what the analysis uses), with the cost of setting each up;
 * **families**: the 13 step-down families of :func:`~aif360_subjective.detectors.maxt.max_t` fed one family at a
   time (each family's own pass over its hypotheses) against one pass per block of hypotheses;
 * **max-T**: :func:`~aif360_subjective.detectors.maxt.max_t` of all four tests with one and with two batches
-  counted at once (the products release the GIL), and of one test (what a ranking asks for);
+  counted at once (the products release the GIL), counted through the members against through the cells, and of
+  one test (what a ranking asks for);
 * **unpacking**: mined bitsets into the membership matrix, all at once against in blocks of 256 bitsets;
 * **containment**: the nested pairs among 3,000 listed subgroups, from the overlaps of all rows against from a
   2,048-row sample checked exactly on bitsets.
@@ -37,10 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from slice_finders import _git_commit, load_adult_with_predictions  # noqa: E402
 
 from aif360_subjective.datasets import make_planted_slice  # noqa: E402
-from aif360_subjective.detectors import maxt  # noqa: E402
+from aif360_subjective.detectors import bitsets, maxt  # noqa: E402
 from aif360_subjective.detectors import pattern_mining as pm  # noqa: E402
 from aif360_subjective.detectors.options import check_analysis_options  # noqa: E402
-from aif360_subjective.detectors.report import _containment, _overlap  # noqa: E402
+from aif360_subjective.detectors.report import _containment  # noqa: E402
 
 
 def best(fn, repeat: int = 3) -> tuple[float, object]:
@@ -53,23 +55,24 @@ def best(fn, repeat: int = 3) -> tuple[float, object]:
     return min(times), out
 
 
-def mined_bits(X: pd.DataFrame):
-    """The mined patterns and their bitsets (captured from the miner before it unpacks them)."""
+def mined(X: pd.DataFrame) -> pm.MinedPatterns:
+    """The mined patterns of the analysis' default options."""
     opts = check_analysis_options(X)
     items = pm.build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
-    seen = {}
-    unpack = pm._unpack_to_csc
+    return pm.mine_patterns(items, pm.check_min_support(opts.min_support, len(X)), opts.max_length)
 
-    def capture(bits, n, support, block=256):
-        seen["bits"], seen["n"], seen["support"] = bits, n, support
-        return unpack(bits, n, support, block)
 
-    pm._unpack_to_csc = capture
-    try:
-        mined = pm.mine_patterns(items, pm.check_min_support(opts.min_support, len(X)), opts.max_length)
-    finally:
-        pm._unpack_to_csc = unpack
-    return mined, seen
+def overlap_of_all_rows(members: sp.spmatrix) -> np.ndarray:
+    """Rows in common of every pair of columns, from every row (dense float32 blocks of rows; exact below 2^24
+    rows per block): the simple way to find nested subgroups."""
+    n, h = members.shape
+    rows = sp.csr_matrix(members, dtype=np.float32)
+    out = np.zeros((h, h), dtype=np.float64)
+    step = max(1, min(2**26 // max(h, 1), 2**23))
+    for start in range(0, n, step):
+        block = rows[start:start + step].toarray()
+        out += block.T @ block
+    return out
 
 
 def unpack_at_once(bits: np.ndarray, n: int) -> sp.csc_matrix:
@@ -87,8 +90,8 @@ def float32_counts(members: sp.csc_matrix, Y: np.ndarray) -> np.ndarray:
 
 def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list[dict]:
     rows = []
-    mined, seen = mined_bits(X)
-    members = mined.members
+    mp = mined(X)
+    members = mp.members
     m, n = members.shape[1], members.shape[0]
     label = f"{name} ({n:,} rows, {m:,} candidates, {members.nnz:,} memberships)"
 
@@ -104,6 +107,13 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     b_secs, b = best(lambda: counter.count(Y), repeat=1 if m > 30_000 else 3)
     assert np.array_equal(a, b)
     row("counts of 200 permutations", "float32 sparse product", "16-bit products in row blocks", a_secs, b_secs)
+    c_secs, c = best(lambda: mp.counter.count(Y), repeat=1 if m > 30_000 else 3)
+    assert np.array_equal(b, c)
+    row("counts of 200 permutations", "16-bit products of the members", "through the cells", b_secs, c_secs)
+    d_secs, _ = best(lambda: pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns),
+                     repeat=1)
+    row("setting the counts up", "16-bit copy of the members", "cells of every column set",
+        best(lambda: maxt.MemberCounter(members), repeat=1)[0], d_secs)
 
     # families: each family on its own against one pass per block (z values of 50 permutations)
     obs = [rng.normal(size=m) for _ in range(8)]
@@ -130,36 +140,40 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     workers = maxt._WORKERS
     try:
         maxt._WORKERS = 1
-        a_secs, a = best(lambda: maxt.max_t(members, t, p, 200, 0), repeat=1)
+        a_secs, a = best(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
         maxt._WORKERS = max(2, workers)
-        b_secs, b = best(lambda: maxt.max_t(members, t, p, 200, 0), repeat=1)
+        b_secs, b = best(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
     finally:
         maxt._WORKERS = workers
     assert np.array_equal(a.p_global, b.p_global, equal_nan=True)
     row("max-T, 4 tests, 200 permutations", "one batch at a time", "two batches at once", a_secs, b_secs)
-    c_secs, c = best(lambda: maxt.max_t(members, t, p, 200, 0, tests=(0,)), repeat=1)
+    m_secs, m_res = best(lambda: maxt.max_t(members, t, p, 200, 0), repeat=1)
+    assert np.array_equal(m_res.p_global, b.p_global, equal_nan=True)
+    row("max-T, 4 tests, 200 permutations", "counted through the members", "through the cells", m_secs, b_secs)
+    c_secs, c = best(lambda: maxt.max_t(mp.counter, t, p, 200, 0, tests=(0,)), repeat=1)
     assert np.array_equal(c.p_adjusted[:, 0], b.p_adjusted[:, 0], equal_nan=True)
     row("max-T for one ranking", "all 4 tests", "its own test", b_secs, c_secs)
 
     # unpacking the mined bitsets
-    bits, support = seen["bits"], seen["support"]
+    bits, support = mp.bits, mp.support
     a_secs, a = best(lambda: unpack_at_once(bits, n), repeat=1)
-    b_secs, b = best(lambda: pm._unpack_to_csc(bits, n, support), repeat=1)
+    b_secs, b = best(lambda: bitsets.unpack_to_csc(bits, n, support), repeat=1)
     assert (a != b).nnz == 0
     del a
     row("bitsets -> membership matrix", "all bits at once", "non-zero bytes, 256 bitsets a block", a_secs, b_secs)
 
     # nested pairs among 3,000 listed subgroups (the largest first, as findings list them)
     h = min(3000, m)
-    listed = members[:, np.argsort(-mined.support, kind="stable")[:h]]
+    order = np.argsort(-mp.support, kind="stable")[:h]
+    listed = members[:, order]
     size = np.asarray(listed.sum(axis=0)).ravel()
 
     def from_all_rows():
-        overlap = _overlap(listed)
+        overlap = overlap_of_all_rows(listed)
         return np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
 
     a_secs, a = best(from_all_rows, repeat=1)
-    b_secs, b = best(lambda: _containment(listed)[:2], repeat=1)
+    b_secs, b = best(lambda: _containment(mp.bits[order], n)[:2], repeat=1)
     assert set(zip(*a, strict=True)) == set(zip(*b, strict=True))
     row(f"nested pairs of {h:,} subgroups", "overlaps of all rows", "2,048-row sample, bitsets", a_secs, b_secs)
     return rows

@@ -123,7 +123,7 @@ def candidates_table(seed: int = 0) -> pd.DataFrame:
         shape = np.array([f"{len(q)}:{int(is_range[list(q)].sum())}" for q in mp.patterns], dtype=object)
         offset = class_offsets(shape)
         MT = sp.csr_matrix(mp.members.T, dtype=np.float32)
-        std = _Standardiser(MT, t, p)
+        std = _Standardiser(mp.counter, t, p)
         idx = np.random.default_rng(seed).permuted(np.tile(np.arange(n), (200, 1)), axis=1).T
         z = (std.expected[:, [0]] - np.asarray(MT @ p[idx].astype(np.float32))) * std.inv_sd[:, [0]]
         q95 = float(np.quantile(np.nanmax(z - offset[:, None], axis=0), 0.95))

@@ -50,12 +50,13 @@ import os
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "MemberCounter", "max_t", "observed_z", "check_n_permutations",
+__all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter", "as_counter", "max_t",
+           "observed_z", "check_n_permutations",
            "scan_penalty", "class_offsets", "draw_permutations"]
 
 #: The four tests, in the order of :attr:`MaxTResult.z` columns.
@@ -144,9 +145,8 @@ class _Standardiser:
         t, p: truth and prediction (0/1 floats).
     """
 
-    def __init__(self, counter: MemberCounter | sp.spmatrix, t: np.ndarray, p: np.ndarray):
-        if not isinstance(counter, MemberCounter):
-            counter = MemberCounter(sp.csr_matrix(counter).T)
+    def __init__(self, counter: Counter | sp.spmatrix, t: np.ndarray, p: np.ndarray):
+        counter = as_counter(counter)
         c = (t == p).astype(np.float64)
         N = float(len(t))
         fixed = counter.count(np.column_stack([np.ones(len(t)), t]))
@@ -185,7 +185,7 @@ def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray
     return _observed(counter, _Standardiser(counter, t, p), t, p)
 
 
-def _observed(counter: MemberCounter, std: _Standardiser, t: np.ndarray, p: np.ndarray) -> np.ndarray:
+def _observed(counter: Counter, std: _Standardiser, t: np.ndarray, p: np.ndarray) -> np.ndarray:
     """(m, 4) observed z per test from the candidates' counts (one product of four columns)."""
     obs = counter.count(np.column_stack([p, t * p, (1 - t) * p, t == p]))
     return np.column_stack([z[:, 0] for z in std.z_all([obs[:, [i]] for i in range(4)])])
@@ -335,10 +335,48 @@ class MemberCounter:
         return cnt
 
 
-class _PermutedCounts:
-    """The four counts of every candidate under a batch of permutations (:class:`MemberCounter`)."""
+class Counter(Protocol):
+    """Anything that counts every candidate's rows: ``shape`` (rows, candidates) and ``count(Y)`` -> (candidates,
+    columns of Y) exact counts of the rows where each 0/1 column of ``Y`` is 1 (:class:`MemberCounter`,
+    :class:`~.cell_counts.CellCounter`, :class:`StackedCounter`)."""
 
-    def __init__(self, counter: MemberCounter, t: np.ndarray):
+    shape: tuple[int, int]
+
+    def count(self, Y: np.ndarray) -> np.ndarray: ...
+
+
+class StackedCounter:
+    """Several counters' candidates one after the other (the kinds of a report, each counted its own way).
+
+    Args:
+        parts: counters of the same rows.
+    """
+
+    def __init__(self, parts: list[Counter]):
+        if not parts:
+            raise ValueError("StackedCounter needs at least one counter")
+        rows = {c.shape[0] for c in parts}
+        if len(rows) != 1:
+            raise ValueError(f"the counters count different rows: {sorted(rows)}")
+        self.parts = parts
+        self.shape = (rows.pop(), sum(c.shape[1] for c in parts))
+
+    def count(self, Y: np.ndarray) -> np.ndarray:
+        """(candidates, c) counts, the parts' candidates in order."""
+        return np.vstack([c.count(Y) for c in self.parts])
+
+
+def as_counter(members: Counter | sp.spmatrix | np.ndarray) -> Counter:
+    """A counter as it is; a (rows, candidates) membership matrix as a :class:`MemberCounter`."""
+    if hasattr(members, "count") and hasattr(members, "shape") and not isinstance(members, np.ndarray | sp.spmatrix):
+        return members  # type: ignore[return-value]
+    return MemberCounter(members)  # type: ignore[arg-type]
+
+
+class _PermutedCounts:
+    """The four counts of every candidate under a batch of permutations (a :class:`Counter`)."""
+
+    def __init__(self, counter: Counter, t: np.ndarray):
         self.counter = counter
         self.t = np.asarray(t, dtype=bool)[:, None]
 
@@ -403,7 +441,7 @@ def draw_permutations(
 
 
 def max_t(
-    members: sp.spmatrix,
+    members: sp.spmatrix | Counter,
     t: np.ndarray,
     p: np.ndarray,
     n_permutations: int = DEFAULT_PERMUTATIONS,
@@ -414,7 +452,8 @@ def max_t(
     """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
 
     Args:
-        members: (rows, m) boolean sparse (or dense) membership, one column per candidate.
+        members: (rows, m) boolean sparse (or dense) membership, one column per candidate, or a
+            :class:`Counter` of the m candidates (the reports count mined patterns through their cells).
         t: truth, 1 = favourable (0/1 array).
         p: prediction, 1 = favourable (0/1 array).
         n_permutations: B (>= 19).
@@ -435,7 +474,7 @@ def max_t(
     """
     B = check_n_permutations(n_permutations)
     rng = np.random.default_rng(random_state)
-    counter = MemberCounter(members)  # one 16-bit copy of the memberships for every count below
+    counter = as_counter(members)  # one 16-bit copy of the memberships (or the cells) for every count below
     n, m = counter.shape
     t = np.asarray(t, dtype=np.float64)
     p = np.asarray(p, dtype=np.float64)

@@ -29,13 +29,17 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-__all__ = ["MinedPatterns", "Items", "build_items", "mine_patterns", "check_min_support", "row_set_keys"]
+from .bitsets import bit_keys, pack, popcount_and, unpack_one, unpack_to_csc
+from .cell_counts import CellCounter
+
+__all__ = ["MinedPatterns", "Items", "build_items", "mine_patterns", "check_min_support"]
 
 #: Default quantile bins of a numeric column.
 DEFAULT_BINS = 10
@@ -53,6 +57,10 @@ class Items:
         labels: readable condition per item (``"sex=Female"``, ``"age ∈ [25, 34)"``).
         values: per item, the value (categorical) or the ``(low, high, closed)`` range (numeric).
         matrix: (rows, items) boolean CSC matrix: row i satisfies item j.
+        codes: (rows, columns) int32 base code of every row in every column: its value's position among the
+            column's sorted values (categorical), or its quantile bin (numeric).
+        lo, hi: per item, the base codes it covers, ``lo <= code < hi`` (one code for a value, a run of bins for
+            a range).
     """
 
     column: np.ndarray
@@ -60,6 +68,9 @@ class Items:
     labels: list[str]
     values: list[Any]
     matrix: sp.csc_matrix
+    codes: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,7 @@ class MinedPatterns:
     Attributes:
         items: the items (see :class:`Items`).
         patterns: per pattern, the sorted tuple of its item positions.
-        members: (rows, patterns) boolean CSC matrix.
+        bits: (patterns, words) uint64 bitsets of their rows (:mod:`.bitsets`).
         support: rows per pattern.
         n_identical: patterns left out because an earlier, not longer pattern had the same rows.
         min_support: the support threshold in rows.
@@ -78,11 +89,27 @@ class MinedPatterns:
 
     items: Items
     patterns: list[tuple[int, ...]]
-    members: sp.csc_matrix
+    bits: np.ndarray
     support: np.ndarray
     n_identical: int
     min_support: int
     max_length: int
+    keys: np.ndarray
+
+    @cached_property
+    def members(self) -> sp.csc_matrix:
+        """(rows, patterns) boolean CSC membership, unpacked from the bitsets when first asked for (the analysis
+        itself counts through :meth:`counter` and reads the bitsets)."""
+        return unpack_to_csc(self.bits, self.items.matrix.shape[0], self.support)
+
+    @cached_property
+    def counter(self) -> CellCounter:
+        """The patterns' exact counts through their cells (:class:`~.cell_counts.CellCounter`)."""
+        return CellCounter(self.items.codes, self.items.column, self.items.lo, self.items.hi, self.patterns)
+
+    def rows(self, i: int) -> np.ndarray:
+        """The rows (sorted) of pattern ``i``."""
+        return unpack_one(self.bits[i], self.items.matrix.shape[0])
 
     def description(self, i: int) -> str:
         """``"a=x AND b ∈ [1, 2)"`` for pattern ``i``."""
@@ -134,7 +161,8 @@ def build_items(
     """
     n = len(X)
     cat = set(categorical)
-    col_of, labels, values, blocks = [], [], [], []
+    col_of, labels, values, blocks, lo_of, hi_of = [], [], [], [], [], []
+    codes_of = np.zeros((n, X.shape[1]), dtype=np.int32)
     for c_pos, c in enumerate(X.columns):
         s = X[c]
         numeric = c not in cat and pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
@@ -144,6 +172,9 @@ def build_items(
         if not numeric or len(edges) - 1 < 2 or len(np.unique(x)) <= n_bins:
             codes, uniques = pd.factorize(s, sort=True)
             k = len(uniques)
+            codes_of[:, c_pos] = codes
+            lo_of.extend(range(k))
+            hi_of.extend(range(1, k + 1))
             blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), codes)), shape=(n, k)))
             for u in uniques:
                 u = u.item() if isinstance(u, np.generic) else u
@@ -154,8 +185,11 @@ def build_items(
         # bin b is [edges[b], edges[b+1]), the last one closed; searchsorted on the inner edges
         n_b = len(edges) - 1
         b = np.searchsorted(edges[1:-1], x, side="right")
+        codes_of[:, c_pos] = b
         runs = [(lo, hi) for width in range(1, max_merge + 1) for lo in range(n_b - width + 1)
                 for hi in [lo + width] if not (lo == 0 and hi == n_b)]
+        lo_of.extend(r[0] for r in runs)
+        hi_of.extend(r[1] for r in runs)
         lo_b = np.array([r[0] for r in runs])
         hi_b = np.array([r[1] for r in runs])
         # row i is in run r when lo_b[r] <= b[i] < hi_b[r]: a dense (n, runs) test, runs <= n_bins * max_merge
@@ -167,73 +201,8 @@ def build_items(
             values.append((float(edges[lo]), float(edges[hi]), bool(closed)))
             col_of.append(c_pos)
     matrix = sp.hstack(blocks, format="csc") if blocks else sp.csc_matrix((n, 0), dtype=bool)
-    return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values, matrix.astype(bool))
-
-
-def row_set_keys(members: sp.csc_matrix, seed: int = 0) -> np.ndarray:
-    """A (k, 3) float key per column of a boolean sparse matrix: equal keys = equal row sets (up to a
-    2^-100-ish chance of collision: two random projections plus the size)."""
-    n, k = members.shape
-    rng = np.random.default_rng(seed)
-    proj = rng.random((n, 2))
-    cols = sp.csc_matrix(members)
-    keys = np.empty((k, 3))
-    step = max(1, 2**26 // max(1, cols.nnz // max(k, 1)))  # about 64 million members per float64 copy
-    for s0 in range(0, k, step):  # bounded memory on large candidate sets (Adult: 134 million members)
-        m = cols[:, s0:s0 + step].astype(np.float64)
-        keys[s0:s0 + step, 0] = np.asarray(m.sum(axis=0)).ravel()
-        keys[s0:s0 + step, 1:] = m.T @ proj
-    return np.round(keys, 9)
-
-
-def _pack(dense: np.ndarray) -> np.ndarray:
-    """(n, k) boolean -> (k, words) uint64 bitsets, one row per column of ``dense``."""
-    n = dense.shape[0]
-    n_bytes = -(-n // 64) * 8
-    packed = np.zeros((dense.shape[1], n_bytes), dtype=np.uint8)
-    packed[:, : -(-n // 8)] = np.packbits(dense.T, axis=1)
-    return packed.view(np.uint64)
-
-
-def _unpack_to_csc(bits: np.ndarray, n: int, support: np.ndarray, block: int = 256) -> sp.csc_matrix:
-    """(k, words) uint64 bitsets -> (n, k) boolean CSC matrix (``support``: set bits per bitset).
-
-    Only the non-zero bytes are unpacked, ``block`` bitsets at a time so that the temporaries stay small and in
-    cache, straight into the preallocated row indices (32-bit while they fit); ``benchmarks/maxt_speed.py`` times
-    it against unpacking every bit at once.
-    """
-    k = len(bits)
-    by = bits.view(np.uint8).reshape(k, -1)
-    width = by.shape[1]
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(support, out=indptr[1:])
-    itype: type[np.signedinteger] = np.int32 if max(n, int(indptr[-1])) < 2**31 else np.int64
-    indices = np.empty(int(indptr[-1]), dtype=itype)
-    for s0 in range(0, k, block):  # k / block passes, each vectorised over its bitsets' bytes
-        part = by[s0:s0 + block]
-        nz = np.flatnonzero(part).astype(itype)  # bitset-major, each bitset's bytes in row order
-        set_bits: np.ndarray = np.flatnonzero(np.unpackbits(part.ravel()[nz])).astype(itype)  # high bit first
-        byte = nz[np.right_shift(set_bits, 3)]
-        indices[indptr[s0]:indptr[min(k, s0 + block)]] = (byte % width) * 8 + np.bitwise_and(set_bits, 7)
-    return sp.csc_matrix((np.ones(len(indices), dtype=bool), indices, indptr), shape=(n, k))
-
-
-def _popcount_and(a: np.ndarray, b: np.ndarray, block: int = 64) -> np.ndarray:
-    """(len(a), len(b)) counts of rows in both bitsets, ``block`` rows of ``a`` at a time."""
-    out = np.empty((len(a), len(b)), dtype=np.int64)
-    for s0 in range(0, len(a), block):  # block x len(b) x words words at a time
-        out[s0:s0 + block] = np.bitwise_count(a[s0:s0 + block, None, :] & b[None, :, :]).sum(axis=2)
-    return out
-
-
-def _bit_keys(bits: np.ndarray, support: np.ndarray) -> np.ndarray:
-    """(k, 3) keys of k bitsets: the support and two random linear hashes of the words modulo 2^64 (equal
-    sets have equal keys; unequal sets collide with probability about 2^-128)."""
-    rng = np.random.default_rng(0)
-    mult = rng.integers(1, 2**63, size=(2, bits.shape[1]), dtype=np.uint64) | np.uint64(1)
-    with np.errstate(over="ignore"):
-        h = [(bits * m[None, :]).sum(axis=1, dtype=np.uint64) for m in mult]  # wraps modulo 2^64
-    return np.column_stack([support.astype(np.uint64), *h])
+    return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values, matrix.astype(bool), codes_of,
+                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))
 
 
 def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedPatterns:
@@ -255,7 +224,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
     keep = np.flatnonzero(sup1 >= min_support)
     # only frequent items are ever part of a pattern: work on those alone (at most n / min_support per column),
     # so that a column of thousands of rare levels costs no dense n x levels block
-    item_bits = _pack(items.matrix[:, keep].toarray())
+    item_bits = pack(items.matrix[:, keep].toarray())
     level = np.arange(len(keep))[:, None]  # (m, k) positions among the frequent items, increasing
     bits = item_bits
     all_pats, all_bits, all_support = [level], [bits], [sup1[keep]]
@@ -265,7 +234,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
         if len(level) == 0:
             break
         # supports of every extension by a later item of another column
-        counts = _popcount_and(bits, item_bits)
+        counts = popcount_and(bits, item_bits)
         later = np.arange(n_items)[None, :] > level[:, -1][:, None]
         other_col = np.ones_like(later)
         for j in range(level.shape[1]):  # k <= max_length column checks, vectorised over patterns
@@ -282,14 +251,16 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
     support = np.concatenate(all_support).astype(np.int64)
     pats = [tuple(row) for lv in all_pats for row in keep[lv].tolist()]  # back to item positions
     # identical row sets: keep the first (patterns are in level order, so the shortest)
-    _, first = np.unique(_bit_keys(B, support), axis=0, return_index=True)
+    keys = bit_keys(B, support)
+    _, first = np.unique(keys, axis=0, return_index=True)
     first = np.sort(first)
     return MinedPatterns(
         items=items,
         patterns=[pats[i] for i in first],
-        members=_unpack_to_csc(B[first], n, support[first]),
+        bits=B[first],
         support=support[first],
         n_identical=int(len(pats) - len(first)),
         min_support=int(min_support),
         max_length=int(max_length),
+        keys=keys[first],
     )

@@ -14,13 +14,14 @@ import scipy.sparse as sp
 
 from .._labels import cell_codes
 from .._validation import check_alpha, check_choice
+from .bitsets import bit_keys, bits_at, pack_columns
 from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
-from .maxt import METRIC_TEST, TESTS, MaxTResult, MemberCounter, class_offsets, max_t
+from .maxt import METRIC_TEST, TESTS, Counter, MaxTResult, MemberCounter, StackedCounter, class_offsets, max_t
 from .options import AnalysisOptions
-from .pattern_mining import MinedPatterns, _pack, row_set_keys
+from .pattern_mining import MinedPatterns
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
 from .subgroup_metrics import FN, FP, METRICS, TN, TP, metrics_from_counts
 
@@ -107,7 +108,8 @@ class SubgroupReport:
     ):
         self.kinds = tuple(kinds)
         self._mined: MinedPatterns | None = None
-        self._members_cache: sp.csc_matrix | None = None
+        self._bits_cache: dict[str, np.ndarray] = {}
+        self._counter_cache: Counter | None = None
         self._maxt_cache: MaxTResult | None = None
         self._maxt_partial: dict[tuple[int, ...], MaxTResult] = {}
         self._row_keys_cache: np.ndarray | None = None
@@ -272,12 +274,9 @@ class SubgroupReport:
         cell = cell_codes(np.asarray(t), np.asarray(p))
         onehot = np.zeros((n, 4), dtype=bool)
         onehot[np.arange(n), cell] = True
-        rows = MemberCounter(mined.members).count(onehot)  # exact integer counts, no float64 copy of the members
-        if w is None:
-            counts = rows
-        else:
-            MT = sp.csr_matrix(mined.members.T, dtype=np.float64)
-            counts = np.asarray(MT @ (onehot * np.asarray(w, dtype=np.float64)[:, None]))
+        rows = mined.counter.count(onehot)  # exact integer counts through the patterns' cells
+        weighted = None if w is None else onehot * np.asarray(w, dtype=np.float64)[:, None]
+        counts = rows if weighted is None else mined.counter.count(weighted)
         metrics = metrics_from_counts(counts, self._counts["total"], undefined_rates)
         metrics.insert(0, "size", pd.array(mined.support, dtype="Int64"))
         m = len(mined.patterns)
@@ -288,13 +287,15 @@ class SubgroupReport:
         self.kinds = (*self.kinds, "pattern")
         self._inference_cache.clear()
         self._findings_cache.clear()
-        self._members_cache = self._maxt_cache = None
+        self._counter_cache = self._maxt_cache = None
+        self._bits_cache.clear()
         self._maxt_partial.clear()
         self._row_keys_cache = None
 
     def _kind_members(self, kind: str) -> sp.csc_matrix:
         """(rows, subgroups of ``kind``) boolean membership; empty and repeated entropy patterns get an empty
-        column (they define no subgroup of their own)."""
+        column (they define no subgroup of their own). The mined patterns' matrix is unpacked from their bitsets
+        on first use; the analysis itself reads the bitsets and counts through the cells."""
         n = len(self._labels)
         if kind == "pattern":
             return self._mined.members
@@ -310,19 +311,45 @@ class SubgroupReport:
         return sp.csc_matrix((np.ones(len(r), dtype=bool), (r, c)), shape=(n, k))
 
     def _row_keys(self) -> np.ndarray:
-        """:func:`row_set_keys` of every subgroup (computed once): equal keys = identical rows."""
+        """(subgroups, 3) :func:`~.bitsets.bit_keys` of every subgroup in the metrics' order (computed once):
+        equal keys = identical rows, whatever the kinds."""
         if self._row_keys_cache is None:
-            self._row_keys_cache = row_set_keys(self._members())
+            parts = [self._mined.keys if k == "pattern" and self._mined is not None else bit_keys(self._kind_bits(k))
+                     for k in self.kinds]
+            self._row_keys_cache = np.vstack(parts) if parts else np.zeros((0, 3), dtype=np.uint64)
         return self._row_keys_cache
 
-    def _members(self) -> sp.csc_matrix:
-        """Membership of every subgroup, columns in the order of the metrics' index."""
-        if self._members_cache is None:
-            blocks = [self._kind_members(k) for k in self.kinds]
-            n = len(self._labels)
-            self._members_cache = (sp.hstack(blocks, format="csc") if blocks
-                                   else sp.csc_matrix((n, 0), dtype=bool))
-        return self._members_cache
+    def _kind_bits(self, kind: str) -> np.ndarray:
+        """(subgroups of ``kind``, words) bitsets of their rows (:mod:`.bitsets`; packed once per kind)."""
+        if kind == "pattern" and self._mined is not None:
+            return self._mined.bits
+        if kind not in self._bits_cache:
+            self._bits_cache[kind] = pack_columns(self._kind_members(kind))
+        return self._bits_cache[kind]
+
+    def _bits(self, positions: np.ndarray) -> np.ndarray:
+        """(len(positions), words) bitsets of the subgroups at ``positions`` of the metrics' index."""
+        positions = np.asarray(positions, dtype=np.intp)
+        words = -(-len(self._labels) // 64)
+        out = np.empty((len(positions), words), dtype=np.uint64)
+        start = 0
+        for kind in self.kinds:
+            k = len(self._rows_of(kind))
+            here = (positions >= start) & (positions < start + k)
+            if here.any():
+                out[here] = self._kind_bits(kind)[positions[here] - start]
+            start += k
+        return out
+
+    def _counter(self) -> Counter:
+        """Counts of every subgroup's rows, in the metrics' order: clusters and entropy subgroups through their
+        memberships, mined patterns through their cells (:class:`~.cell_counts.CellCounter`)."""
+        if self._counter_cache is None:
+            parts: list[Counter] = [self._mined.counter if k == "pattern" and self._mined is not None
+                                    else MemberCounter(self._kind_members(k)) for k in self.kinds]
+            self._counter_cache = StackedCounter(parts) if parts else MemberCounter(
+                sp.csc_matrix((len(self._labels), 0), dtype=bool))
+        return self._counter_cache
 
     def _max_t(self, tests: tuple[int, ...] = (0, 1, 2, 3)) -> MaxTResult:
         """Permutation max-T over every subgroup of every kind (computed once). ``tests``: the tests needed; a
@@ -340,7 +367,7 @@ class SubgroupReport:
         t, p = self._outcomes
         kind = self.options.max_t_penalty
         penalty = class_offsets(self._description_classes()) if kind == "classes" else kind == "size"
-        result = max_t(self._members(), t, p, self.options.n_permutations, self._permutation_seed,
+        result = max_t(self._counter(), t, p, self.options.n_permutations, self._permutation_seed,
                        penalty=penalty, tests=tuple(sorted(tests)))
         if len(result.tests) == 4:
             self._maxt_cache = result
@@ -610,8 +637,9 @@ class SubgroupReport:
             redundant = np.zeros(n_significant, dtype=bool)
             if not keep_redundant and n_significant > 1:
                 kept_pos = np.flatnonzero(keep)[order]
-                redundant[order] = _redundant(self._members()[:, pos[kept_pos]], self._row_counts()[pos[kept_pos]],
-                                              metric, self._counts["total_rows"], mt.offset[pos[kept_pos]])
+                redundant[order] = _redundant(self._bits(pos[kept_pos]), len(self._labels),
+                                              self._row_counts()[pos[kept_pos]], metric, self._counts["total_rows"],
+                                              mt.offset[pos[kept_pos]])
             sub = np.flatnonzero(keep)
             keep[sub[redundant]] = False
             order = np.argsort(np.argsort(order)[~redundant], kind="stable")  # same order, redundant removed
@@ -707,7 +735,6 @@ class SubgroupReport:
         has = np.concatenate([self._has_metrics(k) for k in self.kinds]) if self.kinds else np.zeros(0, bool)
         sizes = self._metrics["size"].to_numpy(dtype=np.float64, na_value=0.0)
         frames, n_redundant = [], 0
-        members = self._members()
         for metric in METRICS:
             value = self._metrics[metric].to_numpy(dtype=np.float64, na_value=np.nan)
             lo, hi = inf[metric + "_ci_low"].to_numpy(), inf[metric + "_ci_high"].to_numpy()
@@ -724,8 +751,8 @@ class SubgroupReport:
                 stat = mt.statistic(METRIC_TEST[metric], d)[keep]
                 keep = keep[np.lexsort((np.arange(len(keep)), bound, -stat, pg[keep]))]
                 if not keep_redundant and len(keep) > 1:
-                    red = _redundant(members[:, keep], self._row_counts()[keep], metric, self._counts["total_rows"],
-                                     mt.offset[keep])
+                    red = _redundant(self._bits(keep), len(self._labels), self._row_counts()[keep], metric,
+                                     self._counts["total_rows"], mt.offset[keep])
                     n_redundant += int(red.sum())
                     keep = keep[~red]
                 texts = desc[keep]
@@ -820,7 +847,7 @@ class SubgroupReport:
             mask[self._labels == self._pats.ids[i]] = True
             return mask
         if kind == "pattern":
-            mask[self._mined.members[:, i].indices] = True
+            mask[self._mined.rows(i)] = True
             return mask
         if self._pats.is_empty[i]:
             raise ValueError(
@@ -863,11 +890,11 @@ class SubgroupReport:
         )
 
 
-def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.ndarray,
+def _redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
                offset: np.ndarray) -> np.ndarray:
-    """Which of k listed subgroups are redundant. For every pair where a larger one G holds all rows of a
-    smaller one S (two-proportion z tests of the metric's rate on the unweighted counts, ``|z| <``
-    :data:`REDUNDANCY_Z` = no difference):
+    """Which of k listed subgroups (``bits``: their (k, words) bitsets over ``n`` rows) are redundant. For every
+    pair where a larger one G holds all rows of a smaller one S (two-proportion z tests of the metric's rate on
+    the unweighted counts, ``|z| <`` :data:`REDUNDANCY_Z` = no difference):
 
     * S is redundant given G when its rate does not differ from that of G's other rows: S's extra conditions add
       nothing the data can tell apart from chance (a noisy sub-pattern);
@@ -878,10 +905,10 @@ def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.
     ``offset``, the statistic the best-aligned subgroup maximises); one is left out when it is redundant given
     one already kept, so every subgroup left out is represented by a listed one. Checked on the first
     :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
-    k = members.shape[1]
+    k = len(bits)
     out = np.zeros(k, dtype=bool)
     h = min(k, _MAX_REDUNDANCY_CHECK)
-    g_idx, s_idx, size = _containment(members[:, :h])
+    g_idx, s_idx, size = _containment(bits[:h], n)
     if len(g_idx) == 0:
         return out
     counts = counts[:h]
@@ -908,31 +935,24 @@ def _redundant(members: sp.spmatrix, counts: np.ndarray, metric: str, total: np.
     return out
 
 
-def _containment(members: sp.spmatrix, sample: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair (g, s) of columns of a boolean membership matrix (rows x h) where g holds every row of s and
-    more, exactly; and the column sizes.
+def _containment(bits: np.ndarray, n: int, sample: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair (g, s) of h row sets (``bits``: (h, words) bitsets over ``n`` rows) where g holds every row of
+    s and more, exactly; and the sets' sizes.
 
     A pair can only nest if it nests on any subset of the rows: the overlaps on a seeded sample of ``sample``
     rows (a dense product, ``sample h^2`` instead of ``n h^2``) leave the candidate pairs, and each candidate is
-    then checked on every row by ``s AND NOT g`` on 64-bit bitsets (``pattern_mining._pack``); the same
-    pairs as the overlaps of all rows (:func:`_overlap`), faster on large tables (``benchmarks/maxt_speed.py``).
+    then checked on every row by ``s AND NOT g`` on the 64-bit words; the same pairs as the overlaps of all rows,
+    faster on large tables (``benchmarks/maxt_speed.py``). With ``n <= sample`` the overlaps of all rows decide.
     """
-    n, h = members.shape
-    cols = sp.csc_matrix(members, dtype=bool)
-    size = np.diff(cols.indptr).astype(np.float64)
-    if h == 0 or n <= sample:
-        overlap = _overlap(cols)
-        g_idx, s_idx = np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
+    h = len(bits)
+    size = np.bitwise_count(bits).sum(axis=1).astype(np.float64) if h else np.zeros(0)
+    rows = np.arange(n) if n <= sample else np.sort(np.random.default_rng(0).choice(n, sample, replace=False))
+    part = bits_at(bits, rows).astype(np.float32)  # exact counts: at most ``sample`` rows
+    on_rows = part @ part.T
+    size_rows = np.diag(on_rows)
+    g_idx, s_idx = np.nonzero((on_rows >= size_rows[None, :] - 0.5) & (size[:, None] > size[None, :]))
+    if n <= sample or len(g_idx) == 0:
         return g_idx, s_idx, size
-    rows = np.sort(np.random.default_rng(0).choice(n, sample, replace=False))
-    part = sp.csr_matrix(cols)[rows].toarray().astype(np.float32)
-    on_sample = part.T @ part
-    size_sample = np.diag(on_sample)
-    g_idx, s_idx = np.nonzero((on_sample >= size_sample[None, :] - 0.5) & (size[:, None] > size[None, :]))
-    if len(g_idx) == 0:
-        return g_idx, s_idx, size
-    # bounded memory: 256 columns x n bytes unpacked at a time
-    bits = np.vstack([_pack(cols[:, start:start + 256].toarray()) for start in range(0, h, 256)])
     words = bits.shape[1]
     inside = np.empty(len(g_idx), dtype=bool)
     step = max(1, 2**22 // words)
@@ -940,27 +960,6 @@ def _containment(members: sp.spmatrix, sample: int = 2048) -> tuple[np.ndarray, 
         g, s_ = g_idx[start:start + step], s_idx[start:start + step]
         inside[start:start + step] = ~np.any(bits[s_] & ~bits[g], axis=1)
     return g_idx[inside], s_idx[inside], size
-
-
-def _overlap(members: sp.spmatrix, block_rows: int | None = None) -> np.ndarray:
-    """Rows in common of every pair of columns of a boolean membership matrix (rows x h), exactly.
-
-    A sparse product costs about the sum of the squared row counts; a dense BLAS product costs ``n h^2``
-    multiply-adds but runs each far faster, so it wins unless the subgroups are tiny. Dense blocks of rows bound
-    the memory (about 256 MB); float32 holds the block's integer counts exactly (below 2**24 rows per block).
-    :func:`_containment` calls it on at most a few thousand rows.
-    """
-    n, h = members.shape
-    rows = sp.csr_matrix(members, dtype=np.float32)
-    per_row = np.diff(rows.indptr).astype(np.float64)
-    if h == 0 or n * float(h) * h > 200.0 * float(per_row @ per_row):
-        return (rows.T.tocsr() @ rows).toarray().astype(np.float64)
-    out = np.zeros((h, h), dtype=np.float64)
-    step = block_rows or max(1, min(2**26 // h, 2**23))
-    for start in range(0, n, step):  # a few blocks of rows, not a loop over rows
-        block = rows[start:start + step].toarray()
-        out += block.T @ block
-    return out
 
 
 def _rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:

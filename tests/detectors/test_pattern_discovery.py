@@ -204,8 +204,8 @@ def test_permutation_schemes_keep_their_margins():
 
 
 def test_standardiser_sd_is_zero_for_a_full_subgroup():
-    MT = sp.csr_matrix(np.ones((1, 6), dtype=np.float32))
-    std = _Standardiser(MT, np.array([1, 0, 1, 0, 1, 0.0]), np.array([1, 1, 0, 0, 1, 0.0]))
+    members = sp.csc_matrix(np.ones((6, 1), dtype=bool))  # (rows, subgroups)
+    std = _Standardiser(members, np.array([1, 0, 1, 0, 1, 0.0]), np.array([1, 1, 0, 0, 1, 0.0]))
     assert np.isnan(std.inv_sd).all()
 
 
@@ -399,22 +399,51 @@ def test_findings_are_computed_once_and_handed_out_as_copies(monkeypatch):
     assert len(calls) == 2
 
 
-@pytest.mark.parametrize("density", [0.002, 0.3])  # the sparse product and the dense blocks
-def test_overlap_counts_rows_in_common_exactly(density):
-    from aif360_subjective.detectors.report import _overlap
+def test_bitsets_pack_unpack_hash_and_test_membership_exactly():
+    from aif360_subjective.detectors import bitsets as bs
 
     rng = np.random.default_rng(7)
-    dense = rng.random((997, 23)) < density
-    brute = dense.T.astype(np.int64) @ dense.astype(np.int64)
-    members = sp.csc_matrix(dense)
-    assert np.array_equal(_overlap(members), brute)
-    assert np.array_equal(_overlap(members, block_rows=100), brute)  # several blocks of rows add up
-    assert _overlap(sp.csc_matrix((4, 0), dtype=bool)).shape == (0, 0)
-    # repeated membership rows are counted once with their multiplicity: the counts are still every row's
-    repeated = np.repeat(dense[:40], rng.integers(1, 30, 40), axis=0)
-    brute = repeated.T.astype(np.int64) @ repeated.astype(np.int64)
-    assert np.array_equal(_overlap(sp.csc_matrix(repeated)), brute)
-    assert np.array_equal(_overlap(sp.csc_matrix(repeated), block_rows=7), brute)
+    for n in (1, 63, 64, 65, 997):
+        dense = rng.random((n, 23)) < 0.3
+        dense[:, 5] = dense[:, 4]  # two equal sets
+        bits = bs.pack(dense)
+        assert bits.shape == (23, bs.n_words(n))
+        assert np.array_equal(bs.pack_columns(sp.csc_matrix(dense)), bits)  # from the sparse form, no dense copy
+        assert np.array_equal(bs.unpack_to_csc(bits, n).toarray(), dense)
+        assert np.array_equal(bs.unpack_to_csc(bits, n, dense.sum(axis=0), block=3).toarray(), dense)
+        assert all(np.array_equal(bs.unpack_one(bits[j], n), np.flatnonzero(dense[:, j])) for j in range(23))
+        rows = rng.choice(n, min(n, 40), replace=False)
+        assert np.array_equal(bs.bits_at(bits, rows), dense[rows].T)
+        assert np.array_equal(bs.popcount_and(bits, bits, block=5), dense.T.astype(int) @ dense.astype(int))
+        keys = bs.bit_keys(bits)
+        distinct = {tuple(col) for col in dense.T.tolist()}
+        assert len(np.unique(keys, axis=0)) == len(distinct)
+        assert np.array_equal(keys[4], keys[5]) and np.array_equal(keys[:, 0], dense.sum(axis=0))
+
+
+def test_cell_counts_equal_member_counts_for_every_pattern():
+    from aif360_subjective.detectors.maxt import MemberCounter
+
+    rng = np.random.default_rng(3)
+    n = 1500
+    X = pd.DataFrame({"a": rng.choice(list("abcde"), n), "b": rng.choice(list("xyz"), n),
+                      "u": rng.normal(size=n), "v": rng.integers(0, 40, n).astype(float)})
+    X.loc[X["a"] == "e", "b"] = "x"  # empty cells: no (e, y) or (e, z)
+    mp = mine_patterns(build_items(X, ["a", "b"], 6, 3), 3, 3)
+    assert {len(p) for p in mp.patterns} == {1, 2, 3}
+    Y = rng.random((n, 9)) < 0.4
+    want = MemberCounter(mp.members).count(Y)
+    got = mp.counter.count(Y)
+    assert np.array_equal(got, want)
+    assert np.array_equal(mp.counter.count(Y.astype(np.float64)), want)  # 0/1 floats take the same exact path
+    w = rng.random((n, 2))
+    np.testing.assert_allclose(mp.counter.count(w), mp.members.T.astype(np.float64) @ w, rtol=1e-12)
+    # more rows than one 16-bit block: the blocks' counts add up
+    from aif360_subjective.detectors.cell_counts import CellCounter
+
+    big = CellCounter(np.repeat(mp.items.codes, 50, axis=0), mp.items.column, mp.items.lo, mp.items.hi, mp.patterns)
+    Yb = np.repeat(Y, 50, axis=0)
+    assert np.array_equal(big.count(Yb), 50 * want) and big.shape == (n * 50, len(mp.patterns))
 
 
 def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
@@ -486,7 +515,9 @@ def test_containment_finds_exactly_the_nested_pairs(sample):
     inter = dense.T.astype(np.int64) @ dense.astype(np.int64)
     size = dense.sum(axis=0)
     want = set(zip(*np.nonzero((inter == size[None, :]) & (size[:, None] > size[None, :])), strict=True))
-    g, s_, got_size = _containment(sp.csc_matrix(dense), sample=sample)
+    from aif360_subjective.detectors.bitsets import pack
+
+    g, s_, got_size = _containment(pack(dense), len(dense), sample=sample)
     assert set(zip(g.tolist(), s_.tolist(), strict=True)) == {(int(a), int(b)) for a, b in want}
     assert len(want) >= 10 and np.array_equal(got_size, size)
 
