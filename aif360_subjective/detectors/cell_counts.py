@@ -97,15 +97,16 @@ class CellCounter:
         """(cells + sink, c) float64 counts of every cell's rows where each column of ``Y`` is 1 (weighted:
         its sum)."""
         Y = np.asarray(Y)
-        binary = Y.dtype == bool or (np.issubdtype(Y.dtype, np.integer) and (Y.size == 0 or Y.max() <= 1))
+        binary = Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
         out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=np.float64)
         s0 = 0
         for C in self._blocks:
             s1 = s0 + C.shape[1]
-            if binary:
+            if binary:  # exact 16-bit counts (at most 65,535 rows per block)
                 out += C @ Y[s0:s1].astype(np.uint16)
-            else:
-                out += C.astype(np.float64) @ np.asarray(Y[s0:s1], dtype=np.float64)
+            else:  # weights: the same structure with float64 ones (every entry is distinct: nothing to merge)
+                ones = sp.csc_matrix((np.ones(C.nnz), C.indices, C.indptr), shape=C.shape)
+                out += ones @ np.asarray(Y[s0:s1], dtype=np.float64)
             s0 = s1
         return out
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.linalg.blas import ssyrk
 
 from .._labels import cell_codes
 from .._validation import check_alpha, check_choice
@@ -637,7 +638,7 @@ class SubgroupReport:
             redundant = np.zeros(n_significant, dtype=bool)
             if not keep_redundant and n_significant > 1:
                 kept_pos = np.flatnonzero(keep)[order]
-                redundant[order] = _redundant(self._bits(pos[kept_pos]), len(self._labels),
+                redundant[order] = _redundant(self._bits(pos[kept_pos[:_MAX_REDUNDANCY_CHECK]]), len(self._labels),
                                               self._row_counts()[pos[kept_pos]], metric, self._counts["total_rows"],
                                               mt.offset[pos[kept_pos]])
             sub = np.flatnonzero(keep)
@@ -751,7 +752,7 @@ class SubgroupReport:
                 stat = mt.statistic(METRIC_TEST[metric], d)[keep]
                 keep = keep[np.lexsort((np.arange(len(keep)), bound, -stat, pg[keep]))]
                 if not keep_redundant and len(keep) > 1:
-                    red = _redundant(self._bits(keep), len(self._labels), self._row_counts()[keep], metric,
+                    red = _redundant(self._bits(keep[:_MAX_REDUNDANCY_CHECK]), len(self._labels), self._row_counts()[keep], metric,
                                      self._counts["total_rows"], mt.offset[keep])
                     n_redundant += int(red.sum())
                     keep = keep[~red]
@@ -892,7 +893,8 @@ class SubgroupReport:
 
 def _redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
                offset: np.ndarray) -> np.ndarray:
-    """Which of k listed subgroups (``bits``: their (k, words) bitsets over ``n`` rows) are redundant. For every
+    """Which of k listed subgroups (``bits``: the (h, words) bitsets of the first h over ``n`` rows, h at least
+    :data:`_MAX_REDUNDANCY_CHECK` or k) are redundant. For every
     pair where a larger one G holds all rows of a smaller one S (two-proportion z tests of the metric's rate on
     the unweighted counts, ``|z| <`` :data:`REDUNDANCY_Z` = no difference):
 
@@ -905,9 +907,11 @@ def _redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total:
     ``offset``, the statistic the best-aligned subgroup maximises); one is left out when it is redundant given
     one already kept, so every subgroup left out is represented by a listed one. Checked on the first
     :data:`_MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
-    k = len(bits)
+    k = len(counts)
     out = np.zeros(k, dtype=bool)
     h = min(k, _MAX_REDUNDANCY_CHECK)
+    if len(bits) < h:
+        raise ValueError(f"_redundant needs the bitsets of the first {h} subgroups, got {len(bits)}")
     g_idx, s_idx, size = _containment(bits[:h], n)
     if len(g_idx) == 0:
         return out
@@ -935,20 +939,23 @@ def _redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total:
     return out
 
 
-def _containment(bits: np.ndarray, n: int, sample: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _containment(bits: np.ndarray, n: int, sample: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair (g, s) of h row sets (``bits``: (h, words) bitsets over ``n`` rows) where g holds every row of
     s and more, exactly; and the sets' sizes.
 
     A pair can only nest if it nests on any subset of the rows: the overlaps on a seeded sample of ``sample``
-    rows (a dense product, ``sample h^2`` instead of ``n h^2``) leave the candidate pairs, and each candidate is
-    then checked on every row by ``s AND NOT g`` on the 64-bit words; the same pairs as the overlaps of all rows,
-    faster on large tables (``benchmarks/maxt_speed.py``). With ``n <= sample`` the overlaps of all rows decide.
+    rows (a dense symmetric product, ``sample h^2 / 2`` instead of ``n h^2``) leave the candidate pairs, and each
+    candidate is then checked on every row by ``s AND NOT g`` on the 64-bit words; the same pairs as the
+    overlaps of all rows, faster on large tables (``benchmarks/maxt_speed.py``). A sample of 1,024 rows holds
+    about 10 rows of a subgroup of 1% of the rows, so a pair not nested survives it only rarely, and the exact
+    check of the survivors costs less than a larger sample. With ``n <= sample`` the overlaps of all rows decide.
     """
     h = len(bits)
     size = np.bitwise_count(bits).sum(axis=1).astype(np.float64) if h else np.zeros(0)
     rows = np.arange(n) if n <= sample else np.sort(np.random.default_rng(0).choice(n, sample, replace=False))
-    part = bits_at(bits, rows).astype(np.float32)  # exact counts: at most ``sample`` rows
-    on_rows = part @ part.T
+    part = np.asfortranarray(bits_at(bits, rows), dtype=np.float32)  # exact counts: at most ``sample`` rows
+    on_rows = ssyrk(1.0, part) if h else np.zeros((0, 0), dtype=np.float32)  # upper triangle of part @ part.T
+    on_rows = np.triu(on_rows) + np.triu(on_rows, 1).T
     size_rows = np.diag(on_rows)
     g_idx, s_idx = np.nonzero((on_rows >= size_rows[None, :] - 0.5) & (size[:, None] > size[None, :]))
     if n <= sample or len(g_idx) == 0:
