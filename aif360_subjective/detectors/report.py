@@ -752,8 +752,8 @@ class SubgroupReport:
                 stat = mt.statistic(METRIC_TEST[metric], d)[keep]
                 keep = keep[np.lexsort((np.arange(len(keep)), bound, -stat, pg[keep]))]
                 if not keep_redundant and len(keep) > 1:
-                    red = _redundant(self._bits(keep[:_MAX_REDUNDANCY_CHECK]), len(self._labels), self._row_counts()[keep], metric,
-                                     self._counts["total_rows"], mt.offset[keep])
+                    red = _redundant(self._bits(keep[:_MAX_REDUNDANCY_CHECK]), len(self._labels),
+                                     self._row_counts()[keep], metric, self._counts["total_rows"], mt.offset[keep])
                     n_redundant += int(red.sum())
                     keep = keep[~red]
                 texts = desc[keep]

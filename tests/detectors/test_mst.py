@@ -154,3 +154,20 @@ def test_html_report_notes_a_tied_cut():
     unique = detect_subgroups(X, [0, 1, 0, 1], [0, 1, 1, 1], n_clusters=2)
     text = details(unique)
     assert "tied at the cut" not in text and "is unique (no tied merge distances" in text
+
+
+def test_child_process_mst_equals_the_one_computed_here(monkeypatch, caplog):
+    # mlpack's emst holds the GIL: large inputs go to a child process; its edges must be exactly these
+    rng = np.random.default_rng(5)
+    U = np.unique(rng.normal(size=(300, 4)).round(2), axis=0)
+    monkeypatch.setattr(mst_module, "EMST_CHILD_ROWS", 10**9)
+    here = mst_module.euclidean_mst(U)
+    monkeypatch.setattr(mst_module, "EMST_CHILD_ROWS", 2)
+    child = mst_module.euclidean_mst(U)
+    assert all(np.array_equal(a, b) for a, b in zip(here, child, strict=True))
+    # a child that cannot run: a warning, and the same edges computed here
+    monkeypatch.setattr(mst_module.sys, "executable", "/nonexistent/python")
+    with caplog.at_level("WARNING", logger=mst_module.__name__):
+        fallback = mst_module.euclidean_mst(U)
+    assert all(np.array_equal(a, b) for a, b in zip(here, fallback, strict=True))
+    assert "child process failed" in caplog.text
