@@ -531,8 +531,9 @@ sdm = SubgroupDiscoveryMetric(test, test_pred, n_clusters=12, entropy_threshold=
     md("""
 ### The answer first
 
-The significant findings across every fairness metric (Benjamini-Hochberg q < 0.05, the interval on one side
-of 0): the same list opens `aif360-subjective subgroups` and its HTML report. `sdm.findings()` is the table behind it.
+The significant findings across every fairness metric (adjusted p < 0.05 by permutation max-T over every
+subgroup, metric and direction, a family-wise error; the interval on one side of 0): the same list opens
+`aif360-subjective subgroups` and its HTML report. `sdm.findings()` is the table behind it.
 """),
     code("""
 from aif360_subjective.report.answer import subgroup_answer
@@ -546,7 +547,8 @@ sdm.summary()
 sdm.patterns()
 """),
     code("""
-# only subgroups significantly disadvantaged (Benjamini-Hochberg q < 0.05), the most surely disadvantaged first
+# only subgroups significantly disadvantaged (max-T adjusted p < 0.05 over every subgroup: a family-wise error),
+# the strongest evidence first
 top = sdm.ranking("statistical_parity", kind="entropy", n=5)
 print(f"{len(top)} of the entropy-based subgroups are significantly disadvantaged "
       f"({top.attrs['n_not_significant']} tested subgroups are not significant, "

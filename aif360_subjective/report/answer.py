@@ -350,7 +350,8 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     else:
         n_dis = int((found["direction"] == "disadvantaged").sum())
         n_fav = len(found) - n_dis
-        metrics = ", ".join(_metric_word(m) for m in SUBGROUP_METRICS if m in set(found["metric"]))
+        present = set(found["metric"].unique())  # once: the findings can be tens of thousands of rows
+        metrics = ", ".join(_metric_word(m) for m in SUBGROUP_METRICS if m in present)
         lines.append(f"{count(len(found), 'significant finding')} at {family}: {n_dis:,} disadvantaged, "
                      f"{n_fav:,} favoured, on {metrics}.")
         dis = found[found["direction"] == "disadvantaged"]

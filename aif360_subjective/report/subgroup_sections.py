@@ -187,12 +187,12 @@ def _patterns_section(rep: Any, inference: pd.DataFrame | None, alpha: float | N
     marks: dict[Any, str] = {}
     if inference is not None and alpha is not None:
         marks = {sid: significance_mark(inference, sid, alpha) for sid in pats.index}
-        column = f"significant (q < {alpha:g})"
+        column = f"significant (adjusted p < {alpha:g})"
         table.insert(1, column, [_sides(marks[sid]) for sid in pats.index])
         s.table(table, f"Entropy patterns of the clusters. {column}: on which side the cluster or its pattern "
-                       f"differs from the rest on at least one fairness metric with Benjamini-Hochberg q < "
-                       f"{alpha:g} (over all subgroups of the kind; the subgroup's block below names the metrics); "
-                       "– = no significant disparity (the block is greyed).")
+                       f"differs from the rest on at least one fairness metric at adjusted p < {alpha:g} "
+                       f"({ADJUSTED_P_FAMILY}; the subgroup's block below names the metrics); – = no significant "
+                       "disparity (the block is greyed).")
     else:
         s.table(table, "Entropy patterns of the clusters.")
     ordered = info.sort_values("size", ascending=False, na_position="last").index[:max_subgroups]
@@ -214,16 +214,17 @@ def _subgroup_block(s: Section, sid: Any, metrics: pd.DataFrame, info: pd.DataFr
     if not pd.isna(size):
         head += f" ({count(int(size), 'row')})"
     if sid in marks:
-        head += (f" · significant (q < {alpha:g}): {marks[sid]}" if marks[sid]
-                 else f" · no significant disparity (q < {alpha:g})")
+        head += (f" · significant (adjusted p < {alpha:g}): {marks[sid]}" if marks[sid]
+                 else f" · no significant disparity (adjusted p < {alpha:g})")
     d = s.details(head, muted=sid in marks and not marks[sid])
     if inference is not None and has_rows and ci is not None:
         d.table(subgroup_interval_table(inference, sid, ci, alpha),
                 f"Metrics of the cluster and of its entropy pattern (rest minus subgroup), with {ci:.0%} "
-                "intervals and Benjamini-Hochberg q-values"
-                + (f"; significant = q < {alpha:g} (for equalized odds the test asks that the true- and "
-                   "false-positive rates both differ in the same direction, so its interval may exclude 0 "
-                   "while q is large)" if alpha is not None else "") + ".")
+                "intervals, Benjamini-Hochberg q-values (over the subgroups of one kind) and adjusted p-values "
+                f"({ADJUSTED_P_FAMILY})"
+                + (f"; significant = adjusted p < {alpha:g}, as in the rankings and the answer's family. The "
+                   "intervals and q-values are not adjusted for the search over every subgroup: an interval may "
+                   "exclude 0, or q be small, while the adjusted p is not" if alpha is not None else "") + ".")
     elif has_rows:
         d.table(metrics.xs(sid, level=1, drop_level=False),
                 "Metrics of the cluster and of its entropy pattern (rest minus subgroup).")
@@ -265,8 +266,8 @@ def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: 
 
             s.figure(plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha, min_size=min_size),
                      caption=f"{name}: the {len(worst)} most disadvantaged entropy-based subgroups"
-                             + ("" if alpha is None else f" (significant at q < {alpha:g}; bars: {rank_ci:.0%} "
-                                                         "intervals)") + ".")
+                             + ("" if alpha is None else f" (significant at adjusted p < {alpha:g}; bars: "
+                                                         f"{rank_ci:.0%} intervals)") + ".")
         _ranking_table(s, patterns_as_in_table(worst, pattern_text), name, "disadvantaged")
         favoured = rep.ranking(metric, kind="entropy", n=n, direction="favoured", alpha=alpha, min_size=min_size,
                                ci=rank_ci)
@@ -303,15 +304,20 @@ def auto_k_note(rep: Any) -> str | None:
 
 
 _KINDS = {"cluster": "cluster", "entropy": "pattern"}
+#: The family of the adjusted p-values, as the captions say it.
+ADJUSTED_P_FAMILY = ("permutation max-T over every subgroup of every kind and both directions of the metric's "
+                     "test: a family-wise error")
 
 
 def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
-    """The metrics on which subgroup ``sid`` (its cluster or its pattern) differs significantly from the rest.
+    """The metrics on which subgroup ``sid`` (its cluster or its pattern) differs significantly from the rest:
+    adjusted p < ``alpha`` in the permutation max-T family of the metric's test (every subgroup of every kind,
+    both directions), the family-wise error the rankings keep.
 
     Args:
-        inference: ``subgroup_metrics(ci=...)`` (with ``<metric>_q`` columns).
+        inference: ``subgroup_metrics(ci=...)`` (with ``<metric>_p_adjusted`` columns).
         sid: the subgroup id.
-        alpha: significance level of the Benjamini-Hochberg q-values.
+        alpha: family-wise error rate.
 
     Returns:
         str: the metrics grouped by side, e.g. ``"disadvantaged: statistical parity, accuracy error"`` (``(cluster
@@ -322,15 +328,15 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
 
     by_side: dict[str, list[str]] = {}
     for metric in FAIRNESS_METRICS:
-        if metric + "_q" not in inference.columns:
+        if metric + "_p_adjusted" not in inference.columns:
             continue
         sides = {}
         for kind, noun in _KINDS.items():
             if (kind, sid) not in inference.index:
                 continue
             row = inference.loc[(kind, sid)]
-            q, value = as_float(row[metric + "_q"]), as_float(row[metric])
-            if np.isfinite(q) and q < alpha and np.isfinite(value) and value != 0:
+            p, value = as_float(row[metric + "_p_adjusted"]), as_float(row[metric])
+            if np.isfinite(p) and p < alpha and np.isfinite(value) and value != 0:
                 disadvantaged = (value > 0) == disadvantaged_is_larger(metric)
                 sides[noun] = "disadvantaged" if disadvantaged else "favoured"
         name = _METRIC_NAMES[metric].lower()
@@ -350,35 +356,40 @@ def _sides(mark: str) -> str:
 
 
 def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha: float | None) -> pd.DataFrame:
-    """One subgroup's metrics with their intervals and q-values: a row per metric, columns per kind.
+    """One subgroup's metrics with their intervals, q-values and adjusted p-values: a row per metric, columns per
+    kind.
 
     Args:
         inference: ``subgroup_metrics(ci=ci)``.
         sid: the subgroup id.
         ci: the confidence level (for the column name).
-        alpha: adds a ``significant (q < alpha)`` column (yes/no; – when the metric is undefined); None = none.
+        alpha: adds a ``significant (adjusted p < alpha)`` column (yes/no; – when the metric is undefined);
+            None = none.
 
     Returns:
-        pandas.DataFrame: index ``metric``; columns (``cluster``|``pattern``, value / interval / q / significant).
+        pandas.DataFrame: index ``metric``; columns (``cluster``|``pattern``, value / interval / q / adjusted p /
+        significant).
     """
     blocks = {}
     for kind, noun in _KINDS.items():
         if (kind, sid) not in inference.index:
             continue
         row = inference.loc[(kind, sid)]
-        cols: dict[str, list[Any]] = {"value": [], f"{ci:.0%} interval": [], "q": []}
+        cols: dict[str, list[Any]] = {"value": [], f"{ci:.0%} interval": [], "q": [], "adjusted p": []}
+        significant = f"significant (adjusted p < {alpha:g})" if alpha is not None else ""
         if alpha is not None:
-            cols[f"significant (q < {alpha:g})"] = []
+            cols[significant] = []
         for metric in _METRIC_NAMES:
             value, q = as_float(row[metric]), as_float(row.get(metric + "_q", np.nan))
+            p_adj = as_float(row.get(metric + "_p_adjusted", np.nan))
             low, high = as_float(row.get(metric + "_ci_low", np.nan)), as_float(row.get(metric + "_ci_high", np.nan))
             cols["value"].append(value)
             defined = np.isfinite(low) and np.isfinite(high)  # no-break space: the interval never wraps
             cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if defined else "–")
             cols["q"].append(format_q(q))
+            cols["adjusted p"].append(format_q(p_adj))
             if alpha is not None:
-                cols[f"significant (q < {alpha:g})"].append("–" if not np.isfinite(q) else
-                                                            ("yes" if q < alpha else "no"))
+                cols[significant].append("–" if not np.isfinite(p_adj) else ("yes" if p_adj < alpha else "no"))
         blocks[noun] = pd.DataFrame(cols, index=pd.Index(list(_METRIC_NAMES.values()), name="metric"))
     return pd.concat(blocks, axis=1)
 

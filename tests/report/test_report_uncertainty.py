@@ -180,11 +180,13 @@ def planted():
     return planted_subgroups(0)
 
 
-def test_significance_marks_follow_the_q_values(planted):
+def test_significance_marks_follow_the_adjusted_p_values(planted):
+    # "significant" means one thing everywhere: max-T adjusted p < alpha, the family-wise error of the rankings
     *_, rep = planted
     sections = subgroup_sections(rep, figures=False, alpha=0.05)
     inference = rep.subgroup_metrics(ci=0.95)
-    q_cols = [f"{m}_q" for m in ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")]
+    q_cols = [f"{m}_p_adjusted" for m in ("statistical_parity", "equal_opportunity", "equalized_odds",
+                                          "accuracy_error")]
     blocks = _details(_sec(sections, PATTERNS).blocks)
     assert blocks
     seen = {True: 0, False: 0}
@@ -193,15 +195,15 @@ def test_significance_marks_follow_the_q_values(planted):
         qs = pd.concat([inference.loc[(k, sid), q_cols] for k in ("cluster", "entropy")]).astype(float)
         significant = bool((qs < 0.05).any())
         assert d.muted is (not significant), d.summary
-        assert ("no significant disparity (q < 0.05)" in d.summary) is (not significant)
+        assert ("no significant disparity (adjusted p < 0.05)" in d.summary) is (not significant)
         seen[significant] += 1
         table = next(b for b in d.blocks if isinstance(b, Table))
-        assert table.header[0][1:] == ["cluster"] * 4 + ["pattern"] * 4
-        assert "significant (q < 0.05)" in table.header[1]
+        assert table.header[0][1:] == ["cluster"] * 5 + ["pattern"] * 5
+        assert "significant (adjusted p < 0.05)" in table.header[1] and "adjusted p" in table.header[1]
     assert seen[True] and seen[False]  # the data has both kinds
     # the pattern table's column says the same
     pats = next(b for b in _sec(sections, PATTERNS).blocks if isinstance(b, Table))
-    col = pats.header[-1].index("significant (q < 0.05)")
+    col = pats.header[-1].index("significant (adjusted p < 0.05)")
     for row in pats.rows:
         sid = int(row[0])
         assert (row[col] == "–") is (significance_mark(inference, sid, 0.05) == "")
@@ -226,12 +228,15 @@ def test_interval_table_equals_the_library(planted):
     assert table.loc["Statistical parity", ("pattern", "value")] == pytest.approx(row["statistical_parity"])
     low, high = row["statistical_parity_ci_low"], row["statistical_parity_ci_high"]
     assert table.loc["Statistical parity", ("pattern", "90% interval")] == f"[{low:+.3f},\u00a0{high:+.3f}]"
-    assert ("pattern", "significant (q < 0.05)") not in table.columns  # alpha=None: no significance column
+    from aif360_subjective.report.sections import format_q
+
+    assert table.loc["Statistical parity", ("pattern", "adjusted p")] == format_q(row["statistical_parity_p_adjusted"])
+    assert ("pattern", "significant (adjusted p < 0.05)") not in table.columns  # alpha=None: no such column
     undefined = inference.loc["entropy", "statistical_parity"].isna()
     if undefined.any():  # an empty or repeated pattern: dashes, not "nan"
         t = subgroup_interval_table(inference, int(undefined[undefined].index[0]), 0.9, 0.05)
         assert t.loc["Statistical parity", ("pattern", "90% interval")] == "–"
-        assert t.loc["Statistical parity", ("pattern", "significant (q < 0.05)")] == "–"
+        assert t.loc["Statistical parity", ("pattern", "significant (adjusted p < 0.05)")] == "–"
 
 
 def test_ci_none_keeps_the_seed_tables(planted):
