@@ -369,8 +369,8 @@ class StackedCounter:
 def as_counter(members: Counter | sp.spmatrix | np.ndarray) -> Counter:
     """A counter as it is; a (rows, candidates) membership matrix as a :class:`MemberCounter`."""
     if hasattr(members, "count") and hasattr(members, "shape") and not isinstance(members, np.ndarray | sp.spmatrix):
-        return members  # type: ignore[return-value]
-    return MemberCounter(members)  # type: ignore[arg-type]
+        return members
+    return MemberCounter(members)
 
 
 class _PermutedCounts:

@@ -161,7 +161,9 @@ def build_items(
     """
     n = len(X)
     cat = set(categorical)
-    col_of, labels, values, blocks, lo_of, hi_of = [], [], [], [], [], []
+    col_of, labels, values, blocks = [], [], [], []
+    lo_of: list[int] = []
+    hi_of: list[int] = []
     codes_of = np.zeros((n, X.shape[1]), dtype=np.int32)
     for c_pos, c in enumerate(X.columns):
         s = X[c]
