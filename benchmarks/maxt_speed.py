@@ -175,7 +175,7 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     a_secs, a = best(from_all_rows, repeat=1)
     b_secs, b = best(lambda: _containment(mp.bits[order], n)[:2], repeat=1)
     assert set(zip(*a, strict=True)) == set(zip(*b, strict=True))
-    row(f"nested pairs of {h:,} subgroups", "overlaps of all rows", "2,048-row sample, bitsets", a_secs, b_secs)
+    row(f"nested pairs of {h:,} subgroups", "overlaps of all rows", "1,024-row sample, bitsets", a_secs, b_secs)
     return rows
 
 
