@@ -168,8 +168,13 @@ def test_audit_matches_library(capsys, tmp_path, audit_files, small):
 def test_audit_adr_fit_cross_matches_library_and_speaks_in_options(capsys, tmp_path, audit_files, small):
     OpinionExclusionMetric = _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, df = audit_files
-    code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4", "--adr-fit", "cross")
+    html = tmp_path / "cross.html"
+    code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4", "--adr-fit", "cross",
+                             "--out", str(html))
     assert code == 0, err
+    # the report of the command speaks in the command's options too
+    page = html.read_text(encoding="utf-8")
+    assert "adr_fit" not in page and "--adr-fit cross" in page
     from aif360_subjective.datasets import MultiAnnotatorDataset
 
     # the command reads ids as text, and the halves of the cross-fit follow the items' order
@@ -178,6 +183,7 @@ def test_audit_adr_fit_cross_matches_library_and_speaks_in_options(capsys, tmp_p
     m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()), bins=4, adr_fit="cross")
     assert f"{m.unfairness():.3f}" in stdout
     assert "ADR bins cross-fitted (--adr-fit cross)" in stdout
+    stdout = stdout.replace(str(html), "")  # the test's folder is named after the test
     assert "adr_fit" not in stdout and "grouping='" not in stdout  # Python words written as the options
     code, stdout, err = _run(capsys, "audit", str(ann_csv), *AUDIT_COLS, "--bins", "4")
     assert "--adr-fit same" in stdout and "adr_fit" not in stdout
@@ -273,6 +279,7 @@ def test_demo(capsys, tmp_path):
     html = report.read_text(encoding="utf-8")
     for title in ("Opinion-exclusion unfairness", "Removed annotators", "Subgroup patterns", "Top-5 rankings"):
         assert title in html
+    assert "adr_fit" not in html and "--adr-fit same" in html  # the command's words, not Python's
     pngs = sorted((tmp_path / "demo").glob("figure_*.png"))
     assert len(pngs) >= 4 and all(p.read_bytes().startswith(b"\x89PNG") for p in pngs)
     assert html.count("data:image/png;base64,") == len(pngs)

@@ -116,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
             report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
             # how the data was read and grouped: details, after the answer and the rankings
             report.extend([Section("Data and grouping notes").text(*ann.notes[1:], *pred.notes, *notes)])
+            # the library's sentences name Python options; the report of a command names the command's options
+            report.rewrite_text(lambda text: common.cli_words(text, CONSOLE_FLAGS))
             path = common.save_report(report, args.out)
     print(common.cli_words(answer.text(), CONSOLE_FLAGS))
     print()

@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         report.extend(subgroup_sections(subgroups, model="Model 1 (majority vote)", alternatives=alternatives,
                                         answer=False))
         report.extend(crowdtruth_sections(ct, annotator_info=ds.annotators))
+        report.rewrite_text(lambda text: common.cli_words(text, ("--adr-fit",)))  # the command's words
         path = common.save_report(report, out / "report.html", figures_dir=out)
 
     print(common.cli_words(opinion.text(), ("--adr-fit",)))

@@ -367,6 +367,30 @@ class Report:
             self.fact(k, v)
         return self
 
+    def rewrite_text(self, fn: Callable[[str], str]) -> Report:
+        """Apply ``fn`` to every sentence of the report: summary paragraphs, paragraphs, table captions and
+        expandable-block summaries, at any depth (the command line writes library sentences with its options'
+        names: ``adr_fit='cross'`` -> ``--adr-fit cross``). Table cells, titles and facts are left as they are.
+
+        Returns:
+            Report: this report (rewritten in place).
+        """
+        self.summary = [_check_str("summary", fn(t)) for t in self.summary]
+
+        def walk(blocks: list[Any]) -> None:
+            for block in blocks:
+                if isinstance(block, Paragraph):
+                    block.text = _check_str("text", fn(block.text))
+                elif isinstance(block, Table | Figure):
+                    block.caption = _check_str("caption", fn(block.caption))
+                elif isinstance(block, Details):
+                    block.summary = _check_str("summary", fn(block.summary))
+                    walk(block.blocks)
+
+        for sec in self.sections:
+            walk(sec.blocks)
+        return self
+
     def section(self, title: str) -> Section:
         """Append a new section and return it."""
         s = Section(title)

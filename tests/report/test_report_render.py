@@ -166,3 +166,22 @@ def test_facts_given_to_the_constructor_are_kept_and_formatted():
     assert "0.123" in render_report(rep)
     with pytest.raises(TypeError, match="facts must be a mapping"):
         Report("Audit", facts=[("a", 1)])
+
+
+def test_rewrite_text_reaches_every_sentence_and_nothing_else():
+    from aif360_subjective.report import Details, Paragraph, Report, Table
+
+    rep = Report("title x", summary=["summary x"])
+    rep.fact("fact x", "value x")
+    sec = rep.section("section x")
+    sec.text("para x").table(pd.DataFrame({"col x": ["cell x"]}), "caption x")
+    inner = sec.details("details x")
+    inner.text("inner x", kind="note")
+    rep.rewrite_text(lambda t: t.replace("x", "Y"))
+    assert rep.summary == ["summary Y"] and rep.title == "title x" and rep.facts == {"fact x": "value x"}
+    para, table, details = sec.blocks
+    assert isinstance(para, Paragraph) and para.text == "para Y"
+    assert isinstance(table, Table) and table.caption == "caption Y" and table.rows == [["0", "cell x"]]
+    assert table.header == [["", "col x"]]
+    assert isinstance(details, Details) and details.summary == "details Y" and details.blocks[0].text == "inner Y"
+    assert sec.title == "section x"
