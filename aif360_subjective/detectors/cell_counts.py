@@ -6,9 +6,9 @@ column ``y`` is 1 are a sum over its cells of the cells' counts, and one pass ov
 cell of every column set at once:
 
 1. **cells** (``C``, cells x rows): each row falls in exactly one cell of each column set used by a pattern,
-   so ``C y`` costs ``rows x sets`` (Adult: 48,842 rows x 469 sets = 22.9 million entries);
+   so ``C y`` costs ``rows x sets`` (Adult: 48,842 rows x 456 column sets = 22.3 million entries);
 2. **patterns** (``A``, patterns x cells): each pattern sums its cells, at most ``max_merge^L`` of them
-   (Adult: 64,829 patterns, about 0.8 million entries).
+   (Adult: 64,829 patterns, 339,845 entries).
 
 Counting through the members instead costs one entry per member (Adult: 134 million); the cells do the
 same exact integer sums with a sixth of the work, and a permutation batch of the max-T never touches the
@@ -54,7 +54,7 @@ class CellCounter:
         sets: dict[tuple[int, ...], list[int]] = {}
         for i, pat in enumerate(patterns):
             sets.setdefault(tuple(int(column[j]) for j in pat), []).append(i)
-        row_cells = np.empty((n, len(sets)), dtype=np.int64)
+        row_cells = np.empty((n, len(sets)), dtype=np.int64)  # narrowed to 32 bits below when the cells fit
         a_rows, a_cols = [], []
         n_cells = 0
         for g, (cols, pats) in enumerate(sets.items()):
@@ -79,17 +79,20 @@ class CellCounter:
             a_cols.append(local[cell[pr, pc]])
         self.n_cells = n_cells
         row_cells[row_cells < 0] = n_cells  # the sink
-        self._row_cells = row_cells
+        itype = np.int32 if max(n_cells + 1, row_cells.size) < 2**31 else np.int64
+        self._row_cells = row_cells.astype(itype)
         r = np.concatenate(a_rows) if a_rows else np.zeros(0, dtype=np.int64)
         c = np.concatenate(a_cols) if a_cols else np.zeros(0, dtype=np.int64)
         self.A = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, n_cells + 1))
         self._blocks = [self._cells_of(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)]
+        del self._row_cells  # the blocks hold the same indices (Adult: 22.3 million)
 
     def _cells_of(self, s0: int, s1: int) -> sp.csc_matrix:
         """(cells + sink, rows s0..s1) indicator: every row is in one cell per column set."""
         rc = self._row_cells[s0:s1]
         g = rc.shape[1]
-        rows_t = sp.csr_matrix((np.ones(rc.size, dtype=np.uint16), rc.ravel(), np.arange(0, rc.size + 1, g)),
+        indptr = np.arange(0, rc.size + 1, g, dtype=rc.dtype)
+        rows_t = sp.csr_matrix((np.ones(rc.size, dtype=np.uint16), rc.ravel(), indptr),
                                shape=(s1 - s0, self.n_cells + 1))
         return rows_t.T  # CSC: the product reads each row's cells once
 
