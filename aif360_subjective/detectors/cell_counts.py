@@ -6,14 +6,16 @@ column ``y`` is 1 are a sum over its cells of the cells' counts, and one pass ov
 cell of every column set at once:
 
 1. **cells** (``C``, cells x rows): each row falls in exactly one cell of each column set used by a pattern,
-   so ``C y`` costs ``rows x sets`` (Adult: 48,842 rows x 456 column sets = 22.3 million entries);
+   so ``C y`` costs ``rows x sets`` (Adult: 48,842 rows x 280 column sets = 13.7 million entries);
 2. **patterns** (``A``, patterns x cells): each pattern sums its cells, at most ``max_merge^L`` of them
-   (Adult: 64,829 patterns, 339,845 entries).
+   (Adult: 62,354 patterns, 337,247 entries).
 
 Counting through the members instead costs one entry per member (Adult: 134 million); the cells do the
-same exact integer sums with a sixth of the work, and a permutation batch of the max-T never touches the
+same exact integer sums with a sixth of the work (Adult: the other 176 column sets hold 2,475 rare patterns,
+counted through their 7.1 million members, as below), and a permutation batch of the max-T never touches the
 membership matrix (``benchmarks/maxt_speed.py`` times both). Cells no pattern uses share one sink that
-nothing reads.
+nothing reads. A column set whose patterns hold fewer members than its cells would cost (wide merged ranges
+on several columns) is counted through its members instead, from the patterns' bitsets.
 
 References:
     J. Gray et al., "Data cube: a relational aggregation operator generalizing group-by, cross-tab, and
@@ -25,6 +27,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .bitsets import unpack_to_csc
+from .maxt import MemberCounter
+
 __all__ = ["CellCounter"]
 
 
@@ -34,49 +39,79 @@ class CellCounter:
     The same interface as :class:`~aif360_subjective.detectors.maxt.MemberCounter`: ``shape`` is (rows,
     patterns) and :meth:`count` returns one row of counts per pattern.
 
+    Each column set is counted the cheaper way: through its cells (``rows`` entries for the cells plus, per
+    pattern, the product of its conditions' widths) or, given the patterns' bitsets, through their members
+    (their supports summed): wide merged ranges on several columns (a large ``max_merge``) can make a pattern
+    a sum of thousands of cells, more than it has rows. A cross-table too large to index densely is indexed by
+    its non-empty cells only.
+
     Args:
         codes: (rows, columns) int base codes (:attr:`~.pattern_mining.Items.codes`).
         column: per item, its column.
         lo, hi: per item, the codes it covers, ``lo <= code < hi``.
         patterns: per pattern, its item positions (items of distinct columns, in increasing column order).
+        bits: (patterns, words) bitsets of the patterns' rows, optional: without them every set is counted
+            through its cells.
+        support: rows per pattern (with ``bits``).
     """
 
     _BLOCK = 2**16 - 1  # rows per 16-bit product: a cell's count stays exact below 65,536
+    _GRID = 2**22  # pattern x cell-offset entries formed at a time
 
     def __init__(self, codes: np.ndarray, column: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                 patterns: list[tuple[int, ...]]):
+                 patterns: list[tuple[int, ...]], bits: np.ndarray | None = None, support: np.ndarray | None = None):
         codes = np.asarray(codes, dtype=np.int64)
         n = codes.shape[0]
         radix = codes.max(axis=0) + 1 if n else np.ones(codes.shape[1], dtype=np.int64)
         k = len(patterns)
         self.shape = (n, k)
+        lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
         # patterns grouped by their column set (an O(patterns) pass over tuples, no row is touched)
         sets: dict[tuple[int, ...], list[int]] = {}
         for i, pat in enumerate(patterns):
             sets.setdefault(tuple(int(column[j]) for j in pat), []).append(i)
-        row_cells = np.empty((n, len(sets)), dtype=np.int64)  # narrowed to 32 bits below when the cells fit
+        by_members: list[np.ndarray] = []
+        cell_sets: list[tuple[tuple[int, ...], np.ndarray, np.ndarray]] = []
+        for cols, pats in sets.items():
+            P = np.array([patterns[i] for i in pats], dtype=np.int64)  # (k_S, L) items
+            ids = np.asarray(pats, dtype=np.int64)
+            cells_cost = n + float(np.prod(hi[P] - lo[P], axis=1, dtype=np.float64).sum())
+            if bits is not None and support is not None and float(np.sum(support[ids])) < cells_cost:
+                by_members.append(ids)
+            else:
+                cell_sets.append((cols, ids, P))
+        row_cells = np.empty((n, len(cell_sets)), dtype=np.int64)  # narrowed to 32 bits below when the cells fit
         a_rows, a_cols = [], []
         n_cells = 0
-        for g, (cols, pats) in enumerate(sets.items()):
+        for g, (cols, ids, P) in enumerate(cell_sets):
             stride = np.ones(len(cols), dtype=np.int64)
             for j in range(len(cols) - 2, -1, -1):  # mixed radix, last column fastest
                 stride[j] = stride[j + 1] * radix[cols[j + 1]]
-            n_codes = int(stride[0] * radix[cols[0]])
+            n_codes = int(np.prod([int(radix[c]) for c in cols], dtype=object))
+            if n_codes >= 2**62:
+                raise ValueError(
+                    f"the cross-table of columns {list(cols)} has {n_codes:.3g} cells: too many to index; raise "
+                    "min_support (fewer distinct values take part in patterns) or lower max_length"
+                )
             code = codes[:, list(cols)] @ stride
-            present = np.bincount(code, minlength=n_codes) > 0
-            P = np.array([patterns[i] for i in pats], dtype=np.int64)  # (k_S, L) items
-            cell, valid = _pattern_cells(lo[P], hi[P], stride)
-            ok = valid & present[np.where(valid, cell, 0)]  # empty cells add nothing
+            index = _CellIndex(code, n_codes, dense=n_codes <= max(4 * n, 2**20))
+            used = np.zeros(index.size, dtype=bool)
+            hits = []
+            step = max(1, self._GRID // max(1, int(np.prod(np.max(hi[P] - lo[P], axis=0)))))
+            for s0 in range(0, len(P), step):  # bounded temporaries: step patterns x their cell offsets
+                cell, valid = _pattern_cells(lo[P[s0:s0 + step]], hi[P[s0:s0 + step]], stride)
+                pos = np.where(valid, index.of(np.where(valid, cell, 0)), -1)  # -1: empty cells add nothing
+                pr, pc = np.nonzero(pos >= 0)
+                used[pos[pr, pc]] = True
+                hits.append((ids[s0:s0 + step][pr], pos[pr, pc]))
             # number only the cells some pattern sums; the others go to the sink (index -1 for now)
-            used = np.zeros(n_codes, dtype=bool)
-            used[cell[ok]] = True
-            local = np.full(n_codes, -1, dtype=np.int64)
+            local = np.full(index.size, -1, dtype=np.int64)
             local[used] = n_cells + np.arange(int(used.sum()))
             n_cells += int(used.sum())
-            row_cells[:, g] = local[code]
-            pr, pc = np.nonzero(ok)
-            a_rows.append(np.asarray(pats, dtype=np.int64)[pr])
-            a_cols.append(local[cell[pr, pc]])
+            row_cells[:, g] = local[index.of(code)]
+            for r_ids, r_pos in hits:
+                a_rows.append(r_ids)
+                a_cols.append(local[r_pos])
         self.n_cells = n_cells
         row_cells[row_cells < 0] = n_cells  # the sink
         itype = np.int32 if max(n_cells + 1, row_cells.size) < 2**31 else np.int64
@@ -84,8 +119,15 @@ class CellCounter:
         r = np.concatenate(a_rows) if a_rows else np.zeros(0, dtype=np.int64)
         c = np.concatenate(a_cols) if a_cols else np.zeros(0, dtype=np.int64)
         self.A = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, n_cells + 1))
-        self._blocks = [self._cells_of(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)]
-        del self._row_cells  # the blocks hold the same indices (Adult: 22.3 million)
+        self._blocks = ([self._cells_of(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)]
+                        if cell_sets else [])
+        del self._row_cells  # the blocks hold the same indices (Adult: 13.7 million)
+        # the sets cheaper to count through their members
+        self.member_ids = np.concatenate(by_members) if by_members else np.zeros(0, dtype=np.int64)
+        self._members: MemberCounter | None = None
+        if len(self.member_ids):
+            assert bits is not None and support is not None  # by_members is empty without them
+            self._members = MemberCounter(unpack_to_csc(bits[self.member_ids], n, support[self.member_ids]))
 
     def _cells_of(self, s0: int, s1: int) -> sp.csc_matrix:
         """(cells + sink, rows s0..s1) indicator: every row is in one cell per column set."""
@@ -103,7 +145,7 @@ class CellCounter:
         binary = Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
         out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=np.float64)
         s0 = 0
-        for C in self._blocks:
+        for C in self._blocks:  # none when every set is counted through its members
             s1 = s0 + C.shape[1]
             if binary:  # exact 16-bit counts (at most 65,535 rows per block)
                 out += C @ Y[s0:s1].astype(np.uint16)
@@ -116,8 +158,42 @@ class CellCounter:
     def count(self, Y: np.ndarray) -> np.ndarray:
         """(patterns, c) float64: rows of each pattern where each column of the (rows, c) ``Y`` is 1; for a
         float ``Y`` (weights), the sum of its values over each pattern's rows."""
-        out: np.ndarray = self.A @ self.cell_counts(Y)
+        out: np.ndarray = self.A @ self.cell_counts(Y) if self._blocks else np.zeros((self.shape[1], Y.shape[1]))
+        if self._members is not None:
+            Y = np.asarray(Y)
+            binary = Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
+            if binary:
+                out[self.member_ids] = self._members.count(Y)
+            else:  # weights: the 16-bit membership blocks as float64 ones (nothing to merge)
+                part = np.zeros((len(self.member_ids), Y.shape[1]))
+                for M, (s0, s1) in zip(self._members.MT, self._members.blocks, strict=True):
+                    ones = sp.csr_matrix((np.ones(M.nnz), M.indices, M.indptr), shape=M.shape)
+                    part += ones @ np.asarray(Y[s0:s1], dtype=np.float64)
+                out[self.member_ids] = part
         return out
+
+
+class _CellIndex:
+    """Positions of the non-empty cells of one cross-table (``code``: every row's cell), by a dense lookup
+    table when the cross-table is small, else by binary search in the sorted non-empty codes."""
+
+    def __init__(self, code: np.ndarray, n_codes: int, dense: bool):
+        self.present = np.flatnonzero(np.bincount(code, minlength=n_codes)) if dense else np.unique(code)
+        self.size = len(self.present)
+        self.lookup: np.ndarray | None = None
+        if dense:
+            self.lookup = np.full(n_codes, -1, dtype=np.int64)
+            self.lookup[self.present] = np.arange(self.size)
+
+    def of(self, codes: np.ndarray) -> np.ndarray:
+        """Position of each code among the non-empty cells, -1 for an empty cell."""
+        if self.lookup is not None:
+            out: np.ndarray = self.lookup[codes]
+            return out
+        if self.size == 0:
+            return np.full(np.shape(codes), -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.present, codes), self.size - 1)
+        return np.where(self.present[pos] == codes, pos, -1)
 
 
 def _pattern_cells(lo: np.ndarray, hi: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

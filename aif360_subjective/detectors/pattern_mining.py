@@ -105,7 +105,8 @@ class MinedPatterns:
     @cached_property
     def counter(self) -> CellCounter:
         """The patterns' exact counts through their cells (:class:`~.cell_counts.CellCounter`)."""
-        return CellCounter(self.items.codes, self.items.column, self.items.lo, self.items.hi, self.patterns)
+        return CellCounter(self.items.codes, self.items.column, self.items.lo, self.items.hi, self.patterns,
+                           bits=self.bits, support=self.support)
 
     def rows(self, i: int) -> np.ndarray:
         """The rows (sorted) of pattern ``i``."""

@@ -550,3 +550,33 @@ def test_mined_members_equal_their_conditions_over_several_unpacking_blocks():
     got = mp.members.toarray()
     assert np.array_equal(got, want) and np.array_equal(mp.support, want.sum(axis=0))
     assert mp.members.has_sorted_indices
+
+
+def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_cheaper():
+    from aif360_subjective.detectors.maxt import MemberCounter
+
+    rng = np.random.default_rng(21)
+    n = 600
+    # three categorical columns of 200 levels: a cross-table of 8 million cells, indexed by its non-empty ones
+    c1 = rng.integers(0, 200, n)
+    X = pd.DataFrame({"a": c1.astype(str), "b": ((c1 + rng.integers(0, 2, n)) % 200).astype(str),
+                      "c": ((c1 + rng.integers(0, 2, n)) % 200).astype(str)})
+    mp = mine_patterns(build_items(X, ["a", "b", "c"]), 2, 3)
+    assert any(len(p) == 3 for p in mp.patterns)
+    Y = rng.random((n, 5)) < 0.5
+    want = MemberCounter(mp.members).count(Y)
+    from aif360_subjective.detectors.cell_counts import CellCounter
+
+    cells_only = CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns)  # no bitsets
+    assert len(cells_only.member_ids) == 0 and np.array_equal(cells_only.count(Y), want)
+    # with the bitsets, these rare patterns (a few rows each) are cheaper to count through their members
+    assert len(mp.counter.member_ids) == len(mp.patterns) and np.array_equal(mp.counter.count(Y), want)
+    # wide merged ranges on three numeric columns: a pattern sums thousands of cells, more than its rows, so
+    # those column sets are counted through their members (from the bitsets)
+    X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(3)})
+    mp = mine_patterns(build_items(X, [], n_bins=10, max_merge=9), 40, 3)
+    counter = mp.counter
+    assert 0 < len(counter.member_ids) < len(mp.patterns)
+    assert np.array_equal(counter.count(Y), MemberCounter(mp.members).count(Y))
+    w = rng.random((n, 2))
+    np.testing.assert_allclose(counter.count(w), mp.members.T.astype(np.float64) @ w, rtol=1e-12)
