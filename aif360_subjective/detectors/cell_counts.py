@@ -41,9 +41,9 @@ class CellCounter:
 
     Each column set is counted the cheaper way: through its cells (``rows`` entries for the cells plus, per
     pattern, the product of its conditions' widths) or, given the patterns' bitsets, through their members
-    (their supports summed): wide merged ranges on several columns (a large ``max_merge``) can make a pattern
-    a sum of thousands of cells, more than it has rows. A cross-table too large to index densely is indexed by
-    its non-empty cells only.
+    (their supports summed, each :attr:`_MEMBER_COST` times a cell entry): rare patterns on high-cardinality
+    columns cost fewer members than their column sets have rows. A cross-table too large to index densely is
+    indexed by its non-empty cells only.
 
     Args:
         codes: (rows, columns) int base codes (:attr:`~.pattern_mining.Items.codes`).
@@ -57,6 +57,10 @@ class CellCounter:
 
     _BLOCK = 2**16 - 1  # rows per 16-bit product: a cell's count stays exact below 65,536
     _GRID = 2**22  # pattern x cell-offset entries formed at a time
+    #: What one member costs in a count against one cell entry: a member's product step reads a whole row of the
+    #: (rows, columns) outcomes where a cell's adds into one; counting Adult's 2,475 rarest patterns through
+    #: their 7.1 million members took 0.67 s per 200 columns against 0.40 s through 8.6 million cell entries.
+    _MEMBER_COST = 4.0
 
     def __init__(self, codes: np.ndarray, column: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                  patterns: list[tuple[int, ...]], bits: np.ndarray | None = None, support: np.ndarray | None = None):
@@ -76,7 +80,8 @@ class CellCounter:
             P = np.array([patterns[i] for i in pats], dtype=np.int64)  # (k_S, L) items
             ids = np.asarray(pats, dtype=np.int64)
             cells_cost = n + float(np.prod(hi[P] - lo[P], axis=1, dtype=np.float64).sum())
-            if bits is not None and support is not None and float(np.sum(support[ids])) < cells_cost:
+            members_cost = self._MEMBER_COST * float(np.sum(support[ids])) if support is not None else np.inf
+            if bits is not None and members_cost < cells_cost:
                 by_members.append(ids)
             else:
                 cell_sets.append((cols, ids, P))

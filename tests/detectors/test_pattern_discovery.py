@@ -569,14 +569,13 @@ def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_chea
 
     cells_only = CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns)  # no bitsets
     assert len(cells_only.member_ids) == 0 and np.array_equal(cells_only.count(Y), want)
-    # with the bitsets, these rare patterns (a few rows each) are cheaper to count through their members
-    assert len(mp.counter.member_ids) == len(mp.patterns) and np.array_equal(mp.counter.count(Y), want)
-    # wide merged ranges on three numeric columns: a pattern sums thousands of cells, more than its rows, so
-    # those column sets are counted through their members (from the bitsets)
+    # with the bitsets, the rare three-column patterns (a few rows each) are cheaper through their members
+    assert 0 < len(mp.counter.member_ids) < len(mp.patterns) and np.array_equal(mp.counter.count(Y), want)
+    w = rng.random((n, 2))  # weights through both paths
+    np.testing.assert_allclose(mp.counter.count(w), mp.members.T.astype(np.float64) @ w, rtol=1e-12)
+    # wide merged ranges on three numeric columns: up to 729 cells per pattern, formed a bounded block of
+    # patterns at a time
     X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(3)})
     mp = mine_patterns(build_items(X, [], n_bins=10, max_merge=9), 40, 3)
-    counter = mp.counter
-    assert 0 < len(counter.member_ids) < len(mp.patterns)
-    assert np.array_equal(counter.count(Y), MemberCounter(mp.members).count(Y))
-    w = rng.random((n, 2))
-    np.testing.assert_allclose(counter.count(w), mp.members.T.astype(np.float64) @ w, rtol=1e-12)
+    assert len(mp.patterns) * 729 > CellCounter._GRID  # several blocks
+    assert np.array_equal(mp.counter.count(Y), MemberCounter(mp.members).count(Y))
