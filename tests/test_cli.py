@@ -177,7 +177,7 @@ def test_audit_adr_fit_cross_matches_library_and_speaks_in_options(capsys, tmp_p
     assert "adr_fit" not in page and "--adr-fit cross" in page
     from aif360_subjective.datasets import MultiAnnotatorDataset
 
-    # the command reads ids as text, and the halves of the cross-fit follow the items' order
+    # the command reads ids as text; the cross-fit's halves rank the ids as text, so integer ids give the same
     ids = df[["item", "annotator"]].astype(str)
     ds = MultiAnnotatorDataset(ids.assign(label=df["label"]), favorable_label=1, unfavorable_label=0)
     m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()), bins=4, adr_fit="cross")

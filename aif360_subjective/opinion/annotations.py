@@ -369,17 +369,23 @@ def row_disagreements(
 
 
 def item_halves(enc: EncodedAnnotations) -> np.ndarray:
-    """The half (0 or 1) of every annotation for cross-fitting: the parity of its item's code.
+    """The half (0 or 1) of every annotation for cross-fitting: the parity of its item's rank among the item ids
+    written as text.
 
     Items are split, not annotations, so that the two halves share no item: the majority votes an annotator's
     ADR is measured against on one half never involve the items its performance is scored on in the other.
-    Item codes follow the sorted item ids, so an annotator's consecutive items alternate between the halves
-    (each annotator gets about half of its items in each); the split is deterministic (no seed).
+    Consecutive items alternate between the halves (each annotator gets about half of its items in each); the
+    split is deterministic (no seed). The ids are ranked as text so that the split does not depend on how the
+    ids were read: items ``1, 2, ..., 10`` read as integers (Python) and as text (the command line, which keeps
+    ids as written) fall in the same halves.
 
     Returns:
         numpy.ndarray: int64 half per row.
     """
-    return (enc.item_codes % 2).astype(np.int64)
+    text = np.asarray(enc.items.astype(str), dtype=object)
+    rank = np.empty(len(text), dtype=np.int64)
+    rank[np.argsort(text, kind="stable")] = np.arange(len(text))
+    return (rank[enc.item_codes] % 2).astype(np.int64)
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,26 @@ def test_cross_fit_by_hand():
     assert same.group_table["performance"].tolist() == pytest.approx([0.5, 0.75])
 
 
+def test_cross_fit_halves_do_not_depend_on_how_the_ids_were_read():
+    # items 0..28 as integers (sorted 0, 1, 2, ..., 28) and as text (sorted "0", "1", "10", ..., "19", "2", ...):
+    # the halves follow the ids written as text, so both give the same split and the same figures (the command
+    # line keeps ids as written; Python callers often pass integers)
+    rng = np.random.default_rng(3)
+    items = np.repeat(np.arange(29), 5)  # 8 of the 29 items change parity between the two orders
+    ann = np.tile(np.arange(5), 29)
+    y = rng.integers(0, 2, len(items))
+    p = rng.integers(0, 2, len(items))
+    as_int = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, bins=2, adr_fit="cross", warn_group_size=0)
+    as_text = opinion_exclusion(y, p, item_ids=items.astype(str), annotator_ids=ann, bins=2, adr_fit="cross",
+                                warn_group_size=0)
+    assert as_int.unfairness == pytest.approx(as_text.unfairness)
+    assert as_int.group_table["performance"].tolist() == pytest.approx(as_text.group_table["performance"].tolist())
+    from aif360_subjective.opinion.annotations import item_halves
+
+    halves = [item_halves(encode_annotations(y, p, ids, ann)) for ids in (items, items.astype(str))]
+    assert np.array_equal(*halves) and 0.3 < halves[0].mean() < 0.7
+
+
 def test_adr_test_is_cross_fitted_whichever_fit():
     # half 0's bins (a, c high; b low) score half 1 (a 1.0, b 0.0, c 0.5): between SS .375 for b or a alone in the
     # low bin, 0 for c: p1 = 2/3. Half 1's bins (a, b high; c low) score half 0 (a .5, b 1.0, c .5): .0417 for a
