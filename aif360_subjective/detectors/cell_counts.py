@@ -6,13 +6,12 @@ column ``y`` is 1 are a sum over its cells of the cells' counts, and one pass ov
 cell of every column set at once:
 
 1. **cells** (``C``, cells x rows): each row falls in exactly one cell of each column set used by a pattern,
-   so ``C y`` costs ``rows x sets`` (Adult: 48,842 rows x 280 column sets = 13.7 million entries);
+   so ``C y`` costs ``rows x sets`` (Adult: 48,842 rows x 456 column sets = 22.3 million entries);
 2. **patterns** (``A``, patterns x cells): each pattern sums its cells, at most ``max_merge^L`` of them
-   (Adult: 62,354 patterns, 337,247 entries).
+   (Adult: 64,829 patterns, 339,845 entries).
 
 Counting through the members instead costs one entry per member (Adult: 134 million); the cells do the
-same exact integer sums with a sixth of the work (Adult: the other 176 column sets hold 2,475 rare patterns,
-counted through their 7.1 million members, as below), and a permutation batch of the max-T never touches the
+same exact integer sums with a sixth of the work, and a permutation batch of the max-T never touches the
 membership matrix (``benchmarks/maxt_speed.py`` times both). Cells no pattern uses share one sink that
 nothing reads. A column set whose patterns hold fewer members than its cells would cost (wide merged ranges
 on several columns) is counted through its members instead, from the patterns' bitsets.
@@ -126,7 +125,7 @@ class CellCounter:
         self.A = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, n_cells + 1))
         self._blocks = ([self._cells_of(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)]
                         if cell_sets else [])
-        del self._row_cells  # the blocks hold the same indices (Adult: 13.7 million)
+        del self._row_cells  # the blocks hold the same indices (Adult: 22.3 million)
         # the sets cheaper to count through their members
         self.member_ids = np.concatenate(by_members) if by_members else np.zeros(0, dtype=np.int64)
         self._members: MemberCounter | None = None
