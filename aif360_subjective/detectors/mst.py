@@ -160,6 +160,8 @@ def euclidean_mst(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _emst_in_child(U: np.ndarray) -> np.ndarray | None:
     """mlpack's ``emst`` output for ``U`` computed in a child Python process (the same library on the same
     points: the same edges), or None when the child cannot run (the caller then computes it here)."""
+    if not sys.executable:  # an embedded interpreter that cannot name itself: no child
+        return None
     try:
         with tempfile.TemporaryDirectory(prefix="aif360_subjective_emst_") as tmp:
             src, dst = Path(tmp) / "points.npy", Path(tmp) / "edges.npy"

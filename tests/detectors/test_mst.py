@@ -171,3 +171,5 @@ def test_child_process_mst_equals_the_one_computed_here(monkeypatch, caplog):
         fallback = mst_module.euclidean_mst(U)
     assert all(np.array_equal(a, b) for a, b in zip(here, fallback, strict=True))
     assert "child process failed" in caplog.text
+    monkeypatch.setattr(mst_module.sys, "executable", "")  # an embedded interpreter: computed here, silently
+    assert all(np.array_equal(a, b) for a, b in zip(here, mst_module.euclidean_mst(U), strict=True))
