@@ -385,7 +385,8 @@ def item_halves(enc: EncodedAnnotations) -> np.ndarray:
     text = np.asarray(enc.items.astype(str), dtype=object)
     rank = np.empty(len(text), dtype=np.int64)
     rank[np.argsort(text, kind="stable")] = np.arange(len(text))
-    return (rank[enc.item_codes] % 2).astype(np.int64)
+    half: np.ndarray = (rank[enc.item_codes] % 2).astype(np.int64)
+    return half
 
 
 @dataclass(frozen=True)
