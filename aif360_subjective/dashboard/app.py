@@ -387,7 +387,7 @@ class Dashboard:
         self._sg_metric = _widget(w.Select, "metric", options=list(RANKABLE), value=s.metric)
         self._sg_kind = _widget(w.Select, "subgroups", options=list(subgroup_kinds()), value=s.kind)
         self._sg_direction = _widget(w.Select, "direction", options=["disadvantaged", "favoured"], value=s.direction)
-        self._sg_alpha = _widget(w.Select, "α (false discovery rate)", options=ALPHAS, value=s.alpha)
+        self._sg_alpha = _widget(w.Select, "α (family-wise error)", options=ALPHAS, value=s.alpha)
         self._sg_min_size = _widget(w.IntInput, "min_size", value=s.min_size, start=1)
         controls = [self._sg_clustering, self._sg_k, self._sg_tau, self._sg_categorical, self._sg_metric,
                     self._sg_kind, self._sg_direction, self._sg_alpha, self._sg_min_size]
@@ -486,8 +486,9 @@ class Dashboard:
         table = self.subgroups.subgroup_detail(kind, sid)
         size = table.attrs.get("size")
         ci = self.subgroups.view.settings.ci
-        head = f"**Subgroup {kind} {sid}** ({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals {ci:.0%}, " \
-               "q = Benjamini-Hochberg)"
+        head = (f"**Subgroup {kind} {sid}** ({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals {ci:.0%}; "
+                "q = Benjamini-Hochberg over the subgroups of one kind; p_adjusted = permutation max-T over every "
+                "subgroup of every kind, both directions, the family-wise error of the ranking)")
         return pn.Column(pn.pane.Markdown(head), pn.widgets.Tabulator(table.reset_index(), disabled=True,
                                                                      show_index=False, css_classes=["detail-table"]))
 

@@ -319,6 +319,7 @@ class SubgroupSession:
             "ci_low": [row.get(f"{m}_ci_low", np.nan) for m in METRICS],
             "ci_high": [row.get(f"{m}_ci_high", np.nan) for m in METRICS],
             "q": [row.get(f"{m}_q", np.nan) for m in METRICS],
+            "p_adjusted": [row.get(f"{m}_p_adjusted", np.nan) for m in METRICS],
         }, index=pd.Index(list(METRICS), name="metric"))
         out.attrs["size"] = row["size"]
         return out

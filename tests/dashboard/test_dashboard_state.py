@@ -99,6 +99,8 @@ def test_subgroup_detail_and_command():
     row = v.report.subgroup_metrics(ci=0.95).loc[("entropy", v.ranking.index[0])]
     assert d.loc["statistical_parity", "value"] == row["statistical_parity"]
     assert d.loc["accuracy", "ci_low"] == row["accuracy_ci_low"]
+    assert d.loc["equal_opportunity", "p_adjusted"] == row["equal_opportunity_p_adjusted"]
+    assert 0 < d.loc["statistical_parity", "p_adjusted"] <= 1
     with pytest.raises(ValueError, match="no subgroup"):
         s.subgroup_detail("entropy", 999)
     cmd = s.command()
