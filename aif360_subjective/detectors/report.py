@@ -472,7 +472,7 @@ class SubgroupReport:
         m = self._metrics
         rows = {}
         for kind in self.kinds:
-            part = m.loc[kind]
+            part = m.iloc[self._rows_of(kind)]  # a kind with no subgroups (no pattern mined) gives NaN means
             rows[kind] = {
                 "accuracy_error": part["accuracy_error"].mean(),
                 "statistical_parity": part["statistical_parity"].abs().mean(),

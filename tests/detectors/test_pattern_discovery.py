@@ -579,3 +579,22 @@ def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_chea
     mp = mine_patterns(build_items(X, [], n_bins=10, max_merge=9), 40, 3)
     assert len(mp.patterns) * 729 > CellCounter._GRID  # several blocks
     assert np.array_equal(mp.counter.count(Y), MemberCounter(mp.members).count(Y))
+
+
+def test_no_pattern_mined_is_a_kind_with_no_subgroups_not_an_error():
+    # min_support above every item's support: the pattern kind is there, with no subgroup, everywhere
+    from aif360_subjective.report import Report
+    from aif360_subjective.report.sections import subgroup_sections
+
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.normal(size=n)})
+    y, p = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    rep = detect_subgroups(X, y, p, random_state=0, min_support=0.99)
+    assert "pattern" in rep.kinds and len(rep.ranking("statistical_parity", kind="pattern", alpha=None)) == 0
+    summary = rep.summary()
+    assert summary.loc["pattern"].isna().all() and summary.loc["entropy"].notna().all()
+    comparison = rep.discovery_summary(0.05, 0.95)
+    assert comparison.loc["pattern", "candidates"] == 0 and comparison.loc["pattern", "significant"] == 0
+    page = Report("none mined").extend(subgroup_sections(rep, figures=True)).render()
+    assert "Discovery methods compared" in page
