@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +35,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import best_of  # noqa: E402
 from slice_finders import _git_commit, load_adult_with_predictions  # noqa: E402
 
 from aif360_subjective.datasets import make_planted_slice  # noqa: E402
@@ -43,16 +43,6 @@ from aif360_subjective.detectors import bitsets, maxt  # noqa: E402
 from aif360_subjective.detectors import pattern_mining as pm  # noqa: E402
 from aif360_subjective.detectors.options import check_analysis_options  # noqa: E402
 from aif360_subjective.detectors.report import _containment  # noqa: E402
-
-
-def best(fn, repeat: int = 3) -> tuple[float, object]:
-    """Fastest of ``repeat`` runs and the last result."""
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def mined(X: pd.DataFrame) -> pm.MinedPatterns:
@@ -102,18 +92,18 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     # counts: 200 permutations x 4 counts = 800 columns of 0/1
     rng = np.random.default_rng(0)
     Y = (rng.random((n, 800)) < 0.5)
-    a_secs, a = best(lambda: float32_counts(members, Y), repeat=1 if m > 30_000 else 3)
+    a_secs, a = best_of(lambda: float32_counts(members, Y), repeat=1 if m > 30_000 else 3)
     counter = maxt.MemberCounter(members)
-    b_secs, b = best(lambda: counter.count(Y), repeat=1 if m > 30_000 else 3)
+    b_secs, b = best_of(lambda: counter.count(Y), repeat=1 if m > 30_000 else 3)
     assert np.array_equal(a, b)
     row("counts of 200 permutations", "float32 sparse product", "16-bit products in row blocks", a_secs, b_secs)
-    c_secs, c = best(lambda: mp.counter.count(Y), repeat=1 if m > 30_000 else 3)
+    c_secs, c = best_of(lambda: mp.counter.count(Y), repeat=1 if m > 30_000 else 3)
     assert np.array_equal(b, c)
     row("counts of 200 permutations", "16-bit products of the members", "through the cells", b_secs, c_secs)
-    d_secs, _ = best(lambda: pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns),
+    d_secs, _ = best_of(lambda: pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns),
                      repeat=1)
     row("setting the counts up", "16-bit copy of the members", "cells of every column set",
-        best(lambda: maxt.MemberCounter(members), repeat=1)[0], d_secs)
+        best_of(lambda: maxt.MemberCounter(members), repeat=1)[0], d_secs)
 
     # families: each family on its own against one pass per block (z values of 50 permutations)
     obs = [rng.normal(size=m) for _ in range(8)]
@@ -131,8 +121,8 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
         fams.add([blk.copy() for blk in blocks])
         return fams.adjusted(50)
 
-    a_secs, a = best(each_family)
-    b_secs, b = best(one_pass)
+    a_secs, a = best_of(each_family)
+    b_secs, b = best_of(one_pass)
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b, strict=True))
     row("13 families, 50 permutations", "one family at a time", "one pass per block", a_secs, b_secs)
 
@@ -140,24 +130,24 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     workers = maxt._WORKERS
     try:
         maxt._WORKERS = 1
-        a_secs, a = best(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
+        a_secs, a = best_of(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
         maxt._WORKERS = max(2, workers)
-        b_secs, b = best(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
+        b_secs, b = best_of(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
     finally:
         maxt._WORKERS = workers
     assert np.array_equal(a.p_global, b.p_global, equal_nan=True)
     row("max-T, 4 tests, 200 permutations", "one batch at a time", "two batches at once", a_secs, b_secs)
-    m_secs, m_res = best(lambda: maxt.max_t(members, t, p, 200, 0), repeat=1)
+    m_secs, m_res = best_of(lambda: maxt.max_t(members, t, p, 200, 0), repeat=1)
     assert np.array_equal(m_res.p_global, b.p_global, equal_nan=True)
     row("max-T, 4 tests, 200 permutations", "counted through the members", "through the cells", m_secs, b_secs)
-    c_secs, c = best(lambda: maxt.max_t(mp.counter, t, p, 200, 0, tests=(0,)), repeat=1)
+    c_secs, c = best_of(lambda: maxt.max_t(mp.counter, t, p, 200, 0, tests=(0,)), repeat=1)
     assert np.array_equal(c.p_adjusted[:, 0], b.p_adjusted[:, 0], equal_nan=True)
     row("max-T for one ranking", "all 4 tests", "its own test", b_secs, c_secs)
 
     # unpacking the mined bitsets
     bits, support = mp.bits, mp.support
-    a_secs, a = best(lambda: unpack_at_once(bits, n), repeat=1)
-    b_secs, b = best(lambda: bitsets.unpack_to_csc(bits, n, support), repeat=1)
+    a_secs, a = best_of(lambda: unpack_at_once(bits, n), repeat=1)
+    b_secs, b = best_of(lambda: bitsets.unpack_to_csc(bits, n, support), repeat=1)
     assert (a != b).nnz == 0
     del a
     row("bitsets -> membership matrix", "all bits at once", "non-zero bytes, 256 bitsets a block", a_secs, b_secs)
@@ -172,8 +162,8 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
         overlap = overlap_of_all_rows(listed)
         return np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
 
-    a_secs, a = best(from_all_rows, repeat=1)
-    b_secs, b = best(lambda: _containment(mp.bits[order], n)[:2], repeat=1)
+    a_secs, a = best_of(from_all_rows, repeat=1)
+    b_secs, b = best_of(lambda: _containment(mp.bits[order], n)[:2], repeat=1)
     assert set(zip(*a, strict=True)) == set(zip(*b, strict=True))
     row(f"nested pairs of {h:,} subgroups", "overlaps of all rows", "1,024-row sample, bitsets", a_secs, b_secs)
     return rows

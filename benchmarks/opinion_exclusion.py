@@ -20,13 +20,15 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import best_of  # noqa: E402
 
 from aif360_subjective.datasets import MultiAnnotatorDataset  # noqa: E402
 from aif360_subjective.metrics import OpinionExclusionMetric  # noqa: E402
@@ -71,15 +73,6 @@ def make_data(n_items: int, per_item: int, n_workers: int, seed: int = 0):
     y = np.where(rng.random(len(y)) < 0.05, 1 - y, y)
     p = np.where(rng.random(len(y)) < 0.85, truth[items], 1 - truth[items])
     return items, w, y, p
-
-
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def main() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -29,6 +28,9 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import best_of  # noqa: E402
 
 from aif360_subjective.datasets import LeWiDiDataset, PopquornDataset  # noqa: E402
 from aif360_subjective.metrics import OpinionExclusionMetric, jury_verdicts  # noqa: E402
@@ -41,15 +43,6 @@ from aif360_subjective.metrics.perspectivist import (  # noqa: E402
     soft_labels_from_dataset,
     wasserstein_distance,
 )
-
-
-def best_of(fn, repeat: int):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def quiet(fn):

@@ -92,15 +92,6 @@ def load_adult(root):
     return df, y, model.predict(Z), 1, model.predict_proba(Z)[:, 1]
 
 
-def best_of(fn, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
-
-
 # ------------------------------------------------------------------ the ASDF-style pipeline (pandas loops)
 def asdf_style(X, y, yhat, pos, labels, tau=0.65):
     """How the reference computes patterns and metrics: per cluster and feature with pandas, per subgroup
