@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .bitsets import unpack_to_csc
-from .maxt import MemberCounter
+from .maxt import MemberCounter, float_ones, is_binary
 
 __all__ = ["CellCounter"]
 
@@ -79,8 +79,7 @@ class CellCounter:
             P = np.array([patterns[i] for i in pats], dtype=np.int64)  # (k_S, L) items
             ids = np.asarray(pats, dtype=np.int64)
             cells_cost = n + float(np.prod(hi[P] - lo[P], axis=1, dtype=np.float64).sum())
-            members_cost = self._MEMBER_COST * float(np.sum(support[ids])) if support is not None else np.inf
-            if bits is not None and members_cost < cells_cost:
+            if bits is not None and support is not None and self._MEMBER_COST * float(support[ids].sum()) < cells_cost:
                 by_members.append(ids)
             else:
                 cell_sets.append((cols, ids, P))
@@ -119,13 +118,12 @@ class CellCounter:
         self.n_cells = n_cells
         row_cells[row_cells < 0] = n_cells  # the sink
         itype = np.int32 if max(n_cells + 1, row_cells.size) < 2**31 else np.int64
-        self._row_cells = row_cells.astype(itype)
+        row_cells = row_cells.astype(itype)  # the blocks hold these indices (Adult: 22.3 million), no other copy
         r = np.concatenate(a_rows) if a_rows else np.zeros(0, dtype=np.int64)
         c = np.concatenate(a_cols) if a_cols else np.zeros(0, dtype=np.int64)
         self.A = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, n_cells + 1))
-        self._blocks = ([self._cells_of(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)]
+        self._blocks = ([_cells_of(row_cells[s0:s0 + self._BLOCK], n_cells + 1) for s0 in range(0, n, self._BLOCK)]
                         if cell_sets else [])
-        del self._row_cells  # the blocks hold the same indices (Adult: 22.3 million)
         # the sets cheaper to count through their members
         self.member_ids = np.concatenate(by_members) if by_members else np.zeros(0, dtype=np.int64)
         self._members: MemberCounter | None = None
@@ -133,29 +131,17 @@ class CellCounter:
             assert bits is not None and support is not None  # by_members is empty without them
             self._members = MemberCounter(unpack_to_csc(bits[self.member_ids], n, support[self.member_ids]))
 
-    def _cells_of(self, s0: int, s1: int) -> sp.csc_matrix:
-        """(cells + sink, rows s0..s1) indicator: every row is in one cell per column set."""
-        rc = self._row_cells[s0:s1]
-        g = rc.shape[1]
-        indptr = np.arange(0, rc.size + 1, g, dtype=rc.dtype)
-        rows_t = sp.csr_matrix((np.ones(rc.size, dtype=np.uint16), rc.ravel(), indptr),
-                               shape=(s1 - s0, self.n_cells + 1))
-        return rows_t.T  # CSC: the product reads each row's cells once
-
     def cell_counts(self, Y: np.ndarray) -> np.ndarray:
         """(cells + sink, c) float64 counts of every cell's rows where each column of ``Y`` is 1 (weighted:
         its sum)."""
         Y = np.asarray(Y)
-        binary = Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
+        binary = is_binary(Y)
         out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=np.float64)
         s0 = 0
         for C in self._blocks:  # none when every set is counted through its members
             s1 = s0 + C.shape[1]
-            if binary:  # exact 16-bit counts (at most 65,535 rows per block)
-                out += C @ Y[s0:s1].astype(np.uint16)
-            else:  # weights: the same structure with float64 ones (every entry is distinct: nothing to merge)
-                ones = sp.csc_matrix((np.ones(C.nnz), C.indices, C.indptr), shape=C.shape)
-                out += ones @ np.asarray(Y[s0:s1], dtype=np.float64)
+            # exact 16-bit counts (at most 65,535 rows per block), or weights summed in float64
+            out += C @ Y[s0:s1].astype(np.uint16) if binary else float_ones(C) @ Y[s0:s1].astype(np.float64)
             s0 = s1
         return out
 
@@ -164,17 +150,17 @@ class CellCounter:
         float ``Y`` (weights), the sum of its values over each pattern's rows."""
         out: np.ndarray = self.A @ self.cell_counts(Y) if self._blocks else np.zeros((self.shape[1], Y.shape[1]))
         if self._members is not None:
-            Y = np.asarray(Y)
-            binary = Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
-            if binary:
-                out[self.member_ids] = self._members.count(Y)
-            else:  # weights: the 16-bit membership blocks as float64 ones (nothing to merge)
-                part = np.zeros((len(self.member_ids), Y.shape[1]))
-                for M, (s0, s1) in zip(self._members.MT, self._members.blocks, strict=True):
-                    ones = sp.csr_matrix((np.ones(M.nnz), M.indices, M.indptr), shape=M.shape)
-                    part += ones @ np.asarray(Y[s0:s1], dtype=np.float64)
-                out[self.member_ids] = part
+            out[self.member_ids] = self._members.count(Y)
         return out
+
+
+def _cells_of(row_cells: np.ndarray, n_cells: int) -> sp.csc_matrix:
+    """(cells, rows) 0/1 indicator of a block of rows (``row_cells``: each row's cell in every column set)."""
+    g = row_cells.shape[1]
+    indptr = np.arange(0, row_cells.size + 1, g, dtype=row_cells.dtype)
+    rows_t = sp.csr_matrix((np.ones(row_cells.size, dtype=np.uint16), row_cells.ravel(), indptr),
+                           shape=(len(row_cells), n_cells))
+    return rows_t.T  # CSC: the product reads each row's cells once
 
 
 class _CellIndex:

@@ -56,8 +56,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter", "as_counter", "max_t",
-           "observed_z", "check_n_permutations",
-           "scan_penalty", "class_offsets", "draw_permutations"]
+           "observed_z", "check_n_permutations", "scan_penalty", "class_offsets", "draw_permutations", "is_binary"]
 
 #: The four tests, in the order of :attr:`MaxTResult.z` columns.
 TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy")
@@ -141,7 +140,7 @@ class _Standardiser:
     """The fixed margins of the four tests (unchanged by either permutation scheme).
 
     Args:
-        counter: the candidates (a :class:`MemberCounter`, or their (m, rows) membership, counted once here).
+        counter: the candidates (a :class:`Counter`, or their (rows, m) membership, counted once here).
         t, p: truth and prediction (0/1 floats).
     """
 
@@ -305,13 +304,25 @@ class _Families:
         return [sd.adjusted(n_perm) for sd in self.families]
 
 
+def is_binary(Y: np.ndarray) -> bool:
+    """Whether every value of ``Y`` is 0 or 1 (counted exactly in 16 bits; other values are weights)."""
+    return Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
+
+
+def float_ones(M: sp.spmatrix) -> sp.spmatrix:
+    """The 0/1 sparse matrix ``M`` (no repeated entries) with float64 ones: weights are summed in 64 bits, and
+    scipy's ``astype`` would sort and merge entries first."""
+    return type(M)((np.ones(M.nnz), M.indices, M.indptr), shape=M.shape)
+
+
 class MemberCounter:
     """Counts of every subgroup's rows in 0/1 columns, by sparse products on 16-bit integers.
 
     A sparse product's inner loop runs once per (stored entry, right-hand column); on 16-bit integers it
     vectorises over twice the lanes of float32 (``benchmarks/maxt_speed.py`` times both). A 16-bit count is
     exact up to 65,535, so the rows are taken in blocks of at most that many and the blocks' counts added in 64
-    bits. The products release the GIL (two run at once on two cores).
+    bits. The products release the GIL (two run at once on two cores). Columns of other values (weights) are
+    summed in float64.
 
     Args:
         members: (rows, m) boolean membership, one column per subgroup.
@@ -327,11 +338,13 @@ class MemberCounter:
         self.MT = [MT] if len(self.blocks) == 1 else [MT[:, s0:s1] for s0, s1 in self.blocks]
 
     def count(self, Y: np.ndarray) -> np.ndarray:
-        """(m, c) float64: rows of each subgroup where each column of the (rows, c) 0/1 array ``Y`` is 1."""
-        Y = np.asarray(Y).astype(np.uint16)
+        """(m, c) float64: rows of each subgroup where each column of the (rows, c) 0/1 array ``Y`` is 1; for a
+        ``Y`` of other values (weights), their sums over each subgroup's rows."""
+        Y = np.asarray(Y)
+        binary = is_binary(Y)
         cnt = np.zeros((self.MT[0].shape[0], Y.shape[1]), dtype=np.float64)
         for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
-            cnt += M @ Y[s0:s1]
+            cnt += M @ Y[s0:s1].astype(np.uint16) if binary else float_ones(M) @ Y[s0:s1].astype(np.float64)
         return cnt
 
 
@@ -381,7 +394,7 @@ class _PermutedCounts:
         self.t = np.asarray(t, dtype=bool)[:, None]
 
     def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray,
-               need: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> list[np.ndarray | None]:
+               need: tuple[bool, ...] = (True, True, True, True)) -> list[np.ndarray | None]:
         """Favourable and correct predictions (pairs permuted jointly: ``p_a``, ``c_a``), true and false
         positives (predictions permuted within the truth strata: ``p_b``); each (m, b) float64, or None where
         ``need`` is False (a count no requested test uses is not computed)."""
@@ -500,8 +513,7 @@ def max_t(
     # counts each test needs: SP favourable predictions; EO true positives; EOdds true and false positives;
     # accuracy correct predictions
     uses = {0: (0,), 1: (1,), 2: (1, 2), 3: (3,)}
-    need = (any(0 in uses[f] for f in tests), any(1 in uses[f] for f in tests), any(2 in uses[f] for f in tests),
-            any(3 in uses[f] for f in tests))
+    need = tuple(any(i in uses[f] for f in tests) for i in range(4))
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     permuted = _PermutedCounts(counter, t)
 
@@ -527,7 +539,6 @@ def max_t(
             feed(in_flight.popleft().result())
     adj = fams.adjusted(B)
     k = len(tests)
-    nan = np.full(m, np.nan)
     p_adj = np.full((m, 4, 2), np.nan)
     p_two = np.full((m, 4), np.nan)
     n_test = [0, 0, 0, 0]
@@ -539,7 +550,7 @@ def max_t(
         p_glob = adj[-1].reshape(4, 2, m).transpose(2, 0, 1)
         n_glob = len(fams.families[-1].order)
     else:
-        p_glob, n_glob = np.stack([np.column_stack([nan, nan])] * 4, axis=1), 0
+        p_glob, n_glob = np.full((m, 4, 2), np.nan), 0
     return MaxTResult(
         z=z_obs, p_adjusted=p_adj, p_two_sided=p_two, p_global=p_glob, n_permutations=B,
         n_hypotheses=(tuple(n_test), n_glob), tests=tests,

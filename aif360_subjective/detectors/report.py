@@ -15,7 +15,7 @@ from scipy.linalg.blas import ssyrk
 
 from .._labels import cell_codes
 from .._validation import check_alpha, check_choice
-from .bitsets import bit_keys, bits_at, pack_columns
+from .bitsets import bit_keys, bits_at, n_words, pack_columns
 from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
@@ -331,8 +331,7 @@ class SubgroupReport:
     def _bits(self, positions: np.ndarray) -> np.ndarray:
         """(len(positions), words) bitsets of the subgroups at ``positions`` of the metrics' index."""
         positions = np.asarray(positions, dtype=np.intp)
-        words = -(-len(self._labels) // 64)
-        out = np.empty((len(positions), words), dtype=np.uint64)
+        out = np.empty((len(positions), n_words(len(self._labels))), dtype=np.uint64)
         start = 0
         for kind in self.kinds:
             k = len(self._rows_of(kind))
@@ -638,9 +637,7 @@ class SubgroupReport:
             redundant = np.zeros(n_significant, dtype=bool)
             if not keep_redundant and n_significant > 1:
                 kept_pos = np.flatnonzero(keep)[order]
-                redundant[order] = _redundant(self._bits(pos[kept_pos[:_MAX_REDUNDANCY_CHECK]]), len(self._labels),
-                                              self._row_counts()[pos[kept_pos]], metric, self._counts["total_rows"],
-                                              mt.offset[pos[kept_pos]])
+                redundant[order] = self._redundant_among(pos[kept_pos], metric, mt)
             sub = np.flatnonzero(keep)
             keep[sub[redundant]] = False
             order = np.argsort(np.argsort(order)[~redundant], kind="stable")  # same order, redundant removed
@@ -678,20 +675,19 @@ class SubgroupReport:
         out.attrs = attrs
         return out
 
+    def _redundant_among(self, positions: np.ndarray, metric: str, mt: MaxTResult) -> np.ndarray:
+        """:func:`_redundant` of the listed subgroups at ``positions`` of the metrics' index, in listing order
+        (the bitsets of the first :data:`_MAX_REDUNDANCY_CHECK` only: the others are not checked)."""
+        return _redundant(self._bits(positions[:_MAX_REDUNDANCY_CHECK]), len(self._labels),
+                          self._row_counts()[positions], metric, self._counts["total_rows"], mt.offset[positions])
+
     def _merge_identical(self, rows: np.ndarray, order: np.ndarray, desc: np.ndarray):
         """Among the ranked subgroups (positions ``rows`` in the metrics' index, ranked by ``order``), keep the
         first of each set of identical row sets, with every description of the set."""
-        keys = self._row_keys()[rows[order]]
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
-        texts = [[] for _ in range(len(first))]
-        for g, d in zip(inverse, desc[order], strict=True):  # one append per ranked subgroup
-            texts[g].append(d)
+        lead, texts = _merge_rows(self._row_keys()[rows[order]], desc[order])  # in rank order
         desc = desc.copy()
-        lead = order[np.sort(first)]
-        for g in range(len(first)):
-            desc[order[first[g]]] = " | ".join(dict.fromkeys(texts[g]))  # distinct texts, in rank order
-        return lead, desc
+        desc[order[lead]] = texts[lead]
+        return order[lead], desc
 
     def findings(self, alpha: float = 0.05, ci: float = 0.95, *, keep_redundant: bool = False,
                  merge_identical: bool = True) -> pd.DataFrame:
@@ -752,8 +748,7 @@ class SubgroupReport:
                 stat = mt.statistic(METRIC_TEST[metric], d)[keep]
                 keep = keep[np.lexsort((np.arange(len(keep)), bound, -stat, pg[keep]))]
                 if not keep_redundant and len(keep) > 1:
-                    red = _redundant(self._bits(keep[:_MAX_REDUNDANCY_CHECK]), len(self._labels),
-                                     self._row_counts()[keep], metric, self._counts["total_rows"], mt.offset[keep])
+                    red = self._redundant_among(keep, metric, mt)
                     n_redundant += int(red.sum())
                     keep = keep[~red]
                 texts = desc[keep]
@@ -989,8 +984,8 @@ def _rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:
 
 
 def _merge_rows(keys: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First of each set of identical row sets (in the given order; ``keys`` from :func:`row_set_keys`) and
-    every description of the set."""
+    """First of each set of identical row sets (in the given order; ``keys`` from :meth:`SubgroupReport._row_keys`)
+    and every description of the set (distinct texts, in the given order, joined at the first)."""
     if len(keys) == 0:
         return np.zeros(0, dtype=np.intp), texts
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)

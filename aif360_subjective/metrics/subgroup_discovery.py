@@ -167,8 +167,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
         cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
         discovery, max_length, min_support, n_bins, max_merge, n_permutations, max_t_penalty: the pattern
-            candidates and
-            the max-T error control, as in :func:`~aif360_subjective.detectors.detect_subgroups` (default
+            candidates and the max-T error control, as in :func:`~aif360_subjective.detectors.detect_subgroups` (default
             ``discovery="both"``: clusters, entropy patterns and mined patterns).
 
     Raises:
