@@ -374,17 +374,29 @@ class Report:
 
         Returns:
             Report: this report (rewritten in place).
+
+        Raises:
+            TypeError: ``fn`` is not callable, or returns something other than a str.
         """
-        self.summary = [_check_str("summary", fn(t)) for t in self.summary]
+        if not callable(fn):
+            raise TypeError(f"fn must be callable (str -> str), got {type(fn).__name__}")
+
+        def new(text: str) -> str:
+            out = fn(text)
+            if not isinstance(out, str):
+                raise TypeError(f"fn must return a str, got {type(out).__name__} for {text[:40]!r}")
+            return out
+
+        self.summary = [new(t) for t in self.summary]
 
         def walk(blocks: list[Any]) -> None:
             for block in blocks:
                 if isinstance(block, Paragraph):
-                    block.text = _check_str("text", fn(block.text))
+                    block.text = new(block.text)
                 elif isinstance(block, Table | Figure):
-                    block.caption = _check_str("caption", fn(block.caption))
+                    block.caption = new(block.caption)
                 elif isinstance(block, Details):
-                    block.summary = _check_str("summary", fn(block.summary))
+                    block.summary = new(block.summary)
                     walk(block.blocks)
 
         for sec in self.sections:
