@@ -100,21 +100,6 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     c_secs, c = best_of(lambda: mp.counter.count(Y), repeat=1 if m > 30_000 else 3)
     assert np.array_equal(b, c)
     row("counts of 200 permutations", "16-bit products of the members", "through the cells", b_secs, c_secs)
-    # the choice between a column set's cells and its patterns' members: with a member costing 1 cell entry the
-    # rare sets go to their members; the analysis counts a member as 4 (CellCounter._MEMBER_COST)
-    saved = pm.CellCounter._MEMBER_COST
-    try:
-        pm.CellCounter._MEMBER_COST = 1.0
-        rare = pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns, bits=mp.bits,
-                              support=mp.support)
-    finally:
-        pm.CellCounter._MEMBER_COST = saved
-    if len(rare.member_ids):
-        e_secs, e = best_of(lambda: rare.count(Y), repeat=1 if m > 30_000 else 3)
-        assert np.array_equal(e, c)
-        row(f"counts of 200 permutations ({len(rare.member_ids):,} rare patterns)",
-            "their members (a member = 1 cell entry)", f"cells ({len(mp.counter.member_ids):,} by members)",
-            e_secs, c_secs)
     d_secs, _ = best_of(lambda: pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns),
                      repeat=1)
     row("setting the counts up", "16-bit copy of the members", "cells of every column set",
@@ -152,6 +137,20 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
         maxt._WORKERS = workers
     assert np.array_equal(a.p_global, b.p_global, equal_nan=True)
     row("max-T, 4 tests, 200 permutations", "one batch at a time", "two batches at once", a_secs, b_secs)
+    # the choice between a column set's cells and its patterns' members, end to end: with a member costing 1 cell
+    # entry the rare sets go to their members; the analysis counts a member as 4 (CellCounter._MEMBER_COST)
+    saved = pm.CellCounter._MEMBER_COST
+    try:
+        pm.CellCounter._MEMBER_COST = 1.0
+        rare = pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns, bits=mp.bits,
+                              support=mp.support)
+    finally:
+        pm.CellCounter._MEMBER_COST = saved
+    if len(rare.member_ids):
+        r_secs, r_res = best_of(lambda: maxt.max_t(rare, t, p, 200, 0), repeat=1)
+        assert np.array_equal(r_res.p_global, b.p_global, equal_nan=True)
+        row("max-T, 4 tests, 200 permutations", f"{len(rare.member_ids):,} rare patterns by members (cost 1)",
+            f"by cells (a member costs {saved:g})", r_secs, b_secs)
     m_secs, m_res = best_of(lambda: maxt.max_t(members, t, p, 200, 0), repeat=1)
     assert np.array_equal(m_res.p_global, b.p_global, equal_nan=True)
     row("max-T, 4 tests, 200 permutations", "counted through the members", "through the cells", m_secs, b_secs)

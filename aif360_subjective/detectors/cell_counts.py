@@ -56,9 +56,9 @@ class CellCounter:
 
     _BLOCK = 2**16 - 1  # rows per 16-bit product: a cell's count stays exact below 65,536
     _GRID = 2**22  # pattern x cell-offset entries formed at a time
-    #: What one member costs in a count against one cell entry: a member's product step reads a whole row of the
-    #: (rows, columns) outcomes where a cell's adds into one; counting Adult's 2,475 rarest patterns through
-    #: their 7.1 million members took 0.67 s per 200 columns against 0.40 s through 8.6 million cell entries.
+    #: What one member costs in a count against one cell entry (a member's product step reads a whole row of the
+    #: outcomes): ``benchmarks/maxt_speed.py`` runs the max-T on Adult with Adult's 2,475 rarest patterns counted
+    #: through their members (cost 1: 2.76 s) and through cells (cost 4: 1.88 s).
     _MEMBER_COST = 4.0
 
     def __init__(self, codes: np.ndarray, column: np.ndarray, lo: np.ndarray, hi: np.ndarray,
