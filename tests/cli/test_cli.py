@@ -17,7 +17,7 @@ from aif360_subjective.cli import CLIError, build_parser, main
 from aif360_subjective.cli._common import require as _require
 from aif360_subjective.datasets import make_subjective_dataset
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _needs(module: str, name: str):

@@ -21,7 +21,7 @@ from aif360_subjective.datasets import LeWiDiDataset, MultiAnnotatorDataset
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.metrics import OpinionExclusionMetric
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("AIF360_SUBJECTIVE_DATA", REPO.parent / "shared" / "data"))
 MULTIPICO = DATA / "multipico"
 COMPAS = DATA / "compas" / "fairvis_compas_out.csv"

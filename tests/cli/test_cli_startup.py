@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("aif360", "sklearn", "matplotlib", "scipy")
 
 # Runs the command in-process, then reports which heavy modules it imported (SystemExit is expected from
