@@ -1,0 +1,4 @@
+# %% [markdown]
+# # placeholder
+# %%
+import numpy as np
