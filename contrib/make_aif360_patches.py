@@ -201,7 +201,7 @@ REPLACE: dict[str, str] = {
     "_bar": '''
         def _bar(progress: bool | None, n: int, kmax: int) -> Any:
             """No progress bar (the plugin draws one with tqdm)."""
-            return None
+            return _NoBar()
     ''',
 }
 
@@ -454,7 +454,7 @@ def _import_lines(indent: str, groups: dict[str, list[str]]) -> str:
 
 def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     edits = sorted(edits, key=lambda e: (e[0], e[1]))
-    for (s1, e1, _), (s2, _e2, _) in zip(edits, edits[1:]):
+    for (_s1, e1, _), (s2, _e2, _) in zip(edits, edits[1:]):
         if s2 < e1:
             raise GenerationError("overlapping edits (an import inside a replaced definition?)")
     for s, e, rep in reversed(edits):

@@ -20,12 +20,12 @@
 # %%
 import os
 
+import aif360
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
-import aif360
 from aif360_subjective.datasets import MultiAnnotatorDataset
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.metrics import OpinionExclusionMetric
@@ -208,7 +208,8 @@ patterns.ranking('accuracy_error', kind='pattern', n=5, direction='disadvantaged
 
 # %% [markdown]
 # For comparison, MDSS's `bias_scan` (already in AIF360) returns the single highest-scoring subset for which the
-# model over-predicts the favourable outcome:
+# model over-predicts the favourable outcome (here: everyone over 25), with a score but no per-subgroup fairness
+# metrics and no correction for the search:
 
 # %%
 from aif360.detectors import bias_scan
@@ -219,5 +220,6 @@ scan_data = compas[['c_charge_degree', 'race', 'sex']].assign(
     age_cat=pd.cut(compas['age'], [0, 25, 45, 120]).astype(str),
     priors=pd.cut(compas['priors_count'], [-1, 0, 3, 100]).astype(str))
 subset, score = bias_scan(scan_data, no_recidivism, favourable_prediction, favorable_value=1,
-                          overpredicted=True, penalty=1, num_iters=3)
-print(subset, round(score, 2))
+                          overpredicted=True, penalty=20, num_iters=3)
+in_subset = np.logical_and.reduce([scan_data[col].isin(values).to_numpy() for col, values in subset.items()])
+print(subset, 'score', round(score, 2), 'rows', int(in_subset.sum()))

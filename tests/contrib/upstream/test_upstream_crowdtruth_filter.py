@@ -15,10 +15,8 @@ def _crowd(n_items=60, n_regular=8, n_spammers=2, seed=0):
     truth = rng.integers(0, 2, n_items)
     rows = []
     for a in range(n_regular + n_spammers):
-        if a < n_regular:
-            labels = np.where(rng.random(n_items) < 0.9, truth, 1 - truth)
-        else:
-            labels = rng.integers(0, 2, n_items)
+        regular = a < n_regular
+        labels = np.where(rng.random(n_items) < 0.9, truth, 1 - truth) if regular else rng.integers(0, 2, n_items)
         rows.append(pd.DataFrame({'item': np.arange(n_items), 'annotator': f'w{a}', 'label': labels}))
     return pd.concat(rows, ignore_index=True)
 

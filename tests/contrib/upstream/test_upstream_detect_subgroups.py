@@ -4,11 +4,11 @@ Shipped to AIF360 as tests/test_detect_subgroups.py."""
 import numpy as np
 import pandas as pd
 import pytest
+from aif360.datasets import BinaryLabelDataset
+from aif360.metrics import ClassificationMetric
 
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.metrics import SubgroupDiscoveryMetric
-from aif360.datasets import BinaryLabelDataset
-from aif360.metrics import ClassificationMetric
 
 # Two well separated groups of rows: red (x near 0) and blue (x near 10).
 X = pd.DataFrame({'x': [0, 0, 1, 1, 10, 10, 11, 11], 'color': ['red'] * 4 + ['blue'] * 4})

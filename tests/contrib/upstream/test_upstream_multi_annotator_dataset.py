@@ -6,9 +6,9 @@ AIF360 as tests/test_multi_annotator_dataset.py (it must pass there with AIF360 
 import numpy as np
 import pandas as pd
 import pytest
+from aif360.datasets import BinaryLabelDataset
 
 from aif360_subjective.datasets import MultiAnnotatorDataset
-from aif360.datasets import BinaryLabelDataset
 
 # 4 items x 3 annotators; label 1 = toxic (unfavourable).
 #   item:  i0  i1  i2  i3

@@ -29,6 +29,7 @@ def _dataset(labels=TRUE, items=ITEMS, anns=ANNS, annotators=ANNOTATORS):
 
 def _metric(pred, ds=None, **kwargs):
     ds = _dataset() if ds is None else ds
+    kwargs.setdefault('warn_group_size', 0)  # hand-made cases have groups of one or two annotators
     return OpinionExclusionMetric(ds, ds.with_predictions(pred), **kwargs)
 
 
@@ -81,7 +82,7 @@ def test_exclusion_test_p_value_by_enumeration():
     items = np.tile(np.arange(10), 4)
     ds = _dataset(labels=y, items=items, anns=anns, annotators=None)
     groups = pd.Series({'a1': 'A', 'a2': 'A', 'a3': 'B', 'a4': 'B'})
-    test = _metric(np.ones(40, dtype=int), ds=ds, grouping=groups, warn_group_size=0).exclusion_test(
+    test = _metric(np.ones(40, dtype=int), ds=ds, grouping=groups).exclusion_test(
         n_permutations=99, random_state=0)
     # the between-group sum of squares over every assignment of the 4 values to two groups of 2
     values = np.array([1.0, 0.8, 0.5, 0.4])
