@@ -211,6 +211,10 @@ TEXT: dict[str, str] = {
     "pip install 'aif360-subjective[dask]'": "pip install 'dask[dataframe]'",
 }
 
+#: Words in the generated text that name plugin-only parts (docstrings and comments are not rewritten beyond the
+#: module paths): listed by ``--notes`` for an edit before submitting.
+PLUGIN_WORDS = re.compile(r"\b(Dask|dask|mlpack|tqdm|benchmarks/|aif360-subjective)\b")
+
 AUTHOR = "aif360-subjective contributors <aif360-subjective@users.noreply.github.com>"
 DATE = "Mon, 1 Jun 2026 00:00:00 +0000"
 
@@ -1123,6 +1127,26 @@ def _check_order(patches: list[Patch], plan: Plan) -> None:
                                               "patch: reorder PATCHES")
 
 
+def prose_notes(series: dict[str, str]) -> list[str]:
+    """``file:line: text`` for every added line that names a plugin-only part (see :data:`PLUGIN_WORDS`)."""
+    notes = []
+    for text in series.values():
+        path, line = "", 0
+        for raw in text.splitlines():
+            if raw.startswith("+++ b/"):
+                path, line = raw[6:], 0
+            elif raw.startswith("@@"):
+                m = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)", raw)
+                line = int(m.group(1)) - 1 if m else 0
+            elif path and raw.startswith("+"):
+                line += 1
+                if PLUGIN_WORDS.search(raw):
+                    notes.append(f"{path}:{line}: {raw[1:].strip()}")
+            elif path and raw.startswith(" "):
+                line += 1
+    return notes
+
+
 def write(out: Path, series: dict[str, str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.patch"):
@@ -1134,6 +1158,8 @@ def write(out: Path, series: dict[str, str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for the .patch files (default: %(default)s)")
+    parser.add_argument("--notes", action="store_true",
+                        help="also list the added lines whose prose names plugin-only parts (Dask, mlpack, ...)")
     args = parser.parse_args(argv)
     try:
         series = build()
@@ -1143,6 +1169,10 @@ def main(argv: list[str] | None = None) -> int:
     write(args.out, series)
     for name in series:
         print(args.out / name)
+    notes = prose_notes(series)
+    if args.notes:
+        print("\n".join(notes))
+    print(f"{len(notes)} added lines name plugin-only parts in prose (--notes lists them)", file=sys.stderr)
     return 0
 
 

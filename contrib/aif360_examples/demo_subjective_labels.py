@@ -168,9 +168,9 @@ print('entropy-based subgroup', top, report.pattern_conditions(top))
 report.subgroup_metrics(ci=None).loc[('entropy', top)]
 
 # %% [markdown]
-# These subgroups hold a dozen or two people each. With the default `alpha=0.05` a subgroup is ranked only if its
-# gap is significant after a permutation max-T adjustment over every subgroup of the report (clusters and patterns,
-# both directions):
+# These five subgroups hold 21, 19, 12, 2 and 1 people. With the default `alpha=0.05` a subgroup is ranked only if
+# its gap is significant after a permutation max-T adjustment over every subgroup of the report (clusters and
+# entropy patterns, both directions): larger subgroups come first.
 
 # %%
 report.ranking('statistical_parity', kind='entropy', n=5, direction='favoured', alpha=0.05)
