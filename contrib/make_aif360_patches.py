@@ -42,7 +42,10 @@ import ast
 import hashlib
 import json
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -112,7 +115,7 @@ OPTIONAL_BRANCH_ROOTS = {"tqdm"}
 #: Definitions removed by name (they serve pyclustering, mlpack or the plugin's import-time set-up).
 DROP: tuple[str, ...] = (
     "import_pyclustering", "_OptionalDependencyFilter", "import_aif360_quietly", "_QuietAif360Finder",
-    "install_quiet_aif360_import", "_pyclustering_xmeans", "xmeans_n_clusters", "mlpack_available",
+    "install_quiet_aif360_import", "_pyclustering_xmeans", "mlpack_available",
     "euclidean_mst", "_emst_in_child", "_EMST_CHILD", "EMST_CHILD_ROWS", "EMST_LEAF_SIZE",
     "XMEANS_FAST_WORK",
 )
@@ -152,6 +155,33 @@ REPLACE: dict[str, str] = {
             n = Z.shape[0]
             kmax = default_kmax(n) if kmax is None else int(kmax)
             return fast_xmeans(Z, kmax, np.random.default_rng(_seed(as_generator(random_state))))
+    ''',
+    "xmeans_n_clusters": '''
+        def xmeans_n_clusters(
+            Z: np.ndarray, kmax: int | None = None, random_state: Any = None
+        ) -> tuple[int, np.ndarray]:
+            """Number of clusters by x-means (vectorised, BIC splitting) and a k-means partition into that many.
+
+            Args:
+                Z: the encoded matrix.
+                kmax: the largest k allowed (default ``floor(sqrt(n / 2))``, the ASDF-Dashboard's bound).
+                random_state: int, Generator or None.
+
+            Returns:
+                tuple: ``(k, labels)`` the number of x-means clusters and scikit-learn k-means labels for it.
+
+            References:
+                D. Pelleg, A. Moore, "X-means: Extending K-means with Efficient Estimation of the Number of
+                Clusters", ICML 2000.
+            """
+            from sklearn.cluster import KMeans
+
+            n = Z.shape[0]
+            kmax = default_kmax(n) if kmax is None else int(kmax)
+            rng = as_generator(random_state)
+            k = fast_xmeans(Z, kmax, np.random.default_rng(_seed(rng)))
+            labels = KMeans(n_clusters=k, n_init=10, random_state=_seed(rng)).fit_predict(Z)
+            return k, np.asarray(labels, dtype=np.intp)
     ''',
     "MST_METHODS": '''
         #: Values accepted by ``mst=``: ``"auto"`` and ``"sklearn"`` (scikit-learn's Prim), the same here.
@@ -595,7 +625,8 @@ def transform_module(mod: str, plan: Plan, *, prefer_public: bool = False, text:
     out = _apply(text, edits)
     out = prune_unused_imports(out)
     out = prune_all(out)
-    return rewrite_text(out, plan).rstrip("\n") + "\n"
+    out = re.sub(r"\n{4,}", "\n\n\n", rewrite_text(out, plan))  # dropped definitions leave blank runs
+    return out.rstrip("\n") + "\n"
 
 
 def prune_unused_imports(text: str) -> str:
@@ -1047,6 +1078,7 @@ def build(plan: Plan | None = None) -> dict[str, str]:
         text = transform_module(mod, plan, used=used)
         check_module(path, text)
         files[path] = text
+    check_names(files)
     missing = [n for n in (*DROP, *REPLACE) if used.get(n) != 1]
     if missing:
         raise GenerationError(f"names to drop/replace not found exactly once in the series: {missing} "
@@ -1145,6 +1177,25 @@ def prose_notes(series: dict[str, str]) -> list[str]:
             elif path and raw.startswith(" "):
                 line += 1
     return notes
+
+
+def check_names(files: dict[str, str]) -> None:
+    """Undefined and unused names in the generated modules (pyflakes rules of ruff, when ruff is installed):
+    a dropped definition still called somewhere shows up here, not at the user's first call."""
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        print("make_aif360_patches: ruff not found, undefined-name check skipped", file=sys.stderr)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for path, text in files.items():
+            f = Path(tmp) / path
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(text, encoding="utf-8")
+        res = subprocess.run([ruff, "check", "--isolated", "--no-cache", "--select", "F821,F822,F401,F811",
+                              "--output-format", "concise", tmp], capture_output=True, text=True)
+    if res.returncode != 0:
+        found = res.stdout.replace(tmp + "/", "").strip()
+        raise GenerationError(f"the generated modules have undefined or unused names:\n{found}")
 
 
 def write(out: Path, series: dict[str, str]) -> None:

@@ -81,6 +81,15 @@ def test_generator_keeps_the_else_branch_of_a_dask_test():
     assert namespace["f"](1) == 2
 
 
+@pytest.mark.skipif(shutil.which("ruff") is None, reason="the undefined-name check runs ruff")
+def test_generator_refuses_a_dropped_definition_still_called(monkeypatch):
+    gen = _generator()
+    monkeypatch.setattr(gen, "DROP", (*gen.DROP, "xmeans_n_clusters"))
+    monkeypatch.setattr(gen, "REPLACE", {k: v for k, v in gen.REPLACE.items() if k != "xmeans_n_clusters"})
+    with pytest.raises(gen.GenerationError, match="Undefined name `xmeans_n_clusters`"):
+        gen.build()
+
+
 # ------------------------------------------------------------------------------------------------ in AIF360 alone
 def _run(cmd, cwd=None, env=None, timeout=900):
     res = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)

@@ -87,6 +87,17 @@ def test_automatic_number_of_clusters_runs_without_pyclustering():
     assert 2 <= len(rep.patterns()) <= 7  # kmax = floor(sqrt(100 / 2)) = 7
 
 
+def test_xmeans_clustering_picks_its_own_number_of_clusters():
+    rng = np.random.default_rng(1)
+    centres = np.repeat([[0, 0], [4, 0], [0, 4]], 40, axis=0)
+    blobs = pd.DataFrame(centres + rng.normal(0, 0.2, (120, 2)), columns=['u', 'v'])
+    y = rng.integers(0, 2, 120)
+    rep = detect_subgroups(blobs, y, y, clustering='xmeans', discovery='asdf', random_state=0)
+    sizes = rep.subgroup_metrics(ci=None).loc['cluster', 'size']
+    assert sizes.sum() == 120
+    assert 3 <= len(sizes) <= 7  # at least the three blobs, at most kmax = floor(sqrt(120 / 2)) = 7
+
+
 def _planted(seed=0, n=800, effect=True):
     rng = np.random.default_rng(seed)
     data = pd.DataFrame({'a': rng.choice(['p', 'q', 'r'], n), 'b': rng.choice(['x', 'y'], n),
