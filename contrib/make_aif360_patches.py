@@ -19,7 +19,8 @@ The series lands the plugin's core in AIF360 0.6.1's source release (the sdist: 
    the AIF360 path (or names the plugin where the target stays in the plugin).
 4. **Checks.** Every import of the generated modules is the standard library, numpy, scipy, pandas,
    scikit-learn, matplotlib or ``aif360`` itself (AIF360 0.6.1's ``install_requires``); the text holds no
-   ``aif360_subjective``; every name to replace or drop exists exactly once. A failed check raises
+   ``aif360_subjective``; no name is left undefined or unused (ruff's pyflakes rules); a name to replace or drop
+   is defined at most once (a missing one is noted). A failed check raises
    :class:`GenerationError` naming the module and what to update here.
 
 Tests (``tests/contrib/upstream/test_upstream_*.py``) and the example notebook
@@ -496,6 +497,46 @@ def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     return text
 
 
+def _definition_span(text: str, starts: list[int], st: ast.stmt) -> tuple[int, int]:
+    """A top-level definition with its decorators and the comment block just above it (``#:`` documents a
+    constant: it goes with it)."""
+    first = min([st.lineno] + [d.lineno for d in getattr(st, "decorator_list", [])])
+    s, e = starts[first - 1], starts[st.end_lineno]  # type: ignore[index]
+    lines = text[:s].splitlines(keepends=True)
+    while lines and lines[-1].lstrip().startswith("#"):
+        s -= len(lines.pop())
+    return s, e
+
+
+def _defined_name(st: ast.stmt) -> str | None:
+    if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return st.name
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+        return st.targets[0].id
+    if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+        return st.target.id
+    return None
+
+
+def prune_private(text: str, imported_elsewhere: set[str]) -> str:
+    """Remove private top-level definitions (``_name``) that nothing uses any more: helpers of a dropped
+    definition (e.g. the source of mlpack's child process) go with it, whatever they are called."""
+    tree = ast.parse(text)
+    # names each top-level statement uses (a definition's references to itself do not keep it)
+    uses = [{n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            for st in tree.body]
+    starts = _offsets(text)
+    edits = []
+    for i, st in enumerate(tree.body):
+        name = _defined_name(st)
+        used = any(name in u for j, u in enumerate(uses) if j != i)
+        if name and name.startswith("_") and not name.startswith("__") and not used \
+                and name not in imported_elsewhere:
+            s, e = _definition_span(text, starts, st)
+            edits.append((s, e, ""))
+    return _apply(text, edits) if edits else text
+
+
 def _sole_statement(tree: ast.AST, node: ast.stmt) -> bool:
     for parent in ast.walk(tree):
         for fld in ("body", "orelse", "finalbody"):
@@ -533,12 +574,7 @@ def transform_module(mod: str, plan: Plan, *, prefer_public: bool = False, text:
         (name,) = hit
         if used is not None:
             used[name] = used.get(name, 0) + 1
-        first = min([st.lineno] + [d.lineno for d in getattr(st, "decorator_list", [])])
-        s, e = starts[first - 1], starts[st.end_lineno]  # type: ignore[arg-type]
-        # the comment block just above a constant documents it (#: lines): it goes with it
-        lines = text[:s].splitlines(keepends=True)
-        while lines and lines[-1].lstrip().startswith("#"):
-            s -= len(lines.pop())
+        s, e = _definition_span(text, starts, st)
         rep = textwrap.dedent(REPLACE[name]).strip("\n") + "\n" if name in REPLACE else ""
         edits.append((s, e, rep))
         removed.append((s, e))
@@ -1075,14 +1111,20 @@ def build(plan: Plan | None = None) -> dict[str, str]:
     for mod in plan.modules:
         tgt = plan.targets[mod]
         path = target_path(tgt)
-        text = transform_module(mod, plan, used=used)
+        files[path] = transform_module(mod, plan, used=used)
+    _prune_private_across(files, {target_path(t): t for t in plan.targets.values()})
+    for path, text in files.items():
         check_module(path, text)
-        files[path] = text
     check_names(files)
-    missing = [n for n in (*DROP, *REPLACE) if used.get(n) != 1]
-    if missing:
-        raise GenerationError(f"names to drop/replace not found exactly once in the series: {missing} "
-                              "(renamed or moved? update DROP/REPLACE)")
+    # a name found twice is ambiguous; a name not found is only noted: if the plugin renamed it, the dependency
+    # check above fails on whatever still imports pyclustering/mlpack/tqdm, and the name check on dangling calls
+    twice = [n for n in (*DROP, *REPLACE) if used.get(n, 0) > 1]
+    if twice:
+        raise GenerationError(f"names to drop/replace defined more than once in the series: {twice}")
+    absent = [n for n in (*DROP, *REPLACE) if n not in used]
+    if absent:
+        print(f"make_aif360_patches: not in the series any more (DROP/REPLACE entries to delete): {absent}",
+              file=sys.stderr)
     # new subpackages need an __init__.py
     packages = {t.rsplit(".", 1)[0] for t in plan.targets.values()}
     for package in sorted(packages):
@@ -1134,6 +1176,24 @@ def build(plan: Plan | None = None) -> dict[str, str]:
         raise GenerationError(f"patches without changes: {empty}")
     total = len(patches)
     return {f"{i:04d}-{p.slug}.patch": render_patch(p, i, total) for i, p in enumerate(patches, 1)}
+
+
+def _prune_private_across(files: dict[str, str], module_of: dict[str, str]) -> None:
+    """:func:`prune_private` on every module until nothing changes (a private name another module imports stays)."""
+    while True:
+        imported: dict[str, set[str]] = {}
+        for text in files.values():
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    imported.setdefault(node.module, set()).update(a.name for a in node.names)
+        changed = False
+        for path, text in files.items():
+            new = prune_private(text, imported.get(module_of[path], set()))
+            if new != text:
+                files[path] = re.sub(r"\n{4,}", "\n\n\n", prune_unused_imports(new)).rstrip("\n") + "\n"
+                changed = True
+        if not changed:
+            return
 
 
 def _exports_of(plan: Plan, package: str) -> str:
