@@ -1179,21 +1179,25 @@ def build(plan: Plan | None = None) -> dict[str, str]:
 
 
 def _prune_private_across(files: dict[str, str], module_of: dict[str, str]) -> None:
-    """:func:`prune_private` on every module until nothing changes (a private name another module imports stays)."""
-    while True:
+    """:func:`prune_private` on every module until nothing changes (a private name another module imports stays).
+    Only modules that changed, or whose names imported elsewhere changed, are looked at again."""
+    trees = {path: ast.parse(text) for path, text in files.items()}
+    dirty = set(files)
+    before: dict[str, set[str]] = {}
+    while dirty:
         imported: dict[str, set[str]] = {}
-        for text in files.values():
-            for node in ast.walk(ast.parse(text)):
+        for tree in trees.values():
+            for node in ast.walk(tree):
                 if isinstance(node, ast.ImportFrom) and node.module:
                     imported.setdefault(node.module, set()).update(a.name for a in node.names)
-        changed = False
-        for path, text in files.items():
-            new = prune_private(text, imported.get(module_of[path], set()))
-            if new != text:
+        look = dirty | {p for p in files if imported.get(module_of[p], set()) != before.get(module_of[p], set())}
+        before, dirty = imported, set()
+        for path in sorted(look):
+            new = prune_private(files[path], imported.get(module_of[path], set()))
+            if new != files[path]:
                 files[path] = re.sub(r"\n{4,}", "\n\n\n", prune_unused_imports(new)).rstrip("\n") + "\n"
-                changed = True
-        if not changed:
-            return
+                trees[path] = ast.parse(files[path])
+                dirty.add(path)
 
 
 def _exports_of(plan: Plan, package: str) -> str:
