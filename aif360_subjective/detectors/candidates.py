@@ -144,6 +144,11 @@ class Candidates:
             raise ValueError(f"each kind of candidate may appear once, got {list(self.kinds)}")
         self.n_rows = int(n_rows)
         self.discovery = discovery
+        #: every kind a ``kind`` argument may name: the listed family classes' and this analysis' own
+        self.known_kinds = tuple(dict.fromkeys((*KINDS, *self.kinds)))
+        #: the same for the kinds whose candidates are conjunctions of conditions
+        self.condition_kinds = tuple(dict.fromkeys(
+            (*CONDITION_KINDS, *[f.kind for f in self.families if f.has_conditions])))
         sizes = [len(f.ids) for f in self.families]
         self._start = dict(zip(self.kinds, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int), strict=True))
         self.n_candidates = int(sum(sizes))
@@ -154,7 +159,7 @@ class Candidates:
         Raises:
             ValueError: an unknown kind, or one this analysis does not hold.
         """
-        check_choice(kind, "kind", KINDS)
+        check_choice(kind, "kind", self.known_kinds)
         if kind not in self.kinds:
             raise ValueError(
                 f"this report holds no {kind!r} subgroups (discovery={self.discovery!r}); "

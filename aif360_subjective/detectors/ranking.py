@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_alpha, check_choice
-from .candidates import KINDS
 from .directions import check_direction, sort_descending
 from .maxt import METRIC_TEST
 from .redundancy import merge_rows, redundant_among
@@ -68,7 +67,7 @@ def check_query(sig: Significance, metric: str, kind: str, n: int | None, direct
                 keep_redundant: bool) -> RankingQuery:
     """Step 1, **check**: validate the arguments (and warn about the deprecated ``ascending``)."""
     check_choice(metric, "metric", RANKABLE)
-    check_choice(kind, "kind", (*KINDS, "all"))
+    check_choice(kind, "kind", (*sig.candidates.known_kinds, "all"))
     if kind != "all":
         sig.candidates.family(kind)
     check_choice(control, "control", CONTROLS)

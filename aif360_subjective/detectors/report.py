@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_alpha, check_choice
-from .candidates import CONDITION_KINDS, KINDS, CandidateMetrics, Candidates
+from .candidates import KINDS, CandidateMetrics, Candidates
 from .comparison import discovery_summary
 from .families import Clustering
 from .lopsided import lopsidedness
@@ -138,7 +138,7 @@ class SubgroupReport:
         Raises:
             ValueError: unknown kind, or a kind this report does not hold.
         """
-        check_choice(kind, "kind", CONDITION_KINDS)
+        check_choice(kind, "kind", self.candidates.condition_kinds)
         df = self.candidates.family(kind).condition_table()
         return df if all_columns else df.loc[:, df.notna().any(axis=0)]
 
@@ -197,7 +197,7 @@ class SubgroupReport:
         table = self.candidate_metrics.table
         kinds = None
         if kind is not None:
-            check_choice(kind, "kind", KINDS)
+            check_choice(kind, "kind", self.candidates.known_kinds)
             kinds = (kind,)
             table = table.iloc[self.candidates.positions(kind)]
         if ci is None:
@@ -382,7 +382,7 @@ class SubgroupReport:
         """The attribute -> value conditions of the entropy pattern of cluster ``id`` (``kind="entropy"``) or
         of mined pattern ``id`` (``kind="pattern"``: a numeric condition is ``(low, high, closed)``, the range
         ``low <= x < high``, or ``<= high`` when ``closed``)."""
-        check_choice(kind, "kind", CONDITION_KINDS)
+        check_choice(kind, "kind", self.candidates.condition_kinds)
         fam = self.candidates.family(kind)
         return fam.conditions(self.candidates.position(kind, id))
 
