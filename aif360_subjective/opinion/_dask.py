@@ -56,7 +56,9 @@ from .._dask._partitions import add_frames, by_item, id_range, items_are_local, 
 from .._validation import duplicate_pairs_error
 from .annotations import (
     MAX_ERROR_CELLS,
+    CrossFit,
     DisagreementRates,
+    HalfCounts,
     _factorize,
     adr_from_counts,
     encode_annotations,
@@ -73,7 +75,7 @@ from .core import (
     histograms_suffice,
     result_from_counts,
 )
-from .groupers import ANNOTATOR_GROUPINGS, group_annotators
+from .groupers import ANNOTATOR_GROUPINGS, group_annotators, group_by_adr_cross
 from .groups import assign_bins, enforce_min_group_size, validate_bins
 from .options import (
     OpinionOptions,
@@ -96,7 +98,7 @@ DISTRIBUTED_UNITS = {"ambiguity": "item", "popularity": "annotation"}
 HANDLED_FIELDS = frozenset({
     "grouping", "group_labels", "bins", "performance", "tie", "min_group_size", "small_groups", "aggregate",
     "ambiguity", "attributes", "nan_policy", "clustering", "n_clusters", "random_state", "warn_group_size",
-    "higher_is_better", "adr_reference",
+    "higher_is_better", "adr_reference", "adr_fit",
 })
 _CELLS = ["tn", "fp", "fn", "tp"]  # the column order of the confusion counts: TN, FP, FN, TP
 assert [TN, FP, FN, TP] == [0, 1, 2, 3]
@@ -283,6 +285,25 @@ def _error_table(codes: np.ndarray, annotators: pd.Index, rt: np.ndarray, rp: np
     return pd.DataFrame(hist, index=pd.Index(annotators), columns=pd.Index(cells))
 
 
+def _row_agreement(view: dict[str, Any], item_codes: np.ndarray, n_items: int, tie: str,
+                   rating: RatingPass | None) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """Per row of a partition holding all rows of its items: counted in ADR, disagrees with the reference (the
+    in-memory :func:`~aif360_subjective.opinion.annotations.row_disagreements` rules); and the tie counters."""
+    t = view["t"]
+    if rating is not None and rating.median:  # the in-memory median reference: every annotation counted, no tie
+        disagree = median_disagreements(view["rt"], item_codes, n_items)
+        return np.ones(len(t), dtype=bool), disagree, {"n_tie_items": 0, "n_tie_annotations": 0,
+                                                       "n_resolved_tie_items": 0}
+    n, n_pos = vote_counts(item_codes, t, n_items)
+    mv = majority_vote(n, n_pos, tie)
+    row_mv = mv[item_codes]
+    counted = ~np.isnan(row_mv)
+    n_tie_items = int(np.isnan(mv).sum())
+    return counted, counted & (t != (row_mv == 1.0)), {
+        "n_tie_items": n_tie_items, "n_tie_annotations": int((~counted).sum()),
+        "n_resolved_tie_items": int((2.0 * n_pos == n).sum()) - n_tie_items}
+
+
 def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[str, str] | None = None,
                       rating: RatingPass | None = None) -> dict:
     """Per-annotator counts of one partition (all rows of each of its items are in it).
@@ -319,18 +340,8 @@ def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[
         i = int(order[int(dup.argmax())])
         out["duplicates"] = (int(dup.sum()), df["item"].iloc[i], df["annotator"].iloc[i], df.index[i])
     n, n_pos = vote_counts(item_codes, t, len(items))
-    if rating is not None and rating.median:  # the in-memory median reference: every annotation counted, no tie
-        disagree = median_disagreements(view["rt"], item_codes, len(items))
-        counted = np.ones(len(df), dtype=bool)
-        out.update(dict.fromkeys(zero[1:], 0))
-    else:
-        mv = majority_vote(n, n_pos, tie)
-        row_mv = mv[item_codes]
-        counted = ~np.isnan(row_mv)
-        disagree = counted & (t != (row_mv == 1.0))
-        out["n_tie_items"] = int(np.isnan(mv).sum())
-        out["n_tie_annotations"] = int((~counted).sum())
-        out["n_resolved_tie_items"] = int((2.0 * n_pos == n).sum()) - out["n_tie_items"]
+    counted, disagree, ties = _row_agreement(view, item_codes, len(items), tie, rating)
+    out.update(ties)
     out["table"] = pd.DataFrame({"n_counted": np.bincount(codes, weights=counted, minlength=k).astype(np.int64),
                                  "n_dis": np.bincount(codes, weights=disagree, minlength=k).astype(np.int64),
                                  **_cell_counts(codes, t, p, k)},
@@ -453,9 +464,81 @@ def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any
         res = _counts(frame, pos_label, tie, values, rating)
         _check_pairs(res)  # a pair split over partitions shows only once its item's rows are together
     res["shuffled"] = shuffled
+    res["frame"] = frame  # items local to one partition each: the frame later passes read
     if values is not None:
         res["bins"] = _bin_pass(frame, pos_label, values, bins, res["value_range"], rating)
     return res
+
+
+# ----------------------------------------------------------------------------------------------
+# cross-fitting: per (annotator, half of its items) counts
+# ----------------------------------------------------------------------------------------------
+def _partition_items(df: pd.DataFrame) -> np.ndarray:
+    """The distinct item ids of a partition written as text, sorted (the in-memory :func:`item_halves` ranks
+    the ids as text)."""
+    return np.sort(np.asarray(pd.unique(df["item"].to_numpy()).astype(str), dtype=object))
+
+
+def _partition_halves(df: pd.DataFrame, items: np.ndarray, item_half: np.ndarray, pos_label: Any, tie: str,
+                      rating: RatingPass | None) -> dict:
+    """Per (annotator, half) of one partition (all rows of its items in it): the ADR counts, the confusion counts
+    and, for measures on ratings, the histograms of absolute errors. ``items``/``item_half``: this partition's
+    sorted item ids as text and the half of each (from their global rank)."""
+    if not len(df):
+        return {"table": pd.DataFrame(), "errors": pd.DataFrame()}
+    view = _views(df, pos_label, rating)
+    item_codes, uniq = pd.factorize(df["item"].to_numpy())
+    counted, disagree, _ = _row_agreement(view, item_codes, len(uniq), tie, rating)
+    half = item_half[np.searchsorted(items, np.asarray(uniq.astype(str), dtype=object))][item_codes]
+    codes, annotators = pd.factorize(df["annotator"].to_numpy())
+    k = len(annotators)
+    unit = 2 * codes.astype(np.int64) + half
+    index = pd.MultiIndex.from_arrays([np.repeat(np.asarray(annotators), 2), np.tile([0, 1], k)],
+                                      names=["annotator", "half"])
+    table = pd.DataFrame({"n_counted": np.bincount(unit, weights=counted, minlength=2 * k).astype(np.int64),
+                          "n_dis": np.bincount(unit, weights=disagree, minlength=2 * k).astype(np.int64),
+                          **_cell_counts(unit, view["t"], view["p"], 2 * k)}, index=index)
+    errors = (_error_table(unit, index, view["rt"], view["rp"]) if rating is not None and rating.errors
+              else pd.DataFrame())
+    return {"table": table, "errors": errors}
+
+
+def _combine_halves(parts: list[dict]) -> dict:
+    return {"table": add_frames([p["table"] for p in parts]), "errors": _add_errors([p["errors"] for p in parts])}
+
+
+def half_counts(counts: dict, ann_index: pd.Index, pos_label: Any, tie: str, rating: RatingPass | None) -> HalfCounts:
+    """Two passes over the frame of :func:`annotator_counts` (items local): the partitions' distinct item ids,
+    whose global rank as text sets every item's half on the client (the in-memory :func:`item_halves`: one id per
+    item travels, no row), then per (annotator, half) counts summed over partitions."""
+    import dask
+
+    frame = counts["frame"]
+    delayed = frame.to_delayed()
+    item_lists = dask.compute(*[dask.delayed(_partition_items)(d) for d in delayed])
+    every = np.concatenate([np.asarray(x, dtype=object) for x in item_lists]) if item_lists else np.zeros(0, object)
+    rank = np.empty(len(every), dtype=np.int64)
+    rank[np.argsort(every, kind="stable")] = np.arange(len(every))
+    bounds = np.cumsum([0] + [len(x) for x in item_lists])
+    parts = [dask.delayed(_partition_halves)(d, item_lists[i], rank[bounds[i]:bounds[i + 1]] % 2, pos_label, tie,
+                                             rating) for i, d in enumerate(delayed)]
+    (res,) = dask.compute(tree_reduce(parts, _combine_halves))
+    full = pd.MultiIndex.from_arrays([np.repeat(ann_index.to_numpy(), 2), np.tile([0, 1], len(ann_index))],
+                                     names=["annotator", "half"])
+    table = res["table"].reindex(full, fill_value=0)
+    k = len(ann_index)
+    n_counted = table["n_counted"].to_numpy(np.float64)
+    fit = CrossFit(row_half=np.zeros(0, np.int64), adr=adr_from_counts(table["n_dis"].to_numpy(np.float64),
+                                                                        n_counted).reshape(k, 2),
+                   n_counted=n_counted.reshape(k, 2))
+    cell_counts = table[_CELLS].to_numpy(np.int64).reshape(k, 2, 4)
+    if rating is None or not rating.errors:
+        return HalfCounts(fit=fit, counts=cell_counts)
+    if res["errors"] is None:
+        _annotator_errors({"errors": None}, ann_index)  # its ValueError: too many distinct errors
+    cells = np.sort(res["errors"].columns.to_numpy(np.float64))
+    hist = res["errors"].reindex(index=full, columns=cells, fill_value=0).fillna(0).to_numpy().astype(np.int64)
+    return HalfCounts(fit=fit, counts=cell_counts, errors=hist.reshape(k, 2, -1), cells=cells)
 
 
 def _bin_pass(frame: Any, pos_label: Any, values: tuple[str, str], bins: Any, value_range: tuple,
@@ -531,6 +614,8 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
     if options.needs_ratings:
         ann_errors, ann_cells = _annotator_errors(counts, ann_index)
         common.update(annotator_errors=ann_errors, annotator_cells=ann_cells)
+    if options.grouping == "adr" and options.adr_fit == "cross":
+        return _cross_group_counts(counts["halves"], options, rates, common)
     if options.grouping in ANNOTATOR_GROUPINGS:
         groups = group_annotators(options, ann_index, rates, annotator_table)
         sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
@@ -587,6 +672,44 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
     )
 
 
+def _cross_group_counts(halves: HalfCounts, options: OpinionOptions, rates: DisagreementRates,
+                        common: dict[str, Any]) -> GroupCounts:
+    """``adr_fit="cross"``: the in-memory :func:`group_by_adr_cross` on the half ADRs; the annotations of each
+    (annotator, half) go to the group of the *other* half's ADR, and the (group, annotator) units sum them (the
+    pandas path's pairs, in its order: by group, then annotator)."""
+    groups = group_by_adr_cross(halves.fit, options, rates)
+    sizes = np.bincount(groups.codes[groups.codes >= 0], minlength=len(groups.labels))
+    unit_codes, labels, size_notes = enforce_min_group_size(
+        groups.codes, groups.labels, sizes, options.min_group_size, options.small_groups, groups.ordered
+    )
+    k = halves.counts.shape[0]
+    ann = np.repeat(np.arange(k, dtype=np.int64), 2)
+    half = np.tile(np.array([0, 1], dtype=np.int64), k)
+    group = unit_codes[2 * ann + (1 - half)]  # the half-unit whose ADR groups these annotations
+    cells2 = halves.counts.reshape(2 * k, 4)
+    keep = (group >= 0) & (cells2.sum(axis=1) > 0)  # the pandas path builds pairs from rows: empty halves add none
+    pair_codes, pair_keys = pd.factorize(group[keep] * np.int64(max(k, 1)) + ann[keep], sort=True)
+    n_pairs = len(pair_keys)
+
+    def summed(values: np.ndarray) -> np.ndarray:
+        out = np.zeros((n_pairs, values.shape[-1]), dtype=np.int64)
+        np.add.at(out, pair_codes, values[keep])
+        return out
+
+    pair_counts = summed(cells2)
+    unit_counts, cells = pair_counts.astype(np.float64), None
+    if halves.errors is not None and halves.cells is not None:
+        hist = summed(halves.errors.reshape(2 * k, -1))
+        present = hist.sum(axis=0) > 0  # the in-memory cells: the distinct errors of the grouped rows
+        unit_counts, cells = hist[:, present], halves.cells[present]
+    return GroupCounts(
+        **common, unit=groups.unit, n_units=len(groups.codes), n_ungrouped_units=int((unit_codes < 0).sum()),
+        labels=labels, group=(pair_keys // max(k, 1)).astype(np.int64), annotator=(pair_keys % max(k, 1)).astype(
+            np.int64), counts=unit_counts, cells=cells, unit_annotations=pair_counts.sum(axis=1).astype(np.int64),
+        excluded=groups.excluded, notes=groups.notes + size_notes["notes"], size_notes=size_notes,
+    )
+
+
 def _annotator_errors(counts: dict, ann_index: pd.Index) -> tuple[np.ndarray, np.ndarray]:
     """Every annotator's histogram of absolute errors over the sorted distinct errors of all annotations."""
     errors = counts["errors"]
@@ -619,12 +742,27 @@ def opinion_exclusion(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: An
             a grouping Series sharing no annotator id); for "mae"/"within_one", absolute errors taking more than
             ``MAX_ERROR_CELLS`` distinct values (after the pass).
     """
+    result, _ = analyse(y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotator_table,
+                        pos_label=pos_label, positive_from=positive_from)
+    return result
+
+
+def analyse(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, options: OpinionOptions,
+            annotator_table: pd.DataFrame | None = None, pos_label: Any = 1, positive_from: float | None = None,
+            halves: bool = False) -> tuple[OpinionExclusionResult, HalfCounts | None]:
+    """:func:`opinion_exclusion`, and with ``halves=True`` (or ``adr_fit="cross"``) the per (annotator, half)
+    counts of cross-fitting (:func:`half_counts`), which the cross-fitted test of ADR bins reads."""
     values = (options.grouping, options.ambiguity) if options.grouping in DISTRIBUTED_UNITS else None
     rating = None if positive_from is None else RatingPass(
         cut=positive_from, median=options.adr_reference == "median", errors=options.needs_ratings)
     counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=options.tie,
                               values=values, bins=options.bins, rating=rating)
+    half = None
+    if halves or (options.grouping == "adr" and options.adr_fit == "cross"):
+        _, ann_index = _factorize(counts["table"].index.to_numpy(), "annotator_ids")
+        half = half_counts(counts, ann_index, pos_label, options.tie, rating)
+        counts["halves"] = half
     result = result_from_counts(group_counts(counts, options, annotator_table), options)
     return dataclasses.replace(result, extras={"backend": "dask", "n_annotations": counts["n_rows"],
                                                "n_items": counts["n_items"],
-                                               "shuffled_by_item": counts["shuffled"]})
+                                               "shuffled_by_item": counts["shuffled"]}), half

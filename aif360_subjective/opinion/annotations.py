@@ -410,6 +410,24 @@ class CrossFit:
         return np.asarray(2 * np.asarray(annotator_codes, dtype=np.int64) + (1 - self.row_half), dtype=np.int64)
 
 
+@dataclass(frozen=True)
+class HalfCounts:
+    """The counts of cross-fitting, per annotator and half of its items (:func:`item_halves`): all the cross-fitted
+    test of ADR bins reads when the rows stay elsewhere (the Dask back end sums them over partitions).
+
+    Attributes:
+        fit: ADR on each half (:class:`~aif360_subjective.opinion.annotations.CrossFit`, without row halves).
+        counts: ``(n_annotators, 2, 4)`` confusion counts TN, FP, FN, TP.
+        errors: ``(n_annotators, 2, C)`` histograms of absolute errors (measures on ratings), else None.
+        cells: the ``C`` distinct errors, else None.
+    """
+
+    fit: CrossFit
+    counts: np.ndarray
+    errors: np.ndarray | None = None
+    cells: np.ndarray | None = None
+
+
 def cross_fit(enc: EncodedAnnotations, tie: str = "favorable", reference: str = "majority") -> CrossFit:
     """ADR of every annotator on each half of its items (for ``adr_fit="cross"``).
 

@@ -48,9 +48,9 @@ from scipy import optimize, stats
 
 from .._labels import cell_codes, confusion_counts, ratio
 from .._validation import check_ci, check_random_state
-from .annotations import EncodedAnnotations, cross_fit, rating_error_counts
+from .annotations import EncodedAnnotations, HalfCounts, cross_fit, rating_error_counts
 from .bootstrap import Interval
-from .core import count_score, counts_suffice, histograms_suffice, performance_from_histograms
+from .core import count_score, counts_suffice, histograms_suffice, performance_from_counts, performance_from_histograms
 from .core import unit_performance as _unit_performance
 from .groups import assign_bins, enforce_min_group_size
 from .options import ExclusionTestOptions, check_test_options
@@ -287,6 +287,7 @@ def exclusion_test(
     n_permutations: int = 9999,
     statistic: str = "between",
     random_state: Any = None,
+    halves: HalfCounts | None = None,
 ) -> ExclusionTest:
     """The test of equal service of an analysis: are some groups served worse than chance would make them?
 
@@ -303,6 +304,8 @@ def exclusion_test(
         n_permutations: Monte-Carlo permutations (>= 99); exact enumeration when there are no more distinct ones.
         statistic: "between" (size-weighted between-group sum of squares, default) or "std" (the unfairness).
         random_state: None, an int seed or a numpy Generator.
+        halves: for ADR bins without the rows, the per (annotator, half) counts of cross-fitting (the Dask back
+            end's :func:`~aif360_subjective.opinion._dask.half_counts`); the test is then the same as from ``enc``.
 
     Returns:
         ExclusionTest
@@ -318,6 +321,8 @@ def exclusion_test(
     if opts is None:
         raise ValueError("result carries no options: build it with opinion_exclusion() or the metric class")
     if opts.grouping == "adr":
+        if halves is not None:
+            return cross_fitted_test(result, enc, test, rng, halves=halves)
         if enc is None:
             raise ValueError(
                 "the test of equal service for ADR groups cross-fits ADR on one half of each annotator's items "
@@ -390,8 +395,38 @@ def _half_values(result: OpinionExclusionResult, enc: EncodedAnnotations, row_ha
     return np.asarray(cells_of(counts), np.float64).reshape(k, 2, -1), None
 
 
+def _half_values_from_counts(result: OpinionExclusionResult, halves: HalfCounts, pooled: bool, statistic: str,
+                             ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray] | None]:
+    """:func:`_half_values` from per (annotator, half) counts instead of rows: the same values (the measures from
+    confusion counts or histograms of errors are the row measures, :func:`performance_from_counts`)."""
+    opts = result.options
+    assert opts is not None
+    k = halves.counts.shape[0]
+    if histograms_suffice(opts.performance):
+        if halves.errors is None or halves.cells is None:
+            raise ValueError(f"the test of {opts.performance_name} needs the histograms of absolute errors")
+        hist = np.asarray(halves.errors, np.float64).reshape(2 * k, -1)
+        errors = np.asarray(halves.cells, np.float64)
+
+        def score(c: np.ndarray) -> np.ndarray:
+            return performance_from_histograms(opts.performance, c, errors, opts.nan_policy)
+
+        if not pooled:
+            return _unit_data(score(hist))[0].reshape(k, 2, 2), None
+        return hist.reshape(k, 2, -1), _pooled_statistic(score, statistic == "between")
+    if not counts_suffice(opts.performance):
+        raise ValueError("the test of a callable performance measure needs the annotation rows: compute on pandas")
+    counts = np.asarray(halves.counts, np.float64).reshape(2 * k, 4)
+    if not pooled:
+        values = performance_from_counts(opts.performance, counts, opts.nan_policy)
+        return _unit_data(values)[0].reshape(k, 2, 2), None
+    cells_of, _ = count_score(result)
+    return np.asarray(cells_of(counts), np.float64).reshape(k, 2, -1), None
+
+
 def cross_fitted_test(
-    result: OpinionExclusionResult, enc: EncodedAnnotations, test: ExclusionTestOptions, rng: np.random.Generator
+    result: OpinionExclusionResult, enc: EncodedAnnotations | None, test: ExclusionTestOptions,
+    rng: np.random.Generator, *, halves: HalfCounts | None = None,
 ) -> ExclusionTest:
     """The test of equal service for ADR bins, cross-fitted.
 
@@ -410,6 +445,7 @@ def cross_fitted_test(
         enc: its encoded annotations.
         test: validated test options.
         rng: random generator.
+        halves: the per (annotator, half) counts instead of ``enc`` (the Dask back end).
 
     Returns:
         ExclusionTest
@@ -417,8 +453,13 @@ def cross_fitted_test(
     opts = result.options
     assert opts is not None
     pooled = opts.aggregate == "pooled"
-    fit = cross_fit(enc, opts.tie, opts.adr_reference)
-    data, own_stat = _half_values(result, enc, fit.row_half, pooled, test.statistic)
+    if halves is not None:
+        fit = halves.fit
+        data, own_stat = _half_values_from_counts(result, halves, pooled, test.statistic)
+    else:
+        assert enc is not None
+        fit = cross_fit(enc, opts.tie, opts.adr_reference)
+        data, own_stat = _half_values(result, enc, fit.row_half, pooled, test.statistic)
     stat = own_stat if own_stat is not None else _statistic_for(result, test.statistic)[0]
     outcomes = []
     n_units = n_undefined = 0

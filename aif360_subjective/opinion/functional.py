@@ -171,8 +171,8 @@ def opinion_exclusion(
             "cross" (cross-fitted: each annotation's group comes from its annotator's ADR on the other half of
             the items, which removes the sorting artefact that makes identical annotators look unequal).
         test: compute the test of equal service (``result.exclusion_test``): None = whenever ``ci`` is given,
-            True = also without ``ci``, False = never. On Dask, ADR groups have no test (its cross-fit needs the
-            annotation rows): None leaves ``exclusion_test`` None there, True raises a ValueError.
+            True = also without ``ci``, False = never. On Dask the cross-fitted test of ADR groups reads per
+            (annotator, half of its items) counts from one more pass: the same test as on pandas.
         n_permutations: permutations of the test (>= 99; all distinct ones when there are no more).
         test_statistic: "between" (size-weighted between-group sum of squares, default: more power against a
             small dissenting group) or "std" (the unfairness itself).
@@ -211,6 +211,7 @@ def opinion_exclusion(
     run_test = bool(test) if test is not None else ci is not None
     test_options = check_test_options(n_permutations, test_statistic) if run_test else None
     enc = None
+    halves = None
     if is_dask_collection(y_true, y_pred, item_ids, annotator_ids):
         from . import _dask  # Dask is imported only when a Dask collection arrives
 
@@ -219,17 +220,10 @@ def opinion_exclusion(
                                         positive_from=positive_from, option_args=option_args)
         interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
         cut = None if positive_from is None else check_positive_from(positive_from, pos_label)
-        if test_options is not None and options.grouping == "adr" and test is None:
-            test_options = None  # documented: ADR groups are tested on pandas only (test=True raises here)
-        elif test_options is not None and options.grouping == "adr":
-            raise ValueError(
-                "the test of equal service for ADR groups is cross-fitted (ADR on one half of each annotator's "
-                "items, performance on the other) and needs the annotation rows, which the Dask back end does "
-                "not collect: pass test=False for the intervals alone, or compute on pandas"
-            )
-        result: OpinionExclusionResult = _dask.opinion_exclusion(
+        # ADR groups are tested cross-fitted: one more pass counts per (annotator, half of its items)
+        result, halves = _dask.analyse(
             y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotators, pos_label=pos_label,
-            positive_from=cut,
+            positive_from=cut, halves=test_options is not None and options.grouping == "adr",
         )
     else:
         # Series are paired by position (as arrays are); a Series with another index is refused, not reordered
@@ -265,7 +259,7 @@ def opinion_exclusion(
     if test_options is not None:
         result = dataclasses.replace(result, exclusion_test=exclusion_test(
             result, enc, n_permutations=test_options.n_permutations, statistic=test_options.statistic,
-            random_state=rng))
+            random_state=rng, halves=halves))
     return result
 
 

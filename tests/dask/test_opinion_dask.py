@@ -414,15 +414,52 @@ def test_equal_service_test_and_interval_equal_to_pandas(data, scheduler, opts):
     assert got.verdict() == expected.verdict()
 
 
-def test_adr_test_and_cross_fit_are_refused_on_dask(data, scheduler):
+ADR_TESTS = [
+    {},
+    {"adr_fit": "cross"},
+    {"adr_fit": "cross", "aggregate": "pooled", "performance": "f1", "test_statistic": "std"},
+    {"bins": 2, "tie": "drop", "aggregate": "pooled"},
+]
+
+
+@pytest.mark.parametrize("opts", ADR_TESTS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+def test_adr_test_and_cross_fit_equal_to_pandas(data, scheduler, opts):
+    """The cross-fitted test of ADR bins (and the cross-fitted headline) from per (annotator, half) counts: the
+    same groups, statistic and p-value as from the rows, same seed; the rows in random order are cut across
+    partitions (a shuffle by item, then the halves' pass on the shuffled frame)."""
+    _, pdf, _, _ = data
+    frame = pdf.sample(frac=1.0, random_state=2)
+    kw_test = dict(ci=0.95, n_boot=100, random_state=7, n_permutations=199, warn_group_size=0)
+    a, kw = _args(frame)
+    expected = M.opinion_exclusion(*a, **kw, **opts, **kw_test)
+    a, kw = _args(dd.from_pandas(frame, npartitions=3, sort=False))
+    got = M.opinion_exclusion(*a, **kw, **opts, **kw_test)
+    assert_same(expected, got)
+    assert got.exclusion_test is not None and np.isfinite(got.exclusion_test.p_value)
+    assert got.exclusion_test == expected.exclusion_test
+    assert got.verdict() == expected.verdict()
+
+
+@pytest.mark.parametrize("opts", [
+    {"performance": "mae", "adr_fit": "cross"},
+    {"performance": "within_one", "aggregate": "pooled", "adr_reference": "median"},
+], ids=["mae-cross", "within_one-pooled-median"])
+def test_adr_test_on_ratings_equal_to_pandas(rated, scheduler, opts):
+    frame, _ = rated
+    kw_test = dict(test=True, random_state=3, n_permutations=199)
+    a, kw = _rated_args(frame)
+    expected = M.opinion_exclusion(*a, **kw, **opts, **kw_test)
+    a, kw = _rated_args(dd.from_pandas(frame, npartitions=4, sort=False))
+    got = M.opinion_exclusion(*a, **kw, **opts, **kw_test)
+    assert_same(expected, got)
+    assert got.exclusion_test == expected.exclusion_test and np.isfinite(got.exclusion_test.p_value)
+
+
+def test_adr_test_with_a_callable_measure_is_refused_on_dask(data, scheduler):
     root, _, _, _ = data
     a, kw = _args(dd.read_parquet(root / "annotations"))
-    with pytest.raises(ValueError, match="cross-fitted .* needs the annotation rows"):
-        M.opinion_exclusion(*a, **kw, test=True, warn_group_size=0)
-    with pytest.raises(ValueError, match="adr_fit='cross' is not supported on Dask"):
-        M.opinion_exclusion(*a, **kw, adr_fit="cross", warn_group_size=0)
-    got = M.opinion_exclusion(*a, **kw, ci=0.95, n_boot=100, random_state=0, warn_group_size=0)
-    assert got.exclusion_test is None and got.unfairness_ci is not None  # intervals without the test
+    with pytest.raises(ValueError, match="callable performance"):
+        M.opinion_exclusion(*a, **kw, performance=lambda t, p: float(np.mean(t == p)), test=True)
 
 
 def test_crossed_bootstrap_is_refused_on_dask(data, scheduler):
