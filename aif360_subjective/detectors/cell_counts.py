@@ -52,6 +52,8 @@ class CellCounter:
         bits: (patterns, words) bitsets of the patterns' rows, optional: without them every set is counted
             through its cells.
         support: rows per pattern (with ``bits``).
+        radix: per column, the number of its codes (default: the largest code in ``codes`` plus one); pass the
+            whole table's when ``codes`` are a part of it.
     """
 
     _BLOCK = 2**16 - 1  # rows per 16-bit product: a cell's count stays exact below 65,536
@@ -62,10 +64,13 @@ class CellCounter:
     _MEMBER_COST = 4.0
 
     def __init__(self, codes: np.ndarray, column: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                 patterns: list[tuple[int, ...]], bits: np.ndarray | None = None, support: np.ndarray | None = None):
+                 patterns: list[tuple[int, ...]], bits: np.ndarray | None = None, support: np.ndarray | None = None,
+                 radix: np.ndarray | None = None):
         codes = np.asarray(codes, dtype=np.int64)
         n = codes.shape[0]
-        radix = codes.max(axis=0) + 1 if n else np.ones(codes.shape[1], dtype=np.int64)
+        if radix is None:  # a part of a table (a Dask partition) passes the whole table's, so every code has a cell
+            radix = codes.max(axis=0) + 1 if n else np.ones(codes.shape[1], dtype=np.int64)
+        radix = np.asarray(radix, dtype=np.int64)
         k = len(patterns)
         self.shape = (n, k)
         lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)

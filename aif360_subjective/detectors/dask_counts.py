@@ -1,0 +1,166 @@
+"""Counting mined patterns over a Dask DataFrame: per partition, then summed; only counts reach the client.
+
+The counts of a pattern are sums over its rows, and a sum over rows splits across partitions. Each partition
+encodes its rows with the items' base codes (:func:`partition_codes`: a categorical value's position among the
+column's values, a numeric value's quantile bin, from the edges the items carry), counts every pattern through
+its cells with the in-memory :class:`~.cell_counts.CellCounter` (told the whole table's radix, so that every
+code has its cell) and returns ``(patterns, c)`` counts; the client adds them. Integer counts are summed
+exactly, so the result equals the in-memory counter's on the same rows whatever the partitioning.
+
+Permuted counts for a max-T do not split that way (a permutation moves rows across partitions). What does split
+is a **multiplier** scheme: row ``i`` carries weights ``e_ib`` (``b = 1..B``) and a pattern's ``b``-th
+statistic sums ``e_ib v_i`` over its rows. :func:`rademacher` draws ``e_ib`` in {-1, +1} from a counter-based
+hash of ``(seed, i, b)``, ``i`` the row's global position, so a partition draws its rows' weights without the
+others and the sums do not depend on the partitioning (:func:`multiplier_counts`). This module gives the
+counts; whether a max-T on them holds the family-wise error as the in-memory permutation max-T does is a
+statistical question this module does not answer (see the guide, "beyond one machine").
+
+References:
+    J. Gray et al., "Data cube: a relational aggregation operator generalizing group-by, cross-tab, and
+    sub-totals", Data Mining and Knowledge Discovery 1(1), 1997.
+    V. Chernozhukov, D. Chetverikov, K. Kato, "Gaussian approximations and multiplier bootstrap for maxima of
+    sums of high-dimensional random vectors", Annals of Statistics 41(6), 2013 (the multiplier max).
+    G. L. Steele, D. Lea, C. H. Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014
+    (SplitMix64, the counter-based hash).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .cell_counts import CellCounter
+from .pattern_mining import Items, MinedPatterns
+
+__all__ = ["count_patterns", "multiplier_counts", "partition_codes", "rademacher", "row_offsets"]
+
+
+def _column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
+    """How column ``c_pos`` is coded: ("values", its sorted values) or ("edges", its quantile bin edges)."""
+    own = np.flatnonzero(items.column == c_pos)
+    vals = [items.values[j] for j in own]
+    if vals and isinstance(vals[0], tuple):  # numeric ranges: bin b is [edges[b], edges[b + 1])
+        edges = np.zeros(int(items.hi[own].max()) + 1)
+        for j, (low, high, _closed) in zip(own, vals, strict=True):
+            edges[items.lo[j]], edges[items.hi[j]] = low, high
+        return "edges", edges
+    order = np.argsort(items.lo[own], kind="stable")
+    return "values", pd.Index([vals[i] for i in order])
+
+
+def partition_codes(frame: pd.DataFrame, items: Items) -> np.ndarray:
+    """(rows, columns) int64 base codes of ``frame``'s rows under ``items`` (the in-memory coding of
+    :func:`~.pattern_mining.build_items`: values by their position, numbers by their quantile bin).
+
+    Raises:
+        ValueError: a value the items do not know (a level that was not in the table the items were built from).
+    """
+    codes = np.zeros((len(frame), len(items.columns)), dtype=np.int64)
+    for c_pos, c in enumerate(items.columns):
+        kind, arg = _column_coding(items, c_pos)
+        if kind == "edges":
+            x = frame[c].to_numpy(dtype=np.float64)
+            codes[:, c_pos] = np.searchsorted(arg[1:-1], x, side="right")
+            continue
+        pos = arg.get_indexer(frame[c].to_numpy())
+        if (pos < 0).any():
+            bad = frame[c].to_numpy()[np.flatnonzero(pos < 0)[0]]
+            raise ValueError(f"column {c!r} holds the value {bad!r}, which the mined items do not know (expected one "
+                             f"of {list(arg[:10])}{' ...' if len(arg) > 10 else ''})")
+        codes[:, c_pos] = pos
+    return codes
+
+
+def _radix(items: Items) -> np.ndarray:
+    return np.array([int(items.hi[items.column == c].max()) if (items.column == c).any() else 1
+                     for c in range(len(items.columns))], dtype=np.int64)
+
+
+def _partition_count(frame: pd.DataFrame, Y: np.ndarray, items: Items, patterns: list[tuple[int, ...]],
+                     radix: np.ndarray) -> np.ndarray:
+    counter = CellCounter(partition_codes(frame, items), items.column, items.lo, items.hi, patterns, radix=radix)
+    return counter.count(np.asarray(Y))
+
+
+def count_patterns(X: Any, Y: Any, mined: MinedPatterns) -> np.ndarray:
+    """(patterns, c) counts of every mined pattern's rows where each column of ``Y`` is 1 (weights: summed),
+    counted per partition of the Dask DataFrame ``X`` and summed on the client.
+
+    Args:
+        X: Dask DataFrame with the items' columns.
+        Y: Dask DataFrame (or Series) of 0/1 or weight columns, partitioned as ``X`` (same divisions).
+        mined: the patterns (mined from the same rows, or from rows coded the same way).
+
+    Returns:
+        numpy.ndarray: equal to ``mined.counter().count(Y)`` on the same rows, in memory.
+
+    Raises:
+        ValueError: ``X`` and ``Y`` from different collections (other partitions).
+    """
+    import dask
+
+    if Y.ndim == 1:
+        Y = Y.to_frame()
+    if X.npartitions != Y.npartitions or tuple(X.divisions) != tuple(Y.divisions):
+        raise ValueError(f"X and Y come from different Dask collections ({X.npartitions} vs {Y.npartitions} "
+                         "partitions, or other divisions): pass columns of one Dask DataFrame")
+    radix = _radix(mined.items)
+    parts = [dask.delayed(_partition_count)(x, y.to_numpy(), mined.items, mined.patterns, radix)
+             for x, y in zip(X.to_delayed(), Y.to_delayed(), strict=True)]
+    return np.asarray(dask.delayed(sum)(parts).compute())
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def rademacher(seed: int, start: int, n: int, b: int) -> np.ndarray:
+    """(n, b) weights in {-1, +1} of rows ``start .. start + n - 1``: bit ``b`` of a SplitMix64 hash of the seed
+    and the row's global position, the same whichever partition holds the row."""
+    words = -(-b // 64)
+    rows = np.arange(start, start + n, dtype=np.uint64)[:, None] * np.uint64(words) + np.arange(words, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        h = _splitmix64(rows ^ _splitmix64(np.full(1, seed, dtype=np.uint64)))
+    bits = np.unpackbits(h.view(np.uint8).reshape(n, -1), axis=1, bitorder="little")[:, :b]
+    return bits.astype(np.float64) * 2.0 - 1.0
+
+
+def row_offsets(X: Any) -> np.ndarray:
+    """The global position of each partition's first row (one pass of partition lengths)."""
+    lengths = X.map_partitions(len).compute()
+    return np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))[:-1]])
+
+
+def _partition_multiplier(frame: pd.DataFrame, v: np.ndarray, start: int, items: Items,
+                          patterns: list[tuple[int, ...]], radix: np.ndarray, seed: int, b: int) -> np.ndarray:
+    e = rademacher(seed, start, len(frame), b) * np.asarray(v, dtype=np.float64)[:, None]
+    return _partition_count(frame, e, items, patterns, radix)
+
+
+def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: int) -> np.ndarray:
+    """(patterns, n_draws) sums of ``e_ib v_i`` over every pattern's rows, ``e`` from :func:`rademacher` keyed
+    by the rows' global positions: the same for any partitioning of the same rows.
+
+    Args:
+        X: Dask DataFrame with the items' columns.
+        v: Dask Series of the rows' values (e.g. centred outcomes), partitioned as ``X``.
+        mined: the patterns.
+        n_draws: multiplier draws ``B``.
+        seed: the stream's seed (a non-negative int).
+    """
+    import dask
+
+    if X.npartitions != v.npartitions or tuple(X.divisions) != tuple(v.divisions):
+        raise ValueError("X and v come from different Dask collections: pass columns of one Dask DataFrame")
+    radix = _radix(mined.items)
+    starts = row_offsets(X)
+    parts = [dask.delayed(_partition_multiplier)(x, y.to_numpy(), int(s), mined.items, mined.patterns, radix,
+                                                 int(seed), int(n_draws))
+             for x, y, s in zip(X.to_delayed(), v.to_delayed(), starts, strict=True)]
+    return np.asarray(dask.delayed(sum)(parts).compute())
