@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._dask import is_dask_collection
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
 from .candidates import CandidateFamily, Candidates, candidate_metrics
 from .clustering import (
@@ -162,6 +163,14 @@ def detect_subgroups(
     References:
         J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
     """
+    if is_dask_collection(X, y_true, y_pred, sample_weight):
+        # before as_frame, whose message ("got DataFrame") does not say that the DataFrame is a Dask one
+        raise TypeError(
+            f"detect_subgroups runs in memory and got a Dask collection (discovery={discovery!r}): pass pandas "
+            "objects (ddf.compute(), or a sample: ddf.sample(frac=...).compute()); the mined patterns of "
+            'discovery="patterns" can be counted per partition with '
+            "aif360_subjective.detectors.dask_counts.count_patterns (docs/guide/dask.rst)"
+        )
     X = as_frame(X)
     n = len(X)
     t, p = check_labels(y_true, y_pred, n, pos_label, labels)

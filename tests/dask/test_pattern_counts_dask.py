@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 
 from aif360_subjective.datasets import make_planted_slice
@@ -84,3 +85,14 @@ def test_counts_equal_in_memory_when_partitions_miss_levels(table, scheduler):
     ddf = dd.from_pandas(frame.iloc[order].reset_index(drop=True), npartitions=6, sort=False)
     got = count_patterns(ddf[list(X.columns)], ddf[[f"y{j}" for j in range(4)]], mined)
     np.testing.assert_array_equal(got, mined.counter().count(Y))  # sums: the row order does not matter
+
+
+def test_detect_subgroups_names_dask_and_the_counting_path(table):
+    from aif360_subjective.detectors import detect_subgroups
+
+    X, Y, _, _, frame = table
+    ddf = dd.from_pandas(frame, npartitions=2, sort=False)
+    with pytest.raises(TypeError, match=r"got a Dask collection \(discovery='patterns'\).*count_patterns"):
+        detect_subgroups(ddf[list(X.columns)], ddf["y1"], ddf["y2"], discovery="patterns")
+    with pytest.raises(TypeError, match="got a Dask collection"):  # one Dask input among pandas ones
+        detect_subgroups(X, pd.Series(Y[:, 1]), ddf["y2"])
