@@ -140,12 +140,13 @@ def row_offsets(X: Any) -> np.ndarray:
 def _partition_multiplier(frame: pd.DataFrame, v: np.ndarray, start: int, items: Items,
                           patterns: list[tuple[int, ...]], radix: np.ndarray, seed: int, b: int) -> np.ndarray:
     e = rademacher(seed, start, len(frame), b) * np.asarray(v, dtype=np.float64)[:, None]
-    return _partition_count(frame, e, items, patterns, radix)
+    return np.vstack([_partition_count(frame, e, items, patterns, radix), e.sum(axis=0)])
 
 
-def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: int) -> np.ndarray:
-    """(patterns, n_draws) sums of ``e_ib v_i`` over every pattern's rows, ``e`` from :func:`rademacher` keyed
-    by the rows' global positions: the same for any partitioning of the same rows.
+def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(patterns, n_draws) sums of ``e_ib v_i`` over every pattern's rows, and (n_draws,) their sums over all rows;
+    ``e`` from :func:`rademacher` keyed by the rows' global positions: the same for any partitioning of the same
+    rows.
 
     Args:
         X: Dask DataFrame with the items' columns.
@@ -163,4 +164,5 @@ def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: 
     parts = [dask.delayed(_partition_multiplier)(x, y.to_numpy(), int(s), mined.items, mined.patterns, radix,
                                                  int(seed), int(n_draws))
              for x, y, s in zip(X.to_delayed(), v.to_delayed(), starts, strict=True)]
-    return np.asarray(dask.delayed(sum)(parts).compute())
+    out = np.asarray(dask.delayed(sum)(parts).compute())
+    return out[:-1], out[-1]
