@@ -110,6 +110,15 @@ def test_slow_path_notice_names_the_extra(monkeypatch, caplog):
         resolve_mst("mlpack", 10, 2)
 
 
+def test_no_install_advice_when_mlpack_is_installed(monkeypatch, caplog):
+    """Issue 33: 20,000 rows of 2 columns run Prim (n^2 d below AUTO_PRIM_WORK) and printed
+    "pip install 'aif360-subjective[fast]'" although mlpack was installed."""
+    monkeypatch.setattr(mst_module, "mlpack_available", lambda: True)
+    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.mst"):
+        assert resolve_mst("auto", 20_000, 2) == "sklearn"
+    assert "pip install" not in caplog.text
+
+
 def test_bad_mst_option():
     X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 5.0]})
     with pytest.raises(ValueError, match=r"mst must be one of \['auto', 'mlpack', 'sklearn'\], got 'prim'"):
