@@ -133,7 +133,7 @@ def check_labels(
 
 
 def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
-    """Validate optional per-row weights (non-negative, finite, length ``n``)."""
+    """Validate optional per-row weights (non-negative, finite, length ``n``, not all zero)."""
     if sample_weight is None:
         return None
     try:
@@ -144,6 +144,10 @@ def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
         raise ValueError(f"sample_weight has {len(w)} values but X has {n} rows")
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite and non-negative")
+    if n and not (w > 0).any():
+        # every weighted rate would be 0/0: the metrics would all be NaN beside intervals counted on rows
+        raise ValueError(f"sample_weight is 0 for all {n:,} rows: no row would count; give at least one row a "
+                         "positive weight (or sample_weight=None for equal weights)")
     return w
 
 
