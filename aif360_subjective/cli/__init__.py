@@ -74,8 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG} {args.command}: interrupted; no output was written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except MemoryError:
-        print(f"{PROG} {args.command}: error: out of memory; try a smaller input or fewer replicates (--n-boot)",
-              file=sys.stderr)
+        # only a command that has --n-boot is told about it (subgroups has none)
+        hint = " or fewer replicates (--n-boot)" if "--n-boot" in flags else ""
+        print(f"{PROG} {args.command}: error: out of memory; try a smaller input{hint}", file=sys.stderr)
         return EXIT_USAGE
     except (CLIError, ValueError, TypeError, OSError) as exc:
         print(f"{PROG} {args.command}: error: {console_text(cli_words(_os_message(exc), flags))}", file=sys.stderr)

@@ -468,3 +468,17 @@ def test_cli_number_types_say_what_they_expect():
         with pytest.raises(argparse.ArgumentTypeError, match=f"expected {re.escape(expected)}, got {text!r}"):
             parse(text)
 
+
+
+def test_out_of_memory_names_n_boot_only_where_the_command_has_it(subgroup_csv, monkeypatch, capsys):
+    """Issue 33: an out-of-memory `subgroups` run suggested --n-boot, which that command does not have."""
+    import aif360_subjective.detectors as detectors
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(detectors, "detect_subgroups", no_memory)
+    path, _ = subgroup_csv
+    code = main(["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred", "--n-clusters", "3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "out of memory; try a smaller input" in err and "--n-boot" not in err
