@@ -146,7 +146,26 @@ def _features(args: argparse.Namespace, available: list[str], where: str,
     return features
 
 
+#: The options of the ASDF clustering, with their defaults (None on the parser: given or not is then known).
+CLUSTERING_OPTIONS = {"clustering": ("--clustering", "slink"), "n_clusters": ("--n-clusters", None),
+                      "entropy_threshold": ("--entropy-threshold", 0.65)}
+
+
+def _clustering_options(args: argparse.Namespace) -> None:
+    """Refuse clustering options with ``--discovery patterns`` (which clusters nothing: they were ignored without
+    a word), then fill in their defaults."""
+    given = [flag for name, (flag, _) in CLUSTERING_OPTIONS.items() if getattr(args, name) is not None]
+    if args.discovery == "patterns" and given:
+        raise CLIError(f"{', '.join(given)} configure{'s' if len(given) == 1 else ''} the ASDF clusters, which "
+                       "--discovery patterns does not form: leave "
+                       f"{'it' if len(given) == 1 else 'them'} out, or use --discovery both")
+    for name, (_, default) in CLUSTERING_OPTIONS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+
+
 def run(args: argparse.Namespace) -> int:
+    _clustering_options(args)
     common.matplotlib_agg()
     fmt = inputs.detect_format(args.data, args.format)
     if fmt in inputs.TABLE_FORMATS:
@@ -275,9 +294,9 @@ def add_parser(sub) -> None:
     inputs.add_input_options(sg)
     sg.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                     f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
-    sg.add_argument("--entropy-threshold", type=common.unit_float, default=0.65, metavar="T",
+    sg.add_argument("--entropy-threshold", type=common.unit_float, default=None, metavar="T",
                     help="dominant attributes have normalised entropy below T (default: 0.65)")
-    sg.add_argument("--clustering", default="slink",
+    sg.add_argument("--clustering", default=None,
                     choices=["slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward"],
                     help="clustering method (default: slink, single linkage)")
     sg.add_argument("--n-clusters", type=common.positive_int, default=None, metavar="K",

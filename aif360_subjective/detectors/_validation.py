@@ -47,6 +47,15 @@ def as_frame(X: Any, name: str = "X") -> pd.DataFrame:
     if df.columns.duplicated().any():
         dup = sorted(set(df.columns[df.columns.duplicated()]))
         raise ValueError(f"{name} has duplicated column names: {dup}")
+    dated = [c for c in df.columns if pd.api.types.is_datetime64_any_dtype(df[c])
+             or pd.api.types.is_timedelta64_dtype(df[c]) or isinstance(df[c].dtype, pd.PeriodDtype)]
+    if dated:
+        # each distinct instant would be a category of its own (thousands of one-row subgroups): say what to do
+        raise ValueError(
+            f"{name} column(s) {dated} hold dates or durations ({df[dated[0]].dtype}), which subgroup discovery "
+            f"cannot use as they are: make each a number (e.g. X[{dated[0]!r}].dt.year, or days since a date) or "
+            f"a category (e.g. X[{dated[0]!r}].dt.strftime('%Y-%m')), or leave it out"
+        )
     na = df.isna().sum()
     if na.any():
         bad = {c: int(v) for c, v in na[na > 0].items()}

@@ -161,7 +161,7 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
     lines.append(f"{prefix}{served} worst: {group_label(worst)} ({count(n_w, 'annotator')}), {perf} {figure(w)}"
                  + (f" ({ci:.0%} interval)" if ci is not None and not lone(w) else "")
                  + f"; best served: {group_label(best)} "
-                 f"({count(int(b['n_annotators']), 'annotator')}), {figure(b)}; {len(table)} groups.")
+                 f"({count(int(b['n_annotators']), 'annotator')}), {figure(b)}; {count(len(table), 'group')}.")
     facts["served worst"] = group_label(worst)
     if len(table) < 2:
         lines.append("Only one group: there is no other group to compare it with.")

@@ -482,3 +482,16 @@ def test_out_of_memory_names_n_boot_only_where_the_command_has_it(subgroup_csv, 
     code = main(["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred", "--n-clusters", "3"])
     err = capsys.readouterr().err
     assert code == 2 and "out of memory; try a smaller input" in err and "--n-boot" not in err
+
+
+@pytest.mark.parametrize(("extra", "named"), [
+    (["--n-clusters", "4"], "--n-clusters configures"),
+    (["--clustering", "kmeans", "--entropy-threshold", "0.5"], "--clustering, --entropy-threshold configure"),
+])
+def test_patterns_discovery_refuses_clustering_options(subgroup_csv, capsys, extra, named):
+    """Issue 33: --discovery patterns ignored the clustering options without a word."""
+    path, _ = subgroup_csv
+    code = main(["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred", "--discovery", "patterns",
+                 *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and named in err and "--discovery patterns does not form" in err

@@ -143,3 +143,14 @@ def test_findings_never_list_an_undefined_value():
     same = (f2["kind"] == first["kind"]) & (f2["id"] == first["id"]) & (f2["metric"] == first["metric"])
     assert not same.any()
     assert np.isfinite(f2["value"].to_numpy(dtype=float)).all()
+
+
+@pytest.mark.parametrize("values", [
+    pd.date_range("2020-01-01", periods=20, freq="D"),
+    pd.to_timedelta(np.arange(20), unit="h"),
+    pd.period_range("2020-01", periods=20, freq="M"),
+])
+def test_dates_are_refused_with_what_to_do(values):
+    """Issue 33: datetime columns were treated as categories, one subgroup per instant."""
+    with pytest.raises(ValueError, match=r"X column\(s\) \['when'\] hold dates or durations .*\.dt\.year"):
+        detect_subgroups(X.assign(when=values), Y, P, n_clusters=2)

@@ -357,3 +357,16 @@ def test_answer_says_where_the_unlisted_findings_are(planted):
     n = len(rep.findings())
     assert n > 1
     assert ans.lines[-1].endswith(f"{n - 1:,} more are not shown (SubgroupReport.findings() lists every one).")
+
+
+def test_one_group_is_one_group_not_1_groups(named_groups_metric):
+    """Issue 33: "1 groups" in the answer, the explainer and the grouping summary."""
+    from aif360_subjective.explainers.opinion_exclusion import OpinionExclusionTextExplainer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the single-group warning: unfairness 0 by construction
+        m = named_groups_metric(lambda i: "everyone", n_annotators=10)
+        ans = opinion_answer(m, ci=None)
+        text = " ".join([*ans.lines, OpinionExclusionTextExplainer(m).unfairness(), m.grouping_summary().text()])
+    assert "1 groups" not in text
+    assert ans.lines[0].endswith("; 1 group.")
