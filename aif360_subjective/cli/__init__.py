@@ -100,7 +100,7 @@ class Terminated(KeyboardInterrupt):
     and its temporary folder)."""
 
 
-def _written() -> list:
+def _written() -> list[Any]:
     """The files :mod:`aif360_subjective._io` has written in this process (none when it was never imported: the
     command line does not import pandas for ``--help``)."""
     io_module = sys.modules.get("aif360_subjective._io")

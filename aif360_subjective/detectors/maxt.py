@@ -97,7 +97,7 @@ def check_n_permutations(n_permutations: Any) -> int:
         raise ValueError(
             f"n_permutations must be >= 19 (the smallest p-value is 1 / (n_permutations + 1)), got {n_permutations}"
         )
-    if n_permutations > MAX_PERMUTATIONS:
+    if int(n_permutations) > MAX_PERMUTATIONS:
         raise ValueError(
             f"n_permutations must be <= {MAX_PERMUTATIONS:,}, got {int(n_permutations):,}: adjusted p-values already "
             f"resolve to 1 / {MAX_PERMUTATIONS + 1:,}, and time and memory grow with every permutation"

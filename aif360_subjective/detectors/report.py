@@ -15,6 +15,7 @@ from scipy.linalg.blas import ssyrk
 
 from .._labels import cell_codes
 from .._validation import check_alpha, check_choice
+from .aif360_bridge import subgroup_to_aif360
 from .bitsets import bit_keys, bits_at, n_words, pack_columns
 from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
@@ -820,6 +821,12 @@ class SubgroupReport:
         "the mined patterns found 1 significant subgroup; the clusters and the entropy patterns found none
         (family-wise error 5 % over 140,000 hypotheses)."."""
         return self.discovery_summary(alpha, ci).attrs["sentence"]
+
+    def to_aif360(self, X, y_true, y_pred, kind: str, id, **kwargs):
+        """Subgroup ``(kind, id)`` as AIF360 datasets and group dicts, named as in ``X``: see
+        :func:`~aif360_subjective.detectors.aif360_bridge.subgroup_to_aif360` (the arguments are the table and
+        labels given to ``detect_subgroups``)."""
+        return subgroup_to_aif360(self, X, y_true, y_pred, kind, id, **kwargs)
 
     def descriptions(self, kind: str = "entropy") -> list[str]:
         """Readable subgroup descriptions in id order (``cluster=3`` or the pattern text)."""
