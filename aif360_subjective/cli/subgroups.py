@@ -247,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
                      ci=args.ci)
     # significant as in the answer: a finding of the whole report's family, with its adjusted p
     rk = in_report_family(rep, rk, "statistical_parity", "entropy", "disadvantaged", args.alpha, args.ci, args.top)
+    rk.attrs["n_permutations"] = rep.options.n_permutations
     if args.alpha is None:
         common.print_frame(patterns_as_in_table(rk, texts),
                            f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup; "

@@ -72,7 +72,8 @@ def family_text(alpha: float, n_hypotheses: int, n_permutations: int) -> str:
 def report_findings(rep: Any, alpha: float, ci: float) -> pd.DataFrame:
     """Every finding of the whole report's family, before sub-patterns are left out and with one row per kind
     and id (the rows the rankings and per-subgroup tables are checked against)."""
-    return rep.findings(alpha, ci, keep_redundant=True, merge_identical=False)
+    found: pd.DataFrame = rep.findings(alpha, ci, keep_redundant=True, merge_identical=False)
+    return found
 
 
 def report_family_p(rep: Any, alpha: float, ci: float) -> pd.DataFrame:
