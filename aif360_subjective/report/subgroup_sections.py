@@ -280,7 +280,8 @@ def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: 
         if figures and metric == "statistical_parity" and len(worst):
             from ..plotting import plot_ranking
 
-            s.figure(plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha, min_size=min_size),
+            s.figure(plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha, min_size=min_size,
+                                  ranking=worst),  # the bars are the table's rows
                      caption=f"{name}: the {len(worst)} most disadvantaged entropy-based subgroups"
                              + ("" if alpha is None else f" (significant at adjusted p < {alpha:g}; bars: "
                                                          f"{rank_ci:.0%} intervals)") + ".")
