@@ -383,7 +383,7 @@ def significance_line(rk, metric_name: str, what: str) -> str:
 def _adjusted_text(row, metric: str, n_permutations: int | None = None) -> str:
     """``q = 0.010`` / ``q < 0.001`` (Benjamini-Hochberg ranking) or ``adjusted p = 0.012`` / ``adjusted p ≤ 0.005``
     at the floor of ``n_permutations`` (max-T ranking): as the report writes them (a q of 0.0 read ``q = 0``)."""
-    from ..report._significance import p_text
+    from ..report.significance import p_text
 
     def said(text: str) -> str:
         return text if text.startswith(("<", "≤")) else f"= {text}"

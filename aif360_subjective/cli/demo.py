@@ -140,8 +140,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"Subgroup clustering ({subgroups.clustering}, {subgroups.n_clusters} clusters) is lopsided: "
               f"{lop['reason']}" + (f"; {suggestion[0]} is not lopsided at that number of clusters (see the "
                                     "report)." if suggestion else "."))
-    from ..report._significance import in_report_family
     from ..report.answer import as_subgroup_report
+    from ..report.significance import in_report_family
 
     rep = as_subgroup_report(subgroups)
     # significant as in the report's answer: a finding of the whole report's family, with its adjusted p

@@ -236,8 +236,8 @@ def run(args: argparse.Namespace) -> int:
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       f"most 1%{alternatives_sample_text(alternatives, '; {}')}).")
         print()
-    from ..report._significance import in_report_family, p_columns_text
     from ..report.sections import patterns_as_in_table
+    from ..report.significance import in_report_family, p_columns_text
 
     if texts is None:  # no entropy patterns (discovery "patterns"): the answer and the discovery table said it all
         if path:
@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
 def _print_discovery(rep, alpha: float, ci: float) -> None:
     """The comparison of the discovery methods and the findings under one family-wise error."""
 
-    from ..report._significance import p_columns_text
+    from ..report.significance import p_columns_text
 
     summary = rep.discovery_summary(alpha, ci)
     found = rep.findings(alpha, ci)

@@ -30,9 +30,9 @@ import pandas as pd
 from .._labels import group_label
 from ..detectors.subgroup_metrics import SUBGROUP_METRICS
 from ._protocols import HoldsSubgroupReport, OpinionAudit
-from ._significance import at_floor, counts_text, family_text, floor_note, p_text
 from ._text import bracket, count, interval_text
 from .model import Section
+from .significance import at_floor, counts_text, family_text, floor_note, p_text
 
 __all__ = [
     "ANSWER_TITLE",

@@ -13,10 +13,10 @@ import pandas as pd
 
 from .._validation import check_int
 from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
-from ._significance import NOT_SIGNIFICANT, in_report_family, p_columns_text, p_text, report_family_p
 from ._text import as_float, count, q_columns_as_text, share_text
 from .answer import answer_section, as_subgroup_report, subgroup_answer
 from .model import Section
+from .significance import NOT_SIGNIFICANT, in_report_family, p_columns_text, p_text, report_family_p
 
 SIGN_CONVENTION = (
     "Sign convention: statistical parity, equal opportunity and equalized odds are the rest minus the "
@@ -298,7 +298,7 @@ def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: 
 
 def _ranking(rep: Any, metric: str, kind: str, n: int, direction: str, alpha: float | None, min_size: int,
              ci: float) -> pd.DataFrame:
-    """A ranking under the whole report's family (:func:`~._significance.in_report_family`)."""
+    """A ranking under the whole report's family (:func:`~.significance.in_report_family`)."""
     rk = rep.ranking(metric, kind=kind, n=None, direction=direction, alpha=alpha, min_size=min_size, ci=ci)
     return in_report_family(rep, rk, metric, kind, direction, alpha, ci, n)
 
@@ -350,7 +350,7 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float, family_p:
         inference: ``subgroup_metrics(ci=...)`` (with ``<metric>_p_adjusted`` columns).
         sid: the subgroup id.
         alpha: family-wise error rate.
-        family_p: :func:`~._significance.report_family_p`: the whole report's adjusted p of each finding; when
+        family_p: :func:`~.significance.report_family_p`: the whole report's adjusted p of each finding; when
             given, a metric is significant exactly when it is a finding (its p read there).
 
     Returns:
@@ -409,7 +409,7 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
         ci: the confidence level (for the column name).
         alpha: adds a ``significant (adjusted p < alpha)`` column (yes/no; – when the metric is undefined);
             None = none.
-        family_p: :func:`~._significance.report_family_p`: when given, the adjusted p is the whole report's (``n.s.``
+        family_p: :func:`~.significance.report_family_p`: when given, the adjusted p is the whole report's (``n.s.``
             for a metric that is no finding; ``≤`` at the floor of ``n_permutations``), significant = a finding,
             and the per-kind Benjamini-Hochberg q column is left out (one wording: the answer's family).
         n_permutations: B, for the floor (with ``family_p``).

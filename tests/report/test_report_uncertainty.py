@@ -183,7 +183,7 @@ def planted():
 def test_significance_marks_follow_the_adjusted_p_values(planted):
     # "significant" means one thing everywhere (issue 33): a finding of the whole report's family, as the answer
     *_, rep = planted
-    from aif360_subjective.report._significance import report_family_p
+    from aif360_subjective.report.significance import report_family_p
 
     sections = subgroup_sections(rep, figures=False, alpha=0.05)
     inference = rep.subgroup_metrics(ci=0.95)
@@ -219,7 +219,7 @@ def test_rankings_in_the_report_are_the_answers_findings(planted):
     """Issue 33: a ranking's adjusted p had its own family (one test, one direction); the report's rankings now
     list only findings of the whole report, with their adjusted p."""
     *_, rep = planted
-    from aif360_subjective.report._significance import in_report_family
+    from aif360_subjective.report.significance import in_report_family
 
     found = rep.findings(0.05, 0.95, keep_redundant=True, merge_identical=False)
     rk = rep.ranking("statistical_parity", kind="entropy", n=None)
