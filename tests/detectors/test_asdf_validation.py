@@ -138,7 +138,7 @@ def test_findings_never_list_an_undefined_value():
     assert np.isfinite(first["value"])
     # the same subgroup with its value undefined (as 0/0 weights made it): no longer a finding
     rep2 = detect_subgroups(Xn, y, np.where(Xn["a"] == "x", 0, y), n_clusters=4, random_state=0)
-    rep2._metrics.loc[(first["kind"], first["id"]), first["metric"]] = np.nan
+    rep2.candidate_metrics.table.loc[(first["kind"], first["id"]), first["metric"]] = np.nan
     f2 = rep2.findings()
     same = (f2["kind"] == first["kind"]) & (f2["id"] == first["id"]) & (f2["metric"] == first["metric"])
     assert not same.any()
