@@ -60,6 +60,21 @@ MITIGATIONS = {
 }
 
 
+def _draws(s: SubgroupSettings) -> int | None:
+    """How many values the equivalent command's clusterer draws from ``detect_subgroups``' random stream before
+    the clusters are known (x-means' choice of k for a tree: one seed; k-means: one seed; a tree cut at a given k,
+    Birch at a given k, DBSCAN, OPTICS: none), or None when it draws an unknown number (x-means, and k-means or
+    Birch with k chosen by x-means): such a setting is clustered again, never re-cut, so that the page's adjusted
+    p-values are those of the equivalent command."""
+    if s.clustering in HIERARCHICAL:
+        return 1 if s.n_clusters is None else 0
+    if s.clustering in ("dbscan", "optics"):
+        return 0
+    if s.clustering == "xmeans" or s.n_clusters is None:
+        return None
+    return 1 if s.clustering == "kmeans" else 0
+
+
 def accepts_discovery() -> bool:
     """Whether this installation's ``detect_subgroups`` takes ``discovery=`` (pattern discovery)."""
     from ..detectors import detect_subgroups
@@ -222,7 +237,7 @@ class SubgroupSession:
                 rep = self._detect(s, s.clustering, None)
                 self._k_auto = rep.n_clusters
                 return rep
-            return self._detect(s, CachedClustering(self._shared), s.n_clusters)
+            return self._detect(s, CachedClustering(self._shared, seeded=_draws(s) == 1), s.n_clusters)
         rep = self._detect(s, s.clustering, s.n_clusters)
         Z, _ = encode_for_clustering(self.X, cat)
         self._shared = SharedClustering(Z, labels=rep.clusters.to_numpy())
@@ -237,10 +252,11 @@ class SubgroupSession:
     def _cut(self, s: SubgroupSettings) -> Any:
         self._check_k(s.n_clusters)
         assert self._shared is not None  # a clustering was fitted before any re-cut
+        cached = CachedClustering(self._shared, seeded=_draws(s) == 1)
         if self._shared.tree is None:
-            return self._detect(s, CachedClustering(self._shared), None)
+            return self._detect(s, cached, None)
         k = self._k_auto if s.n_clusters is None else s.n_clusters
-        return self._detect(s, CachedClustering(self._shared), k)
+        return self._detect(s, cached, k)
 
     def update(self, settings: SubgroupSettings) -> SubgroupView:
         """The view for ``settings``, recomputing as little as the change needs.
@@ -256,7 +272,7 @@ class SubgroupSession:
         changed = settings.changed(None if prev is None else prev.settings)
         flat_k = prev is not None and prev.settings.clustering not in HIERARCHICAL and "n_clusters" in changed
         t0 = time.perf_counter()
-        if prev is None or changed & set(CLUSTER_FIELDS) or flat_k:
+        if prev is None or changed & set(CLUSTER_FIELDS) or flat_k or _draws(settings) is None:
             step, rep = "clustering", self._fit(settings)
         elif changed & set(CUT_FIELDS):
             step, rep = "cut", self._cut(settings)
@@ -284,9 +300,10 @@ class SubgroupSession:
         a = rk.attrs
         metric = s.metric.replace("_", " ")
         if not len(rk) and s.alpha is not None:
-            notes.append(f"No {s.kind}-based subgroup is significantly {s.direction} by {metric} at q < {s.alpha:g} "
-                         f"({a.get('n_not_significant', 0)} not significant, {a.get('n_undefined', 0)} undefined, "
-                         f"{a.get('n_too_small', 0)} below the minimum size).")
+            notes.append(f"No {s.kind}-based subgroup is significantly {s.direction} by {metric} at adjusted p < "
+                         f"{s.alpha:g}, family-wise over every subgroup (permutation max-T): "
+                         f"{a.get('n_not_significant', 0)} not significant, {a.get('n_undefined', 0)} undefined, "
+                         f"{a.get('n_too_small', 0)} below the minimum size.")
         return notes
 
 
@@ -348,9 +365,11 @@ class SubgroupSession:
             raise ValueError("no analysis yet")
         s = self.view.settings
         rep = self.view.report
-        if self.view.step == "cut" or (s.n_clusters is None and s.clustering in HIERARCHICAL):
-            # the report names the clusterer: run it by name at the same k (the same clusters)
-            rep = self._detect(s, s.clustering, self.view.k)
+        if getattr(rep, "clustering", s.clustering) != s.clustering:
+            # a re-cut's report names the cached clustering; the report names the clusterer: run the equivalent
+            # command's analysis (the same clusters and, as the re-cut takes the command's random draws, the same
+            # adjusted p-values)
+            rep = self._detect(s, s.clustering, s.n_clusters)
         alternatives = lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
         report = Report(title or f"Subgroup fairness of {self.source.name}",
                         summary=[f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."])
