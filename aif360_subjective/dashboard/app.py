@@ -34,7 +34,7 @@ from .state import (
     subgroup_kinds,
 )
 
-__all__ = ["Dashboard", "require_panel"]
+__all__ = ["Dashboard", "require_panel", "free_port", "websocket_origins", "start_line"]
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +85,61 @@ def _with_intervals(table: pd.DataFrame, names: tuple[str, ...], ci: float | Non
         out[name] = text
         out = out.rename(columns={name: f"{name} [{ci:.0%} interval]"})
     return out.round(3)
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def free_port(address: str = "127.0.0.1") -> int:
+    """A port free on ``address`` now (the server binds it right after)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family) as sock:
+        sock.bind((address, 0))
+        return int(sock.getsockname()[1])
+
+
+def websocket_origins(address: str, port: int, extra: list[str] | None = None) -> list[str]:
+    """The pages (``host:port``) whose scripts may open the dashboard's websocket: this machine's names at the
+    port, the address listened on, and ``extra``."""
+    hosts = ["localhost", "127.0.0.1"]
+    if address not in hosts and address not in ("0.0.0.0", "::", ""):
+        hosts.append(f"[{address}]" if ":" in address else address)
+    out = [f"{h}:{port}" for h in hosts]
+    return out + [o for o in (extra or []) if o not in out]
+
+
+def start_line(address: str, port: int, origins: list[str]) -> str:
+    """What the command prints when the server starts: where it listens, for whom, and how to stop it."""
+    host = f"[{address}]" if ":" in address else address
+    if address in LOOPBACK:
+        where = "this machine only"
+    elif address in ("0.0.0.0", "::", ""):
+        where = "every network interface: other machines can reach it"
+        host = "localhost"
+    else:
+        where = f"the interface {address}: other machines of that network can reach it"
+    return (f"Serving the dashboard on http://{host}:{port}/ (listening on {address or '0.0.0.0'}, {where}; "
+            f"pages allowed to open its websocket: {', '.join(origins)}). Ctrl-C stops it.")
+
+
+def quiet_closed_websockets() -> None:
+    """A tab closed while the server sends to it raises ``WebSocketClosedError`` in Tornado's and Bokeh's
+    loggers, with a traceback; that is no error of the dashboard: keep those records out of the console."""
+
+    def closed(record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        names = {type(exc).__name__} if exc is not None else set()
+        text = record.getMessage()
+        return not (names & {"WebSocketClosedError", "StreamClosedError"} or "WebSocketClosedError" in text
+                    or "StreamClosedError" in text)
+
+    for name in ("tornado.application", "tornado.general", "bokeh.server.protocol_handler",
+                 "bokeh.server.views.ws", "bokeh.server.session"):
+        logger = logging.getLogger(name)
+        if not any(getattr(f, "__name__", "") == "closed" for f in logger.filters):
+            logger.addFilter(closed)
 
 
 def _widget(cls: Any, label: str, **kwargs: Any) -> Any:
@@ -214,17 +269,51 @@ class Dashboard:
         """Mark the layout servable (``panel serve script.py``)."""
         return self.panel().servable()
 
-    def serve(self, port: int = 0, show: bool = True, threaded: bool = False, **kwargs: Any):
-        """Serve the dashboard on ``localhost:port`` (0: a free port) and open it in a browser when ``show``.
+    def serve(self, port: int = 0, show: bool = True, threaded: bool = False, *, address: str = "127.0.0.1",
+              allow_websocket_origin: list[str] | None = None, verbose: bool = False, **kwargs: Any):
+        """Serve the dashboard on ``address:port`` (0: a free port) and open it in a browser when ``show``.
+
+        By default the server listens on the loopback interface only (127.0.0.1): other machines cannot reach it.
+        Browsers open the page's websocket only from the pages named in ``allow_websocket_origin`` (host:port), by
+        default the server's own address, ``localhost`` and ``127.0.0.1`` at its port; share the dashboard on a
+        network deliberately with ``address="0.0.0.0"`` and the names the other machines use for this one.
+
+        Args:
+            port: the port (0: a free one).
+            show: open a browser tab.
+            threaded: run the server in a thread (its ``stop()`` ends it) and return at once.
+            address: the interface to listen on.
+            allow_websocket_origin: the pages (``host:port``) allowed to open the websocket, added to the
+                default ones.
+            verbose: print the start line (address, port, allowed origins).
+            **kwargs: passed to ``panel.serve``.
 
         Returns:
             the Bokeh server (``threaded=True``: a thread whose ``stop()`` ends it).
+
+        Raises:
+            ValueError: a port outside 0-65535.
+            OSError: the address cannot be listened on (a port in use, an address of another machine).
         """
         pn = require_panel()
+        if isinstance(port, bool) or not isinstance(port, int | np.integer) or not 0 <= port <= 65535:
+            raise ValueError(f"port must be an integer from 0 to 65535 (0: a free port), got {port!r}")
+        if port == 0:
+            port = free_port(address)
+        origins = websocket_origins(address, port, allow_websocket_origin)
         if self.opinion is None and self.subgroups.view is None:
             self.subgroups.update(self.initial)  # a table's first analysis once, shared by every browser session
-        return pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, show=show, threaded=threaded,
-                        title="aif360-subjective dashboard", **kwargs)
+        quiet_closed_websockets()
+        server = pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, address=address,
+                          websocket_origin=origins, show=show, threaded=threaded, start=threaded,
+                          title="aif360-subjective dashboard", verbose=False, **kwargs)
+        if verbose:
+            print(start_line(address, port, origins))
+        if threaded:
+            return server
+        server.start()
+        server.io_loop.start()
+        return server
 
     @staticmethod
     def _fresh(template: Dashboard) -> Dashboard:

@@ -473,17 +473,15 @@ class OpinionSession:
         self.notes: list[str] = []
         self.train, self.test = dataset.split([1 - test_size], shuffle=True, seed=seed)
         self.models: dict[str, Any] = {}
-        self.can_train = bool(dataset.item_feature_names)
-        if train_models and self.can_train:
-            from ..algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
+        from ..algorithms.inprocessing.majority_vote import text_columns
 
-            self.models["Model 1 (majority vote)"] = MajorityVoteClassifier(random_state=seed).fit(
-                self.train).predict(self.test)
-            self.models["Model 2 (annotator-aware)"] = AnnotatorAwareClassifier(random_state=seed).fit(
-                self.train).predict(self.test)
-        elif train_models:
-            self.notes.append("The items have no features: no model can be trained, so the mitigations that retrain "
-                              "a model are not available.")
+        # Model 1 learns from the item text (TF-IDF, as ``audit --model majority``) or the numeric item features;
+        # Model 2 from the numeric item features and the annotators' attributes
+        self.can_train_majority = bool(dataset.item_feature_names) or bool(text_columns(dataset.items))
+        self.can_train_aware = bool(dataset.item_feature_names) or bool(len(dataset.annotators.columns))
+        self.can_train = self.can_train_majority or self.can_train_aware
+        if train_models:
+            self._train_models()
         held_out = np.isin(np.asarray(dataset.item_ids), pd.unique(np.asarray(self.test.item_ids)))
         for name, classified in (predictions or {}).items():
             if len(classified.labels) != len(dataset.labels):
@@ -495,6 +493,49 @@ class OpinionSession:
         self._metrics: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._intervals: dict[tuple[Any, ...], pd.DataFrame] = {}
         self.history: list[dict[str, Any]] = []
+
+    def _train_models(self) -> None:
+        """Model 1 and Model 2 where the data lets them learn, with a note saying what each learned from."""
+        from .._labels import OneClassPredictionWarning
+        from ..algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
+
+        with warnings.catch_warnings():  # a constant model is named in the notes, not warned in the console
+            warnings.simplefilter("ignore", OneClassPredictionWarning)
+            if self.can_train_majority:
+                m1 = MajorityVoteClassifier(random_state=self.seed).fit(self.train)
+                self.models["Model 1 (majority vote)"] = m1.predict(self.test)
+                what = (f"TF-IDF of the item text ({', '.join(m1.text_columns_)})" if m1.text_columns_ else
+                        f"the numeric item features ({', '.join(m1.item_features_)})")
+                self.notes.append(f"Model 1 (majority vote) learns from {what}.")
+            if self.can_train_aware:
+                m2 = AnnotatorAwareClassifier(random_state=self.seed).fit(self.train)
+                self.models["Model 2 (annotator-aware)"] = m2.predict(self.test)
+                parts = ([f"the numeric item features ({', '.join(m2.item_features_)})"] if m2.item_features_
+                         else []) + ([f"the annotators' attributes ({', '.join(m2.attribute_names_)})"]
+                                     if m2.attribute_names_ else [])
+                self.notes.append(f"Model 2 (annotator-aware) learns from {' and '.join(parts)}"
+                                  + ("" if m2.item_features_ else "; not from the item text, so it predicts one "
+                                     "label per group of annotators") + ".")
+        if not self.can_train:
+            self.notes.append("The items have neither text nor numeric features and the annotators no attributes: "
+                              "no model can be trained, so the mitigations that retrain a model are not available.")
+        for name, pred in self.models.items():
+            values = np.unique(pred.labels.ravel())
+            if len(values) == 1:
+                self.notes.append(f"{name} predicts {pred.decode_labels(values)[0]!r} for every held-out "
+                                  "annotation.")
+
+    def trainable(self, kind: str, baseline: str | None = None) -> str | None:
+        """Why mitigation ``kind`` cannot run against ``baseline`` on this data, or None when it can."""
+        baseline = baseline or next(iter(self.models))
+        aware = kind in ("annotator_aware", "reweighting") or (kind == "crowdtruth" and "annotator" in
+                                                                 baseline.lower())
+        if aware and not self.can_train_aware:
+            return ("the annotator-aware model needs numeric item features or annotator attributes, and this data "
+                    "has neither")
+        if not aware and not self.can_train_majority:
+            return "the majority-vote model needs item text or numeric item features, and this data has neither"
+        return None
 
     def copy_for_session(self) -> OpinionSession:
         """A copy for another browser session: the same data and fitted models (and cached metrics), its own history."""
@@ -639,11 +680,12 @@ class OpinionSession:
 
         if kind not in MITIGATIONS:
             raise ValueError(f"mitigation must be one of {list(MITIGATIONS)}, got {kind!r}")
-        if not self.can_train:
-            raise ValueError("the items have no features: no model can be retrained")
         baseline = baseline or next(iter(self.models))
         if baseline not in self.models:
             raise ValueError(f"baseline must be one of {list(self.models)}, got {baseline!r}")
+        why = self.trainable(kind, baseline)
+        if why is not None:
+            raise ValueError(f"{MITIGATIONS[kind]}: {why}")
         t0 = time.perf_counter()
         detail = ""
         removed = 0
