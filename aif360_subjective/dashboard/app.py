@@ -89,7 +89,7 @@ def _pre(text: str) -> str:
     """A ``<pre>`` block showing ``text`` literally (the equivalent commands)."""
     import html
 
-    return f"<pre>{html.escape(text, quote=True)}</pre>"
+    return f'<pre style="white-space: pre-wrap">{html.escape(text, quote=True)}</pre>'
 
 
 def _titles(df: pd.DataFrame) -> dict[str, str]:
@@ -168,6 +168,38 @@ def start_line(address: str, port: int, origins: list[str]) -> str:
         where = f"the interface {address}: other machines of that network can reach it"
     return (f"Serving the dashboard on http://{host}:{port}/ (listening on {address or '0.0.0.0'}, {where}; "
             f"pages allowed to open its websocket: {', '.join(origins)}). Ctrl-C stops it.")
+
+
+#: The page's Content-Security-Policy: scripts only from the server and the page's own inline scripts (their
+#: per-response nonce), so that no inline event handler (``onerror=``) or injected ``<script>`` runs; no frames
+#: (an ``<iframe srcdoc>`` loads nothing), no plugins, no ``<base>``; connections only back to the server (the
+#: websocket). Styles stay open: Bokeh sets them inline. ``'unsafe-eval'``: Bokeh and Panel compile some of their
+#: own code at run time (it allows no inline handler or tag).
+CSP = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; frame-src 'none'; "
+       "object-src 'none'; base-uri 'none'; form-action 'none'")
+
+
+def csp_transform() -> Any:
+    """A Tornado output transform giving every HTML page of the server :data:`CSP`, its inline scripts the
+    response's nonce (Panel's page template has no place for one)."""
+    import re
+    import secrets
+
+    from tornado.web import OutputTransform
+
+    class ContentSecurityPolicy(OutputTransform):
+        def transform_first_chunk(self, status_code: int, headers: Any, chunk: bytes,
+                                  finishing: bool) -> tuple[int, Any, bytes]:
+            if str(headers.get("Content-Type", "")).startswith("text/html"):
+                nonce = secrets.token_urlsafe(18)
+                chunk = re.sub(rb"<script(?=[\s>])", b'<script nonce="' + nonce.encode() + b'"', chunk)
+                headers["Content-Security-Policy"] = CSP.format(nonce=nonce)
+                if "Content-Length" in headers:
+                    headers["Content-Length"] = str(len(chunk))
+            return status_code, headers, chunk
+
+    return ContentSecurityPolicy
 
 
 def quiet_closed_websockets() -> None:
@@ -352,7 +384,8 @@ class Dashboard:
         quiet_closed_websockets()
         server = pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, address=address,
                           websocket_origin=origins, show=show, threaded=threaded, start=threaded,
-                          title="aif360-subjective dashboard", verbose=False, **kwargs)
+                          title="aif360-subjective dashboard", verbose=False,
+                          transforms=[csp_transform()], **kwargs)
         if verbose:
             print(start_line(address, port, origins))
         if threaded:
@@ -778,7 +811,8 @@ class Dashboard:
                                  css_classes=["attributes"])
         self._op_bins = _widget(w.TextInput, "bins (int, quantile:N or edges)", value="5")
         self._op_min = _widget(w.IntInput, "min_group_size", value=1, css_classes=["min-group-size"])
-        self._op_perf = _widget(w.Select, "performance measure", options=PERFORMANCES, value="accuracy")
+        self._op_perf = _widget(w.Select, "performance measure", options=PERFORMANCES, value="accuracy",
+                                css_classes=["performance"])
         self._op_ci = _widget(w.Select, "interval level", options=CI_LEVELS, value=0.95)
         controls = [self._op_grouping, self._op_attrs, self._op_bins, self._op_min, self._op_perf, self._op_ci]
         for c in controls:

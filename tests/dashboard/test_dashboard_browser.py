@@ -255,6 +255,9 @@ def test_hostile_data_is_shown_as_text_and_never_runs(browser, small_url):
     """Issue 33 item 12: column names, values (group names, patterns), the upload's file name and label values in
     messages are shown literally; no payload runs (the window flag stays unset)."""
     page = _open(browser, small_url)
+    # the page's Content-Security-Policy: scripts from the server and nonce'd inline ones only, no frames
+    csp = page.request.get(small_url).headers["content-security-policy"]
+    assert "script-src 'self' 'nonce-" in csp and "frame-src 'none'" in csp and "unsafe-inline' 'unsafe-eval" not in csp
     # an unreadable upload whose file name is a payload: the message quotes the name as text
     _upload(page, PAYLOADS[0] + ".csv", b"\x00\xff\xfe")
     message = page.locator(".dashboard-message")
@@ -343,9 +346,10 @@ def test_views_follow_every_change(browser, small_url):
     page.locator(".bk-tab", has_text="Subgroups").click()
     _until(lambda: detail.locator(".detail-table").count() == 0, "the metrics cleared after the upload")
     cells = page.locator(".size-bars .tabulator-row [tabulator-field='size']")
-    _until(lambda: any(t.strip() for t in cells.all_inner_texts()), "the size bars of the new table")
-    sizes = [int(t.replace(",", "")) for t in cells.all_inner_texts() if t.strip()]
-    assert max(sizes) <= 60
+    def sizes() -> list[int]:
+        return [int(t.replace(",", "")) for t in cells.all_inner_texts() if t.strip()]
+
+    _until(lambda: sizes() and max(sizes()) <= 60, "the size bars of the 60-row table")
     page.close()
 
 
@@ -354,8 +358,11 @@ def test_demographic_attributes_and_busy_sign(browser, annotations_url):
     every intersection); the busy sign shows until the intervals are drawn; the command follows."""
     page = _open(browser, annotations_url)
     page.locator(".bk-tab", has_text="Opinion exclusion").click()
-    page.locator(".op-status", has_text="Intervals computed").wait_for()
+    # the views of another session may be cached already: "Shown in" at once, or intervals computed
+    page.locator(".op-status", has_text=re.compile("Intervals computed|Shown in")).wait_for()
     assert not page.locator(".attributes").first.is_visible()
+    page.locator(".performance select").select_option("balanced_accuracy")  # a measure no other test uses
+    page.locator(".op-status", has_text="Intervals computed").wait_for()
     page.locator(".grouping select").select_option("demographic")
     page.locator(".dashboard-busy").first.wait_for(state="visible")  # the bootstrap runs
     page.locator(".op-status", has_text="Intervals computed").wait_for()
