@@ -204,3 +204,27 @@ def test_upload_and_favourable_label_controls():
     d._on_load(None)
     assert list(d.subgroups.X.columns) == ["h"] and len(d.subgroups.X) == 60
     assert d.subgroups.command().split()[2:7] == ["DATA.csv", "--label-col", "class", "--prediction-col", "out"]
+
+
+def test_closed_tab_records_are_kept_out_of_the_console():
+    """Issue 33 item 10: a tab closed while the server writes to it logs WebSocketClosedError with a traceback in
+    Tornado's logger; the dashboard drops those records and keeps every other one."""
+    import logging
+
+    from tornado.websocket import WebSocketClosedError
+
+    from aif360_subjective.dashboard.app import quiet_closed_websockets
+
+    quiet_closed_websockets()
+    quiet_closed_websockets()  # idempotent: one filter
+    logger = logging.getLogger("tornado.application")
+    assert sum(getattr(f, "__name__", "") == "closed" for f in logger.filters) == 1
+    try:
+        raise WebSocketClosedError()
+    except WebSocketClosedError:
+        import sys
+
+        closed = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "Future exception was never retrieved",
+                                   None, sys.exc_info())
+    other = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "something else", None, None)
+    assert not logger.filter(closed) and logger.filter(other)

@@ -128,7 +128,7 @@ def test_ranking_title_names_the_filter_it_used(report):
 
 
 def test_ranking_of_every_kind_labels_bars_by_kind_and_id():
-    """Issue 33 item 10: a ranking of every kind (index (kind, id)) labels its bars c3, e3, p45, not a('pattern', 45)."""
+    """Issue 33 item 10: a ranking of every kind (index (kind, id)) labels its bars c3, e3, p45, not a(kind, id)."""
     rng = np.random.default_rng(1)
     X = pd.DataFrame({"a": rng.choice(["u", "v", "w"], 300), "b": rng.choice(["x", "y"], 300)})
     rep = detect_subgroups(X, rng.integers(0, 2, 300), rng.integers(0, 2, 300), n_clusters=4, random_state=0,
