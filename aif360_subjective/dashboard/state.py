@@ -373,6 +373,13 @@ class SubgroupSession:
         alternatives = lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
         report = Report(title or f"Subgroup fairness of {self.source.name}",
                         summary=[f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."])
+        # the command's cards: the answer's key figures, then the number of clusters
+        from ..report.answer import subgroup_answer
+        from ..report.sections import pattern_texts, whole_numbers_as_int
+
+        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
+                 else None)
+        report.add_facts(subgroup_answer(rep, alpha=s.alpha, ci=s.ci, pattern_text=texts).facts)
         report.fact("clusters", self.view.k)
         report.extend(subgroup_sections(rep, n=s.top, model=self.model, alpha=s.alpha, min_size=s.min_size,
                                         ci=s.ci, alternatives=alternatives))
