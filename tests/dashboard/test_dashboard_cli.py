@@ -228,3 +228,63 @@ def test_closed_tab_records_are_kept_out_of_the_console():
                                    None, sys.exc_info())
     other = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "something else", None, None)
     assert not logger.filter(closed) and logger.filter(other)
+
+
+def _hostile_text_dataset(n_items: int = 150, n_annotators: int = 12, seed: int = 0):
+    """Annotations of items with text and no numeric features (as POPQUORN), annotator attributes holding markup."""
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+
+    rng = np.random.default_rng(seed)
+    words = np.array(["good", "bad", "fine", "awful", "nice", "mean"])
+    idx = rng.integers(0, len(words), (n_items, 7))  # 7 words: free text (text_columns needs 5 or more)
+    text = [" ".join(words[row]) for row in idx]
+    offensive = (np.isin(idx, [1, 3, 5]).sum(axis=1) >= 4).astype(int)
+    annotators = pd.DataFrame({"gender": rng.choice(['<img src=x onerror="window.__pwned=1">', "<script>x</script>"],
+                                                    n_annotators),
+                               "age": rng.choice(["young", "old"], n_annotators)},
+                              index=pd.Index([f"a{i}" for i in range(n_annotators)], name="annotator"))
+    rows = []
+    for i in range(n_items):
+        for a in rng.choice(annotators.index, 5, replace=False):
+            flip = rng.random() < 0.15
+            rows.append((f"i{i}", a, int(offensive[i] != flip)))
+    ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    items = pd.DataFrame({"text": text}, index=pd.Index([f"i{i}" for i in range(n_items)], name="item"))
+    return MultiAnnotatorDataset(ann, annotators=annotators, items=items, favorable_label=0, unfavorable_label=1)
+
+
+def _markup(obj) -> list[str]:
+    """The HTML-bearing texts of a Panel layout: Markdown/Alert/HTML panes and Tabulator titles."""
+    import panel as pn
+
+    out = []
+    for o in obj.select(lambda x: isinstance(x, (pn.pane.Markdown, pn.pane.HTML, pn.widgets.Tabulator))):
+        if isinstance(o, pn.widgets.Tabulator):
+            out += list((o.titles or {}).values())
+        elif isinstance(o.object, str):
+            out.append(o.object)
+    return out
+
+
+def test_text_items_without_features_train_and_show_markup_as_text():
+    """Issue 33 items 1 and 12 without the shared data: items with text only train Model 1 on TF-IDF, the
+    mitigations run, and attribute values holding markup reach the opinion tab's panes only escaped."""
+    d = Dashboard(annotations=_hostile_text_dataset())
+    o = d.opinion
+    assert list(o.models) == ["Model 1 (majority vote)", "Model 2 (annotator-aware)"]
+    assert "Model 1 (majority vote) learns from TF-IDF of the item text (text)." in o.notes
+    d.panel()
+    d.tabs.active = 2
+    d._op_grouping.value = "demographic"
+    assert not d.message.visible, d.message.object
+    assert list(d._op_attrs.value) == ["gender"]  # one attribute by default
+    d._mit_kind.value = "reweighting"
+    d._mit_button.clicks += 1
+    assert not d.message.visible, d.message.object
+    assert len(o.history) == 1
+    texts = _markup(d.panel())
+    answer = d._op_answer.object
+    assert "&lt;img src\\=x onerror\\=&quot;window\\.\\_\\_pwned\\=1&quot;&gt;" in answer  # the group, escaped
+    for t in texts:
+        assert "<img" not in t and "<script" not in t, t
+    assert "--attributes gender" in d._op_command.object
