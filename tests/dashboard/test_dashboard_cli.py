@@ -217,14 +217,14 @@ def test_closed_tab_records_are_kept_out_of_the_console():
 
     quiet_closed_websockets()
     quiet_closed_websockets()  # idempotent: one filter
-    logger = logging.getLogger("tornado.application")
+    logger = logging.getLogger("asyncio")  # where Tornado's unretrieved write_message task is logged
     assert sum(getattr(f, "__name__", "") == "closed" for f in logger.filters) == 1
     try:
         raise WebSocketClosedError()
     except WebSocketClosedError:
         import sys
 
-        closed = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "Future exception was never retrieved",
+        closed = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "Task exception was never retrieved",
                                    None, sys.exc_info())
     other = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "something else", None, None)
     assert not logger.filter(closed) and logger.filter(other)
