@@ -451,8 +451,10 @@ class OpinionSession:
 
     The annotations are split by item (``test_size`` held out, seeded); the paper's Model 1
     (:class:`~aif360_subjective.algorithms.inprocessing.MajorityVoteClassifier`) and Model 2
-    (:class:`~aif360_subjective.algorithms.inprocessing.AnnotatorAwareClassifier`) are trained on the rest when
-    the items have features, and every model is audited on the held-out items. Predictions given by the caller
+    (:class:`~aif360_subjective.algorithms.inprocessing.AnnotatorAwareClassifier`) are trained on the rest where
+    the data lets them learn (Model 1: the item text as TF-IDF, as ``audit --model majority``, or numeric item
+    features; Model 2: numeric item features or annotator attributes; :attr:`notes` says what each learned from),
+    and every model is audited on the held-out items. Predictions given by the caller
     (aligned with the rows of ``dataset``) are audited on the same items.
 
     Args:
@@ -496,7 +498,8 @@ class OpinionSession:
                                  f"{len(dataset.labels)}")
             self.models[str(name)] = self._align(classified.subset(held_out))
         if not self.models:
-            raise ValueError("no model to audit: give predictions or data whose items have features")
+            raise ValueError("no model to audit: give predictions, or data whose items have text or numeric features "
+                             "or whose annotators have attributes")
         self._metrics: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._intervals: dict[tuple[Any, ...], pd.DataFrame] = {}
         self.history: list[dict[str, Any]] = []
