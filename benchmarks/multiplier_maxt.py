@@ -48,7 +48,8 @@ def one_table(seed: int, rows: int, min_support: int, B: int, alpha: float) -> t
     counter = mined.counter()
     t = np.asarray(b.y_true, dtype=np.float64)
     p = np.asarray(b.y_pred, dtype=np.float64)
-    perm = max_t(counter, t, p, n_permutations=B, random_state=seed, penalty=False, tests=(0,))
+    # the tests' own streams, apart from the table's (the same seed would reuse the table's draws)
+    perm = max_t(counter, t, p, n_permutations=B, random_state=10**6 + seed, penalty=False, tests=(0,))
     perm_error = bool(np.nanmin(perm.p_adjusted[:, 0, 0]) <= alpha)
     # multiplier: the same z, a null from Rademacher sums of the centred predictions
     N = float(len(p))
@@ -56,7 +57,7 @@ def one_table(seed: int, rows: int, min_support: int, B: int, alpha: float) -> t
     sd = _sd(n_s, float(p.sum()), N)
     ok = sd > 1e-12
     z = perm.z[:, 0]
-    ev = rademacher(seed, 0, len(p), B) * (p - p.mean())[:, None]
+    ev = rademacher(2 * 10**6 + seed, 0, len(p), B) * (p - p.mean())[:, None]
     sums = counter.count(ev)  # (patterns, B): what the partitions would add up
     null = -(sums - (n_s / N)[:, None] * ev.sum(axis=0)[None, :])[ok] / sd[ok][:, None]
     obs = float(np.nanmax(z[ok]))

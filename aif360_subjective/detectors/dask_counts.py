@@ -121,8 +121,10 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
 
 
 def rademacher(seed: int, start: int, n: int, b: int) -> np.ndarray:
-    """(n, b) weights in {-1, +1} of rows ``start .. start + n - 1``: bit ``b`` of a SplitMix64 hash of the seed
-    and the row's global position, the same whichever partition holds the row."""
+    """(n, b) weights in {-1, +1} of the rows at global positions ``start`` to ``start + n - 1``.
+
+    Weight ``b`` of a row is a bit of a SplitMix64 hash of the seed and the row's global position, the same
+    whichever partition holds the row."""
     words = -(-b // 64)
     rows = np.arange(start, start + n, dtype=np.uint64)[:, None] * np.uint64(words) + np.arange(words, dtype=np.uint64)
     with np.errstate(over="ignore"):

@@ -35,6 +35,7 @@ __all__ = [
     "disagreement_rates",
     "encode_annotations",
     "CrossFit",
+    "HalfCounts",
     "cross_fit",
     "item_ambiguity",
     "item_halves",
