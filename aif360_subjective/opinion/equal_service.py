@@ -326,7 +326,8 @@ def exclusion_test(
         if enc is None:
             raise ValueError(
                 "the test of equal service for ADR groups cross-fits ADR on one half of each annotator's items "
-                "and needs the annotation rows (enc=); the Dask back end has only counts: compute on pandas"
+                "and needs the annotation rows (enc=) or their per (annotator, half) counts (halves=, which "
+                "opinion_exclusion computes on Dask)"
             )
         return cross_fitted_test(result, enc, test, rng)
     thin, size = _thin(result)
