@@ -130,6 +130,8 @@ class ExcludedGroups:
     max_conditions: int = 2
     min_annotators: int = 5
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: the permutation engine's inputs (annotator data, totals), for checks; not part of the result's meaning
+    engine: Any = field(default=None, repr=False, compare=False)
 
     def findings(self) -> pd.DataFrame:
         """The groups served worse (adjusted p-value <= alpha, positive gap), most excluded first.
@@ -162,7 +164,8 @@ class ExcludedGroups:
                            f"(0 to {len(self.table) - 1})")
         col = self.table.index.get_loc(i)
         rows = self.members_matrix[:, col].nonzero()[0]
-        return pd.Index(pd.unique(self.annotator_units[rows]), name="annotator")
+        ids: pd.Index = pd.Index(pd.unique(self.annotator_units[rows]), name="annotator")
+        return ids
 
     def sentence(self) -> str:
         """The answer in one sentence."""
@@ -288,7 +291,8 @@ def _variance(m: np.ndarray, q0: np.ndarray, q1: np.ndarray, q2: np.ndarray, cro
         ss = ss + 2.0 * (x2 - m * x1 + m * m * x0)
     with np.errstate(divide="ignore", invalid="ignore"):
         robust = np.where(k > 1.0, k / (k - 1.0) * np.maximum(ss, 0.0), np.nan)
-        return np.maximum(robust, floor) / (w * w)
+        out: np.ndarray = np.maximum(robust, floor) / (w * w)
+    return out
 
 
 def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], higher: bool) -> tuple[np.ndarray, ...]:
@@ -298,10 +302,12 @@ def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], high
     ``"c0"``, ``"c1"`` (cross columns over annotators whose half 0 / half 1 is in the candidate) and ``"cb"`` (both).
     """
     halves = [parts[k] for k in sorted(k for k in parts if k.startswith("h"))]
-    s = sum(halves)
+    s: np.ndarray = np.sum(halves, axis=0)
     tot = totals["h"]
     r = tot - s
     two = "cb" in parts
+    cross_s: np.ndarray | None
+    cross_r: np.ndarray | None
     if two:
         cb, c0, c1 = parts["cb"], parts["c0"], parts["c1"]
         cross_s = cb
@@ -550,7 +556,7 @@ def excluded_groups(
     y_a = s_u.sum(axis=1) / n_a
     N = float(n_a.sum())
     within = float(sq.sum() - (n_a * y_a**2).sum())
-    sigma2 = max(within / (N - k), 0.0) if N > k else 0.0
+    sigma2 = max(within / (N - k), 0.0) if k < N else 0.0
     grand = float((n_a * y_a).sum() / N)
     n0 = (N - float((n_a**2).sum()) / N)
     tau2 = max((float((n_a * (y_a - grand) ** 2).sum()) - (k - 1) * sigma2) / n0, 0.0) if n0 > 0 else 0.0
@@ -583,8 +589,12 @@ def excluded_groups(
     counts["n_identical"] = cand.n_identical
     counts["missing"] = cand.missing
     small_table = table.loc[ann_ids, [a for a in attrs if not (use_adr and a == ADR_ATTRIBUTE)]]
-    if use_adr:
-        small_table = small_table.assign(**{ADR_ATTRIBUTE: np.nanmean(adr_halves[keep_a], axis=1)})
+    if adr_halves is not None:
+        both = adr_halves[keep_a]
+        defined = np.isfinite(both)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_adr = np.where(defined, both, 0.0).sum(axis=1) / defined.sum(axis=1)
+        small_table = small_table.assign(**{ADR_ATTRIBUTE: mean_adr})
     counts["n_small_groups"] = count_small_groups(small_table, attrs, max_conditions, ranges, min_annotators)
     counts["n_annotators"] = k
     counts["n_annotations"] = int(n_a.sum())
@@ -592,7 +602,7 @@ def excluded_groups(
     members = cand.members
     identity = np.arange(k)[None, :]
     sums = _Sums(members, k, H, data)
-    totals = {"h": sum(d.sum(axis=0) for d in halves)}
+    totals = {"h": np.sum([d.sum(axis=0) for d in halves], axis=0)}
     if cross is not None:
         totals["c"] = cross.sum(axis=0)
     obs = sums.sums(identity)
@@ -631,13 +641,17 @@ def excluded_groups(
             maxima.append(np.where(np.isfinite(stat), stat, -np.inf).max(axis=0))
         null = np.concatenate(maxima)
         if exact:
-            # permutations that leave every candidate's membership as it is give the observed statistics: the
-            # smallest attainable p-value is their share
+            # permutations that map the candidates onto themselves (each onto itself or onto another, e.g. a group
+            # and its complement) give the observed maximum whatever the data: their share is the smallest
+            # p-value these annotators allow
             dense = members.toarray().reshape(k, H, m)
+            bit = (2.0 ** np.arange(k * H)).reshape(k, H, 1)
+            own_keys = np.sort((dense * bit).sum(axis=(0, 1)))
             same = np.ones(len(perms), dtype=bool)
             for i in range(0, len(perms), 4096):
                 blk = perms[i:i + 4096]
-                same[i:i + 4096] = (dense[blk] == dense[None]).all(axis=(1, 2, 3))
+                keys = np.sort((dense[blk] * bit[None]).sum(axis=(1, 2)), axis=1)
+                same[i:i + 4096] = (keys == own_keys[None]).all(axis=1)
             smallest_p = float(same.mean())
             ref, n_ref = np.sort(null)[::-1], len(null)
         else:
@@ -657,8 +671,9 @@ def excluded_groups(
     raw_cols = [np.column_stack([w_u[:, h], w_u[:, h] * np.where(n_u[:, h] > 0, raw_u[:, h] / np.maximum(n_u[:, h], 1),
                                                                   0.0)]) for h in range(H)]
     mt = sp.csr_matrix(members.T, dtype=np.float64)
-    g_raw = sum(np.asarray(mt[:, h::H] @ raw_cols[h]) for h in range(H)) if m else np.zeros((0, 2))
-    t_raw = sum(rc.sum(axis=0) for rc in raw_cols)
+    g_raw: np.ndarray = (np.sum([np.asarray(mt[:, h::H] @ raw_cols[h]) for h in range(H)], axis=0) if m
+                         else np.zeros((0, 2)))
+    t_raw: np.ndarray = np.sum([rc.sum(axis=0) for rc in raw_cols], axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         perf_s = g_raw[:, 1] / g_raw[:, 0]
         perf_r = (t_raw[1] - g_raw[:, 1]) / (t_raw[0] - g_raw[:, 0])
@@ -695,7 +710,7 @@ def excluded_groups(
         table=tbl, alpha=alpha, performance=performance, higher_is_better=info.higher_is_better, adjust=adjust,
         critical_value=crit, smallest_p=smallest_p, n_permutations=len(null) if m and exact else n_perm, exact=exact,
         counts=counts, annotator_units=unit_ann, members_matrix=members, attributes=tuple(attrs),
-        max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes),
+        max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes), engine=(data, totals),
     )
 
 
