@@ -24,14 +24,20 @@ or wrong, and a studentized statistic keeps a permutation test valid when the gr
 
 **Family-wise error.** The annotators' attribute rows are permuted as a whole (each annotator's data keeps its
 annotations, its items and its weight; only who belongs to which group changes). For each permutation every
-candidate's ``|T| - offset`` is computed from one sparse product (candidates x annotators membership times
-annotators x permutations sums), and the maximum over all candidates gives the null distribution of the
-largest statistic. A candidate's adjusted p-value is the share of permutations whose maximum reaches its own
-statistic (single-step max-T, Westfall and Young 1993); the same critical value ``c`` gives simultaneous
-intervals ``gap +/- (c + offset) se``, so a group is reported exactly when its interval excludes 0. The offset
-``sqrt(2 ln K)``, ``K`` the candidates with as many conditions, is fixed before any permutation: single
-attributes do not compete with the hundreds of pairs (:func:`~aif360_subjective.detectors.maxt.class_offsets`).
-With at most 8 annotators every permutation is enumerated and the p-values are exact.
+candidate's ``T`` is computed from one sparse product (candidates x annotators membership times annotators x
+permutations sums), and the maximum of ``T - offset`` over all candidates gives the null distribution of the largest
+statistic. The test is one-sided, "served worse": ``T`` is skewed (a group that happens to hold many annotators the
+model serves well, each with a small variance, gets a long tail towards "served better"), and that tail must not
+raise the bar of the question asked. A candidate's adjusted p-value is the share of permutations whose maximum
+reaches its own statistic (single-step max-T, Westfall and Young 1993); the same critical value ``c`` gives the
+simultaneous lower bounds ``ci_low = gap - (c + offset) se``, so a group is reported exactly when ``ci_low > 0``;
+``ci_high`` is the simultaneous upper bound from the other direction's max-T (each bound holds for every candidate
+at once with probability 1 - alpha). The offset balances the classes of candidates (those with 1, 2, 3
+conditions): it is the median, over the permutations, of the class's largest ``T``, so that the few single
+attributes do not compete with the hundreds of pairs and each class reaches the threshold about equally often under
+the null (Beran's balanced simultaneous confidence sets). It is a function of the permutation distribution, which
+is the same from every arrangement of the annotators, so the test stays exact under exchangeability. With at most
+8 annotators every permutation is enumerated and the p-values are exact.
 
 **Items.** ``adjust="items"`` replaces each annotation's score by its difference from the mean score of the
 *other* annotations of the same item: a group whose annotators saw harder items is then not called excluded.
@@ -43,6 +49,7 @@ References:
     Schäfer, J., Wiese, L. ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis (discovering the
     subgroups instead of choosing them).
     Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley (max-T).
+    Beran, R. (1988). Balanced simultaneous confidence sets. JASA 83(403), 679-686.
     Janssen, A. (1997). Studentized permutation tests for non-i.i.d. hypotheses and the generalized
     Behrens-Fisher problem. Statistics & Probability Letters 36, 9-21.
     Chung, E., Romano, J. P. (2013). Exact and asymptotically robust permutation tests. Annals of Statistics
@@ -65,13 +72,14 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
-from ..detectors.maxt import check_n_permutations, class_offsets
-from .annotations import check_unique_pairs, cross_fit, encode_annotations
+from ..detectors.maxt import check_n_permutations
+from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, cross_fit, encode_annotations
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
 from .functional import _binary_view, _ids
 from .options import ORDINAL_PERFORMANCES, PERFORMANCES
 
-__all__ = ["ADJUSTMENTS", "DISCOVERY_PERFORMANCES", "ExcludedGroups", "excluded_groups"]
+__all__ = ["ADJUSTMENTS", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups", "check_discovery_options",
+           "discover_excluded", "excluded_groups"]
 
 #: ``adjust=``: raw scores, or each annotation against the other annotations of its item.
 ADJUSTMENTS = ("none", "items")
@@ -99,13 +107,13 @@ class ExcludedGroups:
     """What :func:`excluded_groups` found.
 
     Attributes:
-        table: every candidate tested, most excluded first (index ``candidate``), with the columns of
-            :meth:`findings`.
+        table: every candidate tested, most excluded first (by ``ci_low``, the gap the data vouch for; then by the
+            statistic), index ``candidate``, with the columns of :meth:`findings`.
         alpha: the family-wise error level.
         performance: the performance measure's name.
         higher_is_better: its direction.
         adjust: "none" or "items".
-        critical_value: ``c``: a candidate is reported when ``|T| - offset > c`` (inf: nothing can be).
+        critical_value: ``c``: a candidate is reported when ``T - offset > c`` (inf: nothing can be).
         smallest_p: the smallest adjusted p-value these annotators allow.
         n_permutations: permutations drawn (or enumerated, ``exact``).
         exact: whether every permutation was enumerated.
@@ -141,9 +149,10 @@ class ExcludedGroups:
             ``n_conditions``, ``n_annotators``, ``n_annotations``, ``performance`` and ``rest_performance`` (the
             group's and the rest's weighted performance, raw scores), ``gap`` (rest minus group for measures where
             higher is better, group minus rest otherwise: positive = served worse; item-adjusted scores with
-            ``adjust="items"``), ``se``, ``t``, ``ci_low``, ``ci_high`` (simultaneous intervals of the gap at
-            1 - alpha over every candidate), ``p_adjusted`` (max-T over every candidate), ``detectable_gap`` (the
-            gap found with 80% power), ``shared_items`` (share of the group's annotations on items some other
+            ``adjust="items"``), ``se``, ``t``, ``ci_low``, ``ci_high`` (simultaneous lower and upper bounds of the
+            gap, each at 1 - alpha over every candidate), ``p_adjusted`` (max-T over every candidate), ``detectable_gap`` (the
+            gap found with 80% power), ``threshold`` (the ``|T|`` above which a candidate is reported: the critical
+            value plus its class's offset), ``shared_items`` (share of the group's annotations on items some other
             annotator also annotated; NaN when not computed).
         """
         t = self.table
@@ -364,6 +373,53 @@ class _Sums:
         return out
 
 
+@dataclass(frozen=True)
+class _Direction:
+    """The max-T of one direction: offsets, critical value and adjusted p-values of every candidate."""
+
+    offset: np.ndarray
+    critical_value: float = np.inf
+    p_adjusted: np.ndarray | None = None
+
+    @classmethod
+    def from_null(cls, class_max: np.ndarray, classes: np.ndarray, t: np.ndarray, alpha: float,
+                  exact: bool) -> _Direction:
+        """From the (permutations, classes) largest statistic of each class under the permutations.
+
+        Balanced max-T: each class's statistics are offset by the median of the class's largest statistic under
+        the permutations, so that the few single attributes and the many pairs, the small groups and the large
+        ones, reach the threshold about equally often; the null distribution is that of the largest offset
+        statistic over every candidate. Monte Carlo: ``p = (1 + #{null >= s}) / (B + 1)``; exact: ``#{null >= s} /
+        B`` (the identity is among the permutations).
+        """
+        centre = np.median(class_max, axis=0)
+        centre = np.where(np.isfinite(centre), centre, 0.0)
+        offset = centre[classes]
+        null = (class_max - centre[None, :]).max(axis=1)
+        ref = np.sort(null)[::-1] if exact else np.concatenate([[np.inf], np.sort(null)[::-1]])
+        n_ref = len(ref)
+        s_obs = np.where(np.isfinite(t), t, -np.inf) - offset
+        n_ge = n_ref - np.searchsorted(ref[::-1], s_obs - _TIE, side="left")
+        k_rej = int(math.floor(alpha * n_ref + 1e-9))
+        crit = float(ref[k_rej]) if k_rej < n_ref else -np.inf
+        return cls(offset=offset, critical_value=crit, p_adjusted=n_ge / n_ref)
+
+
+def _smallest_p(members: sp.csc_matrix, perms: np.ndarray, k: int, H: int, m: int) -> float:
+    """The share of permutations that map the candidates onto themselves (each onto itself or onto another, e.g. a
+    group and its complement): they give the observed maximum whatever the data, so it is the smallest p-value
+    these annotators allow."""
+    dense = members.toarray().reshape(k, H, m)
+    bit = (2.0 ** np.arange(k * H)).reshape(k, H, 1)
+    own_keys = np.sort((dense * bit).sum(axis=(0, 1)))
+    same = np.ones(len(perms), dtype=bool)
+    for i in range(0, len(perms), 4096):
+        blk = perms[i:i + 4096]
+        keys = np.sort((dense[blk] * bit[None]).sum(axis=(1, 2)), axis=1)
+        same[i:i + 4096] = (keys == own_keys[None]).all(axis=1)
+    return float(same.mean())
+
+
 # ----------------------------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------------------------
@@ -482,18 +538,10 @@ def excluded_groups(
         ...                      attributes=["gender", "age"], adjust="items", random_state=0)
         >>> ex.findings()[["description", "gap", "p_adjusted"]]  # doctest: +SKIP
     """
-    max_conditions = check_int(max_conditions, "max_conditions", low=1, high=3)
-    min_annotators = check_int(min_annotators, "min_annotators", low=2)
-    ranges = check_int(ranges, "ranges", low=2)
-    check_choice(adjust, "adjust", ADJUSTMENTS)
-    alpha = check_alpha(alpha)
-    n_perm = check_n_permutations(n_perm)
-    if alpha * (n_perm + 1) < 1:
-        raise ValueError(f"n_perm={n_perm} cannot reach alpha={alpha:g} (the smallest p-value is 1 / (n_perm + 1)): "
-                         f"use n_perm >= {math.ceil(1 / alpha) - 1}")
-    performance = _check_performance(performance)
-    rng = check_random_state(random_state)
-    info = PERFORMANCES[performance]
+    opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
+                                   adjust=adjust, alpha=alpha, n_perm=n_perm, performance=performance,
+                                   random_state=random_state)
+    info = PERFORMANCES[opts.performance]
 
     # -- encode (the opinion-exclusion faces' checks and messages)
     check_same_index({"y_true": y_true, "y_pred": y_pred, "item_ids": item_ids, "annotator_ids": annotator_ids})
@@ -503,8 +551,6 @@ def excluded_groups(
         if positive_from is not None:
             yt, yp, ratings = _binary_view(y_true, y_pred, positive_from, pos_label)
         else:
-            from .annotations import check_ratings
-
             n = len(y_true)
             ratings = (check_ratings(y_true, "y_true", n), check_ratings(y_pred, "y_pred", n))
             yt = yp = np.zeros(n, dtype=np.int64)  # no binary view: the ADR uses the median rating
@@ -515,6 +561,66 @@ def excluded_groups(
                              _ids(y_true, annotator_ids, "annotator", "annotator_ids"), pos_label=pos_label,
                              ratings=ratings)
     check_unique_pairs(enc.item_codes, enc.annotator_codes, enc.items, enc.annotators)
+    reference = "median" if (info.needs_ratings and positive_from is None) else "majority"
+    return discover_excluded(enc, annotators, attributes, opts, tie=tie, adr_reference=reference)
+
+
+@dataclass(frozen=True)
+class DiscoveryOptions:
+    """The validated options of a discovery (:func:`check_discovery_options`)."""
+
+    max_conditions: int
+    min_annotators: int
+    ranges: int
+    adjust: str
+    alpha: float
+    n_perm: int
+    performance: str
+    rng: np.random.Generator
+
+
+def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5, ranges: Any = 4, adjust: Any = "none",
+                            alpha: Any = 0.05, n_perm: Any = 999, performance: Any = "accuracy",
+                            random_state: Any = None) -> DiscoveryOptions:
+    """Validate the options of :func:`excluded_groups` (the same checks and messages for every face).
+
+    Raises:
+        ValueError: ``max_conditions`` outside 1-3, ``min_annotators`` < 2, ``ranges`` < 2, an unknown ``adjust`` or
+            ``performance``, ``alpha`` outside (0, 1), too few permutations to reach ``alpha``.
+        TypeError: an option of the wrong type.
+    """
+    max_conditions = check_int(max_conditions, "max_conditions", low=1, high=3)
+    min_annotators = check_int(min_annotators, "min_annotators", low=2)
+    ranges = check_int(ranges, "ranges", low=2)
+    check_choice(adjust, "adjust", ADJUSTMENTS)
+    alpha = check_alpha(alpha)
+    n_perm = check_n_permutations(n_perm)
+    if alpha * (n_perm + 1) < 1:
+        raise ValueError(f"n_perm={n_perm} cannot reach alpha={alpha:g} (the smallest p-value is 1 / (n_perm + 1)): "
+                         f"use n_perm >= {math.ceil(1 / alpha) - 1}")
+    return DiscoveryOptions(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
+                            adjust=adjust, alpha=alpha, n_perm=n_perm, performance=_check_performance(performance),
+                            rng=check_random_state(random_state))
+
+
+def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any, opts: DiscoveryOptions, *,
+                      tie: str = "favorable", adr_reference: str = "majority") -> ExcludedGroups:
+    """The discovery on encoded annotations (the core both faces call; see :func:`excluded_groups`).
+
+    Args:
+        enc: encoded annotations (their binary view for the ADR; ratings for the measures on ratings).
+        annotators: annotator attributes, a DataFrame indexed by annotator id.
+        attributes: the attributes to combine (None = every column), ``"adr"`` for the cross-fitted ADR.
+        opts: :func:`check_discovery_options`.
+        tie: majority-vote tie policy of the ADR.
+        adr_reference: "majority" or "median" (ratings), as for ``adr_fit="cross"``.
+
+    Returns:
+        ExcludedGroups
+    """
+    max_conditions, min_annotators, ranges = opts.max_conditions, opts.min_annotators, opts.ranges
+    adjust, alpha, n_perm, performance, rng = opts.adjust, opts.alpha, opts.n_perm, opts.performance, opts.rng
+    info = PERFORMANCES[performance]
     table, attrs = _check_attributes(annotators, attributes, enc.annotators)
     use_adr = ADR_ATTRIBUTE in attrs and ADR_ATTRIBUTE not in annotators.columns
     counts: dict[str, Any] = {"n_without_attributes": int((~enc.annotators.isin(annotators.index)).sum())}
@@ -534,8 +640,7 @@ def excluded_groups(
     half = np.zeros(enc.n, dtype=np.int64)
     adr_halves = None
     if use_adr:
-        reference = "median" if (info.needs_ratings and positive_from is None) else "majority"
-        fit = cross_fit(enc, tie, reference)
+        fit = cross_fit(enc, tie, adr_reference)
         half, adr_halves = fit.row_half, fit.adr
     n_all = len(enc.annotators)
     a_codes = enc.annotator_codes[rows]
@@ -616,13 +721,15 @@ def excluded_groups(
     gap, se, t, k_s = gap[keep_c], se[keep_c], t[keep_c], k_s[keep_c]
     m = len(keep_c)
     counts["n_candidates"] = m
-    offset = class_offsets(n_cond) if m else np.zeros(0)
-    s_obs = np.abs(t) - offset
+    # classes of candidates: conditions x size band (the |T| of a group of 5 annotators has heavy tails, like
+    # Student's t on 4 degrees of freedom; in a class of their own they do not set the threshold of large groups)
+    classes, cls = np.unique(n_cond, return_inverse=True)  # the classes of the balanced max-T
+    cls = np.asarray(cls, dtype=np.intp).ravel()
 
-    # -- the null distribution of the largest statistic: permutations of annotators
+    # -- the null distribution of the largest statistic, in each direction: permutations of annotators
     exact = k <= EXACT_MAX_ANNOTATORS
-    maxima: list[np.ndarray] = []
     smallest_p = 1.0 / (n_perm + 1)
+    worse, better = _Direction(np.zeros(m)), _Direction(np.zeros(m))  # served worse (T), served better (-T)
     if m:
         sums = _Sums(members, k, H, data)
         if exact:
@@ -635,36 +742,22 @@ def excluded_groups(
                 b = min(_BATCH, n_perm - done)
                 batches.append(rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1))
                 done += b
+        pos: list[np.ndarray] = []
+        neg: list[np.ndarray] = []
         for perm in batches:
             _, _, tp, _, _ = _statistic(sums.sums(perm), totals, info.higher_is_better)
-            stat = np.abs(tp) - offset[:, None]
-            maxima.append(np.where(np.isfinite(stat), stat, -np.inf).max(axis=0))
-        null = np.concatenate(maxima)
+            # the largest T (and -T) of each class under each permutation
+            for out, signed in ((pos, tp), (neg, -tp)):
+                stat = np.where(np.isfinite(signed), signed, -np.inf)
+                out.append(np.stack([stat[cls == c].max(axis=0) for c in range(len(classes))], axis=1))
         if exact:
-            # permutations that map the candidates onto themselves (each onto itself or onto another, e.g. a group
-            # and its complement) give the observed maximum whatever the data: their share is the smallest
-            # p-value these annotators allow
-            dense = members.toarray().reshape(k, H, m)
-            bit = (2.0 ** np.arange(k * H)).reshape(k, H, 1)
-            own_keys = np.sort((dense * bit).sum(axis=(0, 1)))
-            same = np.ones(len(perms), dtype=bool)
-            for i in range(0, len(perms), 4096):
-                blk = perms[i:i + 4096]
-                keys = np.sort((dense[blk] * bit[None]).sum(axis=(1, 2)), axis=1)
-                same[i:i + 4096] = (keys == own_keys[None]).all(axis=1)
-            smallest_p = float(same.mean())
-            ref, n_ref = np.sort(null)[::-1], len(null)
-        else:
-            ref, n_ref = np.concatenate([[np.inf], np.sort(null)[::-1]]), n_perm + 1
-        asc = ref[::-1]
-        n_ge = n_ref - np.searchsorted(asc, s_obs - _TIE, side="left")
-        p_adj = n_ge / n_ref
-        k_rej = int(math.floor(alpha * n_ref + 1e-9))
-        crit = float(ref[k_rej]) if k_rej < n_ref else -np.inf
-    else:
-        p_adj = np.zeros(0)
-        crit = np.inf
-    half_width = (crit + offset) * se
+            smallest_p = _smallest_p(members, perms, k, H, m)
+        worse = _Direction.from_null(np.concatenate(pos), cls, t, alpha, exact)
+        better = _Direction.from_null(np.concatenate(neg), cls, -t, alpha, exact)
+    offset, crit = worse.offset, worse.critical_value
+    p_adj = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
+    half_width = np.maximum(crit + offset, 0.0) * se
+    upper_width = np.maximum(better.critical_value + better.offset, 0.0) * se
     detectable = (crit + offset + _Z_POWER) * se
 
     # -- raw performance of the group and the rest (the weighted means of the raw scores)
@@ -690,13 +783,15 @@ def excluded_groups(
         "se": se,
         "t": t,
         "ci_low": gap - half_width,
-        "ci_high": gap + half_width,
+        "ci_high": gap + upper_width,
         "p_adjusted": p_adj,
         "detectable_gap": detectable,
+        "threshold": crit + offset,
     })
-    # most excluded first: by the maximised statistic, signed (served better last); the reported groups, whose
-    # statistic exceeds the critical value, come first
-    order = np.argsort(-(t - offset), kind="stable")
+    # most excluded first: by the lower end of the simultaneous interval, the gap the data vouch for (reported groups,
+    # whose interval excludes 0, come first; a subgroup's larger but noisier gap, or its parent's diluted one, rank
+    # below the group itself), then by the statistic (all ends are -inf when nothing can be reported)
+    order = np.lexsort((-(t - offset), -(gap - half_width)))
     tbl = tbl.iloc[order].reset_index(drop=True)
     tbl.index.name = "candidate"
     members = sp.csc_matrix(members[:, order])
@@ -708,7 +803,7 @@ def excluded_groups(
                      "ADR on the other half")
     return ExcludedGroups(
         table=tbl, alpha=alpha, performance=performance, higher_is_better=info.higher_is_better, adjust=adjust,
-        critical_value=crit, smallest_p=smallest_p, n_permutations=len(null) if m and exact else n_perm, exact=exact,
+        critical_value=crit, smallest_p=smallest_p, n_permutations=math.factorial(k) if exact else n_perm, exact=exact,
         counts=counts, annotator_units=unit_ann, members_matrix=members, attributes=tuple(attrs),
         max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes), engine=(data, totals),
     )

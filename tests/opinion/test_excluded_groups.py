@@ -149,9 +149,11 @@ def test_no_finding_states_detectable_gap():
     assert ex.sentence().startswith("No annotator group is served worse")
     assert "would have been found 80% of the time" in ex.sentence()
     t = ex.candidates()
-    # detectable gap = (c + offset + z_0.8) se: with one condition class of 3 candidates, offset sqrt(2 ln 3)
-    expected = (ex.critical_value + np.sqrt(2 * np.log(3)) + 0.8416212335729143) * t["se"]
-    assert np.allclose(t["detectable_gap"], expected)
+    # detectable gap = (c + offset + z_0.8) se, the threshold c + offset that T must exceed; the interval's lower end
+    # is the gap minus threshold x se
+    assert (t["threshold"] > 0).all()
+    assert np.allclose(t["detectable_gap"], (t["threshold"] + 0.8416212335729143) * t["se"])
+    assert np.allclose(t["gap"] - t["ci_low"], t["threshold"] * t["se"])
 
 
 def test_permutation_engine_matches_a_permuted_table():
@@ -278,3 +280,24 @@ def test_bad_annotator_table_type():
     with pytest.raises(TypeError, match="annotators must be a pandas DataFrame"):
         excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
                         annotators={"a1": "A"})  # type: ignore[arg-type]
+
+
+def test_class_face_matches_function():
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    rng = np.random.default_rng(21)
+    y, pred, item, who, table = _simulate(rng, n_annotators=150, gap=0.15, planted="education == 'phd'")
+    long = pd.DataFrame({"item": item, "annotator": who, "label": y})
+    ds = MultiAnnotatorDataset(long, annotators=table[["gender", "education"]], favorable_label=1,
+                               unfavorable_label=0)
+    classified = ds.with_predictions(pred)
+    metric = OpinionExclusionMetric(ds, classified, grouping="adr")
+    face = metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_perm=199)
+    func = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table[["gender", "education"]],
+                           attributes=["gender", "education", "adr"], random_state=3, n_perm=199)
+    pd.testing.assert_frame_equal(face.candidates(), func.candidates())
+    assert face.findings().iloc[0]["description"] == "education=phd"
+    assert metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_perm=199) is face
+    with pytest.raises(ValueError, match="max_conditions"):
+        metric.excluded_groups(max_conditions=5)
