@@ -150,8 +150,8 @@ class ExcludedGroups:
             group's and the rest's weighted performance, raw scores), ``gap`` (rest minus group for measures where
             higher is better, group minus rest otherwise: positive = served worse; item-adjusted scores with
             ``adjust="items"``), ``se``, ``t``, ``ci_low``, ``ci_high`` (simultaneous lower and upper bounds of the
-            gap, each at 1 - alpha over every candidate), ``p_adjusted`` (max-T over every candidate), ``detectable_gap`` (the
-            gap found with 80% power), ``threshold`` (the ``|T|`` above which a candidate is reported: the critical
+            gap, each at 1 - alpha over every candidate), ``p_adjusted`` (max-T over every candidate),
+            ``detectable_gap`` (the gap found with 80% power), ``threshold`` (the ``T`` above which a candidate is reported: the critical
             value plus its class's offset), ``shared_items`` (share of the group's annotations on items some other
             annotator also annotated; NaN when not computed).
         """
