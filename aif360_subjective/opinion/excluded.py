@@ -151,9 +151,9 @@ class ExcludedGroups:
             higher is better, group minus rest otherwise: positive = served worse; item-adjusted scores with
             ``adjust="items"``), ``se``, ``t``, ``ci_low``, ``ci_high`` (simultaneous lower and upper bounds of the
             gap, each at 1 - alpha over every candidate), ``p_adjusted`` (max-T over every candidate),
-            ``detectable_gap`` (the gap found with 80% power), ``threshold`` (the ``T`` above which a candidate is reported: the critical
-            value plus its class's offset), ``shared_items`` (share of the group's annotations on items some other
-            annotator also annotated; NaN when not computed).
+            ``detectable_gap`` (the gap found with 80% power), ``threshold`` (the ``T`` above which a candidate is
+            reported: the critical value plus its class's offset), ``shared_items`` (share of the group's
+            annotations on items some other annotator also annotated; NaN when not computed).
         """
         t = self.table
         return t[(t["p_adjusted"] <= self.alpha) & (t["gap"] > 0)]
