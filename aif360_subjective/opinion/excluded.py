@@ -90,6 +90,9 @@ DISCOVERY_PERFORMANCES = ("accuracy", "true_positive_rate", "true_negative_rate"
 #: Power the minimum detectable gap is stated for.
 DETECTABLE_POWER = 0.8
 _Z_POWER = 0.8416212335729143  # the standard normal quantile of DETECTABLE_POWER
+#: Below this share of a finding's annotations on items other annotators also labelled, the answer warns that the
+#: raw gap may be the items' difficulty.
+SHARED_WARNING = 0.5
 #: Most annotators whose every permutation is enumerated (8! = 40,320).
 EXACT_MAX_ANNOTATORS = 8
 _BATCH = 64
@@ -194,9 +197,15 @@ class ExcludedGroups:
             top = found.iloc[0]
             more = (f"; {len(found) - 1} more group{'s' if len(found) > 2 else ''} served worse"
                     if len(found) > 1 else "")
+            shared = float(top["shared_items"])
+            caveat = ""
+            if self.adjust == "none" and np.isfinite(shared) and shared < SHARED_WARNING:
+                caveat = (f" Only {shared:.0%} of this group's annotations are on items other annotators also "
+                          "labelled: the gap may be the difficulty of its items; adjust='items' compares annotators "
+                          "on the same items.")
             return (f"Served worse: {top['description']} ({int(top['n_annotators'])} annotators), gap "
                     f"{top['gap']:.3f}{adj} [{top['ci_low']:.3f}, {top['ci_high']:.3f}], adjusted p = "
-                    f"{top['p_adjusted']:.3g}, among {what}{more}.")
+                    f"{top['p_adjusted']:.3g}, among {what}{more}.{caveat}")
         mdg = self.table["detectable_gap"].to_numpy(dtype=np.float64)
         single = self.table["n_conditions"].to_numpy() == 1
         pool = mdg[single] if single.any() else mdg
@@ -220,25 +229,30 @@ class ExcludedGroups:
             "tested",
         ]
         if c.get("n_small_rest"):
-            parts.append(f"{c['n_small_rest']} candidates not tested: fewer than {self.min_annotators} other "
+            parts.append(f"{_count(c['n_small_rest'], 'candidate')} not tested: fewer than {self.min_annotators} other "
                          "annotators to compare with")
         if c.get("n_identical"):
-            parts.append(f"{c['n_identical']} conjunctions holding the same annotators as a shorter one kept once")
+            parts.append(f"{_count(c['n_identical'], 'conjunction')} holding the same annotators as a shorter one "
+                         "kept once")
         for a, n in c.get("missing", {}).items():
-            parts.append(f"{n} annotators without a value of {a} (in no condition on it)")
+            parts.append(f"{_count(n, 'annotator')} without a value of {a} (in no condition on it)")
         if c.get("n_without_attributes"):
-            parts.append(f"{c['n_without_attributes']} annotators absent from the annotator table")
+            parts.append(f"{_count(c['n_without_attributes'], 'annotator')} absent from the annotator table")
         if c.get("n_no_scored_annotation"):
-            parts.append(f"{c['n_no_scored_annotation']} annotators without a scored annotation left out")
+            parts.append(f"{_count(c['n_no_scored_annotation'], 'annotator')} without a scored annotation left out")
         if c.get("n_single_annotation_items"):
-            parts.append(f"{c['n_single_annotation_items']} annotations of items annotated once dropped (no other "
-                         "annotation to compare with)")
+            parts.append(f"{_count(c['n_single_annotation_items'], 'annotation')} of items annotated once dropped "
+                         "(no other annotation to compare with)")
         parts += list(self.notes)
         parts.append(f"critical value {self.critical_value:.3f}")
         return "; ".join(parts) + ". " + self.sentence()
 
     def __str__(self) -> str:
         return self.summary()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -137,6 +137,7 @@ def test_item_confounded_group_needs_adjust_items():
     assert raw.findings()["description"].str.contains("gender=x").any()
     first = raw.findings().iloc[0]
     assert first["shared_items"] == 0.0  # their items were annotated by no one else
+    assert "Only 0% of this group's annotations are on items other annotators also labelled" in raw.sentence()
     assert not adj.findings()["description"].str.contains("gender=x").any()
 
 
