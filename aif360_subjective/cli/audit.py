@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, groups)
+        ex = discovery(args, metric, attrs) if args.discover else None
         step("writing the report")
         path = None
         if args.out:
@@ -114,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
             report.fact("unfairness", summary.loc[pred.name, "unfairness"])
             report.fact(f"{args.performance} (mean over groups)", summary.loc[pred.name, "performance"])
             report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
+            if ex is not None:
+                from ..report.sections import excluded_groups_section
+
+                report.extend([excluded_groups_section(ex)])
             # how the data was read and grouped: details, after the answer and the rankings
             report.extend([Section("Data and grouping notes").text(*ann.notes[1:], *pred.notes, *notes)])
             # the library's sentences name Python options; the report of a command names the command's options
@@ -135,8 +140,8 @@ def run(args: argparse.Namespace) -> int:
 
     # the report's group names (0.00–0.07, A & B), not pandas' interval reprs
     common.print_frame(groups.rename(index=group_label), "Groups:")
-    if args.discover:
-        discover(args, metric, attrs)
+    if ex is not None:
+        print_discovery(ex)
     if path:
         print(f"Report: {path}")
     return 0
@@ -146,9 +151,8 @@ def run(args: argparse.Namespace) -> int:
 SHOWN_FINDINGS = 10
 
 
-def discover(args: argparse.Namespace, metric, attrs: list[str] | None) -> None:
-    """``--discover``: whose opinions are excluded (:meth:`OpinionExclusionMetric.excluded_groups`), one answer line
-    and the groups found."""
+def discovery(args: argparse.Namespace, metric, attrs: list[str] | None):
+    """``--discover``: whose opinions are excluded (:meth:`OpinionExclusionMetric.excluded_groups`)."""
     from ..opinion.excluded import DISCOVERY_PERFORMANCES
 
     if args.performance not in DISCOVERY_PERFORMANCES:
@@ -163,6 +167,11 @@ def discover(args: argparse.Namespace, metric, attrs: list[str] | None) -> None:
                                     performance=args.performance, random_state=args.seed)
     except ValueError as err:
         raise CLIError(f"--discover: {common.cli_words(str(err), DISCOVER_FLAGS)}") from None
+    return ex
+
+
+def print_discovery(ex) -> None:
+    """The answer line of ``--discover``, what was searched, and the groups found."""
     print()
     print("Whose opinions are excluded: " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
     print(common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(), DISCOVER_FLAGS))

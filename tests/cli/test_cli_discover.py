@@ -36,8 +36,9 @@ def _run(capsys, *argv):
 
 def test_discover_matches_library(capsys, files):
     ann_csv, ann_table, df, table = files
+    report = ann_csv.parent / "audit.html"
     code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
-                          "--min-annotators", "3", "--adjust", "items", "--n-perm", "199")
+                          "--min-annotators", "3", "--adjust", "items", "--n-perm", "199", "--out", str(report))
     assert code == 0, err
     ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0,
                                annotators=table)
@@ -46,6 +47,9 @@ def test_discover_matches_library(capsys, files):
     line = "Whose opinions are excluded: " + cli_words(ex.sentence(), DISCOVER_FLAGS)
     assert line in out
     assert "--adjust items" in out  # the summary names the command's option, not adjust='items'
+    html = report.read_text(encoding="utf-8")
+    assert "Whose opinions are excluded" in html
+    assert cli_words(ex.sentence(), DISCOVER_FLAGS).split(":")[0] in html
 
 
 @pytest.mark.parametrize("extra, match", [
