@@ -302,3 +302,23 @@ def test_class_face_matches_function():
     assert metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_perm=199) is face
     with pytest.raises(ValueError, match="max_conditions"):
         metric.excluded_groups(max_conditions=5)
+
+
+def test_missing_values_in_no_condition_and_counted():
+    rng = np.random.default_rng(22)
+    y, pred, item, who, table = _simulate(rng, n_annotators=120)
+    table = table.astype({"age": float})
+    table.iloc[:7, table.columns.get_loc("gender")] = np.nan
+    table.iloc[3:12, table.columns.get_loc("age")] = np.nan
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
+    assert ex.counts["missing"] == {"gender": 7, "age": 9}
+    assert "7 annotators without a value of gender" in ex.summary()
+    no_gender = set(table.index[:7])
+    no_age = set(table.index[3:12])
+    t = ex.candidates()
+    for i in t.index:
+        ids = set(ex.members(i))
+        if "gender=" in t.loc[i, "description"]:
+            assert not ids & no_gender
+        if "age ∈" in t.loc[i, "description"]:
+            assert not ids & no_age
