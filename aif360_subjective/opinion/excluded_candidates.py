@@ -137,8 +137,8 @@ def count_small_groups(table: pd.DataFrame, attributes: Sequence[str], max_condi
     small = 0
     for k in range(1, max_conditions + 1):
         for combo in combinations(attributes, k):
-            frame = pd.DataFrame({a: codes[a] for a in combo})
-            frame = frame[(frame >= 0).all(axis=1)]
-            sizes = frame.value_counts()
-            small += int(((sizes > 0) & (sizes < min_annotators)).sum())
+            cols = np.column_stack([codes[a] for a in combo]).astype(np.int64)
+            cols = cols[(cols >= 0).all(axis=1)]
+            _, sizes = np.unique(cols, axis=0, return_counts=True)
+            small += int((sizes < min_annotators).sum())
     return small

@@ -245,6 +245,7 @@ def test_cannot_answer_when_no_group_is_large_enough():
     ex = excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"],
                          annotator_ids=df["annotator"], annotators=table)
     assert ex.counts["n_candidates"] == 0 and len(ex.findings()) == 0
+    assert ex.counts["n_small_groups"] == 2  # group=A and group=B, 2 annotators each
     assert ex.sentence().startswith("Cannot answer")
 
 
