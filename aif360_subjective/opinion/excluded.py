@@ -223,8 +223,9 @@ class ExcludedGroups:
             f"{c['n_annotators']} annotators, {c['n_annotations']} annotations scored by {self.performance} "
             f"({'higher' if self.higher_is_better else 'lower'} is better), adjust={self.adjust!r}",
             f"attributes: {', '.join(self.attributes)}; up to {self.max_conditions} conditions",
-            f"{c['n_candidates']} candidate groups tested (max-T over all of them, "
-            f"{'every one of ' if self.exact else ''}{self.n_permutations} permutations of annotators)",
+            (f"{_count(c['n_candidates'], 'candidate group')} tested (max-T over all of them, "
+             f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators)"
+             if c["n_candidates"] else "no candidate group to test"),
             f"{c['n_small_groups']} attribute-value groups with fewer than {self.min_annotators} annotators not "
             "tested",
         ]
@@ -244,7 +245,8 @@ class ExcludedGroups:
             parts.append(f"{_count(c['n_single_annotation_items'], 'annotation')} of items annotated once dropped "
                          "(no other annotation to compare with)")
         parts += list(self.notes)
-        parts.append(f"critical value {self.critical_value:.3f}")
+        if np.isfinite(self.critical_value):
+            parts.append(f"critical value {self.critical_value:.3f}")
         return "; ".join(parts) + ". " + self.sentence()
 
     def __str__(self) -> str:
