@@ -257,6 +257,15 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+#: Which annotations each measure counts (for messages).
+_COUNTED = {"accuracy": "every annotation", "true_positive_rate": "the annotations labelled positive",
+            "false_negative_rate": "the annotations labelled positive",
+            "true_negative_rate": "the annotations labelled negative",
+            "false_positive_rate": "the annotations labelled negative",
+            "precision": "the annotations predicted positive", "mae": "every annotation",
+            "within_one": "every annotation"}
+
+
 # ----------------------------------------------------------------------------------------------
 # scores per annotation
 # ----------------------------------------------------------------------------------------------
@@ -671,6 +680,10 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     n_u, s_u, raw_u, n_a = n_u[keep_a], s_u[keep_a], raw_u[keep_a], n_a[keep_a]
     ann_ids = enc.annotators[keep_a]
     k = len(keep_a)
+    if k == 0:
+        left = " left after adjust='items'" if adjust == "items" else ""
+        raise ValueError(f"performance {performance!r} scores none of the {enc.n} annotations (it counts "
+                         f"{_COUNTED[performance]}, and there are none{left}): choose another performance measure")
 
     # -- random-effects weights from the one-way ANOVA moments over all annotators (fixed before permuting)
     sq = np.bincount(a_codes, weights=score[rows] ** 2, minlength=n_all)[keep_a]

@@ -323,3 +323,10 @@ def test_missing_values_in_no_condition_and_counted():
             assert not ids & no_gender
         if "age ∈" in t.loc[i, "description"]:
             assert not ids & no_age
+
+
+def test_measure_that_scores_nothing():
+    df, table = _hand_data()
+    with pytest.raises(ValueError, match="performance 'precision' scores none of the 16 annotations"):
+        excluded_groups(df["label"], np.zeros(len(df), dtype=int), item_ids=df["item"],
+                        annotator_ids=df["annotator"], annotators=table, min_annotators=2, performance="precision")
