@@ -154,7 +154,8 @@ class ExcludedGroups:
             higher is better, group minus rest otherwise: positive = served worse; item-adjusted scores with
             ``adjust="items"``), ``se``, ``t``, ``ci_low``, ``ci_high`` (simultaneous lower and upper bounds of the
             gap, each at 1 - alpha over every candidate), ``p_adjusted`` (max-T over every candidate),
-            ``detectable_gap`` (the gap found with 80% power), ``threshold`` (the ``T`` above which a candidate is
+            ``detectable_gap`` (the gap found with 80% power: ``(threshold + 0.84 s) se``, ``s`` the spread of the
+            candidate's T under the permutations, at least 1), ``threshold`` (the ``T`` above which a candidate is
             reported: the critical value plus its class's offset), ``shared_items`` (share of the group's
             annotations on items some other annotator also annotated; NaN when not computed).
         """
@@ -759,6 +760,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     exact = k <= EXACT_MAX_ANNOTATORS
     smallest_p = 1.0 / (n_perm + 1)
     worse, better = _Direction(np.zeros(m)), _Direction(np.zeros(m))  # served worse (T), served better (-T)
+    moments = np.zeros((m, 3))  # per candidate: permutations with a T, sum of T, sum of T^2
     if m:
         sums = _Sums(members, k, H, data)
         if exact:
@@ -775,6 +777,9 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         neg: list[np.ndarray] = []
         for perm in batches:
             _, _, tp, _, _ = _statistic(sums.sums(perm), totals, info.higher_is_better)
+            ok_t = np.isfinite(tp)
+            t0 = np.where(ok_t, tp, 0.0)
+            moments += np.column_stack([ok_t.sum(axis=1), t0.sum(axis=1), (t0 * t0).sum(axis=1)])
             # the largest T (and -T) of each class under each permutation
             for out, signed in ((pos, tp), (neg, -tp)):
                 stat = np.where(np.isfinite(signed), signed, -np.inf)
@@ -787,7 +792,13 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     p_adj = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
     half_width = np.maximum(crit + offset, 0.0) * se
     upper_width = np.maximum(better.critical_value + better.offset, 0.0) * se
-    detectable = (crit + offset + _Z_POWER) * se
+    # the gap found with 80% power: T must exceed crit + offset, and T spreads around gap / se with the spread of
+    # the candidate's T under the permutations (above 1 when its standard error is itself noisy: few annotators,
+    # heavy-tailed counts), never taken below 1
+    n_t = np.maximum(moments[:, 0], 1.0)
+    var_t = moments[:, 2] / n_t - (moments[:, 1] / n_t) ** 2
+    spread = np.maximum(np.sqrt(np.maximum(var_t, 0.0)), 1.0)
+    detectable = (crit + offset + _Z_POWER * spread) * se
 
     # -- raw performance of the group and the rest (the weighted means of the raw scores)
     raw_cols = [np.column_stack([w_u[:, h], w_u[:, h] * np.where(n_u[:, h] > 0, raw_u[:, h] / np.maximum(n_u[:, h], 1),
