@@ -148,7 +148,7 @@ def test_no_finding_states_detectable_gap():
                          random_state=0, n_perm=199)
     assert len(ex.findings()) == 0
     assert ex.sentence().startswith("No annotator group is served worse")
-    assert "would have been found 80% of the time" in ex.sentence()
+    assert "would have been found about 80% of the time (normal approximation)" in ex.sentence()
     t = ex.candidates()
     # detectable gap = (c + offset + z_0.8) se, the threshold c + offset that T must exceed; the interval's lower end
     # is the gap minus threshold x se
