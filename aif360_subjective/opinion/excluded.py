@@ -214,7 +214,8 @@ class ExcludedGroups:
         tail = ""
         if len(pool):
             tail = (f"; with these annotators a gap{adj} of {np.min(pool):.3f} (largest single-condition group) to "
-                    f"{np.max(pool):.3f} (smallest) would have been found about {DETECTABLE_POWER:.0%} of the time (normal approximation)")
+                    f"{np.max(pool):.3f} (smallest) would have been found about {DETECTABLE_POWER:.0%} of the time "
+                    "(normal approximation)")
         return f"No annotator group is served worse at alpha = {self.alpha:g} among {what}{tail}."
 
     def summary(self) -> str:
