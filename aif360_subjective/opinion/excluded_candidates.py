@@ -104,7 +104,7 @@ def build_candidates(unit_table: pd.DataFrame, max_conditions: int, min_units: i
     mined = mine_patterns(items, min_support=min_units, max_length=max_conditions)
     descriptions = [mined.description(i) for i in range(len(mined.patterns))]
     return CandidateSet(
-        members=mined.members if len(mined.patterns) else sp.csc_matrix((len(unit_table), 0), dtype=bool),
+        members=mined.members() if len(mined.patterns) else sp.csc_matrix((len(unit_table), 0), dtype=bool),
         descriptions=descriptions,
         n_conditions=np.array([len(p) for p in mined.patterns], dtype=np.int64),
         n_identical=mined.n_identical,
