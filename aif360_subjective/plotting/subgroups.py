@@ -191,7 +191,8 @@ def plot_ranking(
         xerr = np.vstack([values - low, high - values])
     ax.barh(y, values, color=_KIND_COLOURS.get(kind), xerr=xerr, capsize=3 if xerr is not None else 0)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{kind[0]}{i}" for i in rk.index])
+    # a ranking of every kind is indexed by (kind, id): label its bars c3, e3, p45 as the one-kind rankings do
+    ax.set_yticklabels([f"{i[0][0]}{i[1]}" if isinstance(i, tuple) else f"{kind[0]}{i}" for i in rk.index])
     ax.axvline(0, color="black", linewidth=0.8)
     title = f"Top {len(rk)} {direction} {kind}-based subgroups by {_LABELS.get(metric, metric)}"
     if alpha is not None:  # the ranking's filter: max-T adjusted p-values by default, q-values under control="fdr"
