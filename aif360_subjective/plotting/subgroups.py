@@ -167,13 +167,16 @@ def plot_ranking(
     direction: str | None = None,
     alpha: float | None = None,
     min_size: int = 1,
+    ranking=None,
 ):
     """Horizontal bars of the top-``n`` subgroups by ``metric``.
 
     With ``direction`` (``"disadvantaged"`` or ``"favoured"``, see
     :data:`~aif360_subjective.detectors.DIRECTIONS`) the bars are ``ranking(metric, direction=..., alpha=...,
     min_size=...)``, with the confidence intervals as error bars when ``alpha`` is given. Without it, the
-    seed's raw ranking sorted by increasing (``ascending=True``) or decreasing value.
+    seed's raw ranking sorted by increasing (``ascending=True``) or decreasing value. ``ranking``: a ranking
+    of ``metric`` already computed (e.g. restricted to the report's family, as the HTML report's table beside the
+    figure), drawn as it is (its first ``n`` rows) instead of computing one.
     """
     from ..detectors.directions import sort_descending
 
@@ -181,7 +184,8 @@ def plot_ranking(
     if direction is None:  # the raw ranking, as ascending= always gave it
         direction = "disadvantaged" if sort_descending(metric, "disadvantaged") != ascending else "favoured"
         alpha = None
-    rk = rep.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size)
+    rk = (rep.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size) if ranking is None
+          else ranking.head(n))
     ax = _axes(ax, figsize=(7, 0.5 + 0.5 * max(len(rk), 1)))
     y = np.arange(len(rk))[::-1]
     values = rk[metric].to_numpy(dtype=float, na_value=np.nan)
