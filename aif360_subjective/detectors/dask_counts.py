@@ -107,8 +107,10 @@ def count_patterns(X: Any, Y: Any, mined: MinedPatterns) -> np.ndarray:
         raise ValueError(f"X and Y come from different Dask collections ({X.npartitions} vs {Y.npartitions} "
                          "partitions, or other divisions): pass columns of one Dask DataFrame")
     radix = _radix(mined.items)
+    # unoptimised graphs: optimised, a projection of fewer columns may fuse Parquet files into fewer partitions
+    # than the other, and the partitions would no longer pair
     parts = [dask.delayed(_partition_count)(x, y.to_numpy(), mined.items, mined.patterns, radix)
-             for x, y in zip(X.to_delayed(), Y.to_delayed(), strict=True)]
+             for x, y in zip(X.to_delayed(optimize_graph=False), Y.to_delayed(optimize_graph=False), strict=True)]
     return np.asarray(dask.delayed(sum)(parts).compute())
 
 
@@ -134,8 +136,11 @@ def rademacher(seed: int, start: int, n: int, b: int) -> np.ndarray:
 
 
 def row_offsets(X: Any) -> np.ndarray:
-    """The global position of each partition's first row (one pass of partition lengths)."""
-    lengths = X.map_partitions(len).compute()
+    """The global position of the first row of each partition of ``X.to_delayed(optimize_graph=False)`` (one
+    pass of partition lengths)."""
+    import dask
+
+    lengths = dask.compute(*[dask.delayed(len)(d) for d in X.to_delayed(optimize_graph=False)])
     return np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))[:-1]])
 
 
@@ -165,6 +170,7 @@ def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: 
     starts = row_offsets(X)
     parts = [dask.delayed(_partition_multiplier)(x, y.to_numpy(), int(s), mined.items, mined.patterns, radix,
                                                  int(seed), int(n_draws))
-             for x, y, s in zip(X.to_delayed(), v.to_delayed(), starts, strict=True)]
+             for x, y, s in zip(X.to_delayed(optimize_graph=False), v.to_delayed(optimize_graph=False), starts,
+                                strict=True)]
     out = np.asarray(dask.delayed(sum)(parts).compute())
     return out[:-1], out[-1]
