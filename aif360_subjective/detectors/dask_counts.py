@@ -26,6 +26,7 @@ References:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,17 @@ def partition_codes(frame: pd.DataFrame, items: Items) -> np.ndarray:
     return codes
 
 
+def _shipped(mined: MinedPatterns) -> tuple[Any, Any]:
+    """The items (without the mining table's rows: its membership matrix and codes) and the patterns, each one
+    Dask key shared by every partition's task (not a copy per task)."""
+    import dask
+    import scipy.sparse as sp
+
+    light = dataclasses.replace(mined.items, matrix=sp.csc_matrix((0, len(mined.items.column)), dtype=bool),
+                                codes=np.zeros((0, len(mined.items.columns)), dtype=np.int32))
+    return dask.delayed(light, pure=True), dask.delayed(list(mined.patterns), pure=True)
+
+
 def _radix(items: Items) -> np.ndarray:
     return np.array([int(items.hi[items.column == c].max()) if (items.column == c).any() else 1
                      for c in range(len(items.columns))], dtype=np.int64)
@@ -109,7 +121,8 @@ def count_patterns(X: Any, Y: Any, mined: MinedPatterns) -> np.ndarray:
     radix = _radix(mined.items)
     # unoptimised graphs: optimised, a projection of fewer columns may fuse Parquet files into fewer partitions
     # than the other, and the partitions would no longer pair
-    parts = [dask.delayed(_partition_count)(x, y.to_numpy(), mined.items, mined.patterns, radix)
+    items, patterns = _shipped(mined)
+    parts = [dask.delayed(_partition_count)(x, y.to_numpy(), items, patterns, radix)
              for x, y in zip(X.to_delayed(optimize_graph=False), Y.to_delayed(optimize_graph=False), strict=True)]
     return np.asarray(dask.delayed(sum)(parts).compute())
 
@@ -168,7 +181,8 @@ def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: 
         raise ValueError("X and v come from different Dask collections: pass columns of one Dask DataFrame")
     radix = _radix(mined.items)
     starts = row_offsets(X)
-    parts = [dask.delayed(_partition_multiplier)(x, y.to_numpy(), int(s), mined.items, mined.patterns, radix,
+    items, patterns = _shipped(mined)
+    parts = [dask.delayed(_partition_multiplier)(x, y.to_numpy(), int(s), items, patterns, radix,
                                                  int(seed), int(n_draws))
              for x, y, s in zip(X.to_delayed(optimize_graph=False), v.to_delayed(optimize_graph=False), starts,
                                 strict=True)]
