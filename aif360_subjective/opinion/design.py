@@ -56,9 +56,10 @@ class DesignChecks:
         n_items: items among them.
         n_single_items: items with exactly one annotation (over every annotation, grouped or not).
         single_share: share of the grouped annotations that lie on such items.
-        overlap: the smallest share, over the groups, of a group's annotations on items that another group also
-            labelled (1 = every item seen by several groups; NaN for groupings of items or annotations, where the
-            question does not arise, or with one group).
+        overlap: the smallest, over the groups, of the larger of two shares: the group's annotations on items
+            another group also labelled, and the other groups' annotations on items this group labelled (1 = the
+            group's items, or the others', all seen by both sides; NaN for groupings of items or annotations, where
+            the question does not arise, or with one group).
         overlap_group: the group with that smallest share.
         notes: caveats, with counts.
         blocking: why the design cannot answer ("" when it can).
@@ -111,17 +112,27 @@ def design_checks(result: OpinionExclusionResult, enc: EncodedAnnotations, adjus
         n_groups = len(table)
         unit_group = units["group"].cat.codes.to_numpy(np.int64)
         group = unit_group[result.row_units[rows]]
-        pairs = np.unique(items * n_groups + group)
-        groups_per_item = np.bincount(pairs // n_groups, minlength=len(enc.items))
-        shared = groups_per_item[items] >= 2
+        # one entry per (item, group) pair present, with the group's annotations of the item
+        pairs, c_ig = np.unique(items * n_groups + group, return_counts=True)
+        p_item, p_group = pairs // n_groups, pairs % n_groups
+        groups_per_item = np.bincount(p_item, minlength=len(enc.items))
+        rows_per_item = np.bincount(items, minlength=len(enc.items))
         n_g = np.bincount(group, minlength=n_groups)
-        share = np.bincount(group, weights=shared, minlength=n_groups) / np.maximum(n_g, 1)
+        # own: the group's annotations on items another group also labelled; theirs: the other groups'
+        # annotations on items this group labelled. A group compared on a subset of the others' items (or the
+        # others on a subset of its items) is not confounded with item difficulty: either share near 1 will do.
+        own = np.bincount(p_group, weights=c_ig * (groups_per_item[p_item] >= 2), minlength=n_groups) / np.maximum(
+            n_g, 1)
+        theirs = np.bincount(p_group, weights=rows_per_item[p_item] - c_ig, minlength=n_groups) / np.maximum(
+            n_ann - n_g, 1)
+        share = np.maximum(own, theirs)
         present = n_g > 0
         if present.sum() >= 2:
             i = int(np.flatnonzero(present)[np.argmin(share[present])])
             overlap, overlap_group = float(share[i]), table.index[i]
-            where = (f"group {group_label(overlap_group)} has {overlap:.0%} of its {int(n_g[i]):,} annotations on "
-                     "items another group also labelled")
+            where = (f"group {group_label(overlap_group)} has {own[i]:.0%} of its {int(n_g[i]):,} annotations on "
+                     f"items another group also labelled, and the other groups {theirs[i]:.0%} of theirs on its "
+                     "items")
             if overlap < OVERLAP_BLOCK:
                 blocking = blocking or (f"the groups share almost no items ({where}): item difficulty and group "
                                         "cannot be told apart")

@@ -444,10 +444,10 @@ def _per_annotation_measure(result: OpinionExclusionResult) -> str | None:
 def _row_scores(measure: str, enc: EncodedAnnotations) -> np.ndarray:
     """One score per annotation whose mean over a unit is its value: correct (1/0), |error|, or error <= 1."""
     if measure == "accuracy":
-        return (enc.t == enc.p).astype(np.float64)
+        return np.asarray(enc.t == enc.p, dtype=np.float64)
     assert enc.r_true is not None and enc.r_pred is not None  # the options check made sure
-    err = np.abs(enc.r_true - enc.r_pred)
-    return err if measure == "mae" else (err <= 1.0).astype(np.float64)
+    err = np.abs(np.asarray(enc.r_true, dtype=np.float64) - np.asarray(enc.r_pred, dtype=np.float64))
+    return err if measure == "mae" else np.asarray(err <= 1.0, dtype=np.float64)
 
 
 def _moments_by_code(scores: np.ndarray, codes: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -956,7 +956,15 @@ def unfairness_interval(result: OpinionExclusionResult, ci: float = 0.95,
         k = np.bincount(codes[ok], minlength=len(table)).astype(np.float64)[defined]
         dev = v[ok] - values[codes[ok]]
         dfw = float(k.sum() - g)  # within-group degrees of freedom
-        if dfw >= 2:
+        n_units = units["n_annotations"].to_numpy(np.float64)
+        if dfw >= 2 and count_note(table.index, codes[ok], n_units[ok]):
+            # annotation counts differ between groups: a pooled within-group variance would give the light
+            # groups' values too little noise; each group's mean gets its own variance (the studentized test's)
+            sums = _group_sums(codes[ok][None, :, None], unit_columns(v[ok], n_units[ok])[:, None, :], len(table))
+            mom = group_moments(sums[0], within=_within_from_counts(result, _per_annotation_measure(result)))
+            w, sigma2 = np.maximum(mom.variance[defined], 1e-300), 1.0
+            method = "noncentral chi-square (each group's own variance: the annotation counts differ)"
+        elif dfw >= 2:
             w, sigma2, df2 = 1.0 / k, float((dev**2).sum() / dfw), dfw
             method = "noncentral F"
     if w is None:

@@ -162,15 +162,24 @@ def test_groups_on_separate_items_cannot_decide_and_partial_overlap_is_noted():
     res = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, ci=0.95, n_boot=200, random_state=0)
     t = res.exclusion_test
     assert t.cannot_decide.startswith("the groups share almost no items (group A has 0% of its 180 annotations on "
-                                      "items another group also labelled)")
+                                      "items another group also labelled, and the other groups 0% of theirs on its "
+                                      "items)")
     assert res.verdict().startswith("the test cannot decide whether a group is served worse: the groups share "
                                     "almost no items")
     # half of B's items shared with A
     items2 = np.where((items >= 1000) & (items % 1000 < 15), items - 1000, items)
     t2 = _quiet(y, p, item_ids=items2, annotator_ids=ann, grouping=groups, test=True, n_permutations=99).exclusion_test
     assert t2.cannot_decide == ""
-    assert any(n.startswith("the groups labelled partly different items (group A has 50% of its 180 annotations")
+    assert any(n.startswith("the groups labelled partly different items (group A has 50% of its 180 annotations "
+                            "on items another group also labelled, and the other groups 50% of theirs on its items)")
                for n in t2.design_notes)
+    # a group whose items the others all labelled too (a light group among heavy ones) is not confounded
+    light = np.isin(ann, list(correct)[:2])
+    items3 = np.where(light, items % 1000, items2)
+    t3 = _quiet(y, p, item_ids=items3, annotator_ids=ann, grouping=pd.Series(["L"] * 2 + ["H"] * 10,
+                                                                              index=list(correct)),
+                test=True, n_permutations=99).exclusion_test
+    assert t3.cannot_decide == "" and not any("partly different" in n for n in t3.design_notes)
 
 
 def test_one_annotation_per_item_is_counted():
@@ -305,3 +314,16 @@ def test_a_raw_figure_outside_its_interval_is_named():
     assert interval_text(0.187, (0.0, 0.147)) == "0.187 raw; interval of the noise-corrected value [0.000, 0.147]"
     assert interval_text(0.087, (0.071, 0.104)) == "0.087 [0.071, 0.104]"
     assert interval_text(0.087, (np.nan, np.nan)) == "0.087 [–]"
+
+
+def test_unfairness_interval_gives_each_group_its_own_variance_when_counts_differ():
+    (y, p, items, ann), groups = _light_heavy(0)
+    res = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99)
+    from aif360_subjective.opinion.equal_service import unfairness_interval
+
+    iv = unfairness_interval(res, 0.95)
+    assert iv.method == "noncentral chi-square (each group's own variance: the annotation counts differ)"
+    # the same design with equal counts keeps the one-way ANOVA's noncentral F
+    (y, p, items, ann), groups = _groups_data([0.8, 0.8], 5, 50, 0)
+    res = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99)
+    assert unfairness_interval(res, 0.95).method == "noncentral F"
