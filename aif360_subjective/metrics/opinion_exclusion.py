@@ -21,6 +21,7 @@ from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
+from ..opinion.design import warn_design
 from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, verdict_sentence
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
@@ -289,6 +290,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         self._tests: dict[tuple[Any, ...], ExclusionTest] = {}
         warn_thin_groups(self._cached)
         warn_single_group(self._cached)
+        warn_design(enc)
 
     # The options as read-only attributes (as before OpinionOptions existed): views of ``self.options``, never
     # copies, so that the metric and its options cannot disagree.

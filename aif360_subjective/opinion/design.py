@@ -23,6 +23,7 @@ References:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from .core import OpinionExclusionResult
 
 __all__ = ["DesignChecks", "OVERLAP_BLOCK", "OVERLAP_NOTE", "SINGLE_SHARE", "COUNT_RATIO", "count_note",
-           "design_checks"]
+           "design_checks", "single_annotation_text", "warn_design"]
 
 #: Below this share of a group's annotations on items another group also labelled, there is no verdict.
 OVERLAP_BLOCK = 0.10
@@ -169,3 +170,31 @@ def count_note(group_table_index: Any, unit_group: np.ndarray, unit_n: np.ndarra
             f"{group_label(group_table_index[codes[lo]])}, {med[hi]:,.0f} in "
             f"{group_label(group_table_index[codes[hi]])}): annotators are then not exchangeable, so the 'between' "
             "and 'std' statistics can reject too often; the studentized statistic (the default) allows for it")
+
+
+def single_annotation_text(enc: EncodedAnnotations) -> str:
+    """The warning when at least :data:`SINGLE_SHARE` of the annotations lie on items with a single annotation
+    (e.g. the Wikipedia Talk sample: 3,000 annotations of 2,976 items), else ""."""
+    if not enc.n:
+        return ""
+    per_item = np.bincount(enc.item_codes, minlength=len(enc.items))
+    share = float(np.mean(per_item[enc.item_codes] == 1))
+    if share < SINGLE_SHARE:
+        return ""
+    n_single = int(np.count_nonzero(per_item == 1))
+    return (f"{n_single:,} of {len(enc.items):,} items carry a single annotation ({share:.0%} of the {enc.n:,} "
+            "annotations): there the majority vote is the annotation itself, so ADR and disagreement cannot be "
+            "measured and an item's difficulty cannot be told from its annotator; this design cannot say whose "
+            "opinions a model excludes (several annotations per item are needed)")
+
+
+def warn_design(enc: EncodedAnnotations) -> str:
+    """Warn (UserWarning) when the annotations mostly lie on items with a single annotation (with the counts).
+
+    Returns:
+        str: the warning's text, "" when none was given.
+    """
+    text = single_annotation_text(enc)
+    if text:
+        warnings.warn(text, UserWarning, stacklevel=3)
+    return text

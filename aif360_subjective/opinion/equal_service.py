@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -689,6 +690,10 @@ def exclusion_test(
                      "makes the p-value approximate")
     sizes = np.bincount(group[keep], minlength=n_groups)
     n_used = int(np.count_nonzero(sizes))
+    # what changes how the p-value reads is said aloud (the command line prints warnings as notes)
+    for text in ([count_text] if count_text and name != "studentized" else []) + [
+            n for n in (design.notes if design is not None else ()) if n.startswith("the groups labelled partly")]:
+        warnings.warn(text, UserWarning, stacklevel=2)
     return ExclusionTest(
         statistic=obs, p_value=p, method=method, n_permutations=used, exact=bool(exact), statistic_name=name,
         n_groups=n_used, n_units=int(keep.sum()), n_undefined_units=int((~keep).sum()),

@@ -35,6 +35,7 @@ from .core import (
     compute_opinion_exclusion,
     individual_figures,
 )
+from .design import warn_design
 from .equal_service import exclusion_test
 from .options import ADJUSTMENTS, check_interval_options, check_opinion_options, check_test_options
 from .uncertainty import opinion_intervals, warn_single_group, warn_thin_groups, with_intervals
@@ -265,6 +266,8 @@ def opinion_exclusion(
         result = compute_opinion_exclusion(enc, options, annotators)
     warn_thin_groups(result)
     warn_single_group(result)
+    if enc is not None:
+        warn_design(enc)
     rng = check_random_state(random_state)  # one stream: the bootstrap, then the test
     if interval is not None:
         result = with_intervals(result, opinion_intervals(result, interval, rng, enc))

@@ -327,3 +327,37 @@ def test_unfairness_interval_gives_each_group_its_own_variance_when_counts_diffe
     (y, p, items, ann), groups = _groups_data([0.8, 0.8], 5, 50, 0)
     res = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99)
     assert unfairness_interval(res, 0.95).method == "noncentral F"
+
+
+def test_one_annotation_per_item_warns_with_counts():
+    rng = np.random.default_rng(2)
+    y = (rng.random(300) < 0.8).astype(int)
+    items = np.arange(300)
+    items[:4] = [299, 298, 297, 296]  # 4 items labelled twice, 292 once
+    ann = np.repeat(np.arange(30), 10)
+    with pytest.warns(UserWarning, match=r"^292 of 296 items carry a single annotation \(97% of the 300 annotations\)"):
+        opinion_exclusion(y, np.ones(300, int), item_ids=items, annotator_ids=ann, warn_group_size=0)
+
+
+def test_counts_that_differ_warn_with_the_former_statistic():
+    (y, p, items, ann), groups = _light_heavy(0)
+    with pytest.warns(UserWarning, match="the groups' annotation counts differ"):
+        opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99,
+                          test_statistic="between", warn_group_size=0)
+
+
+def test_real_wikipedia_sample_warns(shared_data):
+    from aif360_subjective.datasets import WikipediaTalkDataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        folder = shared_data / "wikipedia_talk"
+        ds = WikipediaTalkDataset.from_labelled_sample(folder / "toxicity_labelled_comments_3k_sample.csv",
+                                                       folder / "toxicity_worker_demographics.tsv")
+    per_item = pd.Series(ds.item_ids).value_counts()
+    with pytest.warns(UserWarning, match=r"items carry a single annotation") as record:
+        OpinionExclusionMetric(ds, ds.copy(), grouping="demographic", attributes="gender")
+    text = next(str(w.message) for w in record if "single annotation" in str(w.message))
+    assert text.startswith(f"{int((per_item == 1).sum()):,} of {len(per_item):,} items carry a single annotation")
+    assert len(ds.item_ids) == 3000 and len(per_item) == 2976  # the sample the issue names
