@@ -36,9 +36,9 @@ Designs (no group differs unless the name says "power"):
   default bootstrap (conditional on the items) and ``bootstrap_levels="crossed"``; ``perf_cover_cond`` is the
   default's coverage of the performance on the items annotated (what it is built for).
 
-Run: ``python benchmarks/equal_service_designs.py`` (400 replications, 999 permutations; about 25 minutes on the 2
-shared cores of the development machine) or ``--quick`` (100 replications, 199 permutations; 4-6 minutes). The
-guide quotes the full run at the default seed.
+Run: ``python benchmarks/equal_service_designs.py`` (400 replications, 999 permutations; about 25 minutes on an
+unloaded 2-core machine) or ``--quick`` (100 replications, 199 permutations); ``--only TEXT ...`` runs the settings
+whose name contains one of the texts. The guide quotes the run it names.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ from aif360_subjective.opinion.equal_service import unfairness_interval  # noqa:
 from aif360_subjective.sklearn.metrics import opinion_exclusion  # noqa: E402
 
 ALPHA = 0.05
+#: Settings whose name contains one of these strings (``--only``); empty = all.
+ONLY: list[str] = []
 
 
 def wilson_high(k: float, n: int, z: float = 1.959963984540054) -> float:
@@ -166,6 +168,8 @@ def design_rows(reps: int, n_perm: int, seed: int) -> list[dict]:
     rows = []
 
     def loop(name: str, draw, stat: str = "studentized", means=None, sizes=None, **kw) -> None:
+        if ONLY and not any(o in name for o in ONLY):
+            return
         gaps, spread = _spread(means, sizes) if means is not None else ({}, 0.0)
         draws = [_run(*draw(), n_perm=n_perm, seed=r, truth_gaps=gaps, truth_spread=spread, test_statistic=stat,
                       **kw) for r in range(reps)]
@@ -208,9 +212,12 @@ def design_rows(reps: int, n_perm: int, seed: int) -> list[dict]:
     for stat in ("studentized", "between"):
         loop(f"ordinal MAE: 5 light vs 50 heavy [{stat}]", lambda: _ordinal(rng), stat, performance="mae",
              positive_from=3)
-    rows += minority_rows(max(20, reps // 4), n_perm, seed)
-    rows += detectable_rows(reps, n_perm, rng)
-    rows += performance_rows(max(40, reps // 2), rng)
+    if not ONLY or any(o in "power: dissenting minority" for o in ONLY):
+        rows += minority_rows(max(20, reps // 4), n_perm, seed)
+    if not ONLY or any(o in "detectable gap" for o in ONLY):
+        rows += detectable_rows(reps, n_perm, rng)
+    if not ONLY or any(o in "performance interval" for o in ONLY):
+        rows += performance_rows(max(40, reps // 2), rng)
     return rows
 
 
@@ -304,7 +311,9 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--quick", action="store_true", help="100 replications, 199 permutations")
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--seed", type=int, default=2029)
+    parser.add_argument("--only", nargs="*", default=[], help="run the settings whose name contains one of these")
     args = parser.parse_args(argv)
+    ONLY[:] = args.only
     reps = args.reps or (100 if args.quick else 400)
     n_perm = 199 if args.quick else 999
     t0 = time.perf_counter()
