@@ -56,6 +56,34 @@ def _unfairness_clause(result: Any, test_rejects: bool) -> str:
     return out
 
 
+def _detectable_clause(result: Any, test: Any, level: float) -> str:
+    """"; with these annotators a gap of 0.12 or more between any one group and the rest would have been found 80% of
+    the time (0.06 for g1)"; for a measure in [0, 1], a gap no group could show (larger than the rest's value, or
+    than 1 minus it) is counted instead of quoted."""
+    mdg = test.detectable_gap(level) if hasattr(test, "detectable_gap") else None
+    if mdg is None or not np.isfinite(mdg.to_numpy(np.float64)).any():
+        return ""
+    opts = result.options
+    gaps = mdg.dropna()
+    rest = test.group_tests["rest"].reindex(gaps.index).to_numpy(np.float64)
+    if opts is not None and opts.unit_interval:
+        room = rest if opts.higher_is_better else 1.0 - rest
+    else:
+        room = np.full(len(gaps), np.inf)
+    possible = gaps.to_numpy(np.float64) <= room
+    easiest = gaps.index[int(np.argmin(gaps.to_numpy()))]
+    if possible.all():
+        return (f"; with these annotators a gap of {gaps.max():.2f} or more between any one group and the rest would "
+                f"have been found 80% of the time ({gaps.min():.2f} for {group_label(easiest)})")
+    n_out = int((~possible).sum())
+    if not possible.any():
+        return ("; with these annotators no possible gap between one group and the rest would have been found 80% "
+                "of the time (the groups hold too few annotators or annotations)")
+    return (f"; with these annotators a gap of {gaps[possible].max():.2f} or more between a group and the rest would "
+            f"have been found 80% of the time in {int(possible.sum())} of {len(gaps)} groups ({gaps.min():.2f} for "
+            f"{group_label(easiest)}); in the other {n_out}, not even the largest possible gap would have been")
+
+
 def verdict_sentence(result: Any, alpha: float | None = None) -> str:
     """The one verdict sentence of an analysis, from its test of equal service and its intervals.
 
@@ -139,12 +167,7 @@ def verdict_sentence(result: Any, alpha: float | None = None) -> str:
         why = (" ".join(n for n in test.notes if "names no single" in n) if getattr(test, "notes", ()) else "")
         return f"the groups differ ({together}){'; ' + why if why else ''}"
     out = f"no evidence that any group is served worse ({omnibus})"
-    mdg = test.detectable_gap(level) if hasattr(test, "detectable_gap") else None
-    if mdg is not None and np.isfinite(mdg.to_numpy(np.float64)).any():
-        finite = mdg.dropna()
-        easiest = finite.index[int(np.argmin(finite.to_numpy()))]
-        out += (f"; with these annotators a gap of {finite.max():.2f} or more between any one group and the rest "
-                f"would have been found 80% of the time ({finite.min():.2f} for {group_label(easiest)})")
+    out += _detectable_clause(result, test, level)
     opts = result.options
     if opts is not None and opts.grouping == "adr" and opts.adr_fit == "same" and result.unfairness > 0:
         # the paper's bins are sorted by the scored annotations: their spread holds a sorting artefact, so

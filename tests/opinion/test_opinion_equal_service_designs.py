@@ -361,3 +361,23 @@ def test_real_wikipedia_sample_warns(shared_data):
     text = next(str(w.message) for w in record if "single annotation" in str(w.message))
     assert text.startswith(f"{int((per_item == 1).sum()):,} of {len(per_item):,} items carry a single annotation")
     assert len(ds.item_ids) == 3000 and len(per_item) == 2976  # the sample the issue names
+
+
+def test_detectable_gap_larger_than_possible_is_counted_not_quoted():
+    # a group of one annotator with 2 annotations beside well-covered groups: its detectable gap exceeds any possible
+    correct = {f"h{i}": (int(r), 200) for i, r in enumerate(np.linspace(110, 130, 16))}
+    correct |= {"l0": (1, 2)}
+    groups = pd.Series({a: ("L" if a.startswith("l") else f"H{int(a[1:]) % 2}") for a in correct})
+    y, p, items, ann = _per_annotator(correct)
+    res = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, ci=0.95, n_boot=200, random_state=0,
+                 n_permutations=999)
+    t = res.exclusion_test
+    mdg = t.detectable_gap()
+    assert mdg["L"] > t.group_tests.loc["L", "rest"] and mdg["H0"] < 0.2
+    sentence = res.verdict()
+    assert sentence.startswith("no evidence")
+    high, low = max(mdg["H0"], mdg["H1"]), min(mdg["H0"], mdg["H1"])
+    assert (f"with these annotators a gap of {high:.2f} or more between a group and the rest would have been found "
+            f"80% of the time in 2 of 3 groups ({low:.2f} for ") in sentence
+    assert "in the other 1, not even the largest possible gap would have been" in sentence
+    assert f"gap of {mdg['L']:.2f}" not in sentence
