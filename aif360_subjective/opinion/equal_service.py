@@ -5,12 +5,14 @@ The unfairness (the population std of the groups' values) is never 0 on real dat
 equally, its groups' values differ by noise, so the std is biased upwards and a bootstrap interval around it does
 not reach 0. Three tools answer the question the std cannot:
 
-1. :func:`exclusion_test`, a **permutation test of equal service**. Null hypothesis: annotators are exchangeable
-   across groups (every group is served equally). Annotators are permuted across the groups (group sizes kept),
+1. :func:`exclusion_test`, a **permutation test of equal service**. Null hypothesis: with the default studentized
+   statistic (:mod:`~aif360_subjective.opinion.studentized`), every group's annotators have the same expected value,
+   annotators with fewer annotations being allowed to be noisier; with the statistics below, annotators are
+   exchangeable across groups. Annotators are permuted across the groups (group sizes kept),
    the statistic recomputed on every permutation; the p-value is the share of permutations at least as extreme
    as the data (Monte Carlo: ``(1 + count) / (1 + n_permutations)``; exact enumeration when there are no more
-   distinct permutations than ``n_permutations``). The default statistic is the size-weighted between-group sum
-   of squares ``sum_g k_g (m_g - m)^2`` (one-way ANOVA's numerator; for pooled groups ``N_g`` annotations and the
+   distinct permutations than ``n_permutations``). The former default statistic is the size-weighted between-group
+   sum of squares ``sum_g k_g (m_g - m)^2`` (one-way ANOVA's numerator; for pooled groups ``N_g`` annotations and the
    pooled values): a small group that disagrees weighs by its size, not as much as a large one, which gives the
    test its power against a dissenting minority (``benchmarks/opinion_coverage.py`` compares it with the plain
    std). ADR bins are fitted on the same annotations their performance is scored on, which makes identical
@@ -67,9 +69,14 @@ __all__ = [
     "ExclusionTest",
     "UnfairnessInterval",
     "cross_fitted_test",
+    "critical_value",
     "exclusion_test",
+    "item_residuals",
     "p_value_text",
+    "permutation_distribution",
     "permutation_test",
+    "smallest_p",
+    "tail_p",
     "unfairness_interval",
     "verdict_sentence",
 ]
