@@ -66,7 +66,9 @@ def _detectable_clause(result: Any, test: Any, level: float) -> str:
     opts = result.options
     gaps = mdg.dropna()
     rest = test.group_tests["rest"].reindex(gaps.index).to_numpy(np.float64)
-    if opts is not None and opts.unit_interval:
+    if opts is not None and opts.unit_interval and getattr(test, "adjust", "none") == "items":
+        room = np.ones(len(gaps))  # differences from the item's other annotations: at most 1 apart
+    elif opts is not None and opts.unit_interval:
         room = rest if opts.higher_is_better else 1.0 - rest
     else:
         room = np.full(len(gaps), np.inf)

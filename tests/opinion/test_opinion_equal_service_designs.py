@@ -381,3 +381,16 @@ def test_detectable_gap_larger_than_possible_is_counted_not_quoted():
             f"80% of the time in 2 of 3 groups ({low:.2f} for ") in sentence
     assert "in the other 1, not even the largest possible gap would have been" in sentence
     assert f"gap of {mdg['L']:.2f}" not in sentence
+
+
+def test_item_adjusted_verdict_quotes_a_detectable_gap():
+    # the adjusted values are differences from the item's other annotations (near 0): the gap is still quoted
+    (y, p, items, ann), groups = _groups_data([0.8, 0.8, 0.8], 10, 60, 4)
+    res = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, ci=0.95, n_boot=200, random_state=0,
+                 n_permutations=999)
+    m = res.exclusion_test
+    adjusted = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, ci=0.95, n_boot=200, random_state=0,
+                      n_permutations=999, test_adjust="items")
+    assert m.adjust == "none" and adjusted.exclusion_test.adjust == "items"
+    sentence = adjusted.verdict()
+    assert "with these annotators a gap of " in sentence and "no possible gap" not in sentence
