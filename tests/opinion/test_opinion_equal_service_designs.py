@@ -49,8 +49,9 @@ def test_studentized_statistic_by_hand():
     a = 0.0
     model_a, model_b = (a * 2 + within * 0.2) / 4, (a * 3 + within * 0.15) / 9
     welch_a, welch_b = 0.02 / 2, 0.02 / 6
-    var_a = (1 * welch_a + 4 * model_a) / (1 + 4)  # blend with k - 1 and 4 degrees of freedom
-    var_b = (2 * welch_b + 4 * model_b) / (2 + 4)
+    prior = 1000.0  # blend with k - 1 and 1,000 degrees of freedom (studentized.PRIOR_DF)
+    var_a = (1 * welch_a + prior * model_a) / (1 + prior)
+    var_b = (2 * welch_b + prior * model_b) / (2 + prior)
     w = np.array([1 / var_a, 1 / var_b])
     m = np.array([0.7, 0.6])
     centre = (w * m).sum() / w.sum()
