@@ -19,8 +19,9 @@ units then has the model variance ``M_g = (a k_g + b sum_i 1/n_i) / k_g^2`` and 
 ``W_g = s_g^2 / k_g``. The statistic uses their blend with ``k_g - 1`` and :data:`PRIOR_DF` degrees of freedom,
 ``V_g = ((k_g - 1) W_g + PRIOR_DF M_g) / (k_g - 1 + PRIOR_DF)``. The model rests on every annotation (``b``) and
 every annotator (``a``), Welch's variance on the group's few annotators, so the model gets 1,000 degrees of
-freedom: a group's own spread matters only for groups of hundreds of annotators (with 4 or 20, the test rejected
-more often than its level when a group held 5-10 light annotators, in ``benchmarks/equal_service_designs.py``).
+freedom: a group's own spread matters only for groups of hundreds of annotators (chosen on
+``benchmarks/equal_service_designs.py``: with a few degrees of freedom, Welch's variance of a group of 5-10 light
+annotators let the test reject more often than its level).
 The price: when groups differ in how much their annotators disagree among themselves, not only in their counts,
 the test leans on the pooled ``a`` and can reject more often than its level.
 
