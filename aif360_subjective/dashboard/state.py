@@ -213,7 +213,7 @@ class SubgroupSession:
                 categorical_features=None if categorical is None else list(categorical),
                 random_state=self.random_state, **kwargs,
             )
-        if "pattern" in getattr(rep, "kinds", ()):
+        if s.discovery in ("both", "patterns"):
             self._mined = (categorical, rep)
         return rep
 
