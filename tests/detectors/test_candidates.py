@@ -87,6 +87,10 @@ def test_the_three_families_implement_the_protocol():
         np.testing.assert_array_equal(fam.bits(), pack_columns(m))
         Y = np.column_stack([np.ones(len(X)), t])
         np.testing.assert_array_equal(fam.counter().count(Y), m.T.astype(np.float64) @ Y)
+        # a continuous outcome: every family sums y and y**2 over its candidates' rows (a mean and a variance)
+        y = np.linspace(-1.0, 2.0, len(X))
+        Yc = np.column_stack([y, y**2])
+        np.testing.assert_allclose(fam.counter().count(Yc), m.T.astype(np.float64) @ Yc, rtol=1e-12, atol=1e-9)
         has = fam.defined()
         for i in np.flatnonzero(has)[:5]:
             np.testing.assert_array_equal(fam.rows(int(i)), np.flatnonzero(m[:, i].toarray().ravel()))
