@@ -87,8 +87,8 @@ def compas(data: Path) -> None:
     if discovery:
         mined, mining = _timed(mine, X, check_analysis_options(X))
         print(f"Re-cut with discovery='both' (clusters, entropy patterns, {len(mined.patterns):,} mined patterns "
-              f"kept): median {cuts.median():.2f} s, slowest {cuts.max():.2f} s; mining them again would add {mining:.2f} s "
-              "to each.")
+              f"kept): median {cuts.median():.2f} s, slowest {cuts.max():.2f} s; mining them again would add "
+              f"{mining:.2f} s to each.")
 
 
 def large(n_items: int) -> None:
