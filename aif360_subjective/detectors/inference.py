@@ -195,7 +195,7 @@ def _no_test(x1: object, n1: object, x2: object, n2: object) -> tuple[np.ndarray
 
 
 def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95, tests: bool = True) -> pd.DataFrame:
-    """Intervals and two-sided p-values of the five metrics for k subgroups against their rests.
+    """Intervals and two-sided p-values of the metrics (:data:`METRICS`) for k subgroups against their rests.
 
     Args:
         S: (k, 4) unweighted confusion counts of the subgroups (TN, FP, FN, TP; favourable = positive).
@@ -244,6 +244,10 @@ def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95, tests
     # "S disadvantaged" = both of S's rates lower = S's successes in the lower tail of both tests
     p_dis, p_fav = np.maximum(less_t, less_f), np.maximum(greater_t, greater_f)
     put("equalized_odds", lo, hi, _two_sided(p_dis, p_fav))
+    # false positive rate FPR_R - FPR_S (Newcombe, mid-p within truth negatives); false negative rate
+    # FNR_S - FNR_R = TPR_R - TPR_S: equal opportunity's interval and test
+    put("false_positive_rate", lo_f, hi_f, _two_sided(less_f, greater_f))
+    put("false_negative_rate", lo_t, hi_t, _two_sided(less_t, greater_t))
     # accuracy (Wilson) and accuracy error ((n_R/N) (acc_S - acc_R)); one test for both
     ok_S, ok_R = S[:, TP] + S[:, TN], R[:, TP] + R[:, TN]
     a_lo, a_hi = wilson_interval(ok_S, n_S, ci)

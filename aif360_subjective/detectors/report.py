@@ -20,7 +20,7 @@ from .directions import DIRECTIONS, check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
-from .maxt import METRIC_TEST, TESTS, Counter, MaxTResult, MemberCounter, StackedCounter, class_offsets, max_t
+from .maxt import ALL_TESTS, METRIC_TEST, TESTS, Counter, MaxTResult, MemberCounter, StackedCounter, class_offsets, max_t
 from .options import AnalysisOptions
 from .pattern_mining import MinedPatterns
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
@@ -351,7 +351,7 @@ class SubgroupReport:
                 sp.csc_matrix((len(self._labels), 0), dtype=bool))
         return self._counter_cache
 
-    def _max_t(self, tests: tuple[int, ...] = (0, 1, 2, 3)) -> MaxTResult:
+    def _max_t(self, tests: tuple[int, ...] = ALL_TESTS) -> MaxTResult:
         """Permutation max-T over every subgroup of every kind (computed once). ``tests``: the tests needed; a
         ranking of one metric asks for its own test only, and gets the same adjusted p-values as the full run
         (which the report's findings need) at a quarter of the cost."""
@@ -369,7 +369,7 @@ class SubgroupReport:
         penalty = class_offsets(self._description_classes()) if kind == "classes" else kind == "size"
         result = max_t(self._counter(), t, p, self.options.n_permutations, self._permutation_seed,
                        penalty=penalty, tests=tuple(sorted(tests)))
-        if len(result.tests) == 4:
+        if len(result.tests) == len(ALL_TESTS):
             self._maxt_cache = result
         else:
             self._maxt_partial[result.tests] = result

@@ -6,6 +6,10 @@ For subgroup S and rest R (all other rows), with the favourable label p as the p
 * equal opportunity ``EO = TPR_R - TPR_S``
 * equalized odds (average odds) ``((FPR_R - FPR_S) + (TPR_R - TPR_S)) / 2``
 * accuracy ``P(yhat = y | S)`` and accuracy error ``accuracy(S) - accuracy(all rows)``
+* false positive rate ``FPR_R - FPR_S`` (FPR = P(yhat=p | y!=p): favourable predictions the truth does not
+  support; the FPR half of equalized odds, with its own test) and its favourable-side twin, the false negative
+  rate ``FNR_S - FNR_R`` (FNR = P(yhat!=p | y=p), rows whose truth is favourable; it equals equal opportunity
+  and shares its test, in the error-rate form)
 
 Positive values mean S is disadvantaged. This is AIF360's ``ClassificationMetric`` with
 ``privileged_groups = S`` and ``unprivileged_groups = R``. Undefined rates (no positives or no negatives on a
@@ -74,6 +78,8 @@ SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
             "accuracy", "smaller", "Accuracy", "P(yhat = y | S)", reference="overall accuracy", fairness=False
         ),
         SubgroupMetric("accuracy_error", "smaller", "Accuracy error", "accuracy(S) - accuracy(all rows)"),
+        SubgroupMetric("false_positive_rate", "larger", "False positive rate", "FPR_R - FPR_S"),
+        SubgroupMetric("false_negative_rate", "larger", "False negative rate", "FNR_S - FNR_R"),
     )
 }
 
@@ -98,7 +104,7 @@ def counts_of_rows(cell: np.ndarray, rows: np.ndarray, weights: np.ndarray | Non
 
 
 def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str = "nan") -> pd.DataFrame:
-    """The five metrics of every subgroup from its confusion counts.
+    """The metrics of every subgroup (:data:`METRICS`) from its confusion counts.
 
     Args:
         S: (k, 4) counts of the subgroups (TN, FP, FN, TP with the favourable label positive).
@@ -129,11 +135,15 @@ def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str =
             "equalized_odds": ((fpr_R - fpr_S) + eo) / 2.0,
             "accuracy": acc_S,
             "accuracy_error": acc_S - acc_all,
+            "false_positive_rate": fpr_R - fpr_S,
+            # FNR_S - FNR_R = (1 - TPR_S) - (1 - TPR_R): equal opportunity's value
+            "false_negative_rate": eo,
         }
     )
     # An empty subgroup (or one covering every row) has no rest to compare with: no metrics.
     # (relative tolerance: with float weights ``total - S`` of a full subgroup is ~1e-13, not 0)
     tiny = 1e-12 * max(float(total.sum()), 1.0)
     empty = (n_S <= tiny) | (n_R <= tiny)
-    out.loc[empty, ["statistical_parity", "equal_opportunity", "equalized_odds"]] = nan
+    out.loc[empty, ["statistical_parity", "equal_opportunity", "equalized_odds", "false_positive_rate",
+                    "false_negative_rate"]] = nan
     return out
