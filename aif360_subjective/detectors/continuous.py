@@ -288,13 +288,14 @@ def max_t_means(
 def _value(col: OutcomeColumn, d: np.ndarray, n_S: np.ndarray, N: float) -> np.ndarray:
     """The metric's value from ``d = mean_S - mean_R``."""
     if col.contrast == "R-S":
-        return -d
+        return -np.asarray(d)
     if col.contrast == "S-all":
-        return (N - n_S) / N * d
-    return d
+        return np.asarray((N - n_S) / N * d)
+    return np.asarray(d)
 
 
-def mean_inference(counter: Counter, columns: list[OutcomeColumn], ci: float = 0.95) -> dict[str, dict[str, np.ndarray]]:
+def mean_inference(counter: Counter, columns: list[OutcomeColumn],
+                   ci: float = 0.95) -> dict[str, dict[str, np.ndarray]]:
     """Per column: every candidate's value, interval and two-sided p-value against the rest (Welch's t with
     Satterthwaite's degrees of freedom for a mean; Newcombe's interval and the pooled z for a proportion).
 

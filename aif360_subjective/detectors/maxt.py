@@ -57,8 +57,9 @@ import scipy.sparse as sp
 
 from .resampling import Permuter
 
-__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter", "as_counter", "max_t",
-           "observed_z", "check_n_permutations", "scan_penalty", "class_offsets", "draw_permutations", "is_binary"]
+__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
+           "as_counter", "max_t", "observed_z", "check_n_permutations", "scan_penalty", "class_offsets",
+           "draw_permutations", "is_binary"]
 
 #: The five tests, in the order of :attr:`MaxTResult.z` columns.
 TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "false_positive_rate")
@@ -435,13 +436,27 @@ class _PermutedCounts:
         t = self.t if t_b is None else t_b > 0
         # a prediction permuted within the truth strata is a true positive on truth-positive rows, a false
         # positive on the others
-        parts = [lambda: p_a > 0, lambda: t & fav, lambda: ~t & fav, lambda: c_a > 0, lambda: t]
         which = [i for i in range(4) if need[i]] + ([4] if t_b is not None else [])
-        cnt = self.counter.count(np.hstack([parts[i]() for i in which]))
+        cnt = self.counter.count(np.hstack([_part(i, p_a, c_a, t, fav) for i in which]))
         out: list[np.ndarray | None] = [None] * 5
         for j, i in enumerate(which):
             out[i] = cnt[:, j * b:(j + 1) * b]
         return out if t_b is not None else out[:4]
+
+
+def _part(i: int, p_a: np.ndarray, c_a: np.ndarray, t: np.ndarray, fav: np.ndarray) -> np.ndarray:
+    """Count ``i`` of :meth:`_PermutedCounts.counts`: favourable predictions, true positives, false positives,
+    correct predictions, truth positives."""
+    out: np.ndarray
+    if i == 0:
+        out = p_a > 0
+    elif i == 1:
+        out = t & fav
+    elif i == 2:
+        out = ~t & fav
+    else:
+        out = c_a > 0 if i == 3 else np.broadcast_to(t, fav.shape)
+    return out
 
 
 def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:

@@ -16,11 +16,21 @@ from scipy.linalg.blas import ssyrk
 from .._labels import cell_codes
 from .._validation import check_alpha, check_choice
 from .bitsets import bit_keys, bits_at, n_words, pack_columns
-from .directions import DIRECTIONS, check_direction, sort_descending
+from .directions import check_direction, sort_descending
 from .encoding import RawCodes
 from .inference import benjamini_hochberg, check_ci, subgroup_inference
 from .lopsided import lopsidedness
-from .maxt import ALL_TESTS, METRIC_TEST, TESTS, Counter, MaxTResult, MemberCounter, StackedCounter, class_offsets, max_t
+from .maxt import (
+    ALL_TESTS,
+    METRIC_TEST,
+    TESTS,
+    Counter,
+    MaxTResult,
+    MemberCounter,
+    StackedCounter,
+    class_offsets,
+    max_t,
+)
 from .options import AnalysisOptions
 from .pattern_mining import MinedPatterns
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
@@ -427,12 +437,12 @@ class SubgroupReport:
                 df = subgroup_inference(self._counts[f"{kind}_rows"], self._counts["total_rows"], ci, key[2])
                 has = self._has_metrics(kind)
                 df.loc[~has, :] = np.nan
-                for m in DIRECTIONS:
+                for m in METRICS:
                     df[m + "_q"] = benjamini_hochberg(df[m + "_p"].to_numpy())
                 cache[key] = df
             df = cache[key]
             has = self._has_metrics(kind)
-            for m in DIRECTIONS:
+            for m in METRICS:
                 col = m + ("_p" if key[2] else "_ci_low")
                 undefined.setdefault(m, {})[kind] = int(np.sum(has & np.isnan(df[col].to_numpy())))
             parts.append(df)

@@ -79,7 +79,8 @@ def row_keys(*parts: Any) -> np.ndarray:
 def _mix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Order-dependent combination of two uint64 hashes (boost's hash_combine on 64 bits)."""
     with np.errstate(over="ignore"):
-        return a ^ (b + np.uint64(0x9E3779B97F4A7C15) + (a << np.uint64(6)) + (a >> np.uint64(2)))
+        out: np.ndarray = a ^ (b + np.uint64(0x9E3779B97F4A7C15) + (a << np.uint64(6)) + (a >> np.uint64(2)))
+    return out
 
 
 def canonical_order(keys: np.ndarray) -> np.ndarray:

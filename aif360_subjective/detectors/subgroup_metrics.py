@@ -34,8 +34,11 @@ from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 __all__ = [
     "FAIRNESS_METRICS",
     "METRICS",
+    "ALL_METRICS",
+    "OUTCOME_METRICS",
     "SUBGROUP_METRICS",
     "SubgroupMetric",
+    "TASK_METRICS",
     "cell_codes",
     "counts_by_label",
     "counts_of_rows",
@@ -55,6 +58,7 @@ class SubgroupMetric:
         reference: the value meaning "no difference" (``"0"`` or ``"overall accuracy"``).
         fairness: whether it compares the subgroup with the rest and has its own test; accuracy does not (its
             test is accuracy error's).
+        tasks: the tasks (:data:`~aif360_subjective.detectors.tasks.TASKS`) whose reports hold it.
     """
 
     name: str
@@ -63,13 +67,15 @@ class SubgroupMetric:
     formula: str
     reference: str = "0"
     fairness: bool = True
+    tasks: tuple[str, ...] = ("binary",)
 
 
 #: The registry of subgroup metrics, in the column order of :meth:`SubgroupReport.subgroup_metrics`.
 SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
     m.name: m
     for m in (
-        SubgroupMetric("statistical_parity", "larger", "Statistical parity", "P(yhat=p | R) - P(yhat=p | S)"),
+        SubgroupMetric("statistical_parity", "larger", "Statistical parity", "P(yhat=p | R) - P(yhat=p | S)",
+                       tasks=("binary", "multiclass")),
         SubgroupMetric("equal_opportunity", "larger", "Equal opportunity", "TPR_R - TPR_S"),
         SubgroupMetric(
             "equalized_odds", "larger", "Equalized odds", "((FPR_R - FPR_S) + (TPR_R - TPR_S)) / 2"
@@ -77,16 +83,45 @@ SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
         SubgroupMetric(
             "accuracy", "smaller", "Accuracy", "P(yhat = y | S)", reference="overall accuracy", fairness=False
         ),
-        SubgroupMetric("accuracy_error", "smaller", "Accuracy error", "accuracy(S) - accuracy(all rows)"),
+        SubgroupMetric("accuracy_error", "smaller", "Accuracy error", "accuracy(S) - accuracy(all rows)",
+                       tasks=("binary", "multiclass", "ordinal")),
         SubgroupMetric("false_positive_rate", "larger", "False positive rate", "FPR_R - FPR_S"),
         SubgroupMetric("false_negative_rate", "larger", "False negative rate", "FNR_S - FNR_R"),
     )
 }
 
-#: Metric columns of :meth:`SubgroupReport.subgroup_metrics`, in order.
+#: The metrics of multi-class, ordinal and regression models and of a per-row ``loss``
+#: (:mod:`~aif360_subjective.detectors.continuous`: a subgroup's mean of a per-row value against the rest's).
+#: Higher predictions are taken as favourable: a subgroup predicted lower than the rest (``mean_prediction``), or
+#: under-predicted more (``mean_error``), is on the disadvantaged side.
+OUTCOME_METRICS: dict[str, SubgroupMetric] = {
+    m.name: m
+    for m in (
+        SubgroupMetric("mean_absolute_error", "larger", "Mean absolute error", "mean|yhat - y| (S) - (R)",
+                       tasks=("ordinal", "regression")),
+        SubgroupMetric("mean_error", "smaller", "Mean error (bias)", "mean(yhat - y) (S) - (R)",
+                       tasks=("ordinal", "regression")),
+        SubgroupMetric("mean_prediction", "smaller", "Mean prediction", "mean(yhat) (S) - (R)",
+                       tasks=("ordinal", "regression")),
+        SubgroupMetric("mean_loss", "larger", "Mean loss", "mean loss (S) - (R)",
+                       tasks=("binary", "multiclass", "ordinal", "regression")),
+    )
+}
+
+#: Metric columns of :meth:`SubgroupReport.subgroup_metrics` of a binary decision, in order.
 METRICS: tuple[str, ...] = tuple(SUBGROUP_METRICS)
+#: Every metric of every task, binary first.
+ALL_METRICS: dict[str, SubgroupMetric] = {**SUBGROUP_METRICS, **OUTCOME_METRICS}
 #: The metrics comparing the subgroup with the rest (each has its own test): every metric but accuracy.
-FAIRNESS_METRICS: tuple[str, ...] = tuple(m.name for m in SUBGROUP_METRICS.values() if m.fairness)
+FAIRNESS_METRICS: tuple[str, ...] = tuple(m for m in METRICS if SUBGROUP_METRICS[m].fairness)
+#: Per task, its metrics (``mean_loss`` joins them when a ``loss`` is given; multi-class statistical parity is
+#: one class against the others, ``label=``).
+TASK_METRICS: dict[str, tuple[str, ...]] = {
+    "binary": METRICS,
+    "multiclass": ("accuracy_error", "statistical_parity"),
+    "ordinal": ("mean_absolute_error", "mean_error", "mean_prediction", "accuracy_error"),
+    "regression": ("mean_absolute_error", "mean_error", "mean_prediction"),
+}
 
 # Confusion cells (positive = favourable): TN, FP, FN, TP = 0, 1, 2, 3 and ``cell_codes`` come from the shared
 # label module, as do the counts of a partition.

@@ -67,7 +67,8 @@ def test_check_groups_errors_and_codes():
 def test_id_like_columns_name_an_id_with_repeated_values():
     n = 400
     X = pd.DataFrame({"person_id": np.repeat(np.arange(80), 5), "age": np.arange(n) % 60,
-                      "row_id": np.arange(n), "sex": np.tile(["f", "m"], n // 2), "userid": np.repeat(np.arange(100), 4)})
+                      "row_id": np.arange(n), "sex": np.tile(["f", "m"], n // 2),
+                      "userid": np.repeat(np.arange(100), 4)})
     assert id_like_columns(X) == ["person_id", "userid"]  # row_id: every value distinct, not a cluster
 
 
