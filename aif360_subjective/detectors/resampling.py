@@ -83,10 +83,17 @@ def _mix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def canonical_order(keys: np.ndarray) -> np.ndarray:
-    """Row positions sorted by ``keys`` (a stable sort: rows with equal keys, identical rows, keep their order,
-    which changes nothing since they are interchangeable)."""
-    return np.argsort(np.asarray(keys), kind="stable")
+def canonical_order(*keys: np.ndarray) -> np.ndarray:
+    """Row positions sorted by ``keys`` (the first the primary key; :func:`row_keys`), stably: rows equal on
+    every key (identical rows) keep their order, which changes nothing since they are interchangeable.
+
+    Give the features' key first and the key of the features with the outcomes second: a cluster's rows are
+    then matched with another cluster's rows (``design="between"``) by their features, never by their
+    outcomes, and only rows with identical features are ordered by their outcomes.
+    """
+    if not keys:
+        raise ValueError("canonical_order needs at least one key")
+    return np.lexsort(tuple(np.asarray(k) for k in reversed(keys)))
 
 
 def check_groups(groups: Any, n: int, name: str = "groups") -> np.ndarray | None:

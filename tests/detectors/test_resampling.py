@@ -72,6 +72,11 @@ def test_id_like_columns_name_an_id_with_repeated_values():
     assert id_like_columns(X) == ["person_id", "userid"]  # row_id: every value distinct, not a cluster
 
 
+def test_canonical_order_sorts_by_the_first_key_then_the_next():
+    np.testing.assert_array_equal(canonical_order(np.array([2, 1, 2, 1]), np.array([0, 5, 3, 1])), [3, 1, 0, 2])
+    np.testing.assert_array_equal(canonical_order(np.array([3, 1, 2])), [1, 2, 0])
+
+
 def test_row_keys_follow_the_content_not_the_position():
     X = pd.DataFrame({"a": [1, 2, 1, 3], "b": ["x", "y", "x", "z"]})
     k = row_keys(X, np.array([0, 1, 0, 1]))
