@@ -1,6 +1,7 @@
 """algorithms/inprocessing: the paper's Model 1 (:class:`MajorityVoteClassifier`) and Model 2
-(:class:`AnnotatorAwareClassifier`); :class:`MeanRatingRegressor` predicts ratings for an ordinal audit; :class:`OneClassPredictionWarning` and :func:`one_class_message` flag a model
-whose predictions are all one label."""
+(:class:`AnnotatorAwareClassifier`); :class:`MeanRatingRegressor` predicts ratings for an ordinal audit;
+:class:`OneClassPredictionWarning` and :func:`one_class_message` flag a model whose predictions are all one
+label."""
 
 from ..._labels import OneClassPredictionWarning, one_class_message
 from .annotator_aware import AnnotatorAwareClassifier
