@@ -62,7 +62,8 @@ class MeanRatingRegressor:
             row = int(values.isna().to_numpy().argmax())
             raise ValueError(f"rating column {self.rating_column!r} holds {info[self.rating_column].iloc[row]!r} at "
                              f"row {row}; expected numeric ratings")
-        return values.to_numpy(dtype=np.float64)
+        out: np.ndarray = values.to_numpy(dtype=np.float64)
+        return out
 
     def _text(self, dataset: Any, item_ids: np.ndarray) -> pd.Series:
         table = dataset.items.reindex(pd.Index(item_ids))
