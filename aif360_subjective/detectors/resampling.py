@@ -30,6 +30,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,8 @@ from .._validation import check_choice, plain
 __all__ = [
     "DESIGNS",
     "Permuter",
+    "Sampling",
+    "sampling_of",
     "canonical_order",
     "check_groups",
     "cluster_bootstrap_weights",
@@ -148,6 +151,50 @@ def id_like_columns(X: pd.DataFrame, min_repeat: float = 1.5) -> list[str]:
         if max(3, int(0.01 * n)) <= k <= n / min_repeat:
             out.append(str(col))
     return out
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The unit of inference of an analysis and the canonical order its permutations are drawn in.
+
+    Attributes:
+        order: the canonical row order (:func:`canonical_order`), or None (the rows' own order).
+        groups: dense cluster codes per row (:func:`check_groups`), or None (rows are the units).
+        design: ``"between"`` or ``"within"`` (with ``groups``).
+        group_name: what the clusters are called in reports (the ``groups`` column's name, or "clusters").
+    """
+
+    order: np.ndarray | None = None
+    groups: np.ndarray | None = None
+    design: str = "between"
+    group_name: str = "clusters"
+
+    @property
+    def unit(self) -> str:
+        """The unit of inference, in words (for the report)."""
+        if self.groups is None:
+            return "rows (each row an independent unit)"
+        k = int(self.groups.max()) + 1
+        if self.design == "between":
+            return f"{k:,} {self.group_name} (whole {self.group_name} permuted among those with as many rows)"
+        return f"rows within {k:,} {self.group_name} (permuted inside each)"
+
+
+def sampling_of(keys: Sequence[np.ndarray], groups: Any = None, design: str = "between",
+                n: int | None = None) -> Sampling:
+    """A :class:`Sampling` from row keys (features' key first) and an optional ``groups`` argument.
+
+    Raises:
+        ValueError: as :func:`check_groups`; an unknown ``design``.
+    """
+    check_choice(design, "design", DESIGNS)
+    order = canonical_order(*keys) if keys else None
+    n = len(keys[0]) if keys else n
+    if n is None:
+        raise ValueError("sampling_of needs keys or n")
+    codes = check_groups(groups, n)
+    name = str(groups.name) if isinstance(groups, pd.Series) and groups.name is not None else "clusters"
+    return Sampling(order=order, groups=codes, design=design, group_name=name)
 
 
 class Permuter:
