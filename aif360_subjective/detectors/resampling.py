@@ -39,6 +39,7 @@ import pandas as pd
 from .._validation import check_choice, plain
 
 __all__ = [
+    "ClusteredRowsWarning",
     "DESIGNS",
     "Permuter",
     "Sampling",
@@ -48,6 +49,7 @@ __all__ = [
     "cluster_bootstrap_weights",
     "id_like_columns",
     "row_keys",
+    "warn_id_like_columns",
 ]
 
 #: The values of ``design``: move whole clusters between clusters of equal size, or permute rows within clusters.
@@ -195,6 +197,34 @@ def sampling_of(keys: Sequence[np.ndarray], groups: Any = None, design: str = "b
     codes = check_groups(groups, n)
     name = str(groups.name) if isinstance(groups, pd.Series) and groups.name is not None else "clusters"
     return Sampling(order=order, groups=codes, design=design, group_name=name)
+
+
+class ClusteredRowsWarning(UserWarning):
+    """A column looks like a cluster id with repeated values and no ``groups=`` was given."""
+
+
+def warn_id_like_columns(X: pd.DataFrame, groups: Any, stacklevel: int = 3) -> list[str]:
+    """Warn (:class:`ClusteredRowsWarning`) when ``groups`` is None and a column of ``X`` looks like an id with
+    repeated values (:func:`id_like_columns`), naming the column and suggesting ``groups=``.
+
+    Returns:
+        list[str]: the columns named in the warning (empty: no warning).
+    """
+    if groups is not None:
+        return []
+    cols = id_like_columns(X)
+    if cols:
+        import warnings
+
+        c = cols[0]
+        k = int(X[c].nunique())
+        others = f" (also {', '.join(map(repr, cols[1:]))})" if len(cols) > 1 else ""
+        warnings.warn(
+            f"column {c!r} looks like an id with repeated values ({k:,} ids for {len(X):,} rows){others}: rows "
+            f"sharing an id are probably not independent, and permuting single rows then overstates the evidence. "
+            f"Pass groups=X[{c!r}] to permute whole {c} clusters (and leave the id out of the features)",
+            ClusteredRowsWarning, stacklevel=stacklevel)
+    return cols
 
 
 class Permuter:

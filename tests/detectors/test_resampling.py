@@ -77,6 +77,21 @@ def test_canonical_order_sorts_by_the_first_key_then_the_next():
     np.testing.assert_array_equal(canonical_order(np.array([3, 1, 2])), [1, 2, 0])
 
 
+def test_warning_names_the_id_column_and_suggests_groups():
+    from aif360_subjective.detectors.resampling import ClusteredRowsWarning, warn_id_like_columns
+
+    X = pd.DataFrame({"person_id": np.repeat(np.arange(50), 4), "sex": np.tile(["f", "m"], 100)})
+    with pytest.warns(ClusteredRowsWarning, match=r"column 'person_id' looks like an id with repeated values "
+                                                  r"\(50 ids for 200 rows\).*groups=X\['person_id'\]"):
+        assert warn_id_like_columns(X, None) == ["person_id"]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert warn_id_like_columns(X, X["person_id"]) == []  # groups given: nothing to say
+        assert warn_id_like_columns(X[["sex"]], None) == []
+
+
 def test_row_keys_follow_the_content_not_the_position():
     X = pd.DataFrame({"a": [1, 2, 1, 3], "b": ["x", "y", "x", "z"]})
     k = row_keys(X, np.array([0, 1, 0, 1]))
