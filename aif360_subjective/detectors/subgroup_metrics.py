@@ -39,6 +39,8 @@ __all__ = [
     "SUBGROUP_METRICS",
     "SubgroupMetric",
     "TASK_METRICS",
+    "base_metric",
+    "metric_label",
     "cell_codes",
     "counts_by_label",
     "counts_of_rows",
@@ -122,6 +124,21 @@ TASK_METRICS: dict[str, tuple[str, ...]] = {
     "ordinal": ("mean_absolute_error", "mean_error", "mean_prediction", "accuracy_error"),
     "regression": ("mean_absolute_error", "mean_error", "mean_prediction"),
 }
+
+def base_metric(name: str) -> str:
+    """The registry name of a metric column: ``statistical_parity[c]`` (one class against the others) is
+    ``statistical_parity``."""
+    return name.split("[", 1)[0] if name.endswith("]") and "[" in name else name
+
+
+def metric_label(name: str) -> str:
+    """The human-readable name of a metric column (``statistical_parity[c]`` -> "Statistical parity (class c)");
+    an unknown name as it is."""
+    m = ALL_METRICS.get(base_metric(name))
+    if m is None:
+        return name
+    return f"{m.label} (class {name[len(m.name) + 1:-1]})" if name != m.name else m.label
+
 
 # Confusion cells (positive = favourable): TN, FP, FN, TP = 0, 1, 2, 3 and ``cell_codes`` come from the shared
 # label module, as do the counts of a partition.

@@ -88,3 +88,11 @@ def test_loss_array_or_callable():
         check_loss("mse", y, yhat, 3)
     cols = outcome_columns(resolve_task(y, yhat, "regression"), y, yhat, loss=np.array([0.0, 1.0, 1.0]))
     assert cols[-1].metric == "mean_loss" and cols[-1].kind == "proportion"
+
+
+def test_metric_labels_of_per_class_columns():
+    from aif360_subjective.detectors.subgroup_metrics import base_metric, metric_label
+
+    assert base_metric("statistical_parity[cat]") == "statistical_parity"
+    assert metric_label("statistical_parity[cat]") == "Statistical parity (class cat)"
+    assert metric_label("mean_error") == "Mean error (bias)" and metric_label("nope") == "nope"
