@@ -99,7 +99,7 @@ def run(task: str, effect: float, seed: int, grouped: bool, B: int) -> tuple[boo
         if len(sig):
             stat = res.statistic(test, 0)[sig]
             first = sig[np.lexsort((-stat, pg[sig]))[0]]
-            rows = mp.members[:, [first]].toarray().ravel().astype(bool)
+            rows = mp.members()[:, [first]].toarray().ravel().astype(bool)
             found = (rows & planted).sum() / max((rows | planted).sum(), 1) >= 0.5
     return any_hit, found
 

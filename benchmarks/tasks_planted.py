@@ -113,7 +113,7 @@ def run_ours(task: str, X, y, yhat, seed: int) -> tuple[bool, np.ndarray | None,
     rows = None
     if len(sig):
         first = sig[np.lexsort((-res.statistic(j, 0)[sig], pg[sig]))[0]]
-        rows = mp.members[:, [first]].toarray().ravel().astype(bool)
+        rows = mp.members()[:, [first]].toarray().ravel().astype(bool)
     return bool(np.nanmin(res.p_global) < 0.05), rows, time.perf_counter() - t0
 
 
