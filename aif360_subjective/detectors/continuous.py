@@ -36,6 +36,7 @@ References:
 
 from __future__ import annotations
 
+import warnings
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -61,6 +62,7 @@ from .resampling import Permuter, cluster_bootstrap_weights
 
 __all__ = [
     "OutcomeColumn",
+    "moments_z",
     "bootstrap_intervals",
     "max_t_means",
     "mean_inference",
@@ -152,6 +154,23 @@ def _pooled_z(n_S: np.ndarray, s_S: np.ndarray, N: float, s_T: float) -> np.ndar
         se = np.sqrt(p * (1.0 - p) * (1.0 / n_S + 1.0 / n_R))
         z = (s_S / n_S - (s_T - s_S) / n_R) / se
     return np.where((n_S > 0) & (n_R > 0) & (se > 0), z, np.nan)
+
+
+def moments_z(a: np.ndarray, b: np.ndarray, kind: str = "mean") -> np.ndarray:
+    """The z of ``mean_a - mean_b`` for rows summarised by ``(n, sum, sum of squares)`` (``a``, ``b``: (k, 3)
+    each): Welch's t for a mean, the pooled z for a proportion; NaN where a side has too few rows."""
+    n1, s1, q1 = a[:, 0], a[:, 1], a[:, 2]
+    n2, s2, q2 = b[:, 0], b[:, 1], b[:, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if kind == "proportion":
+            pooled = (s1 + s2) / (n1 + n2)
+            z = (s1 / n1 - s2 / n2) / np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+        else:
+            v1 = np.maximum(q1 - s1 * s1 / n1, 0.0) / (n1 - 1.0)
+            v2 = np.maximum(q2 - s2 * s2 / n2, 0.0) / (n2 - 1.0)
+            z = (s1 / n1 - s2 / n2) / np.sqrt(v1 / n1 + v2 / n2)
+    out: np.ndarray = np.where((n1 > 1) & (n2 > 1), z, np.nan)
+    return out
 
 
 class _Stat:
@@ -374,8 +393,8 @@ def bootstrap_intervals(counter: Counter, columns: list[OutcomeColumn], groups: 
     for j, col in enumerate(columns):
         D = np.hstack(draws[j])
         ok = np.isfinite(D).sum(axis=1) >= 0.9 * n_boot  # candidates a resample often leaves empty: no interval
-        with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
-            sup.filter(RuntimeWarning)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: masked by ``ok`` below
             lo, hi = np.nanpercentile(D, [tail, 100.0 - tail], axis=1)
         out[col.metric] = (np.where(ok, lo, np.nan), np.where(ok, hi, np.nan))
     return out

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .continuous import OutcomeColumn, bootstrap_intervals, max_t_means, mean_inference
+from .continuous import OutcomeColumn, bootstrap_intervals, max_t_means, mean_inference, moments, moments_z
 from .maxt import Counter, MaxTResult
 from .resampling import Sampling
 from .tasks import Task
@@ -51,6 +51,30 @@ class OutcomeMetrics:
     permutation_seed: int
     weighted: bool = False
     _inference: dict[float, dict[str, dict[str, np.ndarray]]] = field(default_factory=dict, repr=False)
+    _moments: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def task_name(self) -> str:
+        """The task (``"multiclass"``, ``"ordinal"``, ``"regression"``)."""
+        return self.task.name
+
+    @property
+    def task_reason(self) -> str:
+        """What ``task="auto"`` decided and why (or that the task was given)."""
+        return self.task.reason
+
+    @property
+    def all_tests(self) -> tuple[int, ...]:
+        """Every metric's test."""
+        return tuple(range(len(self.columns)))
+
+    @property
+    def overall_accuracy(self) -> float:
+        """The share of exact predictions (NaN for a regression, which has no exact predictions)."""
+        for c in self.columns:
+            if c.metric == "accuracy_error":
+                return float(np.mean(c.values))
+        return float("nan")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -78,7 +102,8 @@ class OutcomeMetrics:
             self._inference[ci] = out
         return self._inference[ci]
 
-    def kind_inference(self, positions: np.ndarray, ci: float, tests: bool = True) -> pd.DataFrame:
+    def kind_inference(self, positions: np.ndarray, ci: float, tests: bool = True,
+                       counter: Counter | None = None) -> pd.DataFrame:
         """Per metric ``_ci_low``, ``_ci_high``, ``_p`` of the candidates at ``positions`` (NaN where a candidate
         defines no subgroup; ``_p`` NaN without ``tests``). With clusters the p-values are those of rows as
         units, and NaN: only the max-T's adjusted p-values account for the clusters."""
@@ -94,12 +119,35 @@ class OutcomeMetrics:
                 cols[name + suffix] = np.where(ok, v, np.nan)
         return pd.DataFrame(cols)
 
-    def run_max_t(self, penalty: bool | np.ndarray, n_permutations: int,
+    def run_max_t(self, counter: Counter | None, penalty: bool | np.ndarray, n_permutations: int,
                   tests: tuple[int, ...] | None = None) -> MaxTResult:
         """The max-T over every candidate and every metric (all metrics at once: ``tests`` is accepted for the
         binary engine's interface; each metric's adjusted p-values are those of the full run)."""
-        return max_t_means(self.counter, self.columns, n_permutations, self.permutation_seed, penalty,
-                           order=self.sampling.order, groups=self.sampling.groups, design=self.sampling.design)
+        return max_t_means(self.counter if counter is None else counter, self.columns, n_permutations,
+                           self.permutation_seed, penalty, order=self.sampling.order, groups=self.sampling.groups,
+                           design=self.sampling.design)
+
+    def redundancy_counts(self, positions: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarray, Any]:
+        """What the redundancy filter compares: per candidate ``(n, sum, sum of squares)`` of the metric's
+        per-row value (centred), their totals, and the z of one set of rows against another."""
+        j = self.names.index(metric)
+        if self._moments is None:
+            V = np.column_stack([c.values for c in self.columns]).astype(np.float64)
+            n_S, s_S, q_S = moments(self.counter, V - V.mean(axis=0))
+            assert q_S is not None
+            self._moments = (n_S, s_S, q_S)
+        n_S, s_S, q_S = self._moments
+        col = self.columns[j]
+        v = col.values - (0.0 if col.kind == "proportion" else np.mean(col.values))
+        pos = np.asarray(positions, dtype=np.intp)
+        if col.kind == "proportion":  # counts of ones, not centred
+            s = s_S[pos, j] + n_S[pos] * float(np.mean(col.values))
+            q = s
+        else:
+            s, q = s_S[pos, j], q_S[pos, j]
+        counts = np.column_stack([n_S[pos], s, q])
+        total = np.array([float(len(v)), float(v.sum()), float((v * v).sum())])
+        return counts, total, lambda a, b: moments_z(a, b, col.kind)
 
 
 def outcome_metrics(counter: Counter, index: pd.MultiIndex, sizes: Any, defined: np.ndarray, task: Task,

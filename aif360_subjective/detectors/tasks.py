@@ -77,13 +77,14 @@ def _numeric(s: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
 
-def resolve_task(y_true: Any, y_pred: Any, task: str = "auto") -> Task:
+def resolve_task(y_true: Any, y_pred: Any, task: str = "auto", n: int | None = None) -> Task:
     """Decide (``"auto"``) or check the task from the truth and the prediction.
 
     Args:
         y_true: ground truth (1-d).
         y_pred: prediction (1-d, same length).
         task: one of :data:`TASKS`.
+        n: the rows of ``X`` the labels must align with (optional).
 
     Returns:
         Task: the task, its classes and a sentence saying what was decided.
@@ -94,12 +95,15 @@ def resolve_task(y_true: Any, y_pred: Any, task: str = "auto") -> Task:
     """
     check_choice(task, "task", TASKS)
     t, p = _values(y_true, "y_true"), _values(y_pred, "y_pred")
+    for name, s in (("y_true", t), ("y_pred", p)):
+        if n is not None and len(s) != n:
+            raise ValueError(f"{name} has {len(s)} values but X has {n} rows; they must be aligned")
     if len(t) != len(p):
         raise ValueError(f"y_true has {len(t)} values and y_pred {len(p)}; they must be aligned")
     for name, s in (("y_true", t), ("y_pred", p)):
         if s.isna().any():
-            raise ValueError(f"{name} contains {int(s.isna().sum())} missing values (NaN); a {task} audit needs a "
-                             "value on every row")
+            raise ValueError(f"{name} contains {int(s.isna().sum())} missing values (NaN); every row needs a "
+                             "label")
     ordered = any(isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered for s in (t, p))
     numeric = _numeric(t) and _numeric(p)
     if numeric:
