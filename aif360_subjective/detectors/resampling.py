@@ -163,13 +163,13 @@ class Sampling:
         order: the canonical row order (:func:`canonical_order`), or None (the rows' own order).
         groups: dense cluster codes per row (:func:`check_groups`), or None (rows are the units).
         design: ``"between"`` or ``"within"`` (with ``groups``).
-        group_name: what the clusters are called in reports (the ``groups`` column's name, or "clusters").
+        group_name: what the clusters are by in reports (the ``groups`` Series' name, or "id").
     """
 
     order: np.ndarray | None = None
     groups: np.ndarray | None = None
     design: str = "between"
-    group_name: str = "clusters"
+    group_name: str = "id"
 
     @property
     def unit(self) -> str:
@@ -178,8 +178,13 @@ class Sampling:
             return "rows (each row an independent unit)"
         k = int(self.groups.max()) + 1
         if self.design == "between":
-            return f"{k:,} {self.group_name} (whole {self.group_name} permuted among those with as many rows)"
-        return f"rows within {k:,} {self.group_name} (permuted inside each)"
+            sizes = np.bincount(self.groups)
+            of_size = np.bincount(sizes)
+            fixed = int(sizes[of_size[sizes] == 1].sum())  # a cluster alone with its size has no one to swap with
+            stay = f"; {fixed:,} rows in clusters of a size no other cluster has stay in place" if fixed else ""
+            return (f"{k:,} clusters of rows by {self.group_name} (whole clusters permuted among those with as many "
+                    f"rows, resampled for the intervals{stay})")
+        return f"rows within {k:,} clusters by {self.group_name} (permuted inside each)"
 
 
 def sampling_of(keys: Sequence[np.ndarray], groups: Any = None, design: str = "between",
@@ -195,7 +200,7 @@ def sampling_of(keys: Sequence[np.ndarray], groups: Any = None, design: str = "b
     if n is None:
         raise ValueError("sampling_of needs keys or n")
     codes = check_groups(groups, n)
-    name = str(groups.name) if isinstance(groups, pd.Series) and groups.name is not None else "clusters"
+    name = str(groups.name) if isinstance(groups, pd.Series) and groups.name is not None else "id"
     return Sampling(order=order, groups=codes, design=design, group_name=name)
 
 

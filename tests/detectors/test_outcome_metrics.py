@@ -56,4 +56,4 @@ def test_clusters_give_bootstrap_intervals_and_no_row_p_values():
     m, *_ = _setup(groups)
     inf = m.kind_inference(np.arange(3), 0.95)
     assert inf["mean_error_p"].isna().all() and inf["mean_error_ci_low"].notna().all()
-    assert m.sampling.unit.startswith("100 clusters")
+    assert m.sampling.unit.startswith("100 clusters of rows by id")

@@ -180,3 +180,12 @@ def test_max_t_by_clusters_equals_brute_force():
         want = np.full(len(o), np.nan)
         want[order] = np.maximum.accumulate(raw)
         np.testing.assert_allclose(res.p_adjusted[:, f, 0], want, atol=1e-12)
+
+
+def test_unit_counts_the_rows_that_cannot_move():
+    from aif360_subjective.detectors.resampling import Sampling
+
+    groups = np.repeat(np.arange(5), [3, 3, 2, 2, 4])
+    assert Sampling(groups=groups).unit.endswith("; 4 rows in clusters of a size no other cluster has stay in place)")
+    assert "stay in place" not in Sampling(groups=np.repeat(np.arange(4), 2)).unit
+    assert Sampling().unit.startswith("rows")

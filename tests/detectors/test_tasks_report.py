@@ -97,7 +97,7 @@ def test_groups_state_the_unit_and_resample_clusters():
         warnings.simplefilter("error", ClusteredRowsWarning)
         rep = detect_subgroups(feats, t, p, discovery="patterns", n_permutations=39, random_state=0,
                                groups=X["person_id"])
-    assert rep.unit.startswith("200 person_id (whole person_id permuted")
+    assert rep.unit.startswith("200 clusters of rows by person_id (whole clusters permuted")
     sm = rep.subgroup_metrics(kind="pattern")
     assert sm["accuracy_p"].isna().all() and sm["accuracy_error_ci_low"].notna().any()
     assert sm.attrs["unit"] == rep.unit

@@ -285,7 +285,7 @@ def test_groups_permute_clusters_on_the_aif360_face(compas):
     true, pred = _aif360_pair(df)
     person = np.repeat(np.arange(200), 3)  # rows in threes, as three records of one person
     m = SubgroupDiscoveryMetric(true, pred, discovery="patterns", n_permutations=19, random_state=0, groups=person)
-    assert m.report.unit.startswith("200 clusters (whole clusters permuted")
+    assert m.report.unit.startswith("200 clusters of rows by id (whole clusters permuted")
     assert m.report.task == "binary" and "AIF360" in m.report.task_reason
     with pytest.raises(ValueError, match="groups: unknown column"):
         SubgroupDiscoveryMetric(true, pred, discovery="patterns", n_permutations=19, groups="person_id")
