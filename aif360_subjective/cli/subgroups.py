@@ -32,13 +32,14 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
     common.check_not_missing(df, {"--label-col": label_col}, args.data, "truth label")
     y_true = df[label_col]
-    if args.outcome != "binary":
-        return _table_outcome_rows(args, table, df, label_col)
+    groups = _groups_column(args, df)
+    if getattr(args, "outcome", "binary") != "binary":  # the dashboard's arguments have no --outcome
+        return (*_table_outcome_rows(args, table, df, label_col), groups)
     if args.favorable_label is None and table.favorable is not None:
         fav = table.favorable
     else:
         fav = inputs.favorable_label(args.favorable_label, y_true, label_col)
-    others = [c for c in df.columns if c not in (label_col, args.prediction_col)]
+    others = [c for c in df.columns if c not in (label_col, args.prediction_col, getattr(args, "groups", None))]
     available = others if args.columns else [c for c in others if c not in table.excluded]
     features = _features(args, available, args.data)
     X = df[features]
@@ -53,6 +54,7 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     if args.model is not None:
         test, y_pred, desc = inputs.train_table_model(X, positive, args, args.categorical)
         X, positive = X.iloc[test].reset_index(drop=True), positive[test]
+        groups = None if groups is None else groups.iloc[test].reset_index(drop=True)
         name = inputs.MODELS[args.model]
         notes.insert(0, f"truth {label_col!r}, predictions of {desc}")
     else:
@@ -68,7 +70,17 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     if message is not None:
         print(f"Warning: {message}")
         notes.append(f"Warning: {message}")
-    return X, positive.astype(int), y_pred, fav, notes, name
+    return X, positive.astype(int), y_pred, fav, notes, name, groups
+
+
+def _groups_column(args: argparse.Namespace, df):
+    """The ``--groups`` column of a table (None without it); the column is the unit, never a feature."""
+    if getattr(args, "groups", None) is None:  # the dashboard reads tables without --groups
+        return None
+    if args.groups not in df.columns:
+        raise CLIError(f"--groups {args.groups!r} is not a column of {Path(args.data).name} (columns: "
+                       f"{common.show_values(list(df.columns), limit=12)})")
+    return df[args.groups].rename(args.groups).reset_index(drop=True)
 
 
 def _table_outcome_rows(args: argparse.Namespace, table, df, label_col: str):
@@ -77,7 +89,7 @@ def _table_outcome_rows(args: argparse.Namespace, table, df, label_col: str):
     if args.model is not None or args.prediction_col is None:
         raise CLIError(f"--outcome {args.outcome} reads the predictions from --prediction-col (--model "
                        f"{inputs.TABLE_MODEL} predicts binary labels)")
-    others = [c for c in df.columns if c not in (label_col, args.prediction_col)]
+    others = [c for c in df.columns if c not in (label_col, args.prediction_col, args.groups)]
     available = others if args.columns else [c for c in others if c not in table.excluded]
     features = _features(args, available, args.data)
     X = df[features]
@@ -223,25 +235,15 @@ def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     fmt = inputs.detect_format(args.data, args.format)
     groups = None
+    if args.groups is not None and fmt not in inputs.TABLE_FORMATS:
+        raise CLIError("--groups names a column of a CSV table; annotation rows are grouped by annotator with "
+                       "--outcome ordinal")
     if fmt in inputs.TABLE_FORMATS:
-        X, y_true, y_pred, fav, notes, model = _table_rows(args, fmt)
+        X, y_true, y_pred, fav, notes, model, groups = _table_rows(args, fmt)
     elif args.outcome != "binary":
         X, y_true, y_pred, fav, notes, model, groups = _rating_rows(args)
     else:
         X, y_true, y_pred, fav, notes, model = _annotation_rows(args)
-    if args.groups is not None:
-        if fmt not in inputs.TABLE_FORMATS:
-            raise CLIError("--groups names a column of a CSV table; annotation rows are grouped by annotator with "
-                           "--outcome ordinal")
-        df = inputs.read_table(args, args.data, fmt).frame
-        if args.groups not in df.columns:
-            raise CLIError(f"--groups {args.groups!r} is not a column of {Path(args.data).name} (columns: "
-                           f"{common.show_values(list(df.columns), limit=12)})")
-        if len(df) != len(X):
-            raise CLIError("--groups needs the rows of the table as given (--model logistic audits a split of them)")
-        groups = df[args.groups].rename(args.groups)
-        if args.groups in X.columns:  # the id is the unit, not a description of a subgroup
-            X = X.drop(columns=[args.groups])
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
     with common.steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")

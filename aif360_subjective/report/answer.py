@@ -323,8 +323,15 @@ def _sign_sentence(names: tuple[str, ...]) -> str:
         parts.append("a positive " + ", ".join(larger))
     if smaller:
         parts.append("a negative " + ", ".join(smaller))
-    return (" or ".join(parts) + " (subgroup minus rest; statistical parity rest minus subgroup, accuracy error "
-            "subgroup minus all rows) means the subgroup is disadvantaged; higher predictions count as favourable.")
+    bases = {m.split("[")[0] for m in names}
+    how = ["means: subgroup minus rest"]
+    if "statistical_parity" in bases:
+        how.append("statistical parity: rest minus subgroup")
+    if "accuracy_error" in bases:
+        how.append("accuracy error: subgroup minus all rows")
+    text = " or ".join(parts)
+    return (f"{text[0].upper()}{text[1:]} means the subgroup is disadvantaged ({'; '.join(how)}); higher "
+            "predictions count as favourable.")
 
 
 def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None = 0.95,
