@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
 from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
 from .clustering import (
@@ -191,14 +192,22 @@ def detect_subgroups(
     """
     X = as_frame(X)
     n = len(X)
-    kind = _task_of(y_true, y_pred, task, n)
+    # a favourable label or a label pair given by the caller says the labels are binary decisions
+    binary_given = labels is not None or not (is_number(pos_label) and pos_label == 1)
+    kind = _task_of(y_true, y_pred, "binary" if task == "auto" and binary_given else task, n)
     outcome: tuple[Task, list[OutcomeColumn]] | None = None
     if kind.name == "binary":
         if loss is not None:
             raise ValueError("loss= is compared as mean_loss by a task other than binary; for binary decisions "
                              "the metrics come from the confusion counts (pass task='multiclass' to audit a loss "
                              "beside the accuracy)")
-        t, p = check_labels(y_true, y_pred, n, pos_label, labels)
+        try:
+            t, p = check_labels(y_true, y_pred, n, pos_label, labels)
+        except ValueError as err:
+            if binary_given and task != "binary":
+                raise
+            raise ValueError(f"{err}; task={task!r} reads binary decisions: pass task='multiclass', 'ordinal' or "
+                             "'regression' for other labels") from err
     else:
         _check_other_task(kind.name, n_clusters, sample_weight)
         t = p = np.zeros(n, dtype=bool)  # the clustering needs no outcome
@@ -221,6 +230,8 @@ def detect_subgroups(
 def _task_of(y_true: Any, y_pred: Any, task: Any, n: int) -> Task:
     """The task of an analysis. Two-valued labels under ``task="auto"`` are binary decisions, checked (with their
     usual messages) by ``check_labels``; anything else by :func:`~.tasks.resolve_task`."""
+    if task == "binary":  # check_labels validates, with its own messages
+        return Task("binary", (), "task='binary' (given)")
     if task == "auto":
         try:
             values = pd.unique(pd.concat([pd.Series(np.asarray(_plain_labels(y)).ravel()) for y in (y_true, y_pred)],

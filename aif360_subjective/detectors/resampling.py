@@ -74,7 +74,11 @@ def row_keys(*parts: Any) -> np.ndarray:
         frame = frame.reset_index(drop=True)
         # hash each column on its own, then combine in column order (a row's position never enters)
         for col in range(frame.shape[1]):
-            h = pd.util.hash_pandas_object(frame.iloc[:, col], index=False).to_numpy(dtype=np.uint64)
+            values = frame.iloc[:, col]
+            if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+                # one key for 69, 69.0 and True/1: a decoded AIF360 table and the raw CSV are the same rows
+                values = values.astype(np.float64)
+            h = pd.util.hash_pandas_object(values, index=False).to_numpy(dtype=np.uint64)
             keys = h if keys is None else _mix(keys, h)
     if keys is None:
         raise ValueError("row_keys needs at least one part")

@@ -104,6 +104,17 @@ def resolve_task(y_true: Any, y_pred: Any, task: str = "auto", n: int | None = N
         if s.isna().any():
             raise ValueError(f"{name} contains {int(s.isna().sum())} missing values (NaN); every row needs a "
                              "label")
+    if _numeric(t) != _numeric(p) and not any(isinstance(s.dtype, pd.CategoricalDtype) for s in (t, p)):
+        num, other = ("y_true", "y_pred") if _numeric(t) else ("y_pred", "y_true")
+        shown = pd.unique((p if num == "y_true" else t).astype(object))[:5].tolist()
+        raise ValueError(f"{num} holds numbers and {other} does not (values such as {shown}): truth and "
+                         "prediction must be labels on one scale")
+    if task in ("auto", "multiclass") and not (_numeric(t) and _numeric(p)):
+        common = set(pd.unique(t.astype(object)).tolist()) & set(pd.unique(p.astype(object)).tolist())
+        if not common:
+            raise ValueError(f"y_pred's values {pd.unique(p.astype(object))[:5].tolist()} share none with "
+                             f"y_true's {pd.unique(t.astype(object))[:5].tolist()}: they must be labels of the "
+                             "same classes")
     ordered = any(isinstance(s.dtype, pd.CategoricalDtype) and s.dtype.ordered for s in (t, p))
     numeric = _numeric(t) and _numeric(p)
     if numeric:

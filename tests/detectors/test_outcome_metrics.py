@@ -45,7 +45,7 @@ def test_inference_and_max_t_shapes_and_signal():
     assert list(inf.columns[:3]) == ["mean_absolute_error_ci_low", "mean_absolute_error_ci_high",
                                      "mean_absolute_error_p"]
     assert inf["mean_error_ci_low"][0] > 0 and inf["mean_error_p"][0] < 1e-6
-    mt = m.run_max_t(False, 39)
+    mt = m.run_max_t(None, False, 39)
     assert mt.z.shape == (4, 4) and mt.p_global.shape == (4, 4, 2)
     # over-predicted: mean error larger in S, which is the favoured side of mean_error ("smaller" disadvantaged)
     assert mt.p_adjusted[0, m.metric_test["mean_error"], 1] == 1 / 40

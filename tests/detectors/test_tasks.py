@@ -30,6 +30,8 @@ def test_auto_says_what_it_decided():
     (dict(y_true=["a", "b", "c"], y_pred=["a", "b", "c"], task="regression"), "task='regression' needs numeric"),
     (dict(y_true=[1, 2], y_pred=[1, 2, 3]), "y_true has 2 values and y_pred 3"),
     (dict(y_true=[1, 2], y_pred=[1, 2], task="numeric"), "task must be one of"),
+    (dict(y_true=[0, 1, 2], y_pred=["a", "b", "c"]), "y_true holds numbers and y_pred does not"),
+    (dict(y_true=["a", "b", "c"], y_pred=["x", "y", "z"]), "y_pred's values .* share none with y_true's"),
 ])
 def test_bad_labels_for_a_task(kwargs, match):
     with pytest.raises(ValueError, match=match):

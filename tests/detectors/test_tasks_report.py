@@ -58,7 +58,8 @@ def test_regression_and_multiclass_reports():
 
 
 @pytest.mark.parametrize(("kwargs", "err", "match"), [
-    (dict(y_true=[0, 1, 2] * 10, y_pred=[0, 1, 1] * 10, task="binary"), ValueError, "task='binary' but"),
+    (dict(y_true=[0, 1, 2] * 10, y_pred=[0, 1, 1] * 10, task="binary"), ValueError,
+     r"y_true has values \[2\] outside the admissible labels \[0, 1\].*task='binary' reads binary decisions"),
     (dict(y_true=[0.5, np.nan, 1.5] * 10, y_pred=[0.1, 0.2, 0.3] * 10, task="regression"), ValueError,
      "y_true contains 10 missing values"),
     (dict(y_true=[0.5, np.inf, 1.5] * 10, y_pred=[0.1, 0.2, 0.3] * 10), ValueError, "infinite"),
