@@ -3,10 +3,10 @@ without ``groups=``; and the size and power of the continuous-outcome tests on t
 
 The outside audit's design (issue 30): 1,000 persons x 5 records, each person with an error propensity of their
 own, no subgroup effect. Person-level features (``sex`` 2 levels, ``age_band`` 5, ``region`` 4, ``education``
-3) and one record-level feature (``channel``, 3 levels). The candidates are the mined patterns of the default
-options (every conjunction of up to 3 conditions with >= 1 % of the rows), penalised by description class as
-the reports do; a table "reports something" when any candidate's global adjusted p-value (every test, both
-directions) is below 0.05.
+3) and one record-level feature (``channel``, 3 levels). ``detect_subgroups(X, y_true, y_pred, task=...,
+discovery="patterns")`` (``--discovery`` to change it), with or without ``groups=person``; a table "reports
+something" when ``findings()`` (alpha 0.05: every candidate, metric and direction under one family-wise error)
+lists anything.
 
 * ``binary``: truth Bernoulli(0.5); each person's records are mispredicted with the person's propensity
   ``logistic(N(logit 0.2, 1.5))``. The five binary tests (statistical parity, equal opportunity, equalized
@@ -17,8 +17,7 @@ directions) is below 0.05.
 * planted: the persons of ``region = r0 and education = e0`` (8.3 % of the rows) err more: in a regression
   their error scale is multiplied by 2 (the absolute error doubled) or 1.3; in the binary setting their odds of
   an error by 1.65 (logit + 0.5). Power = tables where the first finding of the error metric (mean absolute error,
-  or accuracy, disadvantaged; smallest global adjusted p, then largest statistic) has Jaccard >= 0.5 with the
-  planted rows.
+  or accuracy error, disadvantaged) has Jaccard >= 0.5 with the planted rows.
 
 Each setting runs with rows as units (the default) and with ``groups=person`` (whole persons permuted among
 persons with as many records). Printed: rate with its Clopper-Pearson 95 % interval.
@@ -32,6 +31,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -40,12 +40,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aif360_subjective.detectors.continuous import max_t_means  # noqa: E402
-from aif360_subjective.detectors.detect import mine  # noqa: E402
-from aif360_subjective.detectors.maxt import class_offsets, max_t  # noqa: E402
-from aif360_subjective.detectors.options import check_analysis_options  # noqa: E402
-from aif360_subjective.detectors.resampling import canonical_order, check_groups, row_keys  # noqa: E402
-from aif360_subjective.detectors.tasks import outcome_columns, resolve_task  # noqa: E402
+from aif360_subjective.detectors import detect_subgroups  # noqa: E402
 
 PERSONS, RECORDS = 1000, 5
 
@@ -71,37 +66,20 @@ def clustered_table(seed: int, task: str, effect: float = 0.0):
     return X, y, y + scale * rng.normal(size=len(person)), person, planted
 
 
-def _candidates(X):
-    opts = check_analysis_options(X)
-    mp = mine(X, opts)
-    is_range = np.array([isinstance(v, tuple) for v in mp.items.values], dtype=bool)
-    classes = np.array([f"{len(p)}:{int(is_range[list(p)].sum())}" for p in mp.patterns], dtype=object)
-    return mp, class_offsets(classes)
-
-
-def run(task: str, effect: float, seed: int, grouped: bool, B: int) -> tuple[bool, bool]:
-    """(reported anything, the first mean-absolute-error finding is the planted slice)."""
+def run(task: str, effect: float, seed: int, grouped: bool, B: int, discovery: str = "patterns") -> tuple[bool, bool]:
+    """(``findings()`` lists anything, the first finding of the error metric is the planted slice)."""
     X, t, p, person, planted = clustered_table(seed, task, effect)
-    mp, offsets = _candidates(X)
-    order = canonical_order(row_keys(X), row_keys(X, t, p))
-    groups = check_groups(person, len(X)) if grouped else None
-    if task == "binary":
-        res = max_t(mp.counter, t, p, B, random_state=seed, penalty=offsets, order=order, groups=groups)
-    else:
-        cols = outcome_columns(resolve_task(t, p, "regression"), t, p)
-        res = max_t_means(mp.counter, cols, B, random_state=seed, penalty=offsets, order=order, groups=groups)
-    any_hit = bool(np.nanmin(res.p_global) < 0.05) if np.isfinite(res.p_global).any() else False
+    rep = detect_subgroups(X, t, p, task=task, random_state=seed, n_permutations=B, discovery=discovery,
+                           groups=pd.Series(person, name="person") if grouped else None)
+    f = rep.findings(0.05)
     found = False
     if effect:
-        test = 3 if task == "binary" else 0  # accuracy; mean absolute error
-        pg = res.p_global[:, test, 0]  # disadvantaged
-        sig = np.flatnonzero(pg < 0.05)
-        if len(sig):
-            stat = res.statistic(test, 0)[sig]
-            first = sig[np.lexsort((-stat, pg[sig]))[0]]
-            rows = mp.members()[:, [first]].toarray().ravel().astype(bool)
+        metric = "accuracy_error" if task == "binary" else "mean_absolute_error"
+        err = f[(f["metric"] == metric) & (f["direction"] == "disadvantaged")]
+        if len(err):
+            rows = np.asarray(rep.members(err["kind"].iloc[0], err["id"].iloc[0]), dtype=bool)
             found = (rows & planted).sum() / max((rows | planted).sum(), 1) >= 0.5
-    return any_hit, found
+    return len(f) > 0, bool(found)
 
 
 def interval(k: int, n: int) -> str:
@@ -114,9 +92,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=100)
     ap.add_argument("--permutations", type=int, default=200)
+    ap.add_argument("--discovery", default="patterns", choices=("asdf", "patterns", "both"))
     args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
     print(f"# Clustered rows: {PERSONS} persons x {RECORDS} records, {args.tables} tables per setting, "
-          f"{args.permutations} permutations")
+          f"{args.permutations} permutations, discovery={args.discovery!r}")
     print("| setting | unit | reports something | planted slice first |")
     print("|---|---|---|---|")
     start = time.perf_counter()
@@ -127,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
         for grouped in (False, True):
             hits = found = 0
             for seed in range(args.tables):
-                h, f = run(task, effect, seed, grouped, args.permutations)
+                h, f = run(task, effect, seed, grouped, args.permutations, args.discovery)
                 hits += h
                 found += f
             unit = "groups=person" if grouped else "rows"
