@@ -273,9 +273,10 @@ class SubgroupReport:
         significant are ranked: the adjusted p-value below ``alpha`` **and** the ``ci`` interval entirely on
         that side of the reference (0, or the overall accuracy for ``accuracy``). With ``control="fwer"``
         (default) the adjusted p-value is the permutation max-T one (``<metric>_p_adjusted``): its family is
-        every subgroup of **every kind** the report holds, in both directions, so that on data without any
-        effect a ranking lists something with probability at most ``alpha``, however many overlapping
-        candidates were mined (see :mod:`~aif360_subjective.detectors.maxt`). ``control="fdr"`` is the
+        every subgroup of **every kind** the report holds, in the requested direction of the metric's test (the
+        ``_p_adjusted`` column of :meth:`subgroup_metrics` is two-sided: its family holds both directions), so
+        that on data without any effect a ranking lists something with probability at most ``alpha``, however
+        many overlapping candidates were mined (see :mod:`~aif360_subjective.detectors.maxt`). ``control="fdr"`` is the
         previous filter: Benjamini-Hochberg q-values over the subgroups of one kind (``<metric>_q``), which
         bounds the expected share of false claims among those listed, not the chance of any.
 

@@ -208,11 +208,15 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
                 "metric": metric, "kind": kinds[keep], "id": ids[keep], "description": texts[lead],
                 "size": sizes[keep].astype(np.int64), "value": value[keep], "ci_low": lo[keep],
                 "ci_high": hi[keep], "p_adjusted": pg[keep], "direction": direction,
+                "_strength": -mt.statistic(test_no, d)[keep],
             }))
     cols = list(FINDINGS_COLUMNS)
-    out = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame({c: [] for c in cols})
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({c: [] for c in [*cols, "_strength"]})
     if len(out):
-        out = out.sort_values("p_adjusted", kind="stable").reset_index(drop=True)
+        # ties in adjusted p (many findings at the floor 1 / (B + 1)) are broken by the strength of the evidence,
+        # the max-T statistic (the penalised z), never by the order of the metrics
+        out = out.sort_values(["p_adjusted", "_strength"], kind="stable").reset_index(drop=True)
+    out = out[cols]
     attrs: dict[str, Any] = {
         "alpha": float(alpha), "ci": float(ci), "n_hypotheses": int(mt.n_hypotheses[1]),
         "n_permutations": int(mt.n_permutations), "n_redundant": n_redundant,

@@ -123,3 +123,19 @@ def test_findings_do_not_depend_on_the_row_order():
     fa, fb = a.findings(), b.findings()
     assert len(fa) > 0
     pd.testing.assert_frame_equal(fa.drop(columns=["id"]), fb.drop(columns=["id"]))
+
+
+def test_findings_tied_at_the_floor_are_ordered_by_the_strength_of_evidence():
+    X, planted, rng = _table(1500, 4)
+    t = rng.integers(0, 2, len(X))
+    p = np.where(planted & (rng.random(len(X)) < 0.6), 0, t)  # strong: many findings at the floor 1/40
+    rep = detect_subgroups(X, t, p, discovery="patterns", n_permutations=39, random_state=0)
+    f = rep.findings(keep_redundant=True, merge_identical=False)
+    floor = f[f["p_adjusted"] == f["p_adjusted"].min()]
+    assert len(floor) > 3 and floor["metric"].nunique() > 1
+    mt = rep.significance.max_t()
+    tests = rep.candidate_metrics.metric_test
+    stat = [mt.statistic(tests[m], 0 if d == "disadvantaged" else 1)[rep.candidates.positions(k)[
+        rep.candidates.position(k, i)]] for m, k, i, d in zip(floor["metric"], floor["kind"], floor["id"],
+                                                             floor["direction"], strict=True)]
+    assert np.all(np.diff(stat) <= 1e-12)  # not the order of the metrics
