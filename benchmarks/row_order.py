@@ -4,8 +4,8 @@ Runs ``detect_subgroups`` (defaults, ``random_state=0``) on FairVis' COMPAS tabl
 the prediction) in its own row order and in ``--shuffles`` random row orders, and prints per run the number of
 findings (``findings()``, alpha 0.05), the number of significant subgroups in ``subgroup_metrics`` (any
 ``_p_adjusted`` below 0.05), and how many findings (metric, direction and the finding's rows, which unlike a
-cluster's number do not depend on the row order) differ from the original order's. An outside audit counted 6,238 vs 5,933 findings before the permutations were drawn in a canonical
-row order.
+cluster's number do not depend on the row order) differ from the original order's. An outside audit counted
+6,238 vs 5,933 findings before the permutations were drawn in a canonical row order.
 
 Usage: ``python benchmarks/row_order.py [--data $AIF360_SUBJECTIVE_DATA] [--shuffles 2] [--discovery both]``.
 """
