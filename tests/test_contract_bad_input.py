@@ -432,8 +432,9 @@ CASES: list[Case] = [
          r"task must be one of \['auto', 'binary', 'multiclass', 'ordinal', 'regression'\], got 'numeric'"),
     Case("ds-groups-all-distinct", lambda c: _ds(c, groups=np.arange(30)), ValueError,
          r"groups gives every one of the 30 rows its own cluster: it adds nothing"),
-    Case("ds-regression-nan", lambda c: _ds(c, y_true=np.where(np.arange(30) == 0, np.nan, 0.5), y_pred=np.full(30, 0.2),
-                                            task="regression"), ValueError, r"y_true contains 1 missing values"),
+    Case("ds-regression-nan", lambda c: _ds(c, y_true=np.where(np.arange(30) == 0, np.nan, 0.5),
+                                            y_pred=np.full(30, 0.2), task="regression"),
+         ValueError, r"y_true contains 1 missing values"),
     Case("ds-y-true-two-columns", lambda c: _ds(c, y_true=np.zeros((30, 2))), ValueError,
          r"y_true must be 1-dimensional"),
     Case("ds-labels-three-values", lambda c: _ds(c, labels=(0, 1, 2)), ValueError, r"labels must be two distinct"),
@@ -897,6 +898,39 @@ CASES += [
     cli("cli-audit-adr-fit-unknown", *_audit("--adr-fit", "both"), match=r"--adr-fit: invalid choice: 'both'"),
     cli("cli-audit-adr-fit-cross-other-grouping", *_audit("--grouping", "ambiguity", "--adr-fit", "cross"),
         match=r"--adr-fit cross cross-fits ADR bins and applies to --grouping adr only"),
+]
+
+
+def _grouping_repeated(c):
+    g = pd.Series({a: i % 2 for i, a in enumerate(c.ds.annotators.index)})
+    return pd.concat([g, g.iloc[:1]])
+
+
+CASES += [
+    # ---- issue 33: the fourth round's fault sweep
+    Case("ds-weights-all-zero", lambda c: _ds(c, sample_weight=np.zeros(c.n)), ValueError,
+         r"sample_weight is 0 for all \d+ rows"),
+    Case("ds-permutations-too-many", lambda c: _ds(c, n_permutations=10**9), ValueError,
+         r"n_permutations must be <= 100,000, got 1,000,000,000"),
+    Case("maxt-permutations-too-many", lambda c: max_t(sp.csc_matrix(np.ones((4, 2), dtype=bool)), [0, 1, 0, 1],
+                                                       [1, 1, 0, 0], n_permutations=100_001), ValueError,
+         r"n_permutations must be <= 100,000"),
+    Case("fn-test-permutations-too-many", lambda c: _fn(test=True, n_permutations=10**7), ValueError,
+         r"n_permutations must be <= 100,000, got 10,000,000"),
+    Case("oe-test-permutations-too-many", lambda c: _oe(c).exclusion_test(n_permutations=10**7), ValueError,
+         r"n_permutations must be <= 100,000"),
+    Case("ds-random-state-negative", lambda c: _ds(c, random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int or a numpy Generator, got -1"),
+    Case("oe-random-state-negative", lambda c: _oe(c, random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int or a numpy Generator, got -1"),
+    Case("oe-ci-random-state-negative", lambda c: _oe(c).unfairness_ci(random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int or a numpy Generator, got -1"),
+    Case("fn-random-state-negative", lambda c: _fn(ci=0.95, random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int"),
+    Case("oe-grouping-repeated-id", lambda c: _oe(c, grouping=_grouping_repeated(c)), ValueError,
+         r"grouping Series holds 1 annotator id\(s\) more than once \(e.g. \['A\w+'\]\)"),
+    Case("fn-grouping-repeated-id", lambda c: _fn(grouping=pd.Series([0, 1, 0], index=["a", "b", "a"])), ValueError,
+         r"grouping Series holds 1 annotator id\(s\) more than once \(e.g. \['a'\]\)"),
 ]
 
 

@@ -57,12 +57,18 @@ def _dashboard(args: argparse.Namespace) -> Any:
         return Dashboard(table, label_col=label, prediction_col=pred, favorable_label=fav, features=list(X.columns),
                          seed=args.seed, source=source, subgroups=settings)
     if args.model is not None:
-        raise CLIError("--model does not apply to annotation data in the dashboard: it trains Model 1 and Model 2 "
+        raise CLIError("--model does not apply to annotation data in the dashboard: it trains Model 1 (majority "
+                       "vote: TF-IDF of the item text, or the numeric item features) and Model 2 (annotator-aware) "
                        "itself on a by-item split (--test-size, --seed) and compares them; leave --model out")
     ann = inputs.load_annotations(args, args.data)
-    if not ann.dataset.item_feature_names and args.predictions is None and args.prediction_col is None:
-        raise CLIError(f"the items of {Path(args.data).name} have no numeric features to train a model on; give the "
-                       "predictions with --predictions FILE (or --prediction-col for a CSV)")
+    ds = ann.dataset
+    from ..algorithms.inprocessing.majority_vote import text_columns
+
+    trainable = ds.item_feature_names or text_columns(ds.items) or len(ds.annotators.columns)
+    if not trainable and args.predictions is None and args.prediction_col is None:
+        raise CLIError(f"the items of {Path(args.data).name} have neither text nor numeric features and the "
+                       "annotators no attributes, so no model can be trained; give the predictions with "
+                       "--predictions FILE (or --prediction-col for a CSV)")
     predictions = None
     if args.predictions is not None or args.prediction_col is not None:
         pred = inputs.get_predictions(args, ann)
@@ -73,11 +79,26 @@ def _dashboard(args: argparse.Namespace) -> Any:
                      source=source, subgroups=settings)
 
 
+def port_number(text: str) -> int:
+    """``--port``: an integer from 0 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535 (0: a free port), got {value}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     common.matplotlib_agg()
     dashboard = _dashboard(args)
-    print(f"Serving the dashboard on http://localhost:{args.port or '<free port>'} (Ctrl-C stops it).")
-    dashboard.serve(port=args.port, show=not args.no_browser)
+    origins = [o for arg in args.allow_websocket_origin or [] for o in arg.split(",") if o]
+    try:
+        dashboard.serve(port=args.port, show=not args.no_browser, address=args.address,
+                        allow_websocket_origin=origins, verbose=True)
+    except OSError as exc:
+        raise CLIError(f"cannot listen on {args.address} port {args.port}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -94,7 +115,8 @@ def add_parser(sub: Any) -> None:
                     "dataset). In Jupyter: aif360_subjective.dashboard.Dashboard(...).",
         epilog="Examples:\n"
                "  aif360-subjective dashboard compas.csv --label-col class --prediction-col out\n"
-               "  aif360-subjective dashboard data/popquorn --port 5006",
+               "  aif360-subjective dashboard data/popquorn --port 5006\n"
+               "  aif360-subjective dashboard data/popquorn --address 0.0.0.0 --allow-websocket-origin myhost:5006",
         formatter_class=common.HelpFormatter)
     d.add_argument("data", metavar="DATA", help="a CSV table or annotations, or a published dataset (file or folder)")
     d.add_argument("--label-col", metavar="C", help="ground-truth (table) or annotator label (annotations) column")
@@ -118,7 +140,13 @@ def add_parser(sub: Any) -> None:
                    help="initial number of clusters (default: chosen by x-means)")
     d.add_argument("--entropy-threshold", type=common.unit_float, default=0.65, metavar="T",
                    help="initial entropy threshold (default: 0.65)")
-    d.add_argument("--port", type=common.nonnegative_int, default=5006, metavar="PORT",
-                   help="local port (default: 5006; 0 = a free one)")
+    d.add_argument("--port", type=port_number, default=5006, metavar="PORT",
+                   help="port (default: 5006; 0 = a free one)")
+    d.add_argument("--address", default="127.0.0.1", metavar="ADDR",
+                   help="interface to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 = every interface, "
+                        "which lets other machines of the network read the data)")
+    d.add_argument("--allow-websocket-origin", nargs="+", metavar="HOST:PORT",
+                   help="pages besides localhost:PORT and 127.0.0.1:PORT allowed to open the dashboard's websocket "
+                        "(the names other machines use for this one, with --address)")
     d.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     d.set_defaults(func=run)

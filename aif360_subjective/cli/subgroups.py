@@ -231,7 +231,26 @@ def _features(args: argparse.Namespace, available: list[str], where: str,
     return features
 
 
+#: The options of the ASDF clustering, with their defaults (None on the parser: given or not is then known).
+CLUSTERING_OPTIONS = {"clustering": ("--clustering", "slink"), "n_clusters": ("--n-clusters", None),
+                      "entropy_threshold": ("--entropy-threshold", 0.65)}
+
+
+def _clustering_options(args: argparse.Namespace) -> None:
+    """Refuse clustering options with ``--discovery patterns`` (which clusters nothing: they were ignored without
+    a word), then fill in their defaults."""
+    given = [flag for name, (flag, _) in CLUSTERING_OPTIONS.items() if getattr(args, name) is not None]
+    if args.discovery == "patterns" and given:
+        raise CLIError(f"{', '.join(given)} configure{'s' if len(given) == 1 else ''} the ASDF clusters, which "
+                       "--discovery patterns does not form: leave "
+                       f"{'it' if len(given) == 1 else 'them'} out, or use --discovery both")
+    for name, (_, default) in CLUSTERING_OPTIONS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+
+
 def run(args: argparse.Namespace) -> int:
+    _clustering_options(args)
     common.matplotlib_agg()
     fmt = inputs.detect_format(args.data, args.format)
     groups = None
@@ -315,22 +334,26 @@ def run(args: argparse.Namespace) -> int:
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       f"most 1%{alternatives_sample_text(alternatives, '; {}')}).")
         print()
-    from ..report.sections import patterns_as_in_table, q_columns_as_text
+    from ..report.sections import patterns_as_in_table
+    from ..report.significance import in_report_family, p_columns_text
 
     if texts is None:  # no entropy patterns (discovery "patterns"): the answer and the discovery table said it all
         if path:
             print(f"Report: {path}")
         return 0
-    rk = rep.ranking("statistical_parity", kind="entropy", n=args.top, alpha=args.alpha, min_size=args.min_size,
+    rk = rep.ranking("statistical_parity", kind="entropy", n=None, alpha=args.alpha, min_size=args.min_size,
                      ci=args.ci)
+    # significant as in the answer: a finding of the whole report's family, with its adjusted p
+    rk = in_report_family(rep, rk, "statistical_parity", "entropy", "disadvantaged", args.alpha, args.ci, args.top)
+    rk.attrs["n_permutations"] = rep.options.n_permutations
     if args.alpha is None:
         common.print_frame(patterns_as_in_table(rk, texts),
                            f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
                            "raw values, no significance filter):")
     elif len(rk):
-        common.print_frame(q_columns_as_text(patterns_as_in_table(rk, texts)),
+        common.print_frame(p_columns_text(patterns_as_in_table(rk, texts), rep.options.n_permutations),
                            f"Entropy-based subgroups significantly disadvantaged by statistical parity "
-                           f"(adjusted p < {args.alpha:g}; rest minus subgroup), top {args.top}:")
+                           f"(adjusted p < {args.alpha:g}, the answer's family; rest minus subgroup), top {args.top}:")
     else:
         print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
@@ -361,12 +384,21 @@ def _print_task_rankings(rep, args: argparse.Namespace) -> None:
 def _print_discovery(rep, alpha: float, ci: float) -> None:
     """The comparison of the discovery methods and the findings under one family-wise error."""
 
+    from ..report.significance import p_columns_text
+
     summary = rep.discovery_summary(alpha, ci)
+    found = rep.findings(alpha, ci)
+    b = int(found.attrs["n_permutations"])
     shown = summary[["method", "candidates", "significant", "best", "metric", "value", "ci_low", "ci_high",
                      "p_adjusted"]].set_index("method")
-    common.print_frame(shown, f"Discovery methods (family-wise error {alpha:g} over every candidate, metric and "
-                              "direction; best = smallest adjusted p):")
+    common.print_frame(p_columns_text(shown, b),
+                       f"Discovery methods (family-wise error {alpha:g} over the whole report: every candidate, "
+                       f"metric and direction, B = {b:,} permutations; best = smallest adjusted p):")
     print(summary.attrs["sentence"])
+    # the two counts side by side: subgroups per method before sub-patterns are left out, findings after
+    print(f"\"significant\" counts each method's subgroups with a finding before sub-patterns of a larger finding "
+          f"are left out ({found.attrs.get('n_redundant', 0):,} findings); the answer lists the {len(found):,} "
+          "findings left (one per subgroup, metric and direction).")
     print()
     # the findings themselves are the answer's table, printed first (the same list as the report's)
 
@@ -393,9 +425,9 @@ def add_parser(sub) -> None:
     inputs.add_input_options(sg)
     sg.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                     f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
-    sg.add_argument("--entropy-threshold", type=common.unit_float, default=0.65, metavar="T",
+    sg.add_argument("--entropy-threshold", type=common.unit_float, default=None, metavar="T",
                     help="dominant attributes have normalised entropy below T (default: 0.65)")
-    sg.add_argument("--clustering", default="slink",
+    sg.add_argument("--clustering", default=None,
                     choices=["slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward"],
                     help="clustering method (default: slink, single linkage)")
     sg.add_argument("--n-clusters", type=common.positive_int, default=None, metavar="K",

@@ -58,6 +58,10 @@ import scipy.sparse as sp
 from .resampling import Permuter
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
+           "as_counter", "max_t", "observed_z", "check_n_permutations", "MAX_PERMUTATIONS", "scan_penalty",
+           "class_offsets", "draw_permutations", "is_binary"]
+
+__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
            "as_counter", "max_t", "observed_z", "check_n_permutations", "scan_penalty", "class_offsets",
            "draw_permutations", "is_binary"]
 
@@ -86,18 +90,28 @@ _TIE = 1e-9  # z values equal up to float rounding count as ties (>=)
 STEP_DOWN_EXACT = 512
 
 
+#: Most permutations accepted: adjusted p-values then resolve to 1e-5; time and the kept maxima grow with B (a
+#: mistyped 10**9 ended in MemoryError after a long run instead of failing at once).
+MAX_PERMUTATIONS = 100_000
+
+
 def check_n_permutations(n_permutations: Any) -> int:
-    """Validate ``n_permutations`` (an int >= 19, so that p = 0.05 can be reached).
+    """Validate ``n_permutations`` (an int from 19, so that p = 0.05 can be reached, to :data:`MAX_PERMUTATIONS`).
 
     Raises:
         TypeError: not an int.
-        ValueError: below 19.
+        ValueError: below 19 or above :data:`MAX_PERMUTATIONS`.
     """
     if isinstance(n_permutations, bool) or not isinstance(n_permutations, numbers.Integral):
         raise TypeError(f"n_permutations must be an int, got {n_permutations!r}")
     if n_permutations < 19:
         raise ValueError(
             f"n_permutations must be >= 19 (the smallest p-value is 1 / (n_permutations + 1)), got {n_permutations}"
+        )
+    if int(n_permutations) > MAX_PERMUTATIONS:
+        raise ValueError(
+            f"n_permutations must be <= {MAX_PERMUTATIONS:,}, got {int(n_permutations):,}: adjusted p-values already "
+            f"resolve to 1 / {MAX_PERMUTATIONS + 1:,}, and time and memory grow with every permutation"
         )
     return int(n_permutations)
 

@@ -112,6 +112,9 @@ BOOTSTRAP_LEVELS: Final = ("both", "annotators", "crossed")
 TEST_STATISTICS: Final = ("between", "std")
 #: Fewest permutations accepted: fewer cannot give a p-value below 0.01.
 MIN_PERMUTATIONS = 99
+#: Most permutations accepted: p-values then resolve to 1e-5, and the test's time grows in proportion (without a
+#: bound, a mistyped 10**9 ran for hours instead of failing).
+MAX_PERMUTATIONS: Final = 100_000
 #: Fewest bootstrap replicates accepted: fewer cannot place a 95% interval's bounds.
 MIN_BOOT: Final = 100
 #: Most bootstrap replicates accepted: each keeps at least three float64 values (the unfairness, the performance,
@@ -299,6 +302,14 @@ def _check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series
                 f"{list(grouping.index[:3])}, the annotators are e.g. {list(annotators[:3])}): index it by "
                 "annotator id, with the same dtype"
             )
+        repeated = grouping.index[grouping.index.duplicated()].unique()
+        if len(repeated):
+            # one group per annotator: pandas' own "cannot reindex on an axis with duplicate labels" named nothing
+            raise ValueError(
+                f"grouping Series holds {len(repeated):,} annotator id(s) more than once (e.g. "
+                f"{list(repeated[:3])}): give each annotator one group, e.g. "
+                "grouping[~grouping.index.duplicated()] to keep the first"
+            )
         return "series", grouping
     if not isinstance(grouping, str):
         raise TypeError(
@@ -475,7 +486,7 @@ def check_test_options(n_permutations: Any, statistic: Any) -> ExclusionTestOpti
     """Validate the options of the test of equal service, the same way for both faces.
 
     Args:
-        n_permutations: an int >= :data:`MIN_PERMUTATIONS`.
+        n_permutations: an int from :data:`MIN_PERMUTATIONS` to :data:`MAX_PERMUTATIONS`.
         statistic: one of :data:`TEST_STATISTICS`.
 
     Returns:
@@ -483,9 +494,12 @@ def check_test_options(n_permutations: Any, statistic: Any) -> ExclusionTestOpti
 
     Raises:
         TypeError: ``n_permutations`` is not an int.
-        ValueError: too few permutations or an unknown statistic.
+        ValueError: too few or too many permutations, or an unknown statistic.
     """
     n = check_int(n_permutations, "n_permutations", low=MIN_PERMUTATIONS)
+    if n > MAX_PERMUTATIONS:
+        raise ValueError(f"n_permutations must be <= {MAX_PERMUTATIONS:,}, got {n:,}: p-values already resolve to "
+                         f"1 / {MAX_PERMUTATIONS + 1:,}, and the test's time grows with every permutation")
     check_choice(statistic, "test_statistic", TEST_STATISTICS)
     return ExclusionTestOptions(n_permutations=n, statistic=statistic)
 
