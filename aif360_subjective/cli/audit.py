@@ -22,11 +22,11 @@ def _attributes(args: argparse.Namespace, ds, fmt: str = "csv") -> list[str] | N
         raise CLIError(f"--grouping demographic needs annotator attributes, and there are none: {where}")
     if args.attributes is None:
         return None
-    if args.grouping != "demographic":
-        raise CLIError(f"--attributes applies to --grouping demographic, not {args.grouping}")
+    if args.grouping != "demographic" and not args.discover:
+        raise CLIError(f"--attributes applies to --grouping demographic or --discover, not --grouping {args.grouping}")
     known = list(ds.annotators.columns)
     for a in args.attributes:
-        if a not in known:
+        if a not in known and not (args.discover and a == "adr"):
             raise CLIError(f"--attributes {a!r} is not an annotator attribute (attributes: "
                            f"{common.show_values(known, limit=12)})")
     return list(args.attributes)
@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         if args.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, groups)
+        ex = discovery(args, metric, attrs) if args.discover else None
         step("writing the report")
         path = None
         if args.out:
@@ -114,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
             report.fact("unfairness", summary.loc[pred.name, "unfairness"])
             report.fact(f"{args.performance} (mean over groups)", summary.loc[pred.name, "performance"])
             report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
+            if ex is not None:
+                from ..report.sections import excluded_groups_section
+
+                report.extend([excluded_groups_section(ex)])
             # how the data was read and grouped: details, after the answer and the rankings
             report.extend([Section("Data and grouping notes").text(*ann.notes[1:], *pred.notes, *notes)])
             # the library's sentences name Python options; the report of a command names the command's options
@@ -135,9 +140,51 @@ def run(args: argparse.Namespace) -> int:
 
     # the report's group names (0.00–0.07, A & B), not pandas' interval reprs
     common.print_frame(groups.rename(index=group_label), "Groups:")
+    if ex is not None:
+        print_discovery(ex)
     if path:
         print(f"Report: {path}")
     return 0
+
+
+#: How many findings ``--discover`` prints.
+SHOWN_FINDINGS = 10
+
+
+def discovery(args: argparse.Namespace, metric, attrs: list[str] | None):
+    """``--discover``: whose opinions are excluded (:meth:`OpinionExclusionMetric.excluded_groups`)."""
+    from ..opinion.excluded import DISCOVERY_PERFORMANCES
+
+    if args.performance not in DISCOVERY_PERFORMANCES:
+        raise CLIError(f"--discover compares a mean of per-annotation scores; --performance {args.performance} is not "
+                       f"one: use one of {', '.join(DISCOVERY_PERFORMANCES)}")
+    if not len(metric.dataset.annotators.columns) and attrs != ["adr"]:
+        raise CLIError("--discover needs annotator attributes, and this data has none (give --annotators CSV), or "
+                       "--attributes adr for the disagreement rate alone")
+    try:
+        ex = metric.excluded_groups(attributes=attrs, max_conditions=args.max_conditions, adjust=args.adjust,
+                                    n_perm=args.n_perm, min_annotators=args.min_annotators,
+                                    performance=args.performance, random_state=args.seed)
+    except ValueError as err:
+        raise CLIError(f"--discover: {common.cli_words(str(err), DISCOVER_FLAGS)}") from None
+    return ex
+
+
+def print_discovery(ex) -> None:
+    """The answer line of ``--discover``, what was searched, and the groups found."""
+    print()
+    print("Whose opinions are excluded: " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
+    print(common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(), DISCOVER_FLAGS))
+    found = ex.findings()
+    if len(found):
+        cols = ["description", "n_annotators", "n_annotations", "performance", "rest_performance", "gap", "ci_low",
+                "ci_high", "p_adjusted", "shared_items"]
+        common.print_frame(found[cols].head(SHOWN_FINDINGS).set_index("description"),
+                           f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)}):")
+
+
+#: The options of --discover that library sentences may name.
+DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-perm", "--attributes", "--performance")
 
 
 def add_parser(sub) -> None:
@@ -201,5 +248,19 @@ def add_parser(sub) -> None:
                             "1-5, CSC 1-6, ConvAbuse -3..1) mae (mean absolute error, lower is better) or within_one "
                             "(share of predicted ratings at most one point off), with --predictions FILE holding "
                             "predicted ratings")
+    disc = audit.add_argument_group("whose opinions are excluded (--discover)")
+    disc.add_argument("--discover", action="store_true",
+                      help="also search every conjunction of annotator attribute values (--attributes, default all; "
+                           "'adr' adds the cross-fitted disagreement rate) for groups served worse than the other "
+                           "annotators, with the family-wise error held by a max-T over annotator permutations")
+    disc.add_argument("--max-conditions", type=int, choices=[1, 2, 3], default=2,
+                      help="most attribute values per group (default: 2)")
+    disc.add_argument("--adjust", choices=["none", "items"], default="none",
+                      help="items: compare each annotation with the other annotations of its item, so that a group "
+                           "that saw harder items is not called excluded (default: none)")
+    disc.add_argument("--min-annotators", type=int, default=5, metavar="N",
+                      help="fewest annotators in a group and in the rest (>= 2; default: 5)")
+    disc.add_argument("--n-perm", type=int, default=999, metavar="N",
+                      help="permutations of annotators (default: 999; every one with at most 8 annotators)")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
     audit.set_defaults(func=run)

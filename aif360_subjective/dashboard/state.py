@@ -751,6 +751,36 @@ class OpinionSession:
         out.index = pd.RangeIndex(1, len(out) + 1, name="try")
         return out
 
+    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2) -> Any:
+        """Whose opinions model ``name`` excludes: the annotator groups it serves worse
+        (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups` on the held-out items, with the
+        settings' measure and attributes; cached per model and options).
+
+        Raises:
+            ValueError: a measure the discovery cannot score (e.g. f1), or the library's message.
+        """
+        key = (name, s.performance, s.attributes, adjust, max_conditions)
+        cache: dict[tuple[Any, ...], Any] = self.__dict__.setdefault("_excluded", {})
+        if key not in cache:
+            metric = self.metrics(s)[name]
+            attrs = None if s.attributes is None else list(s.attributes)
+            cache[key] = metric.excluded_groups(attributes=attrs, adjust=adjust, max_conditions=max_conditions,
+                                                performance=s.performance, random_state=self.seed)
+        return cache[key]
+
+    def discover_command(self, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2) -> str:
+        """The ``aif360-subjective audit ... --discover`` command of the discovery view."""
+        opts = ["--performance", s.performance]
+        if s.attributes is not None:
+            opts += ["--attributes", *s.attributes]
+        opts += ["--discover", "--adjust", adjust, "--max-conditions", str(max_conditions), "--ci", "none",
+                 "--seed", str(self.seed)]
+        if "--prediction-col" not in self.source.options and "--predictions" not in self.source.options:
+            first = next(iter(self.models))
+            opts += ["--model", "annotator-aware" if "annotator" in first.lower() else "majority",
+                     "--test-size", f"{self.test_size:g}"]
+        return _command("audit", self.source, opts)
+
     def command(self, s: OpinionSettings) -> str:
         """The ``aif360-subjective audit`` command closest to the view (the command audits one model: the first)."""
         opts = ["--grouping", s.grouping, "--bins", s.bins, "--min-group-size", str(s.min_group_size),

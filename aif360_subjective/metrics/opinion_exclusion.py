@@ -22,6 +22,7 @@ from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_anno
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, verdict_sentence
+from ..opinion.excluded import ExcludedGroups, check_discovery_options, discover_excluded
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
 from ..opinion.uncertainty import (
@@ -458,6 +459,53 @@ class OpinionExclusionMetric(ClassificationMetric):
             self._tests[key] = exclusion_test(self._result(), self._encoded, n_permutations=test.n_permutations,
                                               statistic=test.statistic, random_state=seed)
         return self._tests[key]
+
+    @dont_decorate
+    def excluded_groups(
+        self,
+        attributes: str | Sequence[str] | None = None,
+        max_conditions: int = 2,
+        adjust: str = "none",
+        alpha: float = 0.05,
+        n_perm: int = 999,
+        min_annotators: int = 5,
+        performance: str | None = None,
+        ranges: int = 4,
+        random_state: Any = None,
+    ) -> ExcludedGroups:
+        """Whose opinions are excluded: the annotator groups (conjunctions of attribute values) served worse.
+
+        The class face of :func:`~aif360_subjective.opinion.excluded_groups` on this metric's annotations, with
+        the dataset's annotator table (``dataset.annotators``) and its binary view for the ADR.
+
+        Args:
+            attributes: annotator attributes to combine (default: every column of ``dataset.annotators``);
+                ``"adr"`` adds the cross-fitted ADR.
+            max_conditions, adjust, alpha, n_perm, min_annotators, ranges: as in
+                :func:`~aif360_subjective.opinion.excluded_groups`.
+            performance: None = the metric's ``performance`` when it is one of
+                :data:`~aif360_subjective.opinion.excluded.DISCOVERY_PERFORMANCES`, else a name of them.
+            random_state: None (the metric's ``random_state``), an int seed or a numpy Generator.
+
+        Returns:
+            ExcludedGroups
+
+        Raises:
+            ValueError: as :func:`~aif360_subjective.opinion.excluded_groups`.
+        """
+        perf = performance if performance is not None else self.performance_metric
+        seed = self.options.random_state if random_state is None else random_state
+        key = (attributes if not isinstance(attributes, list) else tuple(attributes), max_conditions, adjust, alpha,
+               n_perm, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
+               id(seed) if isinstance(seed, np.random.Generator) else seed)
+        cache: dict[tuple[Any, ...], ExcludedGroups] = self.__dict__.setdefault("_discoveries", {})
+        if key not in cache:
+            opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators,
+                                           ranges=ranges, adjust=adjust, alpha=alpha, n_perm=n_perm,
+                                           performance=perf, random_state=seed)
+            cache[key] = discover_excluded(self._encoded, self.dataset.annotators, attributes, opts,
+                                           tie=self.options.tie, adr_reference=self.options.adr_reference)
+        return cache[key]
 
     @dont_decorate
     def verdict(

@@ -8,8 +8,8 @@ Modules, in the order the data flows: :mod:`.options` (options, declared and che
 (encoding, majority vote, ADR), :mod:`.groupers` (one function per grouping kind), :mod:`.groups` (bins, group
 sizes, summary), :mod:`.core` (the computation from counts), :mod:`.bootstrap` and :mod:`.uncertainty`
 (intervals), :mod:`.equal_service` (the test of equal service, the unfairness interval) and :mod:`.verdict` (the
-verdict sentence), :mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask
-collection arrives).
+verdict sentence), :mod:`.excluded` and :mod:`.excluded_candidates` (discovering whose opinions are excluded),
+:mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask collection arrives).
 
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
@@ -17,12 +17,14 @@ References:
 
 from .core import OpinionExclusionResult
 from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, unfairness_interval
+from .excluded import ExcludedGroups, excluded_groups
 from .functional import opinion_exclusion
 from .groups import GroupingReport, GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options
 from .verdict import verdict_sentence
 
 __all__ = [
+    "ExcludedGroups",
     "ExclusionTest",
     "GroupingReport",
     "GroupingSummary",
@@ -31,6 +33,7 @@ __all__ = [
     "OpinionOptions",
     "UnfairnessInterval",
     "check_opinion_options",
+    "excluded_groups",
     "exclusion_test",
     "opinion_exclusion",
     "unfairness_interval",

@@ -190,6 +190,19 @@ def test_opinion_command_and_report(opinion):
     assert "Opinion-exclusion unfairness" in html
 
 
+def test_opinion_excluded_groups_view(opinion):
+    s = OpinionSettings(ci=None)
+    ex = opinion.excluded("Model 1 (majority vote)", s, adjust="items")
+    m = opinion.metrics(s)["Model 1 (majority vote)"]
+    pd.testing.assert_frame_equal(ex.candidates(), m.excluded_groups(adjust="items", random_state=0).candidates())
+    assert opinion.excluded("Model 1 (majority vote)", s, adjust="items") is ex  # cached
+    cmd = shlex.split(opinion.discover_command(s, adjust="items", max_conditions=3))
+    assert cmd[:2] == ["aif360-subjective", "audit"] and "--discover" in cmd
+    assert cmd[cmd.index("--adjust") + 1] == "items" and cmd[cmd.index("--max-conditions") + 1] == "3"
+    with pytest.raises(ValueError, match="not a mean of per-annotation scores"):
+        opinion.excluded("Model 1 (majority vote)", OpinionSettings(ci=None, performance="f1"))
+
+
 def test_parse_bins():
     assert parse_bins("5") == 5
     assert parse_bins("quantile:3") == "quantile:3"
