@@ -72,12 +72,15 @@ def row_keys(*parts: Any) -> np.ndarray:
             continue
         frame = part if isinstance(part, pd.DataFrame) else pd.DataFrame(np.asarray(part).reshape(len(part), -1))
         frame = frame.reset_index(drop=True)
-        # hash each column on its own, then combine in column order (a row's position never enters)
-        for col in range(frame.shape[1]):
+        # hash each column on its own, then combine them in the order of their names (a row's position never
+        # enters, nor the order of the columns: the same table with its columns reordered gets the same keys)
+        for col in sorted(range(frame.shape[1]), key=lambda j: str(frame.columns[j])):
             values = frame.iloc[:, col]
             if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
                 # one key for 69, 69.0 and True/1: a decoded AIF360 table and the raw CSV are the same rows
                 values = values.astype(np.float64)
+            else:  # text as text, whether object, string or categorical
+                values = values.astype(str)
             h = pd.util.hash_pandas_object(values, index=False).to_numpy(dtype=np.uint64)
             keys = h if keys is None else _mix(keys, h)
     if keys is None:

@@ -101,6 +101,7 @@ def test_row_keys_follow_the_content_not_the_position():
     assert row_keys(X, np.array([0, 1, 1, 1]))[2] != k[2]  # the outcome is part of the key
     # numbers are keyed by value: an AIF360 dataset's floats and the CSV's integers are the same rows
     np.testing.assert_array_equal(row_keys(X.astype({"a": float}), np.array([0.0, 1.0, 0.0, 1.0])), k)
+    np.testing.assert_array_equal(row_keys(X[["b", "a"]].astype({"b": "category"}), np.array([0, 1, 0, 1])), k)
 
 
 def _table(n=200, seed=0):
