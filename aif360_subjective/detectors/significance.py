@@ -27,6 +27,7 @@ from .maxt import TESTS, MaxTResult, class_offsets
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
 from .redundancy import merge_rows, redundant_among
+from .subgroup_metrics import base_metric
 
 __all__ = ["INFERENCE_COLUMNS", "FINDINGS_COLUMNS", "Significance", "check_unweighted", "kind_intervals",
            "run_max_t", "findings_frame"]
@@ -185,7 +186,7 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
         ref = metrics.reference(metric)
         test_no = metrics.metric_test[metric]
         for d, direction in enumerate(("disadvantaged", "favoured")):
-            descending = sort_descending(metric, direction)
+            descending = sort_descending(base_metric(metric), direction)  # statistical_parity[c] too
             side = lo > ref if descending else hi < ref
             pg = mt.p_global[:, test_no, d]
             with np.errstate(invalid="ignore"):  # an undefined value is never a finding, whatever its p

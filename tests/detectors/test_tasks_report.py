@@ -51,6 +51,9 @@ def test_regression_and_multiclass_reports():
     assert mc.task == "multiclass"
     owl = mc.ranking("statistical_parity", kind="pattern", label="owl", direction="favoured", n=1)
     assert list(owl.columns[:2]) == ["rank", "statistical_parity[owl]"] and owl.iloc[0, 1] < 0
+    f = mc.findings()  # every class's one-vs-rest parity is in the family
+    owl_rows = f[f["metric"] == "statistical_parity[owl]"]
+    assert len(owl_rows) and owl_rows["direction"].iloc[0] == "favoured"
     with pytest.raises(ValueError, match="pass label= one of"):
         mc.ranking("statistical_parity", kind="pattern")
     with pytest.raises(ValueError, match="label='emu' is not one of the classes"):
