@@ -65,3 +65,17 @@ def test_popquorn_ratings_as_an_ordinal_audit(capsys, shared_data):
     assert code == 0
     assert "Ratings predicted by a ridge regression of the items' mean rating on their text" in out
     assert "clusters of rows by annotator" in out and "mean absolute error" in out
+
+
+def test_multiclass_table(capsys, tmp_path):
+    rng = np.random.default_rng(1)
+    n = 600
+    region = rng.choice(["north", "south", "east"], n)
+    y = rng.choice(["cat", "dog", "owl"], n)
+    yhat = np.where((region == "north") & (rng.random(n) < 0.5), "owl", y)
+    path = tmp_path / "classes.csv"
+    pd.DataFrame({"region": region, "sex": rng.choice(["f", "m"], n), "y": y, "yhat": yhat}).to_csv(path, index=False)
+    code, out, _ = _run(capsys, ["subgroups", str(path), "--label-col", "y", "--prediction-col", "yhat", "--outcome",
+                                 "multiclass", "--discovery", "patterns", "--out", str(tmp_path / "c.html")])
+    assert code == 0 and "task='multiclass' (given)" in out
+    assert "statistical parity (class owl)" in out and "region=north" in out
