@@ -57,6 +57,31 @@ def test_recut_equals_a_fresh_run_and_does_not_recluster():
     np.testing.assert_array_equal(v4.report.clusters.to_numpy(), v3.report.clusters.to_numpy())
 
 
+def test_recut_keeps_the_mined_patterns(monkeypatch):
+    from aif360_subjective.detectors import detect as detect_module
+
+    mined = []
+    real_mine = detect_module.mine
+    monkeypatch.setattr(detect_module, "mine", lambda *a: mined.append(1) or real_mine(*a))
+    X, y, p = _table()
+    s = SubgroupSession(X, y, p, random_state=0)
+    v = s.update(SubgroupSettings(n_clusters=4, discovery="both"))
+    assert len(mined) == 1 and "pattern" in v.report.kinds
+    for k, tau in ((7, 0.65), (3, 0.3)):
+        v = s.update(dataclasses.replace(v.settings, n_clusters=k, entropy_threshold=tau))
+        assert v.step == "cut" and len(mined) == 1  # cut again, not mined again
+        fresh = detect_subgroups(X, y, p, n_clusters=k, entropy_threshold=tau, random_state=0, discovery="both")
+        assert len(mined) == 2  # the fresh run mines
+        mined.pop()
+        pd.testing.assert_frame_equal(v.report.subgroup_metrics(ci=0.95), fresh.subgroup_metrics(ci=0.95))
+        pd.testing.assert_frame_equal(v.report.findings(), fresh.findings())
+        pd.testing.assert_frame_equal(v.ranking, fresh.ranking("statistical_parity"))
+    v = s.update(dataclasses.replace(v.settings, clustering="kmeans"))  # another clusterer: the same patterns
+    assert v.step == "clustering" and len(mined) == 1
+    v = s.update(dataclasses.replace(v.settings, categorical=("b",)))  # other categorical columns: other items
+    assert v.step == "clustering" and len(mined) == 2
+
+
 def test_automatic_k_then_recut_at_the_same_k():
     X, y, p = _table()
     s = SubgroupSession(X, y, p, random_state=0)
