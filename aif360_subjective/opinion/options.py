@@ -37,6 +37,7 @@ __all__ = [
     "PERFORMANCE_NAMES",
     "SMALL_GROUP_POLICIES",
     "TEST_STATISTICS",
+    "ADJUSTMENTS",
     "TIE_POLICIES",
     "OpinionOptions",
     "PerformanceInfo",
@@ -107,9 +108,11 @@ SMALL_GROUP_POLICIES: Final = ("merge", "drop")
 #: (too narrow for small groups: it ignores the noise of their annotations), or annotators and items ("crossed":
 #: intervals not conditional on the items annotated; pandas only).
 BOOTSTRAP_LEVELS: Final = ("both", "annotators", "crossed")
-#: Statistics of the test of equal service: the size-weighted between-group sum of squares, or the plain std of
-#: the groups' values (the unfairness itself).
-TEST_STATISTICS: Final = ("between", "std")
+#: Statistics of the test of equal service: studentized (Welch-type, valid when annotation counts differ; the
+#: default), the size-weighted between-group sum of squares, or the plain std of the groups' values (the unfairness).
+TEST_STATISTICS: Final = ("studentized", "between", "std")
+#: Item adjustments of the test of equal service: none, or each annotation against the other annotations of its item.
+ADJUSTMENTS: Final = ("none", "items")
 #: Fewest permutations accepted: fewer cannot give a p-value below 0.01.
 MIN_PERMUTATIONS = 99
 #: Most permutations accepted: p-values then resolve to 1e-5, and the test's time grows in proportion (without a
