@@ -20,7 +20,7 @@ FORMATS = ("csv", "lewidi", "popquorn", "wikipedia", "adult")
 #: Formats of tables (one row per instance: attributes, truth, maybe a prediction), not of annotations.
 TABLE_FORMATS = ("csv", "adult")
 MODELS = {"majority": "Model 1 (majority vote)", "annotator-aware": "Model 2 (annotator-aware)",
-          "logistic": "logistic regression"}
+          "logistic": "logistic regression", "rating": "mean-rating model (ordinal)"}
 #: The models trained on annotations, and the one trained on a table.
 ANNOTATION_MODELS = ("majority", "annotator-aware")
 TABLE_MODEL = "logistic"
@@ -494,6 +494,8 @@ def _predictions_file(args: argparse.Namespace, ds, rating_col: str | None = Non
 
 
 def _train_model(args: argparse.Namespace, ds) -> Predictions:
+    if args.model == "rating":
+        raise CLIError("--model rating predicts ratings, not labels: use it with subgroups --outcome ordinal")
     if args.model not in ANNOTATION_MODELS:
         raise CLIError(f"--model {args.model} trains on a table; annotation data takes --model "
                        f"{' or '.join(ANNOTATION_MODELS)}")

@@ -48,7 +48,7 @@ def _dashboard(args: argparse.Namespace) -> Any:
 
         from . import subgroups
 
-        X, y_true, y_pred, fav, notes, model = subgroups._table_rows(args, fmt)
+        X, y_true, y_pred, fav, notes, model, _ = subgroups._table_rows(args, fmt)
         # the data tab shows truth and predictions as labels again (the favourable one and the other)
         other = 1 - fav if isinstance(fav, int) and fav in (0, 1) else f"not {fav}"
         label = args.label_col or "truth"

@@ -32,11 +32,14 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
     common.check_not_missing(df, {"--label-col": label_col}, args.data, "truth label")
     y_true = df[label_col]
+    groups = _groups_column(args, df)
+    if getattr(args, "outcome", "binary") != "binary":  # the dashboard's arguments have no --outcome
+        return (*_table_outcome_rows(args, table, df, label_col), groups)
     if args.favorable_label is None and table.favorable is not None:
         fav = table.favorable
     else:
         fav = inputs.favorable_label(args.favorable_label, y_true, label_col)
-    others = [c for c in df.columns if c not in (label_col, args.prediction_col)]
+    others = [c for c in df.columns if c not in (label_col, args.prediction_col, getattr(args, "groups", None))]
     available = others if args.columns else [c for c in others if c not in table.excluded]
     features = _features(args, available, args.data)
     X = df[features]
@@ -51,6 +54,7 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     if args.model is not None:
         test, y_pred, desc = inputs.train_table_model(X, positive, args, args.categorical)
         X, positive = X.iloc[test].reset_index(drop=True), positive[test]
+        groups = None if groups is None else groups.iloc[test].reset_index(drop=True)
         name = inputs.MODELS[args.model]
         notes.insert(0, f"truth {label_col!r}, predictions of {desc}")
     else:
@@ -66,7 +70,88 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     if message is not None:
         print(f"Warning: {message}")
         notes.append(f"Warning: {message}")
-    return X, positive.astype(int), y_pred, fav, notes, name
+    return X, positive.astype(int), y_pred, fav, notes, name, groups
+
+
+def _groups_column(args: argparse.Namespace, df):
+    """The ``--groups`` column of a table (None without it); the column is the unit, never a feature."""
+    if getattr(args, "groups", None) is None:  # the dashboard reads tables without --groups
+        return None
+    if args.groups not in df.columns:
+        raise CLIError(f"--groups {args.groups!r} is not a column of {Path(args.data).name} (columns: "
+                       f"{common.show_values(list(df.columns), limit=12)})")
+    return df[args.groups].rename(args.groups).reset_index(drop=True)
+
+
+def _table_outcome_rows(args: argparse.Namespace, table, df, label_col: str):
+    """A table audited as a multi-class, ordinal or regression model: the truth and prediction columns as they
+    are (no favourable label)."""
+    if args.model is not None or args.prediction_col is None:
+        raise CLIError(f"--outcome {args.outcome} reads the predictions from --prediction-col (--model "
+                       f"{inputs.TABLE_MODEL} predicts binary labels)")
+    others = [c for c in df.columns if c not in (label_col, args.prediction_col, args.groups)]
+    available = others if args.columns else [c for c in others if c not in table.excluded]
+    features = _features(args, available, args.data)
+    X = df[features]
+    if X.isna().any().any():
+        bad = X.columns[X.isna().any()].tolist()
+        raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    notes = [f"truth {label_col!r}, predictions {args.prediction_col!r}"]
+    name = f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}"
+    return X, df[label_col], df[args.prediction_col], None, notes, name
+
+
+def _rating_rows(args: argparse.Namespace):
+    """A published rating dataset audited as an ordinal (or regression) model: one row per annotation, the
+    annotator's attributes as features, the annotator's rating as truth, the rating predicted for the item by
+    :class:`~aif360_subjective.algorithms.inprocessing.MeanRatingRegressor` (trained on a split of the items) as
+    prediction; the annotators are the clusters of rows."""
+    import pandas as pd
+
+    if args.model != "rating" or args.predictions is not None:
+        raise CLIError(f"--outcome {args.outcome} on annotation data audits predicted ratings: give --model rating "
+                       "(a ridge regression of the items' mean rating on their text)")
+    ann = inputs.load_annotations(args, args.data)
+    ds = ann.dataset
+    col = inputs.RATING_COLUMNS.get(ann.fmt)
+    if col is None or col not in ds.annotation_info.columns:
+        why = ("a LeWiDi rating scale needs --positive-from or --positive-labels, which keep the raw ratings"
+               if ann.fmt == "lewidi" else f"the {ann.fmt} data holds binary labels only")
+        raise CLIError(f"--outcome {args.outcome} compares ratings; {why}")
+    (MeanRatingRegressor,) = common.require("algorithms.inprocessing", "MeanRatingRegressor")
+    if not 0.0 < args.test_size < 1.0:
+        raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
+    train, test = ds.split([1.0 - args.test_size], shuffle=True, seed=args.seed)
+    try:
+        model = MeanRatingRegressor(rating_column=col).fit(train)
+    except ValueError as err:
+        raise CLIError(str(err)) from err
+    y_pred = model.predict(test)
+    y_true = model.ratings(test)
+    attrs = [a for a in test.protected_attribute_names if a in test.annotators.columns]
+    if not attrs:
+        raise CLIError(f"{Path(args.data).name} has no annotator attributes to describe subgroups by")
+    features = _features(args, attrs, "the annotator attributes")
+    X = test.annotators.reindex(test.annotator_ids)[features].reset_index(drop=True)
+    for c in features:
+        if not pd.api.types.is_numeric_dtype(X[c]):
+            X[c] = X[c].astype(object).where(X[c].notna(), "unknown").astype(str)
+    keep = ~X.isna().any(axis=1).to_numpy()
+    annotators = pd.Series(test.annotator_ids, name="annotator").astype(str)
+    notes = []
+    if not keep.all():
+        note = f"{common.count(int((~keep).sum()), 'annotation')} left out: no value of a numeric attribute."
+        print(note)
+        notes.append(note)
+        X, y_true, y_pred = X[keep].reset_index(drop=True), y_true[keep], y_pred[keep]
+        annotators = annotators[keep].reset_index(drop=True)
+    desc = (f"ratings predicted by a ridge regression of the items' mean rating on their text, trained on "
+            f"{common.count(train.n_items, 'item')} ({1 - args.test_size:.0%}, seed {args.seed}), audited on the other "
+            f"{common.count(test.n_items, 'item')}")
+    print(desc[0].upper() + desc[1:] + ".")
+    notes.insert(0, f"one row per annotation: the annotator's attributes, the annotator's rating as truth, {desc}; "
+                    "the unit of inference is the annotator (each annotator's rows permuted together)")
+    return X, y_true, y_pred, None, notes, "the mean-rating model", annotators
 
 
 def _annotation_rows(args: argparse.Namespace):
@@ -168,8 +253,14 @@ def run(args: argparse.Namespace) -> int:
     _clustering_options(args)
     common.matplotlib_agg()
     fmt = inputs.detect_format(args.data, args.format)
+    groups = None
+    if args.groups is not None and fmt not in inputs.TABLE_FORMATS:
+        raise CLIError("--groups names a column of a CSV table; annotation rows are grouped by annotator with "
+                       "--outcome ordinal")
     if fmt in inputs.TABLE_FORMATS:
-        X, y_true, y_pred, fav, notes, model = _table_rows(args, fmt)
+        X, y_true, y_pred, fav, notes, model, groups = _table_rows(args, fmt)
+    elif args.outcome != "binary":
+        X, y_true, y_pred, fav, notes, model, groups = _rating_rows(args)
     else:
         X, y_true, y_pred, fav, notes, model = _annotation_rows(args)
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
@@ -178,28 +269,29 @@ def run(args: argparse.Namespace) -> int:
         rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=args.clustering,
                                n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
                                categorical_features=args.categorical, random_state=args.seed,
-                               discovery=args.discovery)
+                               discovery=args.discovery, task=args.outcome, groups=groups)
         from ..report.answer import subgroup_answer
         from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
         from ..report.subgroup_sections import alternatives_sample_text
 
         # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
         alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
-                        if "cluster" in rep.kinds else None)
+                        if "cluster" in rep.kinds and rep.task == "binary" else None)
         # patterns written as in the report (integer values without decimals); the same answer in both
         texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
                  else None)
         answer = subgroup_answer(rep, alpha=args.alpha, ci=args.ci, pattern_text=texts)
         step("writing the report")
         path = None
-        lines = [f"favourable label: {common.show(fav)}",
+        lines = [f"favourable label: {common.show(fav)}" if rep.task == "binary" else f"outcome: {rep.task}",
                  f"{common.count(len(X), 'row')}, {common.count(X.shape[1], 'attribute')}; {'; '.join(notes)}."]
         if args.out:
             from ..report import Report
             from ..report.sections import subgroup_sections
 
             report = Report(f"Subgroup fairness of {Path(args.data).name}",
-                            summary=[f"{lines[1]} Favourable label {common.show(fav)}."])
+                            summary=[f"{lines[1]} Favourable label {common.show(fav)}." if rep.task == "binary"
+                                     else f"{lines[1]} {rep.task_reason[0].upper()}{rep.task_reason[1:]}."])
             report.add_facts(answer.facts)
             if "cluster" in rep.kinds:
                 report.fact("clusters", rep.n_clusters)
@@ -214,6 +306,12 @@ def run(args: argparse.Namespace) -> int:
     if args.alpha is not None and not rep.weighted:
         _print_discovery(rep, args.alpha, args.ci)
     from ..report.subgroup_sections import SUMMARY_CAPTION, auto_k_note
+
+    if rep.task != "binary":
+        _print_task_rankings(rep, args)
+        if path:
+            print(f"Report: {path}")
+        return 0
 
     common.print_frame(rep.summary(), SUMMARY_CAPTION + ":")
     note = auto_k_note(rep) if "cluster" in rep.kinds else None
@@ -261,6 +359,26 @@ def run(args: argparse.Namespace) -> int:
     if path:
         print(f"Report: {path}")
     return 0
+
+
+def _print_task_rankings(rep, args: argparse.Namespace) -> None:
+    """A multi-class, ordinal or regression audit: the most disadvantaged subgroups by each metric."""
+    from ..detectors.subgroup_metrics import base_metric, metric_label
+    from ..report.sections import q_columns_as_text
+
+    for metric in rep.candidate_metrics.names:
+        base = base_metric(metric)
+        classes = {str(c): c for c in (rep.candidate_metrics.task.classes or ())}
+        label = classes.get(metric[len(base) + 1:-1]) if base != metric else None  # one class of a multi-class
+        rk = rep.ranking(base, kind="all", n=args.top, alpha=args.alpha, min_size=args.min_size, ci=args.ci,
+                         label=label)
+        name = metric_label(metric)
+        if len(rk):
+            common.print_frame(q_columns_as_text(rk), f"Most disadvantaged by {name.lower()} (top {args.top}"
+                               + ("" if args.alpha is None else f", adjusted p < {args.alpha:g}") + "):")
+        elif args.alpha is not None:
+            print(f"No subgroup is significantly disadvantaged by {name.lower()} (adjusted p < {args.alpha:g}).")
+            print()
 
 
 def _print_discovery(rep, alpha: float, ci: float) -> None:
@@ -331,5 +449,13 @@ def add_parser(sub) -> None:
     sg.add_argument("--discovery", default="both", choices=["asdf", "patterns", "both"],
                     help="subgroup candidates: the ASDF clusters and their entropy patterns, mined patterns "
                          "(conjunctions of up to 3 conditions), or both (default: both)")
+    sg.add_argument("--outcome", default="binary", choices=["binary", "auto", "multiclass", "ordinal", "regression"],
+                    help="what the model predicts (default: binary, with --favorable-label): 'auto' decides from the "
+                         "labels and says what it decided; multiclass, ordinal and regression compare the "
+                         "subgroups' mean error, bias and prediction (or accuracy and per-class prediction rates) "
+                         "with the rest's. Annotation data with ratings (popquorn, lewidi with --positive-from): "
+                         "--outcome ordinal --model rating. (--task names a dataset's annotation task.)")
+    sg.add_argument("--groups", metavar="C", help="CSV table: a column holding a cluster id (person, item, "
+                    "household): whole clusters are permuted and resampled, and the column is not a feature")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     sg.set_defaults(func=run)

@@ -23,7 +23,7 @@ truth and predictions the permutations shuffle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -35,8 +35,10 @@ from .._labels import cell_codes
 from .._validation import check_choice
 from .bitsets import n_words
 from .families import ClusterFamily, EntropyFamily
-from .maxt import Counter, MemberCounter, StackedCounter
+from .inference import bootstrap_metric_intervals, rate_z, subgroup_inference
+from .maxt import ALL_TESTS, METRIC_TEST, Counter, MaxTResult, MemberCounter, StackedCounter, max_t
 from .pattern_mining import MinedPatterns
+from .resampling import Sampling
 from .subgroup_metrics import METRICS, metrics_from_counts
 
 __all__ = ["CandidateFamily", "Candidates", "CandidateMetrics", "FAMILY_CLASSES", "KINDS", "candidate_metrics"]
@@ -261,6 +263,13 @@ class CandidateMetrics:
         truth, prediction: boolean per row, favourable = True (what the permutations shuffle).
         weighted: the analysis used non-uniform instance weights.
         permutation_seed: seed of the max-T permutations.
+        sampling: the unit of inference and the canonical row order of the permutations.
+        undefined_rates: as :func:`~.subgroup_metrics.metrics_from_counts` (the cluster bootstrap recomputes the
+            metrics).
+
+    The significance layer reads every task's metrics through the same members: :attr:`names`,
+    :attr:`metric_test`, :attr:`all_tests`, :meth:`reference`, :meth:`kind_inference`, :meth:`run_max_t` and
+    :meth:`redundancy_counts` (:class:`~.outcome_metrics.OutcomeMetrics` has them too).
     """
 
     table: pd.DataFrame
@@ -271,6 +280,65 @@ class CandidateMetrics:
     prediction: np.ndarray
     weighted: bool
     permutation_seed: int
+    sampling: Sampling = field(default_factory=Sampling)
+    undefined_rates: str = "nan"
+    task_reason: str = "binary decisions"
+    _boot: dict[float, pd.DataFrame] = field(default_factory=dict, repr=False, compare=False)
+
+    #: The task of these metrics.
+    task_name: ClassVar[str] = "binary"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The metric columns of :attr:`table`."""
+        return METRICS
+
+    @property
+    def metric_test(self) -> dict[str, int]:
+        """Metric -> its max-T test (:data:`~.maxt.METRIC_TEST`)."""
+        return METRIC_TEST
+
+    @property
+    def all_tests(self) -> tuple[int, ...]:
+        """Every max-T test (the global family needs them all)."""
+        return ALL_TESTS
+
+    def reference(self, metric: str) -> float:
+        """What a subgroup's value is compared with: the overall accuracy for ``accuracy``, else 0."""
+        return self.overall_accuracy if metric == "accuracy" else 0.0
+
+    def kind_inference(self, positions: np.ndarray, ci: float, tests: bool,
+                       counter: Counter | None = None) -> pd.DataFrame:
+        """Per metric ``_ci_low``, ``_ci_high``, ``_p`` of the candidates at ``positions``
+        (:func:`~.inference.subgroup_inference`). With clusters (``sampling.groups``) the intervals come from a
+        cluster bootstrap (``counter``: every candidate's counter) and the p-values, which take rows as
+        independent, are NaN: only the max-T's adjusted p-values account for the clusters."""
+        df = subgroup_inference(self.row_counts[positions], self.total_rows, ci, tests and self.sampling.groups is None)
+        if self.sampling.groups is not None:
+            if counter is None:
+                raise ValueError("intervals with clusters need the candidates' counter")
+            if ci not in self._boot:
+                cells = 2 * self.truth.astype(np.int64) + self.prediction.astype(np.int64)
+                self._boot[ci] = bootstrap_metric_intervals(counter, cells, self.sampling.groups, ci,
+                                                            random_state=self.permutation_seed,
+                                                            order=self.sampling.order,
+                                                            undefined_rates=self.undefined_rates)
+            boot = self._boot[ci].iloc[np.asarray(positions)].reset_index(drop=True)
+            for col in boot.columns:
+                df[col] = boot[col].to_numpy()
+        return df
+
+    def run_max_t(self, counter: Counter, penalty: bool | np.ndarray, n_permutations: int,
+                  tests: tuple[int, ...]) -> MaxTResult:
+        """The max-T over every candidate (:func:`~.maxt.max_t`) in this analysis' unit of inference."""
+        return max_t(counter, self.truth, self.prediction, n_permutations, self.permutation_seed, penalty=penalty,
+                     tests=tuple(sorted(tests)), order=self.sampling.order, groups=self.sampling.groups,
+                     design=self.sampling.design)
+
+    def redundancy_counts(self, positions: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarray, Any]:
+        """What the redundancy filter compares: the candidates' counts, the total, and the z of the metric's
+        rate of one set of rows against another."""
+        return self.row_counts[positions], self.total_rows, lambda a, b: rate_z(a, b, metric)
 
     @property
     def overall_accuracy(self) -> float:
@@ -281,7 +349,8 @@ class CandidateMetrics:
 
 
 def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
-                      undefined_rates: str, permutation_seed: int) -> CandidateMetrics:
+                      undefined_rates: str, permutation_seed: int,
+                      sampling: Sampling | None = None, task_reason: str = "binary decisions") -> CandidateMetrics:
     """The metrics of every candidate: its confusion counts through its family's counter, then the metrics.
 
     Args:
@@ -290,6 +359,7 @@ def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: n
         w: row weights, or None.
         undefined_rates: as :func:`~.subgroup_metrics.metrics_from_counts`.
         permutation_seed: seed of the max-T permutations.
+        sampling: the unit of inference and the canonical row order (default: rows, in their own order).
 
     Returns:
         CandidateMetrics
@@ -318,4 +388,6 @@ def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: n
         table=table, row_counts=np.vstack(row_counts) if row_counts else np.zeros((0, 4)), total=total,
         total_rows=total_rows, truth=np.asarray(t, dtype=bool), prediction=np.asarray(p, dtype=bool),
         weighted=w is not None and bool(np.ptp(w) > 0), permutation_seed=int(permutation_seed),
+        sampling=Sampling() if sampling is None else sampling, undefined_rates=undefined_rates,
+        task_reason=task_reason,
     )

@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
+from .._validation import is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
-from .candidates import CandidateFamily, Candidates, candidate_metrics
+from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
 from .clustering import (
     HierarchicalTree,
     as_generator,
@@ -26,11 +27,13 @@ from .clustering import (
     fit_clustering,
     validity_indices,
 )
+from .continuous import OutcomeColumn
 from .encoding import encode_for_clustering, factorize_columns
 from .families import Clustering, EntropyFamily
 from .lopsided import flag_lopsided
 from .maxt import DEFAULT_PERMUTATIONS
 from .options import DEFAULT_MIN_SUPPORT, DISCOVERIES, AnalysisOptions, check_analysis_options
+from .outcome_metrics import OutcomeMetrics, outcome_metrics
 from .pattern_mining import (
     DEFAULT_BINS,
     DEFAULT_MAX_MERGE,
@@ -41,7 +44,9 @@ from .pattern_mining import (
 )
 from .patterns import entropy_patterns
 from .report import SubgroupReport
+from .resampling import Sampling, row_keys, sampling_of, warn_id_like_columns
 from .selection import compare_clusterings_encoded, fairness_separation
+from .tasks import Task, check_loss, outcome_columns, resolve_task
 
 __all__ = ["DEFAULT_MIN_SUPPORT", "DISCOVERIES", "alternative_clusterings", "compare_clusterings",
            "detect_subgroups"]
@@ -75,6 +80,10 @@ def detect_subgroups(
     max_merge: int = DEFAULT_MAX_MERGE,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     max_t_penalty: str = "classes",
+    task: str = "auto",
+    groups: Any = None,
+    design: str = "between",
+    loss: Any = None,
     patterns_from: SubgroupReport | None = None,
 ) -> SubgroupReport:
     """Find subgroups by clustering, entropy patterns and pattern mining, and measure the classifier's
@@ -157,6 +166,25 @@ def detect_subgroups(
             re-analysis at another k or τ (the dashboard's re-cut) skips it. The patterns must come from the same
             table under the same ``categorical_features``, ``min_support``, ``max_length``, ``n_bins`` and
             ``max_merge``; the report is then the one a fresh run gives.
+        task: ``"auto"`` (default: decided from the labels, :attr:`SubgroupReport.task_reason` says what and
+            why), ``"binary"``, ``"multiclass"``, ``"ordinal"`` or ``"regression"``. A task other than binary
+            compares the subgroups' means of per-row values with the rest's (:mod:`~.tasks`): mean absolute
+            error, mean error (bias) and mean prediction for a regression or an ordinal scale (plus accuracy
+            error for ordinal), accuracy error and one-vs-rest statistical parity per class for multi-class, by a
+            studentized difference of means under the same max-T (:mod:`~.continuous`). The clustering and the
+            entropy patterns do not depend on the outcome and are the seed's. ``pos_label``, ``labels`` and
+            ``sample_weight`` apply to binary decisions only.
+        groups: a cluster id per row (a person's, item's or household's rows): the permutations move whole
+            clusters and the intervals resample clusters (:mod:`~.resampling`); the report's ``unit`` says so.
+            Without it, a column that looks like an id with repeated values is named in a
+            :class:`~.resampling.ClusteredRowsWarning`.
+        design: with ``groups``, ``"between"`` (whole clusters permuted among those with as many rows) or
+            ``"within"`` (rows permuted within their cluster).
+        loss: a per-row loss (an array, or a callable ``loss(y_true, y_pred)``) compared as ``mean_loss`` by a
+            task other than binary.
+
+    Every analysis draws its permutations over a canonical order of the rows (sorted by a key of their
+    content), so the same table in another row order gives the same adjusted p-values.
 
     Returns:
         SubgroupReport
@@ -179,8 +207,29 @@ def detect_subgroups(
         )
     X = as_frame(X)
     n = len(X)
-    t, p = check_labels(y_true, y_pred, n, pos_label, labels)
+    # a favourable label or a label pair given by the caller says the labels are binary decisions
+    binary_given = labels is not None or not (is_number(pos_label) and pos_label == 1)
+    kind = _task_of(y_true, y_pred, "binary" if task == "auto" and binary_given else task, n)
+    outcome: tuple[Task, list[OutcomeColumn]] | None = None
+    if kind.name == "binary":
+        if loss is not None:
+            raise ValueError("loss= is compared as mean_loss by a task other than binary; for binary decisions "
+                             "the metrics come from the confusion counts (pass task='multiclass' to audit a loss "
+                             "beside the accuracy)")
+        try:
+            t, p = check_labels(y_true, y_pred, n, pos_label, labels)
+        except ValueError as err:
+            if binary_given and task != "binary":
+                raise
+            raise ValueError(f"{err}; task={task!r} reads binary decisions: pass task='multiclass', 'ordinal' or "
+                             "'regression' for other labels") from err
+    else:
+        _check_other_task(kind.name, n_clusters, sample_weight)
+        t = p = np.zeros(n, dtype=bool)  # the clustering needs no outcome
+        outcome = (kind, outcome_columns(kind, y_true, y_pred, check_loss(loss, y_true, y_pred, n)))
     w = check_weights(sample_weight, n)
+    warn_id_like_columns(X, groups, stacklevel=3)
+    sampling = sampling_of([row_keys(X), row_keys(X, _plain_labels(y_true), _plain_labels(y_pred))], groups, design)
     opts = check_analysis_options(
         X, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
         normalization=normalization, selection_metric=selection_metric,
@@ -190,7 +239,46 @@ def detect_subgroups(
         n_permutations=n_permutations, max_t_penalty=max_t_penalty,
     )
     mined = None if patterns_from is None else reusable_patterns(patterns_from, X, opts)
-    return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined)
+    return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined, sampling=sampling,
+                   outcome=outcome, task_reason=kind.reason)
+
+
+def _task_of(y_true: Any, y_pred: Any, task: Any, n: int) -> Task:
+    """The task of an analysis. Two-valued labels under ``task="auto"`` are binary decisions, checked (with their
+    usual messages) by ``check_labels``; anything else by :func:`~.tasks.resolve_task`."""
+    if task == "binary":  # check_labels validates, with its own messages
+        return Task("binary", (), "task='binary' (given)")
+    if task == "auto":
+        try:
+            values = pd.unique(pd.concat([pd.Series(np.asarray(_plain_labels(y)).ravel()) for y in (y_true, y_pred)],
+                                         ignore_index=True).dropna())
+        except (TypeError, ValueError):  # ragged or odd input: resolve_task and check_labels say what is wrong
+            values = np.zeros(0)
+        if len(values) <= 2:
+            return Task("binary", tuple(values.tolist()), f"task='auto' chose 'binary': the labels take "
+                                                          f"{len(values)} values {values.tolist()}")
+    return resolve_task(y_true, y_pred, task, n)
+
+
+def _plain_labels(y: Any) -> Any:
+    """Labels as a row-key part (a one-column DataFrame or Series as its values)."""
+    if isinstance(y, pd.DataFrame):
+        return y.iloc[:, 0].to_numpy()
+    return y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+
+
+def _check_other_task(task: str, n_clusters: Any, sample_weight: Any) -> None:
+    """What a task other than binary does not take.
+
+    Raises:
+        ValueError: per-row weights, or a list of ``n_clusters`` (the fairness-aware choice of k compares
+            binary rates).
+    """
+    if sample_weight is not None:
+        raise ValueError(f"sample_weight applies to binary decisions; task={task!r} compares unweighted means")
+    if n_clusters is not None and not isinstance(n_clusters, int | np.integer):
+        raise ValueError(f"n_clusters={n_clusters!r}: the fairness-aware choice of k compares binary rates; give "
+                         f"one number of clusters (or None) with task={task!r}")
 
 
 def analyse(
@@ -202,6 +290,10 @@ def analyse(
     rng: np.random.Generator,
     pos_label: Any,
     mined: MinedPatterns | None = None,
+    *,
+    sampling: Sampling | None = None,
+    outcome: tuple[Task, list[OutcomeColumn]] | None = None,
+    task_reason: str = "binary decisions",
 ) -> SubgroupReport:
     """The core shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric`` (inputs validated).
 
@@ -209,6 +301,10 @@ def analyse(
         mined: the pattern candidates of ``X`` under ``opts`` when they are already known (:func:`mine`; the
             dashboard keeps them across re-cuts, since mining does not depend on the clustering); None mines them
             when ``opts.discovery`` asks for patterns.
+        sampling: the unit of inference and canonical row order (default: rows, in their order).
+        outcome: for a task other than binary, the task and its per-row outcome columns (``t`` and ``p`` are
+            then not read).
+        task_reason: what ``task="auto"`` decided (kept by the report).
     """
     clustering = None
     if opts.discovery == "patterns":
@@ -229,7 +325,18 @@ def analyse(
     candidates = Candidates(families, len(X), opts.discovery)
     # drawn last: the clustering above consumes the generator exactly as before
     seed = int(rng.integers(0, 2**31 - 1))
-    metrics = candidate_metrics(candidates, t, p, w, opts.undefined_rates, seed)
+    sampling = Sampling() if sampling is None else sampling
+    metrics: CandidateMetrics | OutcomeMetrics
+    if outcome is None:
+        metrics = candidate_metrics(candidates, t, p, w, opts.undefined_rates, seed, sampling, task_reason)
+    else:
+        sizes = (np.concatenate([np.asarray(f.sizes(), dtype=np.float64) for f in families]) if families
+                 else np.zeros(0))
+        metrics = outcome_metrics(candidates.counter(), candidates.index(), np.nan_to_num(sizes).astype(np.int64),
+                                  candidates.defined(), outcome[0], outcome[1], sampling, seed)
+        if clustering is not None:  # the clusters' fairness separation compares binary rates
+            clustering.validity.drop(
+                [i for i in clustering.validity.index if str(i).startswith("fairness_separation")], inplace=True)
     return SubgroupReport(index=X.index, candidates=candidates, candidate_metrics=metrics, options=opts,
                           pos_label=pos_label, features=list(map(str, X.columns)), clustering=clustering)
 

@@ -18,13 +18,13 @@ References:
 from __future__ import annotations
 
 from .._validation import check_choice
-from .subgroup_metrics import SUBGROUP_METRICS
+from .subgroup_metrics import ALL_METRICS
 
 __all__ = ["DIRECTIONS", "DIRECTION_CHOICES", "check_direction", "disadvantaged_is_larger", "sort_descending"]
 
 #: metric -> ``"larger"`` or ``"smaller"``: the side on which the subgroup is disadvantaged (read from the
-#: registry :data:`~aif360_subjective.detectors.subgroup_metrics.SUBGROUP_METRICS`).
-DIRECTIONS: dict[str, str] = {name: m.direction for name, m in SUBGROUP_METRICS.items()}
+#: registries :data:`~aif360_subjective.detectors.subgroup_metrics.ALL_METRICS`, every task's metrics).
+DIRECTIONS: dict[str, str] = {name: m.direction for name, m in ALL_METRICS.items()}
 
 #: The values of the ``direction`` argument of the rankings.
 DIRECTION_CHOICES = ("disadvantaged", "favoured")

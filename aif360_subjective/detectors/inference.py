@@ -60,6 +60,9 @@ References:
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -71,10 +74,12 @@ from .subgroup_metrics import METRICS
 
 __all__ = [
     "INFERENCE_SUFFIXES",
+    "bootstrap_metric_intervals",
     "benjamini_hochberg",
     "check_ci",
     "mid_p_fisher",
     "newcombe_interval",
+    "rate_z",
     "subgroup_inference",
     "wilson_interval",
 ]
@@ -195,7 +200,7 @@ def _no_test(x1: object, n1: object, x2: object, n2: object) -> tuple[np.ndarray
 
 
 def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95, tests: bool = True) -> pd.DataFrame:
-    """Intervals and two-sided p-values of the five metrics for k subgroups against their rests.
+    """Intervals and two-sided p-values of the metrics (:data:`METRICS`) for k subgroups against their rests.
 
     Args:
         S: (k, 4) unweighted confusion counts of the subgroups (TN, FP, FN, TP; favourable = positive).
@@ -244,6 +249,10 @@ def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95, tests
     # "S disadvantaged" = both of S's rates lower = S's successes in the lower tail of both tests
     p_dis, p_fav = np.maximum(less_t, less_f), np.maximum(greater_t, greater_f)
     put("equalized_odds", lo, hi, _two_sided(p_dis, p_fav))
+    # false positive rate FPR_R - FPR_S (Newcombe, mid-p within truth negatives); false negative rate
+    # FNR_S - FNR_R = TPR_R - TPR_S: equal opportunity's interval and test
+    put("false_positive_rate", lo_f, hi_f, _two_sided(less_f, greater_f))
+    put("false_negative_rate", lo_t, hi_t, _two_sided(less_t, greater_t))
     # accuracy (Wilson) and accuracy error ((n_R/N) (acc_S - acc_R)); one test for both
     ok_S, ok_R = S[:, TP] + S[:, TN], R[:, TP] + R[:, TN]
     a_lo, a_hi = wilson_interval(ok_S, n_S, ci)
@@ -255,3 +264,84 @@ def subgroup_inference(S: np.ndarray, total: np.ndarray, ci: float = 0.95, tests
     put("accuracy_error", scale * lo, scale * hi, p_acc)
     cols = [m + s for m in METRICS for s in ("_ci_low", "_ci_high", "_p")]
     return pd.DataFrame(out)[cols]
+
+
+def bootstrap_metric_intervals(counter: Any, cells: np.ndarray, groups: np.ndarray | None, ci: float = 0.95,
+                               n_boot: int = 200, random_state: np.random.Generator | int | None = None,
+                               order: np.ndarray | None = None, undefined_rates: str = "nan") -> pd.DataFrame:
+    """Percentile intervals of every metric of every candidate from a bootstrap that resamples clusters (rows
+    without ``groups``) with replacement: each resample's confusion counts are the candidates' counts of the
+    rows weighted by their cluster's multiplicity, one product per batch of resamples.
+
+    Args:
+        counter: the candidates' counter (``count(Y)`` sums each column of ``Y`` over each candidate's rows).
+        cells: (rows,) confusion cell of every row (TN, FP, FN, TP = 0..3).
+        groups: dense cluster codes per row, or None.
+        ci: confidence level.
+        n_boot: resamples.
+        random_state: seed of the resamples.
+        order: the canonical row order (rows as units: the draws do not depend on the rows' order).
+        undefined_rates: as :func:`~.subgroup_metrics.metrics_from_counts`.
+
+    Returns:
+        pandas.DataFrame: per metric ``<metric>_ci_low``, ``<metric>_ci_high`` (NaN where fewer than 90 % of
+        the resamples define the metric).
+
+    References:
+        A. C. Davison and D. V. Hinkley, "Bootstrap Methods and their Application", 1997, 3.8.
+    """
+    from .resampling import cluster_bootstrap_weights
+    from .subgroup_metrics import metrics_from_counts
+
+    ci = check_ci(ci)
+    rng = np.random.default_rng(random_state)
+    n = len(cells)
+    onehot = np.zeros((n, 4))
+    onehot[np.arange(n), np.asarray(cells)] = 1.0
+    draws: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
+    done = 0
+    while done < n_boot:
+        b = min(50, n_boot - done)
+        W = cluster_bootstrap_weights(rng, groups, n, b, order)  # (n, b)
+        # columns: resample j's four cells at 4j..4j+3
+        cnt = counter.count((W[:, :, None] * onehot[:, None, :]).reshape(n, 4 * b))
+        tot = (W.T @ onehot)  # (b, 4)
+        for j in range(b):  # a loop over resamples (each vectorised over every candidate), not rows
+            m = metrics_from_counts(cnt[:, 4 * j:4 * j + 4], tot[j], undefined_rates)
+            for name in METRICS:
+                draws[name].append(m[name].to_numpy())
+        done += b
+    tail = (1.0 - ci) / 2.0 * 100.0
+    out = {}
+    for name in METRICS:
+        D = np.column_stack(draws[name])
+        ok = np.isfinite(D).sum(axis=1) >= 0.9 * n_boot
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: masked by ``ok`` below
+            lo, hi = np.nanpercentile(D, [tail, 100.0 - tail], axis=1)
+        out[name + "_ci_low"] = np.where(ok, lo, np.nan)
+        out[name + "_ci_high"] = np.where(ok, hi, np.nan)
+    return pd.DataFrame(out)
+
+
+def rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:
+    """Pooled two-proportion z of the metric's rate, subgroup counts ``a`` against ``b`` (rows x 4 each)."""
+
+    def z(x1: np.ndarray, n1: np.ndarray, x2: np.ndarray, n2: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = (x1 + x2) / (n1 + n2)
+            out: np.ndarray = (x1 / n1 - x2 / n2) / np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+            return out
+
+    if metric in ("accuracy", "accuracy_error"):
+        return z(a[:, TP] + a[:, TN], a.sum(axis=1), b[:, TP] + b[:, TN], b.sum(axis=1))
+    if metric in ("equal_opportunity", "false_negative_rate"):
+        return z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+    if metric == "equalized_odds":
+        z_t = z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+        z_f = z(a[:, FP], a[:, FP] + a[:, TN], b[:, FP], b[:, FP] + b[:, TN])
+        both: np.ndarray = (z_t + z_f) / np.sqrt(2.0)
+        return both
+    if metric == "false_positive_rate":
+        return z(a[:, FP], a[:, FP] + a[:, TN], b[:, FP], b[:, FP] + b[:, TN])
+    return z(a[:, FP] + a[:, TP], a.sum(axis=1), b[:, FP] + b[:, TP], b.sum(axis=1))

@@ -55,20 +55,31 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter", "as_counter", "max_t",
-           "observed_z", "check_n_permutations", "MAX_PERMUTATIONS", "scan_penalty", "class_offsets",
+from .resampling import Permuter
+
+__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
+           "as_counter", "max_t", "observed_z", "check_n_permutations", "MAX_PERMUTATIONS", "scan_penalty",
+           "class_offsets", "draw_permutations", "is_binary"]
+
+__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
+           "as_counter", "max_t", "observed_z", "check_n_permutations", "scan_penalty", "class_offsets",
            "draw_permutations", "is_binary"]
 
-#: The four tests, in the order of :attr:`MaxTResult.z` columns.
-TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy")
-#: Which test each subgroup metric uses (accuracy error is the same hypothesis as accuracy).
+#: The five tests, in the order of :attr:`MaxTResult.z` columns.
+TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "false_positive_rate")
+#: Which test each subgroup metric uses (accuracy error is the same hypothesis as accuracy; the false negative
+#: rate gap is the true positive rate gap with the sign turned, equal opportunity's hypothesis).
 METRIC_TEST = {
     "statistical_parity": 0,
     "equal_opportunity": 1,
     "equalized_odds": 2,
     "accuracy": 3,
     "accuracy_error": 3,
+    "false_positive_rate": 4,
+    "false_negative_rate": 1,
 }
+#: Every test.
+ALL_TESTS = tuple(range(len(TESTS)))
 #: Default number of permutations: p-values resolve to 1/201, ten times finer than alpha = 0.05.
 DEFAULT_PERMUTATIONS = 200
 _BATCH = 50
@@ -110,14 +121,14 @@ class MaxTResult:
     """Adjusted p-values of every candidate.
 
     Attributes:
-        z: (m, 4) observed z per test (:data:`TESTS`), positive = disadvantaged; NaN where undefined.
-        p_adjusted: (m, 4, 2) adjusted p-values within each (test, direction) family, directions
+        z: (m, 5) observed z per test (:data:`TESTS`), positive = disadvantaged; NaN where undefined.
+        p_adjusted: (m, 5, 2) adjusted p-values within each (test, direction) family, directions
             (disadvantaged, favoured): the family of one ranking; NaN where undefined.
-        p_two_sided: (m, 4) adjusted p-values within each test's family of both directions.
-        p_global: (m, 4, 2) adjusted p-values in the global family (every test, both directions).
+        p_two_sided: (m, 5) adjusted p-values within each test's family of both directions.
+        p_global: (m, 5, 2) adjusted p-values in the global family (every test, both directions).
         n_permutations: B.
         n_hypotheses: defined hypotheses per test family (4,) and in the global family.
-        tests: the tests adjusted (the others' p-values are NaN; the global family needs all four).
+        tests: the tests adjusted (the others' p-values are NaN; the global family needs all of them).
         offset: (m,) the amount subtracted from each candidate's z before maximising (its penalty): the
             statistic of candidate i is ``z - offset[i]`` in the disadvantaged direction, ``-z - offset[i]``
             in the favoured one.
@@ -130,7 +141,8 @@ class MaxTResult:
     n_permutations: int
     n_hypotheses: tuple[tuple[int, ...], int]
     offset: np.ndarray | None = None
-    tests: tuple[int, ...] = (0, 1, 2, 3)
+    tests: tuple[int, ...] = ALL_TESTS
+    unit: str = "rows"
 
     def statistic(self, test: int, direction: int = 0) -> np.ndarray:
         """(m,) the maximised statistic of one test and direction (0 disadvantaged, 1 favoured)."""
@@ -148,7 +160,12 @@ def _sd(k: np.ndarray, K: float, N: float) -> np.ndarray:
 
 
 class _Standardiser:
-    """The fixed margins of the four tests (unchanged by either permutation scheme).
+    """The margins of the five tests.
+
+    Under a permutation of rows (or of predictions within the truth strata) the margins are fixed: the
+    expected counts and standard deviations are computed once. Under a permutation of whole clusters the
+    truth moves with the prediction, so the truth-positive rows of each candidate (``n1``) change from one
+    permutation to the next: :meth:`z` then takes them and standardises each permuted count with its own margins.
 
     Args:
         counter: the candidates (a :class:`Counter`, or their (rows, m) membership, counted once here).
@@ -162,41 +179,58 @@ class _Standardiser:
         fixed = counter.count(np.column_stack([np.ones(len(t)), t]))
         n_S, n1_S = fixed[:, 0], fixed[:, 1]
         self.size = n_S
-        n0_S = n_S - n1_S
-        P, T1, F0, C = float(p.sum()), float((t * p).sum()), float(((1 - t) * p).sum()), float(c.sum())
-        N1 = float(t.sum())
-        N0 = N - N1
-        self.expected = np.column_stack([n_S * P / N, n1_S * T1 / N1 if N1 else 0 * n_S,
-                                         n0_S * F0 / N0 if N0 else 0 * n_S, n_S * C / N])
-        sd = np.column_stack([_sd(n_S, P, N), _sd(n1_S, T1, N1), _sd(n0_S, F0, N0), _sd(n_S, C, N)])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.inv_sd = np.where(sd > 1e-12, 1.0 / sd, np.nan)
+        self.n1 = n1_S
+        self.N = N
+        self.P, self.T1, self.F0, self.C = (float(p.sum()), float((t * p).sum()), float(((1 - t) * p).sum()),
+                                            float(c.sum()))
+        self.N1 = float(t.sum())
+        self.N0 = N - self.N1
+        self.expected, self.inv_sd = self._margins(n1_S[:, None])
 
-    def z(self, counts: list[np.ndarray] | list[np.ndarray | None]) -> list[np.ndarray | None]:
-        """z of each test from the observed (or permuted) counts: favourable predictions, true positives,
-        false positives, correct predictions; each (m, b), or None (not computed: its z is None too)."""
-        e, inv = self.expected, self.inv_sd
-        z = [None if cnt is None else (e[:, [i]] - cnt) * inv[:, [i]] for i, cnt in enumerate(counts)]
+    def _margins(self, n1_S: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Expected counts and inverse standard deviations of the four counts, each (m, 1) or (m, b) as ``n1_S``
+        (the truth-positive rows of each candidate)."""
+        n_S = self.size[:, None]
+        n0_S = n_S - n1_S
+        N, N1, N0 = self.N, self.N1, self.N0
+        zero = 0.0 * n1_S
+        expected = [n_S * self.P / N + zero, n1_S * self.T1 / N1 if N1 else zero,
+                    n0_S * self.F0 / N0 if N0 else zero, n_S * self.C / N + zero]
+        sd = [_sd(n_S, self.P, N) + zero, _sd(n1_S, self.T1, N1), _sd(n0_S, self.F0, N0), _sd(n_S, self.C, N) + zero]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = [np.where(d > 1e-12, 1.0 / d, np.nan) for d in sd]
+        return expected, inv
+
+    def z(self, counts: list[np.ndarray] | list[np.ndarray | None],
+          n1: np.ndarray | None = None) -> list[np.ndarray | None]:
+        """z of each test (:data:`TESTS`) from the observed (or permuted) counts: favourable predictions, true
+        positives, false positives, correct predictions; each (m, b), or None (not computed: its z is None
+        too). ``n1``: (m, b) truth-positive rows of each candidate under each permutation (clusters permuted),
+        or None (fixed margins)."""
+        e, inv = (self.expected, self.inv_sd) if n1 is None else self._margins(n1)
+        z = [None if cnt is None else (e[i] - cnt) * inv[i] for i, cnt in enumerate(counts)]
+        # a cluster permutation can leave a candidate without truth positives (or negatives): undefined, and it
+        # must not be the maximum
         z_eodds = None if z[1] is None or z[2] is None else (z[1] + z[2]) / np.sqrt(2.0)
-        return [z[0], z[1], z_eodds, z[3]]
+        return [z[0], z[1], z_eodds, z[3], z[2]]
 
     def z_all(self, counts: list[np.ndarray]) -> list[np.ndarray]:
         """:meth:`z` of all four counts: every test's z."""
         out = [z for z in self.z(counts) if z is not None]
-        if len(out) != 4:
+        if len(out) != len(TESTS):
             raise ValueError("z_all needs the four counts")
         return out
 
 
 def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """(m, 4) observed z of every candidate (columns of the rows x m boolean ``members``) per test."""
+    """(m, 5) observed z of every candidate (columns of the rows x m boolean ``members``) per test."""
     t, p = np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64)
     counter = MemberCounter(members)
     return _observed(counter, _Standardiser(counter, t, p), t, p)
 
 
 def _observed(counter: Counter, std: _Standardiser, t: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """(m, 4) observed z per test from the candidates' counts (one product of four columns)."""
+    """(m, 5) observed z per test from the candidates' counts (one product of four columns)."""
     obs = counter.count(np.column_stack([p, t * p, (1 - t) * p, t == p]))
     return np.column_stack([z[:, 0] for z in std.z_all([obs[:, [i]] for i in range(4)])])
 
@@ -405,21 +439,38 @@ class _PermutedCounts:
         self.t = np.asarray(t, dtype=bool)[:, None]
 
     def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray,
-               need: tuple[bool, ...] = (True, True, True, True)) -> list[np.ndarray | None]:
+               need: tuple[bool, ...] = (True, True, True, True),
+               t_b: np.ndarray | None = None) -> list[np.ndarray | None]:
         """Favourable and correct predictions (pairs permuted jointly: ``p_a``, ``c_a``), true and false
         positives (predictions permuted within the truth strata: ``p_b``); each (m, b) float64, or None where
-        ``need`` is False (a count no requested test uses is not computed)."""
+        ``need`` is False (a count no requested test uses is not computed). With ``t_b`` (the truths permuted
+        with ``p_b``: whole clusters moved) a fifth count is returned: each candidate's truth-positive rows."""
         b = p_a.shape[1]
         fav = p_b > 0
+        t = self.t if t_b is None else t_b > 0
         # a prediction permuted within the truth strata is a true positive on truth-positive rows, a false
         # positive on the others
-        parts = [lambda: p_a > 0, lambda: self.t & fav, lambda: ~self.t & fav, lambda: c_a > 0]
-        which = [i for i in range(4) if need[i]]
-        cnt = self.counter.count(np.hstack([parts[i]() for i in which]))
-        out: list[np.ndarray | None] = [None] * 4
+        which = [i for i in range(4) if need[i]] + ([4] if t_b is not None else [])
+        cnt = self.counter.count(np.hstack([_part(i, p_a, c_a, t, fav) for i in which]))
+        out: list[np.ndarray | None] = [None] * 5
         for j, i in enumerate(which):
             out[i] = cnt[:, j * b:(j + 1) * b]
-        return out
+        return out if t_b is not None else out[:4]
+
+
+def _part(i: int, p_a: np.ndarray, c_a: np.ndarray, t: np.ndarray, fav: np.ndarray) -> np.ndarray:
+    """Count ``i`` of :meth:`_PermutedCounts.counts`: favourable predictions, true positives, false positives,
+    correct predictions, truth positives."""
+    out: np.ndarray
+    if i == 0:
+        out = p_a > 0
+    elif i == 1:
+        out = t & fav
+    elif i == 2:
+        out = ~t & fav
+    else:
+        out = c_a > 0 if i == 3 else np.broadcast_to(t, fav.shape)
+    return out
 
 
 def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
@@ -471,7 +522,11 @@ def max_t(
     n_permutations: int = DEFAULT_PERMUTATIONS,
     random_state: np.random.Generator | int | None = None,
     penalty: bool | np.ndarray = True,
-    tests: tuple[int, ...] = (0, 1, 2, 3),
+    tests: tuple[int, ...] | None = None,
+    *,
+    order: np.ndarray | None = None,
+    groups: np.ndarray | None = None,
+    design: str = "between",
 ) -> MaxTResult:
     """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
 
@@ -485,10 +540,18 @@ def max_t(
         penalty: what is subtracted from each candidate's z before maximising: ``True`` the size penalty
             ``sqrt(2 ln(N / n_S))`` (:func:`scan_penalty`), ``False`` nothing, or an (m,) array of offsets
             fixed without the outcome (the reports pass :func:`class_offsets` of the description classes).
-        tests: which tests (positions in :data:`TESTS`) to adjust; the others' adjusted p-values are NaN, and
-            so is the global family unless all four are asked for. Each test's adjusted p-values are the same
-            whichever others are asked for (the permutations are drawn the same way), so a ranking of one metric
-            pays for one test.
+        tests: which tests (positions in :data:`TESTS`; default all) to adjust; the others' adjusted p-values
+            are NaN, and so is the global family unless all are asked for. Each test's adjusted p-values are the
+            same whichever others are asked for (the permutations are drawn the same way), so a ranking of one
+            metric pays for one test.
+        order: the canonical row order the permutations are drawn in
+            (:func:`~.resampling.canonical_order` of the rows' keys): with it the p-values do not depend on the
+            order in which the rows were given. None: the rows' own order.
+        groups: (rows,) dense cluster codes (:func:`~.resampling.check_groups`): the permutations move whole
+            clusters (``design="between"``; every test is then standardised with its permuted margins, since
+            the truth moves with the prediction) or rows within clusters (``design="within"``; the conditional
+            tests permute within cluster x truth). None: rows are the units.
+        design: ``"between"`` or ``"within"`` (with ``groups``).
 
     Returns:
         MaxTResult
@@ -513,25 +576,37 @@ def max_t(
     s_obs = z_obs - pen[:, [0]]
     s_fav = -z_obs - pen[:, [0]]
     # families: per (test, direction) (one ranking), per test (both directions), global (everything)
-    tests = tuple(sorted(set(int(f) for f in tests)))
-    if not tests or not set(tests) <= {0, 1, 2, 3}:
+    tests = ALL_TESTS if tests is None else tuple(sorted(set(int(f) for f in tests)))
+    if not tests or not set(tests) <= set(ALL_TESTS):
         raise ValueError(f"tests must be positions in {TESTS}, got {tests!r}")
+    n_all = len(ALL_TESTS)
     blocks = [s for f in tests for s in (s_obs[:, f], s_fav[:, f])]
     members_of = [[j] for j in range(len(blocks))] + [[2 * i, 2 * i + 1] for i in range(len(tests))]
-    if len(tests) == 4:
-        members_of.append(list(range(8)))
+    if len(tests) == n_all:
+        members_of.append(list(range(2 * n_all)))
     fams = _Families(blocks, members_of)
     # counts each test needs: SP favourable predictions; EO true positives; EOdds true and false positives;
-    # accuracy correct predictions
-    uses = {0: (0,), 1: (1,), 2: (1, 2), 3: (3,)}
+    # accuracy correct predictions; FPR false positives
+    uses = {0: (0,), 1: (1,), 2: (1, 2), 3: (3,), 4: (2,)}
     need = tuple(any(i in uses[f] for f in tests) for i in range(4))
+    permuter = Permuter(n, order, groups, design)
+    by_clusters = groups is not None and design == "between"
+    strata = None
+    if groups is not None and design == "within":
+        # the conditional tests permute predictions within cluster x truth
+        strata = Permuter(n, order, np.asarray(groups, dtype=np.int64) * 2 + (t == 1), "within")
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     permuted = _PermutedCounts(counter, t)
 
     def feed(counts: list[np.ndarray | None]) -> None:
-        zs = std.z(counts)  # each (m, b); None for tests not asked for
+        n1 = counts[4] if by_clusters else None
+        zs = std.z(counts[:4], n1)  # each (m, b); None for tests not asked for
         asked = [z for f in tests if (z := zs[f]) is not None]
-        fams.add([s for z in asked for s in (z - pen, -z - pen)])
+        stats = [s for z in asked for s in (z - pen, -z - pen)]
+        if by_clusters:
+            for st in stats:  # a candidate a permutation leaves without a margin has no statistic there
+                st[np.isnan(st)] = -np.inf
+        fams.add(stats)
 
     # The permutations are drawn here, in batch order, from the one generator (the same draws whatever the
     # threads do); the sparse products, which release the GIL, run two batches at a time on two cores; the
@@ -541,8 +616,13 @@ def max_t(
         done = 0
         while done < B:
             b = min(_BATCH, B - done)
-            idx, p_b = draw_permutations(rng, p, pos, neg, b)
-            in_flight.append(pool.submit(permuted.counts, p[idx], c[idx], p_b, need))
+            idx = permuter.draw(rng, b)
+            if by_clusters:  # truth and prediction move together with their cluster
+                job = pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
+            else:
+                p_b = p[strata.draw(rng, b)] if strata is not None else permuter.draw_within(rng, [pos, neg], p, b)
+                job = pool.submit(permuted.counts, p[idx], c[idx], p_b, need)
+            in_flight.append(job)
             if len(in_flight) >= _WORKERS:
                 feed(in_flight.popleft().result())
             done += b
@@ -550,20 +630,20 @@ def max_t(
             feed(in_flight.popleft().result())
     adj = fams.adjusted(B)
     k = len(tests)
-    p_adj = np.full((m, 4, 2), np.nan)
-    p_two = np.full((m, 4), np.nan)
-    n_test = [0, 0, 0, 0]
+    p_adj = np.full((m, n_all, 2), np.nan)
+    p_two = np.full((m, n_all), np.nan)
+    n_test = [0] * n_all
     for i, f in enumerate(tests):
         p_adj[:, f, 0], p_adj[:, f, 1] = adj[2 * i], adj[2 * i + 1]
         p_two[:, f] = np.fmin(*adj[2 * k + i].reshape(2, m))
         n_test[f] = len(fams.families[2 * k + i].order)
-    if k == 4:
-        p_glob = adj[-1].reshape(4, 2, m).transpose(2, 0, 1)
+    if k == n_all:
+        p_glob = adj[-1].reshape(n_all, 2, m).transpose(2, 0, 1)
         n_glob = len(fams.families[-1].order)
     else:
-        p_glob, n_glob = np.full((m, 4, 2), np.nan), 0
+        p_glob, n_glob = np.full((m, n_all, 2), np.nan), 0
     return MaxTResult(
         z=z_obs, p_adjusted=p_adj, p_two_sided=p_two, p_global=p_glob, n_permutations=B,
         n_hypotheses=(tuple(n_test), n_glob), tests=tests,
-        offset=pen[:, 0].copy(),
+        offset=pen[:, 0].copy(), unit=permuter.unit,
     )

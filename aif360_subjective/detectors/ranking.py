@@ -16,10 +16,9 @@ import pandas as pd
 
 from .._validation import check_alpha, check_choice
 from .directions import check_direction, sort_descending
-from .maxt import METRIC_TEST
 from .redundancy import merge_rows, redundant_among
 from .significance import Significance
-from .subgroup_metrics import METRICS
+from .subgroup_metrics import METRICS, base_metric
 
 __all__ = ["CONTROLS", "RANKABLE", "ASCENDING_DEPRECATION", "RankingQuery", "check_query", "ranking"]
 
@@ -64,9 +63,10 @@ class _Selection:
 
 def check_query(sig: Significance, metric: str, kind: str, n: int | None, direction: Any, alpha: float | None,
                 min_size: int, ci: float, ascending: bool | None, control: str,
-                keep_redundant: bool) -> RankingQuery:
-    """Step 1, **check**: validate the arguments (and warn about the deprecated ``ascending``)."""
-    check_choice(metric, "metric", RANKABLE)
+                keep_redundant: bool, label: Any = None) -> RankingQuery:
+    """Step 1, **check**: validate the arguments (and warn about the deprecated ``ascending``). ``label``: the
+    class of a multi-class audit's one-vs-rest statistical parity (``statistical_parity[label]``)."""
+    metric = metric_column(sig, metric, label)
     check_choice(kind, "kind", (*sig.candidates.known_kinds, "all"))
     if kind != "all":
         sig.candidates.family(kind)
@@ -85,13 +85,39 @@ def check_query(sig: Significance, metric: str, kind: str, n: int | None, direct
             raise TypeError(f"ascending must be True or False, got {ascending!r}")
         descending, alpha = not bool(ascending), None
     else:
-        descending = sort_descending(metric, direction)
+        descending = sort_descending(base_metric(metric), direction)
     if metric == "size":
         alpha = None
     if alpha is not None:
         alpha = check_alpha(alpha)
     return RankingQuery(metric, kind, n, direction, alpha, int(min_size), ci, descending, control,
                         bool(keep_redundant), ascending is not None)
+
+
+def metric_column(sig: Significance, metric: Any, label: Any = None) -> str:
+    """The metric column a ranking reads: ``metric`` itself, or ``statistical_parity[label]`` for one class of a
+    multi-class audit.
+
+    Raises:
+        ValueError: a metric this report does not hold (naming the ones it does), a ``label`` that is not one of
+            its classes, or a ``label`` where the metric has no classes.
+    """
+    names = sig.metrics.names
+    per_class = [m for m in names if base_metric(m) != m]
+    if label is not None:
+        if not per_class or metric != "statistical_parity":
+            raise ValueError(f"label={label!r} applies to a multi-class report's statistical_parity (one class "
+                             f"against the others); this report's metrics are {list(names)}")
+        column = f"statistical_parity[{label}]"
+        if column not in names:
+            classes = [m[len("statistical_parity["):-1] for m in per_class]
+            raise ValueError(f"label={label!r} is not one of the classes {classes}")
+        return column
+    if metric == "statistical_parity" and per_class and metric not in names:
+        raise ValueError("statistical_parity of a multi-class report compares one class with the others: pass "
+                         f"label= one of {[m[len('statistical_parity['):-1] for m in per_class]}")
+    check_choice(metric, "metric", (*names, "size"))
+    return str(metric)
 
 
 def raw_order(part: pd.DataFrame, q: RankingQuery, big: np.ndarray) -> _Selection:
@@ -110,11 +136,11 @@ def significant_set(sig: Significance, q: RankingQuery, pos: np.ndarray, kinds: 
     ``alpha`` and whose interval lies on the requested side of the reference. Returns the selection (order
     not yet set), and the interval's bound nearest the reference and the adjusted p-values (all positions)."""
     assert q.alpha is not None  # the raw ranking has no significant set
-    metric, test_no = q.metric, METRIC_TEST[q.metric]
+    metric, test_no = q.metric, sig.metrics.metric_test[q.metric]
     inf = sig.intervals(q.ci, tests=q.control == "fdr", kinds=kinds, adjusted=False)
     lo, hi = inf[metric + "_ci_low"].to_numpy(), inf[metric + "_ci_high"].to_numpy()
     qv = inf[metric + "_q"].to_numpy()
-    ref = sig.metrics.overall_accuracy if metric == "accuracy" else 0.0
+    ref = sig.metrics.reference(metric)
     side_index = 0 if q.direction == "disadvantaged" else 1
     mt = sig.max_t((test_no,))
     p_dir = mt.p_adjusted[pos, test_no, side_index]
@@ -153,7 +179,8 @@ def significant_order(sig: Significance, q: RankingQuery, pos: np.ndarray, sel: 
     key = -bound[keep] if q.descending else bound[keep]
     if q.control == "fwer":
         side_index = 0 if q.direction == "disadvantaged" else 1
-        stat = sig.max_t((METRIC_TEST[q.metric],)).statistic(METRIC_TEST[q.metric], side_index)[pos][keep]
+        test_no = sig.metrics.metric_test[q.metric]
+        stat = sig.max_t((test_no,)).statistic(test_no, side_index)[pos][keep]
         return np.lexsort((np.arange(n_significant), key, -stat, p_dir[keep]))
     return np.lexsort((np.arange(n_significant), key))
 
@@ -165,7 +192,7 @@ def filter_redundant(sig: Significance, q: RankingQuery, pos: np.ndarray, sel: _
     red = np.zeros(n_significant, dtype=bool)
     if not q.keep_redundant and n_significant > 1:
         kept_pos = np.flatnonzero(sel.keep)[sel.order]
-        mt = sig.max_t((METRIC_TEST[q.metric],))
+        mt = sig.max_t((sig.metrics.metric_test[q.metric],))
         red[sel.order] = redundant_among(sig.candidates, sig.metrics, pos[kept_pos], q.metric, mt)
     sub = np.flatnonzero(sel.keep)
     sel.keep[sub[red]] = False
@@ -207,9 +234,11 @@ def ranking_frame(sig: Significance, q: RankingQuery, pos: np.ndarray, kinds: tu
 
 def ranking(sig: Significance, metric: str, kind: str = "entropy", n: int | None = 5,
             direction: Any = "disadvantaged", alpha: float | None = 0.05, min_size: int = 1, *, ci: float = 0.95,
-            ascending: bool | None = None, control: str = "fwer", keep_redundant: bool = False) -> pd.DataFrame:
+            ascending: bool | None = None, control: str = "fwer", keep_redundant: bool = False,
+            label: Any = None) -> pd.DataFrame:
     """The subgroups most disadvantaged (or favoured) by a metric: ``SubgroupReport.ranking``."""
-    q = check_query(sig, metric, kind, n, direction, alpha, min_size, ci, ascending, control, keep_redundant)
+    q = check_query(sig, metric, kind, n, direction, alpha, min_size, ci, ascending, control, keep_redundant, label)
+    metric = q.metric
     pos = sig.candidates.positions(kind)
     kinds = sig.candidates.kinds if kind == "all" else (kind,)
     part = sig.metrics.table.iloc[pos]

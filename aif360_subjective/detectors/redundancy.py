@@ -8,17 +8,19 @@ pattern, say) are listed once with every description (:func:`merge_rows`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy.linalg.blas import ssyrk
 
-from .._labels import FN, FP, TN, TP
 from .bitsets import bits_at
 from .candidates import CandidateMetrics, Candidates
+from .inference import rate_z
 from .maxt import MaxTResult
 
-__all__ = ["REDUNDANCY_Z", "MAX_REDUNDANCY_CHECK", "redundant", "redundant_among", "containment", "rate_z",
-           "merge_rows"]
+__all__ = ["REDUNDANCY_Z", "MAX_REDUNDANCY_CHECK", "redundant", "redundant_among", "containment", "merge_rows"]
 
 #: |z| below which a sub-pattern's rate does not differ from the rest of a larger listed subgroup holding it:
 #: about the Bonferroni bound of the ~70 one-condition specialisations of a pattern on 8 columns (0.05 / 70).
@@ -29,17 +31,20 @@ REDUNDANCY_Z = 3.2
 MAX_REDUNDANCY_CHECK = 3000
 
 
-def redundant_among(candidates: Candidates, metrics: CandidateMetrics, positions: np.ndarray, metric: str,
+def redundant_among(candidates: Candidates, metrics: CandidateMetrics | Any, positions: np.ndarray, metric: str,
                     mt: MaxTResult) -> np.ndarray:
     """:func:`redundant` of the listed candidates at ``positions``, in listing order (the bitsets of the first
-    :data:`MAX_REDUNDANCY_CHECK` only: the others are not checked)."""
+    :data:`MAX_REDUNDANCY_CHECK` only: the others are not checked). ``metrics`` says what is compared
+    (``redundancy_counts``: confusion counts and the rate's z for a binary decision, sums and Welch's t for a
+    mean)."""
     offset = np.zeros(len(positions)) if mt.offset is None else mt.offset[positions]
-    return redundant(candidates.bits(positions[:MAX_REDUNDANCY_CHECK]), candidates.n_rows,
-                     metrics.row_counts[positions], metric, metrics.total_rows, offset)
+    counts, total, z_of = metrics.redundancy_counts(positions, metric)
+    return redundant(candidates.bits(positions[:MAX_REDUNDANCY_CHECK]), candidates.n_rows, counts, metric, total,
+                     offset, z_of)
 
 
 def redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
-               offset: np.ndarray) -> np.ndarray:
+              offset: np.ndarray, z_of: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """Which of k listed subgroups (``bits``: the (h, words) bitsets of the first h over ``n`` rows, h at least
     :data:`MAX_REDUNDANCY_CHECK` or k) are redundant. For every
     pair where a larger one G holds all rows of a smaller one S (two-proportion z tests of the metric's rate on
@@ -53,7 +58,12 @@ def redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: 
     The subgroups are visited by decreasing strength (``|z|`` against the rest minus the subgroup's max-T
     ``offset``, the statistic the best-aligned subgroup maximises); one is left out when it is redundant given
     one already kept, so every subgroup left out is represented by a listed one. Checked on the first
-    :data:`MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
+    :data:`MAX_REDUNDANCY_CHECK` (an O(k^2) overlap). ``z_of(a, b)``: the z of the metric of rows counted ``a``
+    against rows counted ``b`` (default: :func:`~.inference.rate_z` of the confusion counts)."""
+    if z_of is None:
+        def z_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return rate_z(a, b, metric)
+
     k = len(counts)
     out = np.zeros(k, dtype=bool)
     h = min(k, MAX_REDUNDANCY_CHECK)
@@ -68,9 +78,9 @@ def redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: 
     outside = total[None, :] - counts[g_idx]
     with np.errstate(invalid="ignore"):
         # NaN (no rows to compare) counts as "no difference"
-        sub_same = ~(np.abs(rate_z(inner, ring, metric)) >= REDUNDANCY_Z)
-        ring_same = ~(np.abs(rate_z(ring, outside, metric)) >= REDUNDANCY_Z)
-        strength = np.abs(rate_z(counts, total[None, :] - counts, metric)) - offset[:h]
+        sub_same = ~(np.abs(z_of(inner, ring)) >= REDUNDANCY_Z)
+        ring_same = ~(np.abs(z_of(ring, outside)) >= REDUNDANCY_Z)
+        strength = np.abs(z_of(counts, total[None, :] - counts)) - offset[:h]
     # edges "source is redundant when target is kept", grouped by source
     src = np.concatenate([s_idx[sub_same], g_idx[ring_same]])
     dst = np.concatenate([g_idx[sub_same], s_idx[ring_same]])
@@ -114,27 +124,6 @@ def containment(bits: np.ndarray, n: int, sample: int = 1024) -> tuple[np.ndarra
         g, s_ = g_idx[start:start + step], s_idx[start:start + step]
         inside[start:start + step] = ~np.any(bits[s_] & ~bits[g], axis=1)
     return g_idx[inside], s_idx[inside], size
-
-
-def rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:
-    """Pooled two-proportion z of the metric's rate, subgroup counts ``a`` against ``b`` (rows x 4 each)."""
-
-    def z(x1: np.ndarray, n1: np.ndarray, x2: np.ndarray, n2: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pooled = (x1 + x2) / (n1 + n2)
-            out: np.ndarray = (x1 / n1 - x2 / n2) / np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
-            return out
-
-    if metric in ("accuracy", "accuracy_error"):
-        return z(a[:, TP] + a[:, TN], a.sum(axis=1), b[:, TP] + b[:, TN], b.sum(axis=1))
-    if metric == "equal_opportunity":
-        return z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
-    if metric == "equalized_odds":
-        z_t = z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
-        z_f = z(a[:, FP], a[:, FP] + a[:, TN], b[:, FP], b[:, FP] + b[:, TN])
-        both: np.ndarray = (z_t + z_f) / np.sqrt(2.0)
-        return both
-    return z(a[:, FP] + a[:, TP], a.sum(axis=1), b[:, FP] + b[:, TP], b.sum(axis=1))
 
 
 def merge_rows(keys: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -23,6 +23,7 @@ from .comparison import discovery_summary
 from .families import Clustering
 from .lopsided import lopsidedness
 from .options import AnalysisOptions
+from .outcome_metrics import OutcomeMetrics
 from .ranking import ASCENDING_DEPRECATION, CONTROLS, RANKABLE, ranking
 from .significance import INFERENCE_COLUMNS, Significance
 
@@ -69,7 +70,10 @@ class SubgroupReport:
         cut_distance (float): the merge distance at which the cut falls (first undone merge; NaN for flat
             clusterings).
         candidates (Candidates): the candidate families (:mod:`~aif360_subjective.detectors.candidates`).
-        candidate_metrics (CandidateMetrics): their metrics, counts and the outcomes.
+        candidate_metrics (CandidateMetrics or OutcomeMetrics): their metrics, counts and the outcomes (a binary
+            decision, or the per-row values of a multi-class, ordinal or regression task).
+        task (str): the task audited; ``task_reason`` says what ``task="auto"`` decided and why.
+        unit (str): the unit of inference (rows, or the clusters of ``groups=``).
         significance (Significance): the caches of the intervals, max-T runs and findings.
 
     Args:
@@ -87,7 +91,7 @@ class SubgroupReport:
         *,
         index: pd.Index,
         candidates: Candidates,
-        candidate_metrics: CandidateMetrics,
+        candidate_metrics: CandidateMetrics | OutcomeMetrics,
         options: AnalysisOptions,
         pos_label: Any = 1,
         features: list[str],
@@ -103,6 +107,12 @@ class SubgroupReport:
         self.categorical_features = list(options.categorical_features)
         self.kinds = candidates.kinds
         self.weighted = candidate_metrics.weighted
+        #: The task audited: ``"binary"``, ``"multiclass"``, ``"ordinal"`` or ``"regression"``.
+        self.task = candidate_metrics.task_name
+        #: What ``task="auto"`` decided and why (or that the task was given).
+        self.task_reason = candidate_metrics.task_reason
+        #: The unit of inference of the permutations and intervals (rows, or the ``groups`` clusters).
+        self.unit = candidate_metrics.sampling.unit
         self.significance = Significance(candidates, candidate_metrics, options)
         self._clustering = clustering
         if clustering is None:
@@ -217,8 +227,16 @@ class SubgroupReport:
 
     def summary(self) -> pd.DataFrame:
         """The dashboard's radar: per kind, the signed mean accuracy error, the means of the absolute
-        statistical parity, equal opportunity and equalized odds, and the mean accuracy (NaN skipped)."""
+        statistical parity, equal opportunity and equalized odds, and the mean accuracy (NaN skipped). For
+        another task, the mean absolute value of each of its metrics."""
         rows = {}
+        if self.task != "binary":
+            for kind in self.kinds:
+                part = self.candidate_metrics.table.iloc[self.candidates.positions(kind)]
+                rows[kind] = {m: part[m].abs().mean() for m in self.candidate_metrics.names}
+            out = pd.DataFrame.from_dict(rows, orient="index", columns=list(self.candidate_metrics.names))
+            out.index.name = "kind"
+            return out
         for kind in self.kinds:
             part = self.candidate_metrics.table.iloc[self.candidates.positions(kind)]  # none mined: NaN means
             rows[kind] = {
@@ -245,6 +263,7 @@ class SubgroupReport:
         ascending: bool | None = None,
         control: str = "fwer",
         keep_redundant: bool = False,
+        label: Any = None,
     ) -> pd.DataFrame:
         """The subgroups most disadvantaged (or favoured) by a metric, significant ones only by default.
 
@@ -256,9 +275,10 @@ class SubgroupReport:
         significant are ranked: the adjusted p-value below ``alpha`` **and** the ``ci`` interval entirely on
         that side of the reference (0, or the overall accuracy for ``accuracy``). With ``control="fwer"``
         (default) the adjusted p-value is the permutation max-T one (``<metric>_p_adjusted``): its family is
-        every subgroup of **every kind** the report holds, in both directions, so that on data without any
-        effect a ranking lists something with probability at most ``alpha``, however many overlapping
-        candidates were mined (see :mod:`~aif360_subjective.detectors.maxt`). ``control="fdr"`` is the
+        every subgroup of **every kind** the report holds, in the requested direction of the metric's test (the
+        ``_p_adjusted`` column of :meth:`subgroup_metrics` is two-sided: its family holds both directions), so
+        that on data without any effect a ranking lists something with probability at most ``alpha``, however
+        many overlapping candidates were mined (see :mod:`~aif360_subjective.detectors.maxt`). ``control="fdr"`` is the
         previous filter: Benjamini-Hochberg q-values over the subgroups of one kind (``<metric>_q``), which
         bounds the expected share of false claims among those listed, not the chance of any.
 
@@ -283,9 +303,13 @@ class SubgroupReport:
         all their descriptions joined by ``" | "``.
 
         Args:
-            metric: one of ``statistical_parity``, ``equal_opportunity``, ``equalized_odds``, ``accuracy``,
-                ``accuracy_error``, ``size`` (size has no test: ``alpha`` does not apply; ``"disadvantaged"``
-                lists the largest subgroups first).
+            metric: one of the report's metrics (a binary decision: ``statistical_parity``,
+                ``equal_opportunity``, ``equalized_odds``, ``accuracy``, ``accuracy_error``,
+                ``false_positive_rate``, ``false_negative_rate``; a regression or ordinal scale:
+                ``mean_absolute_error``, ``mean_error``, ``mean_prediction`` (and ``accuracy_error`` for ordinal);
+                multi-class: ``accuracy_error``, ``statistical_parity`` with ``label``; ``mean_loss`` with a
+                ``loss``), or ``size`` (size has no test: ``alpha`` does not apply; ``"disadvantaged"`` lists
+                the largest subgroups first).
             kind: ``"cluster"``, ``"entropy"``, ``"pattern"`` (mined patterns) or ``"all"``.
             n: how many (``None``: all).
             direction: ``"disadvantaged"`` (default) or ``"favoured"``.
@@ -298,6 +322,8 @@ class SubgroupReport:
                 bool passed in ``direction``'s position, as the old positional ``ascending``, means the same).
             control: ``"fwer"`` (default, permutation max-T) or ``"fdr"`` (Benjamini-Hochberg per kind).
             keep_redundant: list significant sub-patterns of a listed subgroup too.
+            label: a multi-class report's class for ``statistical_parity`` (that class against the others: the
+                share of the subgroup predicted ``label``, rest minus subgroup).
 
         Returns:
             pandas.DataFrame: index id (``kind="all"``: (kind, id)); columns rank, the metric, size, subgroup
@@ -310,7 +336,7 @@ class SubgroupReport:
                 ``alpha=None``).
         """
         return ranking(self.significance, metric, kind, n, direction, alpha, min_size, ci=ci, ascending=ascending,
-                       control=control, keep_redundant=keep_redundant)
+                       control=control, keep_redundant=keep_redundant, label=label)
 
     def findings(self, alpha: float = 0.05, ci: float = 0.95, *, keep_redundant: bool = False,
                  merge_identical: bool = True) -> pd.DataFrame:

@@ -21,16 +21,19 @@ import numpy as np
 import pandas as pd
 
 from .candidates import CandidateMetrics, Candidates
-from .directions import DIRECTIONS, sort_descending
-from .inference import benjamini_hochberg, check_ci, subgroup_inference
-from .maxt import METRIC_TEST, TESTS, MaxTResult, class_offsets, max_t
+from .directions import sort_descending
+from .inference import benjamini_hochberg, check_ci
+from .maxt import TESTS, MaxTResult, class_offsets
 from .options import AnalysisOptions
+from .outcome_metrics import OutcomeMetrics
 from .redundancy import merge_rows, redundant_among
-from .subgroup_metrics import METRICS
+from .subgroup_metrics import base_metric
 
 __all__ = ["INFERENCE_COLUMNS", "FINDINGS_COLUMNS", "Significance", "check_unweighted", "kind_intervals",
            "run_max_t", "findings_frame"]
 
+#: The metrics of a binary decision or of another task (both offer what the significance layer reads).
+AnyMetrics = CandidateMetrics | OutcomeMetrics
 #: Columns per metric of ``subgroup_metrics(ci=...)``.
 INFERENCE_COLUMNS = ("_ci_low", "_ci_high", "_p", "_q", "_p_adjusted")
 #: Columns of :func:`findings_frame`.
@@ -38,7 +41,7 @@ FINDINGS_COLUMNS = ("metric", "kind", "id", "description", "size", "value", "ci_
                     "direction")
 
 
-def check_unweighted(metrics: CandidateMetrics) -> None:
+def check_unweighted(metrics: CandidateMetrics | OutcomeMetrics) -> None:
     """Intervals and tests count rows: refuse a weighted analysis.
 
     Raises:
@@ -52,26 +55,27 @@ def check_unweighted(metrics: CandidateMetrics) -> None:
         )
 
 
-def kind_intervals(candidates: Candidates, metrics: CandidateMetrics, kind: str, ci: float,
+def kind_intervals(candidates: Candidates, metrics: AnyMetrics, kind: str, ci: float,
                    tests: bool) -> pd.DataFrame:
     """Intervals, p-values (``tests``) and q-values of the candidates of ``kind`` (NaN where a candidate defines
     no subgroup); the q-values' family is the kind's candidates with a defined p-value, per metric."""
     pos = candidates.positions(kind)
-    df = subgroup_inference(metrics.row_counts[pos], metrics.total_rows, ci, tests)
+    df = metrics.kind_inference(pos, ci, tests, candidates.counter())
     df.loc[~candidates.family(kind).defined(), :] = np.nan
-    for m in DIRECTIONS:
+    for m in metrics.names:
         df[m + "_q"] = benjamini_hochberg(df[m + "_p"].to_numpy())
     return df
 
 
-def run_max_t(candidates: Candidates, metrics: CandidateMetrics, options: AnalysisOptions,
-              tests: tuple[int, ...] = (0, 1, 2, 3)) -> MaxTResult:
-    """Permutation max-T over every candidate of every kind, with the penalty of ``options.max_t_penalty``."""
+def run_max_t(candidates: Candidates, metrics: AnyMetrics, options: AnalysisOptions,
+              tests: tuple[int, ...] | None = None) -> MaxTResult:
+    """Permutation max-T over every candidate of every kind, with the penalty of ``options.max_t_penalty``, in
+    the analysis' unit of inference (rows, or clusters with ``groups``)."""
     check_unweighted(metrics)
     kind = options.max_t_penalty
     penalty = class_offsets(candidates.description_classes()) if kind == "classes" else kind == "size"
-    return max_t(candidates.counter(), metrics.truth, metrics.prediction, options.n_permutations,
-                 metrics.permutation_seed, penalty=penalty, tests=tuple(sorted(tests)))
+    return metrics.run_max_t(candidates.counter(), penalty, options.n_permutations,
+                             tuple(sorted(metrics.all_tests if tests is None else tests)))
 
 
 class Significance:
@@ -83,7 +87,7 @@ class Significance:
         options: the analysis options (permutations, penalty).
     """
 
-    def __init__(self, candidates: Candidates, metrics: CandidateMetrics, options: AnalysisOptions) -> None:
+    def __init__(self, candidates: Candidates, metrics: AnyMetrics, options: AnalysisOptions) -> None:
         self.candidates = candidates
         self.metrics = metrics
         self.options = options
@@ -99,13 +103,14 @@ class Significance:
         self._max_t.clear()
         self._findings.clear()
 
-    def max_t(self, tests: tuple[int, ...] = (0, 1, 2, 3)) -> MaxTResult:
+    def max_t(self, tests: tuple[int, ...] | None = None) -> MaxTResult:
         """:func:`run_max_t` (computed once). A ranking of one metric asks for its own test only and gets the
         same adjusted p-values as the full run (which the findings need) at a quarter of the cost."""
-        full = self._max_t.get((0, 1, 2, 3))
+        every = tuple(self.metrics.all_tests)
+        full = self._max_t.get(every)
         if full is not None:
             return full
-        key = tuple(sorted(tests))
+        key = tuple(sorted(every if tests is None else tests))
         if key not in self._max_t:
             self._max_t[key] = run_max_t(self.candidates, self.metrics, self.options, key)
         return self._max_t[key]
@@ -128,19 +133,20 @@ class Significance:
                 self._intervals[key] = kind_intervals(self.candidates, self.metrics, kind, ci, key[2])
             df = self._intervals[key]
             has = self.candidates.family(kind).defined()
-            for m in DIRECTIONS:
+            for m in self.metrics.names:
                 col = m + ("_p" if key[2] else "_ci_low")
                 undefined.setdefault(m, {})[kind] = int(np.sum(has & np.isnan(df[col].to_numpy())))
             parts.append(df)
-        cols4 = [m + s for m in METRICS for s in ("_ci_low", "_ci_high", "_p", "_q")]
+        names = self.metrics.names
+        cols4 = [m + s for m in names for s in ("_ci_low", "_ci_high", "_p", "_q")]
         inf = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: np.zeros(0) for c in cols4})
         rows = (np.concatenate([self.candidates.positions(k) for k in kinds]) if kinds
                 else np.zeros(0, dtype=np.intp))
         mt = self.max_t() if adjusted else None
-        for m in METRICS:
+        for m in names:
             # two-sided: one family holds both directions of the test
-            inf[m + "_p_adjusted"] = mt.p_two_sided[rows, METRIC_TEST[m]] if mt is not None else np.nan
-        inf = inf[[m + s for m in METRICS for s in INFERENCE_COLUMNS]]
+            inf[m + "_p_adjusted"] = mt.p_two_sided[rows, self.metrics.metric_test[m]] if mt is not None else np.nan
+        inf = inf[[m + s for m in names for s in INFERENCE_COLUMNS]]
         inf.index = self.metrics.table.index[rows]
         inf.attrs = {
             "ci": ci,
@@ -149,6 +155,7 @@ class Significance:
                       "max-T, family-wise error)",
             "undefined": undefined,
             "n_permutations": self.options.n_permutations,
+            "unit": self.metrics.sampling.unit,
         }
         return inf
 
@@ -158,11 +165,6 @@ class Significance:
         if key not in self._findings:
             self._findings[key] = findings_frame(self, alpha, ci, keep_redundant, merge_identical)
         return self._findings[key].copy()
-
-
-def _reference(metrics: CandidateMetrics, metric: str) -> float:
-    """What a subgroup's value is compared with: the overall accuracy for ``accuracy``, else 0."""
-    return metrics.overall_accuracy if metric == "accuracy" else 0.0
 
 
 def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: bool,
@@ -178,20 +180,21 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
     has = candidates.defined()
     sizes = metrics.table["size"].to_numpy(dtype=np.float64, na_value=0.0)
     frames, n_redundant = [], 0
-    for metric in METRICS:
+    for metric in metrics.names:
         value = metrics.table[metric].to_numpy(dtype=np.float64, na_value=np.nan)
         lo, hi = inf[metric + "_ci_low"].to_numpy(), inf[metric + "_ci_high"].to_numpy()
-        ref = _reference(metrics, metric)
+        ref = metrics.reference(metric)
+        test_no = metrics.metric_test[metric]
         for d, direction in enumerate(("disadvantaged", "favoured")):
-            descending = sort_descending(metric, direction)
+            descending = sort_descending(base_metric(metric), direction)  # statistical_parity[c] too
             side = lo > ref if descending else hi < ref
-            pg = mt.p_global[:, METRIC_TEST[metric], d]
+            pg = mt.p_global[:, test_no, d]
             with np.errstate(invalid="ignore"):  # an undefined value is never a finding, whatever its p
                 keep = np.flatnonzero(has & (pg < alpha) & side & np.isfinite(value))
             if len(keep) == 0:
                 continue
             bound = -lo[keep] if descending else hi[keep]
-            stat = mt.statistic(METRIC_TEST[metric], d)[keep]
+            stat = mt.statistic(test_no, d)[keep]
             keep = keep[np.lexsort((np.arange(len(keep)), bound, -stat, pg[keep]))]
             if not keep_redundant and len(keep) > 1:
                 red = redundant_among(candidates, metrics, keep, metric, mt)
@@ -206,15 +209,28 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
                 "metric": metric, "kind": kinds[keep], "id": ids[keep], "description": texts[lead],
                 "size": sizes[keep].astype(np.int64), "value": value[keep], "ci_low": lo[keep],
                 "ci_high": hi[keep], "p_adjusted": pg[keep], "direction": direction,
+                "_strength": -mt.statistic(test_no, d)[keep],
             }))
     cols = list(FINDINGS_COLUMNS)
-    out = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame({c: [] for c in cols})
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({c: [] for c in [*cols, "_strength"]})
     if len(out):
-        out = out.sort_values("p_adjusted", kind="stable").reset_index(drop=True)
+        # ties in adjusted p (many findings at the floor 1 / (B + 1)) are broken by the strength of the evidence,
+        # the max-T statistic (the penalised z), never by the order of the metrics
+        out = out.sort_values(["p_adjusted", "_strength"], kind="stable").reset_index(drop=True)
+    out = out[cols]
     attrs: dict[str, Any] = {
         "alpha": float(alpha), "ci": float(ci), "n_hypotheses": int(mt.n_hypotheses[1]),
         "n_permutations": int(mt.n_permutations), "n_redundant": n_redundant,
-        "family": "every subgroup of every kind, the tests " + ", ".join(TESTS)
-                  + " (accuracy error shares accuracy's), both directions; permutation max-T"}
+        "family": _family_text(metrics), "unit": metrics.sampling.unit, "task": metrics.task_name}
     out.attrs.update(attrs)
     return out
+
+
+def _family_text(metrics: AnyMetrics) -> str:
+    """What the findings' family holds, in words."""
+    if metrics.task_name == "binary":
+        return ("every subgroup of every kind, the tests " + ", ".join(TESTS)
+                + " (accuracy error shares accuracy's, the false negative rate equal opportunity's), both "
+                  "directions; permutation max-T")
+    return ("every subgroup of every kind, the metrics " + ", ".join(metrics.names)
+            + " (a studentized difference of means each), both directions; permutation max-T")

@@ -6,6 +6,10 @@ For subgroup S and rest R (all other rows), with the favourable label p as the p
 * equal opportunity ``EO = TPR_R - TPR_S``
 * equalized odds (average odds) ``((FPR_R - FPR_S) + (TPR_R - TPR_S)) / 2``
 * accuracy ``P(yhat = y | S)`` and accuracy error ``accuracy(S) - accuracy(all rows)``
+* false positive rate ``FPR_R - FPR_S`` (FPR = P(yhat=p | y!=p): favourable predictions the truth does not
+  support; the FPR half of equalized odds, with its own test) and its favourable-side twin, the false negative
+  rate ``FNR_S - FNR_R`` (FNR = P(yhat!=p | y=p), rows whose truth is favourable; it equals equal opportunity
+  and shares its test, in the error-rate form)
 
 Positive values mean S is disadvantaged. This is AIF360's ``ClassificationMetric`` with
 ``privileged_groups = S`` and ``unprivileged_groups = R``. Undefined rates (no positives or no negatives on a
@@ -30,8 +34,13 @@ from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 __all__ = [
     "FAIRNESS_METRICS",
     "METRICS",
+    "ALL_METRICS",
+    "OUTCOME_METRICS",
     "SUBGROUP_METRICS",
     "SubgroupMetric",
+    "TASK_METRICS",
+    "base_metric",
+    "metric_label",
     "cell_codes",
     "counts_by_label",
     "counts_of_rows",
@@ -51,6 +60,7 @@ class SubgroupMetric:
         reference: the value meaning "no difference" (``"0"`` or ``"overall accuracy"``).
         fairness: whether it compares the subgroup with the rest and has its own test; accuracy does not (its
             test is accuracy error's).
+        tasks: the tasks (:data:`~aif360_subjective.detectors.tasks.TASKS`) whose reports hold it.
     """
 
     name: str
@@ -59,13 +69,15 @@ class SubgroupMetric:
     formula: str
     reference: str = "0"
     fairness: bool = True
+    tasks: tuple[str, ...] = ("binary",)
 
 
 #: The registry of subgroup metrics, in the column order of :meth:`SubgroupReport.subgroup_metrics`.
 SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
     m.name: m
     for m in (
-        SubgroupMetric("statistical_parity", "larger", "Statistical parity", "P(yhat=p | R) - P(yhat=p | S)"),
+        SubgroupMetric("statistical_parity", "larger", "Statistical parity", "P(yhat=p | R) - P(yhat=p | S)",
+                       tasks=("binary", "multiclass")),
         SubgroupMetric("equal_opportunity", "larger", "Equal opportunity", "TPR_R - TPR_S"),
         SubgroupMetric(
             "equalized_odds", "larger", "Equalized odds", "((FPR_R - FPR_S) + (TPR_R - TPR_S)) / 2"
@@ -73,14 +85,60 @@ SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
         SubgroupMetric(
             "accuracy", "smaller", "Accuracy", "P(yhat = y | S)", reference="overall accuracy", fairness=False
         ),
-        SubgroupMetric("accuracy_error", "smaller", "Accuracy error", "accuracy(S) - accuracy(all rows)"),
+        SubgroupMetric("accuracy_error", "smaller", "Accuracy error", "accuracy(S) - accuracy(all rows)",
+                       tasks=("binary", "multiclass", "ordinal")),
+        SubgroupMetric("false_positive_rate", "larger", "False positive rate", "FPR_R - FPR_S"),
+        SubgroupMetric("false_negative_rate", "larger", "False negative rate", "FNR_S - FNR_R"),
     )
 }
 
-#: Metric columns of :meth:`SubgroupReport.subgroup_metrics`, in order.
+#: The metrics of multi-class, ordinal and regression models and of a per-row ``loss``
+#: (:mod:`~aif360_subjective.detectors.continuous`: a subgroup's mean of a per-row value against the rest's).
+#: Higher predictions are taken as favourable: a subgroup predicted lower than the rest (``mean_prediction``), or
+#: under-predicted more (``mean_error``), is on the disadvantaged side.
+OUTCOME_METRICS: dict[str, SubgroupMetric] = {
+    m.name: m
+    for m in (
+        SubgroupMetric("mean_absolute_error", "larger", "Mean absolute error", "mean|yhat - y| (S) - (R)",
+                       tasks=("ordinal", "regression")),
+        SubgroupMetric("mean_error", "smaller", "Mean error (bias)", "mean(yhat - y) (S) - (R)",
+                       tasks=("ordinal", "regression")),
+        SubgroupMetric("mean_prediction", "smaller", "Mean prediction", "mean(yhat) (S) - (R)",
+                       tasks=("ordinal", "regression")),
+        SubgroupMetric("mean_loss", "larger", "Mean loss", "mean loss (S) - (R)",
+                       tasks=("binary", "multiclass", "ordinal", "regression")),
+    )
+}
+
+#: Metric columns of :meth:`SubgroupReport.subgroup_metrics` of a binary decision, in order.
 METRICS: tuple[str, ...] = tuple(SUBGROUP_METRICS)
+#: Every metric of every task, binary first.
+ALL_METRICS: dict[str, SubgroupMetric] = {**SUBGROUP_METRICS, **OUTCOME_METRICS}
 #: The metrics comparing the subgroup with the rest (each has its own test): every metric but accuracy.
-FAIRNESS_METRICS: tuple[str, ...] = tuple(m.name for m in SUBGROUP_METRICS.values() if m.fairness)
+FAIRNESS_METRICS: tuple[str, ...] = tuple(m for m in METRICS if SUBGROUP_METRICS[m].fairness)
+#: Per task, its metrics (``mean_loss`` joins them when a ``loss`` is given; multi-class statistical parity is
+#: one class against the others, ``label=``).
+TASK_METRICS: dict[str, tuple[str, ...]] = {
+    "binary": METRICS,
+    "multiclass": ("accuracy_error", "statistical_parity"),
+    "ordinal": ("mean_absolute_error", "mean_error", "mean_prediction", "accuracy_error"),
+    "regression": ("mean_absolute_error", "mean_error", "mean_prediction"),
+}
+
+def base_metric(name: str) -> str:
+    """The registry name of a metric column: ``statistical_parity[c]`` (one class against the others) is
+    ``statistical_parity``."""
+    return name.split("[", 1)[0] if name.endswith("]") and "[" in name else name
+
+
+def metric_label(name: str) -> str:
+    """The human-readable name of a metric column (``statistical_parity[c]`` -> "Statistical parity (class c)");
+    an unknown name as it is."""
+    m = ALL_METRICS.get(base_metric(name))
+    if m is None:
+        return name
+    return f"{m.label} (class {name[len(m.name) + 1:-1]})" if name != m.name else m.label
+
 
 # Confusion cells (positive = favourable): TN, FP, FN, TP = 0, 1, 2, 3 and ``cell_codes`` come from the shared
 # label module, as do the counts of a partition.
@@ -98,7 +156,7 @@ def counts_of_rows(cell: np.ndarray, rows: np.ndarray, weights: np.ndarray | Non
 
 
 def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str = "nan") -> pd.DataFrame:
-    """The five metrics of every subgroup from its confusion counts.
+    """The metrics of every subgroup (:data:`METRICS`) from its confusion counts.
 
     Args:
         S: (k, 4) counts of the subgroups (TN, FP, FN, TP with the favourable label positive).
@@ -129,11 +187,15 @@ def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str =
             "equalized_odds": ((fpr_R - fpr_S) + eo) / 2.0,
             "accuracy": acc_S,
             "accuracy_error": acc_S - acc_all,
+            "false_positive_rate": fpr_R - fpr_S,
+            # FNR_S - FNR_R = (1 - TPR_S) - (1 - TPR_R): equal opportunity's value
+            "false_negative_rate": eo,
         }
     )
     # An empty subgroup (or one covering every row) has no rest to compare with: no metrics.
     # (relative tolerance: with float weights ``total - S`` of a full subgroup is ~1e-13, not 0)
     tiny = 1e-12 * max(float(total.sum()), 1.0)
     empty = (n_S <= tiny) | (n_R <= tiny)
-    out.loc[empty, ["statistical_parity", "equal_opportunity", "equalized_odds"]] = nan
+    out.loc[empty, ["statistical_parity", "equal_opportunity", "equalized_odds", "false_positive_rate",
+                    "false_negative_rate"]] = nan
     return out

@@ -31,6 +31,7 @@ from ..detectors.maxt import DEFAULT_PERMUTATIONS
 from ..detectors.options import DEFAULT_MIN_SUPPORT, check_analysis_options
 from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
 from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
+from ..detectors.resampling import row_keys, sampling_of, warn_id_like_columns
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
 
@@ -173,6 +174,10 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         discovery, max_length, min_support, n_bins, max_merge, n_permutations, max_t_penalty: the pattern
             candidates and the max-T error control, as in :func:`~aif360_subjective.detectors.detect_subgroups` (default
             ``discovery="both"``: clusters, entropy patterns and mined patterns).
+        groups: a cluster id per row (an array of the dataset's length, or the name of one of its decoded
+            attributes, e.g. a person id): the max-T permutes whole clusters and the intervals resample them,
+            as ``detect_subgroups(groups=...)``; ``design`` as there. AIF360's datasets hold binary labels, so
+            this face audits binary decisions only (``task`` is ``detect_subgroups``'s).
 
     Raises:
         TypeError: datasets of the wrong type.
@@ -208,6 +213,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         max_merge: int = DEFAULT_MAX_MERGE,
         n_permutations: int = DEFAULT_PERMUTATIONS,
         max_t_penalty: str = "classes",
+        groups: Any = None,
+        design: str = "between",
     ) -> None:
         if not isinstance(dataset, BinaryLabelDataset):
             raise TypeError(f"dataset must be a BinaryLabelDataset, got {type(dataset).__name__}")
@@ -257,8 +264,15 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         self.cluster_column = cluster_column
         self._table = table
         w = dataset.instance_weights.astype(np.float64) if use_instance_weights else None
+        if isinstance(groups, str):
+            full, _ = decode_attributes(dataset)
+            check_columns([groups], full, "groups")
+            groups = full[groups].rename(groups)
+        warn_id_like_columns(table, groups, stacklevel=3)
+        sampling = sampling_of([row_keys(table), row_keys(table, y, yhat)], groups, design)
         self.report: SubgroupReport = analyse(
-            table, y == fav, yhat == fav, w, opts, check_random_state(random_state), fav
+            table, y == fav, yhat == fav, w, opts, check_random_state(random_state), fav, sampling=sampling,
+            task_reason="binary decisions (an AIF360 BinaryLabelDataset)",
         )
 
     # The report computes everything once; accessors return fresh objects, so no memoization (which would

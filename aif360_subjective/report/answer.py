@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import group_label
-from ..detectors.subgroup_metrics import SUBGROUP_METRICS
+from ..detectors.subgroup_metrics import ALL_METRICS, SUBGROUP_METRICS, metric_label
 from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, interval_text
 from .model import Section
@@ -55,7 +55,8 @@ MAX_FINDINGS = 20
 
 def _metric_word(metric: str) -> str:
     """A metric's label from the registry, as a word inside a sentence ("statistical parity")."""
-    return SUBGROUP_METRICS[metric].label.lower() if metric in SUBGROUP_METRICS else metric
+    label = metric_label(metric)
+    return label if label == metric else label[0].lower() + label[1:]
 
 
 @dataclass(frozen=True)
@@ -316,6 +317,26 @@ def _short(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
+def _sign_sentence(names: tuple[str, ...]) -> str:
+    """Which sign means "disadvantaged" for the metrics of a task other than binary."""
+    larger = [_metric_word(m) for m in names if ALL_METRICS[m.split("[")[0]].direction == "larger"]
+    smaller = [_metric_word(m) for m in names if ALL_METRICS[m.split("[")[0]].direction == "smaller"]
+    parts = []
+    if larger:
+        parts.append("a positive " + ", ".join(larger))
+    if smaller:
+        parts.append("a negative " + ", ".join(smaller))
+    bases = {m.split("[")[0] for m in names}
+    how = ["means: subgroup minus rest"]
+    if "statistical_parity" in bases:
+        how.append("statistical parity: rest minus subgroup")
+    if "accuracy_error" in bases:
+        how.append("accuracy error: subgroup minus all rows")
+    text = " or ".join(parts)
+    return (f"{text[0].upper()}{text[1:]} means the subgroup is disadvantaged ({'; '.join(how)}); higher "
+            "predictions count as favourable.")
+
+
 def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None = 0.95,
                     pattern_text: pd.Series | None = None, max_findings: int = MAX_FINDINGS) -> Answer:
     """The answer block of a subgroup-discovery result: its significant findings across every metric.
@@ -344,6 +365,9 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     n_tested = int(found.attrs["n_hypotheses"])
     n_perm = int(found.attrs["n_permutations"])
     family = family_text(alpha, n_tested, n_perm)
+    names = tuple(getattr(rep.candidate_metrics, "names", SUBGROUP_METRICS))
+    task = getattr(rep, "task", "binary")
+    unit = str(getattr(rep, "unit", "rows"))
     lines: list[str] = []
     caveats: list[str] = []
     facts: dict[str, str] = {}
@@ -354,7 +378,7 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
         n_dis = int((found["direction"] == "disadvantaged").sum())
         n_fav = len(found) - n_dis
         present = set(found["metric"].unique())  # once: the findings can be tens of thousands of rows
-        metrics = ", ".join(_metric_word(m) for m in SUBGROUP_METRICS if m in present)
+        metrics = ", ".join(_metric_word(m) for m in names if m in present)
         # a finding is a subgroup on one metric in one direction: counted with its subgroups and the sub-patterns
         # left out, so that the discovery table's count of significant subgroups (before they are left out) agrees
         lines.append(f"{count(len(found), 'significant finding')} (a subgroup, a metric and a direction each) at "
@@ -366,18 +390,25 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
             facts["most disadvantaged"] = _short(str(top["subgroup"]))
             # the strongest disadvantaged finding of every other metric too, so that no metric's gap is left to
             # the table (the first finding may be on statistical parity while an equal-opportunity gap is larger)
-            for metric in SUBGROUP_METRICS:
+            for metric in names:
                 part = dis[dis["metric"] == metric]
                 if len(part) and metric != dis["metric"].iloc[0]:
                     lines.append(f"By {_metric_word(metric)}: {_finding_text(part.iloc[:1], pattern_text)}.")
         else:
             lines.append("No subgroup is significantly disadvantaged; every finding is a favoured subgroup.")
-        lines.append("Positive values of statistical parity, equal opportunity and equalized odds (rest minus "
+        lines.append(_sign_sentence(names) if task != "binary" else
+                     "Positive values of statistical parity, equal opportunity and equalized odds (rest minus "
                      "subgroup), negative accuracy errors and an accuracy below the overall one mean the subgroup is "
                      "disadvantaged.")
         facts["significant findings"] = f"{len(found):,}"
         if any(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float)):
             lines.append(floor_note(n_perm))
+    if task != "binary":
+        lines.append(f"Task: {rep.task_reason}.")
+        facts["task"] = task
+    if not unit.startswith("rows ("):
+        lines.append(f"Unit of inference: {unit}.")
+        facts["unit of inference"] = unit
     lop = rep.lopsided
     if lop.get("lopsided"):
         caveats.append(f"The clustering is lopsided ({lop['reason']}): its subgroups are nearly all rows or a "

@@ -13,6 +13,7 @@ from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.metrics import calinski_harabasz_score, davies_bouldin_score, silhouette_score
 
 from aif360_subjective.detectors import (
+    METRICS,
     HierarchicalTree,
     compare_clusterings,
     detect_subgroups,
@@ -225,8 +226,8 @@ def test_every_named_clustering_runs(clustering):
         warnings.simplefilter("ignore")  # BIRCH's ConvergenceWarning on this toy data
         rep = detect_subgroups(X, y, 1 - y, clustering=clustering, n_clusters=k, random_state=0, discovery="asdf")
     assert len(rep.clusters) == 120
-    assert rep.subgroup_metrics(ci=None).shape == (2 * rep.n_clusters, 6)
-    assert rep.subgroup_metrics().shape == (2 * rep.n_clusters, 31)  # 5 metrics x 5 inference columns + 6
+    assert rep.subgroup_metrics(ci=None).shape == (2 * rep.n_clusters, 1 + len(METRICS))
+    assert rep.subgroup_metrics().shape == (2 * rep.n_clusters, 1 + 6 * len(METRICS))  # value + 5 inference columns
     if k is not None and clustering != "birch":  # BIRCH may find fewer subclusters than asked
         assert rep.n_clusters == 3
 

@@ -50,7 +50,11 @@ def test_labels_outside_binary_or_given_pair():
     bad = Y.copy()
     bad[3] = 2
     with pytest.raises(ValueError, match=r"y_true has values \[2\] outside the admissible labels"):
-        detect_subgroups(X, bad, P, n_clusters=2)
+        detect_subgroups(X, bad, P, n_clusters=2, task="binary")
+    with pytest.raises(ValueError, match=r"y_true has values \[2\] outside the admissible labels \[0, 1\]"):
+        detect_subgroups(X, bad, P, n_clusters=2, labels=(0, 1))  # a label pair given: binary decisions
+    # without either, task="auto" reads 0/1/2 as an ordinal scale and says so
+    assert "chose 'ordinal'" in detect_subgroups(X, bad, P, n_clusters=2, discovery="asdf").task_reason
     with pytest.raises(ValueError, match="y_pred"):
         detect_subgroups(X, Y, np.where(P == 1, "yes", "no"), n_clusters=2)
     with pytest.raises(ValueError, match="pos_label"):

@@ -26,15 +26,22 @@ P = (np.arange(20) // 2) % 2
 
 
 def test_registry_is_the_one_vocabulary():
-    assert METRICS == ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error")
-    assert FAIRNESS_METRICS == ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")
-    assert DIRECTIONS == {
+    assert METRICS == ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "accuracy_error",
+                       "false_positive_rate", "false_negative_rate")
+    assert FAIRNESS_METRICS == ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error",
+                                "false_positive_rate", "false_negative_rate")
+    assert {m: DIRECTIONS[m] for m in METRICS} == {
         "statistical_parity": "larger",
         "equal_opportunity": "larger",
         "equalized_odds": "larger",
         "accuracy": "smaller",
         "accuracy_error": "smaller",
+        "false_positive_rate": "larger",
+        "false_negative_rate": "larger",
     }
+    # the metrics of the other tasks: error larger = disadvantaged, bias and prediction smaller
+    assert {m: DIRECTIONS[m] for m in ("mean_absolute_error", "mean_error", "mean_prediction", "mean_loss")} == {
+        "mean_absolute_error": "larger", "mean_error": "smaller", "mean_prediction": "smaller", "mean_loss": "larger"}
     assert SUBGROUP_METRICS["equalized_odds"].label == "Equalized odds"
     assert SUBGROUP_METRICS["accuracy"].reference == "overall accuracy"
     with pytest.raises(dataclasses.FrozenInstanceError):

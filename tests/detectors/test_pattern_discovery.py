@@ -101,6 +101,8 @@ def test_observed_z_by_hand():
     assert z[0, 2] == pytest.approx((z_t + z_f) / np.sqrt(2))
     # accuracy: correct rows 0, 2 of subgroup 0 (2 of 3); overall correct 5 of 8
     assert z[0, 3] == pytest.approx(_hyper_z(2, 3, 5, 8))
+    # false positive rate: the FPR part on its own (a test of its own)
+    assert z[0, 4] == pytest.approx(z_f)
     # the complementary subgroup has the opposite statistical-parity z
     assert z[1, 0] == pytest.approx(-z[0, 0])
 
@@ -126,8 +128,8 @@ def _brute_force_max_t(masks, t, p, B, seed, penalty):
             z_t = _hyper_z((pp_b * t)[mk].sum(), k1, T1, N1)
             z_f = _hyper_z((pp_b * (1 - t))[mk].sum(), k0, F0, N0)
             z_acc = _hyper_z(cc_a[mk].sum(), k, C, N)
-            out.append([z_sp - pen, z_t - pen, (z_t + z_f) / np.sqrt(2) - pen, z_acc - pen])
-        return np.array(out)  # (m, 4) disadvantaged; favoured = -z - pen
+            out.append([z_sp - pen, z_t - pen, (z_t + z_f) / np.sqrt(2) - pen, z_acc - pen, z_f - pen])
+        return np.array(out)  # (m, 5) disadvantaged; favoured = -z - pen
 
     obs = stats(p, c, p)
     pen = np.array([np.sqrt(2 * np.log(n / mk.sum())) if penalty else 0.0 for mk in masks])
@@ -152,8 +154,8 @@ def _brute_force_max_t(masks, t, p, B, seed, penalty):
         return out
 
     m = len(masks)
-    p_adj = np.empty((m, 4, 2))
-    for f in range(4):
+    p_adj = np.empty((m, 5, 2))
+    for f in range(5):
         dis = obs[:, f]
         fav = -(obs[:, f] + pen) - pen
         p_adj[:, f, 0] = step_down(dis, [q[:, f] for q in perms])
@@ -457,7 +459,8 @@ def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
     observed = [rng.normal(size=m) * 2 for _ in range(8)]
     for k in (1, 6):
         observed[k][[0, 4]] = np.nan  # undefined hypotheses: never part of a family
-    fams = maxt._Families(observed, [[k] for k in range(8)] + [[2 * f, 2 * f + 1] for f in range(4)] + [list(range(8))])
+    fams = maxt._Families(observed, [[k] for k in range(8)] + [[2 * f, 2 * f + 1] for f in range(4)]
+                          + [list(range(8))])
     alone = [_StepDown(np.concatenate([observed[k] for k in ks])) for ks in fams.members]
     for _ in range(3):
         blocks = [rng.normal(size=(m, b)) * 1.5 for _ in range(8)]
@@ -529,9 +532,9 @@ def test_max_t_of_some_tests_equals_those_tests_of_all():
     b = make_planted_slice(n_samples=600, effect=0.2, planted_share=0.1, random_state=4)
     mp = mine_patterns(build_items(b.X, [c for c in b.X if c.startswith("cat")]), 12, 2)
     full = max_t(mp.members(), b.y_true, b.y_pred, n_permutations=39, random_state=8)
-    for tests in [(0,), (2,), (1, 3)]:
+    for tests in [(0,), (2,), (1, 3), (4,)]:
         part = max_t(mp.members(), b.y_true, b.y_pred, n_permutations=39, random_state=8, tests=tests)
-        for f in range(4):
+        for f in range(5):
             if f in tests:
                 np.testing.assert_array_equal(part.p_adjusted[:, f], full.p_adjusted[:, f])
                 np.testing.assert_array_equal(part.p_two_sided[:, f], full.p_two_sided[:, f])
@@ -539,7 +542,7 @@ def test_max_t_of_some_tests_equals_those_tests_of_all():
                 assert np.isnan(part.p_adjusted[:, f]).all()
         assert np.isnan(part.p_global).all() and part.n_hypotheses[1] == 0
     with pytest.raises(ValueError, match="tests must be positions"):
-        max_t(mp.members(), b.y_true, b.y_pred, n_permutations=19, tests=(4,))
+        max_t(mp.members(), b.y_true, b.y_pred, n_permutations=19, tests=(5,))
 
 
 def test_mined_members_equal_their_conditions_over_several_unpacking_blocks():

@@ -278,3 +278,16 @@ def test_exported_pattern_groups_reproduce_classification_metric(small):
         assert cm.num_instances(privileged=False) + cm.num_instances(privileged=True) == len(T.labels)
         assert float(ours.loc[i, "statistical_parity"]) == pytest.approx(cm.statistical_parity_difference(), abs=1e-12)
         assert float(ours.loc[i, "accuracy"]) == pytest.approx(cm.accuracy(privileged=True), abs=1e-12)
+
+
+def test_groups_permute_clusters_on_the_aif360_face(compas):
+    df = compas.iloc[:600].reset_index(drop=True)
+    true, pred = _aif360_pair(df)
+    person = np.repeat(np.arange(200), 3)  # rows in threes, as three records of one person
+    m = SubgroupDiscoveryMetric(true, pred, discovery="patterns", n_permutations=19, random_state=0, groups=person)
+    assert m.report.unit.startswith("200 clusters of rows by id (whole clusters permuted")
+    assert m.report.task == "binary" and "AIF360" in m.report.task_reason
+    with pytest.raises(ValueError, match="groups: unknown column"):
+        SubgroupDiscoveryMetric(true, pred, discovery="patterns", n_permutations=19, groups="person_id")
+    with pytest.raises(ValueError, match="groups must have one cluster id per row"):
+        SubgroupDiscoveryMetric(true, pred, discovery="patterns", n_permutations=19, groups=person[:10])

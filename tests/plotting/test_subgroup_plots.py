@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from aif360_subjective.detectors import detect_subgroups  # noqa: E402
+from aif360_subjective.detectors import METRICS, detect_subgroups  # noqa: E402
 from aif360_subjective.plotting import (  # noqa: E402
     plot_pattern_table,
     plot_ranking,
@@ -109,7 +109,7 @@ def test_pattern_table(report):
 
 def test_metric_bars_and_ranking(report):
     ax = plot_subgroup_metrics(report, 0)
-    assert len(ax.patches) == 10
+    assert len(ax.patches) == 2 * len(METRICS)  # the subgroup and the rest, per metric
     with pytest.raises(ValueError, match="unknown subgroup id"):
         plot_subgroup_metrics(report, 99)
     ax = plot_ranking(report, "equalized_odds", kind="cluster", n=4)

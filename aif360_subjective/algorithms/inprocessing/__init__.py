@@ -1,10 +1,12 @@
 """algorithms/inprocessing: the paper's Model 1 (:class:`MajorityVoteClassifier`) and Model 2
-(:class:`AnnotatorAwareClassifier`); :class:`OneClassPredictionWarning` and :func:`one_class_message` flag a model
-whose predictions are all one label."""
+(:class:`AnnotatorAwareClassifier`); :class:`MeanRatingRegressor` predicts ratings for an ordinal audit;
+:class:`OneClassPredictionWarning` and :func:`one_class_message` flag a model whose predictions are all one
+label."""
 
 from ..._labels import OneClassPredictionWarning, one_class_message
 from .annotator_aware import AnnotatorAwareClassifier
 from .majority_vote import MajorityVoteClassifier, text_columns
+from .rating_model import MeanRatingRegressor
 
-__all__ = ["AnnotatorAwareClassifier", "MajorityVoteClassifier", "OneClassPredictionWarning", "one_class_message",
-           "text_columns"]
+__all__ = ["AnnotatorAwareClassifier", "MajorityVoteClassifier", "MeanRatingRegressor", "OneClassPredictionWarning",
+           "one_class_message", "text_columns"]
