@@ -33,3 +33,31 @@ def test_private_names_still_import_from_an_old_path():
     from aif360_subjective.opinion.core import OpinionExclusionResult as New
 
     assert OpinionExclusionResult is New and callable(result_from_counts)
+
+
+@pytest.mark.parametrize("module", ["aif360_subjective.opinion.groups", "aif360_subjective.opinion",
+                                    "aif360_subjective.metrics"])
+def test_grouping_report_is_a_warning_alias_of_grouping_summary(module):
+    from aif360_subjective.opinion import GroupingSummary
+
+    mod = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=r"GroupingReport is deprecated: use GroupingSummary"):
+        assert mod.GroupingReport is GroupingSummary
+    assert "GroupingReport" not in mod.__all__  # the new name has the one public home
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        mod.Nope  # noqa: B018
+
+
+def test_grouping_report_method_and_report_property_warn_and_return_the_summary():
+    from aif360_subjective.datasets import make_subjective_dataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+    from aif360_subjective.sklearn.metrics import opinion_exclusion
+
+    ds = make_subjective_dataset(n_items=60, random_state=0)
+    metric = OpinionExclusionMetric(ds, ds)
+    with pytest.warns(DeprecationWarning, match=r"grouping_report\(\) is deprecated: use grouping_summary\(\)"):
+        assert metric.grouping_report() == metric.grouping_summary()
+    res = opinion_exclusion(ds.labels.ravel(), ds.labels.ravel(), item_ids=ds.item_ids,
+                            annotator_ids=ds.annotator_ids)
+    with pytest.warns(DeprecationWarning, match=r"OpinionExclusionResult.report is deprecated"):
+        assert res.report is res.grouping_summary

@@ -74,8 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG} {args.command}: interrupted; no output was written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except MemoryError:
-        print(f"{PROG} {args.command}: error: out of memory; try a smaller input or fewer replicates (--n-boot)",
-              file=sys.stderr)
+        print(f"{PROG} {args.command}: error: out of memory; {args.memory_hint}", file=sys.stderr)
         return EXIT_USAGE
     except (CLIError, ValueError, TypeError, OSError) as exc:
         print(f"{PROG} {args.command}: error: {console_text(cli_words(_os_message(exc), flags))}", file=sys.stderr)

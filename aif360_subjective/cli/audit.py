@@ -58,6 +58,9 @@ def demographic_notes(ds, attrs: list[str], groups) -> list[str]:
     return notes
 
 
+#: What to try after running out of memory (options of this command only).
+MEMORY_HINT = "try a smaller input (--split), fewer bootstrap replicates (--n-boot) or no intervals (--ci none)"
+
 #: Options whose Python names library sentences may use (``adr_fit='cross'``): printed as the options.
 CONSOLE_FLAGS = ("--grouping", "--adr-fit", "--bins", "--performance", "--attributes")
 
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
         thin = thin_group_line(pred.name, metric)
-        grouping = metric.grouping_report()
+        grouping = metric.grouping_summary()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
         if metric.grouping == "adr":  # which ADR fit the figures use, and that the verdict's test is cross-fitted
@@ -202,4 +205,4 @@ def add_parser(sub) -> None:
                             "(share of predicted ratings at most one point off), with --predictions FILE holding "
                             "predicted ratings")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
-    audit.set_defaults(func=run)
+    audit.set_defaults(func=run, memory_hint=MEMORY_HINT)

@@ -12,6 +12,9 @@ from ._common import CLIError
 #: A label column with at least this many distinct answers is probably not a label column.
 MANY_LABELS = 100
 
+#: What to try after running out of memory (this command has no option that trades memory for precision).
+MEMORY_HINT = "try a smaller input (fewer units or workers per file)"
+
 
 def _distinct_labels(labels, separator: str | None) -> int:
     if separator:
@@ -74,4 +77,4 @@ def add_parser(sub) -> None:
     ct.add_argument("--open-ended", action="store_true", help="open-ended task (annotation quality held at 1)")
     ct.add_argument("--out", default="crowdtruth_scores", metavar="DIR",
                     help="output folder (default: %(default)s)")
-    ct.set_defaults(func=run)
+    ct.set_defaults(func=run, memory_hint=MEMORY_HINT)

@@ -13,6 +13,9 @@ from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
 
+#: What to try after running out of memory (options of this command only).
+MEMORY_HINT = "try fewer attribute columns (--columns, --exclude) or a smaller input (--split)"
+
 
 def _source_options(args: argparse.Namespace) -> tuple[str, ...]:
     """The input options as typed, for the dashboard's equivalent commands."""
@@ -121,4 +124,4 @@ def add_parser(sub: Any) -> None:
     d.add_argument("--port", type=common.nonnegative_int, default=5006, metavar="PORT",
                    help="local port (default: 5006; 0 = a free one)")
     d.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
-    d.set_defaults(func=run)
+    d.set_defaults(func=run, memory_hint=MEMORY_HINT)

@@ -28,6 +28,9 @@ def _kinds(counts) -> str:
     return ", ".join(common.count(int(v), KIND_NOUNS.get(k, str(k))) for k, v in counts.items())
 
 
+#: What to try after running out of memory (options of this command only).
+MEMORY_HINT = "try fewer generated items (--n-items)"
+
 #: The demo's intervals: 95 %, 1,000 replicates, seeded by --seed.
 CI, N_BOOT = 0.95, 1000
 
@@ -161,4 +164,4 @@ def add_parser(sub) -> None:
                            "other half of the items, both ways (cross)")
     demo.add_argument("--n-items", type=common.demo_items, default=2000,
                       help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")
-    demo.set_defaults(func=run)
+    demo.set_defaults(func=run, memory_hint=MEMORY_HINT)

@@ -10,6 +10,12 @@ from . import _inputs as inputs
 from ._common import CLIError
 
 
+#: What to try after running out of memory (options of this command only): fewer columns, no mined patterns (their
+#: candidates grow with the columns' values), a fixed number of clusters (no x-means search).
+MEMORY_HINT = ("try fewer attribute columns (--columns, --exclude), the ASDF candidates only (--discovery asdf) or a "
+               "fixed number of clusters (--n-clusters)")
+
+
 def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     """A table with truth and predictions (a column, or ``--model logistic`` trained on a split of the rows):
     (X, y_true, y_pred, favourable, notes, model name)."""
@@ -300,4 +306,4 @@ def add_parser(sub) -> None:
                     help="subgroup candidates: the ASDF clusters and their entropy patterns, mined patterns "
                          "(conjunctions of up to 3 conditions), or both (default: both)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
-    sg.set_defaults(func=run)
+    sg.set_defaults(func=run, memory_hint=MEMORY_HINT)

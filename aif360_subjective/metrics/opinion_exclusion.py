@@ -17,6 +17,7 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
+from .._deprecation import renamed_member
 from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
@@ -547,7 +548,8 @@ class OpinionExclusionMetric(ClassificationMetric):
         return self._result().grouping_summary
 
     def grouping_report(self) -> GroupingSummary:
-        """Former name of :meth:`grouping_summary` (kept for existing code)."""
+        """Deprecated: the former name of :meth:`grouping_summary` (warns; removed in 0.4)."""
+        renamed_member("OpinionExclusionMetric.grouping_report()", "grouping_summary()")
         return self._result().grouping_summary
 
     @dont_decorate

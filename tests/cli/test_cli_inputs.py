@@ -204,7 +204,7 @@ def test_multipico_cli_equals_python_with_default_favourable_label(capsys, tmp_p
     assert code == 0, err
     m = OpinionExclusionMetric(ds, ds.with_predictions(mv))
     assert f"{m.unfairness():.3f}" in out and f"{m.performance():.3f}" in out and "favourable label: 0" in out
-    rep = m.grouping_report()
+    rep = m.grouping_summary()
     assert f"{rep.n_resolved_tie_items} tied items resolved as favorable" in out
 
 
