@@ -451,7 +451,7 @@ CASES: list[Case] = [
          r"selection_metric must be one of"),
     Case("ds-unknown-clustering", lambda c: _ds(c, clustering="hdbscan"), ValueError, r"clustering must be one of"),
     Case("ds-clustering-not-a-clusterer", lambda c: _ds(c, clustering=42), TypeError,
-         r"clustering must be a name in"),
+         r"clustering must be one of \[.*\] or a scikit-learn clusterer instance, got 42"),
     Case("ds-density-clustering-with-k", lambda c: _ds(c, clustering="dbscan"), ValueError,
          r"clustering='dbscan' finds its own number of clusters"),
     Case("ds-unknown-categorical-feature", lambda c: _ds(c, categorical_features=["colour"]), ValueError,

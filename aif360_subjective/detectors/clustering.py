@@ -30,6 +30,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .._compat import import_pyclustering
+from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice, check_random_state
 from .mst import MST_METHODS, cut_tie, prim_numbered_cut, single_linkage
 from .xmeans import fast_xmeans
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 #: Names accepted by ``clustering=`` (besides any scikit-learn clusterer instance).
-CLUSTERINGS = ("slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward")
+CLUSTERINGS: tuple[str, ...] = SUBGROUP_PARAMS.choices("clustering")
 _HIERARCHICAL = {"slink": "single", "ward": "ward"}
 
 

@@ -55,6 +55,8 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from .._param_tables import SUBGROUP_PARAMS
+
 __all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter", "as_counter", "max_t",
            "observed_z", "check_n_permutations", "scan_penalty", "class_offsets", "draw_permutations", "is_binary"]
 
@@ -69,7 +71,7 @@ METRIC_TEST = {
     "accuracy_error": 3,
 }
 #: Default number of permutations: p-values resolve to 1/201, ten times finer than alpha = 0.05.
-DEFAULT_PERMUTATIONS = 200
+DEFAULT_PERMUTATIONS: int = SUBGROUP_PARAMS.default("n_permutations")
 _BATCH = 50
 #: Batches of permutations counted at the same time (scipy's sparse products release the GIL).
 _WORKERS = max(1, min(2, os.cpu_count() or 1))
