@@ -116,10 +116,14 @@ class Interval:
         count (``>= 100``, ``<= 100,000``), the whole interval for a real number (``in [0, 1]``)."""
         if self.kind == "int" and self.low is not None and self.high is not None and self.closed == "both":
             return f">= {_number(self.low)}" if float(value) < self.low else f"<= {_number(self.high)}"
+        if self.kind == "real" and (self.low is None or self.high is None):
+            return self.describe()  # ``a finite number > 0``: an infinity breaks it too
         return self.bounds_text()
 
     def describe(self) -> str:
-        noun = "an int" if self.kind == "int" else "a number"
+        # a real interval open on one side still excludes the infinities: say so
+        bounded = self.low is not None and self.high is not None
+        noun = "an int" if self.kind == "int" else "a number" if bounded else "a finite number"
         bounds = self.bounds_text()
         return f"{noun} {bounds}" if bounds else noun
 

@@ -357,7 +357,7 @@ CASES: list[Case] = [
     Case("oe-performance-wrong-type", lambda c: _oe(c, performance=3), TypeError, r"performance must be a metric"),
     Case("oe-unknown-tie", lambda c: _oe(c, tie="coin"), ValueError, r"tie must be one of"),
     Case("oe-unknown-small-groups", lambda c: _oe(c, small_groups="keep"), ValueError, r"small_groups must be"),
-    Case("oe-unknown-aggregate", lambda c: _oe(c, aggregate="median"), ValueError, r"aggregate must be one of"),
+    Case("oe-unknown-aggregate", lambda c: _oe(c, aggregate="median"), ValueError, r"aggregate must be None or one of"),
     Case("oe-unknown-ambiguity", lambda c: _oe(c, ambiguity="variance"), ValueError, r"ambiguity must be one of"),
     Case("oe-unknown-nan-policy", lambda c: _oe(c, nan_policy="ignore"), ValueError, r"nan_policy must be one of"),
     Case("oe-min-group-size-zero", lambda c: _oe(c, min_group_size=0), ValueError, r"min_group_size must be >= 1"),

@@ -9,7 +9,6 @@ from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
 
-
 #: What to try after running out of memory (options of this command only): fewer columns, no mined patterns (their
 #: candidates grow with the columns' values), a fixed number of clusters (no x-means search).
 MEMORY_HINT = ("try fewer attribute columns (--columns, --exclude), the ASDF candidates only (--discovery asdf) or a "
