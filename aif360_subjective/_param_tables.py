@@ -38,11 +38,11 @@ _OPEN_UNIT = Interval("real", 0.0, 1.0, closed="neither")
 #: Subgroup discovery (ASDF, mined patterns, max-T) and its ranking.
 SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
     Param("clustering", (Options(("slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward")), CLUSTERER),
-          "slink", "clustering method (slink = single linkage)"),
+          "slink", "clustering method"),
     Param("n_clusters", (NONE, Interval("int", 2), Instance(_is_int_sequence, "a sequence of such ints")), None,
           "number of clusters (None = chosen by x-means; a sequence = the fairness-aware choice among them)"),
     Param("entropy_threshold", (_UNIT_INTERVAL,), 0.65,
-          "dominant attributes have a normalised entropy below this threshold (tau)"),
+          "dominant attributes have a normalised entropy below this threshold, tau"),
     Param("undefined_rates", (Options(("nan", "asdf")),), "nan",
           "a rate without rows: NaN (nan) or the ASDF dashboard's 0 (asdf)"),
     Param("normalization", (Options(("cluster", "domain")),), "cluster",

@@ -234,7 +234,7 @@ class Param:
         intervals = [c for c in self.constraints if isinstance(c, Interval)]
         if len(intervals) == 1 and typed == intervals:
             # the type is right: say which bound the value breaks (``n_boot must be >= 100, got 50``)
-            message = f"{name} must be {typed[0].broken_bound(value)}, got {shown(value)!r}"
+            message = f"{name} must be {intervals[0].broken_bound(value)}, got {shown(value)!r}"
         raise ValueError(f"{message} ({self.why})" if self.why else message)
 
     @property

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .._param_tables import SUBGROUP_PARAMS
 from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pandas as pd
+
+    from ..detectors import SubgroupReport
+
+#: The command's name.
+NAME = "subgroups"
 
 #: What to try after running out of memory (options of this command only): fewer columns, no mined patterns (their
 #: candidates grow with the columns' values), a fixed number of clusters (no x-means search).
@@ -15,56 +28,106 @@ MEMORY_HINT = ("try fewer attribute columns (--columns, --exclude), the ASDF can
                "fixed number of clusters (--n-clusters)")
 
 
-def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
+@dataclass(frozen=True)
+class FeatureSpec:
+    """Which columns describe a subgroup (``subgroups`` and ``dashboard``).
+
+    Attributes:
+        columns: the attribute columns (None: all but the label and prediction, or the annotator attributes).
+        exclude: columns left out.
+        categorical: columns treated as categories (None: detected).
+    """
+
+    columns: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    categorical: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SubgroupsSpec:
+    """The options of ``subgroups``, typed (built from the parsed namespace by :meth:`from_namespace`).
+
+    Attributes:
+        inputs: how the data and the predictions are read.
+        features: the columns describing a subgroup.
+        entropy_threshold, clustering, n_clusters, discovery: the analysis (:func:`detect_subgroups`'s options).
+        top, alpha, min_size, ci: the rankings.
+        out: the HTML report's path, if any.
+    """
+
+    inputs: inputs.InputSpec
+    features: FeatureSpec = FeatureSpec()
+    entropy_threshold: float = 0.65
+    clustering: str = "slink"
+    n_clusters: int | None = None
+    discovery: str = "both"
+    top: int = 5
+    alpha: float | None = 0.05
+    min_size: int = 1
+    ci: float = 0.95
+    out: str | None = None
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> SubgroupsSpec:
+        """The command's boundary: the namespace as a spec."""
+        return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
+                                features=common.spec_from(FeatureSpec, args))
+
+
+#: What :func:`table_rows` and :func:`annotation_rows` return: (X, y_true, y_pred, favourable label, notes, model).
+Rows = tuple["pd.DataFrame", "npt.NDArray[np.int64]", "npt.NDArray[np.int64]", Any, list[str], str]
+
+
+def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "csv") -> Rows:
     """A table with truth and predictions (a column, or ``--model logistic`` trained on a split of the rows):
     (X, y_true, y_pred, favourable, notes, model name)."""
-    if args.predictions:
+    if spec.predictions:
         raise CLIError("--predictions applies to annotation data (--format lewidi|popquorn|wikipedia); a table "
                        "gives its predictions in --prediction-col or trains --model logistic")
-    if args.model is not None and args.model != inputs.TABLE_MODEL:
-        raise CLIError(f"--model {args.model} trains on annotation data (--format lewidi|popquorn|wikipedia); a "
+    if spec.model is not None and spec.model != inputs.TABLE_MODEL:
+        raise CLIError(f"--model {spec.model} trains on annotation data (--format lewidi|popquorn|wikipedia); a "
                        f"table takes --model {inputs.TABLE_MODEL}")
-    if args.model is not None and args.prediction_col is not None:
+    if spec.model is not None and spec.prediction_col is not None:
         raise CLIError("give exactly one source of predictions: --prediction-col or --model (got both)")
-    table = inputs.read_table(args, args.data, fmt)
-    label_col = args.label_col or table.label_col
+    table = inputs.read_table(spec, fmt)
+    label_col = spec.label_col or table.label_col
     missing = [o for o, v in (("--label-col", label_col),
-                              ("--prediction-col or --model", args.prediction_col or args.model)) if v is None]
-    if missing:
+                              ("--prediction-col or --model", spec.prediction_col or spec.model)) if v is None]
+    if missing or label_col is None:
         raise CLIError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with a table")
     df = table.frame
-    common.check_columns(df, {"--label-col": label_col, "--prediction-col": args.prediction_col}, args.data)
+    common.check_columns(df, {"--label-col": label_col, "--prediction-col": spec.prediction_col}, spec.path)
     # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
-    common.check_not_missing(df, {"--label-col": label_col}, args.data, "truth label")
+    common.check_not_missing(df, {"--label-col": label_col}, spec.path, "truth label")
     y_true = df[label_col]
-    if args.favorable_label is None and table.favorable is not None:
+    if spec.favorable_label is None and table.favorable is not None:
         fav = table.favorable
     else:
-        fav = inputs.favorable_label(args.favorable_label, y_true, label_col)
-    others = [c for c in df.columns if c not in (label_col, args.prediction_col)]
-    available = others if args.columns else [c for c in others if c not in table.excluded]
-    features = _features(args, available, args.data)
+        fav = inputs.favorable_label(spec.favorable_label, y_true, label_col)
+    others = [c for c in df.columns if c not in (label_col, spec.prediction_col)]
+    available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
+    features = _features(feature_spec, available, spec.path)
     X = df[features]
     if X.isna().any().any():
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
     from .._validation import check_finite_features
 
-    check_finite_features(X, Path(args.data).name)  # before --model logistic and the clustering see an inf
+    check_finite_features(X, Path(spec.path).name)  # before --model logistic and the clustering see an inf
     positive = (y_true == fav).to_numpy()
     notes = list(table.notes[1:])
-    if args.model is not None:
-        test, y_pred, desc = inputs.train_table_model(X, positive, args, args.categorical)
+    if spec.model is not None:
+        test, y_pred, desc = inputs.train_table_model(X, positive, spec, feature_spec.categorical)
         X, positive = X.iloc[test].reset_index(drop=True), positive[test]
-        name = inputs.MODELS[args.model]
+        name = inputs.MODELS[spec.model]
         notes.insert(0, f"truth {label_col!r}, predictions of {desc}")
     else:
-        y_p = df[args.prediction_col]
+        y_p = df[spec.prediction_col]
         allowed = sorted({*y_true.dropna().unique().tolist(), fav}, key=str)
-        inputs.check_prediction_values(y_p, allowed, f"--prediction-col {args.prediction_col!r}")
+        inputs.check_prediction_values(y_p, allowed, f"--prediction-col {spec.prediction_col!r}")
         y_pred = (y_p == fav).to_numpy(dtype=int)
-        name = f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}"
-        notes.insert(0, f"truth {label_col!r}, predictions {args.prediction_col!r}")
+        name = f"the predictions in column {spec.prediction_col!r} of {Path(spec.path).name}"
+        notes.insert(0, f"truth {label_col!r}, predictions {spec.prediction_col!r}")
     from .._labels import one_class_message
 
     message = one_class_message(y_pred, name[0].upper() + name[1:])
@@ -74,15 +137,15 @@ def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
     return X, positive.astype(int), y_pred, fav, notes, name
 
 
-def _annotation_rows(args: argparse.Namespace):
+def annotation_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec) -> Rows:
     """A published dataset: one row per annotation, the annotator's attributes as features, the annotator's
     label as truth, predictions from ``--predictions`` or ``--model``."""
     import pandas as pd
 
-    if args.label_col is not None:
+    if spec.label_col is not None:
         raise CLIError("--label-col applies to a CSV table; annotation data has its own labels")
-    ann = inputs.load_annotations(args, args.data)
-    pred = inputs.get_predictions(args, ann)
+    ann = inputs.load_annotations(spec)
+    pred = inputs.get_predictions(spec, ann)
     ds = pred.dataset
     attrs = [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
     item_attrs = [c for c in inputs.item_categories(ds) if c not in attrs]
@@ -91,7 +154,7 @@ def _annotation_rows(args: argparse.Namespace):
     # without annotator attributes (MD-Agreement, ConvAbuse), the items' categories and, for a small panel, the
     # annotator itself are what a subgroup can be described by
     default = attrs or [*item_attrs, *([ANNOTATOR] if few_annotators and ANNOTATOR in available else [])]
-    features = _features(args, available, "the annotator attributes and item categories", default)
+    features = _features(feature_spec, available, "the annotator attributes and item categories", default)
     from_items = [c for c in features if c in item_attrs]
     X = ds.annotators.reindex(ds.annotator_ids)[[c for c in features if c in attrs]].reset_index(drop=True)
     for c in features:
@@ -101,7 +164,7 @@ def _annotation_rows(args: argparse.Namespace):
             X[c] = pd.Series(ds.annotator_ids).astype(str).to_numpy()
     X = X[features]
     notes = list(pred.notes)
-    if not attrs and not args.columns:
+    if not attrs and not feature_spec.columns:
         parts = ([f"the item categor{'y' if len(from_items) == 1 else 'ies'} {', '.join(from_items)}"]
                  if from_items else []) + (["the annotator id"] if ANNOTATOR in features else [])
         note = f"no annotator attributes in the data: subgroups are described by {' and '.join(parts)}"
@@ -132,18 +195,18 @@ def _annotation_rows(args: argparse.Namespace):
 ANNOTATOR = "annotator"
 
 
-def _features(args: argparse.Namespace, available: list[str], where: str,
+def _features(feature_spec: FeatureSpec, available: list[str], where: str,
               default: list[str] | None = None) -> list[str]:
-    features = args.columns or list(available if default is None else default)
+    features = feature_spec.columns or list(available if default is None else default)
     for c in features:
         if c not in available:
             raise CLIError(f"--columns {c!r} is not a column of {where} (columns: "
                            f"{common.show_values(available, limit=12)})")
-    for c in args.exclude or []:
+    for c in feature_spec.exclude or []:
         if c not in available:
             raise CLIError(f"--exclude {c!r} is not a column of {where}")
-    features = [c for c in features if c not in (args.exclude or [])]
-    for c in args.categorical or []:
+    features = [c for c in features if c not in (feature_spec.exclude or [])]
+    for c in feature_spec.categorical or []:
         if c not in features:
             raise CLIError(f"--categorical {c!r} is not one of the feature columns of {where}")
     if not features:
@@ -152,53 +215,59 @@ def _features(args: argparse.Namespace, available: list[str], where: str,
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command's boundary: the parsed namespace becomes a :class:`SubgroupsSpec`."""
+    return subgroups(SubgroupsSpec.from_namespace(args))
+
+
+def subgroups(spec: SubgroupsSpec) -> int:
+    """Run the subgroup discovery the spec describes; print the answer (and write the report)."""
     common.matplotlib_agg()
-    fmt = inputs.detect_format(args.data, args.format)
+    fmt = inputs.detect_format(spec.inputs.path, spec.inputs.format)
     if fmt in inputs.TABLE_FORMATS:
-        X, y_true, y_pred, fav, notes, model = _table_rows(args, fmt)
+        X, y_true, y_pred, fav, notes, model = table_rows(spec.inputs, spec.features, fmt)
     else:
-        X, y_true, y_pred, fav, notes, model = _annotation_rows(args)
+        X, y_true, y_pred, fav, notes, model = annotation_rows(spec.inputs, spec.features)
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
     with common.steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")
-        rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=args.clustering,
-                               n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
-                               categorical_features=args.categorical, random_state=args.seed,
-                               discovery=args.discovery)
+        rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=spec.clustering,
+                               n_clusters=spec.n_clusters, entropy_threshold=spec.entropy_threshold,
+                               categorical_features=spec.features.categorical, random_state=spec.inputs.seed,
+                               discovery=spec.discovery)
         from ..report.answer import subgroup_answer
         from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
         from ..report.subgroup_sections import alternatives_sample_text
 
         # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
-        alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
+        alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=spec.inputs.seed)
                         if "cluster" in rep.kinds else None)
         # patterns written as in the report (integer values without decimals); the same answer in both
         texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
                  else None)
-        answer = subgroup_answer(rep, alpha=args.alpha, ci=args.ci, pattern_text=texts)
+        answer = subgroup_answer(rep, alpha=spec.alpha, ci=spec.ci, pattern_text=texts)
         step("writing the report")
         path = None
         lines = [f"favourable label: {common.show(fav)}",
                  f"{common.count(len(X), 'row')}, {common.count(X.shape[1], 'attribute')}; {'; '.join(notes)}."]
-        if args.out:
+        if spec.out:
             from ..report import Report
             from ..report.sections import subgroup_sections
 
-            report = Report(f"Subgroup fairness of {Path(args.data).name}",
+            report = Report(f"Subgroup fairness of {Path(spec.inputs.path).name}",
                             summary=[f"{lines[1]} Favourable label {common.show(fav)}."])
             report.add_facts(answer.facts)
             if "cluster" in rep.kinds:
                 report.fact("clusters", rep.n_clusters)
-            report.extend(subgroup_sections(rep, n=args.top, model=model, alpha=args.alpha, min_size=args.min_size,
-                                            ci=args.ci, alternatives=alternatives))
-            path = common.save_report(report, args.out)
+            report.extend(subgroup_sections(rep, n=spec.top, model=model, alpha=spec.alpha, min_size=spec.min_size,
+                                            ci=spec.ci, alternatives=alternatives))
+            path = common.save_report(report, spec.out)
     print(answer.text())
     print()
     for line in lines:
         print(line)
     print()
-    if args.alpha is not None and not rep.weighted:
-        _print_discovery(rep, args.alpha, args.ci)
+    if spec.alpha is not None and not rep.weighted:
+        _print_discovery(rep, spec.alpha, spec.ci)
     from ..report.subgroup_sections import SUMMARY_CAPTION, auto_k_note
 
     common.print_frame(rep.summary(), SUMMARY_CAPTION + ":")
@@ -228,16 +297,16 @@ def run(args: argparse.Namespace) -> int:
         if path:
             print(f"Report: {path}")
         return 0
-    rk = rep.ranking("statistical_parity", kind="entropy", n=args.top, alpha=args.alpha, min_size=args.min_size,
-                     ci=args.ci)
-    if args.alpha is None:
+    rk = rep.ranking("statistical_parity", kind="entropy", n=spec.top, alpha=spec.alpha, min_size=spec.min_size,
+                     ci=spec.ci)
+    if spec.alpha is None:
         common.print_frame(patterns_as_in_table(rk, texts),
-                           f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
+                           f"Top {spec.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
                            "raw values, no significance filter):")
     elif len(rk):
         common.print_frame(q_columns_as_text(patterns_as_in_table(rk, texts)),
                            f"Entropy-based subgroups significantly disadvantaged by statistical parity "
-                           f"(adjusted p < {args.alpha:g}; rest minus subgroup), top {args.top}:")
+                           f"(adjusted p < {spec.alpha:g}; rest minus subgroup), top {spec.top}:")
     else:
         print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
@@ -245,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_discovery(rep, alpha: float, ci: float) -> None:
+def _print_discovery(rep: SubgroupReport, alpha: float, ci: float) -> None:
     """The comparison of the discovery methods and the findings under one family-wise error."""
 
     summary = rep.discovery_summary(alpha, ci)
@@ -258,10 +327,27 @@ def _print_discovery(rep, alpha: float, ci: float) -> None:
     # the findings themselves are the answer's table, printed first (the same list as the report's)
 
 
-def add_parser(sub) -> None:
-    """Add the command to the subparsers ``sub``."""
-    sg = sub.add_parser(
-        "subgroups", help="automated subgroup discovery (ASDF) on a table with truth and predictions, or on "
+def add_analysis_options(parser: common.Parser, initial: str = "") -> None:
+    """The subgroup-discovery options shared by ``subgroups`` and ``dashboard`` (``initial``: a word before each
+    help, e.g. "initial " where the dashboard's controls change them later), from the family's parameter table."""
+    rule = SUBGROUP_PARAMS["entropy_threshold"]
+    parser.add_argument("--entropy-threshold", type=common.option_type(rule), default=rule.default, metavar="T",
+                        help=initial + common.choices_help(rule))
+    rule = SUBGROUP_PARAMS["clustering"]
+    parser.add_argument("--clustering", default=rule.default, choices=rule.choices,
+                        help=f"{initial}{rule.help} (default: {rule.default}, single linkage)")
+    rule = SUBGROUP_PARAMS["n_clusters"]
+    parser.add_argument("--n-clusters", type=common.option_type(rule, none=False), default=None, metavar="K",
+                        help=f"{initial}number of clusters the --clustering method forms, at least 2 (default: K "
+                             "chosen by x-means (BIC), then the rows are clustered by --clustering into K clusters)")
+    parser.add_argument("--categorical", nargs="+", metavar="C",
+                        help="categorical columns (default: detected from the values)")
+
+
+def add_parser(sub: Any) -> common.Parser:
+    """Add the command to the subparsers ``sub``; return its parser."""
+    sg: common.Parser = sub.add_parser(
+        NAME, help="automated subgroup discovery (ASDF) on a table with truth and predictions, or on "
                           "annotation rows",
         description="Cluster the rows, derive cluster- and entropy-based subgroups and measure statistical parity, "
                     "equal opportunity, equalized odds and accuracy of each against the rest (rest minus "
@@ -280,29 +366,24 @@ def add_parser(sub) -> None:
     inputs.add_input_options(sg)
     sg.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                     f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
-    sg.add_argument("--entropy-threshold", type=common.unit_float, default=0.65, metavar="T",
-                    help="dominant attributes have normalised entropy below T (default: 0.65)")
-    sg.add_argument("--clustering", default="slink",
-                    choices=["slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward"],
-                    help="clustering method (default: slink, single linkage)")
-    sg.add_argument("--n-clusters", type=common.positive_int, default=None, metavar="K",
-                    help="number of clusters the --clustering method forms (default: K chosen by x-means (BIC), "
-                         "then the rows are clustered by --clustering into K clusters)")
-    sg.add_argument("--categorical", nargs="+", metavar="C",
-                    help="categorical columns (default: detected from the values)")
+    add_analysis_options(sg)
     sg.add_argument("--columns", nargs="+", metavar="C", help="attribute columns to use (default: all others; "
                     "annotation data: all annotator attributes)")
     sg.add_argument("--exclude", nargs="+", metavar="C", help="columns to leave out (e.g. ids)")
-    sg.add_argument("--top", type=common.positive_int, default=5, metavar="N", help="ranking length (default: 5)")
-    sg.add_argument("--alpha", type=common.alpha, default=0.05, metavar="A",
+    rule = SUBGROUP_PARAMS["n"]
+    sg.add_argument("--top", type=common.option_type(rule), default=rule.default, metavar="N",
+                    help=common.choices_help(rule))
+    rule = SUBGROUP_PARAMS["alpha"]
+    sg.add_argument("--alpha", type=common.option_type(rule), default=rule.default, metavar="A",
                     help="rank only subgroups significantly disadvantaged at family-wise error A (permutation "
-                         "max-T over every candidate); 'none' for the raw ranking of the ASDF paper (default: 0.05)")
-    sg.add_argument("--min-size", type=common.positive_int, default=1, metavar="N",
-                    help="leave subgroups with fewer than N rows out of the rankings (default: 1)")
-    sg.add_argument("--ci", type=common.open_unit_float, default=0.95, metavar="L",
-                    help="confidence level of the intervals (default: 0.95)")
-    sg.add_argument("--discovery", default="both", choices=["asdf", "patterns", "both"],
-                    help="subgroup candidates: the ASDF clusters and their entropy patterns, mined patterns "
-                         "(conjunctions of up to 3 conditions), or both (default: both)")
+                         f"max-T over every candidate); 'none' for the raw ranking of the ASDF paper (default: "
+                         f"{rule.default})")
+    for name, metavar in (("min_size", "N"), ("ci", "L")):
+        rule = SUBGROUP_PARAMS[name]
+        sg.add_argument("--" + name.replace("_", "-"), type=common.option_type(rule), default=rule.default,
+                        metavar=metavar, help=common.choices_help(rule))
+    rule = SUBGROUP_PARAMS["discovery"]
+    sg.add_argument("--discovery", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     sg.set_defaults(func=run, memory_hint=MEMORY_HINT)
+    return sg

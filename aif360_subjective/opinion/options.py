@@ -13,6 +13,7 @@ References:
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -112,16 +113,21 @@ BOOTSTRAP_LEVELS: Final = OPINION_PARAMS.choices("bootstrap_levels")
 #: Statistics of the test of equal service: the size-weighted between-group sum of squares, or the plain std of
 #: the groups' values (the unfairness itself).
 TEST_STATISTICS: Final = OPINION_PARAMS.choices("test_statistic")
-_PERMUTATIONS = OPINION_PARAMS["n_permutations"].interval
-_BOOT = OPINION_PARAMS["n_boot"].interval
-assert _PERMUTATIONS is not None and _BOOT is not None and _BOOT.low is not None and _BOOT.high is not None
+
+def _bounds(name: str) -> tuple[int, int]:
+    """The bounds of an option's interval in the table (0 for an open end)."""
+    interval = OPINION_PARAMS[name].interval
+    if interval is None:
+        raise TypeError(f"{name} has no interval in the opinion-exclusion table")
+    return int(interval.low or 0), int(interval.high or 0)
+
+
 #: Fewest permutations accepted: fewer cannot give a p-value below 0.01.
-MIN_PERMUTATIONS = int(_PERMUTATIONS.low or 0)
-#: Fewest bootstrap replicates accepted: fewer cannot place a 95% interval's bounds.
-MIN_BOOT: Final = int(_BOOT.low)
-#: Most bootstrap replicates accepted: each keeps at least three float64 values (the unfairness, the performance,
-#: one per group), and past this many a 95% interval's ends move by Monte-Carlo noise only.
-MAX_BOOT: Final = int(_BOOT.high)
+MIN_PERMUTATIONS = _bounds("n_permutations")[0]
+#: Fewest and most bootstrap replicates accepted: fewer cannot place a 95% interval's bounds; each keeps at least
+#: three float64 values (the unfairness, the performance, one per group), and past the most a 95% interval's ends
+#: move by Monte-Carlo noise only.
+MIN_BOOT, MAX_BOOT = _bounds("n_boot")
 
 #: One performance measure: a name of :data:`PERFORMANCE_NAMES` or a callable ``(y_true, y_pred) -> float``.
 PerformanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
@@ -522,7 +528,7 @@ def check_interval_options(
         TypeError: ``n_boot`` is not an int.
     """
     level = check_ci(ci)
-    if _BOOT.same_type(n_boot) and n_boot > MAX_BOOT:
+    if isinstance(n_boot, numbers.Integral) and not isinstance(n_boot, bool) and int(n_boot) > MAX_BOOT:
         # the table's rule, with what the replicates would cost
         raise ValueError(f"n_boot must be <= {MAX_BOOT:,}, got {int(n_boot):,}: that many replicates would need at "
                          f"least {int(n_boot) * 3 * 8 / 1e9:,.1f} GB (8 bytes for each of at least 3 values per "

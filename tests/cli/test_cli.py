@@ -96,7 +96,7 @@ def test_commands_listed(capsys):
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--entropy-threshold", "2"],
      "expected a number in [0, 1]"),
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--n-clusters", "0"],
-     "expected a positive integer"),
+     "expected an integer >= 2, got '0'"),  # the library's rule (n_clusters >= 2), from its table
     (["demo", "--bogus"], "unrecognized arguments"),
 ])
 def test_usage_errors_are_one_line(capsys, argv, match):

@@ -10,14 +10,15 @@ import pytest
 pytest.importorskip("panel")
 
 from aif360_subjective.cli import build_parser, main  # noqa: E402
-from aif360_subjective.cli.dashboard import _dashboard  # noqa: E402
+from aif360_subjective.cli.dashboard import DashboardSpec, _dashboard  # noqa: E402
 from aif360_subjective.dashboard import Dashboard  # noqa: E402
 from aif360_subjective.dashboard.state import SubgroupSettings  # noqa: E402
 from aif360_subjective.datasets import make_subjective_dataset  # noqa: E402
 
 
 def _args(argv):
-    return build_parser().parse_args(["dashboard", *argv])
+    """The command's typed spec, as its boundary builds it from the command line."""
+    return DashboardSpec.from_namespace(build_parser().parse_args(["dashboard", *argv]))
 
 
 @pytest.fixture
