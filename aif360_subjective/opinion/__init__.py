@@ -21,6 +21,7 @@ from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, un
 from .functional import opinion_exclusion
 from .groups import GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options
+from .result_audit import ResultAudit
 from .verdict import verdict_sentence
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "IntervalOptions",
     "OpinionExclusionResult",
     "OpinionOptions",
+    "ResultAudit",
     "UnfairnessInterval",
     "check_opinion_options",
     "exclusion_test",
