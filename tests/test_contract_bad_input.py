@@ -640,7 +640,7 @@ CASES: list[Case] = [
     cli("cli-subgroups-threshold-above-one", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
         "pred", "--entropy-threshold", "2", match=r"--entropy-threshold: expected a number in \[0, 1\]"),
     cli("cli-subgroups-zero-clusters", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
-        "pred", "--n-clusters", "0", match=r"--n-clusters: expected a positive integer"),
+        "pred", "--n-clusters", "0", match=r"--n-clusters: expected an integer >= 2"),
     cli("cli-subgroups-too-many-clusters", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col",
         "pred", "--n-clusters", "500", match=r"--n-clusters must be between 2 and the number of rows"),
     cli("cli-subgroups-categorical-not-a-feature", "subgroups", "{d}/sg.csv", "--label-col", "label",
