@@ -11,13 +11,11 @@ import numpy as np
 import pandas as pd
 
 from .._param_tables import SUBGROUP_PARAMS
-from .._validation import check_choice, check_columns, check_finite_features, check_fraction, is_bool, is_number
+from .._validation import check_finite_features, check_fraction, is_bool, is_number
 
 __all__ = [
     "UNDEFINED_RATES",
     "as_frame",
-    "check_choice",
-    "check_columns",
     "check_labels",
     "check_n_clusters",
     "check_sample_size",

@@ -32,7 +32,7 @@ from scipy.sparse.csgraph import connected_components
 from .._compat import import_pyclustering
 from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice, check_random_state
-from .mst import MST_METHODS, cut_tie, prim_numbered_cut, single_linkage
+from .mst import cut_tie, prim_numbered_cut, single_linkage
 from .xmeans import fast_xmeans
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "xmeans_n_clusters",
     "choose_n_clusters",
     "XMEANS_METHODS",
-    "MST_METHODS",
     "default_kmax",
     "validity_indices",
     "as_generator",

@@ -26,15 +26,14 @@ from .clustering import (
 from .encoding import encode_for_clustering, factorize_columns
 from .lopsided import flag_lopsided
 from .maxt import DEFAULT_PERMUTATIONS
-from .options import DEFAULT_MIN_SUPPORT, DISCOVERIES, AnalysisOptions, check_analysis_options
+from .options import DEFAULT_MIN_SUPPORT, AnalysisOptions, check_analysis_options
 from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, build_items, check_min_support, mine_patterns
 from .patterns import EntropyPatterns, entropy_patterns, pattern_members
 from .report import SubgroupReport
 from .selection import compare_clusterings_encoded, fairness_separation
 from .subgroup_metrics import METRICS, cell_codes, counts_by_label, counts_of_rows, metrics_from_counts
 
-__all__ = ["DEFAULT_MIN_SUPPORT", "DISCOVERIES", "alternative_clusterings", "compare_clusterings",
-           "detect_subgroups"]
+__all__ = ["alternative_clusterings", "compare_clusterings", "detect_subgroups"]
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 import pandas as pd
 
 from .._param_tables import SUBGROUP_PARAMS
-from ._validation import check_columns, check_n_clusters
+from .._validation import check_columns
+from ._validation import check_n_clusters
 from .encoding import detect_categorical
 from .maxt import DEFAULT_PERMUTATIONS
 from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support

@@ -22,7 +22,7 @@ from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
-from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, verdict_sentence
+from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
 from ..opinion.uncertainty import (
@@ -33,6 +33,7 @@ from ..opinion.uncertainty import (
     warn_thin_groups,
     with_intervals,
 )
+from ..opinion.verdict import verdict_sentence
 
 __all__ = ["OpinionExclusionMetric"]
 

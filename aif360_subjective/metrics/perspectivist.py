@@ -41,7 +41,6 @@ from aif360.metrics import Metric
 
 from .._validation import plain
 from ..datasets.multi_annotator import check_multi_annotator_dataset
-from ..opinion.annotations import unit_mean_absolute_error, unit_within_one
 
 #: Clip of predicted probabilities in the soft cross-entropy (LeWiDi 2023).
 CE_EPSILON = 1e-12
@@ -56,8 +55,6 @@ __all__ = [
     "soft_labels_from_dataset",
     "annotator_error_rate",
     "normalized_absolute_distance",
-    "unit_mean_absolute_error",
-    "unit_within_one",
     "PerspectivistMetric",
 ]
 

@@ -54,7 +54,7 @@ from .core import count_score, counts_suffice, histograms_suffice, performance_f
 from .core import unit_performance as _unit_performance
 from .groups import assign_bins, enforce_min_group_size
 from .options import ExclusionTestOptions, check_test_options
-from .verdict import p_value_text, verdict_sentence
+from .verdict import p_value_text
 
 if TYPE_CHECKING:
     from .core import OpinionExclusionResult
@@ -64,10 +64,8 @@ __all__ = [
     "UnfairnessInterval",
     "cross_fitted_test",
     "exclusion_test",
-    "p_value_text",
     "permutation_test",
     "unfairness_interval",
-    "verdict_sentence",
 ]
 
 # Bound on permutations x slots held at once (a few arrays of this many int64: about 100 MB).

@@ -18,8 +18,7 @@ import pandas as pd
 from .._deprecation import renamed
 from .._labels import group_label
 
-__all__ = ["GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label",
-           "validate_bins"]
+__all__ = ["GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label", "validate_bins"]
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from .._dask import is_dask_collection
 from ..datasets.multi_annotator import is_multi_annotator_dataset
 from ._dask import crowdtruth_scores as dask_crowdtruth_scores
 from ._vectors import build_tensor
-from .engine import EPS, CrowdTruthResult, check_max_delta, check_max_iter, check_open_ended, iterate
+from .engine import CrowdTruthResult, check_max_delta, check_max_iter, check_open_ended, iterate
 
-__all__ = ["EPS", "CrowdTruthResult", "check_max_delta", "check_max_iter", "crowdtruth_scores"]
+__all__ = ["crowdtruth_scores"]
 
 
 def _from_dataset(dataset: Any) -> tuple[pd.DataFrame, list[Any]]:

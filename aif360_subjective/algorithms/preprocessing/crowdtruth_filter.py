@@ -13,7 +13,7 @@ from ..._param_tables import CROWDTRUTH_PARAMS
 from ...datasets import MultiAnnotatorDataset
 from ...datasets.multi_annotator import check_multi_annotator_dataset
 from ...quality import CrowdTruthResult, crowdtruth_scores
-from ...quality.crowdtruth import check_max_delta, check_max_iter
+from ...quality.engine import check_max_delta, check_max_iter
 
 _MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
 
