@@ -55,3 +55,26 @@ def renamed_member(old: str, new: str, stacklevel: int = 3) -> None:
     """
     warnings.warn(f"{old} is deprecated: use {new}; the old name will be removed in 0.4", DeprecationWarning,
                   stacklevel=stacklevel)
+
+
+def moved_names(module: str, names: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for names whose public home is another module: importing one from here
+    still works, with a DeprecationWarning naming the home (one ``__all__`` home per name).
+
+    Args:
+        module: the module's ``__name__``.
+        names: name -> the module that defines it.
+
+    Returns:
+        The function to bind as the module's ``__getattr__``.
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's own name
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        home = names[name]
+        warnings.warn(f"import {name} from {home}, not from {module}; the old path will be removed in 0.4",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(home), name)
+
+    return __getattr__

@@ -61,3 +61,18 @@ def test_grouping_report_method_and_report_property_warn_and_return_the_summary(
                             annotator_ids=ds.annotator_ids)
     with pytest.warns(DeprecationWarning, match=r"OpinionExclusionResult.report is deprecated"):
         assert res.report is res.grouping_summary
+
+
+@pytest.mark.parametrize(("old", "name", "home"), [
+    ("aif360_subjective.detectors.clustering", "MST_METHODS", "aif360_subjective.detectors.mst"),
+    ("aif360_subjective.detectors.detect", "DISCOVERIES", "aif360_subjective.detectors.options"),
+    ("aif360_subjective.metrics.perspectivist", "unit_within_one", "aif360_subjective.opinion.annotations"),
+    ("aif360_subjective.opinion.equal_service", "verdict_sentence", "aif360_subjective.opinion.verdict"),
+    ("aif360_subjective.quality.crowdtruth", "EPS", "aif360_subjective.quality.engine"),
+])
+def test_a_name_imported_from_a_module_that_is_not_its_home_warns(old, name, home):
+    module = importlib.import_module(old)
+    assert name not in module.__all__  # one __all__ home (tests/test_architecture.py)
+    with pytest.warns(DeprecationWarning, match=f"import {name} from {home}, not from {old}"):
+        value = getattr(module, name)
+    assert value is getattr(importlib.import_module(home), name)

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
+from .._deprecation import moved_names
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
 from .clustering import (
     HierarchicalTree,
@@ -501,3 +502,7 @@ def alternative_clusterings(
         suggestion = (str(name), None if k is None else int(k))  # plain values, not numpy scalars
     table.attrs["suggestion"] = suggestion
     return table
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"DISCOVERIES": "aif360_subjective.detectors.options"})

@@ -72,6 +72,7 @@ from .subgroup_metrics import METRICS
 __all__ = [
     "INFERENCE_SUFFIXES",
     "benjamini_hochberg",
+    "check_ci",
     "mid_p_fisher",
     "newcombe_interval",
     "subgroup_inference",

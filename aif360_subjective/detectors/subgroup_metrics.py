@@ -25,13 +25,14 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .._labels import FN, FP, TN, TP, confusion_counts, ratio
+from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 
 __all__ = [
     "FAIRNESS_METRICS",
     "METRICS",
     "SUBGROUP_METRICS",
     "SubgroupMetric",
+    "cell_codes",
     "counts_by_label",
     "counts_of_rows",
     "metrics_from_counts",

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
+from .._deprecation import moved_names
 from .._validation import plain
 from ..datasets.multi_annotator import check_multi_annotator_dataset
 
@@ -448,3 +449,8 @@ class PerspectivistMetric(Metric):
         yt, yp = self._per_annotation()
         return normalized_absolute_distance(yt, yp, item_ids=self.dataset.item_ids, scale_size=self.scale_size,
                                             labels=self.labels)
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"unit_mean_absolute_error": "aif360_subjective.opinion.annotations",
+                                        "unit_within_one": "aif360_subjective.opinion.annotations"})

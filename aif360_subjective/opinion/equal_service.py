@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import optimize, stats
 
+from .._deprecation import moved_names
 from .._labels import cell_codes, confusion_counts, ratio
 from .._validation import check_ci, check_random_state
 from .annotations import EncodedAnnotations, cross_fit, rating_error_counts
@@ -601,3 +602,7 @@ def unfairness_interval(result: OpinionExclusionResult, ci: float = 0.95,
     scale = sigma2 * c / g
     return UnfairnessInterval(math.sqrt(lam_low * scale), math.sqrt(lam_high * scale), estimate=estimate,
                               debiased=debiased, ci=ci, method=method, df=(nu, df2))
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"verdict_sentence": "aif360_subjective.opinion.verdict"})
