@@ -42,7 +42,7 @@ from aif360_subjective.datasets import make_planted_slice  # noqa: E402
 from aif360_subjective.detectors import bitsets, maxt  # noqa: E402
 from aif360_subjective.detectors import pattern_mining as pm  # noqa: E402
 from aif360_subjective.detectors.options import check_analysis_options  # noqa: E402
-from aif360_subjective.detectors.report import _containment  # noqa: E402
+from aif360_subjective.detectors.redundancy import containment  # noqa: E402
 
 
 def mined(X: pd.DataFrame) -> pm.MinedPatterns:
@@ -81,7 +81,7 @@ def float32_counts(members: sp.csc_matrix, Y: np.ndarray) -> np.ndarray:
 def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list[dict]:
     rows = []
     mp = mined(X)
-    members = mp.members
+    members = mp.members()
     m, n = members.shape[1], members.shape[0]
     label = f"{name} ({n:,} rows, {m:,} candidates, {members.nnz:,} memberships)"
 
@@ -97,7 +97,7 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     b_secs, b = best_of(lambda: counter.count(Y), repeat=1 if m > 30_000 else 3)
     assert np.array_equal(a, b)
     row("counts of 200 permutations", "float32 sparse product", "16-bit products in row blocks", a_secs, b_secs)
-    c_secs, c = best_of(lambda: mp.counter.count(Y), repeat=1 if m > 30_000 else 3)
+    c_secs, c = best_of(lambda: mp.counter().count(Y), repeat=1 if m > 30_000 else 3)
     assert np.array_equal(b, c)
     row("counts of 200 permutations", "16-bit products of the members", "through the cells", b_secs, c_secs)
     d_secs, _ = best_of(lambda: pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns),
@@ -130,9 +130,9 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     workers = maxt._WORKERS
     try:
         maxt._WORKERS = 1
-        a_secs, a = best_of(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
+        a_secs, a = best_of(lambda: maxt.max_t(mp.counter(), t, p, 200, 0), repeat=1)
         maxt._WORKERS = max(2, workers)
-        b_secs, b = best_of(lambda: maxt.max_t(mp.counter, t, p, 200, 0), repeat=1)
+        b_secs, b = best_of(lambda: maxt.max_t(mp.counter(), t, p, 200, 0), repeat=1)
     finally:
         maxt._WORKERS = workers
     assert np.array_equal(a.p_global, b.p_global, equal_nan=True)
@@ -142,7 +142,7 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     saved = pm.CellCounter._MEMBER_COST
     try:
         pm.CellCounter._MEMBER_COST = 1.0
-        rare = pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns, bits=mp.bits,
+        rare = pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns, bits=mp.row_bits,
                               support=mp.support)
     finally:
         pm.CellCounter._MEMBER_COST = saved
@@ -154,12 +154,12 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     m_secs, m_res = best_of(lambda: maxt.max_t(members, t, p, 200, 0), repeat=1)
     assert np.array_equal(m_res.p_global, b.p_global, equal_nan=True)
     row("max-T, 4 tests, 200 permutations", "counted through the members", "through the cells", m_secs, b_secs)
-    c_secs, c = best_of(lambda: maxt.max_t(mp.counter, t, p, 200, 0, tests=(0,)), repeat=1)
+    c_secs, c = best_of(lambda: maxt.max_t(mp.counter(), t, p, 200, 0, tests=(0,)), repeat=1)
     assert np.array_equal(c.p_adjusted[:, 0], b.p_adjusted[:, 0], equal_nan=True)
     row("max-T for one ranking", "all 4 tests", "its own test", b_secs, c_secs)
 
     # unpacking the mined bitsets
-    bits, support = mp.bits, mp.support
+    bits, support = mp.row_bits, mp.support
     a_secs, a = best_of(lambda: unpack_at_once(bits, n), repeat=1)
     b_secs, b = best_of(lambda: bitsets.unpack_to_csc(bits, n, support), repeat=1)
     assert (a != b).nnz == 0
@@ -177,7 +177,7 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
         return np.nonzero((overlap >= size[None, :] - 0.5) & (size[:, None] > size[None, :]))
 
     a_secs, a = best_of(from_all_rows, repeat=1)
-    b_secs, b = best_of(lambda: _containment(mp.bits[order], n)[:2], repeat=1)
+    b_secs, b = best_of(lambda: containment(mp.row_bits[order], n)[:2], repeat=1)
     assert set(zip(*a, strict=True)) == set(zip(*b, strict=True))
     row(f"nested pairs of {h:,} subgroups", "overlaps of all rows", "1,024-row sample, bitsets", a_secs, b_secs)
     return rows

@@ -70,7 +70,7 @@ def split_arm(b, seed: int, k: int = 5, alpha: float = 0.05):
     n = len(X)
     cat = [c for c in X.columns if c.startswith("cat")]
     mp = mine_patterns(build_items(X, cat), check_min_support(0.01, n), 3)
-    M = mp.members.tocsr()
+    M = mp.members().tocsr()
     half = np.random.default_rng(seed).permutation(n) < n // 2
     a_rows, b_rows = np.flatnonzero(half), np.flatnonzero(~half)
     Ma = M[a_rows]
@@ -85,7 +85,7 @@ def split_arm(b, seed: int, k: int = 5, alpha: float = 0.05):
     if len(ok) == 0:
         return None
     best = chosen[ok[np.argmax(z_b[ok])]]
-    return mp.members[:, best].toarray().ravel().astype(bool)
+    return mp.members()[:, best].toarray().ravel().astype(bool)
 
 
 #: The max-T arms: the penalty of the statistic (``max_t_penalty``) and whether the redundancy filter is on.
@@ -122,8 +122,8 @@ def candidates_table(seed: int = 0) -> pd.DataFrame:
         is_range = np.array([isinstance(v, tuple) for v in mp.items.values])
         shape = np.array([f"{len(q)}:{int(is_range[list(q)].sum())}" for q in mp.patterns], dtype=object)
         offset = class_offsets(shape)
-        MT = sp.csr_matrix(mp.members.T, dtype=np.float32)
-        std = _Standardiser(mp.counter, t, p)
+        MT = sp.csr_matrix(mp.members().T, dtype=np.float32)
+        std = _Standardiser(mp.counter(), t, p)
         idx = np.random.default_rng(seed).permuted(np.tile(np.arange(n), (200, 1)), axis=1).T
         z = (std.expected[:, [0]] - np.asarray(MT @ p[idx].astype(np.float32))) * std.inv_sd[:, [0]]
         q95 = float(np.quantile(np.nanmax(z - offset[:, None], axis=0), 0.95))

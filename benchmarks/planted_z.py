@@ -39,15 +39,15 @@ def seed_row(setting: Setting, seed: int) -> dict:
     rep = detect_subgroups(b.X, b.y_true, b.y_pred, random_state=seed)
     metric = OUR_METRIC[setting.outcome]
     test = METRIC_TEST[metric]
-    mt = rep._max_t((test,))
-    mined = rep._mined
+    mt = rep.significance.max_t((test,))
+    mined = rep.candidates.family("pattern")
     at = np.flatnonzero((mined.keys == bit_keys(pack(planted[:, None]))[0]).all(axis=1))
     rk = rep.ranking(metric, kind="all", n=1)
     first = _members_of_first(rep, rk, "all") if len(rk) else None
     jaccard = float((first & planted).sum() / (first | planted).sum()) if first is not None else 0.0
     row = {"seed": seed, "share": planted.mean(), "rows": int(planted.sum())}
     if len(at):
-        i = rep._rows_of("pattern")[at[0]]
+        i = rep.candidates.positions("pattern")[at[0]]
         row.update(conditions=len(mined.patterns[at[0]]), z=mt.z[i, test], offset=mt.offset[i],
                    p_adjusted=mt.p_adjusted[i, test, 0])
     else:

@@ -518,7 +518,7 @@ def adult_phases(data: Path, seed: int = 0) -> pd.DataFrame:
     mined = timed("mining alone (patterns of up to 3 conditions, 1 % support)",
                   lambda: mine_patterns(build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge),
                                         check_min_support(opts.min_support, len(X)), opts.max_length))
-    rows[-1]["step"] += f": {len(mined.patterns):,} patterns, {mined.members.nnz:,} row memberships"
+    rows[-1]["step"] += f": {len(mined.patterns):,} patterns, {mined.members().nnz:,} row memberships"
     timed("the seed's analysis alone (discovery='asdf': x-means, single-linkage tree, entropy patterns)",
           lambda: detect_subgroups(X, y, p, random_state=seed, discovery="asdf"))
     rep = timed("the default analysis (discovery='both', mining beside the clustering)",

@@ -69,6 +69,9 @@ def test_grouping_report_method_and_report_property_warn_and_return_the_summary(
     ("aif360_subjective.metrics.perspectivist", "unit_within_one", "aif360_subjective.opinion.annotations"),
     ("aif360_subjective.opinion.equal_service", "verdict_sentence", "aif360_subjective.opinion.verdict"),
     ("aif360_subjective.quality.crowdtruth", "EPS", "aif360_subjective.quality.engine"),
+    ("aif360_subjective.detectors.report", "RANKABLE", "aif360_subjective.detectors.ranking"),
+    ("aif360_subjective.detectors.report", "KINDS", "aif360_subjective.detectors.candidates"),
+    ("aif360_subjective.detectors.report", "INFERENCE_COLUMNS", "aif360_subjective.detectors.significance"),
 ])
 def test_a_name_imported_from_a_module_that_is_not_its_home_warns(old, name, home):
     module = importlib.import_module(old)

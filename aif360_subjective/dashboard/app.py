@@ -374,7 +374,7 @@ class Dashboard:
     def _subgroups_tab(self):
         pn = require_panel()
         from ..detectors.clustering import CLUSTERINGS
-        from ..detectors.report import RANKABLE
+        from ..detectors.ranking import RANKABLE
 
         s = self.initial
         w = pn.widgets

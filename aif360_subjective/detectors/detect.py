@@ -10,12 +10,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._deprecation import moved_names
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
+from .candidates import CandidateFamily, Candidates, candidate_metrics
 from .clustering import (
     HierarchicalTree,
     as_generator,
@@ -25,14 +27,21 @@ from .clustering import (
     validity_indices,
 )
 from .encoding import encode_for_clustering, factorize_columns
+from .families import Clustering, EntropyFamily
 from .lopsided import flag_lopsided
 from .maxt import DEFAULT_PERMUTATIONS
 from .options import DEFAULT_MIN_SUPPORT, AnalysisOptions, check_analysis_options
-from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, build_items, check_min_support, mine_patterns
-from .patterns import EntropyPatterns, entropy_patterns, pattern_members
+from .pattern_mining import (
+    DEFAULT_BINS,
+    DEFAULT_MAX_MERGE,
+    MinedPatterns,
+    build_items,
+    check_min_support,
+    mine_patterns,
+)
+from .patterns import entropy_patterns
 from .report import SubgroupReport
 from .selection import compare_clusterings_encoded, fairness_separation
-from .subgroup_metrics import METRICS, cell_codes, counts_by_label, counts_of_rows, metrics_from_counts
 
 __all__ = ["alternative_clusterings", "compare_clusterings", "detect_subgroups"]
 
@@ -40,19 +49,19 @@ log = logging.getLogger(__name__)
 
 
 def detect_subgroups(
-    X,
-    y_true,
-    y_pred,
+    X: Any,
+    y_true: Any,
+    y_pred: Any,
     *,
-    pos_label=1,
-    clustering="slink",
+    pos_label: Any = 1,
+    clustering: Any = "slink",
     n_clusters: int | Sequence[int] | None = None,
     entropy_threshold: float = 0.65,
     categorical_features: Sequence[str] | None = None,
     undefined_rates: str = "nan",
-    random_state=None,
-    labels: Sequence | None = None,
-    sample_weight=None,
+    random_state: Any = None,
+    labels: Sequence[Any] | None = None,
+    sample_weight: Any = None,
     normalization: str = "cluster",
     inclusive: bool = False,
     selection_metric: str = "statistical_parity",
@@ -175,71 +184,55 @@ def analyse(
     w: np.ndarray | None,
     opts: AnalysisOptions,
     rng: np.random.Generator,
-    pos_label,
+    pos_label: Any,
+    mined: MinedPatterns | None = None,
 ) -> SubgroupReport:
-    """The core shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric`` (inputs validated)."""
+    """The core shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric`` (inputs validated).
+
+    Args:
+        mined: the pattern candidates of ``X`` under ``opts`` when they are already known (:func:`mine`; the
+            dashboard keeps them across re-cuts, since mining does not depend on the clustering); None mines them
+            when ``opts.discovery`` asks for patterns.
+    """
+    clustering = None
     if opts.discovery == "patterns":
-        return _patterns_only(X, t, p, w, opts, rng, pos_label)
-    if opts.discovery == "both":
+        mined = mine(X, opts) if mined is None else mined
+    elif opts.discovery == "both" and mined is None:
         # the mining (bitwise numpy, which releases the GIL) runs beside the clustering: it needs no random
         # numbers and its result does not depend on when it runs
         with ThreadPoolExecutor(max_workers=1) as pool:
-            mined = pool.submit(mine, X, opts)
-            rep = _asdf(X, t, p, w, opts, rng, pos_label)
-            rep._add_patterns(mined.result(), t, p, w, opts.undefined_rates)
+            future = pool.submit(mine, X, opts)
+            clustering = cluster(X, t, p, w, opts, rng)
+            mined = future.result()
     else:
-        rep = _asdf(X, t, p, w, opts, rng, pos_label)
-    rep._outcomes = (np.asarray(t, dtype=bool), np.asarray(p, dtype=bool))
+        clustering = cluster(X, t, p, w, opts, rng)
+        mined = mined if opts.discovery == "both" else None
+    families: list[CandidateFamily] = [*clustering.families()] if clustering is not None else []
+    if mined is not None:
+        families.append(mined)
+    candidates = Candidates(families, len(X), opts.discovery)
     # drawn last: the clustering above consumes the generator exactly as before
-    rep._permutation_seed = int(rng.integers(0, 2**31 - 1))
-    return rep
+    seed = int(rng.integers(0, 2**31 - 1))
+    metrics = candidate_metrics(candidates, t, p, w, opts.undefined_rates, seed)
+    return SubgroupReport(index=X.index, candidates=candidates, candidate_metrics=metrics, options=opts,
+                          pos_label=pos_label, features=list(map(str, X.columns)), clustering=clustering)
 
 
-def mine(X: pd.DataFrame, opts: AnalysisOptions):
+def mine(X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
     """The pattern candidates of ``X`` under ``opts`` (see :mod:`.pattern_mining`)."""
     items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
     return mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length)
 
 
-def _patterns_only(X, t, p, w, opts, rng, pos_label) -> SubgroupReport:
-    """``discovery="patterns"``: no clustering; the report holds the mined patterns only."""
-    raw = factorize_columns(X)
-    n_col = len(raw.columns)
-    pats = EntropyPatterns(
-        np.zeros(0, dtype=np.int64), list(raw.columns), np.zeros((0, n_col)), np.zeros((0, n_col), dtype=bool),
-        np.zeros((0, n_col), dtype=np.int64), np.zeros(0, dtype=bool), np.zeros(0, dtype=np.intp),
-    )
-    labels = np.zeros(len(X), dtype=np.int64)  # one block of every row; no cluster is reported
-    cell = cell_codes(t, p)
-    none4 = np.zeros((0, 4))
-    counts = {"total": np.bincount(cell, weights=w, minlength=4).astype(np.float64),
-              "total_rows": np.bincount(cell, minlength=4).astype(np.float64)}
-    for kind in ("cluster", "entropy"):
-        counts[kind], counts[kind + "_rows"], counts[kind + "_sizes"] = none4, none4, np.zeros(0, dtype=np.int64)
-    metrics = metrics_from_counts(none4, counts["total"], opts.undefined_rates)
-    metrics.insert(0, "size", pd.array([], dtype="Int64"))
-    metrics.index = pd.MultiIndex.from_arrays([np.array([], dtype=object), np.array([], dtype=np.int64)],
-                                              names=["kind", "id"])
-    rep = SubgroupReport(
-        index=X.index, labels=labels, raw=raw, pats=pats, metrics=metrics, validity=pd.Series(dtype=float,
-        name="validity"), model_selection=None, options=opts, pos_label=pos_label, categorical_features=opts.
-        categorical_features, clustering="none", counts=counts, weighted=w is not None and bool(np.ptp(w) > 0),
-        kinds=(),
-    )
-    rep._outcomes = (np.asarray(t, dtype=bool), np.asarray(p, dtype=bool))
-    rep._add_patterns(mine(X, opts), t, p, w, opts.undefined_rates)
-    rep._permutation_seed = int(rng.integers(0, 2**31 - 1))
-    return rep
-
-
-def _asdf(X, t, p, w, opts, rng, pos_label) -> SubgroupReport:
-    """The seed's pipeline: cluster, entropy patterns, their metrics."""
+def cluster(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, w: np.ndarray | None, opts: AnalysisOptions,
+            rng: np.random.Generator) -> Clustering:
+    """The seed's pipeline: cluster, then the entropy patterns of the clusters."""
     cat, clustering, k, selection_metric = opts.categorical_features, opts.clustering, opts.k, opts.selection_metric
     silhouette_sample_size = opts.silhouette_sample_size
     Z, _ = encode_for_clustering(X, cat)
     raw = factorize_columns(X)
     model_selection = None
-    tree = None
+    tree: HierarchicalTree | None = None
     name = opts.clustering_name
     if isinstance(k, tuple):
         model_selection, results = compare_clusterings_encoded(
@@ -275,29 +268,10 @@ def _asdf(X, t, p, w, opts, rng, pos_label) -> SubgroupReport:
                 len(ids), cut_distance,
             )
     pats = entropy_patterns(raw, cluster_idx, ids, opts.entropy_threshold, opts.normalization, opts.inclusive)
-    counts = subgroup_counts(raw, pats, cluster_idx, t, p, w)
-    metrics = subgroup_table(raw, pats, cluster_idx, t, p, w, opts.undefined_rates, counts)
     validity = pd.Series(validity_indices(Z, labels, silhouette_sample_size, rng), name="validity")
-    validity[f"fairness_separation_{selection_metric}"] = fairness_separation(
-        labels, t, p, selection_metric, w
-    )
-    return SubgroupReport(
-        index=X.index,
-        labels=labels,
-        raw=raw,
-        pats=pats,
-        metrics=metrics,
-        validity=validity,
-        model_selection=model_selection,
-        options=opts,
-        pos_label=pos_label,
-        categorical_features=cat,
-        clustering=name,
-        counts=counts,
-        weighted=w is not None and bool(np.ptp(w) > 0),
-        cut_is_unique=unique_cut,
-        cut_distance=cut_distance,
-    )
+    validity[f"fairness_separation_{selection_metric}"] = fairness_separation(labels, t, p, selection_metric, w)
+    return Clustering(labels=labels, name=name, validity=validity, model_selection=model_selection,
+                      cut_is_unique=unique_cut, cut_distance=cut_distance, patterns=EntropyFamily(raw, pats))
 
 
 def _auto_hierarchical(
@@ -316,75 +290,18 @@ def _auto_hierarchical(
     return tree.cut(k), tree
 
 
-def subgroup_counts(raw, pats, cluster_idx, t, p, w) -> dict:
-    """Confusion counts (TN, FP, FN, TP) of the cluster- and entropy-based subgroups and of all rows.
-
-    Returns:
-        dict: ``total`` (4,), ``cluster`` and ``entropy`` (k, 4) weighted by ``w`` (unweighted when ``w`` is
-        None), the unweighted ``*_rows`` versions (the intervals count rows), and the sizes.
-    """
-    k = len(pats.ids)
-    cell = cell_codes(t, p)
-    out = {"total": np.bincount(cell, weights=w, minlength=4).astype(np.float64)}
-    out["cluster"] = counts_by_label(cell, cluster_idx, k, w)
-    out["cluster_sizes"] = np.bincount(cluster_idx, minlength=k)
-    e_counts = np.zeros((k, 4))
-    e_rows = np.zeros((k, 4))
-    e_sizes = np.zeros(k, dtype=np.int64)
-    for i in range(k):  # O(k) numpy operations over shrinking row sets
-        if pats.is_empty[i]:
-            continue
-        if pats.duplicate_of[i] >= 0:
-            e_sizes[i] = e_sizes[pats.duplicate_of[i]]
-            continue
-        rows = pattern_members(raw, pats, i)
-        e_sizes[i] = len(rows)
-        e_counts[i] = counts_of_rows(cell, rows, w)
-        if w is not None:
-            e_rows[i] = counts_of_rows(cell, rows, None)
-    out["entropy"] = e_counts
-    out["entropy_sizes"] = e_sizes
-    if w is None:
-        out["total_rows"], out["cluster_rows"], out["entropy_rows"] = out["total"], out["cluster"], e_counts
-    else:
-        out["total_rows"] = np.bincount(cell, minlength=4).astype(np.float64)
-        out["cluster_rows"] = counts_by_label(cell, cluster_idx, k, None)
-        out["entropy_rows"] = e_rows
-    return out
-
-
-def subgroup_table(raw, pats, cluster_idx, t, p, w, undefined_rates, counts: dict | None = None) -> pd.DataFrame:
-    """Sizes and metrics of the cluster- and entropy-based subgroups (index (kind, id))."""
-    k = len(pats.ids)
-    counts = subgroup_counts(raw, pats, cluster_idx, t, p, w) if counts is None else counts
-    total = counts["total"]
-    no_metrics = pats.is_empty | (pats.duplicate_of >= 0)
-    cm = metrics_from_counts(counts["cluster"], total, undefined_rates)
-    em = metrics_from_counts(counts["entropy"], total, undefined_rates)
-    em.loc[no_metrics, list(METRICS)] = np.nan
-    cm.insert(0, "size", pd.array(counts["cluster_sizes"], dtype="Int64"))
-    sizes = pd.array(counts["entropy_sizes"], dtype="Int64")
-    sizes[pats.is_empty] = pd.NA
-    em.insert(0, "size", sizes)
-    out = pd.concat([cm, em], keys=["cluster", "entropy"])
-    out.index = pd.MultiIndex.from_arrays(
-        [np.repeat(["cluster", "entropy"], k), np.concatenate([pats.ids, pats.ids])], names=["kind", "id"]
-    )
-    return out
-
-
 def compare_clusterings(
-    X,
-    y_true,
-    y_pred,
-    candidates,
-    pos_label=1,
+    X: Any,
+    y_true: Any,
+    y_pred: Any,
+    candidates: Any,
+    pos_label: Any = 1,
     *,
-    selection_metric="statistical_parity",
-    categorical_features=None,
-    labels=None,
-    sample_weight=None,
-    random_state=None,
+    selection_metric: str = "statistical_parity",
+    categorical_features: Sequence[str] | None = None,
+    labels: Sequence[Any] | None = None,
+    sample_weight: Any = None,
+    random_state: Any = None,
     silhouette_sample_size: int | None = 1000,
     mst: str = "auto",
 ) -> pd.DataFrame:
@@ -445,19 +362,19 @@ def compare_clusterings(
 
 
 def alternative_clusterings(
-    X,
-    y_true,
-    y_pred,
+    X: Any,
+    y_true: Any,
+    y_pred: Any,
     n_clusters: int,
-    pos_label=1,
+    pos_label: Any = 1,
     *,
     current: str = "slink",
-    candidates=None,
+    candidates: Any = None,
     selection_metric: str = "statistical_parity",
-    categorical_features=None,
-    labels=None,
-    sample_weight=None,
-    random_state=None,
+    categorical_features: Sequence[str] | None = None,
+    labels: Sequence[Any] | None = None,
+    sample_weight: Any = None,
+    random_state: Any = None,
     silhouette_sample_size: int | None = 1000,
     ward_max_rows: int = 10_000,
 ) -> pd.DataFrame:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -76,42 +76,88 @@ class Items:
 
 @dataclass(frozen=True)
 class MinedPatterns:
-    """Patterns mined from one table.
+    """Patterns mined from one table: the candidate family of kind ``"pattern"``.
+
+    Implements :class:`~aif360_subjective.detectors.candidates.CandidateFamily`: its candidates are the patterns
+    in mining order (ids 0, 1, ...), counted through their cells (:meth:`counter`).
 
     Attributes:
         items: the items (see :class:`Items`).
         patterns: per pattern, the sorted tuple of its item positions.
-        bits: (patterns, words) uint64 bitsets of their rows (:mod:`.bitsets`).
+        row_bits: (patterns, words) uint64 bitsets of their rows (:mod:`.bitsets`).
         support: rows per pattern.
         n_identical: patterns left out because an earlier, not longer pattern had the same rows.
         min_support: the support threshold in rows.
         max_length: the longest conjunction mined.
+        keys: (patterns, 3) :func:`~.bitsets.bit_keys` of their rows (equal keys = identical rows).
     """
 
     items: Items
     patterns: list[tuple[int, ...]]
-    bits: np.ndarray
+    row_bits: np.ndarray
     support: np.ndarray
     n_identical: int
     min_support: int
     max_length: int
     keys: np.ndarray
 
+    kind: ClassVar[str] = "pattern"
+    method_name: ClassVar[str] = "the mined patterns"
+    has_conditions: ClassVar[bool] = True
+    count_label: ClassVar[str | None] = "patterns"
+
+    @property
+    def ids(self) -> np.ndarray:
+        """The pattern ids: 0, 1, ... in mining order."""
+        return np.arange(len(self.patterns))
+
+    @property
+    def method(self) -> str:
+        """How the comparison of the discovery methods names the family."""
+        return self.method_name
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the table the patterns were mined from."""
+        return int(self.items.matrix.shape[0])
+
     @cached_property
+    def _members(self) -> sp.csc_matrix:
+        return unpack_to_csc(self.row_bits, self.n_rows, self.support)
+
+    @cached_property
+    def _counter(self) -> CellCounter:
+        return CellCounter(self.items.codes, self.items.column, self.items.lo, self.items.hi, self.patterns,
+                           bits=self.row_bits, support=self.support)
+
     def members(self) -> sp.csc_matrix:
         """(rows, patterns) boolean CSC membership, unpacked from the bitsets when first asked for (the analysis
         itself counts through :meth:`counter` and reads the bitsets)."""
-        return unpack_to_csc(self.bits, self.items.matrix.shape[0], self.support)
+        return self._members
 
-    @cached_property
+    def bits(self) -> np.ndarray:
+        """(patterns, words) bitsets of the patterns' rows."""
+        return self.row_bits
+
+    def row_keys(self) -> np.ndarray:
+        """(patterns, 3) keys of the patterns' row sets (equal keys = identical rows)."""
+        return self.keys
+
     def counter(self) -> CellCounter:
         """The patterns' exact counts through their cells (:class:`~.cell_counts.CellCounter`)."""
-        return CellCounter(self.items.codes, self.items.column, self.items.lo, self.items.hi, self.patterns,
-                           bits=self.bits, support=self.support)
+        return self._counter
+
+    def sizes(self) -> pd.arrays.IntegerArray:
+        """Rows per pattern."""
+        return pd.array(self.support, dtype="Int64")
+
+    def defined(self) -> np.ndarray:
+        """Every mined pattern defines a subgroup."""
+        return np.ones(len(self.patterns), dtype=bool)
 
     def rows(self, i: int) -> np.ndarray:
         """The rows (sorted) of pattern ``i``."""
-        return unpack_one(self.bits[i], self.items.matrix.shape[0])
+        return unpack_one(self.row_bits[i], self.n_rows)
 
     def description(self, i: int) -> str:
         """``"a=x AND b ∈ [1, 2)"`` for pattern ``i``."""
@@ -120,6 +166,25 @@ class MinedPatterns:
     def conditions(self, i: int) -> dict[str, Any]:
         """Column -> value (categorical) or ``(low, high, closed)`` range (numeric) of pattern ``i``."""
         return {self.items.columns[self.items.column[j]]: self.items.values[j] for j in self.patterns[i]}
+
+    def description_class(self) -> np.ndarray:
+        """Per pattern, its shape ``pattern:<conditions>:<numeric ranges>`` (not its values): the class of the
+        max-T penalty (:func:`~.maxt.class_offsets`)."""
+        is_range = np.array([isinstance(v, tuple) for v in self.items.values], dtype=bool)
+        return np.array([f"pattern:{len(pat)}:{int(is_range[list(pat)].sum())}" for pat in self.patterns],
+                        dtype=object)
+
+    def condition_table(self) -> pd.DataFrame:
+        """Index id, a column per attribute: the value, or the range as text ``[low, high)``, of each condition
+        (NaN where the pattern has none on the attribute)."""
+        cols = self.items.columns
+        table = np.full((len(self.patterns), len(cols)), np.nan, dtype=object)
+        for i, pat in enumerate(self.patterns):  # one row per pattern, <= max_length cells each
+            for j in pat:
+                label = self.items.labels[j]
+                c = self.items.column[j]
+                table[i, c] = label[len(cols[c]) + 3:] if " ∈ " in label else self.items.values[j]
+        return pd.DataFrame(table, index=pd.Index(self.ids, name="id"), columns=cols)
 
 
 def check_min_support(min_support: Any, n: int) -> int:
@@ -261,7 +326,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
     return MinedPatterns(
         items=items,
         patterns=[pats[i] for i in first],
-        bits=B[first],
+        row_bits=B[first],
         support=support[first],
         n_identical=int(len(pats) - len(first)),
         min_support=int(min_support),

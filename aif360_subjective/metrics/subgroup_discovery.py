@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,11 +25,13 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._validation import check_columns, check_random_state
+from ..detectors.candidates import KINDS
 from ..detectors.detect import analyse
 from ..detectors.maxt import DEFAULT_PERMUTATIONS
 from ..detectors.options import DEFAULT_MIN_SUPPORT, check_analysis_options
 from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
-from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
+from ..detectors.ranking import ASCENDING_DEPRECATION
+from ..detectors.report import SubgroupReport
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
 
@@ -46,8 +49,8 @@ class AttributeCoding:
     """
 
     kind: str
-    columns: dict = field(default_factory=dict)
-    codes: dict = field(default_factory=dict)
+    columns: dict[Any, str] = field(default_factory=dict)
+    codes: dict[Any, float] = field(default_factory=dict)
     source: str = "features"
 
 
@@ -59,11 +62,11 @@ MAX_GROUP_DICTS = 10_000
 MISSING_LABEL = "(missing)"
 
 
-def _is_nan(v) -> bool:
+def _is_nan(v: Any) -> bool:
     return isinstance(v, float) and v != v
 
 
-def decode_attributes(dataset) -> tuple[pd.DataFrame, dict[str, AttributeCoding]]:
+def decode_attributes(dataset: Any) -> tuple[pd.DataFrame, dict[str, AttributeCoding]]:
     """Decode an AIF360 dataset's features back to attributes.
 
     One-hot blocks ``prefix=value`` (every row exactly one 1) become a string attribute ``prefix``;
@@ -85,7 +88,7 @@ def decode_attributes(dataset) -> tuple[pd.DataFrame, dict[str, AttributeCoding]
     for j, c in enumerate(names):
         if "=" in c:
             blocks.setdefault(c.split("=", 1)[0], []).append(j)
-    decoded_block = {}
+    decoded_block: dict[str, list[int]] = {}
     for prefix, cols in blocks.items():
         sub = F[:, cols]
         if (
@@ -95,9 +98,11 @@ def decode_attributes(dataset) -> tuple[pd.DataFrame, dict[str, AttributeCoding]
             and (sub.sum(1) == 1).all()
         ):
             decoded_block[prefix] = cols
-    data, codings, done = {}, {}, set()
+    data: dict[str, Any] = {}
+    codings: dict[str, AttributeCoding] = {}
+    done: set[str] = set()
 
-    def plain_or_mapped(c, values, source):
+    def plain_or_mapped(c: str, values: np.ndarray, source: str) -> None:
         if c in pa_names:
             i = pa_names.index(c)
             m = maps[i] if i < len(maps) and isinstance(maps[i], dict) else None
@@ -117,15 +122,15 @@ def decode_attributes(dataset) -> tuple[pd.DataFrame, dict[str, AttributeCoding]
         codings[c] = AttributeCoding("plain", {None: c}, {}, source)
 
     for j, c in enumerate(names):
-        prefix = c.split("=", 1)[0] if "=" in c else None
-        if prefix in decoded_block:
-            if prefix in done:
+        block = c.split("=", 1)[0] if "=" in c else None
+        if block is not None and block in decoded_block:
+            if block in done:
                 continue
-            done.add(prefix)
-            cols = decoded_block[prefix]
+            done.add(block)
+            cols = decoded_block[block]
             values = np.array([names[k].split("=", 1)[1] for k in cols], dtype=object)
-            data[prefix] = values[F[:, cols].argmax(axis=1)]
-            codings[prefix] = AttributeCoding(
+            data[block] = values[F[:, cols].argmax(axis=1)]
+            codings[block] = AttributeCoding(
                 "onehot", {v: names[k] for v, k in zip(values, cols, strict=True)}
             )
             continue
@@ -180,15 +185,15 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
 
     def __init__(
         self,
-        dataset,
-        classified_dataset,
+        dataset: Any,
+        classified_dataset: Any,
         *,
-        clustering="slink",
+        clustering: Any = "slink",
         n_clusters: int | Sequence[int] | None = None,
         entropy_threshold: float = 0.65,
         categorical_features: Sequence[str] | None = None,
         undefined_rates: str = "nan",
-        random_state=None,
+        random_state: Any = None,
         attributes: Sequence[str] | None = None,
         normalization: str = "cluster",
         inclusive: bool = False,
@@ -204,7 +209,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         max_merge: int = DEFAULT_MAX_MERGE,
         n_permutations: int = DEFAULT_PERMUTATIONS,
         max_t_penalty: str = "classes",
-    ):
+    ) -> None:
         if not isinstance(dataset, BinaryLabelDataset):
             raise TypeError(f"dataset must be a BinaryLabelDataset, got {type(dataset).__name__}")
         if not isinstance(classified_dataset, BinaryLabelDataset):
@@ -238,8 +243,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             keep = check_columns(attributes, table, "attributes")
             table = table[keep]
         if table.isna().any().any():
-            bad = table.columns[table.isna().any()].tolist()
-            raise ValueError(f"dataset features contain missing values in {bad}")
+            missing = table.columns[table.isna().any()].tolist()
+            raise ValueError(f"dataset features contain missing values in {missing}")
         opts = check_analysis_options(
             table, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
             normalization=normalization, selection_metric=selection_metric,
@@ -346,7 +351,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return self._table.copy()
 
     @dont_decorate
-    def aif360_groups(self, kind: str, id, *, names: bool = False) -> tuple[list[dict], list[dict]]:
+    def aif360_groups(self, kind: str, id: Any, *,
+                      names: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Subgroup ``(kind, id)`` and the rest as AIF360 lists of dicts in the dataset's encoded values.
 
         With ``names=True`` the same dicts name the categories instead (``{'race': 'African-American'}``
@@ -365,57 +371,42 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         Raises:
             ValueError: unknown kind or id, or an empty entropy pattern.
         """
-        self.report._position(kind, id)
-        if kind == "pattern":
-            return self._pattern_groups(id)
-        if kind == "cluster":
+        candidates = self.report.candidates
+        family = candidates.family(kind)
+        candidates.position(kind, id)
+        if not family.has_conditions:  # the clusters: a column of their own in subgroup_datasets
             others = [c for c in self.report.clusters.unique().tolist() if c != id]
             return [{self.cluster_column: float(id)}], [
                 {self.cluster_column: float(c)} for c in sorted(others)
             ]
-        conditions = self.report.pattern_conditions(id)
+        conditions = self.report.pattern_conditions(id, kind=kind)
         if not conditions:
             raise ValueError(
                 f"the entropy pattern of cluster {id!r} is empty (no dominant attribute): no subgroup"
             )
-        if names:
+        if names and not any(isinstance(v, tuple) for v in conditions.values()):
             return [dict(conditions)], [
                 {attr: v} for attr, value in conditions.items() for v in self._categories(attr) if v != value
             ]
-        subgroup: dict = {}
-        rest: list[dict] = []
-        for attr, value in conditions.items():
-            coding = self._codings[attr]
-            if coding.kind == "onehot":
-                col = coding.columns[value]
-                subgroup[col] = 1.0
-                rest.append({col: 0.0})
-            elif coding.kind == "mapped":
-                code = coding.codes[value]
-                subgroup[attr] = code
-                rest.extend({attr: c} for c in sorted(coding.codes.values()) if c != code)
-            else:
-                v = float(value)
-                subgroup[attr] = v
-                rest.extend(
-                    {attr: float(u)} for u in np.unique(self._table[attr].to_numpy()) if float(u) != v
-                )
-        return [subgroup], rest
+        return self._condition_groups(id, conditions)
 
-    def _categories(self, attr: str) -> list:
+    def _categories(self, attr: str) -> list[Any]:
         """The values of a decoded attribute, in the order of its codes (one-hot: column order)."""
         coding = self._codings[attr]
         if coding.kind == "onehot":
             return list(coding.columns)
         if coding.kind == "mapped":
             return [v for v, _ in sorted(coding.codes.items(), key=lambda kv: kv[1])]
-        return np.unique(self._table[attr].to_numpy()).tolist()
+        values: list[Any] = np.unique(self._table[attr].to_numpy()).tolist()
+        return values
 
-    def _pattern_groups(self, id) -> tuple[list[dict], list[dict]]:
-        """Mined pattern ``id`` as AIF360 groups: a range condition becomes one dict per distinct value in it."""
-        subgroup: list[dict] = [{}]
-        rest: list[dict] = []
-        for attr, value in self.report.pattern_conditions(id, kind="pattern").items():
+    def _condition_groups(self, id: Any,
+                          conditions: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """A conjunction of conditions as AIF360 groups: the subgroup as dicts whose union it is (a range
+        condition becomes one dict per distinct value in it), the rest as dicts whose union is its complement."""
+        subgroup: list[dict[str, Any]] = [{}]
+        rest: list[dict[str, Any]] = []
+        for attr, value in conditions.items():
             coding = self._codings[attr]
             if isinstance(value, tuple):  # numeric range (low, high, closed)
                 low, high, closed = value
@@ -445,13 +436,13 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         return subgroup, rest
 
     @staticmethod
-    def _encoded(attr: str, coding: AttributeCoding, value) -> dict:
+    def _encoded(attr: str, coding: AttributeCoding, value: Any) -> dict[str, Any]:
         if coding.kind == "mapped":
             return {attr: coding.codes[value]}
         return {attr: float(value)}
 
     @dont_decorate
-    def subgroup_datasets(self, kind: str = "entropy"):
+    def subgroup_datasets(self, kind: str = "entropy") -> tuple[Any, Any]:
         """Copies of (dataset, classified_dataset) on which :meth:`aif360_groups` work with any AIF360 metric
         or algorithm (conditions are evaluated on protected attributes).
 
@@ -462,42 +453,29 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         Returns:
             tuple: ``(dataset, classified_dataset)``.
         """
-        if kind not in ("cluster", "entropy", "pattern"):
-            raise ValueError(f"kind must be 'cluster', 'entropy' or 'pattern', got {kind!r}")
-        if kind == "pattern":
-            self.report._check_kind("pattern")
-            mp = self.report._mined
-            used = set()
-            for j in {int(i) for pat in mp.patterns for i in pat}:  # every item used by a pattern
-                attr = mp.items.columns[mp.items.column[j]]
-                coding = self._codings[attr]
-                value = mp.items.values[j]
-                used.add(coding.columns[value] if coding.kind == "onehot" and not isinstance(value, tuple)
-                         else attr)
-            return tuple(_promote(ds, sorted(used)) for ds in (self.dataset, self.classified_dataset))
-        if kind == "cluster":
+        if kind not in KINDS:
+            raise ValueError(f"kind must be {', '.join(map(repr, KINDS[:-1]))} or {KINDS[-1]!r}, got {kind!r}")
+        family = self.report.candidates.family(kind)
+        if not family.has_conditions:  # the clusters: their label becomes a column
             column = self.report.clusters.to_numpy(dtype=np.float64)
-            return tuple(
-                _with_column(ds, self.cluster_column, column)
-                for ds in (self.dataset, self.classified_dataset)
-            )
+            return (_with_column(self.dataset, self.cluster_column, column),
+                    _with_column(self.classified_dataset, self.cluster_column, column))
+        conditions = {(attr, value) for i in range(len(family.ids)) for attr, value in family.conditions(i).items()}
         used = set()
-        for i in self.report.patterns().index:
-            info = self.report.pattern_conditions(i)
-            for attr, value in info.items():
-                coding = self._codings[attr]
-                used.add(coding.columns[value] if coding.kind == "onehot" else attr)
-        return tuple(_promote(ds, sorted(used)) for ds in (self.dataset, self.classified_dataset))
+        for attr, value in conditions:  # every condition used by a candidate
+            coding = self._codings[attr]
+            used.add(coding.columns[value] if coding.kind == "onehot" and not isinstance(value, tuple) else attr)
+        return _promote(self.dataset, sorted(used)), _promote(self.classified_dataset, sorted(used))
 
 
-def _with_column(ds, name: str, values: np.ndarray):
+def _with_column(ds: Any, name: str, values: np.ndarray) -> Any:
     out = ds.copy(deepcopy=True)
     out.features = np.hstack([out.features, values[:, None]])
     out.feature_names = [*out.feature_names, name]
     return _promote(out, [name], copy=False)
 
 
-def _promote(ds, names: list[str], copy: bool = True):
+def _promote(ds: Any, names: list[str], copy: bool = True) -> Any:
     """Make feature columns ``names`` protected attributes too (values unchanged)."""
     out = ds.copy(deepcopy=True) if copy else ds
     new = [c for c in names if c not in out.protected_attribute_names and c in out.feature_names]

@@ -39,7 +39,7 @@ def test_items_and_supports_by_hand():
     assert got == {"sex=f": 4, "sex=m": 4, "job=a": 5, "job=b": 3, "sex=f AND job=a": 3,
                    "sex=m AND job=a": 2, "sex=m AND job=b": 2}
     i = [mp.description(k) for k in range(len(mp.patterns))].index("sex=m AND job=a")
-    np.testing.assert_array_equal(np.flatnonzero(mp.members[:, i].toarray().ravel()), [3, 7])
+    np.testing.assert_array_equal(np.flatnonzero(mp.members()[:, i].toarray().ravel()), [3, 7])
     assert mp.conditions(i) == {"sex": "m", "job": "a"}
 
 
@@ -388,8 +388,10 @@ def test_findings_are_computed_once_and_handed_out_as_copies(monkeypatch):
     y_pred = (rng.random(n) < np.where(X["a"].to_numpy() == "x", 0.2, 0.6)).astype(int)
     rep = detect_subgroups(X, y_pred, y_pred, discovery="patterns", n_permutations=39, random_state=1)
     calls = []
-    inner = rep._findings
-    monkeypatch.setattr(rep, "_findings", lambda *a: calls.append(a) or inner(*a))
+    from aif360_subjective.detectors import significance
+
+    inner = significance.findings_frame
+    monkeypatch.setattr(significance, "findings_frame", lambda *a: calls.append(a) or inner(*a))
     first = rep.findings()
     first.loc[:, "value"] = -99.0  # a caller editing its table does not reach the next caller
     second = rep.findings()
@@ -432,12 +434,12 @@ def test_cell_counts_equal_member_counts_for_every_pattern():
     mp = mine_patterns(build_items(X, ["a", "b"], 6, 3), 3, 3)
     assert {len(p) for p in mp.patterns} == {1, 2, 3}
     Y = rng.random((n, 9)) < 0.4
-    want = MemberCounter(mp.members).count(Y)
-    got = mp.counter.count(Y)
+    want = MemberCounter(mp.members()).count(Y)
+    got = mp.counter().count(Y)
     assert np.array_equal(got, want)
-    assert np.array_equal(mp.counter.count(Y.astype(np.float64)), want)  # 0/1 floats take the same exact path
+    assert np.array_equal(mp.counter().count(Y.astype(np.float64)), want)  # 0/1 floats take the same exact path
     w = rng.random((n, 2))
-    np.testing.assert_allclose(mp.counter.count(w), mp.members.T.astype(np.float64) @ w, rtol=1e-12)
+    np.testing.assert_allclose(mp.counter().count(w), mp.members().T.astype(np.float64) @ w, rtol=1e-12)
     # more rows than one 16-bit block: the blocks' counts add up
     from aif360_subjective.detectors.cell_counts import CellCounter
 
@@ -494,19 +496,20 @@ def test_max_t_penalises_each_description_class_by_its_size():
     X = pd.DataFrame({"c": list("aabbaabb") * 50, "d": list("xyxyyxyx") * 50, "v": np.arange(400) / 400})
     y = np.tile([1, 0, 1, 1, 0, 1, 0, 0], 50)
     rep = detect_subgroups(X, y, y, discovery="both", n_clusters=2, n_permutations=19, random_state=0)
-    classes = rep._description_classes()
-    kinds = rep._metrics.index.get_level_values("kind").to_numpy()
+    classes = rep.candidates.description_classes()
+    kinds = rep.subgroup_metrics(ci=None).index.get_level_values("kind").to_numpy()
+    mined = rep.candidates.family("pattern")
     assert set(classes[kinds == "cluster"]) == {"cluster"} and set(classes[kinds == "entropy"]) == {"entropy"}
-    shapes = {(len(p), sum(isinstance(rep._mined.items.values[j], tuple) for j in p)) for p in rep._mined.patterns}
+    shapes = {(len(p), sum(isinstance(mined.items.values[j], tuple) for j in p)) for p in mined.patterns}
     assert {f"pattern:{a}:{b}" for a, b in shapes} == set(classes[kinds == "pattern"])
-    offset = rep._max_t().offset
+    offset = rep.significance.max_t().offset
     for c in set(classes):
         np.testing.assert_allclose(offset[classes == c], np.sqrt(2 * np.log((classes == c).sum())))
 
 
 @pytest.mark.parametrize("sample", [50, 10_000])  # through the sampled candidates and directly
 def test_containment_finds_exactly_the_nested_pairs(sample):
-    from aif360_subjective.detectors.report import _containment
+    from aif360_subjective.detectors.redundancy import containment
 
     rng = np.random.default_rng(11)
     base = rng.random((3000, 30)) < 0.2
@@ -517,7 +520,7 @@ def test_containment_finds_exactly_the_nested_pairs(sample):
     want = set(zip(*np.nonzero((inter == size[None, :]) & (size[:, None] > size[None, :])), strict=True))
     from aif360_subjective.detectors.bitsets import pack
 
-    g, s_, got_size = _containment(pack(dense), len(dense), sample=sample)
+    g, s_, got_size = containment(pack(dense), len(dense), sample=sample)
     assert set(zip(g.tolist(), s_.tolist(), strict=True)) == {(int(a), int(b)) for a, b in want}
     assert len(want) >= 10 and np.array_equal(got_size, size)
 
@@ -525,9 +528,9 @@ def test_containment_finds_exactly_the_nested_pairs(sample):
 def test_max_t_of_some_tests_equals_those_tests_of_all():
     b = make_planted_slice(n_samples=600, effect=0.2, planted_share=0.1, random_state=4)
     mp = mine_patterns(build_items(b.X, [c for c in b.X if c.startswith("cat")]), 12, 2)
-    full = max_t(mp.members, b.y_true, b.y_pred, n_permutations=39, random_state=8)
+    full = max_t(mp.members(), b.y_true, b.y_pred, n_permutations=39, random_state=8)
     for tests in [(0,), (2,), (1, 3)]:
-        part = max_t(mp.members, b.y_true, b.y_pred, n_permutations=39, random_state=8, tests=tests)
+        part = max_t(mp.members(), b.y_true, b.y_pred, n_permutations=39, random_state=8, tests=tests)
         for f in range(4):
             if f in tests:
                 np.testing.assert_array_equal(part.p_adjusted[:, f], full.p_adjusted[:, f])
@@ -536,7 +539,7 @@ def test_max_t_of_some_tests_equals_those_tests_of_all():
                 assert np.isnan(part.p_adjusted[:, f]).all()
         assert np.isnan(part.p_global).all() and part.n_hypotheses[1] == 0
     with pytest.raises(ValueError, match="tests must be positions"):
-        max_t(mp.members, b.y_true, b.y_pred, n_permutations=19, tests=(4,))
+        max_t(mp.members(), b.y_true, b.y_pred, n_permutations=19, tests=(4,))
 
 
 def test_mined_members_equal_their_conditions_over_several_unpacking_blocks():
@@ -547,9 +550,9 @@ def test_mined_members_equal_their_conditions_over_several_unpacking_blocks():
     assert len(mp.patterns) > 3 * 256  # more than three blocks of bitsets
     dense = items.matrix.toarray()
     want = np.column_stack([dense[:, list(pat)].all(axis=1) for pat in mp.patterns])
-    got = mp.members.toarray()
+    got = mp.members().toarray()
     assert np.array_equal(got, want) and np.array_equal(mp.support, want.sum(axis=0))
-    assert mp.members.has_sorted_indices
+    assert mp.members().has_sorted_indices
 
 
 def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_cheaper():
@@ -564,21 +567,21 @@ def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_chea
     mp = mine_patterns(build_items(X, ["a", "b", "c"]), 2, 3)
     assert any(len(p) == 3 for p in mp.patterns)
     Y = rng.random((n, 5)) < 0.5
-    want = MemberCounter(mp.members).count(Y)
+    want = MemberCounter(mp.members()).count(Y)
     from aif360_subjective.detectors.cell_counts import CellCounter
 
     cells_only = CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns)  # no bitsets
     assert len(cells_only.member_ids) == 0 and np.array_equal(cells_only.count(Y), want)
     # with the bitsets, the rare three-column patterns (a few rows each) are cheaper through their members
-    assert 0 < len(mp.counter.member_ids) < len(mp.patterns) and np.array_equal(mp.counter.count(Y), want)
+    assert 0 < len(mp.counter().member_ids) < len(mp.patterns) and np.array_equal(mp.counter().count(Y), want)
     w = rng.random((n, 2))  # weights through both paths
-    np.testing.assert_allclose(mp.counter.count(w), mp.members.T.astype(np.float64) @ w, rtol=1e-12)
+    np.testing.assert_allclose(mp.counter().count(w), mp.members().T.astype(np.float64) @ w, rtol=1e-12)
     # wide merged ranges on three numeric columns: up to 729 cells per pattern, formed a bounded block of
     # patterns at a time
     X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(3)})
     mp = mine_patterns(build_items(X, [], n_bins=10, max_merge=9), 40, 3)
     assert len(mp.patterns) * 729 > CellCounter._GRID  # several blocks
-    assert np.array_equal(mp.counter.count(Y), MemberCounter(mp.members).count(Y))
+    assert np.array_equal(mp.counter().count(Y), MemberCounter(mp.members()).count(Y))
 
 
 def test_no_pattern_mined_is_a_kind_with_no_subgroups_not_an_error():

@@ -54,9 +54,10 @@ def _check_first_entries(rep):
                 # ordered by adjusted p, then by the max-T statistic, then by the bound nearest the reference
                 padj = sig[metric + "_p_adjusted"].to_numpy()
                 assert (np.diff(padj) >= 0).all()
-                pos = rep._rows_of(kind)
-                where = dict(zip(rep._metrics.iloc[pos].index.get_level_values("id"), pos, strict=True))
-                stat = rep._max_t().statistic(METRIC_TEST[metric], 0)[[where[i] for i in sig.index]]
+                pos = rep.candidates.positions(kind)
+                where = dict(zip(rep.subgroup_metrics(ci=None).iloc[pos].index.get_level_values("id"), pos,
+                                 strict=True))
+                stat = rep.significance.max_t().statistic(METRIC_TEST[metric], 0)[[where[i] for i in sig.index]]
                 same = np.diff(padj) == 0
                 assert (np.diff(stat)[same] <= 1e-12).all()
                 tie = same & (np.abs(np.diff(stat)) <= 1e-12)

@@ -1,0 +1,224 @@
+"""The subgroup rankings, in named steps: check, raw order, significant set, order, filter, frame.
+
+:func:`ranking` is what ``SubgroupReport.ranking`` returns (its docstring says what the ranking means); each step
+below is a plain function over the :class:`~.significance.Significance` of a report (its candidates, metrics
+and caches).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_alpha, check_choice
+from .directions import check_direction, sort_descending
+from .maxt import METRIC_TEST
+from .redundancy import merge_rows, redundant_among
+from .significance import Significance
+from .subgroup_metrics import METRICS
+
+__all__ = ["CONTROLS", "RANKABLE", "ASCENDING_DEPRECATION", "RankingQuery", "check_query", "ranking"]
+
+#: What ``alpha`` controls in a ranking.
+CONTROLS = ("fwer", "fdr")
+#: Columns a ranking accepts.
+RANKABLE = (*METRICS, "size")
+ASCENDING_DEPRECATION = (
+    "ranking(ascending=...) is deprecated: use direction='disadvantaged' or 'favoured' (the side depends on the "
+    "metric), and alpha=None for the raw ranking that ascending gives"
+)
+
+
+@dataclass(frozen=True)
+class RankingQuery:
+    """A checked ranking request (see ``SubgroupReport.ranking`` for the arguments)."""
+
+    metric: str
+    kind: str
+    n: int | None
+    direction: str
+    alpha: float | None
+    min_size: int
+    ci: float
+    descending: bool
+    control: str
+    keep_redundant: bool
+    deprecated: bool  # ascending= was given: the seed's raw ranking
+
+
+@dataclass
+class _Selection:
+    """The ranked subgroups: which (``keep``, over the kind's positions), in what ``order`` (over the kept ones),
+    their values, the extra columns and the counts of ``attrs``."""
+
+    keep: np.ndarray
+    order: np.ndarray
+    values: np.ndarray
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+def check_query(sig: Significance, metric: str, kind: str, n: int | None, direction: Any, alpha: float | None,
+                min_size: int, ci: float, ascending: bool | None, control: str,
+                keep_redundant: bool) -> RankingQuery:
+    """Step 1, **check**: validate the arguments (and warn about the deprecated ``ascending``)."""
+    check_choice(metric, "metric", RANKABLE)
+    check_choice(kind, "kind", (*sig.candidates.known_kinds, "all"))
+    if kind != "all":
+        sig.candidates.family(kind)
+    check_choice(control, "control", CONTROLS)
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1):
+        raise ValueError(f"n must be a positive int or None, got {n!r}")
+    if isinstance(min_size, bool) or not isinstance(min_size, int | np.integer) or min_size < 1:
+        raise ValueError(f"min_size must be a positive int, got {min_size!r}")
+    if isinstance(direction, bool | np.bool_) and ascending is None:
+        # the old positional call ranking(metric, kind, n, ascending)
+        ascending, direction = bool(direction), "disadvantaged"
+    check_direction(direction)
+    if ascending is not None:
+        warnings.warn(ASCENDING_DEPRECATION, DeprecationWarning, stacklevel=4)
+        if not isinstance(ascending, bool | np.bool_):
+            raise TypeError(f"ascending must be True or False, got {ascending!r}")
+        descending, alpha = not bool(ascending), None
+    else:
+        descending = sort_descending(metric, direction)
+    if metric == "size":
+        alpha = None
+    if alpha is not None:
+        alpha = check_alpha(alpha)
+    return RankingQuery(metric, kind, n, direction, alpha, int(min_size), ci, descending, control,
+                        bool(keep_redundant), ascending is not None)
+
+
+def raw_order(part: pd.DataFrame, q: RankingQuery, big: np.ndarray) -> _Selection:
+    """Step 2, **raw order** (``alpha=None``): every subgroup by its value, missing values last, ties in id
+    order."""
+    values = part[q.metric].to_numpy(dtype=np.float64, na_value=np.nan)[big]
+    finite = ~np.isnan(values)
+    key = np.where(finite, -values if q.descending else values, 0.0)
+    order = np.lexsort((np.arange(len(values)), key, ~finite))  # defined first, by value, id order
+    return _Selection(big, order, values, attrs={"n_too_small": int(np.sum(~big))})
+
+
+def significant_set(sig: Significance, q: RankingQuery, pos: np.ndarray, kinds: tuple[str, ...],
+                    big: np.ndarray) -> tuple[_Selection, np.ndarray, np.ndarray]:
+    """Step 3, **significant set**: the subgroups whose test (adjusted p, or q with ``control="fdr"``) is below
+    ``alpha`` and whose interval lies on the requested side of the reference. Returns the selection (order
+    not yet set), and the interval's bound nearest the reference and the adjusted p-values (all positions)."""
+    assert q.alpha is not None  # the raw ranking has no significant set
+    metric, test_no = q.metric, METRIC_TEST[q.metric]
+    inf = sig.intervals(q.ci, tests=q.control == "fdr", kinds=kinds, adjusted=False)
+    lo, hi = inf[metric + "_ci_low"].to_numpy(), inf[metric + "_ci_high"].to_numpy()
+    qv = inf[metric + "_q"].to_numpy()
+    ref = sig.metrics.overall_accuracy if metric == "accuracy" else 0.0
+    side_index = 0 if q.direction == "disadvantaged" else 1
+    mt = sig.max_t((test_no,))
+    p_dir = mt.p_adjusted[pos, test_no, side_index]
+    test = qv if q.control == "fdr" else p_dir
+    test_other = qv if q.control == "fdr" else mt.p_adjusted[pos, test_no, 1 - side_index]
+    has = sig.candidates.defined(kinds)
+    defined = ~np.isnan(test) & ~np.isnan(lo) & ~np.isnan(hi)
+    # the subgroup's value must lie on the requested side of the reference: its bound nearest it does
+    bound, side, bound_col = (lo, lo > ref, "_ci_low") if q.descending else (hi, hi < ref, "_ci_high")
+    candidates = has & big & defined
+    with np.errstate(invalid="ignore"):
+        keep = candidates & (test < q.alpha) & side
+        # significant on the other side: not "not significant" (a favoured subgroup in a ranking of the
+        # disadvantaged ones, and vice versa)
+        other = candidates & ~keep & (test_other < q.alpha) & ((hi < ref) if q.descending else (lo > ref))
+    n_significant = int(keep.sum())
+    attrs = dict(
+        ci=float(q.ci), control=q.control, reference=float(ref), bound_column=metric + bound_col,
+        n_subgroups=int(len(has)), n_no_metrics=int(np.sum(~has)), n_too_small=int(np.sum(has & ~big)),
+        n_undefined=int((has & big & ~defined).sum()),
+        n_not_significant=int(np.sum(candidates) - n_significant - int(other.sum())),
+        n_other_side=int(other.sum()), n_significant=n_significant,
+    )
+    extra = {metric + "_ci_low": lo, metric + "_ci_high": hi}
+    extra.update({metric + "_q": qv} if q.control == "fdr" else {metric + "_p_adjusted": p_dir})
+    return _Selection(keep, np.zeros(0, dtype=np.intp), np.zeros(0), extra, attrs), bound, p_dir
+
+
+def significant_order(sig: Significance, q: RankingQuery, pos: np.ndarray, sel: _Selection, bound: np.ndarray,
+                      p_dir: np.ndarray) -> np.ndarray:
+    """Step 4, **order**: with ``control="fwer"`` the strongest evidence first (the adjusted p-value accounts for
+    the search over every candidate; the unadjusted interval does not), then the max-T statistic, then the bound
+    nearest the reference; with ``"fdr"`` by that bound alone."""
+    keep = sel.keep
+    n_significant = int(keep.sum())
+    key = -bound[keep] if q.descending else bound[keep]
+    if q.control == "fwer":
+        side_index = 0 if q.direction == "disadvantaged" else 1
+        stat = sig.max_t((METRIC_TEST[q.metric],)).statistic(METRIC_TEST[q.metric], side_index)[pos][keep]
+        return np.lexsort((np.arange(n_significant), key, -stat, p_dir[keep]))
+    return np.lexsort((np.arange(n_significant), key))
+
+
+def filter_redundant(sig: Significance, q: RankingQuery, pos: np.ndarray, sel: _Selection) -> None:
+    """Step 5, **filter**: unless ``keep_redundant``, leave out the listed subgroups that a nested listed one
+    represents (:func:`~.redundancy.redundant`); ``sel.keep`` and ``sel.order`` lose them, in place."""
+    n_significant = int(sel.keep.sum())
+    red = np.zeros(n_significant, dtype=bool)
+    if not q.keep_redundant and n_significant > 1:
+        kept_pos = np.flatnonzero(sel.keep)[sel.order]
+        mt = sig.max_t((METRIC_TEST[q.metric],))
+        red[sel.order] = redundant_among(sig.candidates, sig.metrics, pos[kept_pos], q.metric, mt)
+    sub = np.flatnonzero(sel.keep)
+    sel.keep[sub[red]] = False
+    sel.order = np.argsort(np.argsort(sel.order)[~red], kind="stable")  # same order, redundant removed
+    sel.attrs["n_redundant"] = int(red.sum())
+
+
+def ranking_frame(sig: Significance, q: RankingQuery, pos: np.ndarray, kinds: tuple[str, ...],
+                  sel: _Selection) -> pd.DataFrame:
+    """Step 6, **frame**: the ranked rows (identical row sets merged with ``kind="all"``), the first ``n``."""
+    part = sig.metrics.table.iloc[pos]
+    keep, order = sel.keep, sel.order
+    kept = part[keep]
+    ids = kept.index.to_numpy() if q.kind == "all" else kept.index.get_level_values("id").to_numpy()
+    desc = sig.candidates.descriptions(kinds)[keep]
+    if q.kind == "all" and len(order):
+        # identical row sets: the first of each set in rank order, with every description of the set
+        lead, texts = merge_rows(sig.candidates.row_keys()[pos[keep][order]], desc[order])
+        desc = desc.copy()
+        desc[order[lead]] = texts[lead]
+        order = order[lead]
+    order = order[:q.n] if q.n is not None else order
+    columns: dict[str, Any] = {"rank": np.arange(1, len(order) + 1)}
+    if q.metric != "size":
+        columns[q.metric] = sel.values[order]
+    columns["size"] = kept["size"].to_numpy()[order]
+    columns["subgroup"] = desc[order].tolist()
+    columns.update({c: v[keep][order] for c, v in sel.extra.items()})
+    if q.kind == "all":
+        index = pd.MultiIndex.from_tuples(list(ids[order]), names=["kind", "id"]) if len(order) else \
+            pd.MultiIndex.from_arrays([[], []], names=["kind", "id"])
+    else:
+        index = pd.Index(ids[order], name="id")
+    out = pd.DataFrame(columns, index=index)
+    out.attrs.update({"direction": None if q.deprecated else q.direction, "alpha": q.alpha, "min_size": q.min_size})
+    out.attrs.update(sel.attrs)
+    return out
+
+
+def ranking(sig: Significance, metric: str, kind: str = "entropy", n: int | None = 5,
+            direction: Any = "disadvantaged", alpha: float | None = 0.05, min_size: int = 1, *, ci: float = 0.95,
+            ascending: bool | None = None, control: str = "fwer", keep_redundant: bool = False) -> pd.DataFrame:
+    """The subgroups most disadvantaged (or favoured) by a metric: ``SubgroupReport.ranking``."""
+    q = check_query(sig, metric, kind, n, direction, alpha, min_size, ci, ascending, control, keep_redundant)
+    pos = sig.candidates.positions(kind)
+    kinds = sig.candidates.kinds if kind == "all" else (kind,)
+    part = sig.metrics.table.iloc[pos]
+    big = part["size"].to_numpy(dtype=np.float64, na_value=0.0) >= q.min_size
+    if q.alpha is None:
+        sel = raw_order(part, q, big)
+    else:
+        sel, bound, p_dir = significant_set(sig, q, pos, kinds, big)
+        sel.order = significant_order(sig, q, pos, sel, bound, p_dir)
+        filter_redundant(sig, q, pos, sel)
+        sel.values = part[metric].to_numpy(dtype=np.float64, na_value=np.nan)[sel.keep]
+    return ranking_frame(sig, q, pos, kinds, sel)

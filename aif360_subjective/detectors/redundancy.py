@@ -1,0 +1,152 @@
+"""The redundancy filter and the merging of identical row sets of the subgroup rankings and findings.
+
+A listed subgroup is **redundant** when a nested one says the same: a sub-pattern whose rate does not differ from
+the rest of the larger subgroup holding it, or an over-general pattern that is a smaller one diluted by rows
+treated like everyone else (:func:`redundant`). Subgroups with **identical rows** (a cluster and its entropy
+pattern, say) are listed once with every description (:func:`merge_rows`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.linalg.blas import ssyrk
+
+from .._labels import FN, FP, TN, TP
+from .bitsets import bits_at
+from .candidates import CandidateMetrics, Candidates
+from .maxt import MaxTResult
+
+__all__ = ["REDUNDANCY_Z", "MAX_REDUNDANCY_CHECK", "redundant", "redundant_among", "containment", "rate_z",
+           "merge_rows"]
+
+#: |z| below which a sub-pattern's rate does not differ from the rest of a larger listed subgroup holding it:
+#: about the Bonferroni bound of the ~70 one-condition specialisations of a pattern on 8 columns (0.05 / 70).
+REDUNDANCY_Z = 3.2
+#: Ranked subgroups checked against each other for redundancy (an O(k^2) overlap): the first 3,000 of each
+#: (metric, direction) list; past them a finding is listed as it is. On Adult (14,653 rows) this costs 2.3 s per
+#: list, 23 s of the whole command; 1,000 would take 2.5 s in all but list 60,556 findings instead of 44,306.
+MAX_REDUNDANCY_CHECK = 3000
+
+
+def redundant_among(candidates: Candidates, metrics: CandidateMetrics, positions: np.ndarray, metric: str,
+                    mt: MaxTResult) -> np.ndarray:
+    """:func:`redundant` of the listed candidates at ``positions``, in listing order (the bitsets of the first
+    :data:`MAX_REDUNDANCY_CHECK` only: the others are not checked)."""
+    offset = np.zeros(len(positions)) if mt.offset is None else mt.offset[positions]
+    return redundant(candidates.bits(positions[:MAX_REDUNDANCY_CHECK]), candidates.n_rows,
+                     metrics.row_counts[positions], metric, metrics.total_rows, offset)
+
+
+def redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
+               offset: np.ndarray) -> np.ndarray:
+    """Which of k listed subgroups (``bits``: the (h, words) bitsets of the first h over ``n`` rows, h at least
+    :data:`MAX_REDUNDANCY_CHECK` or k) are redundant. For every
+    pair where a larger one G holds all rows of a smaller one S (two-proportion z tests of the metric's rate on
+    the unweighted counts, ``|z| <`` :data:`REDUNDANCY_Z` = no difference):
+
+    * S is redundant given G when its rate does not differ from that of G's other rows: S's extra conditions add
+      nothing the data can tell apart from chance (a noisy sub-pattern);
+    * G is redundant given S when the rate of its rows outside S does not differ from that of the rows outside
+      G: G is S diluted by rows treated like everyone else (an over-general pattern).
+
+    The subgroups are visited by decreasing strength (``|z|`` against the rest minus the subgroup's max-T
+    ``offset``, the statistic the best-aligned subgroup maximises); one is left out when it is redundant given
+    one already kept, so every subgroup left out is represented by a listed one. Checked on the first
+    :data:`MAX_REDUNDANCY_CHECK` (an O(k^2) overlap)."""
+    k = len(counts)
+    out = np.zeros(k, dtype=bool)
+    h = min(k, MAX_REDUNDANCY_CHECK)
+    if len(bits) < h:
+        raise ValueError(f"redundant needs the bitsets of the first {h} subgroups, got {len(bits)}")
+    g_idx, s_idx, size = containment(bits[:h], n)
+    if len(g_idx) == 0:
+        return out
+    counts = counts[:h]
+    total = np.asarray(total, dtype=np.float64)
+    inner, ring = counts[s_idx], counts[g_idx] - counts[s_idx]
+    outside = total[None, :] - counts[g_idx]
+    with np.errstate(invalid="ignore"):
+        # NaN (no rows to compare) counts as "no difference"
+        sub_same = ~(np.abs(rate_z(inner, ring, metric)) >= REDUNDANCY_Z)
+        ring_same = ~(np.abs(rate_z(ring, outside, metric)) >= REDUNDANCY_Z)
+        strength = np.abs(rate_z(counts, total[None, :] - counts, metric)) - offset[:h]
+    # edges "source is redundant when target is kept", grouped by source
+    src = np.concatenate([s_idx[sub_same], g_idx[ring_same]])
+    dst = np.concatenate([g_idx[sub_same], s_idx[ring_same]])
+    by_src = np.argsort(src, kind="stable")
+    src, dst = src[by_src], dst[by_src]
+    start = np.searchsorted(src, np.arange(h + 1))
+    kept = np.zeros(h, dtype=bool)
+    for i in np.argsort(-np.nan_to_num(strength, nan=-np.inf), kind="stable"):  # <= h listed subgroups
+        if kept[dst[start[i]:start[i + 1]]].any():
+            out[i] = True
+        else:
+            kept[i] = True
+    return out
+
+
+def containment(bits: np.ndarray, n: int, sample: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair (g, s) of h row sets (``bits``: (h, words) bitsets over ``n`` rows) where g holds every row of
+    s and more, exactly; and the sets' sizes.
+
+    A pair can only nest if it nests on any subset of the rows: the overlaps on a seeded sample of ``sample``
+    rows (a dense symmetric product, ``sample h^2 / 2`` instead of ``n h^2``) leave the candidate pairs, and each
+    candidate is then checked on every row by ``s AND NOT g`` on the 64-bit words; the same pairs as the
+    overlaps of all rows, faster on large tables (``benchmarks/maxt_speed.py``). A sample of 1,024 rows holds
+    about 10 rows of a subgroup of 1% of the rows, so a pair not nested survives it only rarely, and the exact
+    check of the survivors costs less than a larger sample. With ``n <= sample`` the overlaps of all rows decide.
+    """
+    h = len(bits)
+    size = np.bitwise_count(bits).sum(axis=1).astype(np.float64) if h else np.zeros(0)
+    rows = np.arange(n) if n <= sample else np.sort(np.random.default_rng(0).choice(n, sample, replace=False))
+    part = np.asfortranarray(bits_at(bits, rows), dtype=np.float32)  # exact counts: at most ``sample`` rows
+    on_rows = ssyrk(1.0, part) if h else np.zeros((0, 0), dtype=np.float32)  # upper triangle of part @ part.T
+    on_rows = np.triu(on_rows) + np.triu(on_rows, 1).T
+    size_rows = np.diag(on_rows)
+    g_idx, s_idx = np.nonzero((on_rows >= size_rows[None, :] - 0.5) & (size[:, None] > size[None, :]))
+    if n <= sample or len(g_idx) == 0:
+        return g_idx, s_idx, size
+    words = bits.shape[1]
+    inside = np.empty(len(g_idx), dtype=bool)
+    step = max(1, 2**22 // words)
+    for start in range(0, len(g_idx), step):  # candidate pairs in blocks, not one by one
+        g, s_ = g_idx[start:start + step], s_idx[start:start + step]
+        inside[start:start + step] = ~np.any(bits[s_] & ~bits[g], axis=1)
+    return g_idx[inside], s_idx[inside], size
+
+
+def rate_z(a: np.ndarray, b: np.ndarray, metric: str) -> np.ndarray:
+    """Pooled two-proportion z of the metric's rate, subgroup counts ``a`` against ``b`` (rows x 4 each)."""
+
+    def z(x1: np.ndarray, n1: np.ndarray, x2: np.ndarray, n2: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = (x1 + x2) / (n1 + n2)
+            out: np.ndarray = (x1 / n1 - x2 / n2) / np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+            return out
+
+    if metric in ("accuracy", "accuracy_error"):
+        return z(a[:, TP] + a[:, TN], a.sum(axis=1), b[:, TP] + b[:, TN], b.sum(axis=1))
+    if metric == "equal_opportunity":
+        return z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+    if metric == "equalized_odds":
+        z_t = z(a[:, TP], a[:, TP] + a[:, FN], b[:, TP], b[:, TP] + b[:, FN])
+        z_f = z(a[:, FP], a[:, FP] + a[:, TN], b[:, FP], b[:, FP] + b[:, TN])
+        both: np.ndarray = (z_t + z_f) / np.sqrt(2.0)
+        return both
+    return z(a[:, FP] + a[:, TP], a.sum(axis=1), b[:, FP] + b[:, TP], b.sum(axis=1))
+
+
+def merge_rows(keys: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First of each set of identical row sets (in the given order; ``keys`` from
+    :meth:`~.candidates.Candidates.row_keys`) and every description of the set (distinct texts, in the given
+    order, joined at the first)."""
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.intp), texts
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    texts = texts.copy()
+    if len(first) < len(texts):
+        groups = pd.Series(texts).groupby(inverse).agg(lambda t: " | ".join(dict.fromkeys(t)))  # distinct texts
+        texts[first] = groups.to_numpy()  # groups 0 .. len(first) - 1, in order
+    return np.sort(first), texts
