@@ -9,7 +9,8 @@ they were, and no truncated or header-only file behind.
 CSV cells are made inert for spreadsheets (:func:`neutralise_formulas`): a text cell starting with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return is prefixed with a single quote, as the OWASP guidance on CSV injection
 recommends, so that a group or worker name such as ``=HYPERLINK(...)`` is shown as text when the file is opened
-in a spreadsheet. Numbers are never changed (a negative score stays a number).
+in a spreadsheet. Numbers are never changed (a negative score stays a number), nor is text that is a plain
+negative number (an id ``-5`` read as text stays ``-5``: a spreadsheet reads it as the number, never as a formula).
 
 References:
     OWASP Foundation, "CSV Injection", https://owasp.org/www-community/attacks/CSV_Injection
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import stat
 import tempfile
 from collections.abc import Mapping
@@ -31,6 +33,7 @@ import pandas as pd
 
 __all__ = [
     "FORMULA_PREFIXES",
+    "WRITTEN",
     "OutputError",
     "escape_controls",
     "neutralise_formulas",
@@ -39,9 +42,17 @@ __all__ = [
     "write_text",
 ]
 
+#: Every file written so far by :func:`write_files` in this process, in order (the command line reads it to say
+#: truthfully, after an interruption, which output files are already complete).
+WRITTEN: list[Path] = []
+
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
+
+#: A text cell that is a plain negative number (``-5``, ``-0.25``): a spreadsheet reads it as that number, never as
+#: a formula, and shows it as written. (``+1`` keeps its quote: a spreadsheet would show it as ``1``.)
+_PLAIN_NUMBER = r"-\d+(?:\.\d+)?"
 
 #: Characters shown escaped on a console or in a figure: C0/C1 controls (ESC, BEL, CR, ...) and the bidirectional
 #: overrides, which can reorder what a terminal shows.
@@ -103,6 +114,9 @@ def write_files(files: Mapping[str | Path, str | bytes]) -> list[Path]:
     Raises:
         OutputError: a file could not be written (full disk, no permission, ...): the message names the file,
             and every file of the set keeps its earlier content (or stays absent).
+        KeyboardInterrupt: Ctrl-C (or any other exception) while writing: likewise, every file of the set keeps
+            its earlier content, also when the interruption falls between two renames (the files already
+            renamed are put back).
     """
     targets = [(Path(p), _payload(c)) for p, c in files.items()]
     created: list[Path] = []
@@ -110,6 +124,7 @@ def write_files(files: Mapping[str | Path, str | bytes]) -> list[Path]:
     mode = 0o666 & ~_umask()
     current: Path | None = None
     replaced = 0
+    backups: list[tuple[Path, Path, Path | None]] = []  # (temporary file, target, its earlier file's 2nd name)
     try:
         for path, data in targets:
             current = path
@@ -128,32 +143,75 @@ def write_files(files: Mapping[str | Path, str | bytes]) -> list[Path]:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.chmod(name, mode)
-        # every file is complete: only renames (atomic, within one folder) are left
+        # every file is complete: only renames (atomic, within one folder) are left. Each earlier file is kept
+        # under a second name until the whole set is in place, so that an interruption between two renames
+        # (Ctrl-C, SIGTERM) puts the earlier files back instead of leaving a mix of new and old ones
         for (part, path), (_, data) in zip(temps, targets, strict=True):
             current = path
-            if part == path:  # a device: no rename possible
+            if part == path:  # a device: no rename possible, nothing to put back
                 with open(path, "wb") as fh:
                     fh.write(data)
-            else:
-                os.replace(part, path)
+                replaced += 1
+                continue
+            backups.append((part, path, _keep_earlier(path)))
+            os.replace(part, path)
             replaced += 1
-        return [p for p, _ in targets]
+        for _, _, kept_as in backups:
+            if kept_as is not None:
+                with contextlib.suppress(OSError):
+                    kept_as.unlink()
+        written = [p for p, _ in targets]
+        WRITTEN.extend(written)
+        return written
     except BaseException as exc:  # Ctrl-C included: no temporary file and no new empty folder left behind
-        for part, path in temps[replaced:]:
+        restored = _restore(backups)  # first: a temporary file still present tells a rename not done
+        for part, path in temps:
             if part != path:
                 with contextlib.suppress(OSError):
                     part.unlink()
-        if not replaced:
+        if not replaced or restored:
             for folder in created:
                 with contextlib.suppress(OSError):
                     folder.rmdir()
         if isinstance(exc, OSError) and not isinstance(exc, OutputError):
             reason = exc.strerror or str(exc)
-            # a rename failing after another succeeded (rare: one folder, one file system) is said as it is
-            kept = ("no output file was changed" if not replaced
+            kept = ("no output file was changed" if not replaced or restored
                     else f"{replaced} of {len(targets)} files were already replaced")
             raise OutputError(exc.errno, f"cannot write {current}: {reason}; {kept}") from exc
         raise
+
+
+def _keep_earlier(path: Path) -> Path | None:
+    """A second name (hard link, else a copy) for the existing file ``path``, or None when there is none."""
+    if not path.is_file():
+        return None
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".earlier")
+    os.close(fd)
+    os.unlink(name)
+    try:
+        os.link(path, name)
+    except OSError:  # no hard links on this file system: a copy
+        shutil.copy2(path, name)
+    return Path(name)
+
+
+def _restore(backups: list[tuple[Path, Path, Path | None]]) -> bool:
+    """Undo the renames done: put back each earlier file (or remove the new file where there was none); a
+    temporary file still present was not renamed, and only its target's second name is removed. True when
+    every target holds its earlier content again."""
+    ok = True
+    for part, path, kept_as in backups:
+        try:
+            if part.exists():  # not renamed: the target is untouched
+                if kept_as is not None:
+                    kept_as.unlink()
+            elif kept_as is not None:
+                os.replace(kept_as, path)
+            else:
+                path.unlink()
+        except OSError:
+            ok = False
+    return ok
 
 
 def write_text(path: str | Path, text: str) -> Path:
@@ -170,7 +228,9 @@ def _neutralise_values(values: np.ndarray) -> np.ndarray:
     text = np.array([isinstance(v, str) for v in out], dtype=bool) if out.size else np.zeros(0, dtype=bool)
     if text.any():
         strings = pd.Series(out[text], dtype=object)
-        risky = strings.str.startswith(FORMULA_PREFIXES).to_numpy(dtype=bool)
+        # a text cell that is a plain negative number ("-5": an id read as text) runs nothing: kept as written
+        risky = (strings.str.startswith(FORMULA_PREFIXES) & ~strings.str.fullmatch(_PLAIN_NUMBER)).to_numpy(
+            dtype=bool)
         if risky.any():
             idx = np.flatnonzero(text)[risky]
             out[idx] = ("'" + strings[risky]).to_numpy(dtype=object)
@@ -191,8 +251,8 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` whose text cells cannot be run as spreadsheet formulas.
 
     Text cells (column values, index values and column names) starting with one of :data:`FORMULA_PREFIXES` get a
-    leading single quote (``=1+1`` -> ``'=1+1``), the OWASP recommendation; numbers, booleans and missing values
-    are left as they are.
+    leading single quote (``=1+1`` -> ``'=1+1``), the OWASP recommendation; numbers, booleans, missing values and
+    text that is a plain negative number (``-5``, ``-0.25``) are left as they are.
 
     Args:
         frame: the table to write.

@@ -62,8 +62,9 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "fewest rows of a mined pattern: a count, or a share of the rows"),
     Param("n_bins", (Interval("int", 2),), 10, "quantile bins of a numeric column for the mined patterns"),
     Param("max_merge", (Interval("int", 1),), 3, "longest run of adjacent bins merged into one range condition"),
-    Param("n_permutations", (Interval("int", 19),), 200, "permutations of the max-T error control",
-          why="the smallest p-value is 1 / (n_permutations + 1)"),
+    Param("n_permutations", (Interval("int", 19, 100_000),), 200, "permutations of the max-T error control",
+          why="adjusted p-values resolve to 1 / (n_permutations + 1): 19 reach 0.05; past 100,000 time and memory "
+              "grow for no resolution needed"),
     Param("max_t_penalty", (Options(("classes", "size", "none")),), "classes",
           "what each candidate's z loses before the maximum of max-T"),
     # the ranking
@@ -115,8 +116,9 @@ OPINION_PARAMS = ParamTable("opinion exclusion", (
           "items (crossed)"),
     Param("test_statistic", (Options(("between", "std")),), "between",
           "statistic of the test of equal service: the between-group sum of squares, or the unfairness (std)"),
-    Param("n_permutations", (Interval("int", 99),), 9999, "permutations of the test of equal service",
-          why="fewer cannot give a p-value below 0.01"),
+    Param("n_permutations", (Interval("int", 99, 100_000),), 9999, "permutations of the test of equal service",
+          why="p-values resolve to 1 / (n_permutations + 1): 99 reach 0.01; past 100,000 the test's time grows for "
+              "no resolution needed"),
 ))
 
 #: CrowdTruth 2.0 scores and the CrowdTruth filter.

@@ -234,7 +234,8 @@ class Param:
         intervals = [c for c in self.constraints if isinstance(c, Interval)]
         if len(intervals) == 1 and typed == intervals:
             # the type is right: say which bound the value breaks (``n_boot must be >= 100, got 50``)
-            message = f"{name} must be {intervals[0].broken_bound(value)}, got {shown(value)!r}"
+            got = _number(value) if intervals[0].kind == "int" else repr(shown(value))  # 1,000,000,000
+            message = f"{name} must be {intervals[0].broken_bound(value)}, got {got}"
         raise ValueError(f"{message} ({self.why})" if self.why else message)
 
     @property
@@ -246,6 +247,11 @@ class Param:
     def interval(self) -> Interval | None:
         """The option's :class:`Interval` constraint, if it has one."""
         return next((c for c in self.constraints if isinstance(c, Interval)), None)
+
+    def bounds(self) -> tuple[float | None, float | None]:
+        """The low and high bounds of the option's interval (None: unbounded on that side, or no interval)."""
+        interval = self.interval
+        return (None, None) if interval is None else (interval.low, interval.high)
 
     @property
     def accepts_none(self) -> bool:

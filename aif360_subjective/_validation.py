@@ -161,10 +161,13 @@ def check_random_state(value: Any, name: str = "random_state") -> np.random.Gene
 
     Raises:
         TypeError: any other value (booleans included), naming the argument ``name``.
+        ValueError: a negative int (numpy's own message, "expected non-negative integer", names no argument).
     """
     if isinstance(value, np.random.Generator):
         return value
     if value is None or (isinstance(value, numbers.Integral) and not is_bool(value)):
+        if value is not None and int(value) < 0:
+            raise ValueError(f"{name} must be None, a non-negative int or a numpy Generator, got {int(value)}")
         return np.random.default_rng(None if value is None else int(value))
     raise TypeError(f"{name} must be None, an int or a numpy Generator, got {plain(value)!r}")
 

@@ -631,6 +631,38 @@ fig.tight_layout()
 rep.pattern_info().sort_values("size", ascending=False).head(10)
 """),
     md("""
+## From `detect_subgroups` to AIF360
+
+`rep.to_aif360(X, y_true, y_pred, kind, id)` turns a discovered subgroup into AIF360's terms without building a
+dataset by hand: two `BinaryLabelDataset`s (truth and predictions) whose protected attribute `subgroup` is
+membership (1 = in it), the subgroup as `unprivileged_groups` and the rest as `privileged_groups`. Features and
+the description keep the table's own names (`race=African-American`, never `race=0.0`). AIF360's differences
+are unprivileged minus privileged, i.e. subgroup minus rest: the report's values times `sg.sign` (-1).
+"""),
+    code("""
+top_fv = rep.findings().query("direction == 'disadvantaged'").iloc[0]
+sg = rep.to_aif360(X, fv["class"], fv["out"], top_fv["kind"], top_fv["id"])
+print(f"subgroup: {sg.description} ({sg.size:,} rows)")
+print("features:", sg.dataset.feature_names[:6], "...")
+cm_fv = ClassificationMetric(sg.dataset, sg.classified_dataset, unprivileged_groups=sg.unprivileged_groups,
+                             privileged_groups=sg.privileged_groups)
+ours = rep.subgroup_metrics(ci=None).loc[(top_fv["kind"], top_fv["id"])]
+print("AIF360 statistical parity difference (subgroup - rest):", round(cm_fv.statistical_parity_difference(), 6))
+print("report's statistical parity (rest - subgroup):          ", round(ours["statistical_parity"], 6))
+assert np.isclose(cm_fv.statistical_parity_difference(), sg.sign * ours["statistical_parity"])
+assert np.isclose(cm_fv.equal_opportunity_difference(), sg.sign * ours["equal_opportunity"])
+"""),
+    code("""
+# AIF360's Reweighing takes the same group dicts: the subgroup gets the weights that balance its favourable rate
+rw_fv = Reweighing(unprivileged_groups=sg.unprivileged_groups, privileged_groups=sg.privileged_groups)
+weights = rw_fv.fit_transform(sg.dataset).instance_weights
+inside = sg.dataset.protected_attributes.ravel() == 1.0
+favourable = sg.dataset.labels.ravel() == sg.dataset.favorable_label
+pd.DataFrame({"rows": [int((inside & favourable).sum()), int((inside & ~favourable).sum())],
+              "weight": [weights[inside & favourable][0], weights[inside & ~favourable][0]]},
+             index=["subgroup, favourable truth", "subgroup, unfavourable truth"]).round(3)
+"""),
+    md("""
 The same analysis from the command line, with an HTML report:
 
 ```bash

@@ -1,9 +1,12 @@
 """Shared fixtures.
 
 Tests that read the shared data folder use the ``shared_data`` fixture (``$AIF360_SUBJECTIVE_DATA``, else
-``../shared/data``), tests that compare with reference outputs the ``reference_dir`` fixture
-(``$AIF360_SUBJECTIVE_REFERENCE``, else ``../shared/reference``): when the folder is missing they FAIL under CI
-(``CI=true``) and skip elsewhere, naming the folder looked for and the variable that sets it.
+``shared/data`` beside the checkout), tests that compare with reference outputs the ``reference_dir`` fixture
+(``$AIF360_SUBJECTIVE_REFERENCE``, else ``shared/reference`` beside the checkout): "beside" is the nearest folder
+above the checkout holding ``shared/<name>`` (``../shared``, or ``../../shared`` for a git worktree kept in a
+folder of worktrees), so the golden tests run without a variable wherever the data folder is found. When the
+folder is missing they FAIL under CI (``CI=true``) and skip elsewhere, naming the folder looked for and the
+variable that sets it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+def shared_default(name: str, repo: Path = REPO) -> Path:
+    """``<ancestor>/shared/<name>`` for the nearest ancestor of ``repo`` that has it, else ``../shared/<name>``:
+    a checkout in a folder of worktrees (``work/wt/branch``) finds ``work/shared`` as a plain clone finds
+    ``../shared``, for the reference outputs as for the data."""
+    for parent in repo.parents:
+        if (parent / "shared" / name).is_dir():
+            return parent / "shared" / name
+    return repo.parent / "shared" / name
 
 
 DATA_VAR = "AIF360_SUBJECTIVE_DATA"
@@ -39,15 +49,15 @@ def _require(path: Path, what: str, variable: str, default: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The shared data folder (``$AIF360_SUBJECTIVE_DATA`` or ``../shared/data``)."""
-    default = SHARED / "data"
+    """The shared data folder (``$AIF360_SUBJECTIVE_DATA`` or :func:`shared_default`)."""
+    default = shared_default("data")
     return _require(_root(DATA_VAR, default), "shared data", DATA_VAR, default)
 
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """The reference outputs folder (``$AIF360_SUBJECTIVE_REFERENCE`` or ``../shared/reference``)."""
-    default = SHARED / "reference"
+    """The reference outputs folder (``$AIF360_SUBJECTIVE_REFERENCE`` or :func:`shared_default`)."""
+    default = shared_default("reference")
     return _require(_root(REFERENCE_VAR, default), "reference outputs", REFERENCE_VAR, default)
 
 

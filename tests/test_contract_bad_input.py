@@ -894,6 +894,39 @@ CASES += [
 ]
 
 
+def _grouping_repeated(c):
+    g = pd.Series({a: i % 2 for i, a in enumerate(c.ds.annotators.index)})
+    return pd.concat([g, g.iloc[:1]])
+
+
+CASES += [
+    # ---- issue 33: the fourth round's fault sweep
+    Case("ds-weights-all-zero", lambda c: _ds(c, sample_weight=np.zeros(c.n)), ValueError,
+         r"sample_weight is 0 for all \d+ rows"),
+    Case("ds-permutations-too-many", lambda c: _ds(c, n_permutations=10**9), ValueError,
+         r"n_permutations must be <= 100,000, got 1,000,000,000"),
+    Case("maxt-permutations-too-many", lambda c: max_t(sp.csc_matrix(np.ones((4, 2), dtype=bool)), [0, 1, 0, 1],
+                                                       [1, 1, 0, 0], n_permutations=100_001), ValueError,
+         r"n_permutations must be <= 100,000"),
+    Case("fn-test-permutations-too-many", lambda c: _fn(test=True, n_permutations=10**7), ValueError,
+         r"n_permutations must be <= 100,000, got 10,000,000"),
+    Case("oe-test-permutations-too-many", lambda c: _oe(c).exclusion_test(n_permutations=10**7), ValueError,
+         r"n_permutations must be <= 100,000"),
+    Case("ds-random-state-negative", lambda c: _ds(c, random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int or a numpy Generator, got -1"),
+    Case("oe-random-state-negative", lambda c: _oe(c, random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int or a numpy Generator, got -1"),
+    Case("oe-ci-random-state-negative", lambda c: _oe(c).unfairness_ci(random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int or a numpy Generator, got -1"),
+    Case("fn-random-state-negative", lambda c: _fn(ci=0.95, random_state=-1), ValueError,
+         r"random_state must be None, a non-negative int"),
+    Case("oe-grouping-repeated-id", lambda c: _oe(c, grouping=_grouping_repeated(c)), ValueError,
+         r"grouping Series holds 1 annotator id\(s\) more than once \(e.g. \['A\w+'\]\)"),
+    Case("fn-grouping-repeated-id", lambda c: _fn(grouping=pd.Series([0, 1, 0], index=["a", "b", "a"])), ValueError,
+         r"grouping Series holds 1 annotator id\(s\) more than once \(e.g. \['a'\]\)"),
+]
+
+
 def test_case_ids_are_unique():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))

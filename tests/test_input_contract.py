@@ -237,6 +237,8 @@ def test_report_save_is_atomic(tmp_path, monkeypatch):
 @pytest.mark.parametrize(("cell", "written"), [
     ("=1+1", "'=1+1"), ("+1", "'+1"), ("-a", "'-a"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\rx", "'\rx"),
     ("a=1", "a=1"), ("", ""), ("plain", "plain"),
+    # issue 33: a text id that is a plain negative number runs nothing and is written as it is
+    ("-5", "-5"), ("-0.25", "-0.25"), ("-5+cmd|' /C calc'!A0", "'-5+cmd|' /C calc'!A0"), ("-5e3", "'-5e3"),
 ])
 def test_formula_prefixes_are_quoted(cell, written):
     frame = pd.DataFrame({"name": [cell], "score": [-0.5]}, index=pd.Index([cell], name="id"))
@@ -350,3 +352,87 @@ def test_library_messages_in_command_line_words(message, expected):
     flags = ["--positive-from", "--n-clusters", "--grouping", "--attributes", "--bins"]
     assert cli_words(message, flags) == expected
 
+
+
+def _replace_interrupted_at(monkeypatch, call: int):
+    """os.replace in aif360_subjective._io raises KeyboardInterrupt at its ``call``-th call (once)."""
+    real = os.replace
+    n = [0]
+
+    def replace(src, dst):
+        n[0] += 1
+        if n[0] == call:
+            raise KeyboardInterrupt
+        return real(src, dst)
+
+    monkeypatch.setattr(_io.os, "replace", replace)
+
+
+def test_ctrl_c_between_two_renames_puts_the_earlier_files_back(tmp_path, monkeypatch):
+    """Issue 33: Ctrl-C between the renames left the first file new and the others old."""
+    out = tmp_path / "ct"
+    _io.write_files({out / "units.csv": "u0", out / "workers.csv": "w0"})
+    _replace_interrupted_at(monkeypatch, 2)  # the first file renamed, the second not
+    with pytest.raises(KeyboardInterrupt):
+        _io.write_files({out / "units.csv": "u1", out / "workers.csv": "w1", out / "annotations.csv": "a1"})
+    assert {p.name: p.read_text() for p in out.iterdir()} == {"units.csv": "u0", "workers.csv": "w0"}
+    # a set whose files did not exist before: the renamed one is removed again, with the folder made for it
+    monkeypatch.undo()
+    _replace_interrupted_at(monkeypatch, 2)
+    with pytest.raises(KeyboardInterrupt):
+        _io.write_files({tmp_path / "new" / "a.csv": "a", tmp_path / "new" / "b.csv": "b"})
+    assert not (tmp_path / "new").exists()
+
+
+def test_crowdtruth_interrupted_between_renames_says_the_truth(tmp_path, capsys, monkeypatch):
+    _annotations().to_csv(tmp_path / "a.csv", index=False)
+    out = tmp_path / "ct"
+    args = ["crowdtruth", tmp_path / "a.csv", "--unit-col", "item", "--worker-col", "annotator", "--label-col",
+            "label", "--out", out]
+    assert _run(args, capsys)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    _replace_interrupted_at(monkeypatch, 3)  # two of the three files renamed
+    code, _, err = _run(args, capsys)
+    assert code == 130
+    assert err.strip().splitlines() == ["aif360-subjective crowdtruth: interrupted; no output was written"]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_interrupted_after_the_files_are_written_names_them(tmp_path, capsys, monkeypatch):
+    _annotations().to_csv(tmp_path / "a.csv", index=False)
+    from aif360_subjective.cli import _common
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_common, "print_frame", interrupted)  # Ctrl-C while the scores are printed
+    out = tmp_path / "ct"
+    code, _, err = _run(["crowdtruth", tmp_path / "a.csv", "--unit-col", "item", "--worker-col", "annotator",
+                         "--label-col", "label", "--out", out], capsys)
+    assert code == 130
+    (line,) = err.strip().splitlines()
+    assert line.startswith("aif360-subjective crowdtruth: interrupted; output already written: ")
+    assert all(str(out / f"{n}.csv") in line for n in ("units", "workers", "annotations"))
+
+
+def test_sigterm_unwinds_like_ctrl_c(tmp_path, capsys, monkeypatch):
+    """Issue 33: SIGTERM killed the command at once (mlpack's child and its temporary folder were orphaned);
+    it now unwinds as Ctrl-C does, with its own status 143."""
+    import signal
+
+    _annotations().to_csv(tmp_path / "a.csv", index=False)
+    from aif360_subjective import quality
+
+    def terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # the handler runs at the next bytecode boundary
+            pass
+        raise AssertionError("SIGTERM did not interrupt")
+
+    monkeypatch.setattr(quality, "crowdtruth_scores", terminated)
+    before = signal.getsignal(signal.SIGTERM)
+    code, _, err = _run(["crowdtruth", tmp_path / "a.csv", "--unit-col", "item", "--worker-col", "annotator",
+                         "--label-col", "label", "--out", tmp_path / "ct"], capsys)
+    assert code == 143
+    assert err.strip().splitlines() == ["aif360-subjective crowdtruth: terminated; no output was written"]
+    assert signal.getsignal(signal.SIGTERM) is before  # the earlier handler is put back

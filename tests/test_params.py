@@ -50,7 +50,7 @@ def test_param_check_raises_type_or_value_error_naming_argument_value_and_expect
     with pytest.raises(ValueError, match=r"^max_length must be >= 1, got 0$"):
         count.check(np.int64(0))
     boot = Param("n_boot", (Interval("int", 100, 1000),), why="the reason")
-    with pytest.raises(ValueError, match=r"^n_boot must be <= 1,000, got 5000 \(the reason\)$"):
+    with pytest.raises(ValueError, match=r"^n_boot must be <= 1,000, got 5,000 \(the reason\)$"):
         boot.check(5000)
     with pytest.raises(ValueError, match=r"^k must be >= 100, got 5 \(the reason\)$"):
         boot.check(5, name="k")

@@ -56,30 +56,76 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        int: the exit status (0 success, 2 bad input or a failed write, 130 interrupted by Ctrl-C).
+        int: the exit status (0 success, 2 bad input or a failed write, 130 interrupted by Ctrl-C, 143 stopped by
+        SIGTERM).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     # each command's boundary: run(args) turns the namespace into the command's typed spec
     func: Callable[[argparse.Namespace], int] = args.func
     flags = parser.commands[args.command].long_options()
+    written_before = len(_written())
     try:
-        with _library_notes(), _console_text():
+        with _library_notes(), _console_text(), _sigterm_interrupts():
             code = func(args)
             sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
         return code
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
-    except KeyboardInterrupt:
-        # the writers leave no partial file (aif360_subjective._io): nothing to clean up here
-        print(f"{PROG} {args.command}: interrupted; no output was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        # the writers leave no partial file and no mix of new and earlier files (aif360_subjective._io); what
+        # was completely written before the interruption is named, so that the sentence is true
+        done = _written()[written_before:]
+        said = ("no output was written" if not done
+                else "output already written: " + ", ".join(str(p) for p in dict.fromkeys(done)))
+        print(console_text(f"{PROG} {args.command}: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}"
+                           f"; {said}"), file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     except MemoryError:
+        # each command names its own options (subgroups has no --n-boot)
         print(f"{PROG} {args.command}: error: out of memory; {args.memory_hint}", file=sys.stderr)
         return EXIT_USAGE
     except (CLIError, ValueError, TypeError, OSError) as exc:
         print(f"{PROG} {args.command}: error: {console_text(cli_words(_os_message(exc), flags))}", file=sys.stderr)
         return EXIT_USAGE
+
+
+#: Exit status after SIGTERM (128 + 15, the shell's convention).
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM received while a command ran: unwound like Ctrl-C, so that a child process (mlpack's MST) is
+    stopped and the output files are left whole (a SIGTERM used to kill the process at once, orphaning the child
+    and its temporary folder)."""
+
+
+def _written() -> list[Any]:
+    """The files :mod:`aif360_subjective._io` has written in this process (none when it was never imported: the
+    command line does not import pandas for ``--help``)."""
+    io_module = sys.modules.get("aif360_subjective._io")
+    return list(getattr(io_module, "WRITTEN", [])) if io_module is not None else []
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While a command runs, SIGTERM raises :class:`Terminated` in the main thread (as Ctrl-C raises
+    KeyboardInterrupt); the earlier handler is put back afterwards."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # handlers can only be set there
+        yield
+        return
+
+    def terminate(signum: int, frame: Any) -> None:  # noqa: ARG001
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _os_message(exc: BaseException) -> str:

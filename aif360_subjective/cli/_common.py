@@ -433,18 +433,24 @@ def significance_line(rk: pd.DataFrame, metric_name: str, what: str) -> str:
             return f"Most disadvantaged {what} (raw ranking): {row['subgroup']} ({metric_name} {row[metric]:+.3f})."
         return (f"Most disadvantaged {what}: {row['subgroup']} ({int(row['size']):,} rows; {metric_name} "
                 f"{row[metric]:+.3f}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:+.3f}, "
-                f"{row[metric + '_ci_high']:+.3f}], {_adjusted_text(row, metric)}).")
+                f"{row[metric + '_ci_high']:+.3f}], {_adjusted_text(row, metric, a.get('n_permutations'))}).")
     test = "q" if a.get("control") == "fdr" else "adjusted p"
     return (f"No {what} is significantly disadvantaged by {metric_name} at {test} < {a['alpha']:g} "
             f"({a['n_not_significant']} not significant, {a.get('n_other_side', 0)} significantly favoured, "
             f"{a['n_undefined']} undefined, {a['n_too_small']} too small).")
 
 
-def _adjusted_text(row: pd.Series, metric: str) -> str:
-    """``q = 0.01`` (Benjamini-Hochberg ranking) or ``adjusted p = 0.005`` (max-T ranking)."""
+def _adjusted_text(row: pd.Series, metric: str, n_permutations: int | None = None) -> str:
+    """``q = 0.010`` / ``q < 0.001`` (Benjamini-Hochberg ranking) or ``adjusted p = 0.012`` / ``adjusted p ≤ 0.005``
+    at the floor of ``n_permutations`` (max-T ranking): as the report writes them (a q of 0.0 read ``q = 0``)."""
+    from ..report.significance import p_text
+
+    def said(text: str) -> str:
+        return text if text.startswith(("<", "≤")) else f"= {text}"
+
     if metric + "_q" in row.index:
-        return f"q = {row[metric + '_q']:.2g}"
-    return f"adjusted p = {row[metric + '_p_adjusted']:.2g}"
+        return f"q {said(p_text(float(row[metric + '_q']), None))}"
+    return f"adjusted p {said(p_text(float(row[metric + '_p_adjusted']), n_permutations))}"
 
 
 def one_line(text: object) -> str:

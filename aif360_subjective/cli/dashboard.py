@@ -18,7 +18,7 @@ from .subgroups import FeatureSpec, add_analysis_options, table_rows
 #: The command's name.
 NAME = "dashboard"
 #: What to try after running out of memory (options of this command only).
-MEMORY_HINT = "try fewer attribute columns (--columns, --exclude) or a smaller input (--split)"
+MEMORY_HINT = "try a smaller input (--split) or fewer attribute columns (--columns, --exclude)"
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class DashboardSpec:
         inputs: how the data and the predictions are read (as ``subgroups`` or ``audit`` reads them).
         features: the columns describing a subgroup.
         clustering, n_clusters, entropy_threshold: the subgroup tab's initial settings.
-        port: the local port (0: a free one).
+        port: the port (0: a free one).
+        address: the interface to listen on.
+        allow_websocket_origin: pages besides localhost:PORT allowed to open the websocket.
         no_browser: do not open a browser tab.
     """
 
@@ -39,6 +41,8 @@ class DashboardSpec:
     n_clusters: int | None = None
     entropy_threshold: float = 0.65
     port: int = 5006
+    address: str = "127.0.0.1"
+    allow_websocket_origin: tuple[str, ...] | None = None
     no_browser: bool = False
 
     @classmethod
@@ -91,12 +95,18 @@ def _dashboard(spec: DashboardSpec) -> Any:
         return Dashboard(table, label_col=label, prediction_col=pred_col, favorable_label=fav,
                          features=list(X.columns), seed=given.seed, source=source, subgroups=settings)
     if given.model is not None:
-        raise CLIError("--model does not apply to annotation data in the dashboard: it trains Model 1 and Model 2 "
+        raise CLIError("--model does not apply to annotation data in the dashboard: it trains Model 1 (majority "
+                       "vote: TF-IDF of the item text, or the numeric item features) and Model 2 (annotator-aware) "
                        "itself on a by-item split (--test-size, --seed) and compares them; leave --model out")
     ann = inputs.load_annotations(given)
-    if not ann.dataset.item_feature_names and given.predictions is None and given.prediction_col is None:
-        raise CLIError(f"the items of {Path(given.path).name} have no numeric features to train a model on; give the "
-                       "predictions with --predictions FILE (or --prediction-col for a CSV)")
+    ds = ann.dataset
+    from ..algorithms.inprocessing.majority_vote import text_columns
+
+    trainable = ds.item_feature_names or text_columns(ds.items) or len(ds.annotators.columns)
+    if not trainable and given.predictions is None and given.prediction_col is None:
+        raise CLIError(f"the items of {Path(given.path).name} have neither text nor numeric features and the "
+                       "annotators no attributes, so no model can be trained; give the predictions with "
+                       "--predictions FILE (or --prediction-col for a CSV)")
     predictions = None
     if given.predictions is not None or given.prediction_col is not None:
         pred = inputs.get_predictions(given, ann)
@@ -105,6 +115,17 @@ def _dashboard(spec: DashboardSpec) -> Any:
         predictions = {pred.name: pred.classified}
     return Dashboard(annotations=ann.dataset, predictions=predictions, test_size=given.test_size, seed=given.seed,
                      source=source, subgroups=settings)
+
+
+def port_number(text: str) -> int:
+    """``--port``: an integer from 0 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535 (0: a free port), got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,8 +137,12 @@ def dashboard(spec: DashboardSpec) -> int:
     """Build the dashboard the spec describes and serve it until Ctrl-C."""
     common.matplotlib_agg()
     app = _dashboard(spec)
-    print(f"Serving the dashboard on http://localhost:{spec.port or '<free port>'} (Ctrl-C stops it).")
-    app.serve(port=spec.port, show=not spec.no_browser)
+    origins = [o for arg in spec.allow_websocket_origin or () for o in arg.split(",") if o]
+    try:
+        app.serve(port=spec.port, show=not spec.no_browser, address=spec.address, allow_websocket_origin=origins,
+                  verbose=True)
+    except OSError as exc:
+        raise CLIError(f"cannot listen on {spec.address} port {spec.port}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -134,7 +159,8 @@ def add_parser(sub: Any) -> common.Parser:
                     "dataset). In Jupyter: aif360_subjective.dashboard.Dashboard(...).",
         epilog="Examples:\n"
                "  aif360-subjective dashboard compas.csv --label-col class --prediction-col out\n"
-               "  aif360-subjective dashboard data/popquorn --port 5006",
+               "  aif360-subjective dashboard data/popquorn --port 5006\n"
+               "  aif360-subjective dashboard data/popquorn --address 0.0.0.0 --allow-websocket-origin myhost:5006",
         formatter_class=common.HelpFormatter)
     d.add_argument("data", metavar="DATA", help="a CSV table or annotations, or a published dataset (file or folder)")
     d.add_argument("--label-col", metavar="C", help="ground-truth (table) or annotator label (annotations) column")
@@ -151,8 +177,14 @@ def add_parser(sub: Any) -> common.Parser:
     d.add_argument("--columns", nargs="+", metavar="C", help="table: attribute columns to use (default: all others)")
     d.add_argument("--exclude", nargs="+", metavar="C", help="table: columns to leave out (e.g. ids)")
     add_analysis_options(d, initial="initial setting: ")
-    d.add_argument("--port", type=common.nonnegative_int, default=5006, metavar="PORT",
-                   help="local port (default: 5006; 0 = a free one)")
+    d.add_argument("--port", type=port_number, default=5006, metavar="PORT",
+                   help="port (default: 5006; 0 = a free one)")
+    d.add_argument("--address", default="127.0.0.1", metavar="ADDR",
+                   help="interface to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 = every interface, "
+                        "which lets other machines of the network read the data)")
+    d.add_argument("--allow-websocket-origin", nargs="+", metavar="HOST:PORT",
+                   help="pages besides localhost:PORT and 127.0.0.1:PORT allowed to open the dashboard's websocket "
+                        "(the names other machines use for this one, with --address)")
     d.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     d.set_defaults(func=run, memory_hint=MEMORY_HINT)
     return d

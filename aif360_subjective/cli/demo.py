@@ -182,7 +182,14 @@ def demo(spec: DemoSpec) -> int:
         print(f"Subgroup clustering ({subgroups.clustering}, {subgroups.n_clusters} clusters) is lopsided: "
               f"{lop['reason']}" + (f"; {suggestion[0]} is not lopsided at that number of clusters (see the "
                                     "report)." if suggestion else "."))
-    top = subgroups.ranking("statistical_parity", kind="entropy", n=1)
+    from ..report.answer import as_subgroup_report
+    from ..report.significance import in_report_family
+
+    rep = as_subgroup_report(subgroups)
+    # significant as in the report's answer: a finding of the whole report's family, with its adjusted p
+    top = in_report_family(rep, rep.ranking("statistical_parity", kind="entropy", n=None), "statistical_parity",
+                           "entropy", "disadvantaged", 0.05, 0.95, 1)
+    top.attrs["n_permutations"] = rep.options.n_permutations
     print(common.significance_line(top, "statistical parity", "subgroup under Model 1"))
     print(f"Report: {path}")
     return 0

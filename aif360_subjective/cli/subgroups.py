@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,8 +25,8 @@ NAME = "subgroups"
 
 #: What to try after running out of memory (options of this command only): fewer columns, no mined patterns (their
 #: candidates grow with the columns' values), a fixed number of clusters (no x-means search).
-MEMORY_HINT = ("try fewer attribute columns (--columns, --exclude), the ASDF candidates only (--discovery asdf) or a "
-               "fixed number of clusters (--n-clusters)")
+MEMORY_HINT = ("try a smaller input, fewer attribute columns (--columns, --exclude), the ASDF candidates only "
+               "(--discovery asdf) or a fixed number of clusters (--n-clusters)")
 
 
 @dataclass(frozen=True)
@@ -50,15 +51,16 @@ class SubgroupsSpec:
     Attributes:
         inputs: how the data and the predictions are read.
         features: the columns describing a subgroup.
-        entropy_threshold, clustering, n_clusters, discovery: the analysis (:func:`detect_subgroups`'s options).
+        entropy_threshold, clustering, n_clusters, discovery: the analysis (:func:`detect_subgroups`'s options;
+            None: not given, the table's default once checked against ``discovery``).
         top, alpha, min_size, ci: the rankings.
         out: the HTML report's path, if any.
     """
 
     inputs: inputs.InputSpec
     features: FeatureSpec = FeatureSpec()
-    entropy_threshold: float = 0.65
-    clustering: str = "slink"
+    entropy_threshold: float | None = None
+    clustering: str | None = None
     n_clusters: int | None = None
     discovery: str = "both"
     top: int = 5
@@ -214,6 +216,24 @@ def _features(feature_spec: FeatureSpec, available: list[str], where: str,
     return features
 
 
+#: The options of the ASDF clustering (None on the parser: given or not is then known; their defaults are the
+#: subgroup table's).
+CLUSTERING_OPTIONS = {"clustering": "--clustering", "n_clusters": "--n-clusters",
+                      "entropy_threshold": "--entropy-threshold"}
+
+
+def _clustering_options(spec: SubgroupsSpec) -> SubgroupsSpec:
+    """Refuse clustering options with ``--discovery patterns`` (which clusters nothing: they were ignored without
+    a word), then fill in their defaults."""
+    given = [flag for name, flag in CLUSTERING_OPTIONS.items() if getattr(spec, name) is not None]
+    if spec.discovery == "patterns" and given:
+        raise CLIError(f"{', '.join(given)} configure{'s' if len(given) == 1 else ''} the ASDF clusters, which "
+                       "--discovery patterns does not form: leave "
+                       f"{'it' if len(given) == 1 else 'them'} out, or use --discovery both")
+    defaults = {name: SUBGROUP_PARAMS.default(name) for name in CLUSTERING_OPTIONS if getattr(spec, name) is None}
+    return dataclasses.replace(spec, **defaults)
+
+
 def run(args: argparse.Namespace) -> int:
     """The command's boundary: the parsed namespace becomes a :class:`SubgroupsSpec`."""
     return subgroups(SubgroupsSpec.from_namespace(args))
@@ -221,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
 
 def subgroups(spec: SubgroupsSpec) -> int:
     """Run the subgroup discovery the spec describes; print the answer (and write the report)."""
+    spec = _clustering_options(spec)
     common.matplotlib_agg()
     fmt = inputs.detect_format(spec.inputs.path, spec.inputs.format)
     if fmt in inputs.TABLE_FORMATS:
@@ -291,22 +312,26 @@ def subgroups(spec: SubgroupsSpec) -> int:
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       f"most 1%{alternatives_sample_text(alternatives, '; {}')}).")
         print()
-    from ..report.sections import patterns_as_in_table, q_columns_as_text
+    from ..report.sections import patterns_as_in_table
+    from ..report.significance import in_report_family, p_columns_text
 
     if texts is None:  # no entropy patterns (discovery "patterns"): the answer and the discovery table said it all
         if path:
             print(f"Report: {path}")
         return 0
-    rk = rep.ranking("statistical_parity", kind="entropy", n=spec.top, alpha=spec.alpha, min_size=spec.min_size,
+    rk = rep.ranking("statistical_parity", kind="entropy", n=None, alpha=spec.alpha, min_size=spec.min_size,
                      ci=spec.ci)
+    # significant as in the answer: a finding of the whole report's family, with its adjusted p
+    rk = in_report_family(rep, rk, "statistical_parity", "entropy", "disadvantaged", spec.alpha, spec.ci, spec.top)
+    rk.attrs["n_permutations"] = rep.options.n_permutations
     if spec.alpha is None:
         common.print_frame(patterns_as_in_table(rk, texts),
                            f"Top {spec.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
                            "raw values, no significance filter):")
     elif len(rk):
-        common.print_frame(q_columns_as_text(patterns_as_in_table(rk, texts)),
+        common.print_frame(p_columns_text(patterns_as_in_table(rk, texts), rep.options.n_permutations),
                            f"Entropy-based subgroups significantly disadvantaged by statistical parity "
-                           f"(adjusted p < {spec.alpha:g}; rest minus subgroup), top {spec.top}:")
+                           f"(adjusted p < {spec.alpha:g}, the answer's family; rest minus subgroup), top {spec.top}:")
     else:
         print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
@@ -317,24 +342,40 @@ def subgroups(spec: SubgroupsSpec) -> int:
 def _print_discovery(rep: SubgroupReport, alpha: float, ci: float) -> None:
     """The comparison of the discovery methods and the findings under one family-wise error."""
 
+    from ..report.significance import p_columns_text
+
     summary = rep.discovery_summary(alpha, ci)
+    found = rep.findings(alpha, ci)
+    b = int(found.attrs["n_permutations"])
     shown = summary[["method", "candidates", "significant", "best", "metric", "value", "ci_low", "ci_high",
                      "p_adjusted"]].set_index("method")
-    common.print_frame(shown, f"Discovery methods (family-wise error {alpha:g} over every candidate, metric and "
-                              "direction; best = smallest adjusted p):")
+    common.print_frame(p_columns_text(shown, b),
+                       f"Discovery methods (family-wise error {alpha:g} over the whole report: every candidate, "
+                       f"metric and direction, B = {b:,} permutations; best = smallest adjusted p):")
     print(summary.attrs["sentence"])
+    # the two counts side by side: subgroups per method before sub-patterns are left out, findings after
+    print(f"\"significant\" counts each method's subgroups with a finding before sub-patterns of a larger finding "
+          f"are left out ({found.attrs.get('n_redundant', 0):,} findings); the answer lists the {len(found):,} "
+          "findings left (one per subgroup, metric and direction).")
     print()
     # the findings themselves are the answer's table, printed first (the same list as the report's)
 
 
-def add_analysis_options(parser: common.Parser, initial: str = "") -> None:
-    """The subgroup-discovery options shared by ``subgroups`` and ``dashboard`` (``initial``: a word before each
-    help, e.g. "initial " where the dashboard's controls change them later), from the family's parameter table."""
+def add_analysis_options(parser: common.Parser, initial: str = "", given_or_not: bool = False) -> None:
+    """The subgroup-discovery options shared by ``subgroups`` and ``dashboard``, from the family's parameter table.
+
+    Args:
+        parser: the command's parser.
+        initial: words before each help, e.g. "initial setting: " where the dashboard's controls change them later.
+        given_or_not: parse to None when an option is not given (the command fills in the table's default after
+            checking that the option applies).
+    """
     rule = SUBGROUP_PARAMS["entropy_threshold"]
-    parser.add_argument("--entropy-threshold", type=common.option_type(rule), default=rule.default, metavar="T",
+    parser.add_argument("--entropy-threshold", type=common.option_type(rule),
+                        default=None if given_or_not else rule.default, metavar="T",
                         help=initial + common.choices_help(rule))
     rule = SUBGROUP_PARAMS["clustering"]
-    parser.add_argument("--clustering", default=rule.default, choices=rule.choices,
+    parser.add_argument("--clustering", default=None if given_or_not else rule.default, choices=rule.choices,
                         help=f"{initial}{rule.help} (default: {rule.default}, single linkage)")
     rule = SUBGROUP_PARAMS["n_clusters"]
     parser.add_argument("--n-clusters", type=common.option_type(rule, none=False), default=None, metavar="K",
@@ -366,7 +407,7 @@ def add_parser(sub: Any) -> common.Parser:
     inputs.add_input_options(sg)
     sg.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                     f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
-    add_analysis_options(sg)
+    add_analysis_options(sg, given_or_not=True)
     sg.add_argument("--columns", nargs="+", metavar="C", help="attribute columns to use (default: all others; "
                     "annotation data: all annotator attributes)")
     sg.add_argument("--exclude", nargs="+", metavar="C", help="columns to leave out (e.g. ids)")

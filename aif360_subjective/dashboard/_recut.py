@@ -55,17 +55,31 @@ class SharedClustering:
 class CachedClustering:
     """scikit-learn clusterer protocol over a :class:`SharedClustering` (what ``detect_subgroups`` calls).
 
+    ``detect_subgroups`` draws a seed from its random stream for a clusterer with a ``random_state`` parameter
+    left at None, as it does for k-means or for x-means' choice of k. The permutation test (and the silhouette
+    sample) draw from the same stream afterwards, so a re-cut gives the adjusted p-values of the equivalent
+    command only if it takes the draws the command's clusterer takes: ``seeded=True`` exposes a
+    ``random_state`` parameter (one draw, never used for anything else), ``seeded=False`` none.
+
     Args:
         shared: the cached clustering.
         n_clusters: the cut (trees only; ``detect_subgroups`` sets it from its ``n_clusters``).
+        seeded: take one draw of ``detect_subgroups``' random stream, as the replaced clusterer does.
+        random_state: set by ``detect_subgroups`` when ``seeded``; unused.
     """
 
-    def __init__(self, shared: SharedClustering | None = None, n_clusters: int | None = None) -> None:
+    def __init__(self, shared: SharedClustering | None = None, n_clusters: int | None = None,
+                 seeded: bool = False, random_state: Any = None) -> None:
         self.shared = shared
         self.n_clusters = n_clusters
+        self.seeded = seeded
+        self.random_state = random_state
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {"shared": self.shared, "n_clusters": self.n_clusters}
+        params = {"shared": self.shared, "n_clusters": self.n_clusters, "seeded": self.seeded}
+        if self.seeded:
+            params["random_state"] = self.random_state
+        return params
 
     def set_params(self, **params: Any) -> CachedClustering:
         for k, v in params.items():

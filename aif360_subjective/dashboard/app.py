@@ -36,7 +36,7 @@ from .state import (
     subgroup_kinds,
 )
 
-__all__ = ["Dashboard", "require_panel"]
+__all__ = ["Dashboard", "require_panel", "free_port", "websocket_origins", "start_line"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,52 @@ def _figure(ax_or_fig: Any):
     return pane
 
 
+#: ASCII punctuation that Markdown may read as syntax; data is shown with each escaped (``\\*``).
+_MD_PUNCT = set("\\`*_{}[]()#+-.!|~^=:$%@/,;?")
+
+
+def lit(value: Any) -> str:
+    """``value`` as Markdown that shows its text literally: HTML escaped (no tag, attribute or script from the
+    data reaches the page) and Markdown syntax escaped (``*`` stays a star). Every piece of data a Markdown pane
+    shows goes through it: column names, values, group names, file names, messages quoting them."""
+    import html
+
+    text = "".join(f"\\{c}" if c in _MD_PUNCT else c for c in str(value))
+    return html.escape(text, quote=True).replace("\n", " ")
+
+
+def _pre(text: str) -> str:
+    """A ``<pre>`` block showing ``text`` literally (the equivalent commands)."""
+    import html
+
+    return f'<pre style="white-space: pre-wrap">{html.escape(text, quote=True)}</pre>'
+
+
+def _titles(df: pd.DataFrame) -> dict[str, str]:
+    """Tabulator column titles for ``df``, HTML-escaped (Tabulator writes a title as HTML)."""
+    import html
+
+    return {str(c): html.escape(str(c), quote=True) for c in df.columns}
+
+
+def _table(df: pd.DataFrame, **kwargs: Any) -> Any:
+    """A Tabulator of ``df`` whose titles are escaped (its cells are text: Bokeh's StringFormatter escapes)."""
+    pn = require_panel()
+    return pn.widgets.Tabulator(df, titles=_titles(df), **kwargs)
+
+
+def _show_table(widget: Any, df: pd.DataFrame) -> None:
+    """Put ``df`` in a Tabulator, titles escaped."""
+    widget.param.update(titles=_titles(df), value=df)
+
+
+def _escaped_options(values: list[Any]) -> dict[str, Any]:
+    """Options of a MultiChoice (Choices.js writes its labels as HTML): escaped label -> value."""
+    import html
+
+    return {html.escape(str(v), quote=True): v for v in values}
+
+
 def _with_intervals(table: pd.DataFrame, names: tuple[str, ...], ci: float | None) -> pd.DataFrame:
     """``<name>`` with its ``_ci_low``/``_ci_high`` columns as one text column ``<name> [95% interval]``
     (``0.087 [0.071, 0.104]``, the report's notation); the other columns rounded to 3 decimals."""
@@ -87,6 +133,95 @@ def _with_intervals(table: pd.DataFrame, names: tuple[str, ...], ci: float | Non
         out[name] = text
         out = out.rename(columns={name: f"{name} [{ci:.0%} interval]"})
     return out.round(3)
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def free_port(address: str = "127.0.0.1") -> int:
+    """A port free on ``address`` now (the server binds it right after)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family) as sock:
+        sock.bind((address, 0))
+        return int(sock.getsockname()[1])
+
+
+def websocket_origins(address: str, port: int, extra: list[str] | None = None) -> list[str]:
+    """The pages (``host:port``) whose scripts may open the dashboard's websocket: this machine's names at the
+    port, the address listened on, and ``extra``."""
+    hosts = ["localhost", "127.0.0.1"]
+    if address not in hosts and address not in ("0.0.0.0", "::", ""):
+        hosts.append(f"[{address}]" if ":" in address else address)
+    out = [f"{h}:{port}" for h in hosts]
+    return out + [o for o in (extra or []) if o not in out]
+
+
+def start_line(address: str, port: int, origins: list[str]) -> str:
+    """What the command prints when the server starts: where it listens, for whom, and how to stop it."""
+    host = f"[{address}]" if ":" in address else address
+    if address in LOOPBACK:
+        where = "this machine only"
+    elif address in ("0.0.0.0", "::", ""):
+        where = "every network interface: other machines can reach it"
+        host = "localhost"
+    else:
+        where = f"the interface {address}: other machines of that network can reach it"
+    return (f"Serving the dashboard on http://{host}:{port}/ (listening on {address or '0.0.0.0'}, {where}; "
+            f"pages allowed to open its websocket: {', '.join(origins)}). Ctrl-C stops it.")
+
+
+#: The page's Content-Security-Policy: scripts only from the server and the page's own inline scripts (their
+#: per-response nonce), so that no inline event handler (``onerror=``) or injected ``<script>`` runs; no frames
+#: (an ``<iframe srcdoc>`` loads nothing), no plugins, no ``<base>``; connections only back to the server (the
+#: websocket). Styles stay open: Bokeh sets them inline. ``'unsafe-eval'``: Bokeh and Panel compile some of their
+#: own code at run time (it allows no inline handler or tag).
+CSP = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; frame-src 'none'; "
+       "object-src 'none'; base-uri 'none'; form-action 'none'")
+
+
+def csp_transform() -> Any:
+    """A Tornado output transform giving every HTML page of the server :data:`CSP`, its inline scripts the
+    response's nonce (Panel's page template has no place for one)."""
+    import re
+    import secrets
+
+    from tornado.web import OutputTransform
+
+    class ContentSecurityPolicy(OutputTransform):
+        def transform_first_chunk(self, status_code: int, headers: Any, chunk: bytes,
+                                  finishing: bool) -> tuple[int, Any, bytes]:
+            if str(headers.get("Content-Type", "")).startswith("text/html"):
+                nonce = secrets.token_urlsafe(18)
+                chunk = re.sub(rb"<script(?=[\s>])", b'<script nonce="' + nonce.encode() + b'"', chunk)
+                headers["Content-Security-Policy"] = CSP.format(nonce=nonce)
+                if "Content-Length" in headers:
+                    headers["Content-Length"] = str(len(chunk))
+            return status_code, headers, chunk
+
+    return ContentSecurityPolicy
+
+
+def quiet_closed_websockets() -> None:
+    """A tab closed while the server sends to it raises ``WebSocketClosedError`` in Tornado's and Bokeh's
+    loggers, with a traceback; that is no error of the dashboard: keep those records out of the console."""
+
+    def closed(record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        names = {type(exc).__name__} if exc is not None else set()
+        text = record.getMessage()
+        return not (names & {"WebSocketClosedError", "StreamClosedError"} or "WebSocketClosedError" in text
+                    or "StreamClosedError" in text)
+
+    # asyncio: "Task exception was never retrieved" of Tornado's write_message (measured: a tab closed while the
+    # intervals were computing)
+    for name in ("asyncio", "tornado.application", "tornado.general", "bokeh.server.protocol_handler",
+                 "bokeh.server.views.ws", "bokeh.server.session"):
+        logger = logging.getLogger(name)
+        if not any(getattr(f, "__name__", "") == "closed" for f in logger.filters):
+            logger.addFilter(closed)
 
 
 def _widget(cls: Any, label: str, **kwargs: Any) -> Any:
@@ -216,17 +351,52 @@ class Dashboard:
         """Mark the layout servable (``panel serve script.py``)."""
         return self.panel().servable()
 
-    def serve(self, port: int = 0, show: bool = True, threaded: bool = False, **kwargs: Any):
-        """Serve the dashboard on ``localhost:port`` (0: a free port) and open it in a browser when ``show``.
+    def serve(self, port: int = 0, show: bool = True, threaded: bool = False, *, address: str = "127.0.0.1",
+              allow_websocket_origin: list[str] | None = None, verbose: bool = False, **kwargs: Any):
+        """Serve the dashboard on ``address:port`` (0: a free port) and open it in a browser when ``show``.
+
+        By default the server listens on the loopback interface only (127.0.0.1): other machines cannot reach it.
+        Browsers open the page's websocket only from the pages named in ``allow_websocket_origin`` (host:port), by
+        default the server's own address, ``localhost`` and ``127.0.0.1`` at its port; share the dashboard on a
+        network deliberately with ``address="0.0.0.0"`` and the names the other machines use for this one.
+
+        Args:
+            port: the port (0: a free one).
+            show: open a browser tab.
+            threaded: run the server in a thread (its ``stop()`` ends it) and return at once.
+            address: the interface to listen on.
+            allow_websocket_origin: the pages (``host:port``) allowed to open the websocket, added to the
+                default ones.
+            verbose: print the start line (address, port, allowed origins).
+            **kwargs: passed to ``panel.serve``.
 
         Returns:
             the Bokeh server (``threaded=True``: a thread whose ``stop()`` ends it).
+
+        Raises:
+            ValueError: a port outside 0-65535.
+            OSError: the address cannot be listened on (a port in use, an address of another machine).
         """
         pn = require_panel()
+        if isinstance(port, bool) or not isinstance(port, int | np.integer) or not 0 <= port <= 65535:
+            raise ValueError(f"port must be an integer from 0 to 65535 (0: a free port), got {port!r}")
+        if port == 0:
+            port = free_port(address)
+        origins = websocket_origins(address, port, allow_websocket_origin)
         if self.opinion is None and self.subgroups.view is None:
             self.subgroups.update(self.initial)  # a table's first analysis once, shared by every browser session
-        return pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, show=show, threaded=threaded,
-                        title="aif360-subjective dashboard", **kwargs)
+        quiet_closed_websockets()
+        server = pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, address=address,
+                          websocket_origin=origins, show=show, threaded=threaded, start=threaded,
+                          title="aif360-subjective dashboard", verbose=False,
+                          transforms=[csp_transform()], **kwargs)
+        if verbose:
+            print(start_line(address, port, origins))
+        if threaded:
+            return server
+        server.start()
+        server.io_loop.start()
+        return server
 
     @staticmethod
     def _fresh(template: Dashboard) -> Dashboard:
@@ -246,6 +416,11 @@ class Dashboard:
         pn = require_panel()
         pn.extension("tabulator", notifications=False)
         self.message = pn.pane.Alert("", alert_type="danger", visible=False, css_classes=["dashboard-message"])
+        # shown from a control's change until every view shows the new result
+        self.busy = pn.pane.Markdown("⏳ *Recomputing…*", visible=False, css_classes=["dashboard-busy"])
+        self._pending = 0
+        self._background = 0  # intervals computing in a worker thread: the busy sign stays
+        self._clicked: tuple[str, Any] | None = None
         self._builders = [self._data_tab]
         names = ["Data"]
         if self.subgroups is not None:
@@ -259,8 +434,9 @@ class Dashboard:
         self.tabs = pn.Tabs(*zip(names, holders, strict=True), dynamic=False)
         self.tabs.param.watch(self._guard(lambda e: self._open_tab(e.new)), "active")
         self._open_tab(0)
-        header = pn.pane.Markdown(f"## aif360-subjective dashboard: {self.source.name}")
-        return pn.Column(header, self.message, self.tabs, sizing_mode="stretch_width")
+        header = pn.pane.Markdown(f"## aif360-subjective dashboard: {lit(self.source.name)}",
+                                  css_classes=["dashboard-title"])
+        return pn.Column(header, self.busy, self.message, self.tabs, sizing_mode="stretch_width")
 
     def _open_tab(self, i: int) -> None:
         if i in self._built:
@@ -273,11 +449,11 @@ class Dashboard:
             self.message.visible = False
             self.message.object = ""
         else:
-            self.message.object = f"**Input problem:** {exc}"
+            self.message.object = f"**Input problem:** {lit(exc)}"
             self.message.visible = True
 
     def _guard(self, fn):
-        """A callback whose input errors show in the page (the app stays alive)."""
+        """A callback whose input errors show in the page (the app stays alive); a success clears the message."""
 
         def run(*events: Any) -> None:
             try:
@@ -291,25 +467,43 @@ class Dashboard:
 
         return run
 
+    def _recompute(self, fn) -> None:
+        """Show the busy sign, then run ``fn`` on the next tick (served: the sign reaches the browser first) and
+        hide the sign; when the controls change again meanwhile, only the last change runs."""
+        self._pending += 1
+        ticket = self._pending
+        self.busy.visible = True
+
+        def work() -> None:
+            if ticket != self._pending:
+                return  # a newer change follows
+            try:
+                self._guard(fn)()
+            finally:
+                self.busy.visible = self._background > 0
+
+        self._later(work)
+
     # ------------------------------------------------------------------------------------------------ data tab
     def _data_tab(self):
         pn = require_panel()
-        self.data_table = pn.widgets.Tabulator(self.table, pagination="remote", page_size=15, header_filters=True,
-                                               disabled=True, sizing_mode="stretch_width", show_index=False,
-                                               css_classes=["data-table"])
+        self.data_table = _table(self.table, pagination="remote", page_size=15, header_filters=True,
+                                 disabled=True, sizing_mode="stretch_width", show_index=False,
+                                 css_classes=["data-table"])
         self.favourable = _widget(pn.widgets.Select, "favourable label", options=[str(v) for v in self.label_values],
-                                            value=str(self.favorable), disabled=self.opinion is not None,
-                                            css_classes=["favourable"])
+                                  value=str(self.favorable), disabled=self.opinion is not None,
+                                  css_classes=["favourable"])
         self.favourable.param.watch(self._guard(self._on_favourable), "value")
         self.data_table.param.watch(self._guard(self._on_filter), "filters")
         info = pn.pane.Markdown(self._data_text(), css_classes=["data-info"])
         self.data_info = info
         parts = [info, self.favourable]
         if self.opinion is None:
-            self.upload = pn.widgets.FileInput(accept=".csv")
-            self.upload_label = _widget(pn.widgets.Select, "truth column", options=[])
-            self.upload_pred = _widget(pn.widgets.Select, "prediction column", options=[])
-            load = _widget(pn.widgets.Button, "Use the uploaded table")
+            self.upload = pn.widgets.FileInput(accept=".csv", css_classes=["upload"])
+            self.upload_label = _widget(pn.widgets.Select, "truth column", options=[], css_classes=["upload-truth"])
+            self.upload_pred = _widget(pn.widgets.Select, "prediction column", options=[],
+                                       css_classes=["upload-prediction"])
+            load = _widget(pn.widgets.Button, "Use the uploaded table", css_classes=["use-upload"])
             self.upload.param.watch(self._guard(self._on_upload), "value")
             load.on_click(self._guard(self._on_load))
             parts.append(pn.Row(self.upload, self.upload_label, self.upload_pred, load))
@@ -322,9 +516,9 @@ class Dashboard:
         if self.opinion is not None:
             o = self.opinion
             t += (f" One row per annotation; {o.test.n_items:,} of {self.opinion.dataset.n_items:,} items held out "
-                  f"for the audit (seed {self.seed}). " + " ".join(o.notes))
+                  f"for the audit (seed {self.seed}). " + " ".join(lit(n) for n in o.notes))
         else:
-            t += f" Truth {self.label_col!r}, predictions {self.prediction_col!r}."
+            t += f" Truth {lit(repr(self.label_col))}, predictions {lit(repr(self.prediction_col))}."
         return t
 
     def _on_filter(self, event: Any) -> None:
@@ -336,17 +530,29 @@ class Dashboard:
 
     def _on_favourable(self, event: Any) -> None:
         value = next(v for v in self.label_values if str(v) == event.new)
+        if value == self.favorable:
+            return
         self._set_table(self.table, self.label_col, self.prediction_col, value)
-        if 1 in self._built:  # else the tab analyses the new table when opened
-            self._run_subgroups(self._sg_settings())
+        self._subgroups_changed()
+
+    def _subgroups_changed(self) -> None:
+        """The table behind the subgroups changed: its views are recomputed (the tab analyses it when first
+        opened), and a subgroup clicked before is forgotten."""
+        self._clicked = None
+        if 1 in self._built:
+            self._sg_categorical.options = _escaped_options(list(self.subgroups.X.columns))
+            self._sg_categorical.value = [c for c in self._sg_categorical.value if c in self.subgroups.X.columns]
+            self._clear_detail()
+            self._recompute(lambda: self._run_subgroups(self._sg_settings()))
 
     def _on_upload(self, event: Any) -> None:
         if not event.new:
             return
+        name = self.upload.filename or "the uploaded file"
         try:
             df = pd.read_csv(io.BytesIO(event.new))
         except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-            raise ValueError(f"the uploaded file is not a readable CSV ({exc})") from None
+            raise ValueError(f"{name} is not a readable CSV ({exc})") from None
         self._uploaded = df
         cols = list(df.columns)
         self.upload_label.options, self.upload_pred.options = cols, cols
@@ -357,18 +563,20 @@ class Dashboard:
         df = getattr(self, "_uploaded", None)
         if df is None:
             raise ValueError("upload a CSV file first")
-        self.source = Source(None, ("--label-col", self.upload_label.value, "--prediction-col",
-                                    self.upload_pred.value), self.upload.filename or "uploaded table")
-        self.features = None
-        self._set_table(df, self.upload_label.value, self.upload_pred.value, None)
-        self.data_table.value = df
+        source = Source(None, ("--label-col", str(self.upload_label.value), "--prediction-col",
+                               str(self.upload_pred.value)), self.upload.filename or "uploaded table")
+        features, self.features = self.features, None
+        try:
+            self._set_table(df, self.upload_label.value, self.upload_pred.value, None)
+        except INPUT_ERRORS:
+            self.features = features  # the previous table stays
+            raise
+        self.source = self.subgroups.source = source
+        _show_table(self.data_table, df)
         self.data_info.object = self._data_text()
         self.favourable.options = [str(v) for v in self.label_values]
         self.favourable.value = str(self.favorable)
-        if 1 in self._built:
-            self._sg_categorical.options = list(self.subgroups.X.columns)
-            self._sg_categorical.value = []
-            self._run_subgroups(self._sg_settings())
+        self._subgroups_changed()
 
     # ------------------------------------------------------------------------------------------------ subgroups
     def _subgroups_tab(self):
@@ -379,52 +587,62 @@ class Dashboard:
         s = self.initial
         w = pn.widgets
         self._sg_clustering = _widget(w.Select, "clusterer", options=list(CLUSTERINGS), value=s.clustering)
-        self._sg_k = _widget(w.IntInput, "k (0 = automatic, x-means)", value=s.n_clusters or 0, start=0,
-                                css_classes=["k-input"])
-        self._sg_tau = _widget(w.FloatInput, "entropy threshold τ", value=s.entropy_threshold, start=0.0, end=1.0,
-                                    step=0.05, css_classes=["tau-input"])
+        # no start/end: a value out of range reaches the check and shows as an error (the browser would clamp it)
+        self._sg_k = _widget(w.IntInput, "k (0 = automatic, x-means)", value=s.n_clusters or 0,
+                             css_classes=["k-input"])
+        self._sg_tau = _widget(w.FloatInput, "entropy threshold τ (0 to 1)", value=s.entropy_threshold, step=0.05,
+                               css_classes=["tau-input"])
         self._sg_categorical = _widget(w.MultiChoice, "categorical columns (empty = detected)",
-                                             options=list(self.subgroups.X.columns),
-                                             value=list(s.categorical or []))
+                                       options=_escaped_options(list(self.subgroups.X.columns)),
+                                       value=list(s.categorical or []), css_classes=["categorical"])
         self._sg_metric = _widget(w.Select, "metric", options=list(RANKABLE), value=s.metric)
-        self._sg_kind = _widget(w.Select, "subgroups", options=list(subgroup_kinds()), value=s.kind)
+        self._sg_kind = _widget(w.Select, "subgroups", options=list(subgroup_kinds()), value=s.kind,
+                                css_classes=["kind"])
         self._sg_direction = _widget(w.Select, "direction", options=list(SUBGROUP_PARAMS.choices("direction")),
                                      value=s.direction)
         self._sg_alpha = _widget(w.Select, "α (family-wise error)", options=ALPHAS, value=s.alpha)
-        self._sg_min_size = _widget(w.IntInput, "min_size", value=s.min_size, start=1)
+        self._sg_min_size = _widget(w.IntInput, "min_size", value=s.min_size, css_classes=["min-size"])
         controls = [self._sg_clustering, self._sg_k, self._sg_tau, self._sg_categorical, self._sg_metric,
                     self._sg_kind, self._sg_direction, self._sg_alpha, self._sg_min_size]
         self._sg_discovery = None
         if accepts_discovery():
             self._sg_discovery = _widget(w.Select, "discovery", options=list(SUBGROUP_PARAMS.choices("discovery")),
-                                          value=s.discovery or "both")
+                                         value=s.discovery or "both")
             controls.append(self._sg_discovery)
         for c in controls:
-            c.param.watch(self._guard(lambda e: self._run_subgroups(self._sg_settings())), "value")
+            c.param.watch(lambda e: self._recompute(lambda: self._run_subgroups(self._sg_settings())), "value")
         self._sg_status = pn.pane.Markdown("", css_classes=["sg-status"])
+        self._sg_verdict = pn.pane.Markdown("", css_classes=["sg-verdict"])
         self._sg_notes = pn.pane.Markdown("", css_classes=["sg-notes"])
-        self._sg_ranking = w.Tabulator(pd.DataFrame(), disabled=True, show_index=False, sizing_mode="stretch_width",
-                                       css_classes=["ranking-table"], selectable=1)
+        self._sg_ranking = _table(pd.DataFrame(), disabled=True, show_index=False, sizing_mode="stretch_width",
+                                  css_classes=["ranking-table"], selectable=1)
         self._sg_ranking.on_click(self._guard(self._on_subgroup_click))
-        self._sg_detail = pn.Column(pn.pane.Markdown("Click a subgroup of the ranking to see its metrics."),
-                                    css_classes=["subgroup-detail"])
-        self._sg_patterns = w.Tabulator(pd.DataFrame(), disabled=True, show_index=False, pagination="local",
-                                        page_size=10, header_filters=True, sizing_mode="stretch_width",
-                                        row_content=self._pattern_row, embed_content=False,
-                                        css_classes=["pattern-table"])
+        self._sg_detail = pn.Column(css_classes=["subgroup-detail"], sizing_mode="stretch_width")
+        self._clear_detail()
+        self._sg_patterns = _table(pd.DataFrame(), disabled=True, show_index=False, pagination="local",
+                                   page_size=10, header_filters=True, sizing_mode="stretch_width",
+                                   row_content=self._pattern_row, embed_content=False,
+                                   css_classes=["pattern-table"])
+        # the seed's size bars: one bar per subgroup, a click shows its metrics
+        self._sg_sizes = _table(pd.DataFrame(), disabled=True, show_index=False, pagination="local", page_size=10,
+                                sizing_mode="stretch_width", css_classes=["size-bars"], selectable=1)
+        self._sg_sizes.on_click(self._guard(self._on_size_click))
         self._sg_radar = pn.Column()
-        self._sg_sizes = pn.Column()
         self._sg_rank_fig = pn.Column()
-        self._sg_command = pn.pane.Markdown("", css_classes=["sg-command"])
+        self._sg_command = pn.pane.HTML("", css_classes=["sg-command"])
         download = w.FileDownload(callback=self._guard_download(lambda: self.subgroups.report().render()),
                                   filename="subgroups_report.html", label="Download the HTML report",
                                   css_classes=["sg-export"])
-        self._run_subgroups(self._sg_settings(), first=True)
+        self._run_subgroups(self._sg_settings())
         left = pn.Column("### Controls", *controls, width=300)
         right = pn.Column(
-            self._sg_status, self._sg_notes, "### Ranking", self._sg_ranking, self._sg_detail, self._sg_rank_fig,
-            pn.Row(self._sg_radar, self._sg_sizes), "### Patterns (click ▸ to expand a row)", self._sg_patterns,
-            "### Export", download, self._sg_command, sizing_mode="stretch_width")
+            self._sg_status, self._sg_verdict, self._sg_notes, "### Ranking (click a row for its metrics)",
+            self._sg_ranking, self._sg_detail, self._sg_rank_fig,
+            pn.Row(self._sg_radar, pn.Column("### Subgroup sizes (click a bar for its metrics)", self._sg_sizes,
+                                             sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+            "### Patterns (click ▸ to expand a row)", self._sg_patterns,
+            "### Export", download, pn.pane.Markdown("Equivalent command:"), self._sg_command,
+            sizing_mode="stretch_width")
         return pn.Row(left, right, sizing_mode="stretch_width")
 
     def _guard_download(self, make_html):
@@ -435,65 +653,132 @@ class Dashboard:
                 return io.StringIO(html)
             except INPUT_ERRORS as exc:
                 self._error(exc)
-                return io.StringIO(f"<p>Export failed: {exc}</p>")
+                import html as html_module
+
+                return io.StringIO(f"<p>Export failed: {html_module.escape(str(exc))}</p>")
 
         return callback
 
     def _sg_settings(self) -> SubgroupSettings:
-        k = int(self._sg_k.value or 0)
+        """The controls' values, checked: a value out of range is an error named after its control."""
+        k = self._sg_k.value
+        if k is None:
+            raise ValueError("k (number of clusters) is empty: type a number (0 = automatic, x-means)")
+        n = len(self.subgroups.X)
+        if k != 0 and not 2 <= k <= n:
+            raise ValueError(f"k (number of clusters) must be 0 (automatic) or between 2 and the number of rows "
+                             f"({n:,}), got {k}")
+        tau = self._sg_tau.value
+        if tau is None or not 0.0 <= float(tau) <= 1.0:
+            raise ValueError(f"the entropy threshold τ must be between 0 and 1, got {tau}")
+        min_size = self._sg_min_size.value
+        if min_size is None or min_size < 1:
+            raise ValueError(f"min_size must be an integer >= 1, got {min_size}")
         cat = tuple(self._sg_categorical.value) or None
         return SubgroupSettings(
-            clustering=self._sg_clustering.value, n_clusters=None if k == 0 else k,
-            entropy_threshold=float(self._sg_tau.value), categorical=cat, metric=self._sg_metric.value,
+            clustering=self._sg_clustering.value, n_clusters=None if k == 0 else int(k),
+            entropy_threshold=float(tau), categorical=cat, metric=self._sg_metric.value,
             kind=self._sg_kind.value, direction=self._sg_direction.value, alpha=self._sg_alpha.value,
-            min_size=int(self._sg_min_size.value or 1),
-            discovery=None if self._sg_discovery is None else self._sg_discovery.value)
+            min_size=int(min_size), discovery=None if self._sg_discovery is None else self._sg_discovery.value)
 
-    def _run_subgroups(self, settings: SubgroupSettings, first: bool = False) -> None:
-        """Status, notes, ranking and pattern tables at once; the figures right after (next tick when served), so
-        that a re-cut shows without waiting for matplotlib."""
+    def _run_subgroups(self, settings: SubgroupSettings) -> None:
+        """Every view of the subgroups tab from one result, shown together (the figures are drawn first)."""
+        pn = require_panel()
+        from ..plotting import plot_ranking, plot_summary_radar
         from ..report.sections import whole_numbers_as_int
 
         v = self.subgroups.update(settings)
         what = {"clustering": "clustered", "cut": "re-cut the cached clustering", "ranking": "re-ranked"}[v.step]
         auto = " (x-means)" if settings.n_clusters is None and settings.clustering in HIERARCHICAL else ""
-        self._sg_status.object = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}: {what} in "
-                                  f"{v.seconds:.2f} s.")
-        self._sg_notes.object = "\n\n".join(f"*{n}*" for n in v.notes)
-        self._sg_ranking.value = v.ranking.reset_index()
-        redraw = v.step != "ranking" or first
+        status = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}: {what} in {v.seconds:.2f} s.")
+        redraw = v.step != "ranking" or not self._sg_radar.objects
+        patterns = sizes = radar = None
         if redraw:
             pats = whole_numbers_as_int(v.report.patterns(all_columns=False))
             info = v.report.pattern_info()
             table = pats.astype(object).where(pats.notna(), "")
             table.insert(0, "size", info["size"])
-            self._sg_patterns.value = table.reset_index()
-        self._sg_command.object = f"Equivalent command:\n\n```\n{self.subgroups.command()}\n```"
-        self._later(lambda: self._subgroup_figures(v, redraw))
+            patterns = table.reset_index()
+            radar = _figure(plot_summary_radar(v.report))
+        sizes = self._size_bars(v)
+        ranking_fig = _figure(plot_ranking(v.report, settings.metric, kind=settings.kind, n=settings.top,
+                                           direction=settings.direction, alpha=settings.alpha,
+                                           min_size=settings.min_size))
+        verdict = self._verdict(v)
+        detail = self._detail_view(*self._clicked) if self._clicked is not None and v.step == "ranking" else None
+        with pn.io.hold():
+            self._sg_status.object = status
+            self._sg_verdict.object = verdict
+            self._sg_notes.object = "\n\n".join(f"*{lit(n)}*" for n in v.notes)
+            _show_table(self._sg_ranking, v.ranking.reset_index())
+            if patterns is not None:
+                _show_table(self._sg_patterns, patterns)
+                self._sg_radar.objects = [radar]
+            _show_table(self._sg_sizes, sizes)
+            self._sg_sizes.formatters = {"size": {"type": "progress", "max": int(max(sizes["size"].max(), 1)),
+                                                  "legend": True, "color": "#4878a8"}} if len(sizes) else {}
+            self._sg_rank_fig.objects = [ranking_fig]
+            self._sg_command.object = _pre(self.subgroups.command())
+            if detail is not None:  # a re-ranking keeps the result: the clicked subgroup's metrics stay true
+                self._sg_detail.objects = detail
+            else:  # a new result: ids name other subgroups, the old metrics must go
+                self._clear_detail()
 
-    def _subgroup_figures(self, v: Any, redraw: bool) -> None:
-        from ..plotting import plot_ranking, plot_subgroup_sizes, plot_summary_radar
+    def _verdict(self, v: Any) -> str:
+        """The overall verdict of the analysis (the report's answer: significant findings over every metric)."""
+        from ..report.answer import subgroup_answer
+        from ..report.sections import pattern_texts, whole_numbers_as_int
 
-        if self.subgroups.view is not v:
-            return  # the controls changed meanwhile
         s = v.settings
-        if redraw:
-            self._sg_radar.objects = [_figure(plot_summary_radar(v.report))]
-            self._sg_sizes.objects = [_figure(plot_subgroup_sizes(v.report))]
-        self._sg_rank_fig.objects = [_figure(plot_ranking(v.report, s.metric, kind=s.kind, n=s.top,
-                                                          direction=s.direction, alpha=s.alpha,
-                                                          min_size=s.min_size))]
+        texts = (pattern_texts(whole_numbers_as_int(v.report.patterns(all_columns=False)))
+                 if "entropy" in v.report.kinds else None)
+        answer = subgroup_answer(v.report, alpha=s.alpha, ci=s.ci, pattern_text=texts)
+        lines = list(answer.lines) + [f"Note: {c}" for c in answer.caveats]
+        return "**Verdict.** " + " ".join(lit(line) for line in lines)
+
+    def _size_bars(self, v: Any) -> pd.DataFrame:
+        """One row per cluster and entropy-based subgroup (the seed's bars), and per mined pattern when the
+        ranking shows them, largest first: kind, id and size (drawn as a bar)."""
+        m = v.report.subgroup_metrics(ci=None)
+        kinds = [k for k in m.index.get_level_values(0).unique()
+                 if k in ("cluster", "entropy") or v.settings.kind in ("all", k)]
+        rows = m.loc[m.index.get_level_values(0).isin(kinds), ["size"]].reset_index()
+        rows.columns = ["kind", "id", "size"]
+        rows["size"] = rows["size"].fillna(0).astype(int)
+        return rows.sort_values("size", ascending=False, kind="stable").reset_index(drop=True)
+
+    def _clear_detail(self) -> None:
+        pn = require_panel()
+        self._sg_detail.objects = [pn.pane.Markdown("Click a subgroup of the ranking or a size bar to see its "
+                                                    "metrics.", css_classes=["detail-placeholder"])]
+
+    def _detail_view(self, kind: str, sid: Any) -> list[Any]:
+        """The clicked subgroup's metrics, and the seed's chart of cluster ``sid`` beside entropy subgroup
+        ``sid`` (their five metrics side by side)."""
+        from ..plotting import plot_subgroup_metrics
+
+        views = [self._detail(kind, sid)]
+        rep = self.subgroups.view.report
+        if kind in ("cluster", "entropy") and {"cluster", "entropy"} <= set(rep.kinds):
+            views.append(_figure(plot_subgroup_metrics(rep, sid)))
+        return views
 
     def _detail(self, kind: str, sid: Any):
         pn = require_panel()
         table = self.subgroups.subgroup_detail(kind, sid)
         size = table.attrs.get("size")
         ci = self.subgroups.view.settings.ci
-        head = (f"**Subgroup {kind} {sid}** ({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals {ci:.0%}; "
-                "q = Benjamini-Hochberg over the subgroups of one kind; p_adjusted = permutation max-T over every "
-                "subgroup of every kind, both directions, the family-wise error of the ranking)")
-        return pn.Column(pn.pane.Markdown(head), pn.widgets.Tabulator(table.reset_index(), disabled=True,
-                                                                     show_index=False, css_classes=["detail-table"]))
+        head = (f"**Subgroup {lit(kind)} {lit(sid)}** ({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals "
+                f"{ci:.0%}; p_adjusted = family-wise adjusted p (permutation max-T over every subgroup of every kind, "
+                "metric and direction: the error the ranking's α controls); q = Benjamini-Hochberg over the "
+                "subgroups of one kind)")
+        return pn.Column(pn.pane.Markdown(head), _table(table.reset_index(), disabled=True, show_index=False,
+                                                        css_classes=["detail-table"]),
+                         sizing_mode="stretch_width")
+
+    def _show_detail(self, kind: str, sid: Any) -> None:
+        self._clicked = (kind, sid)
+        self._sg_detail.objects = self._detail_view(kind, sid)
 
     def _on_subgroup_click(self, event: Any) -> None:
         rk = self._sg_ranking.value
@@ -503,13 +788,19 @@ class Dashboard:
         kind = self.subgroups.view.settings.kind
         if kind == "all" and "kind" in rk.columns:
             kind = rk.iloc[event.row]["kind"]
-        self._sg_detail.objects = [self._detail(kind, sid)]
+        self._show_detail(kind, sid)
+
+    def _on_size_click(self, event: Any) -> None:
+        bars = self._sg_sizes.value
+        if event.row is None or event.row >= len(bars):
+            return
+        self._show_detail(bars.iloc[event.row]["kind"], bars.iloc[event.row]["id"])
 
     def _pattern_row(self, row: pd.Series):
         try:
             return self._detail("entropy", row["id"])
         except INPUT_ERRORS as exc:
-            return require_panel().pane.Markdown(str(exc))
+            return require_panel().pane.Markdown(lit(exc))
 
     # ------------------------------------------------------------------------------------------------ opinion
     def _opinion_tab(self):
@@ -517,33 +808,39 @@ class Dashboard:
         w = pn.widgets
         o = self.opinion
         self._op_grouping = _widget(w.Select, "grouping", options=GROUPINGS, value="adr", css_classes=["grouping"])
+        attrs = [a for a in o.test.protected_attribute_names if a in o.test.annotators.columns]
+        # demographic groups: the attributes whose intersections make the groups (one by default: all five of
+        # POPQUORN make 177 groups)
+        self._op_attrs = _widget(w.MultiChoice, "demographic attributes (their intersections are the groups)",
+                                 options=_escaped_options(attrs), value=attrs[:1], visible=False,
+                                 css_classes=["attributes"])
         self._op_bins = _widget(w.TextInput, "bins (int, quantile:N or edges)", value="5")
-        self._op_min = _widget(w.IntInput, "min_group_size", value=1, start=1)
-        self._op_perf = _widget(w.Select, "performance measure", options=PERFORMANCES, value="accuracy")
+        self._op_min = _widget(w.IntInput, "min_group_size", value=1, css_classes=["min-group-size"])
+        self._op_perf = _widget(w.Select, "performance measure", options=PERFORMANCES, value="accuracy",
+                                css_classes=["performance"])
         self._op_ci = _widget(w.Select, "interval level", options=CI_LEVELS, value=0.95)
-        controls = [self._op_grouping, self._op_bins, self._op_min, self._op_perf, self._op_ci]
+        controls = [self._op_grouping, self._op_attrs, self._op_bins, self._op_min, self._op_perf, self._op_ci]
         for c in controls:
-            c.param.watch(self._guard(lambda e: self._run_opinion()), "value")
+            c.param.watch(lambda e: self._recompute(self._run_opinion), "value")
         self._op_status = pn.pane.Markdown("", css_classes=["op-status"])
         self._op_answer = pn.pane.Markdown("", css_classes=["op-answer"])
         self._op_thin = pn.pane.Markdown("", css_classes=["op-thin"])
-        self._op_summary = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
-                                       css_classes=["op-summary"])
+        self._op_summary = _table(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
+                                  css_classes=["op-summary"])
         self._op_heatmap = pn.Column()
         self._op_groups = pn.Column()
-        self._op_command = pn.pane.Markdown("", css_classes=["op-command"])
+        self._op_command = pn.pane.HTML("", css_classes=["op-command"])
         # the human-in-the-loop step
         self._mit_kind = _widget(w.Select, "mitigation", options={v: k for k, v in MITIGATIONS.items()},
-                                  value="crowdtruth", css_classes=["mitigation"])
+                                 value="crowdtruth", css_classes=["mitigation"])
         self._mit_threshold = _widget(w.TextInput, "CrowdTruth WQS threshold ('auto' or 0-1)", value="auto",
-                                          css_classes=["threshold"])
+                                      css_classes=["threshold"])
         self._mit_baseline = _widget(w.Select, "baseline model", options=list(o.models))
-        self._mit_button = _widget(w.Button, "Try it", css_classes=["try-mitigation"],
-                                    disabled=not o.can_train)
+        self._mit_button = _widget(w.Button, "Try it", css_classes=["try-mitigation"], disabled=not o.can_train)
         self._mit_button.on_click(self._guard(self._on_mitigate))
         self._mit_result = pn.Column(css_classes=["mitigation-result"])
-        self._mit_history = w.Tabulator(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
-                                        css_classes=["history-table"])
+        self._mit_history = _table(pd.DataFrame(), disabled=True, sizing_mode="stretch_width", show_index=False,
+                                   css_classes=["history-table"])
         download = w.FileDownload(callback=self._guard_download(lambda: o.report(self._op_settings()).render()),
                                   filename="audit_report.html", label="Download the HTML report",
                                   css_classes=["op-export"])
@@ -553,29 +850,44 @@ class Dashboard:
         right = pn.Column(self._op_status, self._op_answer, self._op_thin, "### Models side by side",
                           self._op_summary, self._op_heatmap, "### Groups", self._op_groups,
                           "### Mitigation: before and after, on the same held-out items", self._mit_result,
-                          "### Tried settings", self._mit_history, "### Export", download, self._op_command,
-                          sizing_mode="stretch_width")
+                          "### Tried settings", self._mit_history, "### Export", download,
+                          pn.pane.Markdown("Equivalent command:"), self._op_command, sizing_mode="stretch_width")
         return pn.Row(left, right, sizing_mode="stretch_width")
 
     def _op_settings(self) -> OpinionSettings:
-        return OpinionSettings(grouping=self._op_grouping.value, bins=self._op_bins.value,
-                               min_group_size=int(self._op_min.value or 1), performance=self._op_perf.value,
-                               ci=self._op_ci.value)
+        """The controls' values, checked (a value out of range is an error named after its control)."""
+        grouping = self._op_grouping.value
+        self._op_attrs.visible = grouping == "demographic"
+        attributes = None
+        if grouping == "demographic":
+            if not self._op_attrs.value:
+                raise ValueError("choose at least one demographic attribute: the groups are the intersections of "
+                                 "the attributes chosen")
+            attributes = tuple(self._op_attrs.value)
+        min_size = self._op_min.value
+        if min_size is None or min_size < 1:
+            raise ValueError(f"min_group_size must be an integer >= 1, got {min_size}")
+        return OpinionSettings(grouping=grouping, bins=self._op_bins.value, attributes=attributes,
+                               min_group_size=int(min_size), performance=self._op_perf.value, ci=self._op_ci.value)
 
     def _run_opinion(self) -> None:
-        """The view without intervals at once, the intervals right after (next tick when served)."""
+        """The view without intervals at once, the intervals right after (in a worker thread when served); the
+        busy sign stays until they are shown."""
         import time
 
         s = self._op_settings()
         t0 = time.perf_counter()
-        self._show_opinion(s, intervals=self.opinion.has_intervals(s))
+        ready = self.opinion.has_intervals(s)
+        if not ready:
+            # a bad option fails here, before anything is shown
+            self.opinion.metrics(s)
         seconds = time.perf_counter() - t0
-        if not self.opinion.has_intervals(s):
-            self._op_status.object = (f"Shown in {seconds:.2f} s without intervals; computing the {s.ci:.0%} "
-                                      f"intervals ({s.n_boot:,} bootstrap replicates)…")
+        status = (f"Shown in {seconds:.2f} s." if ready else
+                  f"Shown in {seconds:.2f} s without intervals; computing the {s.ci:.0%} intervals "
+                  f"({s.n_boot:,} bootstrap replicates)…")
+        self._show_opinion(s, intervals=ready, status=status)
+        if not ready:
             self._in_background(lambda: self._bootstrap(s), lambda: self._intervals(s, t0))
-        else:
-            self._op_status.object = f"Shown in {seconds:.2f} s."
 
     def _bootstrap(self, s: OpinionSettings) -> None:
         """The intervals of the view (cached by the results objects; the redraw then reads them)."""
@@ -588,13 +900,16 @@ class Dashboard:
     def _intervals(self, s: OpinionSettings, t0: float) -> None:
         import time
 
-        if s != self._op_settings():
-            return  # the controls changed meanwhile
         try:
-            self._show_opinion(s, intervals=True)
-            self._op_status.object = f"Intervals computed; {time.perf_counter() - t0:.2f} s in all."
+            if s != self._op_settings():
+                return  # the controls changed meanwhile
+            self._show_opinion(s, intervals=True,
+                               status=f"Intervals computed; {time.perf_counter() - t0:.2f} s in all.")
+            self._error(None)
         except INPUT_ERRORS as exc:
             self._error(exc)
+        finally:
+            self.busy.visible = self._background > 0
 
     def _in_background(self, compute, then) -> None:
         """``compute`` in a worker thread, then ``then`` on the session's event loop, when served (the page keeps
@@ -608,14 +923,26 @@ class Dashboard:
             then()
             return
 
+        self._background += 1
+        self.busy.visible = True
+
+        def done(fn) -> None:
+            self._background -= 1
+            fn()
+
         def work() -> None:
             try:
                 compute()
             except Exception as exc:  # noqa: BLE001 - reported in the page, never lost in a thread
                 log.exception("dashboard background computation failed")
-                doc.add_next_tick_callback(lambda e=exc: self._error(e))
+
+                def report(e: Exception = exc) -> None:
+                    self.busy.visible = self._background > 0
+                    self._error(e)
+
+                doc.add_next_tick_callback(lambda: done(report))
                 return
-            doc.add_next_tick_callback(then)
+            doc.add_next_tick_callback(lambda: done(then))
 
         threading.Thread(target=work, daemon=True).start()
 
@@ -627,27 +954,33 @@ class Dashboard:
         else:
             fn()
 
-    def _show_opinion(self, s: OpinionSettings, intervals: bool) -> None:
+    def _show_opinion(self, s: OpinionSettings, intervals: bool, status: str = "") -> None:
+        """Every view of the opinion tab for ``s``, computed first and then shown together."""
         from ..opinion.groups import group_label
         from ..plotting import plot_group_performance
         pn = require_panel()
         o = self.opinion
         ci = s.ci if intervals else None
         summary = _with_intervals(o.summary(s, intervals=intervals), ("unfairness", "performance"), ci)
-        self._op_summary.value = summary.reset_index()
-        self._op_answer.object = "\n\n".join(o.answer(s, name, intervals) for name in o.models)
-        thin = o.thin_notes(s)
-        self._op_thin.object = "\n\n".join(f"*Thin groups: {t}*" for t in thin)
-        fig = plot_group_performance(o.metrics(s), kind="heatmap", ci=ci, n_boot=s.n_boot, random_state=self.seed)
-        self._op_heatmap.objects = [_figure(fig)]
+        answer = "\n\n".join(lit(o.answer(s, name, intervals)) for name in o.models)
+        thin = "\n\n".join(f"*Thin groups: {lit(t)}*" for t in o.thin_notes(s))
+        fig = _figure(plot_group_performance(o.metrics(s), kind="heatmap", ci=ci, n_boot=s.n_boot,
+                                             random_state=self.seed))
         groups = []
         for name in o.models:
             table = o.group_table(name, s, intervals).rename(index=group_label).reset_index()
-            groups.append(pn.pane.Markdown(f"**{name}**"))
-            groups.append(pn.widgets.Tabulator(table.round(3), disabled=True, show_index=False,
-                                               sizing_mode="stretch_width"))
-        self._op_groups.objects = groups
-        self._op_command.object = f"Equivalent command:\n\n```\n{o.command(s)}\n```"
+            groups.append(pn.pane.Markdown(f"**{lit(name)}**"))
+            groups.append(_table(table.round(3), disabled=True, show_index=False, sizing_mode="stretch_width",
+                                 css_classes=["group-table"]))
+        command = _pre(o.command(s))
+        with pn.io.hold():
+            self._op_status.object = status
+            _show_table(self._op_summary, summary.reset_index())
+            self._op_answer.object = answer
+            self._op_thin.object = thin
+            self._op_heatmap.objects = [fig]
+            self._op_groups.objects = groups
+            self._op_command.object = command
 
     def _on_mitigate(self, event: Any) -> None:
         pn = require_panel()
@@ -670,9 +1003,8 @@ class Dashboard:
         shown = _with_intervals(shown, ("unfairness", "performance"), s.ci)
         detail = table.attrs.get("detail") or ""
         self._mit_result.objects = [
-            pn.pane.Markdown(f"**{MITIGATIONS[self._mit_kind.value]}** against {self._mit_baseline.value}"
-                             + (f" ({detail})" if detail else "") + "."),
-            pn.widgets.Tabulator(shown.reset_index(), disabled=True, show_index=False,
-                                 css_classes=["before-after"]),
+            pn.pane.Markdown(f"**{lit(MITIGATIONS[self._mit_kind.value])}** against {lit(self._mit_baseline.value)}"
+                             + (f" ({lit(detail)})" if detail else "") + "."),
+            _table(shown.reset_index(), disabled=True, show_index=False, css_classes=["before-after"]),
         ]
-        self._mit_history.value = self.opinion.history_frame().reset_index()
+        _show_table(self._mit_history, self.opinion.history_frame().reset_index())

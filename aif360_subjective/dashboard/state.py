@@ -60,6 +60,21 @@ MITIGATIONS = {
 }
 
 
+def _draws(s: SubgroupSettings) -> int | None:
+    """How many values the equivalent command's clusterer draws from ``detect_subgroups``' random stream before
+    the clusters are known (x-means' choice of k for a tree: one seed; k-means: one seed; a tree cut at a given k,
+    Birch at a given k, DBSCAN, OPTICS: none), or None when it draws an unknown number (x-means, and k-means or
+    Birch with k chosen by x-means): such a setting is clustered again, never re-cut, so that the page's adjusted
+    p-values are those of the equivalent command."""
+    if s.clustering in HIERARCHICAL:
+        return 1 if s.n_clusters is None else 0
+    if s.clustering in ("dbscan", "optics"):
+        return 0
+    if s.clustering == "xmeans" or s.n_clusters is None:
+        return None
+    return 1 if s.clustering == "kmeans" else 0
+
+
 def accepts_discovery() -> bool:
     """Whether this installation's ``detect_subgroups`` takes ``discovery=`` (pattern discovery)."""
     from ..detectors import detect_subgroups
@@ -223,7 +238,7 @@ class SubgroupSession:
                 rep = self._detect(s, s.clustering, None)
                 self._k_auto = rep.n_clusters
                 return rep
-            return self._detect(s, CachedClustering(self._shared), s.n_clusters)
+            return self._detect(s, CachedClustering(self._shared, seeded=_draws(s) == 1), s.n_clusters)
         rep = self._detect(s, s.clustering, s.n_clusters)
         Z, _ = encode_for_clustering(self.X, cat)
         self._shared = SharedClustering(Z, labels=rep.clusters.to_numpy())
@@ -238,10 +253,11 @@ class SubgroupSession:
     def _cut(self, s: SubgroupSettings) -> Any:
         self._check_k(s.n_clusters)
         assert self._shared is not None  # a clustering was fitted before any re-cut
+        cached = CachedClustering(self._shared, seeded=_draws(s) == 1)
         if self._shared.tree is None:
-            return self._detect(s, CachedClustering(self._shared), None)
+            return self._detect(s, cached, None)
         k = self._k_auto if s.n_clusters is None else s.n_clusters
-        return self._detect(s, CachedClustering(self._shared), k)
+        return self._detect(s, cached, k)
 
     def update(self, settings: SubgroupSettings) -> SubgroupView:
         """The view for ``settings``, recomputing as little as the change needs.
@@ -257,7 +273,7 @@ class SubgroupSession:
         changed = settings.changed(None if prev is None else prev.settings)
         flat_k = prev is not None and prev.settings.clustering not in HIERARCHICAL and "n_clusters" in changed
         t0 = time.perf_counter()
-        if prev is None or changed & set(CLUSTER_FIELDS) or flat_k:
+        if prev is None or changed & set(CLUSTER_FIELDS) or flat_k or _draws(settings) is None:
             step, rep = "clustering", self._fit(settings)
         elif changed & set(CUT_FIELDS):
             step, rep = "cut", self._cut(settings)
@@ -285,9 +301,10 @@ class SubgroupSession:
         a = rk.attrs
         metric = s.metric.replace("_", " ")
         if not len(rk) and s.alpha is not None:
-            notes.append(f"No {s.kind}-based subgroup is significantly {s.direction} by {metric} at q < {s.alpha:g} "
-                         f"({a.get('n_not_significant', 0)} not significant, {a.get('n_undefined', 0)} undefined, "
-                         f"{a.get('n_too_small', 0)} below the minimum size).")
+            notes.append(f"No {s.kind}-based subgroup is significantly {s.direction} by {metric} at adjusted p < "
+                         f"{s.alpha:g}, family-wise over every subgroup (permutation max-T): "
+                         f"{a.get('n_not_significant', 0)} not significant, {a.get('n_undefined', 0)} undefined, "
+                         f"{a.get('n_too_small', 0)} below the minimum size.")
         return notes
 
 
@@ -349,12 +366,21 @@ class SubgroupSession:
             raise ValueError("no analysis yet")
         s = self.view.settings
         rep = self.view.report
-        if self.view.step == "cut" or (s.n_clusters is None and s.clustering in HIERARCHICAL):
-            # the report names the clusterer: run it by name at the same k (the same clusters)
-            rep = self._detect(s, s.clustering, self.view.k)
+        if getattr(rep, "clustering", s.clustering) != s.clustering:
+            # a re-cut's report names the cached clustering; the report names the clusterer: run the equivalent
+            # command's analysis (the same clusters and, as the re-cut takes the command's random draws, the same
+            # adjusted p-values)
+            rep = self._detect(s, s.clustering, s.n_clusters)
         alternatives = lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
         report = Report(title or f"Subgroup fairness of {self.source.name}",
                         summary=[f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."])
+        # the command's cards: the answer's key figures, then the number of clusters
+        from ..report.answer import subgroup_answer
+        from ..report.sections import pattern_texts, whole_numbers_as_int
+
+        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
+                 else None)
+        report.add_facts(subgroup_answer(rep, alpha=s.alpha, ci=s.ci, pattern_text=texts).facts)
         report.fact("clusters", self.view.k)
         report.extend(subgroup_sections(rep, n=s.top, model=self.model, alpha=s.alpha, min_size=s.min_size,
                                         ci=s.ci, alternatives=alternatives))
@@ -426,8 +452,10 @@ class OpinionSession:
 
     The annotations are split by item (``test_size`` held out, seeded); the paper's Model 1
     (:class:`~aif360_subjective.algorithms.inprocessing.MajorityVoteClassifier`) and Model 2
-    (:class:`~aif360_subjective.algorithms.inprocessing.AnnotatorAwareClassifier`) are trained on the rest when
-    the items have features, and every model is audited on the held-out items. Predictions given by the caller
+    (:class:`~aif360_subjective.algorithms.inprocessing.AnnotatorAwareClassifier`) are trained on the rest where
+    the data lets them learn (Model 1: the item text as TF-IDF, as ``audit --model majority``, or numeric item
+    features; Model 2: numeric item features or annotator attributes; :attr:`notes` says what each learned from),
+    and every model is audited on the held-out items. Predictions given by the caller
     (aligned with the rows of ``dataset``) are audited on the same items.
 
     Args:
@@ -455,17 +483,15 @@ class OpinionSession:
         self.notes: list[str] = []
         self.train, self.test = dataset.split([1 - test_size], shuffle=True, seed=seed)
         self.models: dict[str, Any] = {}
-        self.can_train = bool(dataset.item_feature_names)
-        if train_models and self.can_train:
-            from ..algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
+        from ..algorithms.inprocessing.majority_vote import text_columns
 
-            self.models["Model 1 (majority vote)"] = MajorityVoteClassifier(random_state=seed).fit(
-                self.train).predict(self.test)
-            self.models["Model 2 (annotator-aware)"] = AnnotatorAwareClassifier(random_state=seed).fit(
-                self.train).predict(self.test)
-        elif train_models:
-            self.notes.append("The items have no features: no model can be trained, so the mitigations that retrain "
-                              "a model are not available.")
+        # Model 1 learns from the item text (TF-IDF, as ``audit --model majority``) or the numeric item features;
+        # Model 2 from the numeric item features and the annotators' attributes
+        self.can_train_majority = bool(dataset.item_feature_names) or bool(text_columns(dataset.items))
+        self.can_train_aware = bool(dataset.item_feature_names) or bool(len(dataset.annotators.columns))
+        self.can_train = self.can_train_majority or self.can_train_aware
+        if train_models:
+            self._train_models()
         held_out = np.isin(np.asarray(dataset.item_ids), pd.unique(np.asarray(self.test.item_ids)))
         for name, classified in (predictions or {}).items():
             if len(classified.labels) != len(dataset.labels):
@@ -473,10 +499,54 @@ class OpinionSession:
                                  f"{len(dataset.labels)}")
             self.models[str(name)] = self._align(classified.subset(held_out))
         if not self.models:
-            raise ValueError("no model to audit: give predictions or data whose items have features")
+            raise ValueError("no model to audit: give predictions, or data whose items have text or numeric features "
+                             "or whose annotators have attributes")
         self._metrics: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._intervals: dict[tuple[Any, ...], pd.DataFrame] = {}
         self.history: list[dict[str, Any]] = []
+
+    def _train_models(self) -> None:
+        """Model 1 and Model 2 where the data lets them learn, with a note saying what each learned from."""
+        from .._labels import OneClassPredictionWarning
+        from ..algorithms.inprocessing import AnnotatorAwareClassifier, MajorityVoteClassifier
+
+        with warnings.catch_warnings():  # a constant model is named in the notes, not warned in the console
+            warnings.simplefilter("ignore", OneClassPredictionWarning)
+            if self.can_train_majority:
+                m1 = MajorityVoteClassifier(random_state=self.seed).fit(self.train)
+                self.models["Model 1 (majority vote)"] = m1.predict(self.test)
+                what = (f"TF-IDF of the item text ({', '.join(m1.text_columns_)})" if m1.text_columns_ else
+                        f"the numeric item features ({', '.join(m1.item_features_)})")
+                self.notes.append(f"Model 1 (majority vote) learns from {what}.")
+            if self.can_train_aware:
+                m2 = AnnotatorAwareClassifier(random_state=self.seed).fit(self.train)
+                self.models["Model 2 (annotator-aware)"] = m2.predict(self.test)
+                parts = ([f"the numeric item features ({', '.join(m2.item_features_)})"] if m2.item_features_
+                         else []) + ([f"the annotators' attributes ({', '.join(m2.attribute_names_)})"]
+                                     if m2.attribute_names_ else [])
+                self.notes.append(f"Model 2 (annotator-aware) learns from {' and '.join(parts)}"
+                                  + ("" if m2.item_features_ else "; not from the item text, so it predicts one "
+                                     "label per group of annotators") + ".")
+        if not self.can_train:
+            self.notes.append("The items have neither text nor numeric features and the annotators no attributes: "
+                              "no model can be trained, so the mitigations that retrain a model are not available.")
+        for name, pred in self.models.items():
+            values = np.unique(pred.labels.ravel())
+            if len(values) == 1:
+                self.notes.append(f"{name} predicts {pred.decode_labels(values)[0]!r} for every held-out "
+                                  "annotation.")
+
+    def trainable(self, kind: str, baseline: str | None = None) -> str | None:
+        """Why mitigation ``kind`` cannot run against ``baseline`` on this data, or None when it can."""
+        baseline = baseline or next(iter(self.models))
+        aware = kind in ("annotator_aware", "reweighting") or (kind == "crowdtruth" and "annotator" in
+                                                                 baseline.lower())
+        if aware and not self.can_train_aware:
+            return ("the annotator-aware model needs numeric item features or annotator attributes, and this data "
+                    "has neither")
+        if not aware and not self.can_train_majority:
+            return "the majority-vote model needs item text or numeric item features, and this data has neither"
+        return None
 
     def copy_for_session(self) -> OpinionSession:
         """A copy for another browser session: the same data and fitted models (and cached metrics), its own history."""
@@ -621,11 +691,12 @@ class OpinionSession:
 
         if kind not in MITIGATIONS:
             raise ValueError(f"mitigation must be one of {list(MITIGATIONS)}, got {kind!r}")
-        if not self.can_train:
-            raise ValueError("the items have no features: no model can be retrained")
         baseline = baseline or next(iter(self.models))
         if baseline not in self.models:
             raise ValueError(f"baseline must be one of {list(self.models)}, got {baseline!r}")
+        why = self.trainable(kind, baseline)
+        if why is not None:
+            raise ValueError(f"{MITIGATIONS[kind]}: {why}")
         t0 = time.perf_counter()
         detail = ""
         removed = 0

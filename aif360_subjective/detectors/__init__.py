@@ -4,6 +4,7 @@ Functional face: :func:`detect_subgroups` on a raw table returns a :class:`Subgr
 face is :class:`aif360_subjective.metrics.SubgroupDiscoveryMetric`. Both call the same core.
 """
 
+from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
 from .clustering import CLUSTERINGS, HierarchicalTree, fit_clustering, validity_indices, xmeans_n_clusters
 from .detect import alternative_clusterings, compare_clusterings, detect_subgroups
 from .directions import DIRECTIONS
@@ -17,6 +18,7 @@ from .selection import fairness_separation
 from .subgroup_metrics import FAIRNESS_METRICS, METRICS, SUBGROUP_METRICS, SubgroupMetric, metrics_from_counts
 
 __all__ = [
+    "AIF360Subgroup",
     "CLUSTERINGS",
     "DIRECTIONS",
     "FAIRNESS_METRICS",
@@ -42,6 +44,7 @@ __all__ = [
     "metrics_from_counts",
     "newcombe_interval",
     "subgroup_inference",
+    "subgroup_to_aif360",
     "validity_indices",
     "wilson_interval",
     "xmeans_n_clusters",

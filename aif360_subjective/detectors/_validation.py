@@ -46,6 +46,15 @@ def as_frame(X: Any, name: str = "X") -> pd.DataFrame:
     if df.columns.duplicated().any():
         dup = sorted(set(df.columns[df.columns.duplicated()]))
         raise ValueError(f"{name} has duplicated column names: {dup}")
+    dated = [c for c in df.columns if pd.api.types.is_datetime64_any_dtype(df[c])
+             or pd.api.types.is_timedelta64_dtype(df[c]) or isinstance(df[c].dtype, pd.PeriodDtype)]
+    if dated:
+        # each distinct instant would be a category of its own (thousands of one-row subgroups): say what to do
+        raise ValueError(
+            f"{name} column(s) {dated} hold dates or durations ({df[dated[0]].dtype}), which subgroup discovery "
+            f"cannot use as they are: make each a number (e.g. X[{dated[0]!r}].dt.year, or days since a date) or "
+            f"a category (e.g. X[{dated[0]!r}].dt.strftime('%Y-%m')), or leave it out"
+        )
     na = df.isna().sum()
     if na.any():
         bad = {c: int(v) for c, v in na[na > 0].items()}
@@ -132,7 +141,7 @@ def check_labels(
 
 
 def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
-    """Validate optional per-row weights (non-negative, finite, length ``n``)."""
+    """Validate optional per-row weights (non-negative, finite, length ``n``, not all zero)."""
     if sample_weight is None:
         return None
     try:
@@ -143,6 +152,10 @@ def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
         raise ValueError(f"sample_weight has {len(w)} values but X has {n} rows")
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite and non-negative")
+    if n and not (w > 0).any():
+        # every weighted rate would be 0/0: the metrics would all be NaN beside intervals counted on rows
+        raise ValueError(f"sample_weight is 0 for all {n:,} rows: no row would count; give at least one row a "
+                         "positive weight (or sample_weight=None for equal weights)")
     return w
 
 

@@ -45,7 +45,6 @@ References:
 
 from __future__ import annotations
 
-import numbers
 import os
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -58,7 +57,8 @@ import scipy.sparse as sp
 from .._param_tables import SUBGROUP_PARAMS
 
 __all__ = ["TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter", "as_counter", "max_t",
-           "observed_z", "check_n_permutations", "scan_penalty", "class_offsets", "draw_permutations", "is_binary"]
+           "observed_z", "check_n_permutations", "MAX_PERMUTATIONS", "scan_penalty", "class_offsets",
+           "draw_permutations", "is_binary"]
 
 #: The four tests, in the order of :attr:`MaxTResult.z` columns.
 TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy")
@@ -80,19 +80,20 @@ _TIE = 1e-9  # z values equal up to float rounding count as ties (>=)
 STEP_DOWN_EXACT = 512
 
 
+#: Most permutations accepted: adjusted p-values then resolve to 1e-5; time and the kept maxima grow with B (a
+#: mistyped 10**9 ended in MemoryError after a long run instead of failing at once).
+MAX_PERMUTATIONS: int = int(SUBGROUP_PARAMS["n_permutations"].bounds()[1] or 0)
+
+
 def check_n_permutations(n_permutations: Any) -> int:
-    """Validate ``n_permutations`` (an int >= 19, so that p = 0.05 can be reached).
+    """Validate ``n_permutations`` (an int from 19, so that p = 0.05 can be reached, to :data:`MAX_PERMUTATIONS`).
 
     Raises:
         TypeError: not an int.
-        ValueError: below 19.
+        ValueError: below 19 or above :data:`MAX_PERMUTATIONS`.
     """
-    if isinstance(n_permutations, bool) or not isinstance(n_permutations, numbers.Integral):
-        raise TypeError(f"n_permutations must be an int, got {n_permutations!r}")
-    if n_permutations < 19:
-        raise ValueError(
-            f"n_permutations must be >= 19 (the smallest p-value is 1 / (n_permutations + 1)), got {n_permutations}"
-        )
+    # the subgroup table's rule (19 to 100,000), with its reason
+    SUBGROUP_PARAMS.check("n_permutations", n_permutations)
     return int(n_permutations)
 
 

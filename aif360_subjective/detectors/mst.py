@@ -32,11 +32,11 @@ References:
 
 from __future__ import annotations
 
+import io
 import logging
+import os
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -81,12 +81,27 @@ EMST_LEAF_SIZE = 5
 #: numpy and mlpack only (about 0.5 s). ``benchmarks/mst_child.py`` on Adult: x-means and the MST at once 9.1 s
 #: with the MST in process, 7.7 s in the child (4.1 s and 5.0 s alone).
 EMST_CHILD_ROWS = 10_000
-# the child's whole program: read the points, write mlpack's edges
-_EMST_CHILD = (
-    "import sys, numpy as np\n"
+# The child's start: on Linux it asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), and exits if
+# the parent is already gone, so that a SIGTERM or SIGKILL of the parent never leaves it running alone; elsewhere
+# this is skipped. The points come on stdin and the edges go to stdout (no temporary folder to orphan).
+_EMST_PROLOGUE = (
+    "import io, os, signal, sys\n"
+    "try:\n"
+    "    import ctypes\n"
+    "    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)\n"
+    "except (OSError, AttributeError):\n"
+    "    pass\n"
+    "if os.getppid() != int(sys.argv[2]):\n"
+    "    sys.exit(1)\n"
+)
+# the child's work: read the points, write mlpack's edges
+_EMST_BODY = (
+    "import numpy as np\n"
     "from mlpack import emst\n"
-    "U = np.load(sys.argv[1])\n"
-    "np.save(sys.argv[2], emst(input_=U, leaf_size=int(sys.argv[3]))['output'])\n"
+    "U = np.load(io.BytesIO(sys.stdin.buffer.read()))\n"
+    "out = io.BytesIO()\n"
+    "np.save(out, emst(input_=U, leaf_size=int(sys.argv[1]))['output'])\n"
+    "sys.stdout.buffer.write(out.getvalue())\n"
 )
 #: Work allowed per cut (row pairs x columns) to find Prim's choice among clusters at equal distances.
 TIE_BREAK_BUDGET = 2 * 10**9
@@ -119,8 +134,10 @@ def resolve_mst(mst: str, n_rows: int, n_cols: int = 1) -> str:
         raise ImportError("mst='mlpack' needs mlpack: pip install 'aif360-subjective[fast]'")
     if mst == "auto":
         small = n_rows * n_rows * max(n_cols, 1) <= AUTO_PRIM_WORK
-        mst = "mlpack" if not small and mlpack_available() else "sklearn"
-        if mst == "sklearn" and n_rows > SLOW_NOTICE_ROWS:
+        available = mlpack_available()
+        mst = "mlpack" if not small and available else "sklearn"
+        # the install advice only where mlpack is missing: with it installed, Prim was chosen as the faster
+        if mst == "sklearn" and n_rows > SLOW_NOTICE_ROWS and not available:
             log.warning(
                 "single linkage on %d rows with scikit-learn's O(n^2) Prim; "
                 "pip install 'aif360-subjective[fast]' (mlpack) for the fast exact MST",
@@ -164,14 +181,14 @@ def _emst_in_child(U: np.ndarray) -> np.ndarray | None:
     points: the same edges), or None when the child cannot run (the caller then computes it here)."""
     if not sys.executable:  # an embedded interpreter that cannot name itself: no child
         return None
+    points = io.BytesIO()
+    np.save(points, U)
     try:
-        with tempfile.TemporaryDirectory(prefix="aif360_subjective_emst_") as tmp:
-            src, dst = Path(tmp) / "points.npy", Path(tmp) / "edges.npy"
-            np.save(src, U)
-            subprocess.run([sys.executable, "-c", _EMST_CHILD, str(src), str(dst), str(EMST_LEAF_SIZE)],
-                           check=True, capture_output=True)
-            out: np.ndarray = np.load(dst)
-            return out
+        # subprocess.run kills the child on any exception here (Ctrl-C, the command line's SIGTERM)
+        done = subprocess.run([sys.executable, "-c", _EMST_PROLOGUE + _EMST_BODY, str(EMST_LEAF_SIZE),
+                               str(os.getpid())], input=points.getvalue(), check=True, capture_output=True)
+        out: np.ndarray = np.load(io.BytesIO(done.stdout))
+        return out
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         log.warning("mlpack's emst in a child process failed (%s); computing it in this process", exc)
         return None

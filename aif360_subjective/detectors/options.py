@@ -155,7 +155,7 @@ def check_analysis_options(
         min_support: a row count (int >= 1) or a share in (0, 1).
         n_bins: an int >= 2.
         max_merge: an int >= 1.
-        n_permutations: an int >= 19.
+        n_permutations: an int from 19 to 100,000 (``maxt.MAX_PERMUTATIONS``).
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``.
 
     Returns:

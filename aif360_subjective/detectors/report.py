@@ -18,6 +18,7 @@ import pandas as pd
 
 from .._deprecation import moved_names
 from .._validation import check_alpha, check_choice
+from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
 from .candidates import CandidateMetrics, Candidates
 from .comparison import discovery_summary
 from .families import Clustering
@@ -365,6 +366,12 @@ class SubgroupReport:
         "the mined patterns found 1 significant subgroup; the clusters and the entropy patterns found none
         (family-wise error 5 % over 140,000 hypotheses)."."""
         return str(self.discovery_summary(alpha, ci).attrs["sentence"])
+
+    def to_aif360(self, X: pd.DataFrame, y_true: Any, y_pred: Any, kind: str, id: Any, **kwargs: Any) -> AIF360Subgroup:
+        """Subgroup ``(kind, id)`` as AIF360 datasets and group dicts, named as in ``X``: see
+        :func:`~aif360_subjective.detectors.aif360_bridge.subgroup_to_aif360` (the arguments are the table and
+        labels given to ``detect_subgroups``)."""
+        return subgroup_to_aif360(self, X, y_true, y_pred, kind, id, **kwargs)
 
     def descriptions(self, kind: str = "entropy") -> list[str]:
         """Readable subgroup descriptions in id order (``cluster=3`` or the pattern text)."""

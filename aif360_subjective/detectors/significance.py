@@ -186,8 +186,8 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
             descending = sort_descending(metric, direction)
             side = lo > ref if descending else hi < ref
             pg = mt.p_global[:, METRIC_TEST[metric], d]
-            with np.errstate(invalid="ignore"):
-                keep = np.flatnonzero(has & (pg < alpha) & side)
+            with np.errstate(invalid="ignore"):  # an undefined value is never a finding, whatever its p
+                keep = np.flatnonzero(has & (pg < alpha) & side & np.isfinite(value))
             if len(keep) == 0:
                 continue
             bound = -lo[keep] if descending else hi[keep]

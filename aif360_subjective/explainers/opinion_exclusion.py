@@ -52,7 +52,8 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
         n_groups = m.grouping_summary().n_groups
         return (
             f"Opinion-exclusion unfairness (standard deviation of the model's mean {self._perf()} across "
-            f"{n_groups} groups of annotators, 0 = all groups served equally): {m.unfairness()}"
+            f"{n_groups} group{'' if n_groups == 1 else 's'} of annotators, 0 = all groups served equally): "
+            f"{m.unfairness()}"
         )
 
     def performance(self) -> str:

@@ -217,7 +217,12 @@ class OpinionExclusionMetric(ClassificationMetric):
                 ``(y_true, y_pred) -> float`` (called with the datasets' label values, once
                 per annotator/group), or a list of them, averaged per annotator (see ``nan_policy``).
             tie: majority-vote tie policy for the ADR: "favorable", "unfavorable" or "drop" (tied
-                items are then not counted in the ADR).
+                items are then not counted in the ADR). "favorable" is the dataset's ``favorable_label`` (0 for
+                the detection tasks' loaders, e.g. POPQUORN), whereas the functional
+                :func:`~aif360_subjective.sklearn.metrics.opinion_exclusion` defaults to ``pos_label=1``
+                (AIF360's scikit-learn convention): pass it ``pos_label=dataset.favorable_label`` for the same
+                figures (POPQUORN, majority-vote predictions: 0.2008 here and with ``pos_label=0``, 0.2025 with
+                the function's default).
             min_group_size: minimum number of units (annotators; items for "ambiguity"; annotations
                 for "popularity") per group. 1 (default) = every non-empty group counts (the paper).
             small_groups: "merge" (adjacent bins; unordered groups pooled into "other") or "drop".

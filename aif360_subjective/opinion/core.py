@@ -191,14 +191,14 @@ def counts_suffice(specs: tuple[PerformanceSpec, ...]) -> bool:
 
 def histograms_suffice(specs: tuple[PerformanceSpec, ...]) -> bool:
     """Whether every measure is a named measure on ratings ("mae", "within_one"), computed from histograms of the
-    absolute errors |rating - predicted| alone (:func:`performance_from_histograms`)."""
+    absolute errors ``|rating - predicted|`` alone (:func:`performance_from_histograms`)."""
     return all(isinstance(s, str) and PERFORMANCES[s].needs_ratings for s in specs)
 
 
 def performance_from_histograms(
     specs: tuple[PerformanceSpec, ...], counts: np.ndarray, cells: np.ndarray, nan_policy: str
 ) -> np.ndarray:
-    """The measures on ratings per unit from its histogram of absolute errors |rating - predicted|.
+    """The measures on ratings per unit from its histogram of absolute errors ``|rating - predicted|``.
 
     With ``count_k`` annotations of the unit at error ``cell_k`` and ``n = sum_k count_k``: MAE =
     ``sum_k cell_k * count_k / n``, within one point = ``sum_{cell_k <= 1} count_k / n`` (NaN when ``n = 0``).
@@ -309,7 +309,7 @@ class OpinionExclusionResult:
         extras: room for additions (kept empty by the core).
         unit_counts: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP; positive = favourable) of every row of
             ``unit_performance``, or for rating measures ("mae", "within_one") the histogram of the absolute
-            errors |rating - predicted| over ``unit_cells``: what the bootstrap of
+            errors ``|rating - predicted|`` over ``unit_cells``: what the bootstrap of
             :func:`~aif360_subjective.opinion.uncertainty.opinion_intervals` redraws. None when the
             errors take more than :data:`~aif360_subjective.opinion.annotations.MAX_ERROR_CELLS`
             distinct values (no intervals then).
@@ -392,7 +392,7 @@ class GroupCounts:
         annotator: annotator code of every unit.
         unit_annotations: the number of annotations of every unit.
         counts: what the bootstrap redraws per unit: ``(n_units, 4)`` confusion counts (TN, FP, FN, TP), or for
-            rating measures the histogram of |rating - predicted| over ``cells`` (None: too many distinct errors,
+            rating measures the histogram of ``|rating - predicted|`` over ``cells`` (None: too many distinct errors,
             :func:`~aif360_subjective.opinion.annotations.rating_error_counts`).
         cells: rating measures: the distinct absolute errors (the columns of ``counts``); else None.
         annotator_errors, annotator_cells: rating measures: every annotator's histogram of absolute errors over

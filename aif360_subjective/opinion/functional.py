@@ -137,7 +137,12 @@ def opinion_exclusion(
             ``(y_true, y_pred) -> float`` (given the ratings when ``positive_from`` is set), or a list of them
             (averaged per unit; one kind and one direction).
         pos_label: the positive (favourable) label; rates are computed for it and the tie policy
-            refers to it.
+            refers to it. The default 1 is AIF360's scikit-learn convention; the class face
+            (:class:`~aif360_subjective.metrics.OpinionExclusionMetric`) takes the dataset's ``favorable_label``
+            instead, which the loaders of detection tasks set to 0 ("not offensive"). On such data pass
+            ``pos_label=0`` for the class face's figures: the majority vote's ties then go to the same label
+            (POPQUORN, majority-vote predictions: unfairness 0.2008 with ``pos_label=0`` and from the class, 0.2025
+            with the default 1; ``tests/opinion/test_opinion_pos_label.py``).
         tie: majority-vote tie policy: "favorable" (tie -> ``pos_label``), "unfavorable" or "drop".
         min_group_size: minimum units per group (1 = every non-empty group counts, the paper).
         small_groups: "merge" or "drop" the groups below ``min_group_size``.

@@ -72,7 +72,7 @@ class GroupingSummary:
     def text(self) -> str:
         """One readable paragraph describing the grouping and what it skipped."""
         parts = [
-            f"grouping={self.grouping!r}: {self.n_groups} groups of {self.unit}s "
+            f"grouping={self.grouping!r}: {self.n_groups} group{'' if self.n_groups == 1 else 's'} of {self.unit}s "
             f"({self.aggregate} aggregate), tie policy {self.tie!r}"
         ]
         if self.n_ungrouped_units:

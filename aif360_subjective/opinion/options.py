@@ -114,6 +114,7 @@ BOOTSTRAP_LEVELS: Final = OPINION_PARAMS.choices("bootstrap_levels")
 #: the groups' values (the unfairness itself).
 TEST_STATISTICS: Final = OPINION_PARAMS.choices("test_statistic")
 
+
 def _bounds(name: str) -> tuple[int, int]:
     """The bounds of an option's interval in the table (0 for an open end)."""
     interval = OPINION_PARAMS[name].interval
@@ -123,7 +124,9 @@ def _bounds(name: str) -> tuple[int, int]:
 
 
 #: Fewest permutations accepted: fewer cannot give a p-value below 0.01.
-MIN_PERMUTATIONS = _bounds("n_permutations")[0]
+#: Most permutations accepted: p-values then resolve to 1e-5, and the test's time grows in proportion (without a
+#: bound, a mistyped 10**9 ran for hours instead of failing).
+MIN_PERMUTATIONS, MAX_PERMUTATIONS = _bounds("n_permutations")
 #: Fewest and most bootstrap replicates accepted: fewer cannot place a 95% interval's bounds; each keeps at least
 #: three float64 values (the unfairness, the performance, one per group), and past the most a 95% interval's ends
 #: move by Monte-Carlo noise only.
@@ -310,6 +313,14 @@ def _check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series
                 f"{list(grouping.index[:3])}, the annotators are e.g. {list(annotators[:3])}): index it by "
                 "annotator id, with the same dtype"
             )
+        repeated = grouping.index[grouping.index.duplicated()].unique()
+        if len(repeated):
+            # one group per annotator: pandas' own "cannot reindex on an axis with duplicate labels" named nothing
+            raise ValueError(
+                f"grouping Series holds {len(repeated):,} annotator id(s) more than once (e.g. "
+                f"{list(repeated[:3])}): give each annotator one group, e.g. "
+                "grouping[~grouping.index.duplicated()] to keep the first"
+            )
         return "series", grouping
     if not isinstance(grouping, str):
         raise TypeError(
@@ -480,7 +491,7 @@ def check_test_options(n_permutations: Any, statistic: Any) -> ExclusionTestOpti
     """Validate the options of the test of equal service, the same way for both faces.
 
     Args:
-        n_permutations: an int >= :data:`MIN_PERMUTATIONS`.
+        n_permutations: an int from :data:`MIN_PERMUTATIONS` to :data:`MAX_PERMUTATIONS`.
         statistic: one of :data:`TEST_STATISTICS`.
 
     Returns:
@@ -488,7 +499,7 @@ def check_test_options(n_permutations: Any, statistic: Any) -> ExclusionTestOpti
 
     Raises:
         TypeError: ``n_permutations`` is not an int.
-        ValueError: too few permutations or an unknown statistic.
+        ValueError: too few or too many permutations, or an unknown statistic.
     """
     n = int(OPINION_PARAMS.check("n_permutations", n_permutations))
     OPINION_PARAMS.check("test_statistic", statistic)

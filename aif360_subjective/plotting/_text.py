@@ -11,10 +11,19 @@ from typing import Any
 
 from .._io import escape_controls
 
-__all__ = ["literal"]
+__all__ = ["MAX_TEXT", "literal"]
+
+#: Longest text drawn from the data (characters): a longer name is cut with "…". A 100,000-character group name
+#: made the tick label, and with ``bbox_inches="tight"`` the canvas, a hundred thousand characters wide: Agg's
+#: ``std::bad_alloc``, which the command line reported as running out of memory.
+MAX_TEXT = 100
 
 
-def literal(value: Any) -> str:
-    """``value`` as text that matplotlib draws as written: each ``$`` escaped as ``\\$`` (matplotlib shows an
-    escaped dollar as a dollar) and control characters as escapes (``\\x1b``; newlines kept)."""
-    return escape_controls(str(value), keep="\n").replace("$", r"\$")
+def literal(value: Any, limit: int = MAX_TEXT) -> str:
+    """``value`` as text that matplotlib draws as written: at most ``limit`` characters (longer text is cut and
+    ends with "…"), each ``$`` escaped as ``\\$`` (matplotlib shows an escaped dollar as a dollar) and control
+    characters as escapes (``\\x1b``; newlines kept)."""
+    text = str(value)
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return escape_controls(text, keep="\n").replace("$", r"\$")

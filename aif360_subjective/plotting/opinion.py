@@ -230,7 +230,7 @@ MAX_LABEL = 42
 
 
 def _short(label: str) -> str:
-    return label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 1] + "…"
+    return literal(label, MAX_LABEL)  # cut to MAX_LABEL characters, drawn as written
 
 
 def _plot_dots(metrics: Mapping, table: pd.DataFrame, ax, ci: float | None, n_boot: int, random_state):

@@ -167,13 +167,16 @@ def plot_ranking(
     direction: str | None = None,
     alpha: float | None = None,
     min_size: int = 1,
+    ranking=None,
 ):
     """Horizontal bars of the top-``n`` subgroups by ``metric``.
 
     With ``direction`` (``"disadvantaged"`` or ``"favoured"``, see
     :data:`~aif360_subjective.detectors.DIRECTIONS`) the bars are ``ranking(metric, direction=..., alpha=...,
     min_size=...)``, with the confidence intervals as error bars when ``alpha`` is given. Without it, the
-    seed's raw ranking sorted by increasing (``ascending=True``) or decreasing value.
+    seed's raw ranking sorted by increasing (``ascending=True``) or decreasing value. ``ranking``: a ranking
+    of ``metric`` already computed (e.g. restricted to the report's family, as the HTML report's table beside the
+    figure), drawn as it is (its first ``n`` rows) instead of computing one.
     """
     from ..detectors.directions import sort_descending
 
@@ -181,7 +184,8 @@ def plot_ranking(
     if direction is None:  # the raw ranking, as ascending= always gave it
         direction = "disadvantaged" if sort_descending(metric, "disadvantaged") != ascending else "favoured"
         alpha = None
-    rk = rep.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size)
+    rk = (rep.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size) if ranking is None
+          else ranking.head(n))
     ax = _axes(ax, figsize=(7, 0.5 + 0.5 * max(len(rk), 1)))
     y = np.arange(len(rk))[::-1]
     values = rk[metric].to_numpy(dtype=float, na_value=np.nan)
@@ -191,7 +195,8 @@ def plot_ranking(
         xerr = np.vstack([values - low, high - values])
     ax.barh(y, values, color=_KIND_COLOURS.get(kind), xerr=xerr, capsize=3 if xerr is not None else 0)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{kind[0]}{i}" for i in rk.index])
+    # a ranking of every kind is indexed by (kind, id): label its bars c3, e3, p45 as the one-kind rankings do
+    ax.set_yticklabels([f"{i[0][0]}{i[1]}" if isinstance(i, tuple) else f"{kind[0]}{i}" for i in rk.index])
     ax.axvline(0, color="black", linewidth=0.8)
     title = f"Top {len(rk)} {direction} {kind}-based subgroups by {_LABELS.get(metric, metric)}"
     if alpha is not None:  # the ranking's filter: max-T adjusted p-values by default, q-values under control="fdr"

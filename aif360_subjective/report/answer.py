@@ -30,8 +30,9 @@ import pandas as pd
 from .._labels import group_label
 from ..detectors.subgroup_metrics import SUBGROUP_METRICS
 from ._protocols import HoldsSubgroupReport, OpinionAudit
-from ._text import bracket, count, format_q, interval_text
+from ._text import bracket, count, interval_text
 from .model import Section
+from .significance import at_floor, counts_text, family_text, floor_note, p_text
 
 __all__ = [
     "ANSWER_TITLE",
@@ -171,7 +172,7 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
     lines.append(f"{prefix}{served} worst: {group_label(worst)} ({count(n_w, 'annotator')}), {perf} {figure(w)}"
                  + (f" ({ci:.0%} interval)" if ci is not None and not lone(w) else "")
                  + f"; best served: {group_label(best)} "
-                 f"({count(int(b['n_annotators']), 'annotator')}), {figure(b)}; {len(table)} groups.")
+                 f"({count(int(b['n_annotators']), 'annotator')}), {figure(b)}; {count(len(table), 'group')}.")
     facts["served worst"] = group_label(worst)
     if len(table) < 2:
         lines.append("Only one group: there is no other group to compare it with.")
@@ -298,6 +299,7 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
         else:
             desc.append(text)
     ci = findings.attrs.get("ci", 0.95)
+    b = findings.attrs.get("n_permutations")  # "≤ 0.005" at the floor 1/(B + 1) of the permutations
     return pd.DataFrame({
         "side": findings["direction"].to_numpy(),
         "metric": [_metric_word(m) for m in findings["metric"]],
@@ -306,7 +308,7 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
         # no-break spaces: a value and its interval stay on one line
         f"value [{ci:.0%} interval]": [f"{v:+.3f}\u00a0[{lo:+.3f},\u00a0{hi:+.3f}]" for v, lo, hi in
                                       zip(findings["value"], findings["ci_low"], findings["ci_high"], strict=True)],
-        "adjusted p": [format_q(float(q)).replace(" ", "\u00a0") for q in findings["p_adjusted"]],
+        "adjusted p": [p_text(float(q), b).replace(" ", "\u00a0") for q in findings["p_adjusted"]],
     }, index=pd.RangeIndex(1, len(findings) + 1, name="#"))
 
 
@@ -315,7 +317,8 @@ def _finding_text(one: pd.DataFrame, pattern_text: pd.Series | None) -> str:
     top = findings_table(one, pattern_text).iloc[0]
     row = one.iloc[0]
     return (f"{top['subgroup']} ({top['rows']:,} rows), {top['metric']} {row['value']:+.3f} "
-            f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], adjusted p {format_q(float(row['p_adjusted']))}")
+            f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], adjusted p "
+            f"{p_text(float(row['p_adjusted']), one.attrs.get('n_permutations'))}")
 
 
 def _short(text: str, limit: int = 48) -> str:
@@ -349,8 +352,8 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     ci = 0.95 if ci is None else ci
     found = rep.findings(alpha, ci)
     n_tested = int(found.attrs["n_hypotheses"])
-    family = (f"family-wise error {alpha:g}: permutation max-T over {n_tested:,} hypotheses, every subgroup of "
-              "every kind, metric and direction")
+    n_perm = int(found.attrs["n_permutations"])
+    family = family_text(alpha, n_tested, n_perm)
     lines: list[str] = []
     caveats: list[str] = []
     facts: dict[str, str] = {}
@@ -362,8 +365,10 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
         n_fav = len(found) - n_dis
         present = set(found["metric"].unique())  # once: the findings can be tens of thousands of rows
         metrics = ", ".join(_metric_word(m) for m in SUBGROUP_METRICS if m in present)
-        lines.append(f"{count(len(found), 'significant finding')} at {family}: {n_dis:,} disadvantaged, "
-                     f"{n_fav:,} favoured, on {metrics}.")
+        # a finding is a subgroup on one metric in one direction: counted with its subgroups and the sub-patterns
+        # left out, so that the discovery table's count of significant subgroups (before they are left out) agrees
+        lines.append(f"{count(len(found), 'significant finding')} (a subgroup, a metric and a direction each) at "
+                     f"{family}: {n_dis:,} disadvantaged, {n_fav:,} favoured, on {metrics}; {counts_text(found)}.")
         dis = found[found["direction"] == "disadvantaged"]
         if len(dis):
             top = findings_table(dis.iloc[:1], pattern_text).iloc[0]
@@ -381,6 +386,8 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
                      "subgroup), negative accuracy errors and an accuracy below the overall one mean the subgroup is "
                      "disadvantaged.")
         facts["significant findings"] = f"{len(found):,}"
+        if any(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float)):
+            lines.append(floor_note(n_perm))
     lop = rep.lopsided
     if lop.get("lopsided"):
         caveats.append(f"The clustering is lopsided ({lop['reason']}): its subgroups are nearly all rows or a "

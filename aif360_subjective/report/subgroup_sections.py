@@ -13,9 +13,10 @@ import pandas as pd
 
 from .._validation import check_int
 from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
-from ._text import as_float, count, format_q, q_columns_as_text, share_text
+from ._text import as_float, count, q_columns_as_text, share_text
 from .answer import answer_section, as_subgroup_report, subgroup_answer
 from .model import Section
+from .significance import NOT_SIGNIFICANT, in_report_family, p_columns_text, p_text, report_family_p
 
 SIGN_CONVENTION = (
     "Sign convention: statistical parity, equal opportunity and equalized odds are the rest minus the "
@@ -72,7 +73,8 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         found = subgroup_answer(rep, alpha=alpha, ci=ci, pattern_text=pattern_text)
         first = answer_section(found, "Significant findings, smallest adjusted p first: side (disadvantaged or "
                                       "favoured), metric, subgroup (cluster-based subgroups described by their "
-                                      "pattern), rows, value with its interval, permutation max-T adjusted p.")
+                                      "pattern), rows, value with its interval, adjusted p (family-wise, the "
+                                      "family being the whole report).")
         if model is not None:
             first.text(f"Predictions analysed: {model}.")
         out.append(first)
@@ -83,11 +85,14 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
         return out + comparison
     # intervals and q-values for the per-subgroup tables (weighted counts give none: raw tables then)
     inference = None
+    family_p = None
     if ci is not None and not weighted:
         inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in ("cluster", "entropy")])
+        if alpha is not None:  # "significant" and "adjusted p" are the whole report's, as in the answer
+            family_p = report_family_p(rep, alpha, ci)
     out.append(_rankings_section(rep, n, alpha, min_size, ci, pattern_text, figures))
     out.append(_summary_section(rep, figures))
-    out.append(_patterns_section(rep, inference, alpha, ci, max_subgroups, pattern_text))
+    out.append(_patterns_section(rep, inference, alpha, ci, max_subgroups, pattern_text, family_p))
     out.append(_sizes_section(rep, figures))
     out.append(_clustering_section(rep, alternatives))
     return out + comparison
@@ -116,16 +121,19 @@ def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 
     s.text(summary.attrs["sentence"])
     shown = summary[["method", "candidates", "significant", "best", "metric", "direction", "value", "ci_low",
                      "ci_high", "p_adjusted"]].set_index("method")
-    s.table(q_columns_as_text(shown),
-            f"Per discovery method: candidate subgroups, subgroups with at least one disparity significant at "
-            f"family-wise error {alpha:g} (permutation max-T over every candidate of every method, every metric "
-            f"and both directions: {summary.attrs['n_hypotheses']:,} hypotheses), and the best one (smallest "
-            f"adjusted p) with its {ci:.0%} interval.")
     found = rep.findings(alpha, ci)
+    b = int(found.attrs["n_permutations"])
+    s.table(p_columns_text(shown, b),
+            f"Per discovery method: candidate subgroups, subgroups with at least one disparity significant at "
+            f"family-wise error {alpha:g} (permutation max-T, B = {b:,} permutations, over every candidate of every "
+            f"method, every metric and both directions: {summary.attrs['n_hypotheses']:,} hypotheses), and the "
+            f"best one (smallest adjusted p) with its {ci:.0%} interval. \"significant\" counts subgroups before "
+            f"sub-patterns of a larger finding are left out; the answer's {len(found):,} findings are counted after "
+            f"({found.attrs['n_redundant']:,} left out), one per subgroup, metric and direction.")
     if len(found):
         top = found.head(4 * n).drop(columns=["kind", "id"])
         s.details(f"Findings ({len(found)})").table(
-            q_columns_as_text(top),
+            p_columns_text(top, b),
             f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first (a sub-pattern "
             f"whose rate does not differ from the rest of a listed larger subgroup is left out: "
             f"{found.attrs['n_redundant']}).", index=False)
@@ -175,7 +183,7 @@ def _sizes_section(rep: Any, figures: bool) -> Section:
 
 
 def _patterns_section(rep: Any, inference: pd.DataFrame | None, alpha: float | None, ci: float | None,
-                      max_subgroups: int, labels: pd.Series) -> Section:
+                      max_subgroups: int, labels: pd.Series, family_p: pd.DataFrame | None = None) -> Section:
     s = Section("Subgroup patterns")
     metrics = rep.subgroup_metrics(ci=None)
     metrics = metrics[metrics.index.get_level_values(0).isin(("cluster", "entropy"))]
@@ -186,18 +194,20 @@ def _patterns_section(rep: Any, inference: pd.DataFrame | None, alpha: float | N
     table = whole_numbers_as_int(pats.copy().assign(size=info["size"])[["size", *pats.columns]])
     marks: dict[Any, str] = {}
     if inference is not None and alpha is not None:
-        marks = {sid: significance_mark(inference, sid, alpha) for sid in pats.index}
+        marks = {sid: significance_mark(inference, sid, alpha, family_p) for sid in pats.index}
         column = f"significant (adjusted p < {alpha:g})"
         table.insert(1, column, [_sides(marks[sid]) for sid in pats.index])
         s.table(table, f"Entropy patterns of the clusters. {column}: on which side the cluster or its pattern "
                        f"differs from the rest on at least one fairness metric at adjusted p < {alpha:g} "
-                       f"({ADJUSTED_P_FAMILY}; the subgroup's block below names the metrics); – = no significant "
+                       f"({family_words(family_p)}; the subgroup's block below names the metrics); – = no "
+                       "significant "
                        "disparity (the block is greyed).")
     else:
         s.table(table, "Entropy patterns of the clusters.")
     ordered = info.sort_values("size", ascending=False, na_position="last").index[:max_subgroups]
     for sid in ordered:
-        _subgroup_block(s, sid, metrics, info, inference, marks, alpha, ci, labels)
+        _subgroup_block(s, sid, metrics, info, inference, marks, alpha, ci, labels, family_p,
+                        int(rep.options.n_permutations))
     if len(pats) > max_subgroups:
         rest = len(pats) - max_subgroups
         s.text(f"{count(rest, 'smaller subgroup')} {'is' if rest == 1 else 'are'} not expanded here.", kind="note")
@@ -206,7 +216,7 @@ def _patterns_section(rep: Any, inference: pd.DataFrame | None, alpha: float | N
 
 def _subgroup_block(s: Section, sid: Any, metrics: pd.DataFrame, info: pd.DataFrame,
                     inference: pd.DataFrame | None, marks: dict[Any, str], alpha: float | None, ci: float | None,
-                    labels: pd.Series) -> None:
+                    labels: pd.Series, family_p: pd.DataFrame | None = None, n_permutations: int | None = None) -> None:
     """One expandable block: the subgroup's metrics (with intervals and q-values when available)."""
     has_rows = sid in metrics.index.get_level_values(1)
     size = info.loc[sid, "size"]
@@ -218,13 +228,19 @@ def _subgroup_block(s: Section, sid: Any, metrics: pd.DataFrame, info: pd.DataFr
                  else f" · no significant disparity (adjusted p < {alpha:g})")
     d = s.details(head, muted=sid in marks and not marks[sid])
     if inference is not None and has_rows and ci is not None:
-        d.table(subgroup_interval_table(inference, sid, ci, alpha),
-                f"Metrics of the cluster and of its entropy pattern (rest minus subgroup), with {ci:.0%} "
-                "intervals, Benjamini-Hochberg q-values (over the subgroups of one kind) and adjusted p-values "
-                f"({ADJUSTED_P_FAMILY})"
-                + (f"; significant = adjusted p < {alpha:g}, as in the rankings and the answer's family. The "
-                   "intervals and q-values are not adjusted for the search over every subgroup: an interval may "
-                   "exclude 0, or q be small, while the adjusted p is not" if alpha is not None else "") + ".")
+        if family_p is not None:
+            d.table(subgroup_interval_table(inference, sid, ci, alpha, family_p=family_p,
+                                            n_permutations=n_permutations),
+                    f"Metrics of the cluster and of its entropy pattern (rest minus subgroup), with {ci:.0%} "
+                    f"intervals and adjusted p-values ({family_words(family_p)}; {NOT_SIGNIFICANT} = not a finding "
+                    f"at adjusted p < {alpha:g}). Significant = a finding of the answer. The intervals are not "
+                    "adjusted for the search over every subgroup: an interval may exclude 0 while the subgroup is "
+                    "not a finding.")
+        else:
+            d.table(subgroup_interval_table(inference, sid, ci, alpha),
+                    f"Metrics of the cluster and of its entropy pattern (rest minus subgroup), with {ci:.0%} "
+                    "intervals, Benjamini-Hochberg q-values (over the subgroups of one kind) and adjusted p-values "
+                    f"({ADJUSTED_P_FAMILY}).")
     elif has_rows:
         d.table(metrics.xs(sid, level=1, drop_level=False),
                 "Metrics of the cluster and of its entropy pattern (rest minus subgroup).")
@@ -249,8 +265,9 @@ def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: 
                "equal opportunity or equalized odds, and a smaller accuracy error.")
     else:
         s.text(f"For each fairness metric: the entropy-based subgroups significantly disadvantaged (and "
-               f"favoured) at adjusted p < {alpha:g} (permutation max-T over every subgroup of every kind, both "
-               f"directions: a family-wise error) whose {rank_ci:.0%} interval lies entirely on that side of 0, the "
+               f"favoured) at adjusted p < {alpha:g} (family-wise, the family being the whole report: permutation "
+               f"max-T over every subgroup of every kind, every metric and both directions, as in the answer) whose "
+               f"{rank_ci:.0%} interval lies entirely on that side of 0, the "
                "smallest adjusted p first, then the interval bound farthest from 0; a sub-pattern that adds "
                "nothing to a listed larger subgroup is left out. Disadvantaged means a larger statistical parity, "
                "equal opportunity or equalized odds, and a smaller accuracy error.")
@@ -259,24 +276,31 @@ def _rankings_section(rep: Any, n: int, alpha: float | None, min_size: int, ci: 
         if metric not in columns:
             continue
         name = _METRIC_NAMES[metric]
-        worst = rep.ranking(metric, kind="entropy", n=n, direction="disadvantaged", alpha=alpha,
-                            min_size=min_size, ci=rank_ci)
+        worst = _ranking(rep, metric, "entropy", n, "disadvantaged", alpha, min_size, rank_ci)
         if figures and metric == "statistical_parity" and len(worst):
             from ..plotting import plot_ranking
 
-            s.figure(plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha, min_size=min_size),
+            s.figure(plot_ranking(rep, metric, n=n, direction="disadvantaged", alpha=alpha, min_size=min_size,
+                                  ranking=worst),  # the bars are the table's rows
                      caption=f"{name}: the {len(worst)} most disadvantaged entropy-based subgroups"
                              + ("" if alpha is None else f" (significant at adjusted p < {alpha:g}; bars: "
                                                          f"{rank_ci:.0%} intervals)") + ".")
-        _ranking_table(s, patterns_as_in_table(worst, pattern_text), name, "disadvantaged")
-        favoured = rep.ranking(metric, kind="entropy", n=n, direction="favoured", alpha=alpha, min_size=min_size,
-                               ci=rank_ci)
+        _ranking_table(s, patterns_as_in_table(worst, pattern_text), name, "disadvantaged",
+                       int(rep.options.n_permutations))
+        favoured = _ranking(rep, metric, "entropy", n, "favoured", alpha, min_size, rank_ci)
         _ranking_table(s.details(f"{name}: most favoured subgroups"), patterns_as_in_table(favoured, pattern_text),
-                       name, "favoured")
+                       name, "favoured", int(rep.options.n_permutations))
     _ranking_table(s.details(f"Cluster-based rankings by statistical parity (top {n})"),
-                   rep.ranking("statistical_parity", kind="cluster", n=n, direction="disadvantaged", alpha=alpha,
-                               min_size=min_size, ci=rank_ci), "Statistical parity", "disadvantaged")
+                   _ranking(rep, "statistical_parity", "cluster", n, "disadvantaged", alpha, min_size, rank_ci),
+                   "Statistical parity", "disadvantaged", int(rep.options.n_permutations))
     return s
+
+
+def _ranking(rep: Any, metric: str, kind: str, n: int, direction: str, alpha: float | None, min_size: int,
+             ci: float) -> pd.DataFrame:
+    """A ranking under the whole report's family (:func:`~.significance.in_report_family`)."""
+    rk = rep.ranking(metric, kind=kind, n=None, direction=direction, alpha=alpha, min_size=min_size, ci=ci)
+    return in_report_family(rep, rk, metric, kind, direction, alpha, ci, n)
 
 
 def _clustering_section(rep: Any, alternatives: pd.DataFrame | str | None) -> Section:
@@ -309,7 +333,15 @@ ADJUSTED_P_FAMILY = ("permutation max-T over every subgroup of every kind and bo
                      "test: a family-wise error")
 
 
-def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
+def family_words(family_p: pd.DataFrame | None) -> str:
+    """How the captions name the family of the adjusted p-values they show."""
+    if family_p is not None:
+        return ("family-wise, the family being the whole report: permutation max-T over every subgroup of every "
+                "kind, every metric and both directions, as in the answer")
+    return ADJUSTED_P_FAMILY
+
+
+def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float, family_p: pd.DataFrame | None = None) -> str:
     """The metrics on which subgroup ``sid`` (its cluster or its pattern) differs significantly from the rest:
     adjusted p < ``alpha`` in the permutation max-T family of the metric's test (every subgroup of every kind,
     both directions), the family-wise error the rankings keep.
@@ -318,6 +350,8 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
         inference: ``subgroup_metrics(ci=...)`` (with ``<metric>_p_adjusted`` columns).
         sid: the subgroup id.
         alpha: family-wise error rate.
+        family_p: :func:`~.significance.report_family_p`: the whole report's adjusted p of each finding; when
+            given, a metric is significant exactly when it is a finding (its p read there).
 
     Returns:
         str: the metrics grouped by side, e.g. ``"disadvantaged: statistical parity, accuracy error"`` (``(cluster
@@ -335,7 +369,9 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
             if (kind, sid) not in inference.index:
                 continue
             row = inference.loc[(kind, sid)]
-            p, value = as_float(row[metric + "_p_adjusted"]), as_float(row[metric])
+            p = (_family_p(family_p, kind, sid, metric) if family_p is not None
+                 else as_float(row[metric + "_p_adjusted"]))
+            value = as_float(row[metric])
             if np.isfinite(p) and p < alpha and np.isfinite(value) and value != 0:
                 disadvantaged = (value > 0) == disadvantaged_is_larger(metric)
                 sides[noun] = "disadvantaged" if disadvantaged else "favoured"
@@ -349,13 +385,21 @@ def significance_mark(inference: pd.DataFrame, sid: Any, alpha: float) -> str:
     return "; ".join(f"{side}: {', '.join(names)}" for side, names in by_side.items())
 
 
+def _family_p(family_p: pd.DataFrame, kind: str, sid: Any, metric: str) -> float:
+    """The whole report's adjusted p of (kind, sid) on ``metric``, NaN when it is no finding."""
+    if (kind, sid) not in family_p.index or metric not in family_p.columns:
+        return float("nan")
+    return as_float(family_p.loc[(kind, sid), metric])
+
+
 def _sides(mark: str) -> str:
     """The sides named by a :func:`significance_mark` (``disadvantaged``, ``favoured``, both), or ``–``."""
     sides = [side for side in ("disadvantaged", "favoured") if f"{side}: " in mark]
     return " & ".join(sides) or "–"
 
 
-def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha: float | None) -> pd.DataFrame:
+def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha: float | None, *,
+                            family_p: pd.DataFrame | None = None, n_permutations: int | None = None) -> pd.DataFrame:
     """One subgroup's metrics with their intervals, q-values and adjusted p-values: a row per metric, columns per
     kind.
 
@@ -365,6 +409,10 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
         ci: the confidence level (for the column name).
         alpha: adds a ``significant (adjusted p < alpha)`` column (yes/no; – when the metric is undefined);
             None = none.
+        family_p: :func:`~.significance.report_family_p`: when given, the adjusted p is the whole report's (``n.s.``
+            for a metric that is no finding; ``≤`` at the floor of ``n_permutations``), significant = a finding,
+            and the per-kind Benjamini-Hochberg q column is left out (one wording: the answer's family).
+        n_permutations: B, for the floor (with ``family_p``).
 
     Returns:
         pandas.DataFrame: index ``metric``; columns (``cluster``|``pattern``, value / interval / q / adjusted p /
@@ -376,6 +424,8 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
             continue
         row = inference.loc[(kind, sid)]
         cols: dict[str, list[Any]] = {"value": [], f"{ci:.0%} interval": [], "q": [], "adjusted p": []}
+        if family_p is not None:
+            del cols["q"]
         significant = f"significant (adjusted p < {alpha:g})" if alpha is not None else ""
         if alpha is not None:
             cols[significant] = []
@@ -386,8 +436,15 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
             cols["value"].append(value)
             defined = np.isfinite(low) and np.isfinite(high)  # no-break space: the interval never wraps
             cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if defined else "–")
-            cols["q"].append(format_q(q))
-            cols["adjusted p"].append(format_q(p_adj))
+            if family_p is not None:
+                p_fam = _family_p(family_p, kind, sid, metric)
+                cols["adjusted p"].append("–" if not np.isfinite(value) else
+                                          p_text(p_fam, n_permutations) if np.isfinite(p_fam) else NOT_SIGNIFICANT)
+                if alpha is not None:
+                    cols[significant].append("–" if not np.isfinite(value) else ("yes" if np.isfinite(p_fam) else "no"))
+                continue
+            cols["q"].append(p_text(q, None))
+            cols["adjusted p"].append(p_text(p_adj, None))
             if alpha is not None:
                 cols[significant].append("–" if not np.isfinite(p_adj) else ("yes" if p_adj < alpha else "no"))
         blocks[noun] = pd.DataFrame(cols, index=pd.Index(list(_METRIC_NAMES.values()), name="metric"))
@@ -523,11 +580,12 @@ def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int
                           "largest_share, tiny_clusters and lopsided as above.")
 
 
-def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str) -> None:
+def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str, n_permutations: int | None = None) -> None:
     """A ranking as a table, or the sentence saying that no subgroup is significant (with the counts)."""
     a = rk.attrs
     if len(rk) or a.get("alpha") is None:
-        block.table(q_columns_as_text(rk), f"{name}: most {direction} subgroups", index=True)
+        shown = p_columns_text(rk, n_permutations) if n_permutations is not None else q_columns_as_text(rk)
+        block.table(shown, f"{name}: most {direction} subgroups", index=True)
         return
     other = "favoured" if direction == "disadvantaged" else "disadvantaged"
     left = [f"{a['n_not_significant']} not significant"]

@@ -520,3 +520,52 @@ def test_each_command_spec_is_frozen_and_typed():
     sg = SubgroupsSpec.from_namespace(build_parser().parse_args(["subgroups", "t.csv", "--exclude", "id"]))
     assert sg.features.exclude == ("id",) and sg.inputs.item_col is None and sg.discovery == "both"
     hash(sg)  # a spec is a value
+
+
+def test_out_of_memory_names_n_boot_only_where_the_command_has_it(subgroup_csv, monkeypatch, capsys):
+    """Issue 33: an out-of-memory `subgroups` run suggested --n-boot, which that command does not have."""
+    import aif360_subjective.detectors as detectors
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(detectors, "detect_subgroups", no_memory)
+    path, _ = subgroup_csv
+    code = main(["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred", "--n-clusters", "3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "out of memory; try a smaller input" in err and "--n-boot" not in err
+
+
+@pytest.mark.parametrize(("extra", "named"), [
+    (["--n-clusters", "4"], "--n-clusters configures"),
+    (["--clustering", "kmeans", "--entropy-threshold", "0.5"], "--clustering, --entropy-threshold configure"),
+])
+def test_patterns_discovery_refuses_clustering_options(subgroup_csv, capsys, extra, named):
+    """Issue 33: --discovery patterns ignored the clustering options without a word."""
+    path, _ = subgroup_csv
+    code = main(["subgroups", str(path), "--label-col", "y", "--prediction-col", "pred", "--discovery", "patterns",
+                 *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and named in err and "--discovery patterns does not form" in err
+
+
+def test_console_writes_q_and_adjusted_p_as_the_report_does():
+    """Issue 33: a q-value of 0.0 was printed "q = 0" (format .2g); an adjusted p at the floor 1/(B+1) as if it
+    were measured."""
+    from aif360_subjective.cli._common import significance_line
+
+    def ranking(col, value, **attrs):
+        rk = pd.DataFrame({"rank": [1], "statistical_parity": [0.4], "size": [120], "subgroup": ["a=x"],
+                           "statistical_parity_ci_low": [0.3], "statistical_parity_ci_high": [0.5], col: [value]},
+                          index=pd.Index([3], name="id"))
+        rk.attrs = {"alpha": 0.05, "ci": 0.95, **attrs}
+        return rk
+
+    assert "q < 0.001)" in significance_line(ranking("statistical_parity_q", 0.0), "statistical parity", "subgroup")
+    assert "q = 0.012)" in significance_line(ranking("statistical_parity_q", 0.0123), "statistical parity", "x")
+    line = significance_line(ranking("statistical_parity_p_adjusted", 1 / 201, n_permutations=200),
+                             "statistical parity", "subgroup")
+    assert "adjusted p ≤ 0.005)" in line
+    line = significance_line(ranking("statistical_parity_p_adjusted", 0.0299, n_permutations=200),
+                             "statistical parity", "subgroup")
+    assert "adjusted p = 0.030)" in line

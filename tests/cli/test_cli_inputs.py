@@ -22,7 +22,11 @@ from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.metrics import OpinionExclusionMetric
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("AIF360_SUBJECTIVE_DATA", REPO.parent / "shared" / "data"))
+# the data folder as the shared_data fixture finds it: the variable, else shared/data in the nearest folder above
+# the checkout that has one (a worktree in a folder of worktrees included)
+_SHARED = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
+               REPO.parent / "shared" / "data")
+DATA = Path(os.environ.get("AIF360_SUBJECTIVE_DATA") or _SHARED)
 MULTIPICO = DATA / "multipico"
 COMPAS = DATA / "compas" / "fairvis_compas_out.csv"
 

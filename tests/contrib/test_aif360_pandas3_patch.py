@@ -14,7 +14,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PATCH = REPO / "contrib" / "aif360-standard-dataset-pandas3.patch"
-COMPAS = Path(__import__("os").environ.get("AIF360_SUBJECTIVE_DATA", REPO.parent / "shared" / "data")) / "compas"
+# the data folder as the shared_data fixture finds it: the variable, else shared/data in the nearest folder above
+# the checkout that has one (a worktree in a folder of worktrees included)
+_SHARED = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
+               REPO.parent / "shared" / "data")
+COMPAS = Path(__import__("os").environ.get("AIF360_SUBJECTIVE_DATA") or _SHARED) / "compas"
 
 
 def apply_unified_diff(source: str, diff: str) -> str:

@@ -65,15 +65,104 @@ def test_bad_input_is_one_line(table_csv, capsys):
     assert "nope" in capsys.readouterr().err
 
 
-def test_annotations_without_features_or_with_model_say_what_to_do(tmp_path, capsys):
+def test_annotations_without_anything_to_learn_or_with_model_say_what_to_do(tmp_path, capsys):
     ann = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": ["a", "b", "a", "b"], "label": [0, 1, 1, 1]})
     ann.to_csv(tmp_path / "ann.csv", index=False)
     base = ["dashboard", str(tmp_path / "ann.csv"), "--item-col", "item", "--annotator-col", "annotator",
             "--label-col", "label"]
     assert main(base) == 2
-    assert "have no numeric features to train a model on; give the predictions" in capsys.readouterr().err
+    assert "neither text nor numeric features and the annotators no attributes" in capsys.readouterr().err
     assert main([*base, "--model", "majority"]) == 2
     assert "--model does not apply to annotation data in the dashboard" in capsys.readouterr().err
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("folder", ["popquorn", "lewidi2023/HS-Brexit"])
+def test_text_datasets_train_on_the_text_and_their_mitigations_run(shared_data, folder):
+    """Issue 33 item 1: the guide's example (POPQUORN) and HS-Brexit have item text, no numeric features: Model 1
+    learns from TF-IDF of the text, as ``audit --model majority``, and every mitigation runs."""
+    from aif360_subjective.dashboard.state import MITIGATIONS, OpinionSettings
+
+    d = _dashboard(_args([str(shared_data / folder)]))
+    o = d.opinion
+    assert list(o.models) == ["Model 1 (majority vote)", "Model 2 (annotator-aware)"]
+    assert any("TF-IDF of the item text (text)" in n for n in o.notes)
+    s = OpinionSettings(ci=None)
+    for kind in MITIGATIONS:
+        table = o.mitigate(kind, s)
+        assert list(table.index) == ["before", "after"]
+    assert len(o.history) == len(MITIGATIONS)
+
+
+@pytest.mark.data
+def test_text_dataset_with_predictions_keeps_the_mitigations(shared_data, tmp_path):
+    """With --predictions the trained models are audited beside the given ones, and the mitigations still run."""
+    from aif360_subjective.cli import _inputs as inputs
+    from aif360_subjective.dashboard.state import OpinionSettings
+
+    path = str(shared_data / "lewidi2023" / "HS-Brexit")
+    ds = inputs.load_annotations(_args([path]).inputs).dataset
+    preds = pd.DataFrame({"item": ds.item_ids, "annotator": ds.annotator_ids,
+                          "prediction": np.where(np.arange(len(ds.item_ids)) % 3 == 0, 1, 0)})
+    preds.to_csv(tmp_path / "p.csv", index=False)
+    d = _dashboard(_args([path, "--predictions", str(tmp_path / "p.csv")]))
+    assert "p" in d.opinion.models and "Model 1 (majority vote)" in d.opinion.models
+    table = d.opinion.mitigate("crowdtruth", OpinionSettings(ci=None), baseline="p")
+    assert table.attrs["changed"] >= 0 and len(d.opinion.history) == 1
+
+
+def test_port_out_of_range_is_one_line(table_csv, capsys):
+    base = [str(table_csv), "--label-col", "truth", "--prediction-col", "pred"]
+    with pytest.raises(SystemExit) as stop:
+        main(["dashboard", *base, "--port", "70000"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "expected a port number from 0 to 65535 (0: a free port), got 70000" in err and "Traceback" not in err
+    d = _dashboard(_args(base))
+    with pytest.raises(ValueError, match="port must be an integer from 0 to 65535"):
+        d.serve(port=-1, show=False)
+
+
+def test_server_listens_on_loopback_and_says_so(table_csv, capsys):
+    """Issue 33 item 2: 127.0.0.1 by default, the start line names the real address and the websocket origins;
+    a port in use is one line, no traceback."""
+    import socket
+
+    from aif360_subjective.dashboard.app import free_port, start_line, websocket_origins
+
+    args = _args([str(table_csv), "--label-col", "truth", "--prediction-col", "pred", "--no-browser"])
+    assert (args.address, args.port, args.allow_websocket_origin) == ("127.0.0.1", 5006, None)
+    assert websocket_origins("127.0.0.1", 5006) == ["localhost:5006", "127.0.0.1:5006"]
+    assert websocket_origins("0.0.0.0", 80, ["host.lan:80"]) == ["localhost:80", "127.0.0.1:80", "host.lan:80"]
+    assert "this machine only" in start_line("127.0.0.1", 5006, ["localhost:5006"])
+    assert "other machines can reach it" in start_line("0.0.0.0", 5006, ["localhost:5006"])
+    d = _dashboard(args)
+    port = free_port()
+    server = d.serve(port=port, show=False, threaded=True, verbose=True)
+    try:
+        import time
+
+        for _ in range(200):  # the thread binds the port
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        out = capsys.readouterr().out
+        assert f"Serving the dashboard on http://127.0.0.1:{port}/ (listening on 127.0.0.1, this machine only" in out
+        # bound on loopback only: nothing answers at the port on this machine's other IPv4 addresses
+        addrs = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)} - {"127.0.0.1"}
+        for a in addrs:
+            if a.startswith("127."):
+                continue
+            with socket.socket() as probe:
+                assert probe.connect_ex((a, port)) != 0, f"the dashboard answers on {a}"
+        # the port in use: the command says so in one line
+        assert main(["dashboard", str(table_csv), "--label-col", "truth", "--prediction-col", "pred",
+                     "--no-browser", "--port", str(port)]) == 2
+        err = capsys.readouterr().err
+        assert f"cannot listen on 127.0.0.1 port {port}" in err and "Traceback" not in err
+    finally:
+        server.stop()
 
 
 def test_notebook_display_and_bad_arguments():
@@ -116,3 +205,87 @@ def test_upload_and_favourable_label_controls():
     d._on_load(None)
     assert list(d.subgroups.X.columns) == ["h"] and len(d.subgroups.X) == 60
     assert d.subgroups.command().split()[2:7] == ["DATA.csv", "--label-col", "class", "--prediction-col", "out"]
+
+
+def test_closed_tab_records_are_kept_out_of_the_console():
+    """Issue 33 item 10: a tab closed while the server writes to it logs WebSocketClosedError with a traceback in
+    Tornado's logger; the dashboard drops those records and keeps every other one."""
+    import logging
+
+    from tornado.websocket import WebSocketClosedError
+
+    from aif360_subjective.dashboard.app import quiet_closed_websockets
+
+    quiet_closed_websockets()
+    quiet_closed_websockets()  # idempotent: one filter
+    logger = logging.getLogger("asyncio")  # where Tornado's unretrieved write_message task is logged
+    assert sum(getattr(f, "__name__", "") == "closed" for f in logger.filters) == 1
+    try:
+        raise WebSocketClosedError()
+    except WebSocketClosedError:
+        import sys
+
+        closed = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "Task exception was never retrieved",
+                                   None, sys.exc_info())
+    other = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "something else", None, None)
+    assert not logger.filter(closed) and logger.filter(other)
+
+
+def _hostile_text_dataset(n_items: int = 150, n_annotators: int = 12, seed: int = 0):
+    """Annotations of items with text and no numeric features (as POPQUORN), annotator attributes holding markup."""
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+
+    rng = np.random.default_rng(seed)
+    words = np.array(["good", "bad", "fine", "awful", "nice", "mean"])
+    idx = rng.integers(0, len(words), (n_items, 7))  # 7 words: free text (text_columns needs 5 or more)
+    text = [" ".join(words[row]) for row in idx]
+    offensive = (np.isin(idx, [1, 3, 5]).sum(axis=1) >= 4).astype(int)
+    annotators = pd.DataFrame({"gender": rng.choice(['<img src=x onerror="window.__pwned=1">', "<script>x</script>"],
+                                                    n_annotators),
+                               "age": rng.choice(["young", "old"], n_annotators)},
+                              index=pd.Index([f"a{i}" for i in range(n_annotators)], name="annotator"))
+    rows = []
+    for i in range(n_items):
+        for a in rng.choice(annotators.index, 5, replace=False):
+            flip = rng.random() < 0.15
+            rows.append((f"i{i}", a, int(offensive[i] != flip)))
+    ann = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    items = pd.DataFrame({"text": text}, index=pd.Index([f"i{i}" for i in range(n_items)], name="item"))
+    return MultiAnnotatorDataset(ann, annotators=annotators, items=items, favorable_label=0, unfavorable_label=1)
+
+
+def _markup(obj) -> list[str]:
+    """The HTML-bearing texts of a Panel layout: Markdown/Alert/HTML panes and Tabulator titles."""
+    import panel as pn
+
+    out = []
+    for o in obj.select(lambda x: isinstance(x, (pn.pane.Markdown, pn.pane.HTML, pn.widgets.Tabulator))):
+        if isinstance(o, pn.widgets.Tabulator):
+            out += list((o.titles or {}).values())
+        elif isinstance(o.object, str):
+            out.append(o.object)
+    return out
+
+
+def test_text_items_without_features_train_and_show_markup_as_text():
+    """Issue 33 items 1 and 12 without the shared data: items with text only train Model 1 on TF-IDF, the
+    mitigations run, and attribute values holding markup reach the opinion tab's panes only escaped."""
+    d = Dashboard(annotations=_hostile_text_dataset())
+    o = d.opinion
+    assert list(o.models) == ["Model 1 (majority vote)", "Model 2 (annotator-aware)"]
+    assert "Model 1 (majority vote) learns from TF-IDF of the item text (text)." in o.notes
+    d.panel()
+    d.tabs.active = 2
+    d._op_grouping.value = "demographic"
+    assert not d.message.visible, d.message.object
+    assert list(d._op_attrs.value) == ["gender"]  # one attribute by default
+    d._mit_kind.value = "reweighting"
+    d._mit_button.clicks += 1
+    assert not d.message.visible, d.message.object
+    assert len(o.history) == 1
+    texts = _markup(d.panel())
+    answer = d._op_answer.object
+    assert "&lt;img src\\=x onerror\\=&quot;window\\.\\_\\_pwned\\=1&quot;&gt;" in answer  # the group, escaped
+    for t in texts:
+        assert "<img" not in t and "<script" not in t, t
+    assert "--attributes gender" in d._op_command.object

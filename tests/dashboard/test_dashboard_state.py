@@ -208,3 +208,26 @@ def test_no_panel_at_import_and_cli_help():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("clustering, steps", [
+    ("slink", [(None, 0.65), (None, 0.4), (6, 0.4), (4, 0.3)]),
+    ("kmeans", [(5, 0.65), (5, 0.4), (None, 0.4), (None, 0.3)]),
+    ("birch", [(4, 0.65), (4, 0.4)]),
+])
+def test_every_view_has_the_adjusted_p_of_its_command(clustering, steps):
+    """Issue 33 item 13: the page (and so its report) gives the adjusted p-values of the equivalent command, also
+    after a re-cut: the re-cut takes the command's random draws, settings it cannot mimic are clustered again."""
+    X, y, p = _table(n=240, seed=4)
+    s = SubgroupSession(X, y, p, random_state=1)
+    settings = SubgroupSettings(clustering=clustering, alpha=None)
+    for k, tau in steps:
+        settings = dataclasses.replace(settings, n_clusters=k, entropy_threshold=tau)
+        v = s.update(settings)
+        fresh = detect_subgroups(X, y, p, clustering=clustering, n_clusters=k, entropy_threshold=tau,
+                                 random_state=1)
+        pd.testing.assert_frame_equal(v.report.subgroup_metrics(ci=0.95), fresh.subgroup_metrics(ci=0.95))
+        pd.testing.assert_series_equal(v.report.validity, fresh.validity)
+        exported = s.report()
+        assert "CachedClustering" not in exported.render()
+    assert s.n_clusterings < len(steps) or clustering == "birch"  # some steps were re-cuts

@@ -115,3 +115,42 @@ def test_numpy_global_state_and_determinism():
     b = detect_subgroups(X, Y, P, random_state=7)
     pd.testing.assert_frame_equal(a.subgroup_metrics(), b.subgroup_metrics())
     pd.testing.assert_series_equal(a.clusters, b.clusters)
+
+
+def test_all_zero_weights_are_refused():
+    """Issue 33: weights of 0 everywhere were accepted, every metric NaN beside intervals counted on rows."""
+    with pytest.raises(ValueError, match=r"sample_weight is 0 for all 20 rows: no row would count"):
+        detect_subgroups(X, Y, P, n_clusters=2, sample_weight=np.zeros(20))
+    # one positive weight is a (weighted) analysis
+    w = np.zeros(20)
+    w[0] = 1.0
+    assert detect_subgroups(X, Y, P, n_clusters=2, sample_weight=w).weighted
+
+
+def test_findings_never_list_an_undefined_value():
+    """Issue 33: a NaN value with a small adjusted p was listed as a significant finding."""
+    rng = np.random.default_rng(0)
+    n = 300
+    Xn = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n)})
+    y = rng.integers(0, 2, n)
+    rep = detect_subgroups(Xn, y, np.where(Xn["a"] == "x", 0, y), n_clusters=4, random_state=0)
+    first = rep.findings().iloc[0]
+    assert np.isfinite(first["value"])
+    # the same subgroup with its value undefined (as 0/0 weights made it): no longer a finding
+    rep2 = detect_subgroups(Xn, y, np.where(Xn["a"] == "x", 0, y), n_clusters=4, random_state=0)
+    rep2.candidate_metrics.table.loc[(first["kind"], first["id"]), first["metric"]] = np.nan
+    f2 = rep2.findings()
+    same = (f2["kind"] == first["kind"]) & (f2["id"] == first["id"]) & (f2["metric"] == first["metric"])
+    assert not same.any()
+    assert np.isfinite(f2["value"].to_numpy(dtype=float)).all()
+
+
+@pytest.mark.parametrize("values", [
+    pd.date_range("2020-01-01", periods=20, freq="D"),
+    pd.to_timedelta(np.arange(20), unit="h"),
+    pd.period_range("2020-01", periods=20, freq="M"),
+])
+def test_dates_are_refused_with_what_to_do(values):
+    """Issue 33: datetime columns were treated as categories, one subgroup per instant."""
+    with pytest.raises(ValueError, match=r"X column\(s\) \['when'\] hold dates or durations .*\.dt\.year"):
+        detect_subgroups(X.assign(when=values), Y, P, n_clusters=2)

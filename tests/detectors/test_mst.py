@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -110,6 +113,15 @@ def test_slow_path_notice_names_the_extra(monkeypatch, caplog):
         resolve_mst("mlpack", 10, 2)
 
 
+def test_no_install_advice_when_mlpack_is_installed(monkeypatch, caplog):
+    """Issue 33: 20,000 rows of 2 columns run Prim (n^2 d below AUTO_PRIM_WORK) and printed
+    "pip install 'aif360-subjective[fast]'" although mlpack was installed."""
+    monkeypatch.setattr(mst_module, "mlpack_available", lambda: True)
+    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.mst"):
+        assert resolve_mst("auto", 20_000, 2) == "sklearn"
+    assert "pip install" not in caplog.text
+
+
 def test_bad_mst_option():
     X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 5.0]})
     with pytest.raises(ValueError, match=r"mst must be one of \['auto', 'mlpack', 'sklearn'\], got 'prim'"):
@@ -173,3 +185,57 @@ def test_child_process_mst_equals_the_one_computed_here(monkeypatch, caplog):
     assert "child process failed" in caplog.text
     monkeypatch.setattr(mst_module.sys, "executable", "")  # an embedded interpreter: computed here, silently
     assert all(np.array_equal(a, b) for a, b in zip(here, mst_module.euclidean_mst(U), strict=True))
+
+
+@pytest.mark.skipif(not mst_module.mlpack_available(), reason="needs mlpack (the [fast] extra)")
+def test_emst_child_gives_the_in_process_edges():
+    from mlpack import emst
+
+    U = np.random.default_rng(0).normal(size=(60, 3))
+    out = mst_module._emst_in_child(U)
+    assert out is not None
+    np.testing.assert_array_equal(out, emst(input_=U, leaf_size=mst_module.EMST_LEAF_SIZE)["output"])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_sigterm_of_the_parent_leaves_no_emst_child_running(tmp_path):
+    """Issue 33: a SIGTERM of the process computing the MST orphaned mlpack's child (and its temporary folder,
+    now gone: the points and edges go through pipes)."""
+    import signal
+    import subprocess
+    import time
+
+    parent_code = (
+        "import numpy as np\n"
+        "import aif360_subjective.detectors.mst as m\n"
+        "m._EMST_BODY = 'import time\\ntime.sleep(120)\\n'  # a long MST\n"
+        "m._emst_in_child(np.zeros((3, 2)))\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], cwd=Path(__file__).resolve().parents[2])
+    children = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
+    child = None
+    for _ in range(200):
+        text = children.read_text().split() if children.exists() else []
+        if text:
+            child = int(text[0])
+            break
+        time.sleep(0.05)
+    assert child is not None, "the child process did not start"
+    time.sleep(0.3)  # past the child's prologue
+    parent.send_signal(signal.SIGTERM)
+    parent.wait(timeout=10)
+
+    def running(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, IndexError):
+            return False
+        return state not in ("Z", "X")  # a zombie has stopped running
+
+    for _ in range(100):
+        if not running(child):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the emst child outlived its parent")

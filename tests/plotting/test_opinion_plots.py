@@ -120,3 +120,22 @@ def test_dot_plot_orders_worst_first_with_intervals(named_groups_metric):
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="'heatmap', 'bars' or 'dots'"):
         plot_group_performance({"M": m}, kind="pie")
+
+
+@pytest.mark.parametrize("kind", ["bars", "heatmap"])
+def test_a_huge_group_name_is_cut_not_drawn_whole(named_groups_metric, kind):
+    """Issue 33: a 100,000-character group name made the tick label, and with bbox_inches="tight" the canvas,
+    100,000 characters wide: Agg's std::bad_alloc, reported by the command line as out of memory."""
+    from aif360_subjective.plotting._text import MAX_TEXT
+
+    huge = "x" * 100_000
+    m = named_groups_metric(lambda i: huge if i % 2 else "short", n_annotators=20)
+    ax = plot_group_performance({"M": m}, kind=kind, ci=None)
+    labels = [t.get_text() for t in (ax.get_xticklabels() + ax.get_yticklabels())]
+    cut = [lab for lab in labels if lab.startswith("xxx")]
+    assert cut and all(len(lab) == MAX_TEXT and lab.endswith("…") for lab in cut)
+    import io
+
+    buf = io.BytesIO()
+    ax.figure.savefig(buf, format="png", dpi=50, bbox_inches="tight")  # std::bad_alloc before the cut
+    plt.close(ax.figure)

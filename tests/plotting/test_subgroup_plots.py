@@ -125,3 +125,26 @@ def test_wrong_object():
 def test_ranking_title_names_the_filter_it_used(report):
     ax = plot_ranking(report, "statistical_parity", kind="cluster", n=4, direction="disadvantaged", alpha=0.05)
     assert ax.get_title().endswith("(adjusted p < 0.05)")  # max-T, the rankings' default
+
+
+def test_ranking_given_is_drawn_as_it_is(report):
+    """Issue 33: the report's table lists the rankings under the whole report's family; the figure beside it draws
+    that table's rows, not a ranking of its own."""
+    rk = report.ranking("statistical_parity", kind="cluster", n=None, direction="favoured", alpha=None)
+    shown = rk.iloc[[2, 0]]  # any subset, in its own order
+    ax = plot_ranking(report, "statistical_parity", kind="cluster", n=4, direction="favoured", ranking=shown)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"c{i}" for i in shown.index]
+    np.testing.assert_allclose([b.get_width() for b in ax.patches], shown["statistical_parity"].to_numpy())
+
+
+def test_ranking_of_every_kind_labels_bars_by_kind_and_id():
+    """Issue 33 item 10: a ranking of every kind (index (kind, id)) labels its bars c3, e3, p45, not a(kind, id)."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.choice(["u", "v", "w"], 300), "b": rng.choice(["x", "y"], 300)})
+    rep = detect_subgroups(X, rng.integers(0, 2, 300), rng.integers(0, 2, 300), n_clusters=4, random_state=0,
+                           discovery="both")
+    ax = plot_ranking(rep, "statistical_parity", kind="all", n=6, direction="disadvantaged", alpha=None)
+    rk = rep.ranking("statistical_parity", kind="all", n=6, direction="disadvantaged", alpha=None)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == [f"{k[0]}{i}" for k, i in rk.index]
+    assert not any("(" in t for t in labels)

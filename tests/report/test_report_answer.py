@@ -255,8 +255,9 @@ def test_no_findings_says_how_many_were_tested():
     assert len(found) == 0  # random predictions: nothing to find
     ans = subgroup_answer(rep)
     assert ans.lines[0] == (f"No subgroup differs significantly from the rest on any metric at family-wise error "
-                            f"0.05: permutation max-T over {found.attrs['n_hypotheses']:,} hypotheses, every "
-                            "subgroup of every kind, metric and direction.")
+                            f"0.05 over the whole report (permutation max-T, B = 200 permutations, "
+                            f"{found.attrs['n_hypotheses']:,} hypotheses: every subgroup of every kind, metric and "
+                            "direction).")
     assert ans.facts["significant findings"] == "0"
 
 
@@ -357,3 +358,41 @@ def test_answer_says_where_the_unlisted_findings_are(planted):
     n = len(rep.findings())
     assert n > 1
     assert ans.lines[-1].endswith(f"{n - 1:,} more are not shown (SubgroupReport.findings() lists every one).")
+
+
+def test_one_group_is_one_group_not_1_groups(named_groups_metric):
+    """Issue 33: "1 groups" in the answer, the explainer and the grouping summary."""
+    from aif360_subjective.explainers.opinion_exclusion import OpinionExclusionTextExplainer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the single-group warning: unfairness 0 by construction
+        m = named_groups_metric(lambda i: "everyone", n_annotators=10)
+        ans = opinion_answer(m, ci=None)
+        text = " ".join([*ans.lines, OpinionExclusionTextExplainer(m).unfairness(), m.grouping_summary().text()])
+    assert "1 groups" not in text
+    assert ans.lines[0].endswith("; 1 group.")
+
+
+def test_answer_says_the_permutations_the_floor_and_how_findings_are_counted(planted):
+    """Issue 33: every adjusted p read 0.005, the floor of 200 permutations, and neither the console nor the report
+    said so; "6,238 findings" beside "9,399 significant subgroups" was not explained."""
+    *_, rep = planted
+    found = rep.findings(0.05)
+    ans = subgroup_answer(rep)
+    b = found.attrs["n_permutations"]
+    assert f"B = {b} permutations" in ans.lines[0]
+    floor = 1 / (b + 1)
+    at_floor = np.isclose(found["p_adjusted"].to_numpy(dtype=float), floor)
+    assert at_floor.any()  # the planted subgroup is beyond every permutation
+    table = ans.table
+    # at the floor "≤ 0.005", never "0.005" as if it were measured; above it the value
+    assert b == 200  # the default: 1/201 = 0.004975, written "≤ 0.005" (rounded up, so that "≤" stays true)
+    assert (table["adjusted p"][at_floor[:len(table)]] == "≤\u00a00.005").all()
+    assert not (table["adjusted p"] == "0.005").any()
+    assert any(line.startswith(f"An adjusted p written ≤ 0.005 is at the floor 1/(B + 1) = 1/{b + 1:,}")
+               for line in ans.lines)
+    # the findings' count names the subgroups it is made of and the sub-patterns left out
+    subgroups = len(found[["kind", "id"]].drop_duplicates())
+    assert f"on {subgroups:,} subgroup" in ans.lines[0]
+    if found.attrs["n_redundant"]:
+        assert f"{found.attrs['n_redundant']:,} more, on sub-patterns" in ans.lines[0]

@@ -181,32 +181,57 @@ def planted():
 
 
 def test_significance_marks_follow_the_adjusted_p_values(planted):
-    # "significant" means one thing everywhere: max-T adjusted p < alpha, the family-wise error of the rankings
+    # "significant" means one thing everywhere (issue 33): a finding of the whole report's family, as the answer
     *_, rep = planted
+    from aif360_subjective.report.significance import report_family_p
+
     sections = subgroup_sections(rep, figures=False, alpha=0.05)
     inference = rep.subgroup_metrics(ci=0.95)
-    q_cols = [f"{m}_p_adjusted" for m in ("statistical_parity", "equal_opportunity", "equalized_odds",
-                                          "accuracy_error")]
+    found = rep.findings(0.05, 0.95, keep_redundant=True, merge_identical=False)
+    fairness = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")
     blocks = _details(_sec(sections, PATTERNS).blocks)
     assert blocks
     seen = {True: 0, False: 0}
     for d in blocks:
         sid = int(re.match(r"Subgroup (\d+):", d.summary).group(1))
-        qs = pd.concat([inference.loc[(k, sid), q_cols] for k in ("cluster", "entropy")]).astype(float)
-        significant = bool((qs < 0.05).any())
+        mine = found[found["kind"].isin(["cluster", "entropy"]) & (found["id"] == sid)
+                     & found["metric"].isin(fairness)]
+        significant = bool(len(mine))
         assert d.muted is (not significant), d.summary
         assert ("no significant disparity (adjusted p < 0.05)" in d.summary) is (not significant)
         seen[significant] += 1
         table = next(b for b in d.blocks if isinstance(b, Table))
-        assert table.header[0][1:] == ["cluster"] * 5 + ["pattern"] * 5
+        # no per-kind q-value column: the adjusted p of the answer's family only
+        assert table.header[0][1:] == ["cluster"] * 4 + ["pattern"] * 4
         assert "significant (adjusted p < 0.05)" in table.header[1] and "adjusted p" in table.header[1]
+        assert "q" not in table.header[1]
     assert seen[True] and seen[False]  # the data has both kinds
     # the pattern table's column says the same
+    family_p = report_family_p(rep, 0.05, 0.95)
     pats = next(b for b in _sec(sections, PATTERNS).blocks if isinstance(b, Table))
     col = pats.header[-1].index("significant (adjusted p < 0.05)")
     for row in pats.rows:
         sid = int(row[0])
-        assert (row[col] == "–") is (significance_mark(inference, sid, 0.05) == "")
+        assert (row[col] == "–") is (significance_mark(inference, sid, 0.05, family_p) == "")
+
+
+def test_rankings_in_the_report_are_the_answers_findings(planted):
+    """Issue 33: a ranking's adjusted p had its own family (one test, one direction); the report's rankings now
+    list only findings of the whole report, with their adjusted p."""
+    *_, rep = planted
+    from aif360_subjective.report.significance import in_report_family
+
+    found = rep.findings(0.05, 0.95, keep_redundant=True, merge_identical=False)
+    rk = rep.ranking("statistical_parity", kind="entropy", n=None)
+    shown = in_report_family(rep, rk, "statistical_parity", "entropy", "disadvantaged", 0.05, 0.95, None)
+    mine = found[(found["kind"] == "entropy") & (found["metric"] == "statistical_parity")
+                 & (found["direction"] == "disadvantaged")].set_index("id")["p_adjusted"]
+    assert set(shown.index) <= set(mine.index)
+    np.testing.assert_allclose(shown["statistical_parity_p_adjusted"], mine.reindex(shown.index))
+    # the whole report's family is larger: its adjusted p is never below the ranking's own
+    assert (shown["statistical_parity_p_adjusted"].to_numpy()
+            >= rk.loc[shown.index, "statistical_parity_p_adjusted"].to_numpy() - 1e-12).all()
+    assert shown.attrs["n_not_significant"] == rk.attrs["n_not_significant"] + len(rk) - len(shown)
 
 
 def test_mark_names_the_disadvantaged_side(planted):
