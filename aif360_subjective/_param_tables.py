@@ -114,8 +114,12 @@ OPINION_PARAMS = ParamTable("opinion exclusion", (
     Param("bootstrap_levels", (Options(("both", "annotators", "crossed")),), "both",
           "resample annotators within groups then their annotations (both), annotators only, or annotators and "
           "items (crossed)"),
-    Param("test_statistic", (Options(("between", "std")),), "between",
-          "statistic of the test of equal service: the between-group sum of squares, or the unfairness (std)"),
+    Param("test_statistic", (Options(("studentized", "between", "std")),), "studentized",
+          "statistic of the test of equal service: studentized (Welch-type, valid when annotation counts differ), "
+          "the size-weighted between-group sum of squares, or the unfairness (std)"),
+    Param("adjust", (Options(("none", "items")),), "none",
+          "item adjustment of the test of equal service: none, or each annotation against the other annotations of "
+          "its item"),
     Param("n_permutations", (Interval("int", 99, 100_000),), 9999, "permutations of the test of equal service",
           why="p-values resolve to 1 / (n_permutations + 1): 99 reach 0.01; past 100,000 the test's time grows for "
               "no resolution needed"),

@@ -118,7 +118,7 @@ numbers in the tables and the figure below (the same block opens the command lin
     code("""
 from aif360_subjective.report.answer import opinion_answer
 
-print(opinion_answer(models, n_boot=300).text())
+print(opinion_answer(models, n_boot=300).text())     # the verdicts' test: 9,999 permutations, seed 0
 """),
     md("""
 ## Table 2: unfairness and performance, with their uncertainty
@@ -148,8 +148,15 @@ def with_intervals(models, n_boot=N_BOOT):
 
 table2 = with_intervals(models)
 for name, m in models.items():
-    print(f"{name}: {m.verdict(n_boot=N_BOOT, random_state=0, n_permutations=999)}")
+    # the same test as the answer block above (same seed, replicates and permutations: one computation, one p)
+    print(f"{name}: {m.verdict(n_boot=N_BOOT, random_state=0)}")
 table2
+"""),
+    code("""
+# One source for every p-value: the answer block and the verdicts above quote the same test.
+answer_text = opinion_answer(models, n_boot=N_BOOT).text()
+for name, m in models.items():
+    assert m.verdict(n_boot=N_BOOT, random_state=0) in answer_text
 """),
     code("""
 # The perfect model is perfectly fair and perfectly accurate.

@@ -35,6 +35,8 @@ class AuditSpec:
             (:class:`~aif360_subjective.metrics.OpinionExclusionMetric`'s options; ``bins`` as typed).
         ci, n_boot: the intervals (``ci`` None: the paper's raw figures).
         out: the HTML report's path, if any.
+        discover, max_conditions, adjust, min_annotators, n_perm: whose opinions are excluded (``--discover``:
+            :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups`).
     """
 
     inputs: inputs.InputSpec
@@ -48,6 +50,11 @@ class AuditSpec:
     n_boot: int = 1000
     performance: str = "accuracy"
     out: str | None = None
+    discover: bool = False
+    max_conditions: int = 2
+    adjust: str = "none"
+    min_annotators: int = 5
+    n_perm: int = 999
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> AuditSpec:
@@ -64,11 +71,11 @@ def _attributes(spec: AuditSpec, ds: MultiAnnotatorDataset, fmt: str = "csv") ->
         raise CLIError(f"--grouping demographic needs annotator attributes, and there are none: {where}")
     if spec.attributes is None:
         return None
-    if spec.grouping != "demographic":
-        raise CLIError(f"--attributes applies to --grouping demographic, not {spec.grouping}")
+    if spec.grouping != "demographic" and not spec.discover:
+        raise CLIError(f"--attributes applies to --grouping demographic or --discover, not --grouping {spec.grouping}")
     known = list(ds.annotators.columns)
     for a in spec.attributes:
-        if a not in known:
+        if a not in known and not (spec.discover and a == "adr"):
             raise CLIError(f"--attributes {a!r} is not an annotator attribute (attributes: "
                            f"{common.show_values(known, limit=12)})")
     return list(spec.attributes)
@@ -150,6 +157,7 @@ def audit(spec: AuditSpec) -> int:
         if spec.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, groups)
+        ex = discovery(spec, metric, attrs) if spec.discover else None
         step("writing the report")
         path = None
         if spec.out:
@@ -165,6 +173,10 @@ def audit(spec: AuditSpec) -> int:
             report.fact("unfairness", summary.loc[pred.name, "unfairness"])
             report.fact(f"{spec.performance} (mean over groups)", summary.loc[pred.name, "performance"])
             report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
+            if ex is not None:
+                from ..report.sections import excluded_groups_section
+
+                report.extend([excluded_groups_section(ex)])
             # how the data was read and grouped: details, after the answer and the rankings
             data_notes = Section("Data and grouping notes")
             data_notes.text(*ann.notes[1:], *pred.notes, *notes)
@@ -188,9 +200,51 @@ def audit(spec: AuditSpec) -> int:
 
     # the report's group names (0.00–0.07, A & B), not pandas' interval reprs
     common.print_frame(groups.rename(index=group_label), "Groups:")
+    if ex is not None:
+        print_discovery(ex)
     if path:
         print(f"Report: {path}")
     return 0
+
+
+#: How many findings ``--discover`` prints.
+SHOWN_FINDINGS = 10
+
+
+def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
+    """``--discover``: whose opinions are excluded (:meth:`OpinionExclusionMetric.excluded_groups`)."""
+    from ..opinion.excluded import DISCOVERY_PERFORMANCES
+
+    if spec.performance not in DISCOVERY_PERFORMANCES:
+        raise CLIError(f"--discover compares a mean of per-annotation scores; --performance {spec.performance} is not "
+                       f"one: use one of {', '.join(DISCOVERY_PERFORMANCES)}")
+    if not len(metric.dataset.annotators.columns) and attrs != ["adr"]:
+        raise CLIError("--discover needs annotator attributes, and this data has none (give --annotators CSV), or "
+                       "--attributes adr for the disagreement rate alone")
+    try:
+        ex = metric.excluded_groups(attributes=attrs, max_conditions=spec.max_conditions, adjust=spec.adjust,
+                                    n_perm=spec.n_perm, min_annotators=spec.min_annotators,
+                                    performance=spec.performance, random_state=spec.inputs.seed)
+    except ValueError as err:
+        raise CLIError(f"--discover: {common.cli_words(str(err), DISCOVER_FLAGS)}") from None
+    return ex
+
+
+def print_discovery(ex: Any) -> None:
+    """The answer line of ``--discover``, what was searched, and the groups found."""
+    print()
+    print("Whose opinions are excluded: " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
+    print(common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(), DISCOVER_FLAGS))
+    found = ex.findings()
+    if len(found):
+        cols = ["description", "n_annotators", "n_annotations", "performance", "rest_performance", "gap", "ci_low",
+                "ci_high", "p_adjusted", "shared_items"]
+        common.print_frame(found[cols].head(SHOWN_FINDINGS).set_index("description"),
+                           f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)}):")
+
+
+#: The options of --discover that library sentences may name.
+DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-perm", "--attributes", "--performance")
 
 
 def add_parser(sub: Any) -> common.Parser:
@@ -250,6 +304,20 @@ def add_parser(sub: Any) -> common.Parser:
     audit.add_argument("--performance", default=rule.default, choices=rule.choices,
                        help=common.choices_help(rule) + "; the measures on ratings (POPQUORN 1-5, CSC 1-6, ConvAbuse "
                             "-3..1) need --predictions FILE holding predicted ratings")
+    disc = audit.add_argument_group("whose opinions are excluded (--discover)")
+    disc.add_argument("--discover", action="store_true",
+                      help="also search every conjunction of annotator attribute values (--attributes, default all; "
+                           "'adr' adds the cross-fitted disagreement rate) for groups served worse than the other "
+                           "annotators, with the family-wise error held by a max-T over annotator permutations")
+    disc.add_argument("--max-conditions", type=int, choices=[1, 2, 3], default=2,
+                      help="most attribute values per group (default: 2)")
+    disc.add_argument("--adjust", choices=OPINION_PARAMS.choices("adjust"), default=OPINION_PARAMS.default("adjust"),
+                      help="items: compare each annotation with the other annotations of its item, so that a group "
+                           "that saw harder items is not called excluded (default: none)")
+    disc.add_argument("--min-annotators", type=int, default=5, metavar="N",
+                      help="fewest annotators in a group and in the rest (>= 2; default: 5)")
+    disc.add_argument("--n-perm", type=int, default=999, metavar="N",
+                      help="permutations of annotators (default: 999; every one with at most 8 annotators)")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
     audit.set_defaults(func=run, memory_hint=MEMORY_HINT)
     return audit

@@ -844,13 +844,25 @@ class Dashboard:
         download = w.FileDownload(callback=self._guard_download(lambda: o.report(self._op_settings()).render()),
                                   filename="audit_report.html", label="Download the HTML report",
                                   css_classes=["op-export"])
+        # whose opinions are excluded: the annotator groups a model serves worse (on request: a permutation search)
+        self._ex_model = _widget(w.Select, "model", options=list(o.models), css_classes=["discover-model"])
+        self._ex_adjust = _widget(w.Select, "compare annotations", options={"as they are": "none",
+                                  "with the other annotations of their item": "items"}, value="none",
+                                  css_classes=["discover-adjust"])
+        self._ex_conditions = _widget(w.Select, "most attribute values per group", options=[1, 2, 3], value=2,
+                                      css_classes=["discover-conditions"])
+        self._ex_button = _widget(w.Button, "Find the groups served worse", css_classes=["discover"])
+        self._ex_button.on_click(self._guard(self._on_discover))
+        self._ex_result = pn.Column(css_classes=["discover-result"], sizing_mode="stretch_width")
         self._run_opinion()
         left = pn.Column("### Controls", *controls, "### Try a mitigation", self._mit_kind, self._mit_threshold,
-                         self._mit_baseline, self._mit_button, width=300)
+                         self._mit_baseline, self._mit_button, "### Whose opinions are excluded", self._ex_model,
+                         self._ex_adjust, self._ex_conditions, self._ex_button, width=300)
         right = pn.Column(self._op_status, self._op_answer, self._op_thin, "### Models side by side",
                           self._op_summary, self._op_heatmap, "### Groups", self._op_groups,
                           "### Mitigation: before and after, on the same held-out items", self._mit_result,
-                          "### Tried settings", self._mit_history, "### Export", download,
+                          "### Tried settings", self._mit_history,
+                          "### Whose opinions are excluded", self._ex_result, "### Export", download,
                           pn.pane.Markdown("Equivalent command:"), self._op_command, sizing_mode="stretch_width")
         return pn.Row(left, right, sizing_mode="stretch_width")
 
@@ -981,6 +993,31 @@ class Dashboard:
             self._op_heatmap.objects = [fig]
             self._op_groups.objects = groups
             self._op_command.object = command
+
+    def _on_discover(self, event: Any) -> None:
+        """Search the annotator groups the chosen model serves worse, and show the answer and the groups found."""
+        from ..report.excluded_sections import FINDING_COLUMNS
+
+        pn = require_panel()
+        s = self._op_settings()
+        adjust, conditions = self._ex_adjust.value, int(self._ex_conditions.value)
+        self._ex_button.loading = True
+        try:
+            ex = self.opinion.excluded(self._ex_model.value, s, adjust=adjust, max_conditions=conditions)
+        finally:
+            self._ex_button.loading = False
+        found = ex.findings()
+        # the sentences quote attribute names and values (data): shown literally, never as HTML or Markdown
+        blocks = [pn.pane.Markdown(f"**{lit(self._ex_model.value)}**: {lit(ex.sentence())}",
+                                   css_classes=["discover-answer"])]
+        if len(found):
+            blocks.append(_table(found[FINDING_COLUMNS].round(3), disabled=True, show_index=False,
+                                 sizing_mode="stretch_width", css_classes=["discover-table"]))
+        blocks.append(pn.pane.Markdown(lit(ex.summary().removesuffix(ex.sentence()).strip())))
+        blocks.append(pn.pane.Markdown("Equivalent command:"))
+        blocks.append(pn.pane.Markdown(_pre(self.opinion.discover_command(s, adjust=adjust,
+                                                                          max_conditions=conditions))))
+        self._ex_result.objects = blocks
 
     def _on_mitigate(self, event: Any) -> None:
         pn = require_panel()

@@ -175,7 +175,9 @@ class SubgroupSession:
     :func:`~aif360_subjective.detectors.detect_subgroups` as the ``subgroups`` command does. A change of k or τ
     runs it again on the cached clustering (:class:`~aif360_subjective.dashboard._recut.CachedClustering`):
     single linkage's and ward's tree is cut at the new k, a flat clustering keeps its labels when only τ
-    changes. A change of the ranking's metric, kind, direction, α, ``min_size``, ``ci`` or length only calls
+    changes, and the mined patterns, which depend on neither, are kept (``patterns_from``: no mining again; a
+    change of clusterer keeps them too, a change of categorical columns mines again). A change of the ranking's
+    metric, kind, direction, α, ``min_size``, ``ci`` or length only calls
     :meth:`~aif360_subjective.detectors.SubgroupReport.ranking`.
 
     Args:
@@ -204,6 +206,8 @@ class SubgroupSession:
         self.source = source or Source()
         self.view: SubgroupView | None = None
         self._shared: SharedClustering | None = None
+        # the last report holding mined patterns, and the categorical columns they were mined with
+        self._mined: tuple[tuple[str, ...] | None, Any] | None = None
         self._k_auto: int | None = None
         self.n_clusterings = 0  # how often a clustering was fitted (the tests check re-cuts do not)
 
@@ -214,14 +218,20 @@ class SubgroupSession:
         kwargs: dict[str, Any] = {}
         if s.discovery is not None:
             kwargs["discovery"] = s.discovery
+        categorical = None if s.categorical is None else tuple(s.categorical)
+        if s.discovery in ("both", "patterns") and self._mined is not None and self._mined[0] == categorical:
+            kwargs["patterns_from"] = self._mined[1]  # mining depends on neither the clustering, k nor τ
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the page shows the tie and lopsided notes itself
-            return detect_subgroups(
+            rep = detect_subgroups(
                 self.X, self.y_true, self.y_pred, pos_label=1, clustering=clustering, n_clusters=n_clusters,
                 entropy_threshold=s.entropy_threshold,
-                categorical_features=None if s.categorical is None else list(s.categorical),
+                categorical_features=None if categorical is None else list(categorical),
                 random_state=self.random_state, **kwargs,
             )
+        if s.discovery in ("both", "patterns"):
+            self._mined = (categorical, rep)
+        return rep
 
     def _fit(self, s: SubgroupSettings) -> Any:
         """A full analysis; caches the clustering for later re-cuts."""
@@ -751,6 +761,36 @@ class OpinionSession:
         out = pd.DataFrame(self.history)
         out.index = pd.RangeIndex(1, len(out) + 1, name="try")
         return out
+
+    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2) -> Any:
+        """Whose opinions model ``name`` excludes: the annotator groups it serves worse
+        (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups` on the held-out items, with the
+        settings' measure and attributes; cached per model and options).
+
+        Raises:
+            ValueError: a measure the discovery cannot score (e.g. f1), or the library's message.
+        """
+        key = (name, s.performance, s.attributes, adjust, max_conditions)
+        cache: dict[tuple[Any, ...], Any] = self.__dict__.setdefault("_excluded", {})
+        if key not in cache:
+            metric = self.metrics(s)[name]
+            attrs = None if s.attributes is None else list(s.attributes)
+            cache[key] = metric.excluded_groups(attributes=attrs, adjust=adjust, max_conditions=max_conditions,
+                                                performance=s.performance, random_state=self.seed)
+        return cache[key]
+
+    def discover_command(self, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2) -> str:
+        """The ``aif360-subjective audit ... --discover`` command of the discovery view."""
+        opts = ["--performance", s.performance]
+        if s.attributes is not None:
+            opts += ["--attributes", *s.attributes]
+        opts += ["--discover", "--adjust", adjust, "--max-conditions", str(max_conditions), "--ci", "none",
+                 "--seed", str(self.seed)]
+        if "--prediction-col" not in self.source.options and "--predictions" not in self.source.options:
+            first = next(iter(self.models))
+            opts += ["--model", "annotator-aware" if "annotator" in first.lower() else "majority",
+                     "--test-size", f"{self.test_size:g}"]
+        return _command("audit", self.source, opts)
 
     def command(self, s: OpinionSettings) -> str:
         """The ``aif360-subjective audit`` command closest to the view (the command audits one model: the first)."""

@@ -74,6 +74,7 @@ def detect_subgroups(
     max_merge: int = DEFAULT_MAX_MERGE,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     max_t_penalty: str = "classes",
+    patterns_from: SubgroupReport | None = None,
 ) -> SubgroupReport:
     """Find subgroups by clustering, entropy patterns and pattern mining, and measure the classifier's
     fairness on each.
@@ -150,6 +151,11 @@ def detect_subgroups(
             (``sqrt(2 ln(N / n_S))``, :func:`~aif360_subjective.detectors.maxt.scan_penalty`: favours large
             subgroups) or ``"none"`` (plain max-T). Every choice controls the family-wise error; they differ in
             power (``benchmarks/pattern_error_control.py``).
+        patterns_from: an earlier report of the same rows whose mined patterns to reuse (with
+            ``discovery="both"`` or ``"patterns"``): mining depends on neither the clustering, k nor τ, so a
+            re-analysis at another k or τ (the dashboard's re-cut) skips it. The patterns must come from the same
+            table under the same ``categorical_features``, ``min_support``, ``max_length``, ``n_bins`` and
+            ``max_merge``; the report is then the one a fresh run gives.
 
     Returns:
         SubgroupReport
@@ -174,7 +180,8 @@ def detect_subgroups(
         max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
         n_permutations=n_permutations, max_t_penalty=max_t_penalty,
     )
-    return analyse(X, t, p, w, opts, as_generator(random_state), pos_label)
+    mined = None if patterns_from is None else reusable_patterns(patterns_from, X, opts)
+    return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined)
 
 
 def analyse(
@@ -222,6 +229,37 @@ def mine(X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
     """The pattern candidates of ``X`` under ``opts`` (see :mod:`.pattern_mining`)."""
     items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
     return mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length)
+
+
+def reusable_patterns(report: Any, X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
+    """The mined patterns of ``report`` when they are those :func:`mine` would find on ``X`` under ``opts``.
+
+    The items (the conditions and every row's code in every column) are rebuilt, which costs a small part of the
+    mining, and compared with the report's; so are the support threshold and the longest conjunction.
+
+    Raises:
+        TypeError: ``report`` is not a SubgroupReport.
+        ValueError: ``opts.discovery`` mines no patterns, the report holds none, or they were mined from other
+            rows, columns or options.
+    """
+    if not isinstance(report, SubgroupReport):
+        raise TypeError(f"patterns_from must be a SubgroupReport, got {type(report).__name__}")
+    if opts.discovery == "asdf":
+        raise ValueError("patterns_from reuses mined patterns: it needs discovery='both' or 'patterns', got 'asdf'")
+    mined = next((f for f in report.candidates.families if isinstance(f, MinedPatterns)), None)
+    if mined is None:
+        raise ValueError(f"patterns_from holds no mined patterns (its discovery was {report.options.discovery!r})")
+    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
+    same = (mined.n_rows == len(X) and mined.items.columns == items.columns and mined.items.labels == items.labels
+            and np.array_equal(mined.items.codes, items.codes))
+    if not same:
+        raise ValueError("patterns_from holds patterns mined from other rows or columns, or with other "
+                         "categorical_features, n_bins or max_merge; run without patterns_from to mine them again")
+    wanted = (check_min_support(opts.min_support, len(X)), opts.max_length)
+    if (mined.min_support, mined.max_length) != wanted:
+        raise ValueError(f"patterns_from was mined with min_support {mined.min_support} rows and max_length "
+                         f"{mined.max_length}; this analysis asks for {wanted[0]} rows and {wanted[1]}")
+    return mined
 
 
 def cluster(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, w: np.ndarray | None, opts: AnalysisOptions,

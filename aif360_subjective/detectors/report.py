@@ -43,9 +43,10 @@ class SubgroupReport:
     pattern.
 
     Attributes:
-        clusters (pandas.Series): cluster label per row (index of X, name ``"cluster"``).
-        n_clusters (int): number of clusters.
-        clustering (str): the clustering method used.
+        clusters (pandas.Series): cluster label per row (index of X, name ``"cluster"``); <NA> for every row
+            when no clustering ran (``discovery="patterns"``).
+        n_clusters (int): number of clusters (0 without a clustering).
+        clustering (str): the clustering method used (``"none"`` without a clustering).
         validity (pandas.Series): classical validity indices (silhouette on a sample, Davies-Bouldin,
             Calinski-Harabasz) and the fairness separation of the clustering (see
             :func:`~aif360_subjective.detectors.selection.fairness_separation`).

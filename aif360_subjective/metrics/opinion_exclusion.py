@@ -22,7 +22,9 @@ from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
+from ..opinion.design import warn_design
 from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test
+from ..opinion.excluded import ExcludedGroups, check_discovery_options, discover_excluded
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
 from ..opinion.uncertainty import (
@@ -296,6 +298,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         self._tests: dict[tuple[Any, ...], ExclusionTest] = {}
         warn_thin_groups(self._cached)
         warn_single_group(self._cached)
+        warn_design(enc)
 
     # The options as read-only attributes (as before OpinionOptions existed): views of ``self.options``, never
     # copies, so that the metric and its options cannot disagree.
@@ -432,19 +435,25 @@ class OpinionExclusionMetric(ClassificationMetric):
 
     @dont_decorate
     def exclusion_test(
-        self, n_permutations: int = 9999, statistic: str = "between", random_state: Any = None
+        self, n_permutations: int = 9999, statistic: str = "studentized", random_state: Any = None,
+        adjust: str = "none",
     ) -> ExclusionTest:
         """The test of equal service: is some group served worse than chance alone would make it?
 
-        Null hypothesis: annotators are exchangeable across the groups. Annotators are permuted across the groups
-        (sizes kept) and the statistic recomputed; for ADR bins the test is cross-fitted (bins from one half of
-        each annotator's items, performance on the other, both ways), whatever ``adr_fit`` is. See
+        Annotators are permuted across the groups (sizes kept) and the statistic recomputed; for ADR bins the test is
+        cross-fitted (bins from one half of each annotator's items, performance on the other, both ways), whatever
+        ``adr_fit`` is. Null hypothesis (``test.null_hypothesis``): with the studentized statistic, every group's
+        annotators have the same expected value (annotators with fewer annotations may be noisier); with
+        "between"/"std", annotators are exchangeable across the groups. See
         :func:`~aif360_subjective.opinion.equal_service.exclusion_test`.
 
         Args:
             n_permutations: Monte-Carlo permutations (>= 99); all distinct ones when there are no more.
-            statistic: "between" (size-weighted between-group sum of squares) or "std" (the unfairness).
+            statistic: "studentized" (default; valid when annotation counts differ, with a max-T test of every
+                group against the rest), "between" (size-weighted between-group sum of squares, the former
+                default) or "std" (the unfairness).
             random_state: None (the metric's ``random_state``), an int seed or a numpy Generator.
+            adjust: "none" or "items" (each annotation compared with the other annotations of its item).
 
         Returns:
             ExclusionTest: ``statistic``, ``p_value``, ``method``, ``n_permutations``, ``thin_groups``, ...
@@ -455,31 +464,80 @@ class OpinionExclusionMetric(ClassificationMetric):
         """
         test = check_test_options(n_permutations, statistic)
         seed = self.options.random_state if random_state is None else random_state
-        key = (test, id(seed) if isinstance(seed, np.random.Generator) else seed)
+        key = (test, id(seed) if isinstance(seed, np.random.Generator) else seed, adjust)
         if key not in self._tests:
             self._tests[key] = exclusion_test(self._result(), self._encoded, n_permutations=test.n_permutations,
-                                              statistic=test.statistic, random_state=seed)
+                                              statistic=test.statistic, adjust=adjust, random_state=seed)
         return self._tests[key]
 
     @dont_decorate
+    def excluded_groups(
+        self,
+        attributes: str | Sequence[str] | None = None,
+        max_conditions: int = 2,
+        adjust: str = "none",
+        alpha: float = 0.05,
+        n_perm: int = 999,
+        min_annotators: int = 5,
+        performance: str | None = None,
+        ranges: int = 4,
+        random_state: Any = None,
+    ) -> ExcludedGroups:
+        """Whose opinions are excluded: the annotator groups (conjunctions of attribute values) served worse.
+
+        The class face of :func:`~aif360_subjective.opinion.excluded_groups` on this metric's annotations, with
+        the dataset's annotator table (``dataset.annotators``) and its binary view for the ADR.
+
+        Args:
+            attributes: annotator attributes to combine (default: every column of ``dataset.annotators``);
+                ``"adr"`` adds the cross-fitted ADR.
+            max_conditions, adjust, alpha, n_perm, min_annotators, ranges: as in
+                :func:`~aif360_subjective.opinion.excluded_groups`.
+            performance: None = the metric's ``performance`` when it is one of
+                :data:`~aif360_subjective.opinion.excluded.DISCOVERY_PERFORMANCES`, else a name of them.
+            random_state: None (the metric's ``random_state``), an int seed or a numpy Generator.
+
+        Returns:
+            ExcludedGroups
+
+        Raises:
+            ValueError: as :func:`~aif360_subjective.opinion.excluded_groups`.
+        """
+        perf = performance if performance is not None else self.performance_metric
+        seed = self.options.random_state if random_state is None else random_state
+        key = (attributes if not isinstance(attributes, list) else tuple(attributes), max_conditions, adjust, alpha,
+               n_perm, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
+               id(seed) if isinstance(seed, np.random.Generator) else seed)
+        cache: dict[tuple[Any, ...], ExcludedGroups] = self.__dict__.setdefault("_discoveries", {})
+        if key not in cache:
+            opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators,
+                                           ranges=ranges, adjust=adjust, alpha=alpha, n_perm=n_perm,
+                                           performance=perf, random_state=seed)
+            cache[key] = discover_excluded(self._encoded, self.dataset.annotators, attributes, opts,
+                                           tie=self.options.tie, adr_reference=self.options.adr_reference)
+        return cache[key]
+
+    @dont_decorate
     def verdict(
-        self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None, n_permutations: int = 9999
+        self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None, n_permutations: int = 9999,
+        adjust: str = "none",
     ) -> str:
-        """The one verdict sentence: "no evidence that any group is served worse (p = 0.41)" or "group2 is served
-        worst: accuracy 0.80 [0.77, 0.84] against 0.92 [0.91, 0.93] for group1 (p < 0.001)".
+        """The one verdict sentence: "no evidence that any group is served worse (across-groups test, p = 0.41);
+        ..." or "group2 is served worse than the other groups: accuracy 0.80 [0.77, 0.84] against 0.92 for the
+        rest, gap 0.12 [0.05, 0.19] (max-T adjusted p < 0.001 over 4 groups)", or why the test cannot decide.
 
         From :meth:`exclusion_test` (at level ``1 - ci``), :meth:`unfairness_ci` and the groups' intervals
-        (:func:`~aif360_subjective.opinion.equal_service.verdict_sentence`).
+        (:func:`~aif360_subjective.opinion.verdict.verdict_sentence`).
 
         Args:
             ci, n_boot, random_state: as in :meth:`unfairness_ci`.
-            n_permutations: as in :meth:`exclusion_test`.
+            n_permutations, adjust: as in :meth:`exclusion_test`.
 
         Returns:
             str
         """
         intervals = self._intervals(ci, n_boot, random_state, "both")
-        test = self.exclusion_test(n_permutations=n_permutations, random_state=random_state)
+        test = self.exclusion_test(n_permutations=n_permutations, random_state=random_state, adjust=adjust)
         result = dataclasses.replace(with_intervals(self._result(), intervals), exclusion_test=test)
         return verdict_sentence(result)
 

@@ -8,8 +8,8 @@ Modules, in the order the data flows: :mod:`.options` (options, declared and che
 (encoding, majority vote, ADR), :mod:`.groupers` (one function per grouping kind), :mod:`.groups` (bins, group
 sizes, summary), :mod:`.core` (the computation from counts), :mod:`.bootstrap` and :mod:`.uncertainty`
 (intervals), :mod:`.equal_service` (the test of equal service, the unfairness interval) and :mod:`.verdict` (the
-verdict sentence), :mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask
-collection arrives).
+verdict sentence), :mod:`.excluded` and :mod:`.excluded_candidates` (discovering whose opinions are excluded),
+:mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask collection arrives).
 
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
@@ -18,6 +18,7 @@ References:
 from .._deprecation import renamed
 from .core import OpinionExclusionResult
 from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, unfairness_interval
+from .excluded import ExcludedGroups, excluded_groups
 from .functional import opinion_exclusion
 from .groups import GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options
@@ -25,6 +26,7 @@ from .result_audit import ResultAudit
 from .verdict import verdict_sentence
 
 __all__ = [
+    "ExcludedGroups",
     "ExclusionTest",
     "GroupingSummary",
     "IntervalOptions",
@@ -33,6 +35,7 @@ __all__ = [
     "ResultAudit",
     "UnfairnessInterval",
     "check_opinion_options",
+    "excluded_groups",
     "exclusion_test",
     "opinion_exclusion",
     "unfairness_interval",

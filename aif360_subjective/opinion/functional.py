@@ -28,15 +28,16 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
-from .._validation import check_random_state, check_same_index
+from .._validation import check_choice, check_random_state, check_same_index
 from .annotations import check_positive_from, check_ratings, check_unique_pairs, encode_annotations
 from .core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
     individual_figures,
 )
+from .design import warn_design
 from .equal_service import exclusion_test
-from .options import check_interval_options, check_opinion_options, check_test_options
+from .options import ADJUSTMENTS, check_interval_options, check_opinion_options, check_test_options
 from .uncertainty import opinion_intervals, warn_single_group, warn_thin_groups, with_intervals
 
 __all__ = [
@@ -104,7 +105,8 @@ def opinion_exclusion(
     adr_fit: str = "same",
     test: bool | None = None,
     n_permutations: int = 9999,
-    test_statistic: str = "between",
+    test_statistic: str = "studentized",
+    test_adjust: str = "none",
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -179,8 +181,12 @@ def opinion_exclusion(
             True = also without ``ci``, False = never. On Dask, ADR groups have no test (its cross-fit needs the
             annotation rows): None leaves ``exclusion_test`` None there, True raises a ValueError.
         n_permutations: permutations of the test (>= 99; all distinct ones when there are no more).
-        test_statistic: "between" (size-weighted between-group sum of squares, default: more power against a
-            small dissenting group) or "std" (the unfairness itself).
+        test_statistic: "studentized" (default: Welch-type, valid when the annotators' annotation counts differ,
+            and it tests every group against the rest, max-T adjusted), "between" (the size-weighted between-group
+            sum of squares, the former default: it assumes exchangeable annotators) or "std" (the unfairness
+            itself).
+        test_adjust: "none" or "items": the test compares each annotation with the other annotations of the same
+            item, so that a group that saw harder items is not called served worse (pandas only).
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
@@ -215,6 +221,7 @@ def opinion_exclusion(
         raise TypeError(f"test must be None, True or False, got {test!r}")
     run_test = bool(test) if test is not None else ci is not None
     test_options = check_test_options(n_permutations, test_statistic) if run_test else None
+    check_choice(test_adjust, "test_adjust", ADJUSTMENTS)
     enc = None
     if is_dask_collection(y_true, y_pred, item_ids, annotator_ids):
         from . import _dask  # Dask is imported only when a Dask collection arrives
@@ -264,13 +271,15 @@ def opinion_exclusion(
         result = compute_opinion_exclusion(enc, options, annotators)
     warn_thin_groups(result)
     warn_single_group(result)
+    if enc is not None:
+        warn_design(enc)
     rng = check_random_state(random_state)  # one stream: the bootstrap, then the test
     if interval is not None:
         result = with_intervals(result, opinion_intervals(result, interval, rng, enc))
     if test_options is not None:
         result = dataclasses.replace(result, exclusion_test=exclusion_test(
             result, enc, n_permutations=test_options.n_permutations, statistic=test_options.statistic,
-            random_state=rng))
+            adjust=test_adjust, random_state=rng))
     return result
 
 

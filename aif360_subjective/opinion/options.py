@@ -38,6 +38,7 @@ __all__ = [
     "PERFORMANCE_NAMES",
     "SMALL_GROUP_POLICIES",
     "TEST_STATISTICS",
+    "ADJUSTMENTS",
     "TIE_POLICIES",
     "OpinionOptions",
     "PerformanceInfo",
@@ -123,6 +124,8 @@ def _bounds(name: str) -> tuple[int, int]:
     return int(interval.low or 0), int(interval.high or 0)
 
 
+#: Item adjustments of the test of equal service: none, or each annotation against the other annotations of its item.
+ADJUSTMENTS: Final = OPINION_PARAMS.choices("adjust")
 #: Fewest permutations accepted: fewer cannot give a p-value below 0.01.
 #: Most permutations accepted: p-values then resolve to 1e-5, and the test's time grows in proportion (without a
 #: bound, a mistyped 10**9 ran for hours instead of failing).

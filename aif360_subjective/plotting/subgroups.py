@@ -30,14 +30,14 @@ _KIND_COLOURS = {"cluster": "tab:red", "entropy": "tab:blue"}
 _LABELS = {name: m.label for name, m in SUBGROUP_METRICS.items()}
 
 
-def _report(obj):
+def _report(obj: Any) -> Any:
     rep = getattr(obj, "report", obj)
     if not hasattr(rep, "subgroup_metrics") or not hasattr(rep, "summary"):
         raise TypeError(f"expected a SubgroupReport or SubgroupDiscoveryMetric, got {type(obj).__name__}")
     return rep
 
 
-def _axes(ax, polar=False, figsize=(6, 4)):
+def _axes(ax: Any, polar: bool = False, figsize: tuple[float, float] = (6, 4)) -> Any:
     import matplotlib.pyplot as plt
 
     if ax is not None:
@@ -116,7 +116,7 @@ def plot_subgroup_sizes(report: Any, ax: Any = None) -> Any:
     return ax
 
 
-def plot_pattern_table(report, ax=None, all_columns: bool = False):
+def plot_pattern_table(report: Any, ax: Any = None, all_columns: bool = False) -> Any:
     """The entropy patterns as a table figure (only attributes dominant somewhere, as the dashboard)."""
     rep = _report(report)
     pats = rep.patterns(all_columns=all_columns)
@@ -136,7 +136,7 @@ def plot_pattern_table(report, ax=None, all_columns: bool = False):
     return ax
 
 
-def plot_subgroup_metrics(report, id, ax=None):
+def plot_subgroup_metrics(report: Any, id: Any, ax: Any = None) -> Any:
     """Bars of the five metrics of cluster ``id`` and of its entropy-based subgroup."""
     rep = _report(report)
     m = rep.subgroup_metrics(ci=None)
@@ -157,18 +157,18 @@ def plot_subgroup_metrics(report, id, ax=None):
 
 
 def plot_ranking(
-    report,
+    report: Any,
     metric: str = "statistical_parity",
     kind: str = "entropy",
     n: int = 5,
     ascending: bool = True,
-    ax=None,
+    ax: Any = None,
     *,
     direction: str | None = None,
     alpha: float | None = None,
     min_size: int = 1,
-    ranking=None,
-):
+    ranking: Any = None,
+) -> Any:
     """Horizontal bars of the top-``n`` subgroups by ``metric``.
 
     With ``direction`` (``"disadvantaged"`` or ``"favoured"``, see

@@ -5,6 +5,8 @@
 * :func:`opinion_sections` (:mod:`.opinion_sections`): an opinion-exclusion audit of one or several models.
 * :func:`crowdtruth_sections` (:mod:`.crowdtruth_sections`): CrowdTruth annotator quality and the annotators
   a filter removed.
+* :func:`excluded_groups_section` (:mod:`.excluded_sections`): whose opinions are excluded (the annotator groups a
+  discovery found served worse).
 * :mod:`.answer`: the answer block (who is served worst, how sure that is, the significant findings) shared by
   the report and the command line.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from ._text import format_q, interval_text, q_columns_as_text, share_text
 from .crowdtruth_sections import crowdtruth_sections
+from .excluded_sections import excluded_groups_section
 from .opinion_sections import (
     interval_meaning,
     opinion_sections,
@@ -40,6 +43,7 @@ __all__ = [
     "SIGN_CONVENTION",
     "crowdtruth_sections",
     "discovery_section",
+    "excluded_groups_section",
     "format_q",
     "interval_meaning",
     "interval_text",

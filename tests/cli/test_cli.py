@@ -375,7 +375,11 @@ def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     assert "95% intervals. Unfairness: the one-way ANOVA test inverted" in stdout
     assert "bootstrap (200 replicates, seed 5" in stdout
     # the verdict is the answer's second line (the test of equal service, in its own words)
-    assert f"Test of equal service: {m.verdict(ci=0.95, n_boot=200, random_state=5)}." in stdout
+    from aif360_subjective.cli import _common
+    from aif360_subjective.cli.audit import CONSOLE_FLAGS
+
+    verdict = _common.cli_words(m.verdict(ci=0.95, n_boot=200, random_state=5), CONSOLE_FLAGS)  # options as flags
+    assert f"Test of equal service: {verdict}." in stdout
     thin = m.thin_groups()
     assert len(thin)  # this small data has groups of one or two annotators
     lines = [ln for ln in stdout.splitlines() if ln.startswith("Thin groups: ")]

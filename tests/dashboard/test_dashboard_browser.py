@@ -211,6 +211,21 @@ def test_annotations_grouping_mitigation_and_export(browser, annotations_url, tm
     page.close()
 
 
+def test_annotations_discover_excluded_groups(browser, annotations_url):
+    page = _open(browser, annotations_url)
+    page.locator(".bk-tab", has_text="Opinion exclusion").click()
+    page.locator(".op-answer").filter(has_text="Model 1 (majority vote): ").wait_for()
+    page.locator(".discover-adjust select").select_option(label="with the other annotations of their item")
+    page.locator(".discover button").click()
+    answer = page.locator(".discover-answer")
+    answer.wait_for()
+    text = _text(answer)
+    assert any(f"Model 1 (majority vote): {w}" in text
+               for w in ("Served worse:", "No annotator group is served worse", "Cannot"))
+    assert "--discover --adjust items" in _text(page.locator(".discover-result"))
+    page.close()
+
+
 # ------------------------------------------------------------------------------------------------ issue 33
 #: Payloads that set a flag on the page's window if the page ran them as HTML.
 PAYLOADS = ('<img src=x onerror="window.__pwned=1">', '<iframe srcdoc="<script>parent.__pwned=2</script>"></iframe>',

@@ -57,6 +57,31 @@ def test_recut_equals_a_fresh_run_and_does_not_recluster():
     np.testing.assert_array_equal(v4.report.clusters.to_numpy(), v3.report.clusters.to_numpy())
 
 
+def test_recut_keeps_the_mined_patterns(monkeypatch):
+    from aif360_subjective.detectors import detect as detect_module
+
+    mined = []
+    real_mine = detect_module.mine
+    monkeypatch.setattr(detect_module, "mine", lambda *a: mined.append(1) or real_mine(*a))
+    X, y, p = _table()
+    s = SubgroupSession(X, y, p, random_state=0)
+    v = s.update(SubgroupSettings(n_clusters=4, discovery="both"))
+    assert len(mined) == 1 and "pattern" in v.report.kinds
+    for k, tau in ((7, 0.65), (3, 0.3)):
+        v = s.update(dataclasses.replace(v.settings, n_clusters=k, entropy_threshold=tau))
+        assert v.step == "cut" and len(mined) == 1  # cut again, not mined again
+        fresh = detect_subgroups(X, y, p, n_clusters=k, entropy_threshold=tau, random_state=0, discovery="both")
+        assert len(mined) == 2  # the fresh run mines
+        mined.pop()
+        pd.testing.assert_frame_equal(v.report.subgroup_metrics(ci=0.95), fresh.subgroup_metrics(ci=0.95))
+        pd.testing.assert_frame_equal(v.report.findings(), fresh.findings())
+        pd.testing.assert_frame_equal(v.ranking, fresh.ranking("statistical_parity"))
+    v = s.update(dataclasses.replace(v.settings, clustering="kmeans"))  # another clusterer: the same patterns
+    assert v.step == "clustering" and len(mined) == 1
+    v = s.update(dataclasses.replace(v.settings, categorical=("b",)))  # other categorical columns: other items
+    assert v.step == "clustering" and len(mined) == 2
+
+
 def test_automatic_k_then_recut_at_the_same_k():
     X, y, p = _table()
     s = SubgroupSession(X, y, p, random_state=0)
@@ -188,6 +213,19 @@ def test_opinion_command_and_report(opinion):
     assert cmd[cmd.index("--ci") + 1] == "0.9" and cmd[cmd.index("--model") + 1] == "majority"
     html = opinion.report(s).render()
     assert "Opinion-exclusion unfairness" in html
+
+
+def test_opinion_excluded_groups_view(opinion):
+    s = OpinionSettings(ci=None)
+    ex = opinion.excluded("Model 1 (majority vote)", s, adjust="items")
+    m = opinion.metrics(s)["Model 1 (majority vote)"]
+    pd.testing.assert_frame_equal(ex.candidates(), m.excluded_groups(adjust="items", random_state=0).candidates())
+    assert opinion.excluded("Model 1 (majority vote)", s, adjust="items") is ex  # cached
+    cmd = shlex.split(opinion.discover_command(s, adjust="items", max_conditions=3))
+    assert cmd[:2] == ["aif360-subjective", "audit"] and "--discover" in cmd
+    assert cmd[cmd.index("--adjust") + 1] == "items" and cmd[cmd.index("--max-conditions") + 1] == "3"
+    with pytest.raises(ValueError, match="not a mean of per-annotation scores"):
+        opinion.excluded("Model 1 (majority vote)", OpinionSettings(ci=None, performance="f1"))
 
 
 def test_parse_bins():

@@ -87,6 +87,10 @@ def test_the_three_families_implement_the_protocol():
         np.testing.assert_array_equal(fam.bits(), pack_columns(m))
         Y = np.column_stack([np.ones(len(X)), t])
         np.testing.assert_array_equal(fam.counter().count(Y), m.T.astype(np.float64) @ Y)
+        # a continuous outcome: every family sums y and y**2 over its candidates' rows (a mean and a variance)
+        y = np.linspace(-1.0, 2.0, len(X))
+        Yc = np.column_stack([y, y**2])
+        np.testing.assert_allclose(fam.counter().count(Yc), m.T.astype(np.float64) @ Yc, rtol=1e-12, atol=1e-9)
         has = fam.defined()
         for i in np.flatnonzero(has)[:5]:
             np.testing.assert_array_equal(fam.rows(int(i)), np.flatnonzero(m[:, i].toarray().ravel()))
@@ -161,3 +165,25 @@ def test_a_patterns_only_report_has_no_clustering():
     with pytest.raises(ValueError, match="holds no 'cluster' subgroups"):
         rep.members("cluster", 0)
     assert "patterns=" in repr(rep)
+
+
+def test_patterns_from_reuses_the_mined_patterns_and_checks_them():
+    X, t, p = _table()
+    first = detect_subgroups(X, t, p, discovery="both", n_clusters=3, n_permutations=19, random_state=0)
+    again = detect_subgroups(X, t, p, discovery="both", n_clusters=5, n_permutations=19, random_state=0,
+                             patterns_from=first)
+    fresh = detect_subgroups(X, t, p, discovery="both", n_clusters=5, n_permutations=19, random_state=0)
+    assert again.candidates.family("pattern") is first.candidates.family("pattern")  # not mined again
+    pd.testing.assert_frame_equal(again.subgroup_metrics(ci=0.95), fresh.subgroup_metrics(ci=0.95))
+    pd.testing.assert_frame_equal(again.findings(), fresh.findings())
+    asdf = detect_subgroups(X, t, p, discovery="asdf", n_clusters=3, random_state=0)
+    with pytest.raises(ValueError, match="patterns_from holds no mined patterns"):
+        detect_subgroups(X, t, p, discovery="both", patterns_from=asdf)
+    with pytest.raises(ValueError, match="needs discovery='both' or 'patterns'"):
+        detect_subgroups(X, t, p, discovery="asdf", patterns_from=first)
+    with pytest.raises(ValueError, match="mined from other rows or columns"):
+        detect_subgroups(X.iloc[:-1], t[:-1], p[:-1], discovery="both", patterns_from=first)
+    with pytest.raises(ValueError, match="mined with min_support"):
+        detect_subgroups(X, t, p, discovery="patterns", min_support=50, patterns_from=first)
+    with pytest.raises(TypeError, match="patterns_from must be a SubgroupReport"):
+        detect_subgroups(X, t, p, patterns_from="report")

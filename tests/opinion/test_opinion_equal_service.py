@@ -48,7 +48,7 @@ def test_permutation_p_value_equals_the_enumeration_by_hand():
     # (twice): 2 of the 6 distinct assignments reach the observed .2025, p = 1/3
     y, p, items, ann = _per_annotator(FOUR)
     res = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, grouping=PAIRS, test=True, n_permutations=99,
-                            warn_group_size=0)
+                            warn_group_size=0, test_statistic="between")
     t = res.exclusion_test
     assert isinstance(t, ExclusionTest) and t.exact and t.n_permutations == 6
     assert t.statistic == pytest.approx(0.2025) and t.p_value == pytest.approx(1 / 3)
@@ -123,7 +123,13 @@ def test_equal_groups_give_an_interval_from_0():
     assert res.unfairness == pytest.approx(0.0, abs=1e-12)
     assert tuple(res.unfairness_ci) == (0.0, 0.0) and res.unfairness_ci.debiased == 0.0
     assert "indistinguishable from noise" in repr(res.unfairness_ci)
-    assert res.verdict().startswith("no evidence that any group is served worse (p = 1)")
+    # 3 groups of 2: 90 distinct arrangements, 6 of them the data's up to the groups' names, so p >= 1/15 > 0.05:
+    # the verdict says the test cannot decide (it used to say "no evidence ... (p = 1)")
+    t = res.exclusion_test
+    assert t.exact and t.n_permutations == 90 and t.smallest_p == pytest.approx(6 / 90)
+    assert res.verdict() == ("the test cannot decide whether a group is served worse: with 6 units in 3 groups the "
+                             "smallest p-value it can give is 0.067 (all 90 arrangements), above the level 0.05; "
+                             "the groups' accuracy runs from 0.70 to 0.70 (raw figures)")
 
 
 def test_unequal_sizes_satterthwaite_reduces_to_anova_for_equal_sizes():
@@ -141,22 +147,28 @@ def test_verdict_names_the_worst_group_when_the_test_rejects():
     t = res.exclusion_test
     assert t.exact and t.n_permutations == 70 and t.p_value == pytest.approx(2 / 70)  # C(8,4): only the data and
     table = res.group_table  # its mirror image reach the observed split
+    g = t.groups(0.05)
+    assert g.loc["g1", "p_adjusted"] == pytest.approx(2 / 70) and g.loc["g1", "gap"] == pytest.approx(0.92 - 0.61)
+    assert g.loc["g1", "significant"] and g.loc["g1", "ci_low"] > 0  # the group is named with its interval
     sentence = res.verdict()
-    assert sentence == (f"g1 is served worst: accuracy 0.61 [{table.loc['g1', 'ci_low']:.2f}, "
-                        f"{table.loc['g1', 'ci_high']:.2f}] against 0.92 [{table.loc['g0', 'ci_low']:.2f}, "
-                        f"{table.loc['g0', 'ci_high']:.2f}] for g0 (p = 0.029)")
-    assert verdict_sentence(res, alpha=0.01).startswith("no evidence")  # p = 0.029 > 0.01
+    assert sentence == (f"g1 is served worse than the other groups: accuracy 0.61 [{table.loc['g1', 'ci_low']:.2f}, "
+                        f"{table.loc['g1', 'ci_high']:.2f}] against 0.92 for the rest, gap 0.31 "
+                        f"[{g.loc['g1', 'ci_low']:.2f}, {g.loc['g1', 'ci_high']:.2f}] (max-T adjusted p = 0.029 over "
+                        "2 groups; across-groups test, p = 0.029)")
+    assert verdict_sentence(res, alpha=0.01).startswith("the test cannot decide")  # 2/70 > 0.01 is the floor
 
 
-def test_verdict_says_why_a_one_annotator_group_has_no_interval():
+def test_verdict_with_a_one_annotator_group():
     y, p, items, ann, groups = _groups_of([[0.95], [0.5, 0.52, 0.51, 0.49, 0.5, 0.48, 0.5]], total=400)
     res = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, grouping=groups, ci=0.95, n_boot=200,
                             random_state=0, n_permutations=99, warn_group_size=0)
     assert res.group_table.loc["g0", ["ci_low", "ci_high"]].isna().all()
     assert res.exclusion_test.p_value == pytest.approx(1 / 8)  # 8 ways to pick the lone annotator
-    assert res.verdict().startswith("no evidence that any group is served worse (p = 0.12)")
-    assert verdict_sentence(res, alpha=0.2).startswith("g1 is served worst: accuracy 0.50 [")
-    assert verdict_sentence(res, alpha=0.2).endswith("against 0.95 (one annotator: no interval) for g0 (p = 0.12)")
+    # 1/8 is also the smallest p-value this design can give: at 0.05 the test cannot decide (not "no evidence")
+    assert res.verdict().startswith("the test cannot decide whether a group is served worse: with 8 units in 2 "
+                                    "groups the smallest p-value it can give is 0.12")
+    assert verdict_sentence(res, alpha=0.2).startswith("g1 is served worse than the other groups: accuracy 0.50 [")
+    assert "against 0.95 for the rest, gap 0.45 [" in verdict_sentence(res, alpha=0.2)
 
 
 def test_p_value_text():
@@ -228,7 +240,7 @@ def test_adr_test_is_cross_fitted_whichever_fit():
     # or c alone, .1667 for b: p2 = 3/3. p = min(1, 2 min(p1, p2)) = 1.
     y, p, items, ann = _hand_made()
     kw = dict(item_ids=items, annotator_ids=ann, bins=[0, 0.25, 1], test=True, n_permutations=99,
-              warn_group_size=0)
+              warn_group_size=0, test_statistic="between")
     same = opinion_exclusion(y, p, **kw).exclusion_test
     cross = opinion_exclusion(y, p, adr_fit="cross", **kw).exclusion_test
     assert same == cross and same.method.startswith("cross-fitted") and same.exact
@@ -314,16 +326,23 @@ def test_same_fit_verdict_names_the_sorting_artefact_and_seed_figure_stays_avail
         cross = OpinionExclusionMetric(ds, pred, bins=4, adr_fit="cross", random_state=1)
     assert cross.seed_unfairness() == same.unfairness() == same.seed_unfairness()
     assert cross.unfairness() != same.unfairness() and cross.adr_fit == "cross" and same.adr_fit == "same"
-    a, b = same.exclusion_test(n_permutations=199), cross.exclusion_test(n_permutations=199)
+    a, b = same.exclusion_test(n_permutations=999), cross.exclusion_test(n_permutations=999)
     assert (a.p_value, a.statistic, a.method) == (b.p_value, b.statistic, b.method)  # the test is cross-fitted
+    # at a level below the smallest attainable p-value (2 / 1000, the data beyond all permutations in one half,
+    # Bonferroni-doubled) the test cannot decide; a test that does not reject gives the same-fit sentence
+    assert a.smallest_p == pytest.approx(2 / 1000)
+    assert verdict_sentence(dataclasses.replace(same.result(), exclusion_test=a), alpha=0.001).startswith(
+        "the test cannot decide whether a group is served worse: with ")
+    a = dataclasses.replace(a, p_value=0.3)
     res = dataclasses.replace(same.result(), exclusion_test=a)
-    assert verdict_sentence(res, alpha=a.p_value / 2) == (
-        f"no evidence that any group is served worse (p = {a.p_value:.2g}); unfairness {same.unfairness():.3f} with "
-        "ADR bins fitted on the scored annotations, part of it a sorting artefact (adr_fit='cross' removes it)")
+    assert verdict_sentence(res, alpha=0.05) == (
+        f"no evidence that any group is served worse (across-groups test, p = {a.p_value:.2g}); unfairness "
+        f"{same.unfairness():.3f} with ADR bins fitted on the scored annotations, part of it a sorting artefact "
+        "(adr_fit='cross' removes it)")
 
 
 def test_test_text():
     y, p, items, ann = _per_annotator(FOUR)
     t = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, grouping=PAIRS, test=True, n_permutations=99,
                           warn_group_size=0).exclusion_test
-    assert t.text() == "p = 0.33 (permutation of annotators across groups, all 6 permutations)"
+    assert t.text() == "p = 0.33 (studentized permutation of annotators across groups, all 6 permutations)"

@@ -51,7 +51,7 @@ def test_intervals_contain_their_estimates(generated):
     m = _quiet(OpinionExclusionMetric, ds, pred, bins=5)
     u, p = m.unfairness_ci(random_state=0), m.performance_ci(random_state=0)
     assert u.low <= u.debiased <= m.unfairness() <= u.high and p.low <= m.performance() <= p.high
-    assert u.estimate == m.unfairness() and u.method == "noncentral F"
+    assert u.estimate == m.unfairness() and u.method.startswith("noncentral")
     assert isinstance(p, BootstrapInterval) and p.n_boot == 1000 and p.n_valid == 1000
     t = m.group_performance(ci=0.95, random_state=0)
     assert ((t["ci_low"] <= t["performance"]) & (t["performance"] <= t["ci_high"])).all()

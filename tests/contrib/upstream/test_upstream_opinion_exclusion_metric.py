@@ -83,7 +83,7 @@ def test_exclusion_test_p_value_by_enumeration():
     ds = _dataset(labels=y, items=items, anns=anns, annotators=None)
     groups = pd.Series({'a1': 'A', 'a2': 'A', 'a3': 'B', 'a4': 'B'})
     test = _metric(np.ones(40, dtype=int), ds=ds, grouping=groups).exclusion_test(
-        n_permutations=99, random_state=0)
+        n_permutations=99, random_state=0, statistic='between')
     # the between-group sum of squares over every assignment of the 4 values to two groups of 2
     values = np.array([1.0, 0.8, 0.5, 0.4])
 

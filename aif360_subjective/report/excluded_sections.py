@@ -1,0 +1,44 @@
+"""Report section of a discovery of excluded opinions (:func:`~aif360_subjective.opinion.excluded_groups`).
+
+References:
+    Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Section
+
+__all__ = ["FINDING_COLUMNS", "excluded_groups_section"]
+
+#: The columns of a finding shown in the report, in order.
+FINDING_COLUMNS = ["description", "n_annotators", "n_annotations", "performance", "rest_performance", "gap",
+                   "ci_low", "ci_high", "p_adjusted", "shared_items"]
+
+
+def excluded_groups_section(ex: Any, max_rows: int = 20) -> Section:
+    """"Whose opinions are excluded": the answer, the groups served worse (with their members), and what was searched.
+
+    Args:
+        ex: an :class:`~aif360_subjective.opinion.ExcludedGroups`.
+        max_rows: most findings listed.
+
+    Returns:
+        Section
+    """
+    s = Section("Whose opinions are excluded")
+    s.text(ex.sentence())
+    found = ex.findings()
+    if len(found):
+        shown = found[FINDING_COLUMNS].head(max_rows)
+        s.table(shown.set_index("description"),
+                caption=f"Annotator groups served worse ({len(found)} found; gap = the rest's {ex.performance} minus "
+                        f"the group's{', item-adjusted' if ex.adjust == 'items' else ''}, positive = served worse; "
+                        f"[ci_low, ci_high] simultaneous bounds, p_adjusted max-T over every candidate)")
+        for i in shown.index[:5]:
+            members = [str(m) for m in ex.members(i)]
+            s.details(f"Members of {found.loc[i, 'description']} ({len(members)} annotators)").text(
+                ", ".join(members))
+    s.text(ex.summary().removesuffix(ex.sentence()).strip(), kind="note")
+    return s

@@ -1,0 +1,80 @@
+"""``audit --discover``: whose opinions are excluded, from the command line, equal to the library's answer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aif360_subjective.cli import main
+from aif360_subjective.cli._common import cli_words
+from aif360_subjective.cli.audit import DISCOVER_FLAGS
+from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
+from aif360_subjective.metrics import OpinionExclusionMetric
+
+COLS = ["--item-col", "item", "--annotator-col", "annotator", "--label-col", "label", "--prediction-col", "pred"]
+
+
+@pytest.fixture()
+def files(tmp_path):
+    small = make_subjective_dataset(n_items=150, n_annotators=40, annotations_per_item=6, random_state=4)
+    df = pd.DataFrame({"item": small.item_ids, "annotator": small.annotator_ids,
+                       "label": small.original_labels().astype(int)})
+    rng = np.random.default_rng(0)
+    df["pred"] = np.where(rng.random(len(df)) < 0.8, df["label"], 1 - df["label"])
+    table = small.annotators.drop(columns="kind")
+    df.to_csv(tmp_path / "annotations.csv", index=False)
+    table.rename_axis("annotator").reset_index().to_csv(tmp_path / "annotators.csv", index=False)
+    return tmp_path / "annotations.csv", tmp_path / "annotators.csv", df, table
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_discover_matches_library(capsys, files):
+    ann_csv, ann_table, df, table = files
+    report = ann_csv.parent / "audit.html"
+    code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
+                          "--min-annotators", "3", "--adjust", "items", "--n-perm", "199", "--out", str(report))
+    assert code == 0, err
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0,
+                               annotators=table)
+    m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()))
+    ex = m.excluded_groups(min_annotators=3, adjust="items", n_perm=199, random_state=0)
+    line = "Whose opinions are excluded: " + cli_words(ex.sentence(), DISCOVER_FLAGS)
+    assert line in out
+    assert "--adjust items" in out  # the summary names the command's option, not adjust='items'
+    html = report.read_text(encoding="utf-8")
+    assert "Whose opinions are excluded" in html
+    assert cli_words(ex.sentence(), DISCOVER_FLAGS).split(":")[0] in html
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--attributes", "height"], "--attributes 'height' is not an annotator attribute"),
+    (["--performance", "f1"], "--performance f1 is not one"),
+    (["--min-annotators", "1"], "--min-annotators must be"),
+])
+def test_discover_errors(capsys, files, extra, match):
+    ann_csv, ann_table, _, _ = files
+    code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
+                          *extra)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and match in lines[0], err
+
+
+def test_attributes_need_demographic_or_discover(capsys, files):
+    ann_csv, ann_table, _, _ = files
+    code, _, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--attributes", "age")
+    assert code == 2 and "--grouping demographic or --discover" in err
+
+
+def test_hs_brexit_cannot_decide(capsys, shared_data):
+    code, out, err = _run(capsys, "audit", str(shared_data / "lewidi2023" / "HS-Brexit"), "--model", "majority",
+                          "--discover", "--min-annotators", "3", "--ci", "none")
+    assert code == 0, err
+    assert ("Whose opinions are excluded: Cannot decide: with 6 annotators the smallest attainable adjusted p-value "
+            "is 0.1") in out

@@ -1,0 +1,334 @@
+"""excluded_groups: the statistic by hand, the permutation engine, the item adjustment, ADR, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aif360_subjective.opinion import ExcludedGroups, excluded_groups
+from aif360_subjective.opinion.excluded import _statistic, _Sums
+
+
+def _hand_data():
+    """Group A: a1 (1,1,1,0), a2 (1,1,0,0); group B: b1 (1,1,1,1), b2 (1,1,1,0); the model predicts 1."""
+    correct = {"a1": [1, 1, 1, 0], "a2": [1, 1, 0, 0], "b1": [1, 1, 1, 1], "b2": [1, 1, 1, 0]}
+    rows = [(f"i{j}", a, c) for a, cs in correct.items() for j, c in enumerate(cs)]
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    table = pd.DataFrame({"group": ["A", "A", "B", "B"]}, index=["a1", "a2", "b1", "b2"])
+    return df, table
+
+
+def test_statistic_by_hand():
+    df, table = _hand_data()
+    ex = excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
+                         annotators=table, min_annotators=2)
+    row = ex.candidates().set_index("description").loc["group=A"]
+    # equal counts: equal weights; group means 0.625 and 0.875
+    assert row["performance"] == pytest.approx(0.625)
+    assert row["rest_performance"] == pytest.approx(0.875)
+    assert row["gap"] == pytest.approx(0.25)
+    # sigma^2 = within sum of squares 2.5 over N - k = 12; the sandwich 2 * (2 * 0.125^2) / 2^2 = 0.015625 is below
+    # the floor sigma^2 / 8 = 0.0260417 (per group), so se = sqrt(2 * 2.5 / 12 / 8)
+    assert row["se"] == pytest.approx(np.sqrt(2 * 2.5 / 12 / 8))
+    assert row["t"] == pytest.approx(0.25 / np.sqrt(2 * 2.5 / 12 / 8))
+    # 4 annotators: all 24 permutations; the splits {a1 a2 | b1 b2} and {a1 b1 | a2 b2} give |T| = 1.095, the third
+    # a gap of 0: p = 16 / 24; the smallest attainable p is 8 / 24
+    assert ex.exact and ex.n_permutations == 24
+    assert row["p_adjusted"] == pytest.approx(16 / 24)
+    assert ex.smallest_p == pytest.approx(8 / 24)
+    assert ex.sentence().startswith("Cannot decide")
+    assert "0.333" in ex.sentence()
+
+
+def test_sandwich_above_floor_by_hand():
+    # unequal counts, spread annotators: weights from rho, the sandwich above the floor
+    rng = np.random.default_rng(3)
+    n = [10, 40, 25, 60, 15, 30]
+    acc = [0.2, 0.9, 0.5, 0.95, 0.3, 0.85]
+    group = ["A", "A", "A", "B", "B", "B"]
+    rows = []
+    for a, (k, p) in enumerate(zip(n, acc, strict=True)):
+        c = (rng.random(k) < p).astype(int)
+        rows += [(f"i{j}", f"a{a}", int(x)) for j, x in enumerate(c)]
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    table = pd.DataFrame({"group": group}, index=[f"a{a}" for a in range(6)])
+    ex = excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
+                         annotators=table, min_annotators=2)
+    got = ex.candidates().set_index("description").loc["group=A"]
+    # the same formulas written out annotator by annotator
+    nk = df.groupby("annotator", sort=True)["label"].agg(["size", "mean", lambda s: ((s - s.mean()) ** 2).sum()])
+    nk.columns = ["n", "y", "ss"]
+    N, k = nk["n"].sum(), len(nk)
+    sigma2 = nk["ss"].sum() / (N - k)
+    grand = (nk["n"] * nk["y"]).sum() / N
+    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
+    rho = tau2 / (tau2 + sigma2)
+    w = nk["n"] / (1 + (nk["n"] - 1) * rho)
+    inA = table.loc[nk.index, "group"] == "A"
+
+    def mean_var(sel):
+        ws, ys, ns = w[sel], nk["y"][sel], nk["n"][sel]
+        m = (ws * ys).sum() / ws.sum()
+        kk = sel.sum()
+        robust = kk / (kk - 1) * (ws**2 * (ys - m) ** 2).sum()
+        floor = (ws**2 * sigma2 / ns).sum()
+        return m, max(robust, floor) / ws.sum() ** 2
+
+    mA, vA = mean_var(inA)
+    mB, vB = mean_var(~inA)
+    assert got["gap"] == pytest.approx(mB - mA)
+    assert got["se"] == pytest.approx(np.sqrt(vA + vB))
+    assert got["performance"] == pytest.approx(mA)
+
+
+def _simulate(rng, n_annotators=400, n_items=800, gap=0.0, planted=None, batch=False, per=(40, 80)):
+    table = pd.DataFrame({
+        "gender": rng.choice(["man", "woman", "x"], n_annotators, p=[0.45, 0.45, 0.10]),
+        "education": rng.choice(["school", "college", "master", "phd"], n_annotators),
+        "age": rng.integers(18, 71, n_annotators),
+    }, index=[f"a{i:03d}" for i in range(n_annotators)])
+    counts = rng.integers(per[0], per[1], n_annotators)
+    member = np.zeros(n_annotators, bool) if planted is None else table.eval(planted).to_numpy()
+    own = (table["gender"] == "x").to_numpy()
+    items, who = [], []
+    for a in range(n_annotators):
+        pool = np.arange(n_items // 10) if (batch and own[a]) else np.arange(n_items // 10 if batch else 0, n_items)
+        items.append(rng.choice(pool, min(counts[a], len(pool)), replace=False))
+        who.append(np.full(len(items[-1]), a))
+    item, ann = np.concatenate(items), np.concatenate(who)
+    hard = np.where(item < n_items // 10, 0.35, 0.0) if batch else 0.0
+    p = 0.85 - hard - gap * member[ann]
+    ok = rng.random(len(item)) < p
+    y = rng.integers(0, 2, len(item))
+    return y, np.where(ok, y, 1 - y), item, table.index[ann].to_numpy(), table
+
+
+def test_planted_intersection_found_first():
+    rng = np.random.default_rng(11)
+    y, pred, item, who, table = _simulate(rng, gap=0.12, planted="gender == 'woman' and education == 'phd'")
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=199)
+    f = ex.findings()
+    assert f.iloc[0]["description"] == "gender=woman AND education=phd"
+    truth = set(table.index[(table["gender"] == "woman") & (table["education"] == "phd")])
+    assert set(ex.members(f.index[0])) == truth
+    assert f.iloc[0]["ci_low"] > 0 and f.iloc[0]["gap"] == pytest.approx(0.12, abs=0.04)
+    assert "Served worse: gender=woman AND education=phd" in ex.sentence()
+
+
+def test_reported_exactly_when_interval_excludes_zero():
+    rng = np.random.default_rng(12)
+    y, pred, item, who, table = _simulate(rng, gap=0.08, planted="education == 'phd'")
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=1, n_perm=199)
+    t = ex.candidates()
+    reported = (t["p_adjusted"] <= ex.alpha) & (t["gap"] > 0)
+    assert reported.any()
+    assert (reported == (t["ci_low"] > 0)).all()
+    assert ((t["ci_low"] <= t["gap"]) & (t["gap"] <= t["ci_high"])).all()
+
+
+def test_item_confounded_group_needs_adjust_items():
+    rng = np.random.default_rng(13)
+    # gender=x annotators label their own batch of harder items; on any item everyone is served alike
+    y, pred, item, who, table = _simulate(rng, batch=True)
+    raw = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=199)
+    adj = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=199,
+                          adjust="items")
+    assert raw.findings()["description"].str.contains("gender=x").any()
+    first = raw.findings().iloc[0]
+    assert first["shared_items"] == 0.0  # their items were annotated by no one else
+    assert "Only 0% of this group's annotations are on items other annotators also labelled" in raw.sentence()
+    assert not adj.findings()["description"].str.contains("gender=x").any()
+
+
+def test_no_finding_states_detectable_gap():
+    rng = np.random.default_rng(14)
+    y, pred, item, who, table = _simulate(rng, n_annotators=200)
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, attributes=["gender"],
+                         random_state=0, n_perm=199)
+    assert len(ex.findings()) == 0
+    assert ex.sentence().startswith("No annotator group is served worse")
+    assert "would have been found about 80% of the time (normal approximation)" in ex.sentence()
+    t = ex.candidates()
+    # detectable gap = (c + offset + z_0.8) se, the threshold c + offset that T must exceed; the interval's lower end
+    # is the gap minus threshold x se
+    assert (t["threshold"] > 0).all()
+    # z_0.8 times the spread of the candidate's T under the permutations, at least 1
+    spread = (t["detectable_gap"] / t["se"] - t["threshold"]) / 0.8416212335729143
+    assert (spread >= 1 - 1e-9).all() and (spread < 1.5).all()
+    assert np.allclose(t["gap"] - t["ci_low"], t["threshold"] * t["se"])
+
+
+def test_permutation_engine_matches_a_permuted_table():
+    """The sums of a permutation equal the observed sums computed with the attribute rows permuted."""
+    rng = np.random.default_rng(15)
+    y, pred, item, who, table = _simulate(rng, n_annotators=60, per=(5, 30))
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table,
+                         attributes=["gender", "education"], random_state=0, n_perm=99, min_annotators=2)
+    perm = rng.permutation(len(table))
+    # slot i receives the data of annotator perm[i]: equivalently annotator perm[i] takes slot i's attributes
+    shuffled = table.copy()
+    shuffled.iloc[perm] = table.to_numpy()
+    ex2 = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=shuffled,
+                          attributes=["gender", "education"], random_state=0, n_perm=99, min_annotators=2)
+    a = ex2.candidates().set_index("description")[["gap", "se", "t"]]
+    # the engine on ex's memberships with the permutation
+    import scipy.sparse as sp
+
+    data, totals = ex.engine
+    sums = _Sums(ex.members_matrix, len(table), 1, data)
+    gap, se, t, _, _ = _statistic(sums.sums(perm[None, :]), totals, True)
+    b = pd.DataFrame({"gap": gap[:, 0], "se": se[:, 0], "t": t[:, 0]},
+                     index=ex.candidates()["description"])
+    common = a.index.intersection(b.index)
+    assert len(common) > 5
+    assert np.allclose(a.loc[common].to_numpy(), b.loc[common].to_numpy())
+    assert isinstance(ex.members_matrix, sp.csc_matrix)
+
+
+def test_adr_halves_leave_other_candidates_unchanged():
+    rng = np.random.default_rng(16)
+    y, pred, item, who, table = _simulate(rng, n_annotators=120)
+    kw = dict(item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99, max_conditions=1)
+    plain = excluded_groups(y, pred, attributes=["gender", "education"], **kw)
+    with_adr = excluded_groups(y, pred, attributes=["gender", "education", "adr"], **kw)
+    a = plain.candidates().set_index("description")[["gap", "se", "t", "n_annotators", "n_annotations"]]
+    b = with_adr.candidates().set_index("description")
+    assert b.index.str.startswith("adr").any()
+    assert np.allclose(a.to_numpy(dtype=float), b.loc[a.index, a.columns].to_numpy(dtype=float))
+    assert "cross-fitted" in with_adr.summary()
+
+
+def test_majority_model_excludes_high_adr():
+    rng = np.random.default_rng(17)
+    n_ann, n_items = 120, 300
+    table = pd.DataFrame({"gender": rng.choice(["m", "w"], n_ann)}, index=[f"a{i}" for i in range(n_ann)])
+    truth = rng.integers(0, 2, n_items)
+    flip = np.where(np.arange(n_ann) < 20, 0.4, 0.05)  # 20 dissenters
+    item = np.tile(np.arange(n_items), n_ann)
+    who = np.repeat(np.arange(n_ann), n_items)
+    keep = rng.random(len(item)) < 0.3
+    item, who = item[keep], who[keep]
+    y = np.where(rng.random(len(item)) < flip[who], 1 - truth[item], truth[item])
+    ex = excluded_groups(y, truth[item], item_ids=item, annotator_ids=table.index[who], annotators=table,
+                         attributes=["gender", "adr"], random_state=0, n_perm=199)
+    assert ex.findings().iloc[0]["description"].startswith("adr")
+    assert set(ex.members(ex.findings().index[0])) & set(table.index[:20])
+
+
+def test_mae_lower_is_better():
+    rng = np.random.default_rng(18)
+    y, pred, item, who, table = _simulate(rng, gap=0.0)
+    ratings = rng.integers(1, 6, len(y))
+    worse = (table["education"] == "phd").to_numpy()[pd.Index(table.index).get_indexer(who)]
+    err = np.where(rng.random(len(y)) < np.where(worse, 0.5, 0.2), 1, 0)
+    predicted = np.clip(ratings + err, 1, 5)
+    ex = excluded_groups(ratings, predicted, item_ids=item, annotator_ids=who, annotators=table, performance="mae",
+                         random_state=0, n_perm=199, attributes=["education"])
+    top = ex.findings().iloc[0]
+    assert top["description"] == "education=phd"
+    assert top["gap"] > 0 and top["performance"] > top["rest_performance"]
+
+
+def test_small_groups_counted_and_items_dropped_counted():
+    rng = np.random.default_rng(19)
+    y, pred, item, who, table = _simulate(rng, n_annotators=60, per=(5, 15))
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99,
+                         adjust="items", max_conditions=3)
+    assert ex.counts["n_small_groups"] > 0
+    assert f"{ex.counts['n_small_groups']} attribute-value groups with fewer than 5 annotators" in ex.summary()
+    single = pd.Series(item).map(pd.Series(item).value_counts()) == 1
+    assert ex.counts["n_single_annotation_items"] == int(single.sum()) > 0
+    assert "annotated once dropped" in ex.summary()
+
+
+def test_cannot_answer_when_no_group_is_large_enough():
+    df, table = _hand_data()
+    ex = excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"],
+                         annotator_ids=df["annotator"], annotators=table)
+    assert ex.counts["n_candidates"] == 0 and len(ex.findings()) == 0
+    assert ex.counts["n_small_groups"] == 2  # group=A and group=B, 2 annotators each
+    assert ex.sentence().startswith("Cannot answer")
+
+
+def test_deterministic():
+    rng = np.random.default_rng(20)
+    data = _simulate(rng, n_annotators=100)
+    y, pred, item, who, table = data
+    a = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=5, n_perm=99)
+    b = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=5, n_perm=99)
+    pd.testing.assert_frame_equal(a.candidates(), b.candidates())
+    assert isinstance(a, ExcludedGroups)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(attributes=["height"]), "attributes .*height.* not columns of the annotators table"),
+    (dict(attributes=["constant"]), "attributes: 'constant' has a single value"),
+    (dict(min_annotators=1), "min_annotators"),
+    (dict(max_conditions=0), "max_conditions"),
+    (dict(max_conditions=4), "max_conditions"),
+    (dict(adjust="annotators"), "adjust must be one of"),
+    (dict(performance="balanced_accuracy"), "not a mean of per-annotation scores"),
+    (dict(alpha=0.01, n_perm=19), "cannot reach alpha"),
+])
+def test_bad_input(kw, match):
+    df, table = _hand_data()
+    table = table.assign(constant=1)
+    with pytest.raises(ValueError, match=match):
+        excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
+                        annotators=table, **kw)
+
+
+def test_bad_annotator_table_type():
+    df, _ = _hand_data()
+    with pytest.raises(TypeError, match="annotators must be a pandas DataFrame"):
+        excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
+                        annotators={"a1": "A"})  # type: ignore[arg-type]
+
+
+def test_class_face_matches_function():
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    rng = np.random.default_rng(21)
+    y, pred, item, who, table = _simulate(rng, n_annotators=150, gap=0.15, planted="education == 'phd'")
+    long = pd.DataFrame({"item": item, "annotator": who, "label": y})
+    ds = MultiAnnotatorDataset(long, annotators=table[["gender", "education"]], favorable_label=1,
+                               unfavorable_label=0)
+    classified = ds.with_predictions(pred)
+    metric = OpinionExclusionMetric(ds, classified, grouping="adr")
+    face = metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_perm=199)
+    func = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table[["gender", "education"]],
+                           attributes=["gender", "education", "adr"], random_state=3, n_perm=199)
+    pd.testing.assert_frame_equal(face.candidates(), func.candidates())
+    assert face.findings().iloc[0]["description"] == "education=phd"
+    assert metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_perm=199) is face
+    with pytest.raises(ValueError, match="max_conditions"):
+        metric.excluded_groups(max_conditions=5)
+
+
+def test_missing_values_in_no_condition_and_counted():
+    rng = np.random.default_rng(22)
+    y, pred, item, who, table = _simulate(rng, n_annotators=120)
+    table = table.astype({"age": float})
+    table.iloc[:7, table.columns.get_loc("gender")] = np.nan
+    table.iloc[3:12, table.columns.get_loc("age")] = np.nan
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
+    assert ex.counts["missing"] == {"gender": 7, "age": 9}
+    assert "7 annotators without a value of gender" in ex.summary()
+    no_gender = set(table.index[:7])
+    no_age = set(table.index[3:12])
+    t = ex.candidates()
+    for i in t.index:
+        ids = set(ex.members(i))
+        if "gender=" in t.loc[i, "description"]:
+            assert not ids & no_gender
+        if "age ∈" in t.loc[i, "description"]:
+            assert not ids & no_age
+
+
+def test_measure_that_scores_nothing():
+    df, table = _hand_data()
+    with pytest.raises(ValueError, match="performance 'precision' scores none of the 16 annotations"):
+        excluded_groups(df["label"], np.zeros(len(df), dtype=int), item_ids=df["item"],
+                        annotator_ids=df["annotator"], annotators=table, min_annotators=2, performance="precision")
