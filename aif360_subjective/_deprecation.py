@@ -1,10 +1,13 @@
-"""Old import paths kept for one release after a module moved (listed in CHANGELOG.md)."""
+"""Old import paths and names kept for one release after a module moved or a name changed (listed in
+CHANGELOG.md): each warns with a DeprecationWarning naming the new home."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
 
 
 def moved(old: str, new: str) -> None:
@@ -15,3 +18,63 @@ def moved(old: str, new: str) -> None:
     """
     warnings.warn(f"{old} moved to {new}; the old path will be removed in 0.4", DeprecationWarning, stacklevel=3)
     sys.modules[old] = importlib.import_module(new)
+
+
+def renamed(module: str, aliases: Mapping[str, tuple[str, Callable[[], Any]]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) serving former names of renamed objects, with a DeprecationWarning.
+
+    The alias is not a module attribute, so it warns at every use (``from module import Old`` included) and stays
+    out of ``__all__`` and of the documentation: the new name has the one public home.
+
+    Args:
+        module: the module's ``__name__`` (for the message and the AttributeError).
+        aliases: former name -> (new name, a function returning the object under its new name).
+
+    Returns:
+        The function to bind as the module's ``__getattr__``.
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's own name
+        if name not in aliases:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        new, get = aliases[name]
+        warnings.warn(f"{module}.{name} is deprecated: use {new}; the old name will be removed in 0.4",
+                      DeprecationWarning, stacklevel=2)
+        return get()
+
+    return __getattr__
+
+
+def renamed_member(old: str, new: str, stacklevel: int = 3) -> None:
+    """Warn that method or property ``old`` is a former name of ``new`` (the caller then returns ``new``'s value).
+
+    Args:
+        old: the former name, e.g. ``"OpinionExclusionMetric.grouping_report()"``.
+        new: the current name, e.g. ``"grouping_summary()"``.
+        stacklevel: the frame the warning points at (3: the caller of the method that calls this).
+    """
+    warnings.warn(f"{old} is deprecated: use {new}; the old name will be removed in 0.4", DeprecationWarning,
+                  stacklevel=stacklevel)
+
+
+def moved_names(module: str, names: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for names whose public home is another module: importing one from here
+    still works, with a DeprecationWarning naming the home (one ``__all__`` home per name).
+
+    Args:
+        module: the module's ``__name__``.
+        names: name -> the module that defines it.
+
+    Returns:
+        The function to bind as the module's ``__getattr__``.
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's own name
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        home = names[name]
+        warnings.warn(f"import {name} from {home}, not from {module}; the old path will be removed in 0.4",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(home), name)
+
+    return __getattr__

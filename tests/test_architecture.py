@@ -21,7 +21,7 @@ import aif360_subjective
 
 ROOT = Path(aif360_subjective.__file__).parent
 PACKAGE = "aif360_subjective"
-GROUND_FLOOR = {"_validation", "_labels", "_compat", "_dask", "_deprecation", "_io"}
+GROUND_FLOOR = {"_validation", "_labels", "_compat", "_dask", "_deprecation", "_io", "_params", "_param_tables"}
 
 
 def _module_name(path: Path) -> str:
@@ -217,3 +217,40 @@ def test_no_arrow_runs_back_up_between_subpackages():
     # datasets and quality stay below the metric families
     assert not layers["datasets"] & {"metrics", "opinion", "detectors", "report", "plotting", "cli", "quality"}
     assert not layers["detectors"] & {"metrics", "opinion", "report", "plotting", "cli", "datasets"}
+
+
+#: Modules whose purpose is to gather names of other modules (a face, as AIF360's ``sklearn`` API; the report's
+#: one import path for its section builders); a package's ``__init__`` is one too.
+FACES = {"aif360_subjective.sklearn.metrics", "aif360_subjective.report.sections"}
+
+
+def _exported(module: str) -> tuple[list[str], dict[str, str]]:
+    """A module's ``__all__`` and, for each name it imports at module level, the module it imports it from."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    names: list[str] = []
+    sources: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            names = list(ast.literal_eval(node.value))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                sources[alias.asname or alias.name] = _resolve(module, node)
+    return names, sources
+
+
+def test_each_public_name_has_one_all_home():
+    """An engine module lists in ``__all__`` the names it defines; a name it imports from another engine module
+    is not its to export (one home per name, issue 28). A ground-floor name (``_labels.group_label``) may have one
+    public home above the ground floor, as its private module is no address for users."""
+    homes: dict[str, list[str]] = {}
+    for module, path in MODULES.items():
+        if path.name == "__init__.py" or module in FACES:
+            continue
+        names, sources = _exported(module)
+        for name in names:
+            source = sources.get(name)
+            if source is None:
+                continue  # defined here
+            assert _subpackage(source) in GROUND_FLOOR, f"{module}.__all__ re-exports {name} from {source}"
+            homes.setdefault(f"{source}.{name}", []).append(module)
+    assert {k: v for k, v in homes.items() if len(v) > 1} == {}

@@ -58,7 +58,7 @@ def test_items_with_one_annotation():
     amb = OpinionExclusionMetric(ds, ds.with_predictions([1, 1, 1]), grouping="ambiguity")
     assert len(amb.group_performance()) == 1  # every item has ambiguity 0
     pop = OpinionExclusionMetric(ds, ds.with_predictions([1, 1, 1]), grouping="popularity", bins="quantile:3")
-    assert "all values equal" in pop.grouping_report().summary()
+    assert "all values equal" in pop.grouping_summary().summary()
 
 
 def test_all_annotators_agree():
@@ -78,7 +78,7 @@ def test_all_predictions_one_class():
     m = OpinionExclusionMetric(ds, ds.with_predictions([0, 0, 0, 0]), performance="precision")
     # precision is undefined without favourable predictions: NaN, and the groups are reported as undefined
     assert np.isnan(m.unfairness()) and np.isnan(m.performance())
-    assert len(m.grouping_report().undefined_groups) == len(m.group_performance())
+    assert len(m.grouping_summary().undefined_groups) == len(m.group_performance())
     acc = OpinionExclusionMetric(ds, ds.with_predictions([0, 0, 0, 0]))
     assert acc.performance() == pytest.approx(0.75)
 

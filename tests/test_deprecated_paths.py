@@ -33,3 +33,49 @@ def test_private_names_still_import_from_an_old_path():
     from aif360_subjective.opinion.core import OpinionExclusionResult as New
 
     assert OpinionExclusionResult is New and callable(result_from_counts)
+
+
+@pytest.mark.parametrize("module", ["aif360_subjective.opinion.groups", "aif360_subjective.opinion",
+                                    "aif360_subjective.metrics"])
+def test_grouping_report_is_a_warning_alias_of_grouping_summary(module):
+    from aif360_subjective.opinion import GroupingSummary
+
+    mod = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=r"GroupingReport is deprecated: use GroupingSummary"):
+        assert mod.GroupingReport is GroupingSummary
+    assert "GroupingReport" not in mod.__all__  # the new name has the one public home
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        mod.Nope  # noqa: B018
+
+
+def test_grouping_report_method_and_report_property_warn_and_return_the_summary():
+    from aif360_subjective.datasets import make_subjective_dataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+    from aif360_subjective.sklearn.metrics import opinion_exclusion
+
+    ds = make_subjective_dataset(n_items=60, random_state=0)
+    metric = OpinionExclusionMetric(ds, ds)
+    with pytest.warns(DeprecationWarning, match=r"grouping_report\(\) is deprecated: use grouping_summary\(\)"):
+        assert metric.grouping_report() == metric.grouping_summary()
+    res = opinion_exclusion(ds.labels.ravel(), ds.labels.ravel(), item_ids=ds.item_ids,
+                            annotator_ids=ds.annotator_ids)
+    with pytest.warns(DeprecationWarning, match=r"OpinionExclusionResult.report is deprecated"):
+        assert res.report is res.grouping_summary
+
+
+@pytest.mark.parametrize(("old", "name", "home"), [
+    ("aif360_subjective.detectors.clustering", "MST_METHODS", "aif360_subjective.detectors.mst"),
+    ("aif360_subjective.detectors.detect", "DISCOVERIES", "aif360_subjective.detectors.options"),
+    ("aif360_subjective.metrics.perspectivist", "unit_within_one", "aif360_subjective.opinion.annotations"),
+    ("aif360_subjective.opinion.equal_service", "verdict_sentence", "aif360_subjective.opinion.verdict"),
+    ("aif360_subjective.quality.crowdtruth", "EPS", "aif360_subjective.quality.engine"),
+    ("aif360_subjective.detectors.report", "RANKABLE", "aif360_subjective.detectors.ranking"),
+    ("aif360_subjective.detectors.report", "KINDS", "aif360_subjective.detectors.candidates"),
+    ("aif360_subjective.detectors.report", "INFERENCE_COLUMNS", "aif360_subjective.detectors.significance"),
+])
+def test_a_name_imported_from_a_module_that_is_not_its_home_warns(old, name, home):
+    module = importlib.import_module(old)
+    assert name not in module.__all__  # one __all__ home (tests/test_architecture.py)
+    with pytest.warns(DeprecationWarning, match=f"import {name} from {home}, not from {old}"):
+        value = getattr(module, name)
+    assert value is getattr(importlib.import_module(home), name)

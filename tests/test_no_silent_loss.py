@@ -72,7 +72,7 @@ def test_annotators_without_demographics_are_kept_and_counted():
 # ------------------------------------------------------------------------------------------ opinion exclusion
 def _balance(metric: OpinionExclusionMetric, n_rows: int, n_annotators: int | None = None) -> None:
     """kept + dropped = input, for annotations and for the grouped units."""
-    table, report = metric.group_performance(), metric.grouping_report()
+    table, report = metric.group_performance(), metric.grouping_summary()
     assert int(table["n_annotations"].sum()) + report.n_ungrouped_annotations == n_rows
     if report.unit == "annotator" and n_annotators is not None:
         assert report.n_units == n_annotators
@@ -110,7 +110,7 @@ def test_opinion_exclusion_kept_plus_dropped(ds, options):
 
 def test_opinion_exclusion_tie_drop_reports_counts(ds):
     m = OpinionExclusionMetric(ds, _pred(ds), tie="drop")
-    report = m.grouping_report()
+    report = m.grouping_summary()
     n_ties = int((ds.item_summary()["share_favorable"] == 0.5).sum())
     assert report.n_tie_items == n_ties > 0
     tied_rows = int(ds.item_summary()["n_annotations"][ds.item_summary()["share_favorable"] == 0.5].sum())
@@ -120,7 +120,7 @@ def test_opinion_exclusion_tie_drop_reports_counts(ds):
 
 def test_opinion_exclusion_dropped_groups_reported(ds):
     m = OpinionExclusionMetric(ds, _pred(ds), min_group_size=4, small_groups="drop")
-    report = m.grouping_report()
+    report = m.grouping_summary()
     assert report.dropped_groups  # something was dropped ...
     assert report.n_ungrouped_units > 0  # ... and its annotators are counted
     assert "groups dropped" in report.summary()
@@ -128,7 +128,7 @@ def test_opinion_exclusion_dropped_groups_reported(ds):
 
 def test_opinion_exclusion_merged_groups_keep_every_unit(ds):
     m = OpinionExclusionMetric(ds, _pred(ds), min_group_size=4, small_groups="merge")
-    report = m.grouping_report()
+    report = m.grouping_summary()
     assert report.merged_groups
     assert report.n_ungrouped_units == 0  # merging loses nobody
     _balance(m, len(ds.labels), ds.n_annotators)
@@ -138,7 +138,7 @@ def test_opinion_exclusion_series_missing_annotators_counted(ds):
     ids = pd.unique(ds.annotator_ids)
     groups = pd.Series(np.arange(len(ids)) % 2, index=ids)[:-3]  # three annotators have no group
     m = OpinionExclusionMetric(ds, _pred(ds), grouping=groups)
-    report = m.grouping_report()
+    report = m.grouping_summary()
     assert report.excluded["annotators without a group label"] == 3
     _balance(m, len(ds.labels), ds.n_annotators)
 

@@ -29,8 +29,8 @@ from ._common import (
 __all__ = ["CLIError", "build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the command line."""
+def build_parser() -> Parser:
+    """The argument parser of the command line (its commands' parsers in ``parser.commands``)."""
     parser = Parser(prog=PROG, description=plain_text(__doc__.split("\n\n")[0]),
                      formatter_class=HelpFormatter,
                      epilog="Examples:\n  aif360-subjective demo --out demo\n"
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import audit, crowdtruth, dashboard, demo, subgroups
 
     for command in (demo, audit, subgroups, crowdtruth, dashboard):
-        command.add_parser(sub)
+        parser.commands[command.NAME] = command.add_parser(sub)
     return parser
 
 
@@ -61,8 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    # each command's boundary: run(args) turns the namespace into the command's typed spec
     func: Callable[[argparse.Namespace], int] = args.func
-    flags = _flags(parser, args.command)
+    flags = parser.commands[args.command].long_options()
     written_before = len(_written())
     try:
         with _library_notes(), _console_text(), _sigterm_interrupts():
@@ -81,9 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                            f"; {said}"), file=sys.stderr)
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     except MemoryError:
-        # only a command that has --n-boot is told about it (subgroups has none)
-        hint = " or fewer replicates (--n-boot)" if "--n-boot" in flags else ""
-        print(f"{PROG} {args.command}: error: out of memory; try a smaller input{hint}", file=sys.stderr)
+        # each command names its own options (subgroups has no --n-boot)
+        print(f"{PROG} {args.command}: error: out of memory; {args.memory_hint}", file=sys.stderr)
         return EXIT_USAGE
     except (CLIError, ValueError, TypeError, OSError) as exc:
         print(f"{PROG} {args.command}: error: {console_text(cli_words(_os_message(exc), flags))}", file=sys.stderr)
@@ -133,14 +133,6 @@ def _os_message(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror and str(exc).startswith("[Errno"):
         return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     return one_line(exc)
-
-
-def _flags(parser: argparse.ArgumentParser, command: str) -> list[str]:
-    """The long options of ``command`` (``--positive-from``, ...), for :func:`cli_words`."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            return [o for o in action.choices[command]._option_string_actions if o.startswith("--")]
-    return []
 
 
 @contextmanager

@@ -1,15 +1,25 @@
-"""Shared pieces of the command line: the one-line error, the parser class, input readers, printing."""
+"""Shared pieces of the command line: the one-line error, the parser class, option types read from the parameter
+tables, the typed spec of a command, input readers, printing."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+from .._param_tables import OPINION_PARAMS
+from .._params import Interval, Param
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..report import Report
 
 PROG = "aif360-subjective"
 EXIT_USAGE = 2
@@ -46,17 +56,50 @@ class HelpFormatter(argparse.HelpFormatter):
 
 class Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line (the full usage is in ``--help``) and help text is plain and
-    wrapped to the terminal."""
+    wrapped to the terminal. The top-level parser keeps its commands' parsers in :attr:`commands`."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+        #: command name -> its parser (filled by :func:`aif360_subjective.cli.build_parser`).
+        self.commands: dict[str, Parser] = {}
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
     def format_help(self) -> str:
         return plain_text(super().format_help())
+
+    def long_options(self) -> list[str]:
+        """The parser's long options (``--positive-from``, ...), those of its argument groups included."""
+        # the parser's own action list (argument groups add theirs to it); read on self, inside the subclass
+        return [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+
+
+Spec = TypeVar("Spec")
+
+
+def spec_from(cls: type[Spec], args: argparse.Namespace, **given: Any) -> Spec:
+    """The typed spec of a command from the parsed namespace: at a command's boundary, the namespace becomes a
+    frozen dataclass, and nothing below the boundary reads the namespace.
+
+    Each field takes the namespace's attribute of the same name (its default when the command has no such
+    option); lists become tuples (a spec is frozen and hashable); ``given`` fields are set as passed.
+
+    Args:
+        cls: a dataclass.
+        args: the parsed namespace.
+        given: fields set directly (e.g. nested specs).
+    """
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name in given:
+            values[f.name] = given[f.name]
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else None
+        value = getattr(args, f.name, default)
+        values[f.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -65,7 +108,7 @@ def progress_enabled() -> bool:
 
 
 @contextmanager
-def steps(names: Sequence[str]):
+def steps(names: Sequence[str]) -> Iterator[Callable[[str], None]]:
     """A tqdm bar over named steps (stderr; off when stderr is not a terminal). Yields ``step(name)``."""
     from tqdm.auto import tqdm
 
@@ -115,7 +158,7 @@ def sniff_separator(path: Path) -> str:
 
 
 def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True, ids: Sequence[str | None] = (),
-             first_column_id: bool = False):
+             first_column_id: bool = False) -> pd.DataFrame:
     """Read a delimited text file; ``sep=None`` detects the separator. Prints which one was used.
 
     Id columns (``ids``, and the first column with ``first_column_id``) are read as text, as written: ``007`` and
@@ -142,7 +185,7 @@ def read_csv(path: str, what: str, sep: str | None = None, announce: bool = True
     return df
 
 
-def check_not_missing(df, columns: dict[str, str], path: str, what: str = "value") -> None:
+def check_not_missing(df: pd.DataFrame, columns: dict[str, str], path: str, what: str = "value") -> None:
     """Refuse empty cells in the given columns (option -> column), counting the rows and naming the first.
 
     Raises:
@@ -170,7 +213,7 @@ def show(value: Any) -> str:
     return repr(plain(value))
 
 
-def show_values(values, limit: int = 8) -> str:
+def show_values(values: Sequence[Any] | Any, limit: int = 8) -> str:
     """A short list of values for a message: ``[0, 1]`` or ``['a', 'b', ... (12 values)]``."""
     values = [plain(v) for v in values]
     shown = ", ".join(repr(v) for v in values[:limit])
@@ -182,14 +225,19 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
-def check_columns(df, columns: dict[str, str | None], path: str) -> None:
+def check_columns(df: pd.DataFrame, columns: Mapping[str, str | None], path: str) -> None:
+    """Every named column (option -> column) must be a column of ``df``.
+
+    Raises:
+        CLIError: naming the option, the column and the file's columns.
+    """
     for option, col in columns.items():
         if col is not None and col not in df.columns:
             shown = ", ".join(map(str, list(df.columns)[:12])) + (", ..." if df.shape[1] > 12 else "")
             raise CLIError(f"{option} {col!r} is not a column of {path} (columns: {shown})")
 
 
-def coerce_label(value: str | None, series, option: str):
+def coerce_label(value: str | None, series: pd.Series, option: str) -> Any:
     """The label value typed on the command line, converted to the column's kind of values."""
     import pandas as pd
 
@@ -208,9 +256,9 @@ def coerce_label(value: str | None, series, option: str):
     return value
 
 
-def index_table(df, path: str, index_col: str | None, default: str):
+def index_table(df: pd.DataFrame, path: str, index_col: str | None, default: str | None) -> pd.DataFrame:
     """A side table (annotators/items) indexed by its id column."""
-    col = index_col or (default if default in df.columns else df.columns[0])
+    col = index_col or (default if default is not None and default in df.columns else str(df.columns[0]))
     check_columns(df, {"id column": col}, path)
     if df[col].duplicated().any():
         dup = df.loc[df[col].duplicated(), col].iloc[0]
@@ -218,7 +266,12 @@ def index_table(df, path: str, index_col: str | None, default: str):
     return df.set_index(col)
 
 
-def bins(text: str):
+def bins(text: str) -> int | str | list[float]:
+    """``--bins`` as the library takes it: an int, ``quantile:N`` or a list of edges.
+
+    Raises:
+        CLIError: none of these.
+    """
     if re.fullmatch(r"\d+", text):
         return int(text)
     if re.fullmatch(r"quantile:\d+", text):
@@ -231,84 +284,91 @@ def bins(text: str):
     return edges
 
 
-def _int_at_least(low: int, expected: str, high: int | None = None,
-                  too_big: Callable[[int], str] | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``low`` (and <= ``high``; ``too_big(v)`` says what a larger one would cost)."""
+def _expected(interval: Interval, noun: str | None = None) -> str:
+    """What an option type expects, in words: ``a positive integer``, ``an integer from 100 to 100,000``, ``a number
+    strictly between 0 and 1``."""
+    if interval.kind == "int":
+        if noun is None and interval.low == 1 and interval.high is None:
+            return "a positive integer"
+        return f"{noun or 'an integer'} {interval.bounds_text()}"
+    return f"{noun or 'a number'} {interval.bounds_text()}"
 
-    def parse(text: str) -> int:
+
+def option_type(rule: Param | Interval, *, noun: str | None = None, none: bool | None = None,
+                too_big: Callable[[float], str] | None = None) -> Callable[[str], Any]:
+    """An argparse type from an option's rule in a parameter table (or from an interval of the command line's own).
+
+    Args:
+        rule: the option's :class:`~aif360_subjective._params.Param` (its interval is used) or an interval.
+        noun: what the number is (``a seed``; default ``an integer`` or ``a number``).
+        none: whether ``none`` is admissible (default: whether the rule admits None): no intervals, no filter.
+        too_big: what a value above the interval would cost, appended to the message.
+
+    Returns:
+        A function of the option's text: the number (or None), or ``argparse.ArgumentTypeError`` naming what it
+        expected and the text given.
+    """
+    interval = rule.interval if isinstance(rule, Param) else rule
+    if interval is None:
+        raise TypeError(f"option_type needs a numeric rule; {rule!r} has no interval")
+    if none is None:
+        none = isinstance(rule, Param) and rule.accepts_none
+    expected = _expected(interval, noun)
+
+    def parse(text: str) -> Any:
+        if none and text.strip().lower() == "none":
+            return None
         try:
-            v = int(text)
+            v = int(text) if interval.kind == "int" else float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-        if v < low:
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-        if high is not None and v > high:
-            cost = f" ({too_big(v)})" if too_big is not None else ""
+        if not interval.accepts(v):
+            over = too_big is not None and interval.high is not None and v > interval.high
+            cost = f" ({too_big(v)})" if too_big is not None and over else ""
             raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}{cost}")
         return v
 
     return parse
 
 
+def choices_help(param: Param, *, choices: Sequence[str] | None = None) -> str:
+    """An option's help from its table rule: what it does and its default (``... (default: adr)``)."""
+    default = param.default if choices is None or param.default in choices else None
+    return param.help + (f" (default: {default})" if default is not None else "")
+
+
 def _gigabytes(n_bytes: float) -> str:
     return f"{n_bytes / 1e9:,.1f} GB" if n_bytes >= 1e8 else f"{n_bytes / 1e6:,.0f} MB"
 
 
-def _float_between(low: float, high: float, *, closed: bool, expected: str) -> Callable[[str], float]:
-    """An argparse type: a number in [low, high] (``closed``) or strictly between them."""
-
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-        if not (low <= v <= high if closed else low < v < high):
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-        return v
-
-    return parse
-
-
-def _or_none(parse: Callable[[str], float]) -> Callable[[str], float | None]:
-    """An argparse type that also takes ``none`` (no significance filter, no intervals)."""
-
-    def parse_or_none(text: str) -> float | None:
-        return None if text.strip().lower() == "none" else parse(text)
-
-    return parse_or_none
-
-
-#: Fewest bootstrap replicates the library accepts (``opinion.options.MIN_BOOT``, not imported here so
-#: that ``--help`` stays fast; a test checks they agree).
-MIN_BOOT = 100
-
-#: Most bootstrap replicates: every replicate keeps one value per group and one for the unfairness and the
-#: performance (8 bytes each), and is drawn from every annotation; more replicates than this do not move a 95%
-#: interval's ends by more than Monte-Carlo noise and only cost memory and time.
-MAX_BOOT = 100_000
+_BOOT = OPINION_PARAMS["n_boot"].interval
+assert _BOOT is not None and _BOOT.low is not None and _BOOT.high is not None
+#: Fewest and most bootstrap replicates the library accepts (its table's rule: fewer cannot place a 95% interval's
+#: bounds; more do not move its ends by more than Monte-Carlo noise, and cost 8 bytes per value per replicate).
+MIN_BOOT, MAX_BOOT = int(_BOOT.low), int(_BOOT.high)
 #: Most items the demo generates (5 annotations each, all held in memory, two models trained on them).
 MAX_DEMO_ITEMS = 1_000_000
 #: Seeds are numpy's: 0 to 2**32 - 1.
 MAX_SEED = 2**32 - 1
 
-positive_int = _int_at_least(1, "a positive integer")
-nonnegative_int = _int_at_least(0, "an integer >= 0")
-boot_count = _int_at_least(
-    MIN_BOOT, f"an integer from {MIN_BOOT} to {MAX_BOOT:,}", MAX_BOOT,
-    lambda v: f"{v:,} replicates would need at least {_gigabytes(v * 8 * 3)}: 8 bytes for each of at least 3 "
-              "values per replicate, the unfairness, the performance and one group")
-demo_items = _int_at_least(
-    1, f"an integer from 1 to {MAX_DEMO_ITEMS:,}", MAX_DEMO_ITEMS,
-    lambda v: f"{v:,} items would be {v * 5:,} annotations held in memory, at least "
-              f"{_gigabytes(v * 5 * 3 * 8)} for their item, annotator and label columns alone")
-seed = _int_at_least(0, f"a seed from 0 to {MAX_SEED:,}", MAX_SEED)
-unit_float = _float_between(0.0, 1.0, closed=True, expected="a number in [0, 1]")
+positive_int = option_type(Interval("int", 1))
+nonnegative_int = option_type(Interval("int", 0))
+boot_count = option_type(
+    OPINION_PARAMS["n_boot"],
+    too_big=lambda v: f"{v:,} replicates would need at least {_gigabytes(v * 8 * 3)}: 8 bytes for each of at least "
+                      "3 values per replicate, the unfairness, the performance and one group")
+demo_items = option_type(
+    Interval("int", 1, MAX_DEMO_ITEMS),
+    too_big=lambda v: f"{v:,} items would be {v * 5:,} annotations held in memory, at least "
+                      f"{_gigabytes(v * 5 * 3 * 8)} for their item, annotator and label columns alone")
+seed = option_type(Interval("int", 0, MAX_SEED), noun="a seed")
+unit_float = option_type(Interval("real", 0.0, 1.0))
 #: A confidence or significance level.
-open_unit_float = _float_between(0.0, 1.0, closed=False, expected="a number strictly between 0 and 1")
+open_unit_float = option_type(Interval("real", 0.0, 1.0, closed="neither"))
 #: A significance level, or ``none`` for the raw (unfiltered) rankings.
-alpha = _or_none(open_unit_float)
+alpha = option_type(Interval("real", 0.0, 1.0, closed="neither"), none=True)
 #: A confidence level, or ``none`` for the paper's raw figures (no intervals).
-ci_level = _or_none(open_unit_float)
+ci_level = alpha
 
 
 _NUMPY_REPR = re.compile(r"np\.(?:u?int\d*|float\d*|bool_?|str_|bytes_)\((.*?)\)")
@@ -319,7 +379,7 @@ THIN_GROUPS_WARNING = re.compile(r"groups? holds? fewer than \d+ annotators")
 
 
 @contextmanager
-def quiet_thin_group_warnings(notes: list[str]):
+def quiet_thin_group_warnings(notes: list[str]) -> Iterator[None]:
     """Catch the warnings of a computation: the thin-group ones are dropped (the caller prints its own line per
     model from ``thin_groups()``), every other one is added to ``notes`` as one plain line."""
     import warnings
@@ -333,7 +393,7 @@ def quiet_thin_group_warnings(notes: list[str]):
             notes.append(text)
 
 
-def opinion_interval_frame(models: dict, ci: float | None, n_boot: int, seed: int):
+def opinion_interval_frame(models: Mapping[str, Any], ci: float | None, n_boot: int, seed: int) -> pd.DataFrame:
     """Unfairness and performance per model as text, with their intervals when ``ci`` is given
     (``0.087 [0.071, 0.104]``)."""
     import pandas as pd
@@ -363,7 +423,7 @@ def interval_note(ci: float, n_boot: int, seed: int) -> str:
             "groups held fixed; conditional on the items annotated). --ci none gives the paper's raw figures.")
 
 
-def significance_line(rk, metric_name: str, what: str) -> str:
+def significance_line(rk: pd.DataFrame, metric_name: str, what: str) -> str:
     """One console sentence about the first entry of a significance-filtered ranking (or why there is none)."""
     a = rk.attrs
     if len(rk):
@@ -380,7 +440,7 @@ def significance_line(rk, metric_name: str, what: str) -> str:
             f"{a['n_undefined']} undefined, {a['n_too_small']} too small).")
 
 
-def _adjusted_text(row, metric: str, n_permutations: int | None = None) -> str:
+def _adjusted_text(row: pd.Series, metric: str, n_permutations: int | None = None) -> str:
     """``q = 0.010`` / ``q < 0.001`` (Benjamini-Hochberg ranking) or ``adjusted p = 0.012`` / ``adjusted p ≤ 0.005``
     at the floor of ``n_permutations`` (max-T ranking): as the report writes them (a q of 0.0 read ``q = 0``)."""
     from ..report.significance import p_text
@@ -435,7 +495,8 @@ def cli_words(message: str, flags: Sequence[str]) -> str:
     return message
 
 
-def print_frame(df, title: str | None = None, digits: int = 3) -> None:
+def print_frame(df: pd.DataFrame | pd.Series, title: str | None = None, digits: int = 3) -> None:
+    """Print a table (and its title) as text, numbers with ``digits`` decimals."""
     import pandas as pd
 
     if title:
@@ -446,7 +507,7 @@ def print_frame(df, title: str | None = None, digits: int = 3) -> None:
     print()
 
 
-def save_report(report, out: str | Path, figures_dir: Path | None = None) -> Path:
+def save_report(report: Report, out: str | Path, figures_dir: Path | None = None) -> Path:
     """Write the report (and its figures as PNG files into ``figures_dir``) as one set: every file complete or
     none changed (:func:`aif360_subjective._io.write_files`)."""
     from .._io import write_files
@@ -454,7 +515,7 @@ def save_report(report, out: str | Path, figures_dir: Path | None = None) -> Pat
     out = Path(out)
     if out.parent and not out.parent.exists() and figures_dir is None:
         raise CLIError(f"output folder does not exist: {out.parent}")
-    files: dict[Path, str | bytes] = {out: report.render()}
+    files: dict[str | Path, str | bytes] = {out: report.render()}
     if figures_dir is not None:
         for i, fig in enumerate(report.figures(), start=1):
             files[figures_dir / f"figure_{i:02d}.png"] = fig.png_bytes

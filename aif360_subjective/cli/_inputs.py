@@ -11,10 +11,17 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _common as common
 from ._common import CLIError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pandas as pd
+
+    from ..datasets import MultiAnnotatorDataset
 
 FORMATS = ("csv", "lewidi", "popquorn", "wikipedia", "adult")
 #: Formats of tables (one row per instance: attributes, truth, maybe a prediction), not of annotations.
@@ -33,9 +40,6 @@ FORMAT_HELP = (
     "offensiveness_raw_data.csv = popquorn, a folder with UCI's adult.data (or that file) = adult, other "
     "files = csv)"
 )
-#: Measures on ratings: the predictions are ratings on the dataset's scale (their binary view follows the
-#: dataset's --positive-from/--positive-labels).
-RATING_MEASURES = ("mae", "within_one")
 #: The annotation_info column holding the annotators' ratings, per format.
 RATING_COLUMNS = {"popquorn": "rating", "lewidi": "raw_label"}
 PREDICTIONS_HELP = (
@@ -53,6 +57,48 @@ PREDICTIONS_HELP = (
 )
 
 
+@dataclass(frozen=True)
+class InputSpec:
+    """The options reading the data and its predictions (``audit``, ``subgroups``, ``dashboard``), typed: built
+    once from the parsed namespace at the command's boundary (:func:`~aif360_subjective.cli._common.spec_from`);
+    the options a command lacks keep their defaults.
+
+    Attributes:
+        path: the data (file or folder).
+        format, sep, split, annotators_meta, task, positive_from, positive_labels: how the data is read.
+        prediction_col, predictions, model, test_size, seed: where the predictions come from.
+        favorable_label, label_col: the label column (CSV) and the favourable label as typed.
+        item_col, annotator_col, annotators, annotators_id_col, items, items_id_col: CSV annotation data.
+    """
+
+    path: str
+    format: str | None = None
+    sep: str | None = None
+    split: str | None = None
+    annotators_meta: str | None = None
+    task: str | None = None
+    positive_from: float | None = None
+    positive_labels: tuple[str, ...] | None = None
+    prediction_col: str | None = None
+    predictions: str | None = None
+    model: str | None = None
+    test_size: float = 0.3
+    seed: int = 0
+    favorable_label: str | None = None
+    label_col: str | None = None
+    item_col: str | None = None
+    annotator_col: str | None = None
+    annotators: str | None = None
+    annotators_id_col: str | None = None
+    items: str | None = None
+    items_id_col: str | None = None
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace, path: str) -> InputSpec:
+        """The input options of a parsed command line; ``path`` is the command's data argument."""
+        return common.spec_from(cls, args, path=path)
+
+
 @dataclass
 class Annotations:
     """What was read: the dataset, the CSV frame (csv format only) and lines describing it."""
@@ -63,7 +109,7 @@ class Annotations:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def favorable(self):
+    def favorable(self) -> Any:
         """The favourable label in the input's own values."""
         ds = self.dataset
         label_map = ds.metadata.get("label_maps", [None])[0]
@@ -154,7 +200,7 @@ def detect_format(path: str, given: str | None) -> str:
     return "csv"
 
 
-def favorable_label(option: str | None, labels, column: str) -> Any:
+def favorable_label(option: str | None, labels: pd.Series, column: str) -> Any:
     """The favourable label of a label column: ``--favorable-label`` if given, else the package's default 0,
     which needs 0/1 labels.
 
@@ -174,59 +220,62 @@ def favorable_label(option: str | None, labels, column: str) -> Any:
     return fav
 
 
-def coerce_label(value: str | None, series) -> Any:
+def coerce_label(value: str | None, series: pd.Series) -> Any:
     """``--favorable-label`` as typed, converted to the label column's kind of values."""
     return common.coerce_label(value, series, "--favorable-label")
 
 
-def _check_options(args: argparse.Namespace, fmt: str) -> None:
+def _check_options(spec: InputSpec, fmt: str) -> None:
     """Options that only one format reads are an error with the others (never silently ignored)."""
     owners = {"split": ("lewidi", "wikipedia"), "annotators_meta": ("lewidi",), "task": ("wikipedia", "popquorn"),
               "positive_from": ("popquorn", "lewidi"), "positive_labels": ("lewidi",), "annotators": ("csv",),
               "items": ("csv",)}
     for name, formats in owners.items():
-        if getattr(args, name, None) is not None and fmt not in formats:
+        if getattr(spec, name, None) is not None and fmt not in formats:
             raise CLIError(f"--{name.replace('_', '-')} applies to --format {' or '.join(formats)}, not {fmt}")
 
 
-def load_annotations(args: argparse.Namespace, path: str) -> Annotations:
-    """Read the annotations in the format of ``--format`` (or the detected one)."""
-    fmt = detect_format(path, args.format)
-    _check_options(args, fmt)
+def load_annotations(spec: InputSpec) -> Annotations:
+    """Read the annotations of ``spec.path`` in the format of ``--format`` (or the detected one)."""
+    path = spec.path
+    fmt = detect_format(path, spec.format)
+    _check_options(spec, fmt)
     if fmt == "adult":
         raise CLIError(f"{path} is the Adult table (one row per person, no annotations): an opinion-exclusion audit "
                        "needs annotations; run subgroups on it")
     if fmt == "csv":
-        return _load_csv(args, path)
+        return _load_csv(spec)
     if fmt == "lewidi":
-        ds = _load_lewidi(args, path)
+        ds = _load_lewidi(spec)
     elif fmt == "wikipedia":
-        ds = _load_wikipedia(args, path)
-        if args.split is not None:
-            ds = _wikipedia_split(ds, args.split)
-        _fixed_favorable(args.favorable_label, ds, fmt)
+        ds = _load_wikipedia(spec)
+        if spec.split is not None:
+            ds = _wikipedia_split(ds, spec.split)
+        _fixed_favorable(spec.favorable_label, ds, fmt)
     else:
-        ds = _load_popquorn(args, path)
-        _fixed_favorable(args.favorable_label, ds, fmt)
-    split = f", split {args.split}" if args.split is not None else ""
+        ds = _load_popquorn(spec)
+        _fixed_favorable(spec.favorable_label, ds, fmt)
+    split = f", split {spec.split}" if spec.split is not None else ""
     note = (f"Read {fmt} data {Path(path).name}{split}: {common.count(len(ds.labels), 'annotation')} of "
             f"{common.count(ds.n_items, 'item')} by {common.count(ds.n_annotators, 'annotator')}.")
     print(note)
     return Annotations(ds, fmt, notes=[note])
 
 
-def _load_lewidi(args: argparse.Namespace, path: str):
+def _load_lewidi(spec: InputSpec) -> MultiAnnotatorDataset:
     """A LeWiDi file or folder; a rating or severity scale needs --positive-from or --positive-labels."""
     (LeWiDiDataset,) = common.require("datasets", "LeWiDiDataset")
-    meta = args.annotators_meta
-    meta = False if meta is not None and meta.lower() == "none" else meta
-    fav = _binary_favorable(args.favorable_label)
-    if args.positive_from is not None and args.positive_labels is not None:
+    given = spec.annotators_meta
+    meta: str | bool | None = False if given is not None and given.lower() == "none" else given
+    fav = _binary_favorable(spec.favorable_label)
+    if spec.positive_from is not None and spec.positive_labels is not None:
         raise CLIError("give --positive-from or --positive-labels, not both")
     try:
-        return LeWiDiDataset(path, annotators_meta=meta, split=args.split,
+        ds: MultiAnnotatorDataset = LeWiDiDataset(spec.path, annotators_meta=meta, split=spec.split,
                              favorable_label=DEFAULT_FAVORABLE if fav is None else fav,
-                             positive_from=args.positive_from, positive_labels=args.positive_labels)
+                             positive_from=spec.positive_from,
+                             positive_labels=None if spec.positive_labels is None else list(spec.positive_labels))
+        return ds
     except ValueError as exc:
         # the loader's advice names its Python arguments: say it with the command's options
         raise CLIError(str(exc).replace("positive_from=<threshold>", "--positive-from N")
@@ -235,12 +284,13 @@ def _load_lewidi(args: argparse.Namespace, path: str):
                        .replace("positive_from=", "--positive-from ")) from exc
 
 
-def _load_wikipedia(args: argparse.Namespace, path: str):
+def _load_wikipedia(spec: InputSpec) -> MultiAnnotatorDataset:
     """A Wikipedia Talk folder: the published files, or (without them) a joined annotations + comments sample
     such as ``toxicity_labelled_comments_3k_sample.csv`` with the task's demographics file when present."""
     (WikipediaTalkDataset,) = common.require("datasets", "WikipediaTalkDataset")
-    task = args.task or "toxicity"
-    folder = Path(path)
+    task = spec.task or "toxicity"
+    folder = Path(spec.path)
+    ds: MultiAnnotatorDataset
     if folder.is_file() or not (folder / f"{task}_annotations.tsv").is_file():
         samples = [folder] if folder.is_file() else sorted(folder.glob(f"{task}_labelled_comments*.csv"))
         if samples:
@@ -248,9 +298,11 @@ def _load_wikipedia(args: argparse.Namespace, path: str):
             demographics = demographics / f"{task}_worker_demographics.tsv"
             print(f"Wikipedia Talk: reading the joined sample {samples[0].name}"
                   + (f" with {demographics.name}" if demographics.is_file() else " (no demographics file)") + ".")
-            return WikipediaTalkDataset.from_labelled_sample(
+            ds = WikipediaTalkDataset.from_labelled_sample(
                 samples[0], demographics if demographics.is_file() else None, task=task)
-    return WikipediaTalkDataset(task, data_dir=path)
+            return ds
+    ds = WikipediaTalkDataset(task, data_dir=spec.path)
+    return ds
 
 
 def _binary_favorable(option: str | None) -> int | None:
@@ -261,7 +313,7 @@ def _binary_favorable(option: str | None) -> int | None:
     return int(option)
 
 
-def _fixed_favorable(option: str | None, ds, fmt: str) -> None:
+def _fixed_favorable(option: str | None, ds: MultiAnnotatorDataset, fmt: str) -> None:
     """Loaders that fix the favourable label: the option may only repeat it."""
     fav = _binary_favorable(option)
     if fav is not None and fav != common.plain(ds.favorable_label):
@@ -269,7 +321,7 @@ def _fixed_favorable(option: str | None, ds, fmt: str) -> None:
                        f"{common.plain(ds.favorable_label)}")
 
 
-def _wikipedia_split(ds, split: str):
+def _wikipedia_split(ds: MultiAnnotatorDataset, split: str) -> MultiAnnotatorDataset:
     items = ds.items
     if "split" not in items.columns:
         raise CLIError("--split: the Wikipedia comments file has no 'split' column")
@@ -282,54 +334,57 @@ def _wikipedia_split(ds, split: str):
     return ds.subset(np.isin(ds.item_ids, keep.to_numpy()))
 
 
-def _load_popquorn(args: argparse.Namespace, path: str):
+def _load_popquorn(spec: InputSpec) -> MultiAnnotatorDataset:
     from ..datasets import PopquornDataset
 
-    kwargs = {"task": args.task or "offensiveness"}
-    if args.positive_from is not None:
-        kwargs["positive_from"] = args.positive_from
-    return PopquornDataset(path, **kwargs)
+    kwargs: dict[str, Any] = {"task": spec.task or "offensiveness"}
+    if spec.positive_from is not None:
+        kwargs["positive_from"] = spec.positive_from
+    ds: MultiAnnotatorDataset = PopquornDataset(spec.path, **kwargs)
+    return ds
 
 
-def _load_csv(args: argparse.Namespace, path: str) -> Annotations:
+def _load_csv(spec: InputSpec) -> Annotations:
     from ..datasets import MultiAnnotatorDataset
 
-    missing = [o for o, v in (("--item-col", args.item_col), ("--annotator-col", args.annotator_col),
-                              ("--label-col", args.label_col)) if v is None]
-    if missing:
+    path = spec.path
+    item_col, annotator_col, label_col = spec.item_col, spec.annotator_col, spec.label_col
+    if item_col is None or annotator_col is None or label_col is None:
+        missing = [o for o, v in (("--item-col", item_col), ("--annotator-col", annotator_col),
+                                  ("--label-col", label_col)) if v is None]
         raise CLIError(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with --format csv")
-    df = common.read_csv(path, "annotations", sep=args.sep, ids=[args.item_col, args.annotator_col])
-    common.check_columns(df, {"--item-col": args.item_col, "--annotator-col": args.annotator_col,
-                              "--label-col": args.label_col}, path)
-    common.check_not_missing(df, {"--item-col": args.item_col, "--annotator-col": args.annotator_col}, path, "id")
-    if args.predictions is None and args.model is None and args.prediction_col is not None:
-        common.check_columns(df, {"--prediction-col": args.prediction_col}, path)
+    df = common.read_csv(path, "annotations", sep=spec.sep, ids=[item_col, annotator_col])
+    common.check_columns(df, {"--item-col": item_col, "--annotator-col": annotator_col, "--label-col": label_col},
+                         path)
+    common.check_not_missing(df, {"--item-col": item_col, "--annotator-col": annotator_col}, path, "id")
+    if spec.predictions is None and spec.model is None and spec.prediction_col is not None:
+        common.check_columns(df, {"--prediction-col": spec.prediction_col}, path)
     annotators = items = None
-    if args.annotators:
-        annotators = common.index_table(common.read_csv(args.annotators, "annotators", sep=args.sep,
-                                                        ids=[args.annotators_id_col, args.annotator_col],
+    if spec.annotators:
+        annotators = common.index_table(common.read_csv(spec.annotators, "annotators", sep=spec.sep,
+                                                        ids=[spec.annotators_id_col, spec.annotator_col],
                                                         first_column_id=True),
-                                        args.annotators, args.annotators_id_col, args.annotator_col)
-    if args.items:
-        items = common.index_table(common.read_csv(args.items, "items", sep=args.sep,
-                                                   ids=[args.items_id_col, args.item_col], first_column_id=True),
-                                   args.items, args.items_id_col, args.item_col)
-    label = df[args.label_col]
+                                        spec.annotators, spec.annotators_id_col, spec.annotator_col)
+    if spec.items:
+        items = common.index_table(common.read_csv(spec.items, "items", sep=spec.sep,
+                                                   ids=[spec.items_id_col, spec.item_col], first_column_id=True),
+                                   spec.items, spec.items_id_col, spec.item_col)
+    label = df[label_col]
     values = sorted(label.dropna().unique().tolist(), key=str)
     if len(values) > 2:
-        raise CLIError(f"--label-col {args.label_col!r} holds {len(values)} values {common.show_values(values)}; "
+        raise CLIError(f"--label-col {label_col!r} holds {len(values)} values {common.show_values(values)}; "
                        "binary labels are needed")
-    fav = favorable_label(args.favorable_label, label, args.label_col)
+    fav = favorable_label(spec.favorable_label, label, label_col)
     others = [v for v in values if v != fav]
     unfav = others[0] if others else (1 - fav if isinstance(fav, int) else None)
-    ds = MultiAnnotatorDataset(df[[args.item_col, args.annotator_col, args.label_col]], item_col=args.item_col,
-                               annotator_col=args.annotator_col, label_col=args.label_col, annotators=annotators,
+    ds = MultiAnnotatorDataset(df[[item_col, annotator_col, label_col]], item_col=item_col,
+                               annotator_col=annotator_col, label_col=label_col, annotators=annotators,
                                items=items, favorable_label=fav, unfavorable_label=unfav)
     return Annotations(ds, "csv", frame=df)
 
 
 # ----------------------------------------------------------------------------------------------- predictions
-def label_values(ds) -> list:
+def label_values(ds: MultiAnnotatorDataset) -> list[Any]:
     """The two label values of a dataset in the input's own values (favourable first)."""
     label_map = ds.metadata.get("label_maps", [None])[0]
     if label_map:
@@ -337,7 +392,7 @@ def label_values(ds) -> list:
     return [common.plain(ds.favorable_label), common.plain(ds.unfavorable_label)]
 
 
-def check_prediction_values(pred, allowed: list, option: str) -> None:
+def check_prediction_values(pred: Any, allowed: list[Any], option: str) -> None:
     """Predictions must be label values: a count or a score column is an error, not a silent 0/1 coding."""
     import pandas as pd
 
@@ -351,27 +406,29 @@ def check_prediction_values(pred, allowed: list, option: str) -> None:
                        f"outside the labels); expected one of the label values {common.show_values(allowed)}")
 
 
-def rating_column(args: argparse.Namespace, ann: Annotations) -> str | None:
+def rating_column(spec: InputSpec, ann: Annotations, performance: str | None) -> str | None:
     """The ratings column when ``--performance`` is a measure on ratings (mae, within_one), else None.
 
     Raises:
         CLIError: a measure on ratings for data without ratings, or with --model (which predicts labels).
     """
-    if getattr(args, "performance", None) not in RATING_MEASURES:
+    from ..opinion.options import ORDINAL_PERFORMANCES
+
+    if performance not in ORDINAL_PERFORMANCES:
         return None
     ds = ann.dataset
     col = RATING_COLUMNS.get(ann.fmt)
     if col is None or col not in ds.annotation_info.columns:
         why = ("a LeWiDi rating scale needs --positive-from or --positive-labels, which keep the raw ratings"
                if ann.fmt == "lewidi" else f"the {ann.fmt} data holds binary labels only")
-        raise CLIError(f"--performance {args.performance} compares ratings; {why}")
-    if args.model is not None:
-        raise CLIError(f"--performance {args.performance} compares predicted ratings, and --model predicts labels; "
+        raise CLIError(f"--performance {performance} compares ratings; {why}")
+    if spec.model is not None:
+        raise CLIError(f"--performance {performance} compares predicted ratings, and --model predicts labels; "
                        "give predicted ratings with --predictions FILE")
     return col
 
 
-def _binary_view(ds, ratings, option: str):
+def _binary_view(ds: MultiAnnotatorDataset, ratings: npt.NDArray[Any], option: str) -> npt.NDArray[np.int64]:
     """Predicted ratings -> the dataset's 0/1 labels, by the dataset's own binary view (threshold or label set)."""
     import numpy as np
     import pandas as pd
@@ -389,20 +446,22 @@ def _binary_view(ds, ratings, option: str):
     return (values.to_numpy(dtype=float) >= float(view["positive_from"])).astype(np.int64)
 
 
-def _classified(ds, pred, option: str, rating_col: str | None):
+def _classified(ds: MultiAnnotatorDataset, pred: Any, option: str, rating_col: str | None) -> MultiAnnotatorDataset:
     """The classified copy of ``ds``: ``pred`` are labels, or (``rating_col``) ratings whose binary view gives the
     labels."""
     if rating_col is None:
         check_prediction_values(pred, label_values(ds), option)
-        return ds.with_predictions(pred)
+        out: MultiAnnotatorDataset = ds.with_predictions(pred)
+        return out
     import numpy as np
 
     ratings = np.asarray(pred)
     labels = _binary_view(ds, ratings, option)
-    return ds.with_predictions(labels, info={rating_col: ratings.astype(float)})
+    out = ds.with_predictions(labels, info={rating_col: ratings.astype(float)})
+    return out
 
 
-def warn_one_class(classified, name: str, notes: list[str]) -> str | None:
+def warn_one_class(classified: MultiAnnotatorDataset, name: str, notes: list[str]) -> str | None:
     """Print (and add to ``notes``) the constant-classifier warning when every prediction is one label; returns
     the message (None when the predictions hold both labels)."""
     from .._labels import one_class_message
@@ -415,43 +474,44 @@ def warn_one_class(classified, name: str, notes: list[str]) -> str | None:
     return message
 
 
-def get_predictions(args: argparse.Namespace, ann: Annotations) -> Predictions:
-    """The predictions from the one source given (see :data:`PREDICTIONS_HELP`)."""
-    pred = _get_predictions(args, ann)
+def get_predictions(spec: InputSpec, ann: Annotations, performance: str | None = None) -> Predictions:
+    """The predictions from the one source given (see :data:`PREDICTIONS_HELP`); ``performance`` (audit's
+    ``--performance``) decides whether they are ratings (mae, within_one) or labels."""
+    pred = _get_predictions(spec, ann, performance)
     pred.one_class = warn_one_class(pred.classified, pred.name, pred.notes)
     return pred
 
 
-def _get_predictions(args: argparse.Namespace, ann: Annotations) -> Predictions:
-    given = [o for o, v in (("--prediction-col", args.prediction_col if ann.fmt == "csv" and
-                             args.predictions is None else None), ("--predictions", args.predictions),
-                            ("--model", args.model)) if v is not None]
+def _get_predictions(spec: InputSpec, ann: Annotations, performance: str | None) -> Predictions:
+    given = [o for o, v in (("--prediction-col", spec.prediction_col if ann.fmt == "csv" and
+                             spec.predictions is None else None), ("--predictions", spec.predictions),
+                            ("--model", spec.model)) if v is not None]
     if len(given) != 1:
         need = "--prediction-col, --predictions or --model" if ann.fmt == "csv" else "--predictions or --model"
         raise CLIError(f"give exactly one source of predictions: {need}"
                        + (f" (got {' and '.join(given)})" if given else ""))
     ds = ann.dataset
-    rating_col = rating_column(args, ann)
-    if given[0] == "--prediction-col":
-        pred = ann.frame[args.prediction_col]
-        check_prediction_values(pred, label_values(ds), f"--prediction-col {args.prediction_col!r}")
-        return Predictions(ds, ds.with_predictions(pred.to_numpy()), args.prediction_col,
-                           f"predictions from column {args.prediction_col!r}")
-    if given[0] == "--predictions":
-        return _predictions_file(args, ds, rating_col)
-    return _train_model(args, ds)
+    rating_col = rating_column(spec, ann, performance)
+    if given[0] == "--prediction-col" and spec.prediction_col is not None:
+        pred = ann.frame[spec.prediction_col]
+        check_prediction_values(pred, label_values(ds), f"--prediction-col {spec.prediction_col!r}")
+        return Predictions(ds, ds.with_predictions(pred.to_numpy()), spec.prediction_col,
+                           f"predictions from column {spec.prediction_col!r}")
+    if given[0] == "--predictions" and spec.predictions is not None:
+        return _predictions_file(spec, spec.predictions, ds, rating_col)
+    return _train_model(spec, ds)
 
 
-def _predictions_file(args: argparse.Namespace, ds, rating_col: str | None = None) -> Predictions:
+def _predictions_file(spec: InputSpec, path: str, ds: MultiAnnotatorDataset,
+                      rating_col: str | None = None) -> Predictions:
     import numpy as np
     import pandas as pd
 
-    path = args.predictions
     # subgroups has no --item-col/--annotator-col: the file's columns are then the defaults
-    item_col = getattr(args, "item_col", None) or "item"
-    annotator_col = getattr(args, "annotator_col", None) or "annotator"
-    pred_col = args.prediction_col or "prediction"
-    df = common.read_csv(path, "predictions", sep=args.sep, ids=[item_col, annotator_col])
+    item_col = spec.item_col or "item"
+    annotator_col = spec.annotator_col or "annotator"
+    pred_col = spec.prediction_col or "prediction"
+    df = common.read_csv(path, "predictions", sep=spec.sep, ids=[item_col, annotator_col])
     common.check_columns(df, {"--item-col": item_col, "--prediction-col": pred_col}, path)
     per_annotation = annotator_col in df.columns
     if rating_col is None:
@@ -467,13 +527,13 @@ def _predictions_file(args: argparse.Namespace, ds, rating_col: str | None = Non
     ids = pd.Series(ds.item_ids).astype(str)
     if per_annotation:
         ids = ids + "\x1f" + pd.Series(ds.annotator_ids).astype(str)
-    pos = pd.Index(keys).get_indexer(ids)
+    pos = pd.Index(keys).get_indexer(pd.Index(ids))
     covered = pos >= 0
     if not covered.any():
         raise CLIError(f"no row of {path} matches the annotations' {' and '.join(key_cols)} ids (first ids in the "
                        f"file: {common.show_values(df[item_col].head(3).tolist())}, in the data: "
                        f"{common.show_values(ds.item_ids[:3].tolist())})")
-    notes = []
+    notes: list[str] = []
     unused = len(df) - len(np.unique(pos[covered]))
     if not covered.all():
         n_items = len(np.unique(ds.item_ids[~covered]))
@@ -493,17 +553,17 @@ def _predictions_file(args: argparse.Namespace, ds, rating_col: str | None = Non
                        rating_column=rating_col)
 
 
-def _train_model(args: argparse.Namespace, ds) -> Predictions:
-    if args.model == "rating":
+def _train_model(spec: InputSpec, ds: MultiAnnotatorDataset) -> Predictions:
+    if spec.model == "rating":
         raise CLIError("--model rating predicts ratings, not labels: use it with subgroups --outcome ordinal")
-    if args.model not in ANNOTATION_MODELS:
-        raise CLIError(f"--model {args.model} trains on a table; annotation data takes --model "
+    if spec.model not in ANNOTATION_MODELS:
+        raise CLIError(f"--model {spec.model} trains on a table; annotation data takes --model "
                        f"{' or '.join(ANNOTATION_MODELS)}")
-    if not 0.0 < args.test_size < 1.0:
-        raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
-    train, test = ds.split([1.0 - args.test_size], shuffle=True, seed=args.seed)
+    if not 0.0 < spec.test_size < 1.0:
+        raise CLIError(f"--test-size {spec.test_size}: expected a share strictly between 0 and 1")
+    train, test = ds.split([1.0 - spec.test_size], shuffle=True, seed=spec.seed)
     learns_from = ""
-    if args.model == "majority":
+    if spec.model == "majority":
         from ..algorithms.inprocessing.majority_vote import text_columns
 
         text = text_columns(ds.items)
@@ -515,7 +575,7 @@ def _train_model(args: argparse.Namespace, ds) -> Predictions:
 
         from .._labels import OneClassPredictionWarning
 
-        model = MajorityVoteClassifier(random_state=args.seed).fit(train)
+        model = MajorityVoteClassifier(random_state=spec.seed).fit(train)
         with warnings.catch_warnings():  # the command prints its own constant-classifier warning
             warnings.simplefilter("ignore", OneClassPredictionWarning)
             classified = model.predict(test)
@@ -526,10 +586,10 @@ def _train_model(args: argparse.Namespace, ds) -> Predictions:
             raise CLIError("--model annotator-aware learns from annotator attributes and numeric item features, and "
                            "this dataset has neither; --model majority learns from the item text")
         (AnnotatorAwareClassifier,) = common.require("algorithms.inprocessing", "AnnotatorAwareClassifier")
-        classified = AnnotatorAwareClassifier(random_state=args.seed).fit(train).predict(test)
-    name = MODELS[args.model]
-    desc = (f"{name} trained{learns_from} on {common.count(train.n_items, 'item')} ({1 - args.test_size:.0%}, seed "
-            f"{args.seed}), audited on the other {common.count(test.n_items, 'item')}")
+        classified = AnnotatorAwareClassifier(random_state=spec.seed).fit(train).predict(test)
+    name = MODELS[spec.model]
+    desc = (f"{name} trained{learns_from} on {common.count(train.n_items, 'item')} ({1 - spec.test_size:.0%}, seed "
+            f"{spec.seed}), audited on the other {common.count(test.n_items, 'item')}")
     print(desc + ".")
     return Predictions(test, classified, name, desc)
 
@@ -540,98 +600,51 @@ class Table:
     """A table read for ``subgroups``: the frame, its default label column and favourable label (None: the
     options decide), columns left out by default, and lines describing it."""
 
-    frame: Any
+    frame: pd.DataFrame
     label_col: str | None = None
     favorable: Any = None
     excluded: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
-#: Adult: the label column (not named in adult.names), its favourable value (AIF360's AdultDataset: '>50K') and
-#: the census sampling weight, which describes the sample, not the person (left out unless --columns names it).
-ADULT_LABEL, ADULT_FAVORABLE, ADULT_WEIGHT = "income", ">50K", "fnlwgt"
-
-
-def adult_columns(names_file: Path) -> list[str]:
-    """The attribute names of UCI's ``adult.names`` (its ``name: values.`` lines), then the label ``income``.
-
-    Raises:
-        CLIError: the file is missing or lists no attribute.
-    """
-    import re
-
-    if not names_file.is_file():
-        raise CLIError(f"no such file or folder: {names_file} (the Adult column names, next to adult.data)")
-    names = re.findall(r"^([A-Za-z][\w-]*): ", names_file.read_text(encoding="utf-8", errors="replace"), flags=re.M)
-    if not names:
-        raise CLIError(f"{names_file} lists no attribute ('name: values.' lines)")
-    return [*names, ADULT_LABEL]
-
-
-def read_table(args: argparse.Namespace, path: str, fmt: str) -> Table:
-    """A CSV table, or UCI Adult (``adult.data`` and ``adult.test``: no header, names from ``adult.names``,
-    the test file's labels written ``>50K.``)."""
+def read_table(spec: InputSpec, fmt: str) -> Table:
+    """A CSV table, or UCI Adult (read by :func:`aif360_subjective.datasets.read_adult_table`)."""
     if fmt != "adult":
-        return Table(common.read_csv(path, "data", sep=args.sep))
-    import pandas as pd
+        return Table(common.read_csv(spec.path, "data", sep=spec.sep))
+    from ..datasets.adult import read_adult_table
 
-    p = Path(path)
-    folder = p if p.is_dir() else p.parent
-    files = [folder / f for f in ("adult.data", "adult.test") if (folder / f).is_file()] if p.is_dir() else [p]
-    columns = adult_columns(folder / "adult.names")
-    frames = []
-    for f in files:
-        # the test file opens with a '|1x3 Cross validator' line; values are padded with a space
-        df = pd.read_csv(f, header=None, names=columns, skipinitialspace=True, comment="|")
-        frames.append(df.dropna(how="all"))
-    df = pd.concat(frames, ignore_index=True)
-    df[ADULT_LABEL] = df[ADULT_LABEL].astype(str).str.rstrip(".")
-    note = (f"Read Adult {' + '.join(f.name for f in files)}: {common.count(len(df), 'row')}, label {ADULT_LABEL!r} "
-            f"(favourable {ADULT_FAVORABLE!r} unless --favorable-label), {ADULT_WEIGHT!r} (a sampling weight) "
+    adult = read_adult_table(spec.path)
+    weight = ", ".join(repr(c) for c in adult.not_attributes)
+    note = (f"Read Adult {' + '.join(f.name for f in adult.files)}: {common.count(len(adult.frame), 'row')}, label "
+            f"{adult.label!r} (favourable {adult.favorable!r} unless --favorable-label), {weight} (a sampling weight) "
             "left out unless --columns names it; '?' is a value of its own.")
     print(note)
-    return Table(df, ADULT_LABEL, ADULT_FAVORABLE, [ADULT_WEIGHT], [note])
+    return Table(adult.frame, adult.label, adult.favorable, list(adult.not_attributes), [note])
 
 
-def train_table_model(X, positive, args: argparse.Namespace, categorical: list[str] | None = None):
-    """Train a logistic regression on a stratified split of a table's rows; predict the held-out rows.
-
-    Args:
-        X: the attribute columns (categorical ones are one-hot coded, numeric ones standardised).
-        positive: bool array, truth == favourable label.
-        args: ``--test-size`` and ``--seed``.
-        categorical: numeric columns to treat as categories too (``--categorical``).
+def train_table_model(X: pd.DataFrame, positive: npt.NDArray[np.bool_], spec: InputSpec,
+                      categorical: tuple[str, ...] | None = None) -> tuple[npt.NDArray[np.int64],
+                                                                           npt.NDArray[np.int64], str]:
+    """``--model logistic``: :func:`aif360_subjective.algorithms.inprocessing.held_out_logistic` on the table's
+    rows (``--test-size``, ``--seed``, ``--categorical``), described in one sentence (printed).
 
     Returns:
         (test positions, predicted favourable 0/1 on them, description)
     """
-    import numpy as np
-    import pandas as pd
-    from sklearn.compose import ColumnTransformer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import train_test_split
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    from ..algorithms.inprocessing.table_logistic import held_out_logistic
 
-    if not 0.0 < args.test_size < 1.0:
-        raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
-    counts = np.bincount(np.asarray(positive, dtype=int), minlength=2)
-    if counts.min() < 2:
-        raise CLIError(f"--model {TABLE_MODEL} needs at least 2 rows of each label; the table has {counts[1]} "
-                       f"favourable and {counts[0]} other")
-    cat = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c]) or c in (categorical or [])]
-    num = [c for c in X.columns if c not in cat]
-    prep = ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), cat), ("num", StandardScaler(), num)])
-    rows = np.arange(len(X))
-    train, test = train_test_split(rows, test_size=args.test_size, random_state=args.seed, stratify=positive)
-    train, test = np.sort(train), np.sort(test)  # held-out rows in file order
-    model = make_pipeline(prep, LogisticRegression(max_iter=1000)).fit(X.iloc[train], positive[train])
-    pred = model.predict(X.iloc[test]).astype(int)
-    desc = (f"a logistic regression on {common.count(X.shape[1], 'attribute')} trained on "
-            f"{common.count(len(train), 'row')} ({1 - args.test_size:.0%}, stratified, seed {args.seed}), analysed "
-            f"on the other {common.count(len(test), 'row')}")
+    if not 0.0 < spec.test_size < 1.0:
+        raise CLIError(f"--test-size {spec.test_size}: expected a share strictly between 0 and 1")
+    try:
+        fit = held_out_logistic(X, positive, test_size=spec.test_size, random_state=spec.seed,
+                                categorical=categorical or ())
+    except ValueError as exc:
+        raise CLIError(f"--model {TABLE_MODEL}: {common.one_line(exc)}") from exc
+    desc = (f"a logistic regression on {common.count(fit.n_attributes, 'attribute')} trained on "
+            f"{common.count(fit.n_train, 'row')} ({1 - spec.test_size:.0%}, stratified, seed {spec.seed}), analysed "
+            f"on the other {common.count(len(fit.test_rows), 'row')}")
     print(desc[0].upper() + desc[1:] + ".")
-    return test, pred, desc
+    return fit.test_rows, fit.predictions, desc
 
 
 #: An item column with at most this many distinct values is a category subgroups can be described by; a panel of at
@@ -641,7 +654,7 @@ MAX_CATEGORIES = 20
 NOT_ITEM_ATTRIBUTES = ("hard_label", "soft_label", "split", "annotation_task", "lang")
 
 
-def item_categories(ds) -> list[str]:
+def item_categories(ds: MultiAnnotatorDataset) -> list[str]:
     """The item columns that describe an item by a category (MD-Agreement ``domain``, ConvAbuse ``bot``,
     MultiPICo ``source``): strings with 2 to :data:`MAX_CATEGORIES` distinct values over the data's items, not
     free text and not labels or bookkeeping (:data:`NOT_ITEM_ATTRIBUTES`)."""

@@ -3,36 +3,85 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .._param_tables import OPINION_PARAMS
 from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..datasets import MultiAnnotatorDataset
+
+#: The command's name.
+NAME = "audit"
 #: A numeric attribute with more distinct values than this makes one group per value: say so.
 MANY_VALUES = 10
+#: The groupings the command offers: the table's names but "discovered" (its clusterer options are the library's).
+GROUPINGS = tuple(g for g in OPINION_PARAMS.choices("grouping") if g != "discovered")
 
 
-def _attributes(args: argparse.Namespace, ds, fmt: str = "csv") -> list[str] | None:
+@dataclass(frozen=True)
+class AuditSpec:
+    """The options of ``audit``, typed (built from the parsed namespace by :meth:`from_namespace`).
+
+    Attributes:
+        inputs: how the annotations and the predictions are read.
+        grouping, adr_fit, attributes, bins, min_group_size, warn_group_size, performance: the analysis
+            (:class:`~aif360_subjective.metrics.OpinionExclusionMetric`'s options; ``bins`` as typed).
+        ci, n_boot: the intervals (``ci`` None: the paper's raw figures).
+        out: the HTML report's path, if any.
+        discover, max_conditions, adjust, min_annotators, n_perm: whose opinions are excluded (``--discover``:
+            :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups`).
+    """
+
+    inputs: inputs.InputSpec
+    grouping: str = "adr"
+    adr_fit: str = "same"
+    attributes: tuple[str, ...] | None = None
+    bins: str = "5"
+    min_group_size: int = 1
+    warn_group_size: int = 5
+    ci: float | None = 0.95
+    n_boot: int = 1000
+    performance: str = "accuracy"
+    out: str | None = None
+    discover: bool = False
+    max_conditions: int = 2
+    adjust: str = "none"
+    min_annotators: int = 5
+    n_perm: int = 999
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> AuditSpec:
+        """The command's boundary: the namespace as a spec."""
+        return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.annotations))
+
+
+def _attributes(spec: AuditSpec, ds: MultiAnnotatorDataset, fmt: str = "csv") -> list[str] | None:
     """``--attributes`` checked against the annotator table (only meaningful with ``--grouping demographic``)."""
-    if args.grouping == "demographic" and not len(ds.annotators.columns):
+    if spec.grouping == "demographic" and not len(ds.annotators.columns):
         where = ("give --annotators CSV, a table with one row per annotator whose columns are the attributes"
                  if fmt == "csv" else
                  "this data has no annotator table (LeWiDi: the *_annotators_meta.json, see --annotators-meta)")
         raise CLIError(f"--grouping demographic needs annotator attributes, and there are none: {where}")
-    if args.attributes is None:
+    if spec.attributes is None:
         return None
-    if args.grouping != "demographic" and not args.discover:
-        raise CLIError(f"--attributes applies to --grouping demographic or --discover, not --grouping {args.grouping}")
+    if spec.grouping != "demographic" and not spec.discover:
+        raise CLIError(f"--attributes applies to --grouping demographic or --discover, not --grouping {spec.grouping}")
     known = list(ds.annotators.columns)
-    for a in args.attributes:
-        if a not in known and not (args.discover and a == "adr"):
+    for a in spec.attributes:
+        if a not in known and not (spec.discover and a == "adr"):
             raise CLIError(f"--attributes {a!r} is not an annotator attribute (attributes: "
                            f"{common.show_values(known, limit=12)})")
-    return list(args.attributes)
+    return list(spec.attributes)
 
 
-def demographic_notes(ds, attrs: list[str], groups) -> list[str]:
+def demographic_notes(ds: MultiAnnotatorDataset, attrs: list[str], groups: pd.DataFrame) -> list[str]:
     """Why annotators are missing from a demographic grouping, and groups too fine to compare (counted on the
     group table ``groups`` of the analysis, after any merging by --min-group-size)."""
     import pandas as pd
@@ -58,78 +107,89 @@ def demographic_notes(ds, attrs: list[str], groups) -> list[str]:
     return notes
 
 
+#: What to try after running out of memory (options of this command only).
+MEMORY_HINT = "try a smaller input (--split), fewer bootstrap replicates (--n-boot) or no intervals (--ci none)"
+
 #: Options whose Python names library sentences may use (``adr_fit='cross'``): printed as the options.
 CONSOLE_FLAGS = ("--grouping", "--adr-fit", "--bins", "--performance", "--attributes")
 
 def run(args: argparse.Namespace) -> int:
+    """The command's boundary: the parsed namespace becomes an :class:`AuditSpec`."""
+    return audit(AuditSpec.from_namespace(args))
+
+
+def audit(spec: AuditSpec) -> int:
+    """Run the opinion-exclusion audit the spec describes; print the answer (and write the report)."""
     common.matplotlib_agg()
-    common.bins(args.bins)  # a malformed --bins fails before any reading
-    ann = inputs.load_annotations(args, args.annotations)
-    attrs = _attributes(args, ann.dataset, ann.fmt)
+    common.bins(spec.bins)  # a malformed --bins fails before any reading
+    ann = inputs.load_annotations(spec.inputs)
+    attrs = _attributes(spec, ann.dataset, ann.fmt)
     (OpinionExclusionMetric,) = common.require("metrics", "OpinionExclusionMetric")
     with common.steps(["predictions", "opinion-exclusion audit", "writing the report"]) as step:
         step("predictions")
-        pred = inputs.get_predictions(args, ann)
+        pred = inputs.get_predictions(spec.inputs, ann, spec.performance)
         ds = pred.dataset
         step("opinion-exclusion audit")
         library_notes: list[str] = []
         with common.quiet_thin_group_warnings(library_notes):  # thin groups: one line below, not a warning
-            metric = OpinionExclusionMetric(ds, pred.classified, grouping=args.grouping,
-                                            bins=common.bins(args.bins), performance=args.performance,
-                                            attributes=attrs, min_group_size=args.min_group_size,
-                                            warn_group_size=args.warn_group_size, rating_column=pred.rating_column,
-                                            adr_fit=args.adr_fit)
+            metric = OpinionExclusionMetric(ds, pred.classified, grouping=spec.grouping,
+                                            bins=common.bins(spec.bins), performance=spec.performance,
+                                            attributes=attrs, min_group_size=spec.min_group_size,
+                                            warn_group_size=spec.warn_group_size, rating_column=pred.rating_column,
+                                            adr_fit=spec.adr_fit)
         from ..report.answer import opinion_answer
         from ..report.sections import thin_group_line
 
-        ci, n_boot, seed = args.ci, args.n_boot, args.seed
+        ci, n_boot, seed = spec.ci, spec.n_boot, spec.inputs.seed
         answer = opinion_answer({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed)
         summary = common.opinion_interval_frame({pred.name: metric}, ci, n_boot, seed)
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
         thin = thin_group_line(pred.name, metric)
-        grouping = metric.grouping_report()
+        grouping = metric.grouping_summary()
         notes = [f"favourable label: {common.show(ann.favorable)}", f"Grouping: {grouping.summary()}.",
                  *library_notes]
         if metric.grouping == "adr":  # which ADR fit the figures use, and that the verdict's test is cross-fitted
             notes.append("ADR bins fitted on the scored annotations (the paper's method, --adr-fit same); the test "
-                         "behind the verdict is cross-fitted." if args.adr_fit == "same" else
+                         "behind the verdict is cross-fitted." if spec.adr_fit == "same" else
                          "ADR bins cross-fitted (--adr-fit cross): bins from one half of the items, accuracy on the "
                          "other, both ways; the test behind the verdict is cross-fitted too.")
-        if args.grouping == "demographic":
+        if spec.grouping == "demographic":
             used = attrs or [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
             notes += demographic_notes(ds, used, groups)
-        ex = discovery(args, metric, attrs) if args.discover else None
+        ex = discovery(spec, metric, attrs) if spec.discover else None
         step("writing the report")
         path = None
-        if args.out:
+        if spec.out:
             from ..report import Report, Section
             from ..report.sections import opinion_sections
 
-            report = Report(f"Opinion-exclusion audit of {Path(args.annotations).name}",
+            report = Report(f"Opinion-exclusion audit of {Path(spec.inputs.path).name}",
                             summary=[f"{common.count(len(ds.labels), 'annotation')} of "
                                      f"{common.count(ds.n_items, 'item')} by "
                                      f"{common.count(ds.n_annotators, 'annotator')}; {pred.description}; "
                                      f"favourable label {common.show(ann.favorable)}."])
             report.add_facts(answer.facts)
             report.fact("unfairness", summary.loc[pred.name, "unfairness"])
-            report.fact(f"{args.performance} (mean over groups)", summary.loc[pred.name, "performance"])
+            report.fact(f"{spec.performance} (mean over groups)", summary.loc[pred.name, "performance"])
             report.extend(opinion_sections({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed))
             if ex is not None:
                 from ..report.sections import excluded_groups_section
 
                 report.extend([excluded_groups_section(ex)])
             # how the data was read and grouped: details, after the answer and the rankings
-            report.extend([Section("Data and grouping notes").text(*ann.notes[1:], *pred.notes, *notes)])
+            data_notes = Section("Data and grouping notes")
+            data_notes.text(*ann.notes[1:], *pred.notes, *notes)
+            report.extend([data_notes])
             # the library's sentences name Python options; the report of a command names the command's options
             report.rewrite_text(lambda text: common.cli_words(text, CONSOLE_FLAGS))
-            path = common.save_report(report, args.out)
+            path = common.save_report(report, spec.out)
     print(common.cli_words(answer.text(), CONSOLE_FLAGS))
     print()
     for note in notes:
         print(common.cli_words(note, CONSOLE_FLAGS))
     print()
-    common.print_frame(summary, f"Opinion-exclusion audit ({args.performance}, grouping {args.grouping}):")
+    common.print_frame(summary, f"Opinion-exclusion audit ({spec.performance}, grouping {spec.grouping}):")
     if ci is not None:
         print(common.interval_note(ci, n_boot, seed))
     if thin is not None:
@@ -151,26 +211,26 @@ def run(args: argparse.Namespace) -> int:
 SHOWN_FINDINGS = 10
 
 
-def discovery(args: argparse.Namespace, metric, attrs: list[str] | None):
+def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
     """``--discover``: whose opinions are excluded (:meth:`OpinionExclusionMetric.excluded_groups`)."""
     from ..opinion.excluded import DISCOVERY_PERFORMANCES
 
-    if args.performance not in DISCOVERY_PERFORMANCES:
-        raise CLIError(f"--discover compares a mean of per-annotation scores; --performance {args.performance} is not "
+    if spec.performance not in DISCOVERY_PERFORMANCES:
+        raise CLIError(f"--discover compares a mean of per-annotation scores; --performance {spec.performance} is not "
                        f"one: use one of {', '.join(DISCOVERY_PERFORMANCES)}")
     if not len(metric.dataset.annotators.columns) and attrs != ["adr"]:
         raise CLIError("--discover needs annotator attributes, and this data has none (give --annotators CSV), or "
                        "--attributes adr for the disagreement rate alone")
     try:
-        ex = metric.excluded_groups(attributes=attrs, max_conditions=args.max_conditions, adjust=args.adjust,
-                                    n_perm=args.n_perm, min_annotators=args.min_annotators,
-                                    performance=args.performance, random_state=args.seed)
+        ex = metric.excluded_groups(attributes=attrs, max_conditions=spec.max_conditions, adjust=spec.adjust,
+                                    n_perm=spec.n_perm, min_annotators=spec.min_annotators,
+                                    performance=spec.performance, random_state=spec.inputs.seed)
     except ValueError as err:
         raise CLIError(f"--discover: {common.cli_words(str(err), DISCOVER_FLAGS)}") from None
     return ex
 
 
-def print_discovery(ex) -> None:
+def print_discovery(ex: Any) -> None:
     """The answer line of ``--discover``, what was searched, and the groups found."""
     print()
     print("Whose opinions are excluded: " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
@@ -187,10 +247,10 @@ def print_discovery(ex) -> None:
 DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-perm", "--attributes", "--performance")
 
 
-def add_parser(sub) -> None:
-    """Add the command to the subparsers ``sub``."""
-    audit = sub.add_parser(
-        "audit", help="opinion-exclusion audit of predictions on multi-annotator data",
+def add_parser(sub: Any) -> common.Parser:
+    """Add the command to the subparsers ``sub``; return its parser."""
+    audit: common.Parser = sub.add_parser(
+        NAME, help="opinion-exclusion audit of predictions on multi-annotator data",
         description="Measure how unequally predictions serve the opinions of different annotators (Balayn et al. "
                     "2019): annotators grouped (by default by their disagreement rate with the majority), the "
                     "model's performance per group, unfairness = standard deviation across groups. The favourable "
@@ -220,34 +280,30 @@ def add_parser(sub) -> None:
     inputs.add_input_options(audit)
     audit.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                        f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
-    audit.add_argument("--grouping", default="adr", choices=["adr", "ambiguity", "popularity", "demographic"],
-                       help="how annotators (or annotations) are grouped (default: adr)")
-    audit.add_argument("--adr-fit", default="same", choices=["same", "cross"],
-                       help="--grouping adr: fit the ADR bins on the scored annotations (same, the paper's method; "
-                            "default) or on the other half of the items, both ways (cross: no sorting artefact)")
+    rule = OPINION_PARAMS["grouping"]
+    audit.add_argument("--grouping", default=rule.default, choices=GROUPINGS, help=common.choices_help(rule))
+    rule = OPINION_PARAMS["adr_fit"]
+    audit.add_argument("--adr-fit", default=rule.default, choices=rule.choices,
+                       help="--grouping adr: " + common.choices_help(rule) + "; cross has no sorting artefact")
     audit.add_argument("--attributes", nargs="+", metavar="A", help="--grouping demographic: the annotator "
                        "attributes whose intersections are the groups (default: all of them)")
     audit.add_argument("--bins", default="5", metavar="B",
                        help="groups: an int (equal-width bins), 'quantile:N' or edges '0,0.2,0.5,1' (default: 5)")
-    audit.add_argument("--min-group-size", type=common.positive_int, default=1, metavar="N",
-                       help="smaller groups are merged with a neighbour (default: 1 = every group counts)")
-    audit.add_argument("--warn-group-size", type=common.nonnegative_int, default=5, metavar="N",
-                       help="name the groups with fewer than N annotators and their share of the unfairness "
-                            "(default: 5; 0 = never)")
-    audit.add_argument("--ci", type=common.ci_level, default=0.95, metavar="L",
+    for name in ("min_group_size", "warn_group_size"):
+        rule = OPINION_PARAMS[name]
+        audit.add_argument("--" + name.replace("_", "-"), type=common.option_type(rule), default=rule.default,
+                           metavar="N", help=common.choices_help(rule))
+    audit.add_argument("--ci", type=common.option_type(OPINION_PARAMS["ci"], none=True),
+                       default=OPINION_PARAMS.default("ci"), metavar="L",
                        help="confidence level of the bootstrap intervals next to the unfairness, the performance "
                             "and every group's value; 'none' for the paper's raw figures (default: 0.95)")
-    audit.add_argument("--n-boot", type=common.boot_count, default=1000, metavar="N",
+    audit.add_argument("--n-boot", type=common.boot_count, default=OPINION_PARAMS.default("n_boot"), metavar="N",
                        help=f"bootstrap replicates of the intervals, {common.MIN_BOOT} to {common.MAX_BOOT:,} "
                             "(default: 1000; the seed is --seed)")
-    audit.add_argument("--performance", default="accuracy",
-                       choices=["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate",
-                                "false_positive_rate", "false_negative_rate", "precision", "f1",
-                                *inputs.RATING_MEASURES],
-                       help="performance measure per annotator (default: accuracy); on ordinal ratings (POPQUORN "
-                            "1-5, CSC 1-6, ConvAbuse -3..1) mae (mean absolute error, lower is better) or within_one "
-                            "(share of predicted ratings at most one point off), with --predictions FILE holding "
-                            "predicted ratings")
+    rule = OPINION_PARAMS["performance"]
+    audit.add_argument("--performance", default=rule.default, choices=rule.choices,
+                       help=common.choices_help(rule) + "; the measures on ratings (POPQUORN 1-5, CSC 1-6, ConvAbuse "
+                            "-3..1) need --predictions FILE holding predicted ratings")
     disc = audit.add_argument_group("whose opinions are excluded (--discover)")
     disc.add_argument("--discover", action="store_true",
                       help="also search every conjunction of annotator attribute values (--attributes, default all; "
@@ -255,7 +311,7 @@ def add_parser(sub) -> None:
                            "annotators, with the family-wise error held by a max-T over annotator permutations")
     disc.add_argument("--max-conditions", type=int, choices=[1, 2, 3], default=2,
                       help="most attribute values per group (default: 2)")
-    disc.add_argument("--adjust", choices=["none", "items"], default="none",
+    disc.add_argument("--adjust", choices=OPINION_PARAMS.choices("adjust"), default=OPINION_PARAMS.default("adjust"),
                       help="items: compare each annotation with the other annotations of its item, so that a group "
                            "that saw harder items is not called excluded (default: none)")
     disc.add_argument("--min-annotators", type=int, default=5, metavar="N",
@@ -263,4 +319,5 @@ def add_parser(sub) -> None:
     disc.add_argument("--n-perm", type=int, default=999, metavar="N",
                       help="permutations of annotators (default: 999; every one with at most 8 annotators)")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
-    audit.set_defaults(func=run)
+    audit.set_defaults(func=run, memory_hint=MEMORY_HINT)
+    return audit

@@ -4,46 +4,91 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from . import _common as common
 from ._common import CLIError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: The command's name.
+NAME = "crowdtruth"
+
+
+@dataclass(frozen=True)
+class CrowdTruthSpec:
+    """The options of ``crowdtruth``, typed.
+
+    Attributes:
+        annotations: the judgments file.
+        unit_col, worker_col, label_col: its columns.
+        separator: splits a label cell into several labels (multiple choice).
+        sep: the file's field separator (None: detected).
+        open_ended: an open-ended task.
+        out: the output folder.
+    """
+
+    annotations: str
+    unit_col: str
+    worker_col: str
+    label_col: str
+    separator: str | None = None
+    sep: str | None = None
+    open_ended: bool = False
+    out: str = "crowdtruth_scores"
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> CrowdTruthSpec:
+        """The command's boundary: the namespace as a spec."""
+        return common.spec_from(cls, args)
+
 #: A label column with at least this many distinct answers is probably not a label column.
 MANY_LABELS = 100
 
+#: What to try after running out of memory (this command has no option that trades memory for precision).
+MEMORY_HINT = "try a smaller input (fewer units or workers per file)"
 
-def _distinct_labels(labels, separator: str | None) -> int:
+
+def _distinct_labels(labels: pd.Series, separator: str | None) -> int:
     if separator:
         labels = labels.astype(str).str.split(separator, regex=False).explode().str.strip()
     return int(labels.nunique())
 
 
 def run(args: argparse.Namespace) -> int:
-    df = common.read_csv(args.annotations, "annotations", sep=args.sep, ids=[args.unit_col, args.worker_col])
-    common.check_columns(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col,
-                        "--label-col": args.label_col}, args.annotations)
-    common.check_not_missing(df, {"--unit-col": args.unit_col, "--worker-col": args.worker_col}, args.annotations,
+    """The command's boundary: the parsed namespace becomes a :class:`CrowdTruthSpec`."""
+    return crowdtruth(CrowdTruthSpec.from_namespace(args))
+
+
+def crowdtruth(spec: CrowdTruthSpec) -> int:
+    """Compute the scores the spec describes; write the three files and print the lowest worker scores."""
+    df = common.read_csv(spec.annotations, "annotations", sep=spec.sep, ids=[spec.unit_col, spec.worker_col])
+    common.check_columns(df, {"--unit-col": spec.unit_col, "--worker-col": spec.worker_col,
+                        "--label-col": spec.label_col}, spec.annotations)
+    common.check_not_missing(df, {"--unit-col": spec.unit_col, "--worker-col": spec.worker_col}, spec.annotations,
                              "id")
-    df = df[[args.unit_col, args.worker_col, args.label_col]]
-    if df[args.label_col].isna().any():
-        row = int(df[args.label_col].isna().to_numpy().argmax())
-        raise CLIError(f"--label-col {args.label_col!r} is empty at row {row}")
-    n_values = _distinct_labels(df[args.label_col], args.separator)
-    if n_values >= MANY_LABELS and not args.open_ended:
+    df = df[[spec.unit_col, spec.worker_col, spec.label_col]]
+    if df[spec.label_col].isna().any():
+        row = int(df[spec.label_col].isna().to_numpy().argmax())
+        raise CLIError(f"--label-col {spec.label_col!r} is empty at row {row}")
+    n_values = _distinct_labels(df[spec.label_col], spec.separator)
+    if n_values >= MANY_LABELS and not spec.open_ended:
         # every distinct value is an answer option of its own: hundreds of them mean an id or text column
-        print(common.console_text(f"{common.PROG} crowdtruth: warning: --label-col {args.label_col!r} holds "
+        print(common.console_text(f"{common.PROG} crowdtruth: warning: --label-col {spec.label_col!r} holds "
                                   f"{n_values:,} distinct values, each scored as a separate answer option; is it the "
                                   "label column? (--open-ended for free-text answers)"), file=sys.stderr)
-    if args.separator:
-        df = df.assign(**{args.label_col: df[args.label_col].astype(str).str.split(args.separator)
+    if spec.separator:
+        df = df.assign(**{spec.label_col: df[spec.label_col].astype(str).str.split(spec.separator)
                           .map(lambda xs: [x.strip() for x in xs if x.strip()])})
-    out = Path(args.out)
+    out = Path(spec.out)
     if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {args.out!r} exists and is not a folder")
+        raise CLIError(f"--out {spec.out!r} exists and is not a folder")
     (crowdtruth_scores,) = common.require("quality", "crowdtruth_scores")
-    res = crowdtruth_scores(df, unit_col=args.unit_col, worker_col=args.worker_col, label_col=args.label_col,
-                            open_ended=args.open_ended, progress=common.progress_enabled())
+    res = crowdtruth_scores(df, unit_col=spec.unit_col, worker_col=spec.worker_col, label_col=spec.label_col,
+                            open_ended=spec.open_ended, progress=common.progress_enabled())
     from .._io import write_csv_files
 
     # the three files as one set (none changed if one fails); text cells starting with =, +, -, @ are quoted
@@ -58,9 +103,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """Add the command to the subparsers ``sub``."""
-    ct = sub.add_parser("crowdtruth", help="CrowdTruth 2.0 unit, worker and annotation quality scores",
+def add_parser(sub: Any) -> common.Parser:
+    """Add the command to the subparsers ``sub``; return its parser."""
+    ct: common.Parser = sub.add_parser(NAME, help="CrowdTruth 2.0 unit, worker and annotation quality scores",
                         description="Compute CrowdTruth 2.0 quality scores and write units.csv, workers.csv and "
                                     "annotations.csv.")
     ct.add_argument("annotations", metavar="ANNOTATIONS.csv", help="one row per judgment")
@@ -74,4 +119,5 @@ def add_parser(sub) -> None:
     ct.add_argument("--open-ended", action="store_true", help="open-ended task (annotation quality held at 1)")
     ct.add_argument("--out", default="crowdtruth_scores", metavar="DIR",
                     help="output folder (default: %(default)s)")
-    ct.set_defaults(func=run)
+    ct.set_defaults(func=run, memory_hint=MEMORY_HINT)
+    return ct

@@ -6,29 +6,68 @@ Only argparse is imported at start-up: Panel, the data loaders and the analysis 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
+from .subgroups import FeatureSpec, add_analysis_options, table_rows
+
+#: The command's name.
+NAME = "dashboard"
+#: What to try after running out of memory (options of this command only).
+MEMORY_HINT = "try a smaller input (--split) or fewer attribute columns (--columns, --exclude)"
 
 
-def _source_options(args: argparse.Namespace) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class DashboardSpec:
+    """The options of ``dashboard``, typed.
+
+    Attributes:
+        inputs: how the data and the predictions are read (as ``subgroups`` or ``audit`` reads them).
+        features: the columns describing a subgroup.
+        clustering, n_clusters, entropy_threshold: the subgroup tab's initial settings.
+        port: the port (0: a free one).
+        address: the interface to listen on.
+        allow_websocket_origin: pages besides localhost:PORT allowed to open the websocket.
+        no_browser: do not open a browser tab.
+    """
+
+    inputs: inputs.InputSpec
+    features: FeatureSpec = FeatureSpec()
+    clustering: str = "slink"
+    n_clusters: int | None = None
+    entropy_threshold: float = 0.65
+    port: int = 5006
+    address: str = "127.0.0.1"
+    allow_websocket_origin: tuple[str, ...] | None = None
+    no_browser: bool = False
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> DashboardSpec:
+        """The command's boundary: the namespace as a spec."""
+        return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
+                                features=common.spec_from(FeatureSpec, args))
+
+
+def _source_options(spec: DashboardSpec) -> tuple[str, ...]:
     """The input options as typed, for the dashboard's equivalent commands."""
     out: list[str] = []
     for name in ("label_col", "prediction_col", "item_col", "annotator_col", "annotators", "items", "favorable_label",
                  "format", "sep", "split", "task", "positive_from", "predictions", "annotators_meta"):
-        value = getattr(args, name, None)
+        value = getattr(spec.inputs, name)
         if value is not None:
             out += [f"--{name.replace('_', '-')}", str(value)]
     for name in ("columns", "exclude"):
-        if getattr(args, name, None):
-            out += [f"--{name}", *getattr(args, name)]
+        values = getattr(spec.features, name)
+        if values:
+            out += [f"--{name}", *values]
     return tuple(out)
 
 
-def _dashboard(args: argparse.Namespace) -> Any:
+def _dashboard(spec: DashboardSpec) -> Any:
     """Read the data as ``subgroups`` (a CSV table) or ``audit`` (annotation data) does, and build the dashboard."""
     try:
         from ..dashboard import Dashboard
@@ -38,44 +77,43 @@ def _dashboard(args: argparse.Namespace) -> Any:
         require_panel()
     except ImportError as exc:
         raise CLIError(f"{exc}") from None
-    fmt = inputs.detect_format(args.data, args.format)
-    source = Source(args.data, _source_options(args), Path(args.data).name)
-    settings = SubgroupSettings(clustering=args.clustering, n_clusters=args.n_clusters,
-                                entropy_threshold=args.entropy_threshold,
-                                categorical=tuple(args.categorical) if args.categorical else None)
-    if fmt in inputs.TABLE_FORMATS and args.item_col is None:  # a table with truth and predictions
+    fmt = inputs.detect_format(spec.inputs.path, spec.inputs.format)
+    source = Source(spec.inputs.path, _source_options(spec), Path(spec.inputs.path).name)
+    settings = SubgroupSettings(clustering=spec.clustering, n_clusters=spec.n_clusters,
+                                entropy_threshold=spec.entropy_threshold,
+                                categorical=tuple(spec.features.categorical) if spec.features.categorical else None)
+    given = spec.inputs
+    if fmt in inputs.TABLE_FORMATS and given.item_col is None:  # a table with truth and predictions
         import numpy as np
 
-        from . import subgroups
-
-        X, y_true, y_pred, fav, notes, model, _ = subgroups._table_rows(args, fmt)
+        X, y_true, y_pred, fav, notes, model, _ = table_rows(spec.inputs, spec.features, fmt)
         # the data tab shows truth and predictions as labels again (the favourable one and the other)
         other = 1 - fav if isinstance(fav, int) and fav in (0, 1) else f"not {fav}"
-        label = args.label_col or "truth"
-        pred = args.prediction_col or f"prediction ({model})"
-        table = X.assign(**{label: np.where(y_true == 1, fav, other), pred: np.where(y_pred == 1, fav, other)})
-        return Dashboard(table, label_col=label, prediction_col=pred, favorable_label=fav, features=list(X.columns),
-                         seed=args.seed, source=source, subgroups=settings)
-    if args.model is not None:
+        label = given.label_col or "truth"
+        pred_col = given.prediction_col or f"prediction ({model})"
+        table = X.assign(**{label: np.where(y_true == 1, fav, other), pred_col: np.where(y_pred == 1, fav, other)})
+        return Dashboard(table, label_col=label, prediction_col=pred_col, favorable_label=fav,
+                         features=list(X.columns), seed=given.seed, source=source, subgroups=settings)
+    if given.model is not None:
         raise CLIError("--model does not apply to annotation data in the dashboard: it trains Model 1 (majority "
                        "vote: TF-IDF of the item text, or the numeric item features) and Model 2 (annotator-aware) "
                        "itself on a by-item split (--test-size, --seed) and compares them; leave --model out")
-    ann = inputs.load_annotations(args, args.data)
+    ann = inputs.load_annotations(given)
     ds = ann.dataset
     from ..algorithms.inprocessing.majority_vote import text_columns
 
     trainable = ds.item_feature_names or text_columns(ds.items) or len(ds.annotators.columns)
-    if not trainable and args.predictions is None and args.prediction_col is None:
-        raise CLIError(f"the items of {Path(args.data).name} have neither text nor numeric features and the "
+    if not trainable and given.predictions is None and given.prediction_col is None:
+        raise CLIError(f"the items of {Path(given.path).name} have neither text nor numeric features and the "
                        "annotators no attributes, so no model can be trained; give the predictions with "
                        "--predictions FILE (or --prediction-col for a CSV)")
     predictions = None
-    if args.predictions is not None or args.prediction_col is not None:
-        pred = inputs.get_predictions(args, ann)
+    if given.predictions is not None or given.prediction_col is not None:
+        pred = inputs.get_predictions(given, ann)
         if len(pred.classified.labels) != len(ann.dataset.labels):
             raise CLIError("the predictions cover only part of the annotations; the dashboard needs one per annotation")
         predictions = {pred.name: pred.classified}
-    return Dashboard(annotations=ann.dataset, predictions=predictions, test_size=args.test_size, seed=args.seed,
+    return Dashboard(annotations=ann.dataset, predictions=predictions, test_size=given.test_size, seed=given.seed,
                      source=source, subgroups=settings)
 
 
@@ -91,21 +129,27 @@ def port_number(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command's boundary: the parsed namespace becomes a :class:`DashboardSpec`."""
+    return dashboard(DashboardSpec.from_namespace(args))
+
+
+def dashboard(spec: DashboardSpec) -> int:
+    """Build the dashboard the spec describes and serve it until Ctrl-C."""
     common.matplotlib_agg()
-    dashboard = _dashboard(args)
-    origins = [o for arg in args.allow_websocket_origin or [] for o in arg.split(",") if o]
+    app = _dashboard(spec)
+    origins = [o for arg in spec.allow_websocket_origin or () for o in arg.split(",") if o]
     try:
-        dashboard.serve(port=args.port, show=not args.no_browser, address=args.address,
-                        allow_websocket_origin=origins, verbose=True)
+        app.serve(port=spec.port, show=not spec.no_browser, address=spec.address, allow_websocket_origin=origins,
+                  verbose=True)
     except OSError as exc:
-        raise CLIError(f"cannot listen on {args.address} port {args.port}: {exc.strerror or exc}") from None
+        raise CLIError(f"cannot listen on {spec.address} port {spec.port}: {exc.strerror or exc}") from None
     return 0
 
 
-def add_parser(sub: Any) -> None:
-    """Add the command to the subparsers ``sub``."""
-    d = sub.add_parser(
-        "dashboard", help="the interactive dashboard in a browser tab (extra [dashboard])",
+def add_parser(sub: Any) -> common.Parser:
+    """Add the command to the subparsers ``sub``; return its parser."""
+    d: common.Parser = sub.add_parser(
+        NAME, help="the interactive dashboard in a browser tab (extra [dashboard])",
         description="Serve the interactive dashboard: the data with sorting and column filters, subgroup discovery "
                     "whose k and entropy threshold re-cut the clustering without recomputing it, the "
                     "opinion-exclusion audit of trained models on held-out items, and mitigations (CrowdTruth "
@@ -132,14 +176,7 @@ def add_parser(sub: Any) -> None:
                    f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
     d.add_argument("--columns", nargs="+", metavar="C", help="table: attribute columns to use (default: all others)")
     d.add_argument("--exclude", nargs="+", metavar="C", help="table: columns to leave out (e.g. ids)")
-    d.add_argument("--categorical", nargs="+", metavar="C", help="categorical columns (default: detected)")
-    d.add_argument("--clustering", default="slink",
-                   choices=["slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward"],
-                   help="initial clustering method (default: slink)")
-    d.add_argument("--n-clusters", type=common.positive_int, default=None, metavar="K",
-                   help="initial number of clusters (default: chosen by x-means)")
-    d.add_argument("--entropy-threshold", type=common.unit_float, default=0.65, metavar="T",
-                   help="initial entropy threshold (default: 0.65)")
+    add_analysis_options(d, initial="initial setting: ")
     d.add_argument("--port", type=port_number, default=5006, metavar="PORT",
                    help="port (default: 5006; 0 = a free one)")
     d.add_argument("--address", default="127.0.0.1", metavar="ADDR",
@@ -149,4 +186,5 @@ def add_parser(sub: Any) -> None:
                    help="pages besides localhost:PORT and 127.0.0.1:PORT allowed to open the dashboard's websocket "
                         "(the names other machines use for this one, with --address)")
     d.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
-    d.set_defaults(func=run)
+    d.set_defaults(func=run, memory_hint=MEMORY_HINT)
+    return d

@@ -3,18 +3,51 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .._param_tables import OPINION_PARAMS
 from . import _common as common
 from ._common import CLIError
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def _annotator_frame(ds):
+    from ..datasets import MultiAnnotatorDataset
+
+#: The command's name.
+NAME = "demo"
+
+
+@dataclass(frozen=True)
+class DemoSpec:
+    """The options of ``demo``, typed.
+
+    Attributes:
+        out: the output folder.
+        seed: seed of the generated data and the models.
+        adr_fit: how the ADR bins are fitted (the opinion table's ``adr_fit``).
+        n_items: items to generate.
+    """
+
+    out: str = "aif360_subjective_demo"
+    seed: int = 0
+    adr_fit: str = "same"
+    n_items: int = 2000
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> DemoSpec:
+        """The command's boundary: the namespace as a spec."""
+        return common.spec_from(cls, args)
+
+
+def _annotator_frame(ds: MultiAnnotatorDataset) -> pd.DataFrame:
     """Annotator demographics per annotation row, as strings ("unknown" where missing)."""
     import numpy as np
 
     attrs = [c for c in ds.protected_attribute_names if c in ds.annotators.columns]
-    table = ds.annotators.reindex(ds.annotator_ids)[attrs].astype(object)
+    table: pd.DataFrame = ds.annotators.reindex(ds.annotator_ids)[attrs].astype(object)
     table = table.where(table.notna(), "unknown").astype(str)
     table.index = np.arange(len(table))
     return table
@@ -24,23 +57,32 @@ def _annotator_frame(ds):
 KIND_NOUNS = {"regular": "regular annotator", "minority": "minority annotator", "spammer": "spammer"}
 
 
-def _kinds(counts) -> str:
-    return ", ".join(common.count(int(v), KIND_NOUNS.get(k, str(k))) for k, v in counts.items())
+def _kinds(counts: pd.Series) -> str:
+    return ", ".join(common.count(int(v), KIND_NOUNS.get(str(k), str(k))) for k, v in counts.items())
 
+
+#: What to try after running out of memory (options of this command only).
+MEMORY_HINT = "try fewer generated items (--n-items)"
 
 #: The demo's intervals: 95 %, 1,000 replicates, seeded by --seed.
 CI, N_BOOT = 0.95, 1000
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command's boundary: the parsed namespace becomes a :class:`DemoSpec`."""
+    return demo(DemoSpec.from_namespace(args))
+
+
+def demo(spec: DemoSpec) -> int:
+    """Run the demo the spec describes: print the answer and write the report with its figures."""
     common.matplotlib_agg()
     from ..datasets import make_subjective_dataset
     from ..report import Report
     from ..report.sections import crowdtruth_sections, opinion_sections, subgroup_sections
 
-    out = Path(args.out)
+    out = Path(spec.out)
     if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {args.out!r} exists and is not a folder")
+        raise CLIError(f"--out {spec.out!r} exists and is not a folder")
     (CrowdTruthFilter,) = common.require("algorithms.preprocessing", "CrowdTruthFilter")
     AnnotatorAwareClassifier, MajorityVoteClassifier = common.require(
         "algorithms.inprocessing", "AnnotatorAwareClassifier", "MajorityVoteClassifier"
@@ -49,13 +91,13 @@ def run(args: argparse.Namespace) -> int:
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
 
     # the folder is created with the files, at the end: an interrupted or failed run leaves nothing behind
-    seed = args.seed
+    seed = spec.seed
     names = ["generating annotations", "CrowdTruth filtering", "training Model 1 (majority vote)",
              "training Model 2 (annotator-aware)", "opinion-exclusion unfairness", "subgroup discovery",
              "writing the report"]
     with common.steps(names) as step:
         step(names[0])
-        ds = make_subjective_dataset(n_items=args.n_items, random_state=seed)
+        ds = make_subjective_dataset(n_items=spec.n_items, random_state=seed)
         step(names[1])
         ct = CrowdTruthFilter().fit(ds)
         clean = ct.transform(ds)
@@ -68,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
         library_notes: list[str] = []
         with common.quiet_thin_group_warnings(library_notes):  # thin groups: one line per model below
             models = {
-                "Model 1 (majority vote)": OpinionExclusionMetric(test, pred1, adr_fit=args.adr_fit),
-                "Model 2 (annotator-aware)": OpinionExclusionMetric(test, pred2, adr_fit=args.adr_fit),
+                "Model 1 (majority vote)": OpinionExclusionMetric(test, pred1, adr_fit=spec.adr_fit),
+                "Model 2 (annotator-aware)": OpinionExclusionMetric(test, pred2, adr_fit=spec.adr_fit),
             }
         table = common.opinion_interval_frame(models, CI, N_BOOT, seed)
         step(names[5])
@@ -153,19 +195,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """Add the command to the subparsers ``sub``."""
-    demo = sub.add_parser("demo", help="run the main job on generated data and write an HTML report",
+def add_parser(sub: Any) -> common.Parser:
+    """Add the command to the subparsers ``sub``; return its parser."""
+    parser: common.Parser = sub.add_parser(NAME, help="run the main job on generated data and write an HTML report",
                           description="Generate multi-annotator data, filter spammers with CrowdTruth, train a "
                                       "majority-vote and an annotator-aware model, measure their opinion-exclusion "
                                       "unfairness, discover disadvantaged subgroups, write DIR/report.html and the "
                                       "figures as PNG files.")
-    demo.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
+    parser.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
                       help="output folder (default: %(default)s)")
-    demo.add_argument("--seed", type=common.seed, default=0, help="seed of the generated data and models (default: 0)")
-    demo.add_argument("--adr-fit", default="same", choices=["same", "cross"],
-                      help="ADR bins fitted on the scored annotations (same, the paper's method; default) or on the "
-                           "other half of the items, both ways (cross)")
-    demo.add_argument("--n-items", type=common.demo_items, default=2000,
+    parser.add_argument("--seed", type=common.seed, default=0,
+                        help="seed of the generated data and models (default: 0)")
+    rule = OPINION_PARAMS["adr_fit"]
+    parser.add_argument("--adr-fit", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
+    parser.add_argument("--n-items", type=common.demo_items, default=2000,
                       help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")
-    demo.set_defaults(func=run)
+    parser.set_defaults(func=run, memory_hint=MEMORY_HINT)
+    return parser

@@ -3,125 +3,204 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .._param_tables import SUBGROUP_PARAMS
 from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pandas as pd
 
-def _table_rows(args: argparse.Namespace, fmt: str = "csv"):
+    from ..detectors import SubgroupReport
+
+#: The command's name.
+NAME = "subgroups"
+
+#: What to try after running out of memory (options of this command only): fewer columns, no mined patterns (their
+#: candidates grow with the columns' values), a fixed number of clusters (no x-means search).
+MEMORY_HINT = ("try a smaller input, fewer attribute columns (--columns, --exclude), the ASDF candidates only "
+               "(--discovery asdf) or a fixed number of clusters (--n-clusters)")
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """Which columns describe a subgroup (``subgroups`` and ``dashboard``).
+
+    Attributes:
+        columns: the attribute columns (None: all but the label and prediction, or the annotator attributes).
+        exclude: columns left out.
+        categorical: columns treated as categories (None: detected).
+    """
+
+    columns: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    categorical: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SubgroupsSpec:
+    """The options of ``subgroups``, typed (built from the parsed namespace by :meth:`from_namespace`).
+
+    Attributes:
+        inputs: how the data and the predictions are read.
+        features: the columns describing a subgroup.
+        entropy_threshold, clustering, n_clusters, discovery: the analysis (:func:`detect_subgroups`'s options;
+            None: not given, the table's default once checked against ``discovery``).
+        top, alpha, min_size, ci: the rankings.
+        out: the HTML report's path, if any.
+        outcome: what the model predicts (``--outcome``: detect_subgroups' ``task``).
+        groups: the table's column holding a cluster id (``--groups``), if any.
+    """
+
+    inputs: inputs.InputSpec
+    features: FeatureSpec = FeatureSpec()
+    entropy_threshold: float | None = None
+    clustering: str | None = None
+    n_clusters: int | None = None
+    discovery: str = "both"
+    top: int = 5
+    alpha: float | None = 0.05
+    min_size: int = 1
+    ci: float = 0.95
+    out: str | None = None
+    outcome: str = "binary"
+    groups: str | None = None
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> SubgroupsSpec:
+        """The command's boundary: the namespace as a spec."""
+        return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
+                                features=common.spec_from(FeatureSpec, args))
+
+
+#: What :func:`table_rows` and :func:`annotation_rows` return: (X, y_true, y_pred, favourable label, notes, model).
+Rows = tuple["pd.DataFrame", "npt.NDArray[np.int64]", "npt.NDArray[np.int64]", Any, list[str], str]
+#: What :func:`table_rows` returns: :data:`Rows` and the ``--groups`` column (None without it).
+TableRows = tuple["pd.DataFrame", Any, Any, Any, list[str], str, "pd.Series | None"]
+
+
+def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "csv", *, outcome: str = "binary",
+               groups: str | None = None) -> TableRows:
     """A table with truth and predictions (a column, or ``--model logistic`` trained on a split of the rows):
-    (X, y_true, y_pred, favourable, notes, model name)."""
-    if args.predictions:
+    (X, y_true, y_pred, favourable, notes, model name, the ``groups`` column or None); ``outcome`` other than
+    "binary" keeps the truth and prediction columns as they are (no favourable label)."""
+    if spec.predictions:
         raise CLIError("--predictions applies to annotation data (--format lewidi|popquorn|wikipedia); a table "
                        "gives its predictions in --prediction-col or trains --model logistic")
-    if args.model is not None and args.model != inputs.TABLE_MODEL:
-        raise CLIError(f"--model {args.model} trains on annotation data (--format lewidi|popquorn|wikipedia); a "
+    if spec.model is not None and spec.model != inputs.TABLE_MODEL:
+        raise CLIError(f"--model {spec.model} trains on annotation data (--format lewidi|popquorn|wikipedia); a "
                        f"table takes --model {inputs.TABLE_MODEL}")
-    if args.model is not None and args.prediction_col is not None:
+    if spec.model is not None and spec.prediction_col is not None:
         raise CLIError("give exactly one source of predictions: --prediction-col or --model (got both)")
-    table = inputs.read_table(args, args.data, fmt)
-    label_col = args.label_col or table.label_col
+    table = inputs.read_table(spec, fmt)
+    label_col = spec.label_col or table.label_col
     missing = [o for o, v in (("--label-col", label_col),
-                              ("--prediction-col or --model", args.prediction_col or args.model)) if v is None]
-    if missing:
+                              ("--prediction-col or --model", spec.prediction_col or spec.model)) if v is None]
+    if missing or label_col is None:
         raise CLIError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required with a table")
     df = table.frame
-    common.check_columns(df, {"--label-col": label_col, "--prediction-col": args.prediction_col}, args.data)
+    common.check_columns(df, {"--label-col": label_col, "--prediction-col": spec.prediction_col}, spec.path)
     # a missing truth label is refused, never scored as "unfavourable" (as missing predictions are)
-    common.check_not_missing(df, {"--label-col": label_col}, args.data, "truth label")
+    common.check_not_missing(df, {"--label-col": label_col}, spec.path, "truth label")
     y_true = df[label_col]
-    groups = _groups_column(args, df)
-    if getattr(args, "outcome", "binary") != "binary":  # the dashboard's arguments have no --outcome
-        return (*_table_outcome_rows(args, table, df, label_col), groups)
-    if args.favorable_label is None and table.favorable is not None:
+    groups_col = _groups_column(groups, df, spec.path)
+    if outcome != "binary":
+        return (*_table_outcome_rows(spec, feature_spec, outcome, groups, table, df, label_col), groups_col)
+    if spec.favorable_label is None and table.favorable is not None:
         fav = table.favorable
     else:
-        fav = inputs.favorable_label(args.favorable_label, y_true, label_col)
-    others = [c for c in df.columns if c not in (label_col, args.prediction_col, getattr(args, "groups", None))]
-    available = others if args.columns else [c for c in others if c not in table.excluded]
-    features = _features(args, available, args.data)
+        fav = inputs.favorable_label(spec.favorable_label, y_true, label_col)
+    others = [c for c in df.columns if c not in (label_col, spec.prediction_col, groups)]
+    available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
+    features = _features(feature_spec, available, spec.path)
     X = df[features]
     if X.isna().any().any():
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
     from .._validation import check_finite_features
 
-    check_finite_features(X, Path(args.data).name)  # before --model logistic and the clustering see an inf
+    check_finite_features(X, Path(spec.path).name)  # before --model logistic and the clustering see an inf
     positive = (y_true == fav).to_numpy()
     notes = list(table.notes[1:])
-    if args.model is not None:
-        test, y_pred, desc = inputs.train_table_model(X, positive, args, args.categorical)
+    if spec.model is not None:
+        test, y_pred, desc = inputs.train_table_model(X, positive, spec, feature_spec.categorical)
         X, positive = X.iloc[test].reset_index(drop=True), positive[test]
-        groups = None if groups is None else groups.iloc[test].reset_index(drop=True)
-        name = inputs.MODELS[args.model]
+        groups_col = None if groups_col is None else groups_col.iloc[test].reset_index(drop=True)
+        name = inputs.MODELS[spec.model]
         notes.insert(0, f"truth {label_col!r}, predictions of {desc}")
     else:
-        y_p = df[args.prediction_col]
+        y_p = df[spec.prediction_col]
         allowed = sorted({*y_true.dropna().unique().tolist(), fav}, key=str)
-        inputs.check_prediction_values(y_p, allowed, f"--prediction-col {args.prediction_col!r}")
+        inputs.check_prediction_values(y_p, allowed, f"--prediction-col {spec.prediction_col!r}")
         y_pred = (y_p == fav).to_numpy(dtype=int)
-        name = f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}"
-        notes.insert(0, f"truth {label_col!r}, predictions {args.prediction_col!r}")
+        name = f"the predictions in column {spec.prediction_col!r} of {Path(spec.path).name}"
+        notes.insert(0, f"truth {label_col!r}, predictions {spec.prediction_col!r}")
     from .._labels import one_class_message
 
     message = one_class_message(y_pred, name[0].upper() + name[1:])
     if message is not None:
         print(f"Warning: {message}")
         notes.append(f"Warning: {message}")
-    return X, positive.astype(int), y_pred, fav, notes, name, groups
+    return X, positive.astype(int), y_pred, fav, notes, name, groups_col
 
 
-def _groups_column(args: argparse.Namespace, df):
+def _groups_column(groups: str | None, df: pd.DataFrame, path: str) -> pd.Series | None:
     """The ``--groups`` column of a table (None without it); the column is the unit, never a feature."""
-    if getattr(args, "groups", None) is None:  # the dashboard reads tables without --groups
+    if groups is None:  # the dashboard reads tables without --groups
         return None
-    if args.groups not in df.columns:
-        raise CLIError(f"--groups {args.groups!r} is not a column of {Path(args.data).name} (columns: "
+    if groups not in df.columns:
+        raise CLIError(f"--groups {groups!r} is not a column of {Path(path).name} (columns: "
                        f"{common.show_values(list(df.columns), limit=12)})")
-    return df[args.groups].rename(args.groups).reset_index(drop=True)
+    return df[groups].rename(groups).reset_index(drop=True)
 
 
-def _table_outcome_rows(args: argparse.Namespace, table, df, label_col: str):
+def _table_outcome_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outcome: str, groups: str | None,
+                        table: Any, df: pd.DataFrame, label_col: str) -> tuple[Any, ...]:
     """A table audited as a multi-class, ordinal or regression model: the truth and prediction columns as they
     are (no favourable label)."""
-    if args.model is not None or args.prediction_col is None:
-        raise CLIError(f"--outcome {args.outcome} reads the predictions from --prediction-col (--model "
+    if spec.model is not None or spec.prediction_col is None:
+        raise CLIError(f"--outcome {outcome} reads the predictions from --prediction-col (--model "
                        f"{inputs.TABLE_MODEL} predicts binary labels)")
-    others = [c for c in df.columns if c not in (label_col, args.prediction_col, args.groups)]
-    available = others if args.columns else [c for c in others if c not in table.excluded]
-    features = _features(args, available, args.data)
+    others = [c for c in df.columns if c not in (label_col, spec.prediction_col, groups)]
+    available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
+    features = _features(feature_spec, available, spec.path)
     X = df[features]
     if X.isna().any().any():
         bad = X.columns[X.isna().any()].tolist()
         raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
-    notes = [f"truth {label_col!r}, predictions {args.prediction_col!r}"]
-    name = f"the predictions in column {args.prediction_col!r} of {Path(args.data).name}"
-    return X, df[label_col], df[args.prediction_col], None, notes, name
+    notes = [f"truth {label_col!r}, predictions {spec.prediction_col!r}"]
+    name = f"the predictions in column {spec.prediction_col!r} of {Path(spec.path).name}"
+    return X, df[label_col], df[spec.prediction_col], None, notes, name
 
 
-def _rating_rows(args: argparse.Namespace):
+def _rating_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outcome: str) -> tuple[Any, ...]:
     """A published rating dataset audited as an ordinal (or regression) model: one row per annotation, the
     annotator's attributes as features, the annotator's rating as truth, the rating predicted for the item by
     :class:`~aif360_subjective.algorithms.inprocessing.MeanRatingRegressor` (trained on a split of the items) as
     prediction; the annotators are the clusters of rows."""
     import pandas as pd
 
-    if args.model != "rating" or args.predictions is not None:
-        raise CLIError(f"--outcome {args.outcome} on annotation data audits predicted ratings: give --model rating "
+    if spec.model != "rating" or spec.predictions is not None:
+        raise CLIError(f"--outcome {outcome} on annotation data audits predicted ratings: give --model rating "
                        "(a ridge regression of the items' mean rating on their text)")
-    ann = inputs.load_annotations(args, args.data)
+    ann = inputs.load_annotations(spec)
     ds = ann.dataset
     col = inputs.RATING_COLUMNS.get(ann.fmt)
     if col is None or col not in ds.annotation_info.columns:
         why = ("a LeWiDi rating scale needs --positive-from or --positive-labels, which keep the raw ratings"
                if ann.fmt == "lewidi" else f"the {ann.fmt} data holds binary labels only")
-        raise CLIError(f"--outcome {args.outcome} compares ratings; {why}")
+        raise CLIError(f"--outcome {outcome} compares ratings; {why}")
     (MeanRatingRegressor,) = common.require("algorithms.inprocessing", "MeanRatingRegressor")
-    if not 0.0 < args.test_size < 1.0:
-        raise CLIError(f"--test-size {args.test_size}: expected a share strictly between 0 and 1")
-    train, test = ds.split([1.0 - args.test_size], shuffle=True, seed=args.seed)
+    if not 0.0 < spec.test_size < 1.0:
+        raise CLIError(f"--test-size {spec.test_size}: expected a share strictly between 0 and 1")
+    train, test = ds.split([1.0 - spec.test_size], shuffle=True, seed=spec.seed)
     try:
         model = MeanRatingRegressor(rating_column=col).fit(train)
     except ValueError as err:
@@ -130,8 +209,8 @@ def _rating_rows(args: argparse.Namespace):
     y_true = model.ratings(test)
     attrs = [a for a in test.protected_attribute_names if a in test.annotators.columns]
     if not attrs:
-        raise CLIError(f"{Path(args.data).name} has no annotator attributes to describe subgroups by")
-    features = _features(args, attrs, "the annotator attributes")
+        raise CLIError(f"{Path(spec.path).name} has no annotator attributes to describe subgroups by")
+    features = _features(feature_spec, attrs, "the annotator attributes")
     X = test.annotators.reindex(test.annotator_ids)[features].reset_index(drop=True)
     for c in features:
         if not pd.api.types.is_numeric_dtype(X[c]):
@@ -146,7 +225,7 @@ def _rating_rows(args: argparse.Namespace):
         X, y_true, y_pred = X[keep].reset_index(drop=True), y_true[keep], y_pred[keep]
         annotators = annotators[keep].reset_index(drop=True)
     desc = (f"ratings predicted by a ridge regression of the items' mean rating on their text, trained on "
-            f"{common.count(train.n_items, 'item')} ({1 - args.test_size:.0%}, seed {args.seed}), audited on the other "
+            f"{common.count(train.n_items, 'item')} ({1 - spec.test_size:.0%}, seed {spec.seed}), audited on the other "
             f"{common.count(test.n_items, 'item')}")
     print(desc[0].upper() + desc[1:] + ".")
     notes.insert(0, f"one row per annotation: the annotator's attributes, the annotator's rating as truth, {desc}; "
@@ -154,15 +233,15 @@ def _rating_rows(args: argparse.Namespace):
     return X, y_true, y_pred, None, notes, "the mean-rating model", annotators
 
 
-def _annotation_rows(args: argparse.Namespace):
+def annotation_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec) -> Rows:
     """A published dataset: one row per annotation, the annotator's attributes as features, the annotator's
     label as truth, predictions from ``--predictions`` or ``--model``."""
     import pandas as pd
 
-    if args.label_col is not None:
+    if spec.label_col is not None:
         raise CLIError("--label-col applies to a CSV table; annotation data has its own labels")
-    ann = inputs.load_annotations(args, args.data)
-    pred = inputs.get_predictions(args, ann)
+    ann = inputs.load_annotations(spec)
+    pred = inputs.get_predictions(spec, ann)
     ds = pred.dataset
     attrs = [a for a in ds.protected_attribute_names if a in ds.annotators.columns]
     item_attrs = [c for c in inputs.item_categories(ds) if c not in attrs]
@@ -171,7 +250,7 @@ def _annotation_rows(args: argparse.Namespace):
     # without annotator attributes (MD-Agreement, ConvAbuse), the items' categories and, for a small panel, the
     # annotator itself are what a subgroup can be described by
     default = attrs or [*item_attrs, *([ANNOTATOR] if few_annotators and ANNOTATOR in available else [])]
-    features = _features(args, available, "the annotator attributes and item categories", default)
+    features = _features(feature_spec, available, "the annotator attributes and item categories", default)
     from_items = [c for c in features if c in item_attrs]
     X = ds.annotators.reindex(ds.annotator_ids)[[c for c in features if c in attrs]].reset_index(drop=True)
     for c in features:
@@ -181,7 +260,7 @@ def _annotation_rows(args: argparse.Namespace):
             X[c] = pd.Series(ds.annotator_ids).astype(str).to_numpy()
     X = X[features]
     notes = list(pred.notes)
-    if not attrs and not args.columns:
+    if not attrs and not feature_spec.columns:
         parts = ([f"the item categor{'y' if len(from_items) == 1 else 'ies'} {', '.join(from_items)}"]
                  if from_items else []) + (["the annotator id"] if ANNOTATOR in features else [])
         note = f"no annotator attributes in the data: subgroups are described by {' and '.join(parts)}"
@@ -212,18 +291,18 @@ def _annotation_rows(args: argparse.Namespace):
 ANNOTATOR = "annotator"
 
 
-def _features(args: argparse.Namespace, available: list[str], where: str,
+def _features(feature_spec: FeatureSpec, available: list[str], where: str,
               default: list[str] | None = None) -> list[str]:
-    features = args.columns or list(available if default is None else default)
+    features = feature_spec.columns or list(available if default is None else default)
     for c in features:
         if c not in available:
             raise CLIError(f"--columns {c!r} is not a column of {where} (columns: "
                            f"{common.show_values(available, limit=12)})")
-    for c in args.exclude or []:
+    for c in feature_spec.exclude or []:
         if c not in available:
             raise CLIError(f"--exclude {c!r} is not a column of {where}")
-    features = [c for c in features if c not in (args.exclude or [])]
-    for c in args.categorical or []:
+    features = [c for c in features if c not in (feature_spec.exclude or [])]
+    for c in feature_spec.categorical or []:
         if c not in features:
             raise CLIError(f"--categorical {c!r} is not one of the feature columns of {where}")
     if not features:
@@ -231,84 +310,91 @@ def _features(args: argparse.Namespace, available: list[str], where: str,
     return features
 
 
-#: The options of the ASDF clustering, with their defaults (None on the parser: given or not is then known).
-CLUSTERING_OPTIONS = {"clustering": ("--clustering", "slink"), "n_clusters": ("--n-clusters", None),
-                      "entropy_threshold": ("--entropy-threshold", 0.65)}
+#: The options of the ASDF clustering (None on the parser: given or not is then known; their defaults are the
+#: subgroup table's).
+CLUSTERING_OPTIONS = {"clustering": "--clustering", "n_clusters": "--n-clusters",
+                      "entropy_threshold": "--entropy-threshold"}
 
 
-def _clustering_options(args: argparse.Namespace) -> None:
+def _clustering_options(spec: SubgroupsSpec) -> SubgroupsSpec:
     """Refuse clustering options with ``--discovery patterns`` (which clusters nothing: they were ignored without
     a word), then fill in their defaults."""
-    given = [flag for name, (flag, _) in CLUSTERING_OPTIONS.items() if getattr(args, name) is not None]
-    if args.discovery == "patterns" and given:
+    given = [flag for name, flag in CLUSTERING_OPTIONS.items() if getattr(spec, name) is not None]
+    if spec.discovery == "patterns" and given:
         raise CLIError(f"{', '.join(given)} configure{'s' if len(given) == 1 else ''} the ASDF clusters, which "
                        "--discovery patterns does not form: leave "
                        f"{'it' if len(given) == 1 else 'them'} out, or use --discovery both")
-    for name, (_, default) in CLUSTERING_OPTIONS.items():
-        if getattr(args, name) is None:
-            setattr(args, name, default)
+    defaults = {name: SUBGROUP_PARAMS.default(name) for name in CLUSTERING_OPTIONS if getattr(spec, name) is None}
+    return dataclasses.replace(spec, **defaults)
 
 
 def run(args: argparse.Namespace) -> int:
-    _clustering_options(args)
+    """The command's boundary: the parsed namespace becomes a :class:`SubgroupsSpec`."""
+    return subgroups(SubgroupsSpec.from_namespace(args))
+
+
+def subgroups(spec: SubgroupsSpec) -> int:
+    """Run the subgroup discovery the spec describes; print the answer (and write the report)."""
+    spec = _clustering_options(spec)
     common.matplotlib_agg()
-    fmt = inputs.detect_format(args.data, args.format)
+    fmt = inputs.detect_format(spec.inputs.path, spec.inputs.format)
     groups = None
-    if args.groups is not None and fmt not in inputs.TABLE_FORMATS:
+    if spec.groups is not None and fmt not in inputs.TABLE_FORMATS:
         raise CLIError("--groups names a column of a CSV table; annotation rows are grouped by annotator with "
                        "--outcome ordinal")
     if fmt in inputs.TABLE_FORMATS:
-        X, y_true, y_pred, fav, notes, model, groups = _table_rows(args, fmt)
-    elif args.outcome != "binary":
-        X, y_true, y_pred, fav, notes, model, groups = _rating_rows(args)
+        X, y_true, y_pred, fav, notes, model, groups = table_rows(spec.inputs, spec.features, fmt,
+                                                                  outcome=spec.outcome, groups=spec.groups)
+    elif spec.outcome != "binary":
+        X, y_true, y_pred, fav, notes, model, groups = _rating_rows(spec.inputs, spec.features, spec.outcome)
     else:
-        X, y_true, y_pred, fav, notes, model = _annotation_rows(args)
+        X, y_true, y_pred, fav, notes, model = annotation_rows(spec.inputs, spec.features)
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
     with common.steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")
-        rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=args.clustering,
-                               n_clusters=args.n_clusters, entropy_threshold=args.entropy_threshold,
-                               categorical_features=args.categorical, random_state=args.seed,
-                               discovery=args.discovery, task=args.outcome, groups=groups)
+        rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=spec.clustering,
+                               n_clusters=spec.n_clusters, entropy_threshold=spec.entropy_threshold,
+                               categorical_features=spec.features.categorical, random_state=spec.inputs.seed,
+                               discovery=spec.discovery, task=spec.outcome, groups=groups)
         from ..report.answer import subgroup_answer
         from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
         from ..report.subgroup_sections import alternatives_sample_text
 
         # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
-        alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=args.seed)
+        alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=spec.inputs.seed)
                         if "cluster" in rep.kinds and rep.task == "binary" else None)
         # patterns written as in the report (integer values without decimals); the same answer in both
         texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
                  else None)
-        answer = subgroup_answer(rep, alpha=args.alpha, ci=args.ci, pattern_text=texts)
+        answer = subgroup_answer(rep, alpha=spec.alpha, ci=spec.ci, pattern_text=texts)
         step("writing the report")
         path = None
         lines = [f"favourable label: {common.show(fav)}" if rep.task == "binary" else f"outcome: {rep.task}",
                  f"{common.count(len(X), 'row')}, {common.count(X.shape[1], 'attribute')}; {'; '.join(notes)}."]
-        if args.out:
+        if spec.out:
             from ..report import Report
             from ..report.sections import subgroup_sections
 
-            report = Report(f"Subgroup fairness of {Path(args.data).name}",
+            report = Report(f"Subgroup fairness of {Path(spec.inputs.path).name}",
                             summary=[f"{lines[1]} Favourable label {common.show(fav)}." if rep.task == "binary"
                                      else f"{lines[1]} {rep.task_reason[0].upper()}{rep.task_reason[1:]}."])
             report.add_facts(answer.facts)
             if "cluster" in rep.kinds:
                 report.fact("clusters", rep.n_clusters)
-            report.extend(subgroup_sections(rep, n=args.top, model=model, alpha=args.alpha, min_size=args.min_size,
-                                            ci=args.ci, alternatives=alternatives))
-            path = common.save_report(report, args.out)
+            report.extend(subgroup_sections(rep, n=spec.top, model=model, alpha=spec.alpha, min_size=spec.min_size,
+                                            ci=spec.ci, alternatives=alternatives))
+            path = common.save_report(report, spec.out)
     print(answer.text())
     print()
     for line in lines:
         print(line)
     print()
-    if args.alpha is not None and not rep.weighted:
-        _print_discovery(rep, args.alpha, args.ci)
+    if spec.alpha is not None and not rep.weighted:
+        _print_discovery(rep, spec.alpha, spec.ci)
     from ..report.subgroup_sections import SUMMARY_CAPTION, auto_k_note
 
     if rep.task != "binary":
-        _print_task_rankings(rep, args)
+        _print_task_rankings(rep, spec)
         if path:
             print(f"Report: {path}")
         return 0
@@ -341,19 +427,19 @@ def run(args: argparse.Namespace) -> int:
         if path:
             print(f"Report: {path}")
         return 0
-    rk = rep.ranking("statistical_parity", kind="entropy", n=None, alpha=args.alpha, min_size=args.min_size,
-                     ci=args.ci)
+    rk = rep.ranking("statistical_parity", kind="entropy", n=None, alpha=spec.alpha, min_size=spec.min_size,
+                     ci=spec.ci)
     # significant as in the answer: a finding of the whole report's family, with its adjusted p
-    rk = in_report_family(rep, rk, "statistical_parity", "entropy", "disadvantaged", args.alpha, args.ci, args.top)
+    rk = in_report_family(rep, rk, "statistical_parity", "entropy", "disadvantaged", spec.alpha, spec.ci, spec.top)
     rk.attrs["n_permutations"] = rep.options.n_permutations
-    if args.alpha is None:
+    if spec.alpha is None:
         common.print_frame(patterns_as_in_table(rk, texts),
-                           f"Top {args.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
+                           f"Top {spec.top} entropy-based subgroups by statistical parity (rest minus subgroup; "
                            "raw values, no significance filter):")
     elif len(rk):
         common.print_frame(p_columns_text(patterns_as_in_table(rk, texts), rep.options.n_permutations),
                            f"Entropy-based subgroups significantly disadvantaged by statistical parity "
-                           f"(adjusted p < {args.alpha:g}, the answer's family; rest minus subgroup), top {args.top}:")
+                           f"(adjusted p < {spec.alpha:g}, the answer's family; rest minus subgroup), top {spec.top}:")
     else:
         print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
@@ -361,27 +447,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_task_rankings(rep, args: argparse.Namespace) -> None:
+def _print_task_rankings(rep: SubgroupReport, spec: SubgroupsSpec) -> None:
     """A multi-class, ordinal or regression audit: the most disadvantaged subgroups by each metric."""
     from ..detectors.subgroup_metrics import base_metric, metric_label
     from ..report.sections import q_columns_as_text
 
     for metric in rep.candidate_metrics.names:
         base = base_metric(metric)
-        classes = {str(c): c for c in (rep.candidate_metrics.task.classes or ())}
+        task = getattr(rep.candidate_metrics, "task", None)  # OutcomeMetrics only: a binary audit has no classes
+        classes = {str(c): c for c in ((task.classes if task is not None else None) or ())}
         label = classes.get(metric[len(base) + 1:-1]) if base != metric else None  # one class of a multi-class
-        rk = rep.ranking(base, kind="all", n=args.top, alpha=args.alpha, min_size=args.min_size, ci=args.ci,
+        rk = rep.ranking(base, kind="all", n=spec.top, alpha=spec.alpha, min_size=spec.min_size, ci=spec.ci,
                          label=label)
         name = metric_label(metric)
         if len(rk):
-            common.print_frame(q_columns_as_text(rk), f"Most disadvantaged by {name.lower()} (top {args.top}"
-                               + ("" if args.alpha is None else f", adjusted p < {args.alpha:g}") + "):")
-        elif args.alpha is not None:
-            print(f"No subgroup is significantly disadvantaged by {name.lower()} (adjusted p < {args.alpha:g}).")
+            common.print_frame(q_columns_as_text(rk), f"Most disadvantaged by {name.lower()} (top {spec.top}"
+                               + ("" if spec.alpha is None else f", adjusted p < {spec.alpha:g}") + "):")
+        elif spec.alpha is not None:
+            print(f"No subgroup is significantly disadvantaged by {name.lower()} (adjusted p < {spec.alpha:g}).")
             print()
 
 
-def _print_discovery(rep, alpha: float, ci: float) -> None:
+def _print_discovery(rep: SubgroupReport, alpha: float, ci: float) -> None:
     """The comparison of the discovery methods and the findings under one family-wise error."""
 
     from ..report.significance import p_columns_text
@@ -403,10 +490,34 @@ def _print_discovery(rep, alpha: float, ci: float) -> None:
     # the findings themselves are the answer's table, printed first (the same list as the report's)
 
 
-def add_parser(sub) -> None:
-    """Add the command to the subparsers ``sub``."""
-    sg = sub.add_parser(
-        "subgroups", help="automated subgroup discovery (ASDF) on a table with truth and predictions, or on "
+def add_analysis_options(parser: common.Parser, initial: str = "", given_or_not: bool = False) -> None:
+    """The subgroup-discovery options shared by ``subgroups`` and ``dashboard``, from the family's parameter table.
+
+    Args:
+        parser: the command's parser.
+        initial: words before each help, e.g. "initial setting: " where the dashboard's controls change them later.
+        given_or_not: parse to None when an option is not given (the command fills in the table's default after
+            checking that the option applies).
+    """
+    rule = SUBGROUP_PARAMS["entropy_threshold"]
+    parser.add_argument("--entropy-threshold", type=common.option_type(rule),
+                        default=None if given_or_not else rule.default, metavar="T",
+                        help=initial + common.choices_help(rule))
+    rule = SUBGROUP_PARAMS["clustering"]
+    parser.add_argument("--clustering", default=None if given_or_not else rule.default, choices=rule.choices,
+                        help=f"{initial}{rule.help} (default: {rule.default}, single linkage)")
+    rule = SUBGROUP_PARAMS["n_clusters"]
+    parser.add_argument("--n-clusters", type=common.option_type(rule, none=False), default=None, metavar="K",
+                        help=f"{initial}number of clusters the --clustering method forms, at least 2 (default: K "
+                             "chosen by x-means (BIC), then the rows are clustered by --clustering into K clusters)")
+    parser.add_argument("--categorical", nargs="+", metavar="C",
+                        help="categorical columns (default: detected from the values)")
+
+
+def add_parser(sub: Any) -> common.Parser:
+    """Add the command to the subparsers ``sub``; return its parser."""
+    sg: common.Parser = sub.add_parser(
+        NAME, help="automated subgroup discovery (ASDF) on a table with truth and predictions, or on "
                           "annotation rows",
         description="Cluster the rows, derive cluster- and entropy-based subgroups and measure statistical parity, "
                     "equal opportunity, equalized odds and accuracy of each against the rest (rest minus "
@@ -425,30 +536,24 @@ def add_parser(sub) -> None:
     inputs.add_input_options(sg)
     sg.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                     f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
-    sg.add_argument("--entropy-threshold", type=common.unit_float, default=None, metavar="T",
-                    help="dominant attributes have normalised entropy below T (default: 0.65)")
-    sg.add_argument("--clustering", default=None,
-                    choices=["slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward"],
-                    help="clustering method (default: slink, single linkage)")
-    sg.add_argument("--n-clusters", type=common.positive_int, default=None, metavar="K",
-                    help="number of clusters the --clustering method forms (default: K chosen by x-means (BIC), "
-                         "then the rows are clustered by --clustering into K clusters)")
-    sg.add_argument("--categorical", nargs="+", metavar="C",
-                    help="categorical columns (default: detected from the values)")
+    add_analysis_options(sg, given_or_not=True)
     sg.add_argument("--columns", nargs="+", metavar="C", help="attribute columns to use (default: all others; "
                     "annotation data: all annotator attributes)")
     sg.add_argument("--exclude", nargs="+", metavar="C", help="columns to leave out (e.g. ids)")
-    sg.add_argument("--top", type=common.positive_int, default=5, metavar="N", help="ranking length (default: 5)")
-    sg.add_argument("--alpha", type=common.alpha, default=0.05, metavar="A",
+    rule = SUBGROUP_PARAMS["n"]
+    sg.add_argument("--top", type=common.option_type(rule), default=rule.default, metavar="N",
+                    help=common.choices_help(rule))
+    rule = SUBGROUP_PARAMS["alpha"]
+    sg.add_argument("--alpha", type=common.option_type(rule), default=rule.default, metavar="A",
                     help="rank only subgroups significantly disadvantaged at family-wise error A (permutation "
-                         "max-T over every candidate); 'none' for the raw ranking of the ASDF paper (default: 0.05)")
-    sg.add_argument("--min-size", type=common.positive_int, default=1, metavar="N",
-                    help="leave subgroups with fewer than N rows out of the rankings (default: 1)")
-    sg.add_argument("--ci", type=common.open_unit_float, default=0.95, metavar="L",
-                    help="confidence level of the intervals (default: 0.95)")
-    sg.add_argument("--discovery", default="both", choices=["asdf", "patterns", "both"],
-                    help="subgroup candidates: the ASDF clusters and their entropy patterns, mined patterns "
-                         "(conjunctions of up to 3 conditions), or both (default: both)")
+                         f"max-T over every candidate); 'none' for the raw ranking of the ASDF paper (default: "
+                         f"{rule.default})")
+    for name, metavar in (("min_size", "N"), ("ci", "L")):
+        rule = SUBGROUP_PARAMS[name]
+        sg.add_argument("--" + name.replace("_", "-"), type=common.option_type(rule), default=rule.default,
+                        metavar=metavar, help=common.choices_help(rule))
+    rule = SUBGROUP_PARAMS["discovery"]
+    sg.add_argument("--discovery", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
     sg.add_argument("--outcome", default="binary", choices=["binary", "auto", "multiclass", "ordinal", "regression"],
                     help="what the model predicts (default: binary, with --favorable-label): 'auto' decides from the "
                          "labels and says what it decided; multiclass, ordinal and regression compare the "
@@ -458,4 +563,5 @@ def add_parser(sub) -> None:
     sg.add_argument("--groups", metavar="C", help="CSV table: a column holding a cluster id (person, item, "
                     "household): whole clusters are permuted and resampled, and the column is not a feature")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
-    sg.set_defaults(func=run)
+    sg.set_defaults(func=run, memory_hint=MEMORY_HINT)
+    return sg

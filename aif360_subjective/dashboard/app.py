@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._param_tables import OPINION_PARAMS, SUBGROUP_PARAMS
+from ..opinion.options import ORDINAL_PERFORMANCES
 from .state import (
     HIERARCHICAL,
     MITIGATIONS,
@@ -40,9 +42,9 @@ log = logging.getLogger(__name__)
 
 #: Errors a control can cause; shown in the page, the app stays alive.
 INPUT_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError)
-PERFORMANCES = ["accuracy", "balanced_accuracy", "true_positive_rate", "true_negative_rate", "false_positive_rate",
-                "false_negative_rate", "precision", "f1"]
-GROUPINGS = ["adr", "ambiguity", "popularity", "demographic", "discovered"]
+# the widgets' vocabularies are the parameter tables' (the measures on ratings need ratings, which the tab has not)
+PERFORMANCES = [p for p in OPINION_PARAMS.choices("performance") if p not in ORDINAL_PERFORMANCES]
+GROUPINGS = list(OPINION_PARAMS.choices("grouping"))
 CI_LEVELS = {"0.95": 0.95, "0.9": 0.9, "0.99": 0.99, "none (raw figures)": None}
 ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
 
@@ -580,7 +582,7 @@ class Dashboard:
     def _subgroups_tab(self):
         pn = require_panel()
         from ..detectors.clustering import CLUSTERINGS
-        from ..detectors.report import RANKABLE
+        from ..detectors.ranking import RANKABLE
 
         s = self.initial
         w = pn.widgets
@@ -596,14 +598,15 @@ class Dashboard:
         self._sg_metric = _widget(w.Select, "metric", options=list(RANKABLE), value=s.metric)
         self._sg_kind = _widget(w.Select, "subgroups", options=list(subgroup_kinds()), value=s.kind,
                                 css_classes=["kind"])
-        self._sg_direction = _widget(w.Select, "direction", options=["disadvantaged", "favoured"], value=s.direction)
+        self._sg_direction = _widget(w.Select, "direction", options=list(SUBGROUP_PARAMS.choices("direction")),
+                                     value=s.direction)
         self._sg_alpha = _widget(w.Select, "α (family-wise error)", options=ALPHAS, value=s.alpha)
         self._sg_min_size = _widget(w.IntInput, "min_size", value=s.min_size, css_classes=["min-size"])
         controls = [self._sg_clustering, self._sg_k, self._sg_tau, self._sg_categorical, self._sg_metric,
                     self._sg_kind, self._sg_direction, self._sg_alpha, self._sg_min_size]
         self._sg_discovery = None
         if accepts_discovery():
-            self._sg_discovery = _widget(w.Select, "discovery", options=["asdf", "patterns", "both"],
+            self._sg_discovery = _widget(w.Select, "discovery", options=list(SUBGROUP_PARAMS.choices("discovery")),
                                          value=s.discovery or "both")
             controls.append(self._sg_discovery)
         for c in controls:

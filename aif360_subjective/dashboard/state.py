@@ -84,9 +84,10 @@ def accepts_discovery() -> bool:
 
 def subgroup_kinds() -> tuple[str, ...]:
     """The subgroup kinds this installation's ``SubgroupReport.ranking`` accepts."""
-    from ..detectors import report
+    from ..detectors import candidates
 
-    return tuple(report.KINDS) + (("all",) if "all" not in report.KINDS and accepts_discovery() else ())
+    kinds = candidates.KINDS
+    return tuple(kinds) + (("all",) if "all" not in kinds and accepts_discovery() else ())
 
 
 # ------------------------------------------------------------------------------------------------ the source

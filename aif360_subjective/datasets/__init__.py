@@ -1,6 +1,7 @@
 """Multi-annotator datasets, loaders of published crowdsourced data, and synthetic generators."""
 
 from ._encoding import MISSING_CODE
+from .adult import AdultTable, read_adult_table
 from .dices import DICESDataset
 from .lewidi import LeWiDiDataset
 from .measuring_hate_speech import MeasuringHateSpeechDataset
@@ -13,6 +14,7 @@ from .wikipedia_talk import WikipediaTalkDataset
 
 __all__ = [
     "MISSING_CODE",
+    "AdultTable",
     "DICESDataset",
     "LeWiDiDataset",
     "MeasuringHateSpeechDataset",
@@ -21,6 +23,7 @@ __all__ = [
     "SubgroupBenchmark",
     "WikipediaTalkDataset",
     "make_planted_slice",
+    "read_adult_table",
     "make_subgroup_benchmark",
     "make_subjective_dataset",
     "write_synthetic_parquet",

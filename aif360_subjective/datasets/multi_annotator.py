@@ -24,13 +24,7 @@ from .._validation import (
 from ._encoding import MISSING_CODE, code_column, one_hot_column
 
 _SPLIT_UNITS = ("item", "annotator", "annotation")
-__all__ = [
-    "MultiAnnotatorDataset",
-    "TiePolicy",
-    "check_multi_annotator_dataset",
-    "check_random_state",
-    "is_multi_annotator_dataset",
-]
+__all__ = ["MultiAnnotatorDataset", "TiePolicy", "check_multi_annotator_dataset", "is_multi_annotator_dataset"]
 
 
 def _first_examples(values: np.ndarray | pd.Index, k: int = 5) -> str:

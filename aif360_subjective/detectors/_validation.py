@@ -10,13 +10,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_columns, check_finite_features, check_fraction, is_bool, is_number
+from .._param_tables import SUBGROUP_PARAMS
+from .._validation import check_finite_features, check_fraction, is_bool, is_number
 
 __all__ = [
     "UNDEFINED_RATES",
     "as_frame",
-    "check_choice",
-    "check_columns",
     "check_labels",
     "check_n_clusters",
     "check_sample_size",
@@ -24,7 +23,7 @@ __all__ = [
     "check_weights",
 ]
 
-UNDEFINED_RATES = ("nan", "asdf")
+UNDEFINED_RATES: tuple[str, ...] = SUBGROUP_PARAMS.choices("undefined_rates")
 
 
 def as_frame(X: Any, name: str = "X") -> pd.DataFrame:

@@ -30,8 +30,10 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .._compat import import_pyclustering
+from .._deprecation import moved_names
+from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice, check_random_state
-from .mst import MST_METHODS, cut_tie, prim_numbered_cut, single_linkage
+from .mst import cut_tie, prim_numbered_cut, single_linkage
 from .xmeans import fast_xmeans
 
 __all__ = [
@@ -42,14 +44,13 @@ __all__ = [
     "xmeans_n_clusters",
     "choose_n_clusters",
     "XMEANS_METHODS",
-    "MST_METHODS",
     "default_kmax",
     "validity_indices",
     "as_generator",
 ]
 
 #: Names accepted by ``clustering=`` (besides any scikit-learn clusterer instance).
-CLUSTERINGS = ("slink", "kmeans", "xmeans", "dbscan", "optics", "birch", "ward")
+CLUSTERINGS: tuple[str, ...] = SUBGROUP_PARAMS.choices("clustering")
 _HIERARCHICAL = {"slink": "single", "ward": "ward"}
 
 
@@ -412,3 +413,7 @@ def validity_indices(
     between = float(np.sum(sizes * np.sum((centroids - mean) ** 2, axis=1)))
     out["calinski_harabasz"] = 1.0 if within == 0 else between * (n - k) / (within * (k - 1))
     return out
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"MST_METHODS": "aif360_subjective.detectors.mst"})

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
+from .._deprecation import moved_names
 from .._validation import is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
 from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
@@ -32,7 +33,7 @@ from .encoding import encode_for_clustering, factorize_columns
 from .families import Clustering, EntropyFamily
 from .lopsided import flag_lopsided
 from .maxt import DEFAULT_PERMUTATIONS
-from .options import DEFAULT_MIN_SUPPORT, DISCOVERIES, AnalysisOptions, check_analysis_options
+from .options import DEFAULT_MIN_SUPPORT, AnalysisOptions, check_analysis_options
 from .outcome_metrics import OutcomeMetrics, outcome_metrics
 from .pattern_mining import (
     DEFAULT_BINS,
@@ -48,8 +49,7 @@ from .resampling import Sampling, row_keys, sampling_of, warn_id_like_columns
 from .selection import compare_clusterings_encoded, fairness_separation
 from .tasks import Task, check_loss, outcome_columns, resolve_task
 
-__all__ = ["DEFAULT_MIN_SUPPORT", "DISCOVERIES", "alternative_clusterings", "compare_clusterings",
-           "detect_subgroups"]
+__all__ = ["alternative_clusterings", "compare_clusterings", "detect_subgroups"]
 
 log = logging.getLogger(__name__)
 
@@ -573,3 +573,7 @@ def alternative_clusterings(
         suggestion = (str(name), None if k is None else int(k))  # plain values, not numpy scalars
     table.attrs["suggestion"] = suggestion
     return table
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"DISCOVERIES": "aif360_subjective.detectors.options"})

@@ -17,6 +17,7 @@ References:
 
 from __future__ import annotations
 
+from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice
 from .subgroup_metrics import ALL_METRICS
 
@@ -27,7 +28,7 @@ __all__ = ["DIRECTIONS", "DIRECTION_CHOICES", "check_direction", "disadvantaged_
 DIRECTIONS: dict[str, str] = {name: m.direction for name, m in ALL_METRICS.items()}
 
 #: The values of the ``direction`` argument of the rankings.
-DIRECTION_CHOICES = ("disadvantaged", "favoured")
+DIRECTION_CHOICES: tuple[str, ...] = SUBGROUP_PARAMS.choices("direction")
 
 
 def check_direction(direction: object) -> str:

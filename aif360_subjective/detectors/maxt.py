@@ -45,7 +45,6 @@ References:
 
 from __future__ import annotations
 
-import numbers
 import os
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -55,14 +54,12 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from .._param_tables import SUBGROUP_PARAMS
 from .resampling import Permuter
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
            "as_counter", "max_t", "observed_z", "check_n_permutations", "MAX_PERMUTATIONS", "scan_penalty",
-           "class_offsets", "draw_permutations", "is_binary"]
-
-__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
-           "as_counter", "max_t", "observed_z", "check_n_permutations", "scan_penalty", "class_offsets",
+           "class_offsets",
            "draw_permutations", "is_binary"]
 
 #: The five tests, in the order of :attr:`MaxTResult.z` columns.
@@ -81,7 +78,7 @@ METRIC_TEST = {
 #: Every test.
 ALL_TESTS = tuple(range(len(TESTS)))
 #: Default number of permutations: p-values resolve to 1/201, ten times finer than alpha = 0.05.
-DEFAULT_PERMUTATIONS = 200
+DEFAULT_PERMUTATIONS: int = SUBGROUP_PARAMS.default("n_permutations")
 _BATCH = 50
 #: Batches of permutations counted at the same time (scipy's sparse products release the GIL).
 _WORKERS = max(1, min(2, os.cpu_count() or 1))
@@ -92,7 +89,7 @@ STEP_DOWN_EXACT = 512
 
 #: Most permutations accepted: adjusted p-values then resolve to 1e-5; time and the kept maxima grow with B (a
 #: mistyped 10**9 ended in MemoryError after a long run instead of failing at once).
-MAX_PERMUTATIONS = 100_000
+MAX_PERMUTATIONS: int = int(SUBGROUP_PARAMS["n_permutations"].bounds()[1] or 0)
 
 
 def check_n_permutations(n_permutations: Any) -> int:
@@ -102,17 +99,8 @@ def check_n_permutations(n_permutations: Any) -> int:
         TypeError: not an int.
         ValueError: below 19 or above :data:`MAX_PERMUTATIONS`.
     """
-    if isinstance(n_permutations, bool) or not isinstance(n_permutations, numbers.Integral):
-        raise TypeError(f"n_permutations must be an int, got {n_permutations!r}")
-    if n_permutations < 19:
-        raise ValueError(
-            f"n_permutations must be >= 19 (the smallest p-value is 1 / (n_permutations + 1)), got {n_permutations}"
-        )
-    if int(n_permutations) > MAX_PERMUTATIONS:
-        raise ValueError(
-            f"n_permutations must be <= {MAX_PERMUTATIONS:,}, got {int(n_permutations):,}: adjusted p-values already "
-            f"resolve to 1 / {MAX_PERMUTATIONS + 1:,}, and time and memory grow with every permutation"
-        )
+    # the subgroup table's rule (19 to 100,000), with its reason
+    SUBGROUP_PARAMS.check("n_permutations", n_permutations)
     return int(n_permutations)
 
 

@@ -44,6 +44,7 @@ from scipy.cluster.hierarchy import leaves_list
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
+from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice
 
 __all__ = [
@@ -66,7 +67,7 @@ log = logging.getLogger(__name__)
 
 #: Values accepted by ``mst=``: ``"auto"`` (mlpack on large data when installed, else scikit-learn),
 #: ``"mlpack"``, ``"sklearn"``.
-MST_METHODS = ("auto", "mlpack", "sklearn")
+MST_METHODS: tuple[str, ...] = SUBGROUP_PARAMS.choices("mst")
 #: Two merge distances closer than ``TIE_ATOL + TIE_RTOL * larger`` count as tied (the two MST algorithms
 #: compute the same distance with different rounding, ~1e-16 relative; 1e-9 leaves a wide margin).
 TIE_RTOL = 1e-9

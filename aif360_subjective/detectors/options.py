@@ -16,35 +16,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
 import pandas as pd
 
-from ._validation import (
-    UNDEFINED_RATES,
-    check_choice,
-    check_columns,
-    check_n_clusters,
-    check_sample_size,
-    check_threshold,
-)
-from .clustering import CLUSTERINGS
+from .._param_tables import SUBGROUP_PARAMS
+from .._validation import check_columns
+from ._validation import check_n_clusters
 from .encoding import detect_categorical
-from .maxt import DEFAULT_PERMUTATIONS, check_n_permutations
-from .mst import MST_METHODS
+from .maxt import DEFAULT_PERMUTATIONS
 from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
-from .patterns import NORMALIZATIONS
-from .selection import SELECTION_METRICS
 
 __all__ = ["AnalysisOptions", "Clusterer", "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES",
            "check_analysis_options"]
 
 #: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
-DISCOVERIES = ("asdf", "patterns", "both")
+DISCOVERIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("discovery")
 #: Values of the ``max_t_penalty`` option: what each candidate's z loses before the maximum (see
 #: :func:`~aif360_subjective.detectors.maxt.class_offsets` and :func:`~aif360_subjective.detectors.maxt.scan_penalty`).
-MAX_T_PENALTIES = ("classes", "size", "none")
+MAX_T_PENALTIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("max_t_penalty")
 #: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
-DEFAULT_MIN_SUPPORT = 0.01
+DEFAULT_MIN_SUPPORT: float = SUBGROUP_PARAMS.default("min_support")
 
 
 @runtime_checkable
@@ -176,24 +166,15 @@ def check_analysis_options(
         ValueError: an option out of range, an unknown name, or unknown columns.
         TypeError: an option of the wrong type.
     """
-    tau = check_threshold(entropy_threshold)
+    tau = float(SUBGROUP_PARAMS.check("entropy_threshold", entropy_threshold))
     k = check_n_clusters(n_clusters, len(X))
-    check_choice(undefined_rates, "undefined_rates", UNDEFINED_RATES)
-    check_choice(normalization, "normalization", NORMALIZATIONS)
-    check_choice(selection_metric, "selection_metric", SELECTION_METRICS)
-    check_sample_size(silhouette_sample_size)
-    check_choice(mst, "mst", MST_METHODS)
-    if isinstance(clustering, str):
-        check_choice(clustering, "clustering", CLUSTERINGS)
-    check_choice(discovery, "discovery", DISCOVERIES)
-    for name, value, low in (("max_length", max_length, 1), ("n_bins", n_bins, 2), ("max_merge", max_merge, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise TypeError(f"{name} must be an int, got {value!r}")
-        if value < low:
-            raise ValueError(f"{name} must be >= {low}, got {value}")
+    given = {"undefined_rates": undefined_rates, "normalization": normalization, "selection_metric": selection_metric,
+             "silhouette_sample_size": silhouette_sample_size, "mst": mst, "clustering": clustering,
+             "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
+             "max_merge": max_merge, "n_permutations": n_permutations, "max_t_penalty": max_t_penalty}
+    for name, value in given.items():  # in the table's order of declaration
+        SUBGROUP_PARAMS.check(name, value)
     check_min_support(min_support, max(len(X), 1))
-    check_n_permutations(n_permutations)
-    check_choice(max_t_penalty, "max_t_penalty", MAX_T_PENALTIES)
     if categorical_features is None:
         cat = detect_categorical(X)
     else:

@@ -36,15 +36,16 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._param_tables import SUBGROUP_PARAMS
 from .bitsets import bit_keys, pack, popcount_and, unpack_one, unpack_to_csc
 from .cell_counts import CellCounter
 
 __all__ = ["MinedPatterns", "Items", "build_items", "mine_patterns", "check_min_support"]
 
 #: Default quantile bins of a numeric column.
-DEFAULT_BINS = 10
+DEFAULT_BINS: int = SUBGROUP_PARAMS.default("n_bins")
 #: Default longest run of adjacent bins merged into one range item.
-DEFAULT_MAX_MERGE = 3
+DEFAULT_MAX_MERGE: int = SUBGROUP_PARAMS.default("max_merge")
 
 
 @dataclass(frozen=True)

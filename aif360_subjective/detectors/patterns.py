@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._param_tables import SUBGROUP_PARAMS
 from .encoding import RawCodes
 
 __all__ = ["EntropyPatterns", "cluster_value_stats", "entropy_patterns", "pattern_members"]
 
-NORMALIZATIONS = ("cluster", "domain")
+NORMALIZATIONS: tuple[str, ...] = SUBGROUP_PARAMS.choices("normalization")
 
 
 def cluster_value_stats(

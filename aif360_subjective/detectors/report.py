@@ -16,18 +16,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import moved_names
 from .._validation import check_alpha, check_choice
 from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
-from .candidates import KINDS, CandidateMetrics, Candidates
+from .candidates import CandidateMetrics, Candidates
 from .comparison import discovery_summary
 from .families import Clustering
 from .lopsided import lopsidedness
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
-from .ranking import ASCENDING_DEPRECATION, CONTROLS, RANKABLE, ranking
-from .significance import INFERENCE_COLUMNS, Significance
+from .ranking import ranking
+from .significance import Significance
 
-__all__ = ["SubgroupReport", "KINDS", "RANKABLE", "CONTROLS", "ASCENDING_DEPRECATION", "INFERENCE_COLUMNS"]
+__all__ = ["SubgroupReport"]
 
 #: Lopsidedness of a report without a clustering (``discovery="patterns"``).
 _NO_CLUSTERING = {"n_clusters": 0, "largest_share": float("nan"), "tiny_clusters": 0, "lopsided": False, "reason": ""}
@@ -429,3 +430,13 @@ class SubgroupReport:
             f"SubgroupReport(clustering={self.clustering!r}, n_clusters={self.n_clusters}{counted}, "
             f"rows={self.candidates.n_rows}, mean |SP| {parts})"
         )
+
+
+# names whose home moved with the restructuring (issue 28): still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {
+    "KINDS": "aif360_subjective.detectors.candidates",
+    "RANKABLE": "aif360_subjective.detectors.ranking",
+    "CONTROLS": "aif360_subjective.detectors.ranking",
+    "ASCENDING_DEPRECATION": "aif360_subjective.detectors.ranking",
+    "INFERENCE_COLUMNS": "aif360_subjective.detectors.significance",
+})

@@ -23,18 +23,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice
 from .clustering import CLUSTERINGS, ClusteringResult, HierarchicalTree, as_generator, fit_clustering, validity_indices
 
 __all__ = ["SELECTION_METRICS", "fairness_separation", "compare_clusterings_encoded"]
 
-SELECTION_METRICS = (
-    "statistical_parity",
-    "equal_opportunity",
-    "equalized_odds",
-    "accuracy",
-    "accuracy_error",
-)
+SELECTION_METRICS: tuple[str, ...] = SUBGROUP_PARAMS.choices("selection_metric")
 
 
 def _eta2_corrected(groups: np.ndarray, outcome: np.ndarray, weights: np.ndarray | None) -> float:

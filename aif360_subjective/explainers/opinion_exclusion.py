@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from aif360.explainers import MetricTextExplainer
 
+from .._deprecation import renamed_member
 from ..metrics.opinion_exclusion import OpinionExclusionMetric
 from ..opinion.groups import group_label
 
@@ -110,8 +111,13 @@ class OpinionExclusionTextExplainer(MetricTextExplainer):
             f"{self.metric.performance_gap()}"
         )
 
-    def grouping_report(self) -> str:
+    def grouping_summary(self) -> str:
         return "Grouping: " + str(self.metric.grouping_summary().text())
+
+    def grouping_report(self) -> str:
+        """Deprecated: the former name of :meth:`grouping_summary` (warns; removed in 0.4)."""
+        renamed_member("OpinionExclusionTextExplainer.grouping_report()", "grouping_summary()")
+        return self.grouping_summary()
 
 
 def _count(n: int, noun: str) -> str:

@@ -7,13 +7,13 @@ metric class. Perspectivist evaluation beyond the majority vote:
 :mod:`.group_own_labels` (each group scored against its own labels).
 """
 
-from ..opinion import GroupingReport, GroupingSummary, OpinionExclusionResult, OpinionOptions, check_opinion_options
+from .._deprecation import renamed
+from ..opinion import GroupingSummary, OpinionExclusionResult, OpinionOptions, check_opinion_options
 from .jury import jury_verdicts
 from .opinion_exclusion import OpinionExclusionMetric
 from .subgroup_discovery import SubgroupDiscoveryMetric
 
 __all__ = [
-    "GroupingReport",
     "GroupingSummary",
     "OpinionExclusionMetric",
     "OpinionExclusionResult",
@@ -22,3 +22,6 @@ __all__ = [
     "check_opinion_options",
     "jury_verdicts",
 ]
+
+# ``GroupingReport``: the former name of GroupingSummary, served with a DeprecationWarning
+__getattr__ = renamed(__name__, {"GroupingReport": ("GroupingSummary", lambda: GroupingSummary)})

@@ -17,12 +17,13 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
+from .._deprecation import renamed_member
 from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from ..opinion.design import warn_design
-from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, verdict_sentence
+from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test
 from ..opinion.excluded import ExcludedGroups, check_discovery_options, discover_excluded
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
@@ -34,6 +35,7 @@ from ..opinion.uncertainty import (
     warn_thin_groups,
     with_intervals,
 )
+from ..opinion.verdict import verdict_sentence
 
 __all__ = ["OpinionExclusionMetric"]
 
@@ -610,7 +612,8 @@ class OpinionExclusionMetric(ClassificationMetric):
         return self._result().grouping_summary
 
     def grouping_report(self) -> GroupingSummary:
-        """Former name of :meth:`grouping_summary` (kept for existing code)."""
+        """Deprecated: the former name of :meth:`grouping_summary` (warns; removed in 0.4)."""
+        renamed_member("OpinionExclusionMetric.grouping_report()", "grouping_summary()")
         return self._result().grouping_summary
 
     @dont_decorate

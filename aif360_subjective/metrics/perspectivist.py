@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 from aif360.metrics import Metric
 
+from .._deprecation import moved_names
 from .._validation import plain
 from ..datasets.multi_annotator import check_multi_annotator_dataset
-from ..opinion.annotations import unit_mean_absolute_error, unit_within_one
 
 #: Clip of predicted probabilities in the soft cross-entropy (LeWiDi 2023).
 CE_EPSILON = 1e-12
@@ -56,8 +56,6 @@ __all__ = [
     "soft_labels_from_dataset",
     "annotator_error_rate",
     "normalized_absolute_distance",
-    "unit_mean_absolute_error",
-    "unit_within_one",
     "PerspectivistMetric",
 ]
 
@@ -451,3 +449,8 @@ class PerspectivistMetric(Metric):
         yt, yp = self._per_annotation()
         return normalized_absolute_distance(yt, yp, item_ids=self.dataset.item_ids, scale_size=self.scale_size,
                                             labels=self.labels)
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"unit_mean_absolute_error": "aif360_subjective.opinion.annotations",
+                                        "unit_within_one": "aif360_subjective.opinion.annotations"})

@@ -30,7 +30,8 @@ from ..detectors.detect import analyse
 from ..detectors.maxt import DEFAULT_PERMUTATIONS
 from ..detectors.options import DEFAULT_MIN_SUPPORT, check_analysis_options
 from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
-from ..detectors.report import ASCENDING_DEPRECATION, SubgroupReport
+from ..detectors.ranking import ASCENDING_DEPRECATION
+from ..detectors.report import SubgroupReport
 from ..detectors.resampling import row_keys, sampling_of, warn_id_like_columns
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]

@@ -15,22 +15,24 @@ References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
 """
 
+from .._deprecation import renamed
 from .core import OpinionExclusionResult
 from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, unfairness_interval
 from .excluded import ExcludedGroups, excluded_groups
 from .functional import opinion_exclusion
-from .groups import GroupingReport, GroupingSummary
+from .groups import GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options
+from .result_audit import ResultAudit
 from .verdict import verdict_sentence
 
 __all__ = [
     "ExcludedGroups",
     "ExclusionTest",
-    "GroupingReport",
     "GroupingSummary",
     "IntervalOptions",
     "OpinionExclusionResult",
     "OpinionOptions",
+    "ResultAudit",
     "UnfairnessInterval",
     "check_opinion_options",
     "excluded_groups",
@@ -39,3 +41,6 @@ __all__ = [
     "unfairness_interval",
     "verdict_sentence",
 ]
+
+# ``GroupingReport``: the former name of GroupingSummary, served with a DeprecationWarning
+__getattr__ = renamed(__name__, {"GroupingReport": ("GroupingSummary", lambda: GroupingSummary)})

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed_member
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 from .annotations import (
     MAX_ERROR_CELLS,
@@ -357,7 +358,8 @@ class OpinionExclusionResult:
 
     @property
     def report(self) -> GroupingSummary:
-        """Former name of :attr:`grouping_summary` (kept for existing code)."""
+        """Deprecated: the former name of :attr:`grouping_summary` (warns; removed in 0.4)."""
+        renamed_member("OpinionExclusionResult.report", "OpinionExclusionResult.grouping_summary")
         return self.grouping_summary
 
 

@@ -20,8 +20,8 @@ not reach 0. Three tools answer the question the std cannot:
 2. :func:`unfairness_interval`, a confidence interval for the **true** spread across groups obtained by inverting
    the one-way ANOVA F test through the noncentral F distribution, in a version for unequal group sizes
    (Satterthwaite's moment match): it reaches 0 when the groups do not differ, and carries a debiased estimate.
-3. :func:`~aif360_subjective.opinion.verdict.verdict_sentence` (re-exported here): one sentence from the test and
-   the intervals.
+3. :func:`~aif360_subjective.opinion.verdict.verdict_sentence` (its home; importing it from here warns): one
+   sentence from the test and the intervals.
 
 References:
     Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses, 3rd ed. Springer (ch. 3, the
@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .._deprecation import moved_names
 from .._labels import TN, TP, cell_codes, confusion_counts, ratio
 from .._validation import check_choice, check_ci, check_random_state
 from .annotations import EncodedAnnotations, HalfCounts, cross_fit, rating_error_counts
@@ -60,7 +61,7 @@ from .design import DesignChecks, count_note, design_checks
 from .groups import assign_bins, enforce_min_group_size
 from .options import ADJUSTMENTS, ExclusionTestOptions, check_test_options
 from .studentized import contrasts, group_moments, omnibus_and_max_t, unit_columns
-from .verdict import p_value_text, verdict_sentence
+from .verdict import p_value_text
 
 if TYPE_CHECKING:
     from .core import OpinionExclusionResult
@@ -72,13 +73,11 @@ __all__ = [
     "critical_value",
     "exclusion_test",
     "item_residuals",
-    "p_value_text",
     "permutation_distribution",
     "permutation_test",
     "smallest_p",
     "tail_p",
     "unfairness_interval",
-    "verdict_sentence",
 ]
 
 # Bound on permutations x slots held at once (a few arrays of this many int64: about 100 MB).
@@ -1083,3 +1082,7 @@ def unfairness_interval(result: OpinionExclusionResult, ci: float = 0.95,
     scale = sigma2 * c / g
     return UnfairnessInterval(math.sqrt(lam_low * scale), math.sqrt(lam_high * scale), estimate=estimate,
                               debiased=debiased, ci=ci, method=method, df=(nu, df2))
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"verdict_sentence": "aif360_subjective.opinion.verdict"})

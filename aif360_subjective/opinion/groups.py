@@ -15,10 +15,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from .._labels import group_label
 
-__all__ = ["GroupingReport", "GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label",
-           "validate_bins"]
+__all__ = ["GroupingSummary", "assign_bins", "enforce_min_group_size", "group_label", "validate_bins"]
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,8 @@ class GroupingSummary:
         return "; ".join(parts)
 
 
-#: Former name of :class:`GroupingSummary` ("report" now names the HTML report only).
-GroupingReport = GroupingSummary
+# ``GroupingReport``: the former name of GroupingSummary ("report" now names the HTML report only), with a warning
+__getattr__ = renamed(__name__, {"GroupingReport": ("GroupingSummary", lambda: GroupingSummary)})
 
 
 def _labels(groups: Any) -> str:

@@ -13,6 +13,7 @@ References:
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -21,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from .._labels import TIE_POLICIES, check_tie
-from .._validation import check_choice, check_ci, check_int, check_random_state
-from ..detectors.clustering import CLUSTERINGS
+from .._param_tables import OPINION_PARAMS
+from .._validation import check_choice, check_ci, check_random_state
 from .groups import validate_bins
 
 __all__ = [
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 #: Grouping names accepted by ``grouping=`` (besides a pandas Series mapping annotator ids to groups).
-GROUPING_NAMES: Final = ("adr", "ambiguity", "popularity", "demographic", "discovered")
+GROUPING_NAMES: Final = OPINION_PARAMS.choices("grouping")
 
 
 @dataclass(frozen=True)
@@ -90,39 +91,49 @@ PERFORMANCES: Final = {
     "mae": PerformanceInfo(higher_is_better=False, needs_ratings=True, unit_interval=False),
     "within_one": PerformanceInfo(higher_is_better=True, needs_ratings=True),
 }
-#: Named performance measures.
-PERFORMANCE_NAMES: Final = tuple(PERFORMANCES)
+#: Named performance measures (the table's order; a test checks that :data:`PERFORMANCES` describes each).
+PERFORMANCE_NAMES: Final = OPINION_PARAMS.choices("performance")
 #: Named performance measures computed on ratings.
 ORDINAL_PERFORMANCES: Final = tuple(k for k, v in PERFORMANCES.items() if v.needs_ratings)
-AMBIGUITY_MEASURES: Final = ("disagreement", "entropy", "uqs")
-AGGREGATES: Final = ("annotator", "pooled")
+# The vocabularies and bounds below are read from the one table of the family's options
+# (:data:`~aif360_subjective._param_tables.OPINION_PARAMS`), which the command line and the dashboard read too.
+AMBIGUITY_MEASURES: Final = OPINION_PARAMS.choices("ambiguity")
+AGGREGATES: Final = OPINION_PARAMS.choices("aggregate")
 #: What an annotation's ADR disagreement is measured against: the item's majority vote of the binary labels, or
 #: (ratings only) the item's median rating.
-ADR_REFERENCES: Final = ("majority", "median")
+ADR_REFERENCES: Final = OPINION_PARAMS.choices("adr_reference")
 #: How ADR bins are fitted: on the same annotations the performance is scored on ("same", the paper's), or
 #: cross-fitted ("cross": ADR on one half of the items, performance on the other, then the halves swapped).
-ADR_FITS: Final = ("same", "cross")
-NAN_POLICIES: Final = ("propagate", "omit")
-SMALL_GROUP_POLICIES: Final = ("merge", "drop")
+ADR_FITS: Final = OPINION_PARAMS.choices("adr_fit")
+NAN_POLICIES: Final = OPINION_PARAMS.choices("nan_policy")
+SMALL_GROUP_POLICIES: Final = OPINION_PARAMS.choices("small_groups")
 #: ``bootstrap_levels``: resample annotators within groups and then their annotations ("both"), annotators only
 #: (too narrow for small groups: it ignores the noise of their annotations), or annotators and items ("crossed":
 #: intervals not conditional on the items annotated; pandas only).
-BOOTSTRAP_LEVELS: Final = ("both", "annotators", "crossed")
-#: Statistics of the test of equal service: studentized (Welch-type, valid when annotation counts differ; the
-#: default), the size-weighted between-group sum of squares, or the plain std of the groups' values (the unfairness).
-TEST_STATISTICS: Final = ("studentized", "between", "std")
+BOOTSTRAP_LEVELS: Final = OPINION_PARAMS.choices("bootstrap_levels")
+#: Statistics of the test of equal service: the size-weighted between-group sum of squares, or the plain std of
+#: the groups' values (the unfairness itself).
+TEST_STATISTICS: Final = OPINION_PARAMS.choices("test_statistic")
+
+
+def _bounds(name: str) -> tuple[int, int]:
+    """The bounds of an option's interval in the table (0 for an open end)."""
+    interval = OPINION_PARAMS[name].interval
+    if interval is None:
+        raise TypeError(f"{name} has no interval in the opinion-exclusion table")
+    return int(interval.low or 0), int(interval.high or 0)
+
+
 #: Item adjustments of the test of equal service: none, or each annotation against the other annotations of its item.
-ADJUSTMENTS: Final = ("none", "items")
+ADJUSTMENTS: Final = OPINION_PARAMS.choices("adjust")
 #: Fewest permutations accepted: fewer cannot give a p-value below 0.01.
-MIN_PERMUTATIONS = 99
 #: Most permutations accepted: p-values then resolve to 1e-5, and the test's time grows in proportion (without a
 #: bound, a mistyped 10**9 ran for hours instead of failing).
-MAX_PERMUTATIONS: Final = 100_000
-#: Fewest bootstrap replicates accepted: fewer cannot place a 95% interval's bounds.
-MIN_BOOT: Final = 100
-#: Most bootstrap replicates accepted: each keeps at least three float64 values (the unfairness, the performance,
-#: one per group), and past this many a 95% interval's ends move by Monte-Carlo noise only.
-MAX_BOOT: Final = 100_000
+MIN_PERMUTATIONS, MAX_PERMUTATIONS = _bounds("n_permutations")
+#: Fewest and most bootstrap replicates accepted: fewer cannot place a 95% interval's bounds; each keeps at least
+#: three float64 values (the unfairness, the performance, one per group), and past the most a 95% interval's ends
+#: move by Monte-Carlo noise only.
+MIN_BOOT, MAX_BOOT = _bounds("n_boot")
 
 #: One performance measure: a name of :data:`PERFORMANCE_NAMES` or a callable ``(y_true, y_pred) -> float``.
 PerformanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
@@ -351,13 +362,7 @@ def _check_attributes(
 
 
 def _check_clustering(clustering: Any, n_clusters: Any, n_annotators: int) -> int | None:
-    if isinstance(clustering, str):
-        check_choice(clustering, "clustering", CLUSTERINGS)
-    elif not (hasattr(clustering, "fit") and hasattr(clustering, "get_params")):
-        raise TypeError(
-            f"clustering must be one of {list(CLUSTERINGS)} or a scikit-learn clusterer instance, "
-            f"got {type(clustering).__name__}"
-        )
+    OPINION_PARAMS.check("clustering", clustering)
     if n_clusters is None:
         return None
     if not isinstance(n_clusters, int | np.integer) or isinstance(n_clusters, bool | np.bool_):
@@ -425,30 +430,30 @@ def check_opinion_options(
     specs = resolve_performance(performance)
     higher = performance_direction(specs, greater_is_better)
     _check_ratings_given(specs, has_ratings)
-    check_choice(adr_reference, "adr_reference", ADR_REFERENCES)
+    OPINION_PARAMS.check("adr_reference", adr_reference)
     if adr_reference == "median" and not has_ratings:
         raise ValueError(
             "adr_reference='median' measures disagreement with the item's median rating, but no ratings were "
             "given: pass rating_column= (OpinionExclusionMetric) or positive_from= (opinion_exclusion)"
         )
-    check_choice(adr_fit, "adr_fit", ADR_FITS)
+    OPINION_PARAMS.check("adr_fit", adr_fit)
     if adr_fit == "cross" and kind != "adr":
         raise ValueError(
             f"adr_fit='cross' cross-fits ADR bins and applies to grouping='adr' only, got grouping={kind!r}; "
             "leave adr_fit='same'"
         )
     check_tie(tie)
-    size = check_int(min_group_size, "min_group_size", low=1)
-    check_choice(small_groups, "small_groups", SMALL_GROUP_POLICIES)
+    size = int(OPINION_PARAMS.check("min_group_size", min_group_size))
+    OPINION_PARAMS.check("small_groups", small_groups)
     if aggregate is None:
         aggregate = "pooled" if kind in ("ambiguity", "popularity") else "annotator"
-    check_choice(aggregate, "aggregate", AGGREGATES)
-    check_choice(ambiguity, "ambiguity", AMBIGUITY_MEASURES)
-    check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    OPINION_PARAMS.check("aggregate", aggregate)
+    OPINION_PARAMS.check("ambiguity", ambiguity)
+    OPINION_PARAMS.check("nan_policy", nan_policy)
     attrs = _check_attributes(attributes, kind, annotator_table, default_attributes)
     k = _check_clustering(clustering, n_clusters, len(annotators)) if kind == "discovered" else n_clusters
     check_random_state(random_state)
-    warn_size = check_int(warn_group_size, "warn_group_size", low=0)
+    warn_size = int(OPINION_PARAMS.check("warn_group_size", warn_group_size))
     return OpinionOptions(
         grouping=kind,
         group_labels=group_labels,
@@ -499,11 +504,8 @@ def check_test_options(n_permutations: Any, statistic: Any) -> ExclusionTestOpti
         TypeError: ``n_permutations`` is not an int.
         ValueError: too few or too many permutations, or an unknown statistic.
     """
-    n = check_int(n_permutations, "n_permutations", low=MIN_PERMUTATIONS)
-    if n > MAX_PERMUTATIONS:
-        raise ValueError(f"n_permutations must be <= {MAX_PERMUTATIONS:,}, got {n:,}: p-values already resolve to "
-                         f"1 / {MAX_PERMUTATIONS + 1:,}, and the test's time grows with every permutation")
-    check_choice(statistic, "test_statistic", TEST_STATISTICS)
+    n = int(OPINION_PARAMS.check("n_permutations", n_permutations))
+    OPINION_PARAMS.check("test_statistic", statistic)
     return ExclusionTestOptions(n_permutations=n, statistic=statistic)
 
 
@@ -540,11 +542,13 @@ def check_interval_options(
         TypeError: ``n_boot`` is not an int.
     """
     level = check_ci(ci)
-    n = check_int(n_boot, "n_boot", low=MIN_BOOT)
-    if n > MAX_BOOT:
-        raise ValueError(f"n_boot must be <= {MAX_BOOT:,}, got {n:,}: that many replicates would need at least "
-                         f"{n * 3 * 8 / 1e9:,.1f} GB (8 bytes for each of at least 3 values per replicate)")
-    check_choice(levels, "bootstrap_levels", BOOTSTRAP_LEVELS)
+    if isinstance(n_boot, numbers.Integral) and not isinstance(n_boot, bool) and int(n_boot) > MAX_BOOT:
+        # the table's rule, with what the replicates would cost
+        raise ValueError(f"n_boot must be <= {MAX_BOOT:,}, got {int(n_boot):,}: that many replicates would need at "
+                         f"least {int(n_boot) * 3 * 8 / 1e9:,.1f} GB (8 bytes for each of at least 3 values per "
+                         "replicate)")
+    n = int(OPINION_PARAMS.check("n_boot", n_boot))
+    OPINION_PARAMS.check("bootstrap_levels", levels)
     callables = [performance_name([p]) for p in performance if not isinstance(p, str)]
     if callables:
         raise ValueError(

@@ -4,6 +4,7 @@
 * :class:`CrowdTruthResult`: what it returns.
 """
 
-from .crowdtruth import CrowdTruthResult, crowdtruth_scores
+from .crowdtruth import crowdtruth_scores
+from .engine import CrowdTruthResult
 
 __all__ = ["CrowdTruthResult", "crowdtruth_scores"]

@@ -49,7 +49,6 @@ from ._vectors import (
     label_entries,
 )
 from .engine import (
-    EPS,
     Convergence,
     CrowdTruthResult,
     Job,
@@ -331,4 +330,4 @@ def crowdtruth_scores(
     )
 
 
-__all__ = ["crowdtruth_scores", "check_dask_options", "EPS"]
+__all__ = ["crowdtruth_scores", "check_dask_options"]

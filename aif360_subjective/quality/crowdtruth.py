@@ -19,12 +19,13 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
+from .._deprecation import moved_names
 from ..datasets.multi_annotator import is_multi_annotator_dataset
 from ._dask import crowdtruth_scores as dask_crowdtruth_scores
 from ._vectors import build_tensor
-from .engine import EPS, CrowdTruthResult, check_max_delta, check_max_iter, check_open_ended, iterate
+from .engine import CrowdTruthResult, check_max_delta, check_max_iter, check_open_ended, iterate
 
-__all__ = ["EPS", "CrowdTruthResult", "check_max_delta", "check_max_iter", "crowdtruth_scores"]
+__all__ = ["crowdtruth_scores"]
 
 
 def _from_dataset(dataset: Any) -> tuple[pd.DataFrame, list[Any]]:
@@ -134,3 +135,7 @@ def crowdtruth_scores(
     tensor = build_tensor(df, unit_col, worker_col, label_col, labels, duplicates)
     return iterate(tensor, open_ended=open_ended, max_delta=max_delta, max_iter=max_iter, progress=progress,
                    keep_history=keep_history)
+
+
+# a name whose home is another module: still importable from here, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"EPS": "aif360_subjective.quality.engine"})

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._validation import check_int, check_positive
+from .._param_tables import CROWDTRUTH_PARAMS
 from ._vectors import AnnotationTensor
 
 __all__ = [
@@ -389,12 +389,12 @@ def unit_annotation_scores(job: Job, wqs: np.ndarray) -> np.ndarray:
 
 def check_max_delta(max_delta: Any) -> float:
     """``max_delta`` must be a finite number > 0 (TypeError for a non-number, ValueError otherwise)."""
-    return check_positive(max_delta, "max_delta")
+    return float(CROWDTRUTH_PARAMS.check("max_delta", max_delta))
 
 
 def check_max_iter(max_iter: Any) -> int:
     """``max_iter`` must be an int >= 1 (TypeError for a non-int, ValueError otherwise)."""
-    return check_int(max_iter, "max_iter", low=1)
+    return int(CROWDTRUTH_PARAMS.check("max_iter", max_iter))
 
 
 def check_open_ended(open_ended: Any) -> bool:

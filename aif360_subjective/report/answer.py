@@ -99,17 +99,27 @@ def answer_section(answer: Answer, caption: str = "") -> Section:
 def as_models(metrics: Any) -> dict[str, OpinionAudit]:
     """A dict model name -> analysis from one analysis or a mapping of them.
 
+    An analysis is an ``OpinionExclusionMetric`` (the class face) or an ``OpinionExclusionResult`` (the function
+    face, read through :class:`~aif360_subjective.opinion.ResultAudit`).
+
     Raises:
         ValueError: no analysis given.
-        TypeError: a value is not an opinion-exclusion analysis (an ``OpinionExclusionMetric``).
+        TypeError: a value is not an opinion-exclusion analysis.
     """
+    from ..opinion import OpinionExclusionResult, ResultAudit
+
     models = dict(metrics) if isinstance(metrics, Mapping) else {"model": metrics}
     if not models:
-        raise ValueError("metrics must hold at least one OpinionExclusionMetric")
+        raise ValueError("metrics must hold at least one OpinionExclusionMetric or OpinionExclusionResult")
+    out: dict[str, OpinionAudit] = {}
     for name, m in models.items():
+        if isinstance(m, OpinionExclusionResult):
+            m = ResultAudit(m)
         if not isinstance(m, OpinionAudit):
-            raise TypeError(f"metrics[{name!r}] must be an OpinionExclusionMetric, got {type(m).__name__}")
-    return {str(k): v for k, v in models.items()}
+            raise TypeError(f"metrics[{name!r}] must be an OpinionExclusionMetric or an OpinionExclusionResult, "
+                            f"got {type(m).__name__}")
+        out[str(name)] = m
+    return out
 
 
 def _overlap(a: Any, b: Any) -> bool | None:

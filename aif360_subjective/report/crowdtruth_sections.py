@@ -35,7 +35,7 @@ def crowdtruth_sections(result: Any, *, n: int = 20, figures: bool = True,
     Raises:
         TypeError: ``result`` is neither.
     """
-    from ..quality.crowdtruth import CrowdTruthResult
+    from ..quality.engine import CrowdTruthResult
 
     fitted = result if isinstance(result, FittedCrowdTruthFilter) else None
     scores = fitted.scores_ if fitted is not None else result

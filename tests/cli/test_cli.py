@@ -96,7 +96,7 @@ def test_commands_listed(capsys):
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--entropy-threshold", "2"],
      "expected a number in [0, 1]"),
     (["subgroups", "x.csv", "--label-col", "y", "--prediction-col", "p", "--n-clusters", "0"],
-     "expected a positive integer"),
+     "expected an integer >= 2, got '0'"),  # the library's rule (n_clusters >= 2), from its table
     (["demo", "--bogus"], "unrecognized arguments"),
 ])
 def test_usage_errors_are_one_line(capsys, argv, match):
@@ -472,6 +472,58 @@ def test_cli_number_types_say_what_they_expect():
         with pytest.raises(argparse.ArgumentTypeError, match=f"expected {re.escape(expected)}, got {text!r}"):
             parse(text)
 
+
+
+@pytest.mark.parametrize("command", ["demo", "audit", "subgroups", "crowdtruth", "dashboard"])
+def test_out_of_memory_suggests_only_the_commands_own_options(capsys, monkeypatch, command):
+    """Once ``subgroups`` suggested --n-boot, an option only ``audit`` has (issue 33)."""
+    module = importlib.import_module(f"aif360_subjective.cli.{command}")
+
+    def out_of_memory(args):
+        raise MemoryError
+
+    monkeypatch.setattr(module, "run", out_of_memory)
+    parser = build_parser()
+    argv = {"demo": [], "crowdtruth": ["a.csv", "--unit-col", "u", "--worker-col", "w", "--label-col", "l"]}
+    code = main([command, *argv.get(command, ["x.csv"])])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith(f"aif360-subjective {command}: error: out of memory; try "), err
+    suggested = re.findall(r"--[a-z][a-z-]*", err)
+    own = parser.commands[command].long_options()
+    assert all(flag in own for flag in suggested), (suggested, command)
+    if command == "subgroups":
+        assert "--n-boot" not in err and "--discovery asdf" in err
+
+
+def test_no_function_below_a_commands_boundary_takes_the_namespace():
+    """Each command's ``run(args)`` turns the namespace into a typed spec; nothing else in cli/ takes it."""
+    import ast
+
+    allowed = {"run", "from_namespace", "spec_from"}
+    for path in sorted((REPO / "aif360_subjective" / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name not in allowed:
+                for arg in [*node.args.args, *node.args.kwonlyargs]:
+                    annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+                    assert "Namespace" not in annotation and arg.arg != "args", (path.name, node.name)
+
+
+def test_each_command_spec_is_frozen_and_typed():
+    import dataclasses
+
+    from aif360_subjective.cli.audit import AuditSpec
+    from aif360_subjective.cli.subgroups import SubgroupsSpec
+
+    args = build_parser().parse_args(["audit", "a.csv", "--item-col", "i", "--attributes", "x", "y", "--ci", "none"])
+    spec = AuditSpec.from_namespace(args)
+    assert spec.inputs.path == "a.csv" and spec.inputs.item_col == "i" and spec.attributes == ("x", "y")
+    assert spec.ci is None and spec.n_boot == 1000 and spec.grouping == "adr"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.grouping = "ambiguity"  # type: ignore[misc]
+    sg = SubgroupsSpec.from_namespace(build_parser().parse_args(["subgroups", "t.csv", "--exclude", "id"]))
+    assert sg.features.exclude == ("id",) and sg.inputs.item_col is None and sg.discovery == "both"
+    hash(sg)  # a spec is a value
 
 
 def test_out_of_memory_names_n_boot_only_where_the_command_has_it(subgroup_csv, monkeypatch, capsys):

@@ -208,7 +208,7 @@ def test_multipico_cli_equals_python_with_default_favourable_label(capsys, tmp_p
     assert code == 0, err
     m = OpinionExclusionMetric(ds, ds.with_predictions(mv))
     assert f"{m.unfairness():.3f}" in out and f"{m.performance():.3f}" in out and "favourable label: 0" in out
-    rep = m.grouping_report()
+    rep = m.grouping_summary()
     assert f"{rep.n_resolved_tie_items} tied items resolved as favorable" in out
 
 
@@ -286,7 +286,7 @@ def test_demographic_attributes_and_left_out_annotators(capsys, tmp_path, annota
     assert f"{m.unfairness():.3f}" in out
     assert "--attributes 'nope' is not an annotator attribute" in _error(capsys, *base, "--attributes", "nope")
     msg = _error(capsys, "audit", path, *CSV_COLS, "--prediction-col", "pred", "--attributes", attrs[0])
-    assert "--attributes applies to --grouping demographic, not adr" in msg
+    assert "--attributes applies to --grouping demographic or --discover, not --grouping adr" in msg
 
 
 def test_demographic_notes_singletons_and_numeric(capsys, tmp_path, annotations_csv):

@@ -10,14 +10,15 @@ import pytest
 pytest.importorskip("panel")
 
 from aif360_subjective.cli import build_parser, main  # noqa: E402
-from aif360_subjective.cli.dashboard import _dashboard  # noqa: E402
+from aif360_subjective.cli.dashboard import DashboardSpec, _dashboard  # noqa: E402
 from aif360_subjective.dashboard import Dashboard  # noqa: E402
 from aif360_subjective.dashboard.state import SubgroupSettings  # noqa: E402
 from aif360_subjective.datasets import make_subjective_dataset  # noqa: E402
 
 
 def _args(argv):
-    return build_parser().parse_args(["dashboard", *argv])
+    """The command's typed spec, as its boundary builds it from the command line."""
+    return DashboardSpec.from_namespace(build_parser().parse_args(["dashboard", *argv]))
 
 
 @pytest.fixture
@@ -100,7 +101,7 @@ def test_text_dataset_with_predictions_keeps_the_mitigations(shared_data, tmp_pa
     from aif360_subjective.dashboard.state import OpinionSettings
 
     path = str(shared_data / "lewidi2023" / "HS-Brexit")
-    ds = inputs.load_annotations(_args([path]), path).dataset
+    ds = inputs.load_annotations(_args([path]).inputs).dataset
     preds = pd.DataFrame({"item": ds.item_ids, "annotator": ds.annotator_ids,
                           "prediction": np.where(np.arange(len(ds.item_ids)) % 3 == 0, 1, 0)})
     preds.to_csv(tmp_path / "p.csv", index=False)

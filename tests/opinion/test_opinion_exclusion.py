@@ -143,7 +143,7 @@ def test_undefined_values_are_nan_skipped_and_counted():
     assert perf["c"] == pytest.approx(2 / 3) and np.isnan(perf["d"])
     row = m.group_performance().loc["g"]
     assert row["n_undefined"] == 1 and row["n_annotators"] == 2 and row["performance"] == pytest.approx(2 / 3)
-    assert m.grouping_report().n_undefined_units == 1
+    assert m.grouping_summary().n_undefined_units == 1
     # a list combines NaN: propagate (default) or omit
     prop = _metric(ds, p, performance=["precision", "accuracy"]).annotator_performance()
     omit = _metric(ds, p, performance=["precision", "accuracy"], nan_policy="omit").annotator_performance()
@@ -217,7 +217,7 @@ def test_tie_policies_hand_computed():
     m = _metric(ds, y, tie="drop")
     drop = m.disagreement_rates()
     assert drop["a"] == 0.0 and drop["b"] == 0.0 and np.isnan(drop["c"]) and np.isnan(drop["d"])
-    rep = m.grouping_report()
+    rep = m.grouping_summary()
     assert rep.n_tie_items == 1
     assert rep.excluded["annotations on dropped ties (not counted in ADR)"] == 4
     assert rep.excluded["annotators without ADR (only tied items)"] == 2
@@ -225,7 +225,7 @@ def test_tie_policies_hand_computed():
     assert "ungrouped" in rep.summary()
     assert rep.n_resolved_tie_items == 0 and "1 tied item dropped" in rep.summary()
     for policy in ("favorable", "unfavorable"):  # the same tie, resolved instead of dropped: counted too
-        resolved = _metric(ds, y, tie=policy).grouping_report()
+        resolved = _metric(ds, y, tie=policy).grouping_summary()
         assert resolved.n_tie_items == 0 and resolved.n_resolved_tie_items == 1
         assert f"1 tied item resolved as {policy}" in resolved.summary()
 
@@ -238,7 +238,7 @@ def test_ambiguity_grouping_hand_computed(small):
     assert table["n_annotations"].tolist() == [3, 9]
     np.testing.assert_allclose(table["performance"], [1.0, 6 / 9])
     assert m.unfairness() == pytest.approx(np.std([1.0, 6 / 9]))
-    assert m.grouping_report().unit == "item" and m.grouping_report().aggregate == "pooled"
+    assert m.grouping_summary().unit == "item" and m.grouping_summary().aggregate == "pooled"
     # per-annotator aggregate instead of pooled: group 2 = mean of a (2/3), b (1), c (1/3)
     m = _metric(small, MV_PRED, grouping="ambiguity", bins=2, aggregate="annotator")
     np.testing.assert_allclose(m.group_performance()["performance"], [1.0, 2 / 3])
@@ -282,7 +282,7 @@ def test_series_grouping_reports_missing_annotators(small):
     m = _metric(small, MV_PRED, grouping=pd.Series({"a": "g1", "b": "g1"}, name="mine"))
     table = m.group_performance()
     assert list(table.index) == ["g1"] and table.loc["g1", "performance"] == 0.875
-    rep = m.grouping_report()
+    rep = m.grouping_summary()
     assert rep.grouping == "mine" and rep.excluded == {"annotators without a group label": 1}
     assert rep.n_ungrouped_annotations == 4
 
@@ -314,7 +314,7 @@ def test_quantile_bins():
 
 def test_empty_groups_skipped_and_reported(small):
     m = _metric(small, MV_PRED, bins=4)  # ADR 0, 0.25, 0.5 -> the bin (0.25, 0.375] is empty
-    rep = m.grouping_report()
+    rep = m.grouping_summary()
     assert len(rep.empty_groups) == 1 and m.group_performance().shape[0] == 3
     assert "empty groups skipped" in rep.summary()
 
@@ -345,7 +345,7 @@ def test_min_group_size_in_metric(generated):
     table = m.group_performance()
     assert (table["n_annotators"] >= 5).all()
     assert table["n_annotators"].sum() == generated.n_annotators
-    assert m.grouping_report().merged_groups
+    assert m.grouping_summary().merged_groups
 
 
 # ---------------------------------------------------------------------------------------- errors
@@ -415,7 +415,7 @@ def test_text_explainer(small):
     assert ex.performance_gap().endswith(": 0.375")
     assert "std 0.204" in ex.annotator_performance()
     assert ex.annotator_unfairness().endswith(str(np.std([0.75, 1.0, 0.5])))
-    assert ex.grouping_report().startswith("Grouping: grouping='adr'")
+    assert ex.grouping_summary().startswith("Grouping: grouping='adr'")
     assert ex.accuracy().startswith("Classification accuracy")  # inherited AIF360 explanations
     with pytest.raises(TypeError, match="OpinionExclusionMetric"):
         OpinionExclusionTextExplainer(object())

@@ -9,11 +9,11 @@ import pandas as pd
 from aif360.algorithms import Transformer
 from aif360.algorithms.transformer import NotFittedError
 
-from ..._validation import check_fraction, check_positive
+from ..._param_tables import CROWDTRUTH_PARAMS
 from ...datasets import MultiAnnotatorDataset
 from ...datasets.multi_annotator import check_multi_annotator_dataset
 from ...quality import CrowdTruthResult, crowdtruth_scores
-from ...quality.crowdtruth import check_max_delta, check_max_iter
+from ...quality.engine import check_max_delta, check_max_iter
 
 _MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
 
@@ -144,9 +144,9 @@ class CrowdTruthFilter(Transformer):
             if threshold != "auto":
                 raise ValueError(f"threshold must be 'auto' or a WQS in [0, 1], got {threshold!r}")
         else:
-            threshold = check_fraction(threshold, "threshold")
+            threshold = float(CROWDTRUTH_PARAMS.check("threshold", threshold))
         if quantile is not None:
-            quantile = check_fraction(quantile, "quantile")
+            quantile = float(CROWDTRUTH_PARAMS.check("quantile", quantile))
             if threshold != "auto":
                 raise ValueError("give either threshold or quantile, not both")
         if not isinstance(protect, bool | np.bool_):
@@ -154,11 +154,8 @@ class CrowdTruthFilter(Transformer):
         protect_z = float(protect_z) if isinstance(protect_z, numbers.Real) else protect_z
         if isinstance(protect_z, bool) or not isinstance(protect_z, float) or not np.isfinite(protect_z):
             raise ValueError(f"protect_z must be a finite number, got {protect_z!r}")
-        auto_k = check_positive(auto_k, "auto_k")
-        if isinstance(min_annotations, bool) or not isinstance(min_annotations, numbers.Integral):
-            raise TypeError(f"min_annotations must be an int, got {min_annotations!r}")
-        if min_annotations < 4:
-            raise ValueError(f"min_annotations must be >= 4 (the z test needs n - 3 > 0), got {min_annotations}")
+        auto_k = float(CROWDTRUTH_PARAMS.check("auto_k", auto_k))
+        CROWDTRUTH_PARAMS.check("min_annotations", min_annotations)
         check_max_delta(max_delta)
         check_max_iter(max_iter)
         super().__init__(
