@@ -124,7 +124,7 @@ def test_engine_vocabularies_are_the_tables():
     assert s.choices("direction") == DIRECTION_CHOICES
     # the fairness-aware choice of k knows the ASDF metrics; the error-rate metrics (false positive / negative
     # rate) are registered for rankings and max-T, not for choosing k
-    assert SELECTION_METRICS == s.choices("selection_metric")
+    assert s.choices("selection_metric") == SELECTION_METRICS
     assert set(SELECTION_METRICS) <= set(METRICS)
     assert OPINION_PARAMS.choices("grouping") == o.GROUPING_NAMES
     assert OPINION_PARAMS.choices("performance") == o.PERFORMANCE_NAMES

@@ -168,7 +168,7 @@ def outcome_metrics(counter: Counter, index: pd.MultiIndex, sizes: Any, defined:
                        permutation_seed=int(permutation_seed))
     values = mean_inference(counter, columns, 0.95)  # the values do not depend on ci
     if sampling.groups is None:  # with clusters the intervals come from the cluster bootstrap, when asked for
-        m._inference[0.95] = values
+        m._inference[0.95] = values  # noqa: SLF001 (the module's own builder fills the cache it defines)
     table = pd.DataFrame({"size": pd.array(np.asarray(sizes), dtype="Int64")}, index=index)
     for c in columns:
         table[c.metric] = np.where(m.defined, values[c.metric]["value"], np.nan)

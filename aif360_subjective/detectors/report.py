@@ -63,17 +63,17 @@ class SubgroupReport:
             rates, ...); :meth:`settings` gives them as a read-only dict with the favourable label.
         pos_label: the favourable label.
         categorical_features (list of str): the columns treated as categorical.
-        cut_is_unique (bool or None): for a hierarchical clustering, False when the cut into
-            ``n_clusters`` falls inside a tie of merge distances (the last kept and the first undone merge
-            are equal within 1e-12 + 1e-9 x the distance): the single-linkage tree is then not unique and
-            another exact algorithm may return other, equally valid clusters. Zero-length merges of
-            duplicate rows only matter when the cut falls at distance 0. None for flat clusterings.
+        cut_is_unique (bool or None): for a hierarchical clustering, False when the cut into ``n_clusters``
+            falls inside a tie of merge distances (last kept and first undone merge equal within 1e-12 + 1e-9 x
+            the distance): another exact algorithm may then return other, equally valid clusters (zero-length
+            merges of duplicate rows matter only at distance 0). None for flat clusterings.
         cut_distance (float): the merge distance at which the cut falls (first undone merge; NaN for flat
             clusterings).
         candidates (Candidates): the candidate families (:mod:`~aif360_subjective.detectors.candidates`).
         candidate_metrics (CandidateMetrics or OutcomeMetrics): their metrics, counts and the outcomes (a binary
             decision, or the per-row values of a multi-class, ordinal or regression task).
-        task (str): the task audited; ``task_reason`` says what ``task="auto"`` decided and why.
+        task (str): the task audited (``"binary"``, ``"multiclass"``, ``"ordinal"``, ``"regression"``);
+            ``task_reason`` says what ``task="auto"`` decided and why (or that the task was given).
         unit (str): the unit of inference (rows, or the clusters of ``groups=``).
         significance (Significance): the caches of the intervals, max-T runs and findings.
 
@@ -108,11 +108,8 @@ class SubgroupReport:
         self.categorical_features = list(options.categorical_features)
         self.kinds = candidates.kinds
         self.weighted = candidate_metrics.weighted
-        #: The task audited: ``"binary"``, ``"multiclass"``, ``"ordinal"`` or ``"regression"``.
         self.task = candidate_metrics.task_name
-        #: What ``task="auto"`` decided and why (or that the task was given).
         self.task_reason = candidate_metrics.task_reason
-        #: The unit of inference of the permutations and intervals (rows, or the ``groups`` clusters).
         self.unit = candidate_metrics.sampling.unit
         self.significance = Significance(candidates, candidate_metrics, options)
         self._clustering = clustering

@@ -157,7 +157,7 @@ def _columns_of_one_frame(series: tuple[Any, ...]) -> bool:
     exprs = [getattr(s, "expr", None) for s in series]
     if not all(isinstance(e, Projection) for e in exprs):
         return False
-    return len({e.frame._name for e in exprs}) == 1
+    return len({e.frame._name for e in exprs}) == 1  # noqa: SLF001 (Dask's expression key: no public accessor)
 
 
 def paired_frame(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) -> Any:
@@ -170,7 +170,7 @@ def paired_frame(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) ->
         # columns of one frame share every partition and its index: the blockwise assign pairs them by position
         # (and Dask fuses it with the read), so the per-partition check has nothing to find
         return y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
-    meta = _pair_partition(*(s._meta for s in series))
+    meta = _pair_partition(*(s._meta for s in series))  # noqa: SLF001 (Dask's empty meta frame, its documented role)
     # partition i of each input with partition i of the others (no alignment by index: that is the check's job)
     return dd.map_partitions(_pair_partition, *series, meta=meta, align_dataframes=False,
                              enforce_metadata=False)
