@@ -37,8 +37,8 @@ class MeanRatingRegressor:
         alpha: the ridge penalty.
 
     Attributes (after ``fit``):
-        levels_: the rating levels seen in training (sorted).
-        text_columns_: the item text columns learnt from.
+        ``levels_``: the rating levels seen in training (sorted).
+        ``text_columns_``: the item text columns learnt from.
     """
 
     def __init__(self, rating_column: str = "rating", alpha: float = 1.0) -> None:
