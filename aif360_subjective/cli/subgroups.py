@@ -117,13 +117,7 @@ def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "cs
         fav = table.favorable
     else:
         fav = inputs.favorable_label(spec.favorable_label, y_true, label_col)
-    others = [c for c in df.columns if c not in (label_col, spec.prediction_col, groups)]
-    available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
-    features = _features(feature_spec, available, spec.path)
-    X = df[features]
-    if X.isna().any().any():
-        bad = X.columns[X.isna().any()].tolist()
-        raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    X = _table_features(spec, feature_spec, groups, table, df, label_col)
     from .._validation import check_finite_features
 
     check_finite_features(X, Path(spec.path).name)  # before --model logistic and the clustering see an inf
@@ -161,6 +155,19 @@ def _groups_column(groups: str | None, df: pd.DataFrame, path: str) -> pd.Series
     return df[groups].rename(groups).reset_index(drop=True)
 
 
+def _table_features(spec: inputs.InputSpec, feature_spec: FeatureSpec, groups: str | None, table: Any,
+                    df: pd.DataFrame, label_col: str) -> pd.DataFrame:
+    """The table's feature columns: every column but the truth, the predictions and ``--groups`` (less the
+    table's excluded ones, unless ``--columns`` names them), refused when a value is missing."""
+    others = [c for c in df.columns if c not in (label_col, spec.prediction_col, groups)]
+    available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
+    X = df[_features(feature_spec, available, spec.path)]
+    if X.isna().any().any():
+        bad = X.columns[X.isna().any()].tolist()
+        raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    return X
+
+
 def _table_outcome_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outcome: str, groups: str | None,
                         table: Any, df: pd.DataFrame, label_col: str) -> tuple[Any, ...]:
     """A table audited as a multi-class, ordinal or regression model: the truth and prediction columns as they
@@ -168,13 +175,7 @@ def _table_outcome_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outco
     if spec.model is not None or spec.prediction_col is None:
         raise CLIError(f"--outcome {outcome} reads the predictions from --prediction-col (--model "
                        f"{inputs.TABLE_MODEL} predicts binary labels)")
-    others = [c for c in df.columns if c not in (label_col, spec.prediction_col, groups)]
-    available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
-    features = _features(feature_spec, available, spec.path)
-    X = df[features]
-    if X.isna().any().any():
-        bad = X.columns[X.isna().any()].tolist()
-        raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    X = _table_features(spec, feature_spec, groups, table, df, label_col)
     notes = [f"truth {label_col!r}, predictions {spec.prediction_col!r}"]
     name = f"the predictions in column {spec.prediction_col!r} of {Path(spec.path).name}"
     return X, df[label_col], df[spec.prediction_col], None, notes, name
