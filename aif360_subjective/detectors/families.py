@@ -32,7 +32,38 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-class ClusterFamily:
+class _MembershipFamily:
+    """What the cluster and entropy families share: candidates held as a (rows, candidates) boolean membership
+    (``_members``, defined by each family), and the bitsets, row-set keys and counter derived from it."""
+
+    _members: sp.csc_matrix
+
+    @cached_property
+    def _bits(self) -> np.ndarray:
+        return pack_columns(self._members)
+
+    @cached_property
+    def _counter(self) -> MemberCounter:
+        return MemberCounter(self._members)
+
+    def members(self) -> sp.csc_matrix:
+        """(rows, candidates) boolean membership (an empty column: a candidate that defines no subgroup)."""
+        return self._members
+
+    def bits(self) -> np.ndarray:
+        """(candidates, words) bitsets of :meth:`members`."""
+        return self._bits
+
+    def row_keys(self) -> np.ndarray:
+        """(candidates, 3) keys of their row sets (equal keys = identical rows)."""
+        return bit_keys(self._bits)
+
+    def counter(self) -> MemberCounter:
+        """Counts through the memberships (one entry per member row)."""
+        return self._counter
+
+
+class ClusterFamily(_MembershipFamily):
     """Each cluster of a clustering as a subgroup (kind ``"cluster"``).
 
     Args:
@@ -63,30 +94,6 @@ class ClusterFamily:
         pos = np.searchsorted(self.ids, self.labels)
         return sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), pos)), shape=(n, len(self.ids)))
 
-    @cached_property
-    def _bits(self) -> np.ndarray:
-        return pack_columns(self._members)
-
-    @cached_property
-    def _counter(self) -> MemberCounter:
-        return MemberCounter(self._members)
-
-    def members(self) -> sp.csc_matrix:
-        """(rows, clusters) boolean membership."""
-        return self._members
-
-    def bits(self) -> np.ndarray:
-        """(clusters, words) bitsets of the clusters' rows."""
-        return self._bits
-
-    def row_keys(self) -> np.ndarray:
-        """(clusters, 3) keys of their row sets (equal keys = identical rows)."""
-        return bit_keys(self._bits)
-
-    def counter(self) -> MemberCounter:
-        """Counts through the memberships (one entry per row)."""
-        return self._counter
-
     def sizes(self) -> pd.arrays.IntegerArray:
         """Rows per cluster."""
         return pd.array(np.bincount(np.searchsorted(self.ids, self.labels), minlength=len(self.ids)), dtype="Int64")
@@ -116,7 +123,7 @@ class ClusterFamily:
         return pd.DataFrame(index=pd.Index(self.ids, name="id"))
 
 
-class EntropyFamily:
+class EntropyFamily(_MembershipFamily):
     """The subgroup of each cluster's entropy pattern: every row of the table matching it (kind ``"entropy"``).
 
     An empty pattern (no dominant attribute) and a pattern repeating an earlier one define no subgroup of their
@@ -154,32 +161,8 @@ class EntropyFamily:
         return sp.csc_matrix((np.ones(len(r), dtype=bool), (r, c)), shape=(self.n_rows, len(cols)))
 
     @cached_property
-    def _bits(self) -> np.ndarray:
-        return pack_columns(self._members)
-
-    @cached_property
-    def _counter(self) -> MemberCounter:
-        return MemberCounter(self._members)
-
-    @cached_property
     def _strings(self) -> list[str]:
         return pattern_strings(self.raw, self.pats)
-
-    def members(self) -> sp.csc_matrix:
-        """(rows, patterns) boolean membership (empty columns for the patterns that define no subgroup)."""
-        return self._members
-
-    def bits(self) -> np.ndarray:
-        """(patterns, words) bitsets of :meth:`members`."""
-        return self._bits
-
-    def row_keys(self) -> np.ndarray:
-        """(patterns, 3) keys of their row sets (equal keys = identical rows)."""
-        return bit_keys(self._bits)
-
-    def counter(self) -> MemberCounter:
-        """Counts through the memberships."""
-        return self._counter
 
     def sizes(self) -> pd.arrays.IntegerArray:
         """Rows per pattern's subgroup (a repeated pattern: those of the one it repeats; empty: <NA>)."""
