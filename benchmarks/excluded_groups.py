@@ -22,9 +22,10 @@ Rows:
 * ``detectable gap``: the gap the result states for ``education=phd`` when nothing is planted, then planted at
   that size: the share of runs that find it (the statement says 80%).
 
-Run: ``python benchmarks/excluded_groups.py`` (the figures in the guide: 100 null runs per row, ``--null N`` for more;
-20 planted, 40 confounded; 999 permutations; about 1 s per analysis, 15 minutes in all on 2 idle cores; ``--only
-null`` and ``--only planted`` etc. run one part) or ``--quick`` (40 null runs, 10 planted, 499 permutations);
+Run: ``python benchmarks/excluded_groups.py`` (the figures in the guide: 400 null runs per row, 40 per planted row,
+200 per item-confounded row, 100 for the detectable gap; 999 permutations; about 0.3 s per analysis; ``--only null``,
+``--only planted`` etc. run one part, ``--null N`` etc. change the runs) or ``--quick`` (40 null runs, 10 planted,
+20 confounded, 499 permutations);
 ``--real`` (or ``--only real``) also runs the three real datasets (POPQUORN, MultiPICo, HS-Brexit) through the
 command line (``audit DATA --model majority --ci none --discover``, with and without ``--adjust items``; needs
 ``AIF360_SUBJECTIVE_DATA``) and prints each command with its answer.
@@ -46,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from aif360_subjective.opinion import excluded_groups  # noqa: E402
 
 Z95 = 1.959963984540054
+Z95_ONE_SIDED = 1.6448536269514722
 
 
 def wilson_upper(x: int, n: int) -> float:
@@ -121,21 +123,41 @@ def row(name: str, hits: int, n: int, target: str) -> dict:
     return {"setting": name, "runs": n, "rate": hits / n, "wilson_upper": wilson_upper(hits, n), "target": target}
 
 
+PLANTED = "gender == 'woman' and education == 'phd'"
+PLANTED_NAME = "gender=woman AND education=phd"
+
+
 def planted_rows(args, rng) -> list[dict]:
+    """Found first, a disjoint group reported; and for heavy-tailed counts what limits the search: the planted
+    group's own test alone (no search: one-sided z at alpha), the spread of its gap against its stated standard
+    error (1 = the standard error is right), and the gap at which the search finds it first 9 times in 10."""
     out = []
-    planted = "gender == 'woman' and education == 'phd'"
-    for counts in ("uniform", "heavy"):
-        first = other = 0
+    for counts, gap in (("uniform", 0.07), ("heavy", 0.07), ("heavy", 0.09)):
+        first = other = alone = 0
+        gaps, ses = [], []
         for _ in range(args.planted):
-            data = simulate(rng, counts=counts, planted=planted, gap=0.07)
+            data = simulate(rng, counts=counts, planted=PLANTED, gap=gap)
             ex = run(data, n_perm=args.n_perm, random_state=rng)
             f = ex.findings()
-            truth = set(data[4].index[data[4].eval(planted)])
+            truth = set(data[4].index[data[4].eval(PLANTED)])
             if len(f):
-                first += f.iloc[0]["description"] == "gender=woman AND education=phd"
+                first += f.iloc[0]["description"] == PLANTED_NAME
                 other += any(not (set(ex.members(i)) & truth) for i in f.index)
-        out.append(row(f"planted 0.07, {counts} counts: found first", first, args.planted, ">= 0.9"))
-        out.append(row(f"planted 0.07, {counts} counts: a disjoint group reported", other, args.planted, "<= 0.05"))
+            c = ex.candidates()
+            own = c[c["description"] == PLANTED_NAME].iloc[0]
+            alone += own["t"] > Z95_ONE_SIDED
+            gaps.append(own["gap"])
+            ses.append(own["se"])
+        name = f"planted {gap:g}, {counts} counts"
+        out.append(row(f"{name}: found first", first, args.planted, ">= 0.9"))
+        out.append(row(f"{name}: a disjoint group reported", other, args.planted, "<= 0.05"))
+        if counts == "heavy" and gap == 0.07:
+            out.append(row(f"{name}: its own test alone, no search (z > 1.645)", alone, args.planted,
+                           "(the price of the search)"))
+            out.append({"setting": f"{name}: sd of its gap / mean se (gap mean {np.mean(gaps):.3f}, se "
+                                   f"{np.mean(ses):.4f})", "runs": args.planted,
+                        "rate": float(np.std(gaps, ddof=1) / np.mean(ses)), "wilson_upper": np.nan,
+                        "target": "~1 (se right)"})
     return out
 
 
@@ -163,7 +185,7 @@ def confounded_rows(args, rng) -> list[dict]:
     out = []
     for batch in ("own", "partial"):
         raw_hit = adj_hit = 0
-        n = args.planted * 2
+        n = args.confounded
         for _ in range(n):
             data = simulate(rng, counts="uniform", batch=batch)
             runs = (run(data, n_perm=args.n_perm, random_state=rng, adjust=adj) for adj in ("none", "items"))
@@ -185,11 +207,11 @@ def detectable_rows(args, rng) -> list[dict]:
         gaps.append(float(t.loc[t["description"] == "education=phd", "detectable_gap"].iloc[0]))
     gap = float(np.median(gaps))
     hits = 0
-    for _ in range(args.planted * 2):
+    for _ in range(args.detectable):
         ex = run(simulate(rng, counts="heavy", planted="education == 'phd'", gap=gap), n_perm=args.n_perm,
                  random_state=rng)
         hits += (ex.findings()["description"] == "education=phd").any()
-    return [row(f"detectable gap of education=phd ({gap:.3f}) planted: found", hits, args.planted * 2, "~0.8")]
+    return [row(f"detectable gap of education=phd ({gap:.3f}) planted: found", hits, args.detectable, "~0.8")]
 
 
 #: The real datasets, audited as the command line does (``--model majority``: the paper's Model 1 trained on 70% of
@@ -227,13 +249,23 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seed", type=int, default=2029)
     parser.add_argument("--only", choices=["planted", "null", "confounded", "detectable", "real"], default=None)
-    parser.add_argument("--null", type=int, default=None, help="runs per null row (default 100; --quick 40)")
+    parser.add_argument("--null", type=int, default=None, help="runs per null row (default 400; --quick 40)")
+    parser.add_argument("--planted", type=int, default=None, help="runs per planted row (default 40; --quick 10)")
+    parser.add_argument("--confounded", type=int, default=None,
+                        help="runs per item-confounded row (default 200; --quick 20)")
+    parser.add_argument("--detectable", type=int, default=None,
+                        help="runs of the detectable-gap row (default 100; --quick 20)")
     parser.add_argument("--real", action="store_true", help="also run the real datasets through the command line")
     args = parser.parse_args()
     if args.only == "real":
         real_rows()
         return
-    args.null, args.planted, args.n_perm = (40, 10, 499) if args.quick else (args.null or 100, 20, 999)
+    quick = args.quick
+    args.null = args.null or (40 if quick else 400)
+    args.planted = args.planted or (10 if quick else 40)
+    args.confounded = args.confounded or (20 if quick else 200)
+    args.detectable = args.detectable or (20 if quick else 100)
+    args.n_perm = 499 if quick else 999
     rows: list[dict] = []
     parts = {"planted": planted_rows, "null": null_rows, "confounded": confounded_rows, "detectable": detectable_rows}
     for i, (key, fn) in enumerate(parts.items()):

@@ -8,19 +8,31 @@ model serves worse than the other annotators, and holds the family-wise error ov
 annotator's view). Annotator ``a`` has ``n_a`` counted annotations and performance ``y_a`` (the mean of the
 per-annotation score: 1 for a correct prediction, the absolute error for MAE, ...). A group's performance is
 the weighted mean ``m_S = sum w_a y_a / sum w_a`` with the random-effects weights ``w_a = n_a / (1 + (n_a - 1)
-rho)``, ``rho = tau^2 / (tau^2 + sigma^2)`` estimated once from all annotators (one-way ANOVA moments: ``sigma^2``
-the within-annotator variance, ``tau^2`` the between-annotator one). They are the inverse variances of ``y_a``
-under the model ``y_a = mu + annotator effect + noise / sqrt(n_a)``: between the annotator mean of the paper
-(``rho = 1``, every annotator alike, however few its annotations) and the pooled mean (``rho = 0``, where an
-annotator with 500 annotations outweighs a hundred with 5). With heavy-tailed counts the first drowns in the
-noise of light annotators and the second rests on a handful of heavy ones; the weights take the best of both.
-The gap ``rest - group`` (positive = the group is served worse) is studentized by a cluster-robust (sandwich)
-variance with annotators as clusters, ``V_S = k/(k - 1) sum_a w_a^2 (y_a - m_S)^2 / (sum w_a)^2`` for the ``k``
-annotators of the group (Welch's form for weighted means), floored at the variance the annotations' own noise
-gives (``sum w_a^2 sigma^2 / n_a / (sum w_a)^2``) so that five annotators who happen to agree do not get a
-near-zero denominator. ``T = gap / sqrt(V_S + V_rest)``. The sandwich is valid whatever the weights are right
-or wrong, and a studentized statistic keeps a permutation test valid when the groups' variances differ
-(unequal annotation counts), which an unstudentized one does not (Janssen 1997; Chung and Romano 2013).
+rho)``, ``rho = tau^2 / (tau^2 + sigma^2)``, from the count model ``Var(y_a) = tau^2 + sigma^2 / n_a`` of the test
+of equal service, fitted once over all annotators: ``sigma^2`` the pooled within-annotator variance of one
+annotation's score, ``tau^2`` the annotators' spread fitted by
+:func:`~aif360_subjective.opinion.studentized.group_moments` (every annotator in one group). The weights are the
+inverse variances of ``y_a`` under that model: between the annotator mean of the paper (``rho = 1``, every annotator
+alike, however few its annotations) and the pooled mean (``rho = 0``, where an annotator with 500 annotations
+outweighs a hundred with 5). With heavy-tailed counts the first drowns in the noise of light annotators and the
+second rests on a handful of heavy ones; the weights take the best of both.
+The gap ``rest - group`` (positive = the group is served worse) is studentized by the variance of each weighted
+mean, ``V_S = ((k - 1) R_S + PRIOR_DF M_S) / (k - 1 + PRIOR_DF)`` for the ``k`` annotators of the group: the blend
+of :mod:`.studentized` (there for plain means), here of the cluster-robust (sandwich) variance with annotators as
+clusters, ``R_S = k/(k - 1) sum_a w_a^2 (y_a - m_S)^2 / (sum w_a)^2`` (Welch's form for weighted means), and the
+count model's ``M_S = sum_a w_a^2 (tau^2 + sigma^2 / n_a) / (sum w_a)^2``. The model rests on every annotator,
+so that five annotators who happen to agree do not get a near-zero denominator; the sandwich matters for groups of
+hundreds of annotators, whose own spread it trusts. ``T = gap / sqrt(V_S + V_rest)``. A studentized statistic keeps
+a permutation test valid when the groups' variances differ (unequal annotation counts), which an unstudentized one
+does not (Janssen 1997; Chung and Romano 2013).
+
+**Power, and its limit.** The gap's estimate is as precise as its standard error says (``benchmarks/excluded_groups.py``:
+the spread of a planted group's gap over simulations equals its mean ``se``), and the weights are the inverse
+variances, so no weighted mean of the annotators does better; what a search costs is its threshold: ``T`` must
+pass the largest of some hundred candidates' statistics under the permutations (about 3.4 for two conditions
+against 1.645 for one group chosen in advance). A group served 0.07 worse in the benchmark's heavy-tailed design
+(500 annotators, 5-500 annotations each, the group 11% of them) has ``T`` about 4.2: the search finds it first
+about 3 times in 4, and 9 in 10 from a gap of about 0.09.
 
 **Family-wise error.** The annotators' attribute rows are permuted as a whole (each annotator's data keeps its
 annotations, its items and its weight; only who belongs to which group changes). For each permutation every
@@ -77,6 +89,7 @@ from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, 
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
 from .functional import _binary_view, _ids
 from .options import ORDINAL_PERFORMANCES, PERFORMANCES
+from .studentized import PRIOR_DF, group_moments, unit_columns
 
 __all__ = ["ADJUSTMENTS", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups", "check_discovery_options",
            "discover_excluded", "excluded_groups"]
@@ -97,6 +110,8 @@ SHARED_WARNING = 0.5
 EXACT_MAX_ANNOTATORS = 8
 _BATCH = 64
 _TIE = 1e-9
+#: A weighted mean's variance is never taken below this (scores without any noise).
+_V_FLOOR = 1e-12
 #: Candidates x annotations above which the share of shared items is computed for the first candidates only.
 _SHARED_BUDGET = 200_000_000
 _SHARED_TOP = 200
@@ -180,18 +195,29 @@ class ExcludedGroups:
         ids: pd.Index = pd.Index(pd.unique(self.annotator_units[rows]), name="annotator")
         return ids
 
+    def p_text(self, p: float) -> str:
+        """``adjusted p = 0.012``, or at the smallest p-value the permutations can give, ``adjusted p ≤ 0.001 (the
+        smallest a max-T with B = 999 permutations can give)``: more permutations could show a smaller one."""
+        if np.isfinite(p) and p <= self.smallest_p * (1 + 1e-9):
+            if self.exact:  # every permutation enumerated: the p-value is exact, and no data could give less
+                return (f"adjusted p = {p:.3g} (the smallest any data can give with these "
+                        f"{self.counts['n_annotators']:,} annotators: every permutation enumerated)")
+            return (f"adjusted p ≤ {_rounded_up(self.smallest_p)} (the smallest a max-T with B = "
+                    f"{self.n_permutations:,} permutations can give)")
+        return f"adjusted p = {p:.3g}"
+
     def sentence(self) -> str:
         """The answer in one sentence."""
         found = self.findings()
         c = self.counts
-        what = (f"{c['n_candidates']} annotator group{'s' if c['n_candidates'] != 1 else ''} of up to "
+        what = (f"{c['n_candidates']:,} annotator group{'s' if c['n_candidates'] != 1 else ''} of up to "
                 f"{self.max_conditions} condition{'s' if self.max_conditions != 1 else ''}")
         if c["n_candidates"] == 0:
             return (f"Cannot answer: no annotator group of up to {self.max_conditions} conditions holds at least "
                     f"{self.min_annotators} annotators with at least {self.min_annotators} others to compare "
-                    f"({c['n_small_groups']} smaller groups not tested).")
+                    f"({c['n_small_groups']:,} smaller groups not tested).")
         if self.smallest_p > self.alpha:
-            return (f"Cannot decide: with {c['n_annotators']} annotators the smallest attainable adjusted p-value is "
+            return (f"Cannot decide: with {c['n_annotators']:,} annotators the smallest attainable adjusted p-value is "
                     f"{self.smallest_p:.3g}, above alpha = {self.alpha:g}; no group can be shown to be served worse.")
         adj = " (item-adjusted)" if self.adjust == "items" else ""
         if len(found):
@@ -204,9 +230,9 @@ class ExcludedGroups:
                 caveat = (f" Only {shared:.0%} of this group's annotations are on items other annotators also "
                           "labelled: the gap may be the difficulty of its items; adjust='items' compares annotators "
                           "on the same items.")
-            return (f"Served worse: {top['description']} ({int(top['n_annotators'])} annotators), gap "
-                    f"{top['gap']:.3f}{adj} [{top['ci_low']:.3f}, {top['ci_high']:.3f}], adjusted p = "
-                    f"{top['p_adjusted']:.3g}, among {what}{more}.{caveat}")
+            return (f"Served worse: {top['description']} ({int(top['n_annotators']):,} annotators), gap "
+                    f"{top['gap']:.3f}{adj} [{top['ci_low']:.3f}, {top['ci_high']:.3f}], "
+                    f"{self.p_text(float(top['p_adjusted']))}, among {what}{more}.{caveat}")
         mdg = self.table["detectable_gap"].to_numpy(dtype=np.float64)
         single = self.table["n_conditions"].to_numpy() == 1
         pool = mdg[single] if single.any() else mdg
@@ -222,14 +248,14 @@ class ExcludedGroups:
         """What was searched, tested, skipped and dropped, with counts, then the answer (:meth:`sentence`)."""
         c = self.counts
         parts = [
-            f"{c['n_annotators']} annotators, {c['n_annotations']} annotations scored by {self.performance} "
+            f"{c['n_annotators']:,} annotators, {c['n_annotations']:,} annotations scored by {self.performance} "
             f"({'higher' if self.higher_is_better else 'lower'} is better), adjust={self.adjust!r}",
             f"attributes: {', '.join(self.attributes)}; up to {self.max_conditions} conditions",
             (f"{_count(c['n_candidates'], 'candidate group')} tested (max-T over all of them, "
              f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators)"
              if c["n_candidates"] else "no candidate group to test"),
-            f"{c['n_small_groups']} attribute-value groups with fewer than {self.min_annotators} annotators not "
-            "tested",
+            f"{_count(c['n_small_groups'], 'attribute-value group')} with fewer than {self.min_annotators} annotators "
+            "not tested",
         ]
         if c.get("n_small_rest"):
             parts.append(f"{_count(c['n_small_rest'], 'candidate')} not tested: fewer than {self.min_annotators} other "
@@ -256,7 +282,13 @@ class ExcludedGroups:
 
 
 def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _rounded_up(x: float) -> str:
+    """``x`` rounded *up* to two significant digits (1/201 -> ``0.005``), so that "≤" stays true."""
+    digits = 1 - int(np.floor(np.log10(x)))
+    return np.format_float_positional(np.ceil(x * 10**digits - 1e-9) / 10**digits, trim="-")
 
 
 #: Which annotations each measure counts (for messages).
@@ -304,10 +336,32 @@ def _item_adjusted(score: np.ndarray, items: np.ndarray, n_items: int) -> tuple[
 # ----------------------------------------------------------------------------------------------
 # the statistic from group sums
 # ----------------------------------------------------------------------------------------------
-#: Per-half columns of the annotator data: weight, weighted score, the sandwich's three sums, the floor, presence.
+#: Per-half columns of the annotator data: weight, weighted score, the sandwich's three sums, the count model's
+#: variance of the weighted score, presence.
 _W, _A, _Q0, _Q1, _Q2, _F, _K = range(7)
-#: Cross columns (annotators with both halves present): w0 w1, w0 w1 (y0 + y1), w0 w1 y0 y1, both present.
-_X0, _X1, _X2, _XB = range(4)
+#: Cross columns (annotators with both halves present): w0 w1, w0 w1 (y0 + y1), w0 w1 y0 y1, both present, the
+#: model covariance of the two halves' weighted scores (2 tau2 w0 w1).
+_X0, _X1, _X2, _XB, _XF = range(5)
+
+
+def _count_model(y_a: np.ndarray, n_a: np.ndarray, sq: np.ndarray) -> tuple[float, float]:
+    """(sigma2, tau2) of the count model ``Var(y_a) = tau2 + sigma2 / n_a``: ``sigma2`` the pooled variance of one
+    annotation's score within an annotator, ``tau2`` the annotators' spread fitted by
+    :func:`~aif360_subjective.opinion.studentized.group_moments` (every annotator in one group, ``b = sigma2``).
+
+    Args:
+        y_a: each annotator's mean score.
+        n_a: its scored annotations.
+        sq: the sum of its squared scores.
+    """
+    k, N = len(n_a), float(n_a.sum())
+    within = float(sq.sum() - (n_a * y_a**2).sum())
+    sigma2 = max(within / (N - k), 0.0) if k < N else 0.0
+    if k < 2:
+        return sigma2, 0.0
+    mom = group_moments(unit_columns(y_a, n_a).sum(axis=0)[None, :], within=sigma2)
+    tau2 = float(mom.a)
+    return sigma2, tau2 if np.isfinite(tau2) else 0.0
 
 
 @dataclass(frozen=True)
@@ -319,15 +373,19 @@ class _Data:
 
 
 def _variance(m: np.ndarray, q0: np.ndarray, q1: np.ndarray, q2: np.ndarray, cross: tuple[np.ndarray, ...] | None,
-              floor: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Cluster-robust variance of a weighted mean ``m`` with weight sum ``w`` over ``k`` annotators, floored."""
+              model: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Variance of a weighted mean ``m`` with weight sum ``w`` over ``k`` annotators: the cluster-robust (sandwich)
+    variance blended with the count model's, with ``k - 1`` and :data:`~.studentized.PRIOR_DF` degrees of freedom
+    (the blend of :func:`~aif360_subjective.opinion.studentized.group_moments`, for weighted means)."""
     ss = q2 - 2.0 * m * q1 + m * m * q0
     if cross is not None:
         x0, x1, x2 = cross
         ss = ss + 2.0 * (x2 - m * x1 + m * m * x0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        robust = np.where(k > 1.0, k / (k - 1.0) * np.maximum(ss, 0.0), np.nan)
-        out: np.ndarray = np.maximum(robust, floor) / (w * w)
+        # (k - 1) times the sandwich k / (k - 1) ss is k ss; one annotator has no sandwich (the model alone)
+        robust_df = np.where(k > 1.0, k * np.maximum(ss, 0.0), 0.0)
+        blend = (robust_df + PRIOR_DF * model) / (np.maximum(k - 1.0, 0.0) + PRIOR_DF)
+        out: np.ndarray = np.maximum(blend, _V_FLOOR * w * w) / (w * w)
     return out
 
 
@@ -356,12 +414,15 @@ def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], high
     with np.errstate(divide="ignore", invalid="ignore"):
         m_s = s[..., _A] / s[..., _W]
         m_r = r[..., _A] / r[..., _W]
+    f_s, f_r = s[..., _F], r[..., _F]
+    if cross_s is not None and cross_r is not None:
+        f_s, f_r = f_s + cross_s[..., _XF], f_r + cross_r[..., _XF]
     v_s = _variance(m_s, s[..., _Q0], s[..., _Q1], s[..., _Q2],
                     None if cross_s is None else (cross_s[..., _X0], cross_s[..., _X1], cross_s[..., _X2]),
-                    s[..., _F], k_s, s[..., _W])
+                    f_s, k_s, s[..., _W])
     v_r = _variance(m_r, r[..., _Q0], r[..., _Q1], r[..., _Q2],
                     None if cross_r is None else (cross_r[..., _X0], cross_r[..., _X1], cross_r[..., _X2]),
-                    r[..., _F], k_r, r[..., _W])
+                    f_r, k_r, r[..., _W])
     gap = (m_r - m_s) if higher else (m_s - m_r)
     se = np.sqrt(v_s + v_r)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -687,15 +748,12 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         raise ValueError(f"performance {performance!r} scores none of the {enc.n} annotations (it counts "
                          f"{_COUNTED[performance]}, and there are none{left}): choose another performance measure")
 
-    # -- random-effects weights from the one-way ANOVA moments over all annotators (fixed before permuting)
+    # -- random-effects weights from the count model Var(y_a) = tau2 + sigma2 / n_a over all annotators (fixed
+    # before permuting): sigma2 the pooled within-annotator variance of one annotation's score, tau2 fitted by the
+    # test of equal service's own moments (studentized.group_moments, all annotators as one group)
     sq = np.bincount(a_codes, weights=score[rows] ** 2, minlength=n_all)[keep_a]
     y_a = s_u.sum(axis=1) / n_a
-    N = float(n_a.sum())
-    within = float(sq.sum() - (n_a * y_a**2).sum())
-    sigma2 = max(within / (N - k), 0.0) if k < N else 0.0
-    grand = float((n_a * y_a).sum() / N)
-    n0 = (N - float((n_a**2).sum()) / N)
-    tau2 = max((float((n_a * (y_a - grand) ** 2).sum()) - (k - 1) * sigma2) / n0, 0.0) if n0 > 0 else 0.0
+    sigma2, tau2 = _count_model(y_a, n_a, sq)
     rho = tau2 / (tau2 + sigma2) if tau2 + sigma2 > 0 else 0.0
     w_a = n_a / (1.0 + (n_a - 1.0) * rho)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -704,13 +762,15 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     halves = []
     for h in range(H):
         w, y, nh = w_u[:, h], y_u[:, h], n_u[:, h]
+        # the model variance of w y: w^2 (tau2 + sigma2 / n_u), with w = w_a n_u / n_a
         halves.append(np.column_stack([w, w * y, w * w, w * w * y, w * w * y * y,
-                                       w_a**2 * nh * sigma2 / n_a**2, (nh > 0).astype(np.float64)]))
+                                       w * w * tau2 + w_a**2 * nh * sigma2 / n_a**2, (nh > 0).astype(np.float64)]))
     cross = None
     if H == 2:
         ww = w_u[:, 0] * w_u[:, 1]
+        # the two halves of an annotator share its effect: covariance tau2 between them
         cross = np.column_stack([ww, ww * (y_u[:, 0] + y_u[:, 1]), ww * y_u[:, 0] * y_u[:, 1],
-                                 ((n_u[:, 0] > 0) & (n_u[:, 1] > 0)).astype(np.float64)])
+                                 ((n_u[:, 0] > 0) & (n_u[:, 1] > 0)).astype(np.float64), 2.0 * tau2 * ww])
     data = _Data(halves, cross)
 
     # -- candidates over the units

@@ -28,10 +28,13 @@ def test_statistic_by_hand():
     assert row["performance"] == pytest.approx(0.625)
     assert row["rest_performance"] == pytest.approx(0.875)
     assert row["gap"] == pytest.approx(0.25)
-    # sigma^2 = within sum of squares 2.5 over N - k = 12; the sandwich 2 * (2 * 0.125^2) / 2^2 = 0.015625 is below
-    # the floor sigma^2 / 8 = 0.0260417 (per group), so se = sqrt(2 * 2.5 / 12 / 8)
-    assert row["se"] == pytest.approx(np.sqrt(2 * 2.5 / 12 / 8))
-    assert row["t"] == pytest.approx(0.25 / np.sqrt(2 * 2.5 / 12 / 8))
+    # sigma^2 = within sum of squares 2.5 over N - k = 12; tau^2 = (4/3 * 0.125 - sigma^2 * 4 / 4) / 4 < 0, so 0:
+    # weights w = n = 4. Per group: k ss = 2 * 16 * 2 * 0.125^2 = 1, the model 2 * 16 * sigma^2 / 4 = 8 sigma^2,
+    # blended (1 + 1000 * 8 sigma^2) / (1 + 1000) over (sum w)^2 = 64
+    sigma2 = 2.5 / 12
+    v = (1.0 + 1000 * 8 * sigma2) / 1001 / 64
+    assert row["se"] == pytest.approx(np.sqrt(2 * v))
+    assert row["t"] == pytest.approx(0.25 / np.sqrt(2 * v))
     # 4 annotators: all 24 permutations; the splits {a1 a2 | b1 b2} and {a1 b1 | a2 b2} give |T| = 1.095, the third
     # a gap of 0: p = 16 / 24; the smallest attainable p is 8 / 24
     assert ex.exact and ex.n_permutations == 24
@@ -41,8 +44,8 @@ def test_statistic_by_hand():
     assert "0.333" in ex.sentence()
 
 
-def test_sandwich_above_floor_by_hand():
-    # unequal counts, spread annotators: weights from rho, the sandwich above the floor
+def test_weighted_blend_by_hand():
+    # unequal counts, spread annotators: weights from rho, the sandwich blended with the count model
     rng = np.random.default_rng(3)
     n = [10, 40, 25, 60, 15, 30]
     acc = [0.2, 0.9, 0.5, 0.95, 0.3, 0.85]
@@ -61,8 +64,9 @@ def test_sandwich_above_floor_by_hand():
     nk.columns = ["n", "y", "ss"]
     N, k = nk["n"].sum(), len(nk)
     sigma2 = nk["ss"].sum() / (N - k)
-    grand = (nk["n"] * nk["y"]).sum() / N
-    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
+    # tau^2: the spread of the annotator means beyond their annotations' noise (studentized.group_moments, b = sigma^2)
+    tau2 = max((k / (k - 1) * ((nk["y"] - nk["y"].mean()) ** 2).sum() - sigma2 * (1 / nk["n"]).sum()) / k, 0)
+    assert tau2 > 0
     rho = tau2 / (tau2 + sigma2)
     w = nk["n"] / (1 + (nk["n"] - 1) * rho)
     inA = table.loc[nk.index, "group"] == "A"
@@ -72,8 +76,8 @@ def test_sandwich_above_floor_by_hand():
         m = (ws * ys).sum() / ws.sum()
         kk = sel.sum()
         robust = kk / (kk - 1) * (ws**2 * (ys - m) ** 2).sum()
-        floor = (ws**2 * sigma2 / ns).sum()
-        return m, max(robust, floor) / ws.sum() ** 2
+        model = (ws**2 * (tau2 + sigma2 / ns)).sum()
+        return m, ((kk - 1) * robust + 1000 * model) / (kk - 1 + 1000) / ws.sum() ** 2
 
     mA, vA = mean_var(inA)
     mB, vB = mean_var(~inA)
@@ -264,9 +268,9 @@ def test_deterministic():
 @pytest.mark.parametrize("kw, match", [
     (dict(attributes=["height"]), "attributes .*height.* not columns of the annotators table"),
     (dict(attributes=["constant"]), "attributes: 'constant' has a single value"),
-    (dict(min_annotators=1), "min_annotators"),
-    (dict(max_conditions=0), "max_conditions"),
-    (dict(max_conditions=4), "max_conditions"),
+    (dict(min_annotators=1), r"min_annotators must be >= 2, got 1"),
+    (dict(max_conditions=0), r"max_conditions must be >= 1, got 0"),
+    (dict(max_conditions=4), r"max_conditions must be <= 3, got 4"),
     (dict(adjust="annotators"), "adjust must be one of"),
     (dict(performance="balanced_accuracy"), "not a mean of per-annotation scores"),
     (dict(alpha=0.01, n_perm=19), "cannot reach alpha"),
@@ -275,6 +279,17 @@ def test_bad_input(kw, match):
     df, table = _hand_data()
     table = table.assign(constant=1)
     with pytest.raises(ValueError, match=match):
+        excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
+                        annotators=table, **kw)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(max_conditions=2.5), r"max_conditions must be an int >= 1, got 2.5"),
+    (dict(min_annotators="3"), r"min_annotators must be an int >= 2, got '3'"),
+])
+def test_bad_option_types(kw, match):
+    df, table = _hand_data()
+    with pytest.raises(TypeError, match=match):
         excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
                         annotators=table, **kw)
 
@@ -332,3 +347,17 @@ def test_measure_that_scores_nothing():
     with pytest.raises(ValueError, match="performance 'precision' scores none of the 16 annotations"):
         excluded_groups(df["label"], np.zeros(len(df), dtype=int), item_ids=df["item"],
                         annotator_ids=df["annotator"], annotators=table, min_annotators=2, performance="precision")
+
+
+def test_small_groups_counted_exactly():
+    # group A x 6, B x 5, C x 1; x = u for all but C's annotator (v). With min_annotators=5 and two conditions the
+    # groups too small to test are C, x=v and C AND x=v: 3, never dropped silently
+    ids = [f"a{i:02d}" for i in range(12)]
+    table = pd.DataFrame({"group": ["A"] * 6 + ["B"] * 5 + ["C"], "x": ["u"] * 11 + ["v"]}, index=ids)
+    rng = np.random.default_rng(2)
+    who = np.repeat(ids, 10)
+    item = np.tile(np.arange(10), 12)
+    y = rng.integers(0, 2, len(who))
+    ex = excluded_groups(y, y, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
+    assert ex.counts["n_small_groups"] == 3
+    assert "3 attribute-value groups with fewer than 5 annotators not tested" in ex.summary()
