@@ -195,15 +195,26 @@ class ExcludedGroups:
         ids: pd.Index = pd.Index(pd.unique(self.annotator_units[rows]), name="annotator")
         return ids
 
+    def at_floor(self, p: float) -> bool:
+        """Whether ``p`` is the smallest adjusted p-value these permutations can give (:attr:`smallest_p`)."""
+        return bool(np.isfinite(p) and p <= self.smallest_p * (1 + 1e-9))
+
+    def p_short(self, p: float) -> str:
+        """An adjusted p-value for a table: ``0.012``, or ``≤ 0.001`` at the smallest B Monte Carlo permutations can
+        give (more permutations could show a smaller one; enumerated permutations give it exactly)."""
+        if self.at_floor(p) and not self.exact:
+            return f"≤ {_rounded_up(self.smallest_p)}"
+        return f"{p:.3g}"
+
     def p_text(self, p: float) -> str:
         """``adjusted p = 0.012``, or at the smallest p-value the permutations can give, ``adjusted p ≤ 0.001 (the
-        smallest a max-T with B = 999 permutations can give)``: more permutations could show a smaller one."""
-        if np.isfinite(p) and p <= self.smallest_p * (1 + 1e-9):
+        smallest a max-T with B = 999 permutations can give)``."""
+        if self.at_floor(p):
             if self.exact:  # every permutation enumerated: the p-value is exact, and no data could give less
                 return (f"adjusted p = {p:.3g} (the smallest any data can give with these "
                         f"{self.counts['n_annotators']:,} annotators: every permutation enumerated)")
-            return (f"adjusted p ≤ {_rounded_up(self.smallest_p)} (the smallest a max-T with B = "
-                    f"{self.n_permutations:,} permutations can give)")
+            return (f"adjusted p {self.p_short(p)} (the smallest a max-T with B = {self.n_permutations:,} "
+                    "permutations can give)")
         return f"adjusted p = {p:.3g}"
 
     def sentence(self) -> str:

@@ -32,10 +32,18 @@ def excluded_groups_section(ex: Any, max_rows: int = 20) -> Section:
     found = ex.findings()
     if len(found):
         shown = found[FINDING_COLUMNS].head(max_rows)
-        s.table(shown.set_index("description"),
-                caption=f"Annotator groups served worse ({len(found)} found; gap = the rest's {ex.performance} minus "
-                        f"the group's{', item-adjusted' if ex.adjust == 'items' else ''}, positive = served worse; "
-                        f"[ci_low, ci_high] simultaneous bounds, p_adjusted max-T over every candidate)")
+        floor = [ex.at_floor(p) for p in shown["p_adjusted"]]
+        # p-values as text: "≤ 0.001" at the smallest B permutations can give, never "0.001" as if measured
+        table = shown.assign(p_adjusted=[ex.p_short(p) for p in shown["p_adjusted"]]).set_index("description")
+        note = (f"; ≤: the smallest adjusted p a max-T with B = {ex.n_permutations:,} permutations can give"
+                if any(floor) and not ex.exact else "")
+        raw = "raw" if ex.adjust == "items" else "raw, as is the gap"
+        s.table(table,
+                caption=f"Annotator groups served worse ({len(found):,} found; performance and rest_performance "
+                        f"{raw}; gap = the rest's {ex.performance} minus the group's"
+                        f"{', item-adjusted' if ex.adjust == 'items' else ''}, positive = served worse; "
+                        f"[ci_low, ci_high] simultaneous bounds of the gap, p_adjusted max-T over every "
+                        f"candidate{note})")
         for i in shown.index[:5]:
             members = [str(m) for m in ex.members(i)]
             s.details(f"Members of {found.loc[i, 'description']} ({len(members)} annotators)").text(

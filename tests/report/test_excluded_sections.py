@@ -120,3 +120,17 @@ def test_hostile_section_runs_no_script_in_chromium(tmp_path):
     assert seen["pwned"] is None  # no payload ran, no alert() was called
     assert seen["scripts"] == 1 and seen["imgs"] == 0
     assert seen["tables"] == 1  # the findings table, whole
+
+
+def test_p_at_the_floor_is_written_as_a_bound():
+    ex = _data(0.2)
+    top = ex.findings().iloc[0]
+    assert top["p_adjusted"] == pytest.approx(1 / 200)  # no permutation reached it
+    assert "adjusted p ≤ 0.005 (the smallest a max-T with B = 199 permutations can give)" in ex.sentence()
+    assert "= 0.005" not in ex.sentence()
+    s = excluded_groups_section(ex)
+    table = next(b for b in s.blocks if type(b).__name__ == "Table")
+    col = table.header[-1].index("p_adjusted")
+    assert table.rows[0][col] == "≤ 0.005"
+    assert "the smallest adjusted p a max-T with B = 199 permutations can give" in table.caption
+    assert "4,800 annotations" in ex.summary()
