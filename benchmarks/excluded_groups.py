@@ -120,6 +120,7 @@ def run(data, **kw):
 
 
 def row(name: str, hits: int, n: int, target: str) -> dict:
+    print(f"  ... {name}: {hits}/{n}", file=sys.stderr, flush=True)  # progress (the tables go to stdout)
     return {"setting": name, "runs": n, "rate": hits / n, "wilson_upper": wilson_upper(hits, n), "target": target}
 
 
