@@ -174,6 +174,8 @@ def null_rows(args, rng) -> list[dict]:
          dict(attributes=["gender", "age", "education", "adr"])),
     ]
     for name, sim, kw in settings:
+        if args.rows and not any(r in name for r in args.rows):
+            continue
         hits = 0
         for _ in range(args.null):
             ex = run(simulate(rng, **sim), n_perm=args.n_perm, random_state=rng, **kw)
@@ -251,6 +253,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2029)
     parser.add_argument("--only", choices=["planted", "null", "confounded", "detectable", "real"], default=None)
     parser.add_argument("--null", type=int, default=None, help="runs per null row (default 400; --quick 40)")
+    parser.add_argument("--rows", nargs="+", default=None,
+                        help="null rows whose name contains one of these words (default: all)")
     parser.add_argument("--planted", type=int, default=None, help="runs per planted row (default 40; --quick 10)")
     parser.add_argument("--confounded", type=int, default=None,
                         help="runs per item-confounded row (default 200; --quick 20)")

@@ -106,6 +106,9 @@ _Z_POWER = 0.8416212335729143  # the standard normal quantile of DETECTABLE_POWE
 #: Below this share of a finding's annotations on items other annotators also labelled, the answer warns that the
 #: raw gap may be the items' difficulty.
 SHARED_WARNING = 0.5
+#: With ``adjust="items"``, below this share of a group's annotations on items other annotators also labelled, the
+#: item-by-item comparison has (almost) nothing to compare: the answer says it cannot decide about that group.
+SHARED_NONE = 0.05
 #: Most annotators whose every permutation is enumerated (8! = 40,320).
 EXACT_MAX_ANNOTATORS = 8
 _BATCH = 64
@@ -243,17 +246,39 @@ class ExcludedGroups:
                           "on the same items.")
             return (f"Served worse: {top['description']} ({int(top['n_annotators']):,} annotators), gap "
                     f"{top['gap']:.3f}{adj} [{top['ci_low']:.3f}, {top['ci_high']:.3f}], "
-                    f"{self.p_text(float(top['p_adjusted']))}, among {what}{more}.{caveat}")
+                    f"{self.p_text(float(top['p_adjusted']))}, among {what}{more}.{caveat}{self._unshared_text()}")
         mdg = self.table["detectable_gap"].to_numpy(dtype=np.float64)
         single = self.table["n_conditions"].to_numpy() == 1
-        pool = mdg[single] if single.any() else mdg
+        usable = ~self._unshared()  # a gap of a group compared with nobody could not have been found
+        pool = mdg[single & usable] if (single & usable).any() else mdg[usable]
         pool = pool[np.isfinite(pool)]
         tail = ""
         if len(pool):
             tail = (f"; with these annotators a gap{adj} of {np.min(pool):.3f} (largest single-condition group) to "
                     f"{np.max(pool):.3f} (smallest) would have been found about {DETECTABLE_POWER:.0%} of the time "
                     "(normal approximation)")
-        return f"No annotator group is served worse at alpha = {self.alpha:g} among {what}{tail}."
+        return (f"No annotator group is served worse at alpha = {self.alpha:g} among {what}{tail}."
+                f"{self._unshared_text()}")
+
+    def _unshared(self) -> np.ndarray:
+        """Per candidate: item-adjusted, and (almost) none of its annotations on items other annotators labelled."""
+        shared = self.table["shared_items"].to_numpy(dtype=np.float64)
+        if self.adjust != "items":
+            return np.zeros(len(shared), dtype=bool)
+        with np.errstate(invalid="ignore"):
+            return np.isfinite(shared) & (shared < SHARED_NONE)
+
+    def _unshared_text(self) -> str:
+        """The groups the item-adjusted comparison cannot decide about ("" when none)."""
+        blind = self._unshared()
+        if not blind.any():
+            return ""
+        names = self.table.loc[blind, "description"].head(3).tolist()
+        n = int(blind.sum())
+        return (f" Cannot decide about {_count(n, 'group')} ({'; '.join(names)}{', ...' if n > 3 else ''}): under "
+                f"{SHARED_NONE:.0%} of {'its' if n == 1 else 'their'} annotations are on items other annotators "
+                f"also labelled, so compared item by item {'it has' if n == 1 else 'they have'} no one to be compared "
+                "with.")
 
     def summary(self) -> str:
         """What was searched, tested, skipped and dropped, with counts, then the answer (:meth:`sentence`)."""

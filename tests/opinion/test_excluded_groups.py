@@ -361,3 +361,18 @@ def test_small_groups_counted_exactly():
     ex = excluded_groups(y, y, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
     assert ex.counts["n_small_groups"] == 3
     assert "3 attribute-value groups with fewer than 5 annotators not tested" in ex.summary()
+
+
+def test_items_adjustment_cannot_decide_about_a_group_on_its_own_items():
+    # gender=x annotators label only their own batch of items, which nobody else labels: compared item by item they
+    # have no one to be compared with, so the answer says it cannot decide about them (and states no detectable gap
+    # for them)
+    rng = np.random.default_rng(31)
+    y, pred, item, who, table = _simulate(rng, n_annotators=200, batch=True)
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99,
+                         adjust="items")
+    c = ex.candidates().set_index("description")
+    assert c.loc["gender=x", "shared_items"] == 0.0
+    assert "Cannot decide about" in ex.sentence() and "gender=x" in ex.sentence()
+    raw = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
+    assert "Cannot decide about" not in raw.sentence()
