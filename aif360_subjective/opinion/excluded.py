@@ -266,7 +266,8 @@ class ExcludedGroups:
         if self.adjust != "items":
             return np.zeros(len(shared), dtype=bool)
         with np.errstate(invalid="ignore"):
-            return np.isfinite(shared) & (shared < SHARED_NONE)
+            blind: np.ndarray = np.isfinite(shared) & (shared < SHARED_NONE)
+        return blind
 
     def _unshared_text(self) -> str:
         """The groups the item-adjusted comparison cannot decide about ("" when none)."""
