@@ -285,7 +285,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2029)
     parser.add_argument("--only", choices=["planted", "null", "confounded", "detectable", "exact", "real"],
                         default=None)
-    parser.add_argument("--exact", type=int, default=None, help="runs of the exactness check (default 1000; --quick 100)")
+    parser.add_argument("--exact", type=int, default=None,
+                        help="runs of the exactness check (default 1000; --quick 100)")
     parser.add_argument("--null", type=int, default=None, help="runs per null row (default 400; --quick 40)")
     parser.add_argument("--rows", nargs="+", default=None,
                         help="null rows whose name contains one of these words (default: all)")
