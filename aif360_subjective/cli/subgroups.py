@@ -563,10 +563,9 @@ def subgroups(spec: SubgroupsSpec) -> int:
 
 def _print_task_rankings(rep: SubgroupReport, spec: SubgroupsSpec) -> None:
     """A multi-class, ordinal or regression audit: the most disadvantaged subgroups by each metric."""
+    from ..detectors.outcome_metrics import OutcomeMetrics
     from ..detectors.subgroup_metrics import base_metric, metric_label
     from ..report.sections import q_columns_as_text
-
-    from ..detectors.outcome_metrics import OutcomeMetrics
 
     metrics = rep.candidate_metrics
     # the classes of a multi-class task (OutcomeMetrics.task); a binary audit's CandidateMetrics has none
