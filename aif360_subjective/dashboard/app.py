@@ -733,8 +733,12 @@ class Dashboard:
         v = self.subgroups.update(settings)
         what = {"clustering": "clustered", "cut": "re-cut the cached clustering", "ranking": "re-ranked"}[v.step]
         auto = " (x-means)" if settings.n_clusters is None and settings.clustering in HIERARCHICAL else ""
+        # the ranking's setting too: every change of a control changes the status (a browser, or a reader, can tell
+        # the new view from the last)
         status = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}, task {lit(v.report.task)}: {what} in "
-                  f"{v.seconds:.2f} s.")
+                  f"{v.seconds:.2f} s. Ranked by {lit(v.settings.metric)} ({lit(settings.kind)} subgroups, "
+                  f"{lit(settings.direction)}, α = {'none' if settings.alpha is None else f'{settings.alpha:g}'}, "
+                  f"minimum size {settings.min_size}).")
         redraw = v.step != "ranking" or not self._sg_radar.objects
         patterns = sizes = radar = None
         if redraw:

@@ -316,55 +316,65 @@ def test_hostile_data_is_shown_as_text_and_never_runs(browser, small_url):
 def test_views_follow_every_change(browser, small_url):
     """Issue 33 items 3 and 4: a clicked subgroup's metrics go when the result changes (an upload, another
     favourable label, a re-cut) and stay after a re-ranking; out-of-range k and τ are errors, cleared when
-    fixed; status, ranking and command show the same setting."""
+    fixed; status, ranking and command show the same setting.
+
+    Every step waits for a state of the page that only the awaited result shows (the status's step word, the
+    command, the detail's presence), never for a time: a busy machine makes each step slower, not different."""
     page = _open(browser, small_url)
     page.locator(".bk-tab", has_text="Subgroups").click()
     status = page.locator(".sg-status")
-    status.filter(has_text="4 clusters").wait_for()
+    status.filter(has_text="4 clusters").filter(has_text="entropy subgroups").wait_for()
     detail = page.locator(".subgroup-detail")
+    table = detail.locator(".detail-table")
     page.locator(".size-bars .tabulator-row").first.click()  # a size bar: its metrics and the seed's chart
-    detail.locator(".detail-table").wait_for()
+    table.wait_for()
     assert "statistical_parity" in _text(detail)
     page.locator(".kind select").select_option("cluster")  # a re-ranking: the same result, the metrics stay
-    _until(lambda: not page.locator(".dashboard-busy").first.is_visible(), "the re-ranking")
-    assert detail.locator(".detail-table").count() == 1
+    status.filter(has_text="re-ranked in").filter(has_text="cluster subgroups").wait_for()
+    page.locator(".dashboard-busy").first.wait_for(state="hidden")
+    assert table.count() == 1
     # out of range: an error naming the control, the views keep the last good setting, cleared when fixed
     _set_number(page, ".tau-input", 1.5)
     message = page.locator(".dashboard-message")
     message.filter(has_text="the entropy threshold τ must be between 0 and 1, got 1.5").wait_for()
     _set_number(page, ".tau-input", 0.4)
     message.wait_for(state="hidden")
+    status.filter(has_text="τ = 0.4").wait_for()
     _set_number(page, ".k-input", 1)
     message.filter(has_text="k (number of clusters) must be 0 (automatic) or between 2").wait_for()
     _set_number(page, ".k-input", 3)
     message.wait_for(state="hidden")
-    status.filter(has_text="3 clusters").wait_for()
-    assert "τ = 0.4" in _text(status)
-    command = _text(page.locator(".sg-command"))
-    assert "--n-clusters 3" in command and "--entropy-threshold 0.4" in command
-    # a re-cut: the clicked metrics are gone
-    assert detail.locator(".detail-table").count() == 0 and "Click a subgroup" in _text(detail)
+    status.filter(has_text="3 clusters").filter(has_text="τ = 0.4").wait_for()
+    page.locator(".sg-command").filter(has_text="--n-clusters 3").filter(has_text="--entropy-threshold 0.4").wait_for()
+    # a re-cut: the clicked metrics are gone (cleared in the same update as the status)
+    table.wait_for(state="detached")
+    assert "Click a subgroup" in _text(detail)
     page.locator(".ranking-table .tabulator-row, .size-bars .tabulator-row").first.click()
-    detail.locator(".detail-table").wait_for()
-    # another favourable label: the metrics (whose sign it flips) are gone
+    table.wait_for()
+    # another favourable label: a new analysis (status "clustered"), the metrics (whose sign it flips) are gone
     page.locator(".bk-tab", has_text="Data").click()
     page.locator(".favourable select").select_option("1")
     page.locator(".bk-tab", has_text="Subgroups").click()
-    _until(lambda: detail.locator(".detail-table").count() == 0, "the metrics cleared after the label change")
+    status.filter(has_text="3 clusters").filter(has_text="clustered in").wait_for()
+    page.locator(".dashboard-busy").first.wait_for(state="hidden")
+    table.wait_for(state="detached")
     page.locator(".size-bars .tabulator-row").first.click()
-    detail.locator(".detail-table").wait_for()
+    table.wait_for()
     # an upload: a new table, the old subgroup's metrics are gone and the sizes are the new table's
     page.locator(".bk-tab", has_text="Data").click()
     _upload(page, "other.csv", _small_table(5, n=60).to_csv(index=False).encode())
     page.locator(".use-upload button").click()
     page.locator(".data-info", has_text="60 rows").wait_for()
     page.locator(".bk-tab", has_text="Subgroups").click()
-    _until(lambda: detail.locator(".detail-table").count() == 0, "the metrics cleared after the upload")
+    table.wait_for(state="detached")
+    page.locator(".dashboard-busy").first.wait_for(state="hidden")
     cells = page.locator(".size-bars .tabulator-row [tabulator-field='size']")
+
     def sizes() -> list[int]:
         return [int(t.replace(",", "")) for t in cells.all_inner_texts() if t.strip()]
 
-    _until(lambda: sizes() and max(sizes()) <= 60, "the size bars of the 60-row table")
+    # the size bars are redrawn by the same update that hides the busy sign; polled as long as any other wait
+    _until(lambda: sizes() and max(sizes()) <= 60, "the size bars of the 60-row table", seconds=TIMEOUT / 1000)
     page.close()
 
 
