@@ -436,3 +436,73 @@ def test_closing_a_tab_mid_computation_logs_no_traceback(browser, annotations_ur
     closed = [r for r in keep.records if "WebSocketClosedError" in r.getMessage()
               or (r.exc_info and type(r.exc_info[1]).__name__ in ("WebSocketClosedError", "StreamClosedError"))]
     assert closed == []
+
+
+# ------------------------------------------------------------------------------------------------ issue 30
+def _rating_table(seed: int = 0, n: int = 240) -> pd.DataFrame:
+    """Ratings 1-5 over-predicted by two points on g = a; a class name that is markup (for the multi-class view)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b", "c"], n)
+    df = pd.DataFrame({"g": g, "h": rng.choice(["u", "v"], n)})
+    y = rng.integers(1, 6, n)
+    df["rating"], df["predicted"] = y, np.clip(y + 2 * (g == "a"), 1, 5)
+    return df
+
+
+@pytest.fixture(scope="module")
+def ratings_url():
+    pytest.importorskip("panel")
+    from aif360_subjective.dashboard import Dashboard
+    from aif360_subjective.dashboard.state import SubgroupSettings
+
+    server, url = _serve(Dashboard(_rating_table(), label_col="rating", prediction_col="predicted", task="auto",
+                                   subgroups=SubgroupSettings(n_clusters=3, kind="all")))
+    yield url
+    server.stop()
+
+
+def test_ordinal_and_multiclass_tasks(browser, ratings_url):
+    """Issue 30: a table of ratings; "auto" decides ordinal and says so; the metric control lists the task's
+    metrics; a metric, a subgroup's details, the verdict and the command follow; multi-class shows each class's
+    statistical parity; the binary task without a favourable label is a message and the views stay."""
+    page = _open(browser, ratings_url)
+    page.locator(".bk-tab", has_text="Subgroups").click()
+    status = page.locator(".sg-status")
+    status.filter(has_text="task ordinal").filter(has_text="mean_absolute_error").wait_for()
+    notes = page.locator(".sg-notes")
+    notes.filter(has_text="task='auto' chose 'ordinal'").wait_for()
+    metric = page.locator(".metric select")
+    assert metric.locator("option").all_inner_texts() == ["mean_absolute_error", "mean_error", "mean_prediction",
+                                                          "accuracy_error", "size"]
+    ranking = page.locator(".ranking-table")
+    ranking.filter(has_text="mean_absolute_error").filter(has_text="g=a").wait_for()  # the over-predicted group
+    page.locator(".sg-verdict").filter(has_text="Task: task='auto' chose 'ordinal'").wait_for()
+    # another metric of the task: a re-ranking
+    metric.select_option("accuracy_error")
+    status.filter(has_text="re-ranked in").filter(has_text="accuracy_error").wait_for()
+    ranking.filter(has_text="accuracy_error").wait_for()
+    page.locator(".ranking-table .tabulator-row").first.click()
+    detail = page.locator(".subgroup-detail .detail-table")
+    detail.filter(has_text="mean_prediction").filter(has_text="p_adjusted").wait_for()
+    page.locator(".sg-command").filter(has_text="--task auto").wait_for()
+    # multi-class: the levels as unordered classes, one statistical parity per class
+    page.locator(".task select").select_option("multiclass")
+    status.filter(has_text="task multiclass").filter(has_text="accuracy_error").wait_for()
+    page.locator(".dashboard-busy").first.wait_for(state="hidden")
+    options = metric.locator("option").all_inner_texts()
+    assert options == ["accuracy_error", *(f"statistical_parity[{c}]" for c in range(1, 6)), "size"], options
+    metric.select_option("statistical_parity[5]")
+    status.filter(has_text="statistical_parity[5]").wait_for()
+    ranking.filter(has_text="statistical_parity[5]").wait_for()
+    page.locator(".sg-command").filter(has_text="--task multiclass").wait_for()
+    # binary without a favourable label (ratings 1-5): a message naming what to do; the multi-class views stay
+    page.locator(".task select").select_option("binary")
+    page.locator(".dashboard-message", has_text="the binary task needs binary decisions").wait_for()
+    assert "task multiclass" in _text(status)
+    page.locator(".task select").select_option("regression")
+    page.locator(".dashboard-message").wait_for(state="hidden")
+    status.filter(has_text="task regression").wait_for()
+    assert _pwned(page) is None
+    page.close()
