@@ -199,6 +199,7 @@ def test_dashboard_widget_options_are_the_tables():
     from aif360_subjective.opinion.options import ORDINAL_PERFORMANCES
 
     assert list(OPINION_PARAMS.choices("grouping")) == app.GROUPINGS
+    assert list(SUBGROUP_PARAMS.choices("task")) == app.TASKS  # the subgroups tab's task control
     # the tab has binary labels only: every named measure but those on ratings
     assert [p for p in OPINION_PARAMS.choices("performance") if p not in ORDINAL_PERFORMANCES] == app.PERFORMANCES
     assert "accuracy" in app.PERFORMANCES and "mae" not in app.PERFORMANCES

@@ -249,10 +249,14 @@ class SubgroupSession:
         from .._param_tables import SUBGROUP_PARAMS
 
         SUBGROUP_PARAMS.check("task", task)
-        if task == "auto" and self.y_true is not None:
+        if task == "auto":
             from ..detectors.tasks import resolve_task
 
-            if resolve_task(*self.outcomes, task="auto").name == "binary":
+            chosen = resolve_task(*self.outcomes, task="auto")
+            if chosen.name == "binary" and self.y_true is None:
+                raise ValueError(f"{chosen.reason}: binary decisions need a favourable label; choose it (the data "
+                                 "tab), or the task multiclass to compare the two labels as classes")
+            if chosen.name == "binary":
                 return self.y_true, self.y_pred, "binary"
         if task != "binary":
             return self.outcomes[0], self.outcomes[1], task

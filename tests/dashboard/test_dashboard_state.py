@@ -380,3 +380,7 @@ def test_task_errors_keep_the_previous_view():
         SubgroupSession(X, None, None, outcomes=(y[:-1], p))
     with pytest.raises(ValueError, match="give y_true and y_pred"):
         SubgroupSession(X, None, None)
+    # two labels and no favourable one: "auto" chooses binary decisions, which need it
+    yes_no = np.where(y > 0, "yes", "no"), np.where(p > 0, "yes", "no")
+    with pytest.raises(ValueError, match=r"task='auto' chose 'binary'.*binary decisions need a favourable label"):
+        SubgroupSession(X, None, None, outcomes=yes_no).update(SubgroupSettings(task="auto", n_clusters=3))
