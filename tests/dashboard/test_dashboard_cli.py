@@ -297,10 +297,11 @@ def _ratings_csv(tmp_path, kind="regression"):
     rng = np.random.default_rng(4)
     n = 240
     g = rng.choice(["a", "b", "c"], n)
-    y = rng.normal(size=n).round(3) if kind == "regression" else rng.choice(["<b>cat</b>", "dog", "owl"], n)
-    if kind == "regression":
+    if kind == "regression":  # over-predicted on g = a
+        y = rng.normal(size=n).round(3)
         p = (y + 1.5 * (g == "a")).round(3)
-    else:
+    else:  # a class whose name is markup, predicted for g = a
+        y = rng.choice(["<b>cat</b>", "dog", "owl"], n)
         p = np.where(g == "a", "<b>cat</b>", y)
     path = tmp_path / f"{kind}.csv"
     pd.DataFrame({"g": g, "h": rng.choice(["u", "v"], n), "y": y, "yhat": p}).to_csv(path, index=False)
