@@ -89,7 +89,7 @@ from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, 
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
 from .functional import _binary_view, _ids
 from .options import ORDINAL_PERFORMANCES, PERFORMANCES
-from .studentized import PRIOR_DF, group_moments, unit_columns
+from .studentized import group_moments, unit_columns
 
 __all__ = ["ADJUSTMENTS", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups", "check_discovery_options",
            "discover_excluded", "excluded_groups"]
@@ -113,8 +113,6 @@ SHARED_NONE = 0.05
 EXACT_MAX_ANNOTATORS = 8
 _BATCH = 64
 _TIE = 1e-9
-#: A weighted mean's variance is never taken below this (scores without any noise).
-_V_FLOOR = 1e-12
 #: Candidates x annotations above which the share of shared items is computed for the first candidates only.
 _SHARED_BUDGET = 200_000_000
 _SHARED_TOP = 200
@@ -373,12 +371,10 @@ def _item_adjusted(score: np.ndarray, items: np.ndarray, n_items: int) -> tuple[
 # ----------------------------------------------------------------------------------------------
 # the statistic from group sums
 # ----------------------------------------------------------------------------------------------
-#: Per-half columns of the annotator data: weight, weighted score, the sandwich's three sums, the count model's
-#: variance of the weighted score, presence.
+#: Per-half columns of the annotator data: weight, weighted score, the sandwich's three sums, the floor, presence.
 _W, _A, _Q0, _Q1, _Q2, _F, _K = range(7)
-#: Cross columns (annotators with both halves present): w0 w1, w0 w1 (y0 + y1), w0 w1 y0 y1, both present, the
-#: model covariance of the two halves' weighted scores (2 tau2 w0 w1).
-_X0, _X1, _X2, _XB, _XF = range(5)
+#: Cross columns (annotators with both halves present): w0 w1, w0 w1 (y0 + y1), w0 w1 y0 y1, both present.
+_X0, _X1, _X2, _XB = range(4)
 
 
 def _count_model(y_a: np.ndarray, n_a: np.ndarray, sq: np.ndarray) -> tuple[float, float]:
@@ -410,19 +406,15 @@ class _Data:
 
 
 def _variance(m: np.ndarray, q0: np.ndarray, q1: np.ndarray, q2: np.ndarray, cross: tuple[np.ndarray, ...] | None,
-              model: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Variance of a weighted mean ``m`` with weight sum ``w`` over ``k`` annotators: the cluster-robust (sandwich)
-    variance blended with the count model's, with ``k - 1`` and :data:`~.studentized.PRIOR_DF` degrees of freedom
-    (the blend of :func:`~aif360_subjective.opinion.studentized.group_moments`, for weighted means)."""
+              floor: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Cluster-robust variance of a weighted mean ``m`` with weight sum ``w`` over ``k`` annotators, floored."""
     ss = q2 - 2.0 * m * q1 + m * m * q0
     if cross is not None:
         x0, x1, x2 = cross
         ss = ss + 2.0 * (x2 - m * x1 + m * m * x0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        # (k - 1) times the sandwich k / (k - 1) ss is k ss; one annotator has no sandwich (the model alone)
-        robust_df = np.where(k > 1.0, k * np.maximum(ss, 0.0), 0.0)
-        blend = (robust_df + PRIOR_DF * model) / (np.maximum(k - 1.0, 0.0) + PRIOR_DF)
-        out: np.ndarray = np.maximum(blend, _V_FLOOR * w * w) / (w * w)
+        robust = np.where(k > 1.0, k / (k - 1.0) * np.maximum(ss, 0.0), np.nan)
+        out: np.ndarray = np.maximum(robust, floor) / (w * w)
     return out
 
 
@@ -451,15 +443,12 @@ def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], high
     with np.errstate(divide="ignore", invalid="ignore"):
         m_s = s[..., _A] / s[..., _W]
         m_r = r[..., _A] / r[..., _W]
-    f_s, f_r = s[..., _F], r[..., _F]
-    if cross_s is not None and cross_r is not None:
-        f_s, f_r = f_s + cross_s[..., _XF], f_r + cross_r[..., _XF]
     v_s = _variance(m_s, s[..., _Q0], s[..., _Q1], s[..., _Q2],
                     None if cross_s is None else (cross_s[..., _X0], cross_s[..., _X1], cross_s[..., _X2]),
-                    f_s, k_s, s[..., _W])
+                    s[..., _F], k_s, s[..., _W])
     v_r = _variance(m_r, r[..., _Q0], r[..., _Q1], r[..., _Q2],
                     None if cross_r is None else (cross_r[..., _X0], cross_r[..., _X1], cross_r[..., _X2]),
-                    f_r, k_r, r[..., _W])
+                    r[..., _F], k_r, r[..., _W])
     gap = (m_r - m_s) if higher else (m_s - m_r)
     se = np.sqrt(v_s + v_r)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -799,15 +788,14 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     halves = []
     for h in range(H):
         w, y, nh = w_u[:, h], y_u[:, h], n_u[:, h]
-        # the model variance of w y: w^2 (tau2 + sigma2 / n_u), with w = w_a n_u / n_a
+        # the floor: the annotations' own noise in w y, w^2 sigma2 / n_u with w = w_a n_u / n_a
         halves.append(np.column_stack([w, w * y, w * w, w * w * y, w * w * y * y,
-                                       w * w * tau2 + w_a**2 * nh * sigma2 / n_a**2, (nh > 0).astype(np.float64)]))
+                                       w_a**2 * nh * sigma2 / n_a**2, (nh > 0).astype(np.float64)]))
     cross = None
     if H == 2:
         ww = w_u[:, 0] * w_u[:, 1]
-        # the two halves of an annotator share its effect: covariance tau2 between them
         cross = np.column_stack([ww, ww * (y_u[:, 0] + y_u[:, 1]), ww * y_u[:, 0] * y_u[:, 1],
-                                 ((n_u[:, 0] > 0) & (n_u[:, 1] > 0)).astype(np.float64), 2.0 * tau2 * ww])
+                                 ((n_u[:, 0] > 0) & (n_u[:, 1] > 0)).astype(np.float64)])
     data = _Data(halves, cross)
 
     # -- candidates over the units
