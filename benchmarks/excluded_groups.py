@@ -20,8 +20,7 @@ Rows:
   real) and with ``adjust="items"`` no more often than any false report may be (alpha, target); also a partly
   overlapping batch (half of their items shared).
 * ``spread``: no group served worse on average, but the ``gender=x`` annotators spread four times as widely as the
-  others: the annotators are not exchangeable, and a variance that leaned on the pooled spread named ``gender=x``
-  in about 30% of runs; the group's own (sandwich) variance is what holds the level here.
+  others: the annotators are not exchangeable, and only the group's own (sandwich) variance can hold the level.
 * ``exact``: with exchangeable annotators (a small design run 1,000 times), the share of runs whose smallest adjusted
   p-value is at most 0.05, 0.1, 0.2, 0.5: an exact max-T gives each share its own level.
 * ``detectable gap``: the gap the result states for ``education=phd`` when nothing is planted, then planted at

@@ -16,15 +16,15 @@ inverse variances of ``y_a`` under that model: between the annotator mean of the
 alike, however few its annotations) and the pooled mean (``rho = 0``, where an annotator with 500 annotations
 outweighs a hundred with 5). With heavy-tailed counts the first drowns in the noise of light annotators and the
 second rests on a handful of heavy ones; the weights take the best of both.
-The gap ``rest - group`` (positive = the group is served worse) is studentized by the variance of each weighted
-mean, ``V_S = ((k - 1) R_S + PRIOR_DF M_S) / (k - 1 + PRIOR_DF)`` for the ``k`` annotators of the group: the blend
-of :mod:`.studentized` (there for plain means), here of the cluster-robust (sandwich) variance with annotators as
-clusters, ``R_S = k/(k - 1) sum_a w_a^2 (y_a - m_S)^2 / (sum w_a)^2`` (Welch's form for weighted means), and the
-count model's ``M_S = sum_a w_a^2 (tau^2 + sigma^2 / n_a) / (sum w_a)^2``. The model rests on every annotator,
-so that five annotators who happen to agree do not get a near-zero denominator; the sandwich matters for groups of
-hundreds of annotators, whose own spread it trusts. ``T = gap / sqrt(V_S + V_rest)``. A studentized statistic keeps
-a permutation test valid when the groups' variances differ (unequal annotation counts), which an unstudentized one
-does not (Janssen 1997; Chung and Romano 2013).
+The gap ``rest - group`` (positive = the group is served worse) is studentized by a cluster-robust (sandwich)
+variance with annotators as clusters, ``V_S = k/(k - 1) sum_a w_a^2 (y_a - m_S)^2 / (sum w_a)^2`` for the ``k``
+annotators of the group (Welch's form for weighted means), floored at the variance the annotations' own noise
+gives (``sum w_a^2 sigma^2 / n_a / (sum w_a)^2``) so that five annotators who happen to agree do not get a
+near-zero denominator. ``T = gap / sqrt(V_S + V_rest)``. The sandwich rests on the group's own annotators, so it
+stays valid when a group's annotators differ among themselves more than the others do (the blend of
+:mod:`.studentized`, which leans on the pooled count model, does not: ``benchmarks/excluded_groups.py --only
+spread``), and a studentized statistic keeps a permutation test valid when the groups' variances differ (unequal
+annotation counts), which an unstudentized one does not (Janssen 1997; Chung and Romano 2013).
 
 **Power, and its limit.** The gap's estimate is as precise as its standard error says
 (``benchmarks/excluded_groups.py``: the spread of a planted group's gap over simulations is about its mean ``se``),

@@ -29,12 +29,10 @@ def test_statistic_by_hand():
     assert row["rest_performance"] == pytest.approx(0.875)
     assert row["gap"] == pytest.approx(0.25)
     # sigma^2 = within sum of squares 2.5 over N - k = 12; tau^2 = (4/3 * 0.125 - sigma^2 * 4 / 4) / 4 < 0, so 0:
-    # weights w = n = 4. Per group: k ss = 2 * 16 * 2 * 0.125^2 = 1, the model 2 * 16 * sigma^2 / 4 = 8 sigma^2,
-    # blended (1 + 1000 * 8 sigma^2) / (1 + 1000) over (sum w)^2 = 64
-    sigma2 = 2.5 / 12
-    v = (1.0 + 1000 * 8 * sigma2) / 1001 / 64
-    assert row["se"] == pytest.approx(np.sqrt(2 * v))
-    assert row["t"] == pytest.approx(0.25 / np.sqrt(2 * v))
+    # weights w = n = 4. The sandwich 2 * (2 * 0.125^2) / 2^2 = 0.015625 is below the floor sigma^2 / 8 = 0.0260417
+    # (per group), so se = sqrt(2 * 2.5 / 12 / 8)
+    assert row["se"] == pytest.approx(np.sqrt(2 * 2.5 / 12 / 8))
+    assert row["t"] == pytest.approx(0.25 / np.sqrt(2 * 2.5 / 12 / 8))
     # 4 annotators: all 24 permutations; the splits {a1 a2 | b1 b2} and {a1 b1 | a2 b2} give |T| = 1.095, the third
     # a gap of 0: p = 16 / 24; the smallest attainable p is 8 / 24
     assert ex.exact and ex.n_permutations == 24
@@ -44,8 +42,8 @@ def test_statistic_by_hand():
     assert "0.333" in ex.sentence()
 
 
-def test_weighted_blend_by_hand():
-    # unequal counts, spread annotators: weights from rho, the sandwich blended with the count model
+def test_sandwich_above_floor_by_hand():
+    # unequal counts, spread annotators: weights from rho, the sandwich above the floor
     rng = np.random.default_rng(3)
     n = [10, 40, 25, 60, 15, 30]
     acc = [0.2, 0.9, 0.5, 0.95, 0.3, 0.85]
@@ -76,8 +74,9 @@ def test_weighted_blend_by_hand():
         m = (ws * ys).sum() / ws.sum()
         kk = sel.sum()
         robust = kk / (kk - 1) * (ws**2 * (ys - m) ** 2).sum()
-        model = (ws**2 * (tau2 + sigma2 / ns)).sum()
-        return m, ((kk - 1) * robust + 1000 * model) / (kk - 1 + 1000) / ws.sum() ** 2
+        floor = (ws**2 * sigma2 / ns).sum()
+        assert robust > floor
+        return m, robust / ws.sum() ** 2
 
     mA, vA = mean_var(inA)
     mB, vB = mean_var(~inA)
