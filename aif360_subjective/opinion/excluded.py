@@ -32,7 +32,8 @@ and the weights are the inverse variances under the count model, so no other wei
 better; what a search costs is its threshold: ``T`` must pass the largest of some hundred candidates' statistics
 under the permutations (about 3.45 for two conditions among 91 candidates, against 1.645 for one group chosen in
 advance). A group served 0.07 worse in the benchmark's heavy-tailed design (500 annotators, 5-500 annotations each,
-the group 11% of them) has ``T`` about 4.1: the search finds it first 3 times in 4, and 9 in 10 from a gap of 0.09.
+the group 11% of them) has ``T`` about 4.1: the search reports it in 3 runs of 4 and finds it first in 2 of 3; from
+a gap of 0.09, first in 9 of 10.
 
 **Family-wise error.** The annotators' attribute rows are permuted as a whole (each annotator's data keeps its
 annotations, its items and its weight; only who belongs to which group changes). For each permutation every
