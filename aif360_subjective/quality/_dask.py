@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._dask import require_dask
-from .._dask._partitions import by_item, id_range, items_are_local, tree_reduce
+from .._dask import active_client, check_workers, require_dask
+from .._dask._partitions import by_item, id_kind, id_range, items_are_local, tree_reduce
 from ._vectors import (
     DUPLICATE_POLICIES,
     build_tensor,
@@ -78,14 +78,16 @@ from .engine import (
 def _scan(df: pd.DataFrame, unit_col: str, worker_col: str, label_col: str) -> dict[str, list[Any]]:
     """First pass: the partition's workers, labels, unit id range and size."""
     if not len(df):
-        return {"workers": [np.asarray([], dtype=object)], "labels": [], "ranges": [None], "lengths": [0]}
+        return {"workers": [np.asarray([], dtype=object)], "labels": [], "ranges": [None], "lengths": [0],
+                "kinds": [None]}
     _, values = label_entries(df[label_col], label_col)
+    units = df[unit_col].to_numpy()
     return {"workers": [pd.unique(df[worker_col].dropna().to_numpy())], "labels": [pd.unique(values)],
-            "ranges": [id_range(df[unit_col].to_numpy())], "lengths": [len(df)]}
+            "ranges": [id_range(units)], "lengths": [len(df)], "kinds": [id_kind(units)]}
 
 
 def _merge_scans(parts: list[dict[str, list[Any]]]) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = {"workers": [], "labels": [], "ranges": [], "lengths": []}
+    out: dict[str, list[Any]] = {"workers": [], "labels": [], "ranges": [], "lengths": [], "kinds": []}
     for p in parts:
         for k in out:
             out[k].extend(p[k])
@@ -308,16 +310,10 @@ def _block_worker_units(block: dict[str, Any], n_workers: int) -> np.ndarray:
 
 def _n_threads() -> tuple[int, list[str]]:
     """Threads of the active distributed client (one entry per thread: its worker's address), else the CPUs."""
-    import dask
-
-    if dask.config.get("scheduler", None) not in (None, "distributed", "dask.distributed"):
+    client = active_client()
+    if client is None:  # a local scheduler
         return max(1, os.cpu_count() or 1), []
-    try:
-        from distributed import default_client
-
-        nthreads = default_client().nthreads()
-    except (ImportError, ValueError):  # no distributed client: the local threaded scheduler
-        return max(1, os.cpu_count() or 1), []
+    nthreads = client.nthreads()
     slots = [addr for t in range(max(nthreads.values(), default=1)) for addr, n in sorted(nthreads.items()) if t < n]
     return max(1, len(slots)), slots
 
@@ -372,11 +368,14 @@ def crowdtruth_scores(
 
     Raises:
         ValueError, TypeError: as the in-memory function, and for the options not supported on Dask.
+        RuntimeError: a distributed cluster with a worker that cannot import this package or runs another
+            version (:func:`~aif360_subjective._dask.check_workers`).
     """
     require_dask()
     import dask
 
     check_dask_options(df, unit_col, worker_col, label_col, duplicates, keep_history)
+    check_workers()
     if labels is not None and (isinstance(labels, str) or not isinstance(labels, Sequence | np.ndarray | pd.Index)):
         raise TypeError(f"labels must be a list of labels, got {labels!r}")
     frame = df[[unit_col, worker_col, label_col]]
@@ -388,7 +387,7 @@ def crowdtruth_scores(
 
     info = scan(frame)
     if not items_are_local(info["ranges"], info["lengths"]):
-        (frame,) = dask.persist(by_item(frame, unit_col))  # shuffled once, kept on the workers
+        (frame,) = dask.persist(by_item(frame, unit_col, info["kinds"]))  # shuffled once, kept on the workers
     if sum(info["lengths"]) == 0:
         raise ValueError("the annotation table is empty; CrowdTruth needs at least one judgment")
     workers = factorize_ids(pd.Series(info["workers"][0]), worker_col)[1]

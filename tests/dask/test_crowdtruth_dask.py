@@ -22,7 +22,7 @@ def _long(n_items, n_annotators, k, seed) -> pd.DataFrame:
 
 def assert_close(mem, dsk):
     units = dsk.units.compute()
-    assert sorted(units.index) == sorted(mem.units.index)
+    assert len(units) == len(mem.units) and set(units.index) == set(mem.units.index)  # ids may be unorderable
     assert units.index.name == mem.units.index.name
     assert list(units.columns) == list(mem.units.columns)
     units = units.reindex(mem.units.index)
@@ -175,3 +175,17 @@ def test_blocks_of_several_partitions(scheduler, npartitions):
     df = pd.concat([df, pd.DataFrame({"unit": [10_000], "worker": [df["worker"].iloc[0]], "label": [1]})])
     mem = crowdtruth_scores(df)
     assert_close(mem, crowdtruth_scores(dd.from_pandas(df, npartitions=npartitions, sort=True)))
+
+
+def test_unit_types_differing_between_partitions(scheduler):
+    """Int unit ids in one partition, text in another (shuffled by Dask's task shuffle): the scores of the
+    concatenated (object) column, as on pandas."""
+    import dask
+
+    df = _long(80, 12, 4, 9)
+    a, b = df[df["unit"] < 40].copy(), df[df["unit"] >= 40].copy()
+    b["unit"] = "u" + b["unit"].astype(str)
+    whole = pd.concat([a.astype({"unit": object}), b], ignore_index=True)
+    ddf = dd.from_delayed([dask.delayed(b.iloc[::2]), dask.delayed(a), dask.delayed(b.iloc[1::2])],
+                          meta=a.iloc[:0], verify_meta=False)
+    assert_close(crowdtruth_scores(whole), crowdtruth_scores(ddf))
