@@ -223,10 +223,10 @@ def _add_pair_sums(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
         k = wk.shape[1]
         step = max(1, _PAIR_CHUNK // (k * k))
         for lo in range(0, len(units), step):
-            w = wk[lo:lo + step].astype(np.int64)
+            w = wk[lo:lo + step]  # int32: every key is below DENSE_PAIR_KEYS (2^24); ufunc.at is faster on int32
             lab = lk[lo:lo + step]
             m = len(w)
-            key = (w * (n_workers * n_labels))[:, :, None] + (w * n_labels + lab)[:, None, :]
+            key = (w * np.int32(n_workers * n_labels))[:, :, None] + (w * np.int32(n_labels) + lab)[:, None, :]
             qx = np.repeat(q[units[lo:lo + step]][:, None], k, axis=1) if xk is None else \
                 q[units[lo:lo + step]][:, None] * xk[lo:lo + step]
             d = np.broadcast_to(qx[:, None, :], (m, k, k)).ravel()  # q x_j, whatever i
