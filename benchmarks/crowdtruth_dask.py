@@ -10,7 +10,7 @@ resident high-water mark) is its own:
 * ``threads``: ``dd.read_parquet`` then :func:`crowdtruth_scores` on Dask's threaded scheduler in one
   process (the time includes reading);
 * ``cluster``: the same on a ``LocalCluster(n_workers=2, threads_per_worker=1, memory_limit="2GB")``
-  started (and warmed up) before timing; peaks of the client and of both worker processes.
+  (``--memory-limit``) started (and warmed up) before timing; peaks of the client and of both worker processes.
 
 All run to convergence (``max_delta=0.001``). The Dask results are compared with the in-memory ones where
 that ran (largest absolute difference of UQS, WQS and AQS). The in-memory path is skipped above
@@ -62,7 +62,7 @@ def _save(res, out: str) -> None:
     res.annotations[["aqs"]].rename(index=str).to_parquet(f"{out}/annotations.parquet")
 
 
-def run_path(path: str, files: list[str], out: str, max_iter: int) -> dict:
+def run_path(path: str, files: list[str], out: str, max_iter: int, memory_limit: str = "2GB") -> dict:
     """One path in this (fresh) process."""
     import pandas as pd
 
@@ -89,7 +89,7 @@ def run_path(path: str, files: list[str], out: str, max_iter: int) -> dict:
         else:
             from dask.distributed import Client, LocalCluster
 
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="2GB",
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory_limit,
                               dashboard_address=None) as cluster, Client(cluster) as client:
                 client.run(lambda: __import__("aif360_subjective.quality"))  # warm-up: imports, not timed
                 t0 = time.perf_counter()
@@ -122,10 +122,12 @@ def main() -> None:
     ap.add_argument("--paths", default="memory,threads,cluster")
     ap.add_argument("--memory-max", type=int, default=5_000_000)
     ap.add_argument("--max-iter", type=int, default=1000)
+    ap.add_argument("--memory-limit", default="2GB", help="cluster: memory limit per worker")
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # path, files (json), out
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(run_path(args.one[0], json.loads(args.one[1]), args.one[2], args.max_iter)))
+        print(json.dumps(run_path(args.one[0], json.loads(args.one[1]), args.one[2], args.max_iter,
+                                  args.memory_limit)))
         return
     head = (f"{'annotations':>11} {'path':>8} {'iter':>4} {'time s':>7} {'scores s':>8} {'vs memory':>9} "
             f"{'peak MB':>8} {'worker peaks MB':>16} {'max |diff|':>10}")
@@ -141,10 +143,11 @@ def main() -> None:
                     continue
                 out = Path(tmp) / path
                 out.mkdir()
-                proc = subprocess.run([sys.executable, __file__, "--max-iter", str(args.max_iter), "--one", path,
-                                       json.dumps(files), str(out)], capture_output=True, text=True)
+                proc = subprocess.run([sys.executable, __file__, "--max-iter", str(args.max_iter), "--memory-limit",
+                                       args.memory_limit, "--one", path, json.dumps(files), str(out)],
+                                      capture_output=True, text=True)
                 if proc.returncode != 0:
-                    msg = (proc.stderr.strip().splitlines() or ["?"])[-1][:60]
+                    msg = (proc.stderr.strip().splitlines() or ["?"])[-1][:100]
                     print(f"{n:>11,} {path:>8} failed: {msg}", flush=True)
                     continue
                 r = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -157,7 +160,8 @@ def main() -> None:
                 scores = f"{r['score_seconds']:.1f}" if "score_seconds" in r else "--"
                 print(f"{r['n_rows']:>11,} {path:>8} {r['iterations']:>4} {r['seconds']:>7.1f} {scores:>8} "
                       f"{ratio:>9} {r['peak_mb']:>8,.0f} {peaks:>16} {diff:>10.1e}", flush=True)
-    print("\ntime: read + scores (memory: also the scores alone); vs memory: time / in-memory time on the same "
+    print(f"\ncluster: 2 workers x {args.memory_limit}, one thread each.\n"
+          "time: read + scores (memory: also the scores alone); vs memory: time / in-memory time on the same "
           "rows;\npeak: the process's resident high-water mark (cluster: the client; worker peaks: each worker "
           "process).\nMachine: 2 cores, shared with other jobs.")
 
