@@ -191,6 +191,9 @@ def _units_frame(part: dict[str, Any], q_last: np.ndarray, q_first: np.ndarray, 
 DENSE_PAIR_KEYS = 1 << 24
 """Most (worker, worker, label) keys for the dense pair sums (two float64 arrays of this length per block)."""
 
+LOCAL_PAIR_BYTES = 1 << 31
+"""On Dask's local schedulers, fewer blocks when their dense pair sums (16 bytes per key each) would pass this."""
+
 _PAIR_CHUNK = 1 << 22  # ordered pairs broadcast at once (bounds the transient arrays to ~100 MB)
 
 
@@ -311,8 +314,10 @@ def _block_worker_units(block: dict[str, Any], n_workers: int) -> np.ndarray:
 def _n_threads() -> tuple[int, list[str]]:
     """Threads of the active distributed client (one entry per thread: its worker's address), else the CPUs."""
     client = active_client()
-    if client is None:  # a local scheduler
-        return max(1, os.cpu_count() or 1), []
+    if client is None:  # a local scheduler: its pool size
+        import dask
+
+        return max(1, int(dask.config.get("num_workers", None) or os.cpu_count() or 1)), []
     nthreads = client.nthreads()
     slots = [addr for t in range(max(nthreads.values(), default=1)) for addr, n in sorted(nthreads.items()) if t < n]
     return max(1, len(slots)), slots
@@ -399,6 +404,8 @@ def crowdtruth_scores(
 
     dense = not open_ended and n_w * n_w * n_l <= DENSE_PAIR_KEYS
     n_threads, slots = _n_threads()
+    if dense and not slots:  # one process holds every block's dense pair sums: at most LOCAL_PAIR_BYTES of them
+        n_threads = min(n_threads, max(1, LOCAL_PAIR_BYTES // (16 * n_w * n_w * n_l)))
     pieces = [list(c) for c in np.array_split(np.arange(frame.npartitions), max(1, min(frame.npartitions, n_threads)))]
     delayed_parts = frame.to_delayed()
     blocks = []

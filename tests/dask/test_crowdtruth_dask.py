@@ -189,3 +189,23 @@ def test_unit_types_differing_between_partitions(scheduler):
     ddf = dd.from_delayed([dask.delayed(b.iloc[::2]), dask.delayed(a), dask.delayed(b.iloc[1::2])],
                           meta=a.iloc[:0], verify_meta=False)
     assert_close(crowdtruth_scores(whole), crowdtruth_scores(ddf))
+
+
+def test_local_blocks_bounded_by_the_pair_memory(monkeypatch):
+    """On a local scheduler with many threads, the blocks' dense pair sums stay under LOCAL_PAIR_BYTES."""
+    import dask
+
+    from aif360_subjective.quality import _dask
+
+    seen = []
+    real = _dask._block_step
+    monkeypatch.setattr(_dask, "_block_step", lambda block, *a: seen.append(len(block["parts"])) or real(block, *a))
+    df = _long(120, 10, 4, 2).sort_values("unit", kind="stable")
+    with dask.config.set(scheduler="sync", num_workers=5):  # the pool size: one block per thread
+        assert crowdtruth_scores(dd.from_pandas(df, npartitions=6, sort=True), max_iter=1).units.npartitions == 5
+    seen.clear()
+    keys_bytes = 16 * df["worker"].nunique() ** 2 * 2
+    monkeypatch.setattr(_dask, "LOCAL_PAIR_BYTES", 3 * keys_bytes)  # room for three blocks
+    with dask.config.set(scheduler="threads", num_workers=8):
+        res = crowdtruth_scores(dd.from_pandas(df, npartitions=6, sort=True), max_iter=1)
+    assert res.units.npartitions == 3 and seen[:3] == [2, 2, 2]
