@@ -79,18 +79,20 @@ def check_workers(client: Any | None = None) -> None:
     client = active_client() if client is None else client
     if client is None:
         return
-    from aif360_subjective import __version__
-
+    # the package root is loaded before any of its modules (an import of it here would climb the floors)
+    __version__ = str(sys.modules[__name__.split(".")[0]].__version__)
     workers = tuple(sorted(client.scheduler_info().get("workers", {})))
     key = (str(client.scheduler.address), workers)
     if key in _CHECKED:
         return
 
-    def probe() -> tuple[str, str]:  # nested: cloudpickle sends it by value
-        try:
-            import aif360_subjective as pkg
+    root = __name__.split(".")[0]
 
-            return "ok", str(pkg.__version__)
+    def probe() -> tuple[str, str]:  # nested: cloudpickle sends it by value, with the package's name
+        import importlib
+
+        try:
+            return "ok", str(importlib.import_module(root).__version__)
         except Exception as err:  # noqa: BLE001 (any import failure is the answer)
             return "error", f"{type(err).__name__}: {err}"
 
