@@ -47,10 +47,13 @@ def active_client() -> Any | None:
     if "distributed" not in sys.modules:
         return None
     import dask
+    from distributed import Client, default_client
 
-    if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"):
+    scheduler = dask.config.get("scheduler", None)
+    if isinstance(scheduler, Client):  # dask.config.set(scheduler=client)
+        return scheduler
+    if scheduler not in (None, "dask.distributed", "distributed"):
         return None
-    from distributed import default_client
 
     try:
         return default_client()

@@ -42,6 +42,8 @@ def test_healthy_cluster_passes_once(fresh, cluster):
         assert len(_dask._CHECKED) == 1
         with dask.config.set(scheduler="sync"):  # a local scheduler wins over the client
             assert active_client() is None
+    with Client(cluster, set_as_default=False) as client, dask.config.set(scheduler=client):
+        assert active_client() is client
 
 
 def test_workers_with_another_version(fresh, cluster, monkeypatch):
