@@ -53,15 +53,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 __all__ = ["PRIOR_DF", "N_COLUMNS", "GroupMoments", "group_moments", "omnibus_and_max_t", "unit_columns"]
 
 #: Degrees of freedom of the count model's variance in each group's blend with Welch's variance.
 PRIOR_DF = 1000.0
 #: Columns of :func:`unit_columns`.
-N_COLUMNS = 7
+N_COLUMNS = 11
 #: A group mean's variance is never taken below this (values without any noise would give infinite weights).
 _V_FLOOR = 1e-12
+#: Degrees of freedom taken as infinite beyond this, and the smallest tail probability (no underflow to 0).
+_DF_CAP = 1e12
+_TAIL_FLOOR = 1e-300
 
 
 def unit_columns(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -76,7 +80,8 @@ def unit_columns(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(values, dtype=np.float64)
     inv = 1.0 / np.maximum(np.asarray(counts, dtype=np.float64), 1.0)
-    return np.stack([x, np.ones_like(x), inv, inv**2, x**2, x * inv, x**2 * inv], axis=-1)
+    n = 1.0 / inv
+    return np.stack([x, np.ones_like(x), inv, inv**2, x**2, x * inv, x**2 * inv, n, n * x, n * x**2, n**2], axis=-1)
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,7 @@ class GroupMoments:
     variance: np.ndarray
     a: np.ndarray
     b: np.ndarray
+    var_a: np.ndarray
 
 
 def group_moments(sums: np.ndarray, prior_df: float | None = None, within: float | None = None) -> GroupMoments:
@@ -111,7 +117,7 @@ def group_moments(sums: np.ndarray, prior_df: float | None = None, within: float
         GroupMoments
     """
     prior_df = PRIOR_DF if prior_df is None else prior_df
-    s, k, h, h2, q, r, p = (sums[..., j] for j in range(N_COLUMNS))
+    s, k, h, h2, q, r, p = (sums[..., j] for j in range(7))
     has = k > 0
     safe_k = np.where(has, k, 1.0)
     mean = np.where(has, s / safe_k, np.nan)
@@ -137,12 +143,41 @@ def group_moments(sums: np.ndarray, prior_df: float | None = None, within: float
         a, b = np.where(neg_a, 0.0, np.where(neg_b, a_only, a)), np.where(neg_a, b_only, np.where(neg_b, 0.0, b))
         if within is not None and np.isfinite(within):
             b = np.full(np.shape(lhs1), float(within))
-            a = np.maximum(0.0, (lhs1 - b * hs) / np.where(n1 > 0, n1, np.nan))
+            a, var_a = _between_annotators(sums, two, float(within))
+        else:
+            # the least-squares fit's noise, as if the squared deviations were independent (chi-square, 1 df each)
+            g2 = two.sum(axis=-1)
+            var_a = 2.0 * (a**2 * n1 + 2.0 * a * b * hs + b**2 * h2s) / np.where(n1 > g2, n1 * (n1 - g2), np.nan)
         model = (a[..., None] * k + b[..., None] * h) / np.where(has, k, 1.0) ** 2
         welch = ss / np.where(two, k * (k - 1.0), 1.0)
         blend = np.where(two, ((k - 1.0) * welch + prior_df * model) / (k - 1.0 + prior_df), model)
     variance = np.where(has, np.maximum(blend, _V_FLOOR), np.nan)
-    return GroupMoments(mean=mean, k=k, variance=variance, a=a, b=b)
+    return GroupMoments(mean=mean, k=k, variance=variance, a=a, b=b, var_a=np.where(np.isfinite(var_a), var_a, 0.0))
+
+
+def _between_annotators(sums: np.ndarray, two: np.ndarray, within: float) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` with ``b = within`` known, and the variance of its estimate.
+
+    DerSimonian and Laird's moment estimator, pooled over the groups: with weights ``n_i`` (a unit's precision
+    when ``a = 0``), ``E[sum_i n_i (x_i - x_w)^2] = a (S1 - S2 / S1) + b (k - 1)`` in each group (``x_w`` the
+    weighted mean, ``S1 = sum n_i``, ``S2 = sum n_i^2``). The light units, whose squared deviations are mostly
+    noise, weigh by their few annotations instead of as much as a heavy one (the unweighted fit let 10 annotators
+    with 5-10 annotations set ``a`` for everyone). Its variance, as if the weighted squared deviations were
+    independent with ``Var(n_i e_i^2) = 2 (n_i a + b)^2``: ``2 (a^2 S2 + 2 a b S1 + b^2 (N - G)) / scale^2``.
+    """
+    n1, nx, nxx, n2 = (sums[..., j] for j in range(7, 11))
+    safe = np.where(two, n1, 1.0)
+    wss = np.where(two, np.maximum(nxx - nx**2 / safe, 0.0), 0.0)
+    dof = np.where(two, sums[..., 1] - 1.0, 0.0).sum(axis=-1)
+    excess = wss.sum(axis=-1) - within * dof
+    scale = np.where(two, n1 - n2 / safe, 0.0).sum(axis=-1)
+    ok = scale > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(ok, np.maximum(excess / np.where(ok, scale, 1.0), 0.0), 0.0)
+        s1 = np.where(two, n1, 0.0).sum(axis=-1)
+        s2 = np.where(two, n2, 0.0).sum(axis=-1)
+        var_a = 2.0 * (a**2 * s2 + 2.0 * a * within * s1 + within**2 * dof) / np.where(ok, scale, np.nan) ** 2
+    return a, np.where(ok, var_a, np.nan)
 
 
 def contrasts(mom: GroupMoments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,24 +206,106 @@ def contrasts(mom: GroupMoments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.where(bad, np.nan, rest), np.where(bad, np.nan, se), np.where(bad, np.nan, t)
 
 
-def omnibus_and_max_t(sums: np.ndarray, within: float | None = None) -> np.ndarray:
-    """The permutation engine's statistics: ``[T, max_g |t_g|]`` per arrangement (see the module).
+def contrast_df(mom: GroupMoments) -> np.ndarray:
+    """Satterthwaite's degrees of freedom of each contrast's squared standard error ``V_g + R_g``.
+
+    Its noise is that of the fitted ``a`` (``b``, from every annotation, is taken as known), which enters with the
+    coefficient ``1 / k_g + 1 / (N - k_g)``: ``df_g = 2 (V_g + R_g)^2 / (Var(a) (1 / k_g + 1 / (N - k_g))^2)``
+    (infinite when ``a`` is not estimated with noise).
 
     Args:
-        sums: ``(B, G, 7)`` sums per arrangement and group.
+        mom: the groups' moments.
+
+    Returns:
+        numpy.ndarray: shaped like ``mom.mean`` (NaN for groups without units or without a rest).
+    """
+    has = mom.k > 0
+    k = np.where(has, mom.k, 0.0)
+    v = np.where(has, mom.variance, 0.0)
+    total_n = k.sum(axis=-1, keepdims=True)
+    rest_n = total_n - k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se2 = v + ((k**2 * v).sum(axis=-1, keepdims=True) - k**2 * v) / rest_n**2
+        coef = 1.0 / np.where(has, k, 1.0) + 1.0 / np.where(rest_n > 0, rest_n, 1.0)
+        noise = mom.var_a[..., None] * coef**2
+        df = np.where(noise > 0, 2.0 * se2**2 / np.where(noise > 0, noise, 1.0), np.inf)
+    return np.where(has & (rest_n > 0), df, np.nan)
+
+
+def normal_equivalent(t: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """``|t|`` on ``df`` degrees of freedom as the standard normal value of the same two-sided tail:
+    ``z = Phi^-1(1 - P(T_df > |t|))`` (tails below 1e-300 are taken as 1e-300). Groups whose standard errors rest
+    on different degrees of freedom become comparable in the max-T."""
+    with np.errstate(invalid="ignore"):
+        tail = special.stdtr(np.minimum(df, _DF_CAP), -np.abs(t))
+    return np.where(np.isfinite(t), -special.ndtri(np.maximum(tail, _TAIL_FLOOR)), np.nan)
+
+
+def t_from_normal(z: float, df: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`normal_equivalent`: the ``|t|`` on ``df`` degrees of freedom with the tail of ``z``."""
+    return np.asarray(special.stdtrit(np.minimum(df, _DF_CAP), special.ndtr(z)), dtype=np.float64)
+
+
+def welch_omnibus(mom: GroupMoments) -> tuple[np.ndarray, np.ndarray]:
+    """Welch's numerator ``T`` and its chi-square equivalent after Welch's small-sample correction.
+
+    ``F = (T / (G - 1)) / (1 + 2 (G - 2) lambda / (G^2 - 1))`` on ``(G - 1, (G^2 - 1) / (3 lambda))`` degrees of
+    freedom, ``lambda = sum_g (1 - w_g / W)^2 / df_g`` with ``df_g = 2 V_g^2 k_g^2 / Var(a)`` the degrees of
+    freedom of each group's variance (Welch 1951, with the count model's degrees of freedom in place of
+    ``k_g - 1``). Returned as the chi-square value with ``G - 1`` degrees of freedom and the same tail, so that it
+    reads like ``T`` (they agree when ``a`` is known).
+
+    Args:
+        mom: the groups' moments.
+
+    Returns:
+        tuple: ``(T, chi-square equivalent)`` per arrangement.
+    """
+    has = mom.k > 0
+    v = np.where(has, mom.variance, 1.0)
+    w = np.where(has, 1.0 / v, 0.0)
+    m = np.where(has, mom.mean, 0.0)
+    n_groups = has.sum(axis=-1).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total_w = w.sum(axis=-1)
+        centre = (w * m).sum(axis=-1) / total_w
+        omnibus = (w * (m - centre[..., None]) ** 2).sum(axis=-1)
+        noise = mom.var_a[..., None] / np.where(has, mom.k, 1.0) ** 2
+        inv_df = np.where(has & (noise > 0), noise / (2.0 * v**2), 0.0)
+        lam = ((1.0 - w / total_w[..., None]) ** 2 * inv_df).sum(axis=-1)
+        dfn = n_groups - 1.0
+        f = omnibus / dfn / (1.0 + 2.0 * (n_groups - 2.0) * lam / (n_groups**2 - 1.0))
+        dfd = np.where(lam > 0, (n_groups**2 - 1.0) / (3.0 * np.where(lam > 0, lam, 1.0)), _DF_CAP)
+        tail = special.fdtrc(dfn, np.minimum(dfd, _DF_CAP), f)
+        equivalent = special.chdtri(dfn, np.maximum(tail, _TAIL_FLOOR))
+    ok = (n_groups >= 2) & np.isfinite(omnibus)
+    return np.where(ok, omnibus, np.nan), np.where(ok, equivalent, np.nan)
+
+
+def omnibus_tail(equivalent: float, n_groups: int) -> float:
+    """The parametric p-value of :func:`welch_omnibus`'s chi-square equivalent on ``n_groups`` groups (NaN when
+    undefined)."""
+    if n_groups < 2 or not np.isfinite(equivalent):
+        return float("nan")
+    return float(special.chdtrc(n_groups - 1.0, equivalent))
+
+
+def omnibus_and_max_t(sums: np.ndarray, within: float | None = None) -> np.ndarray:
+    """The permutation engine's statistics: ``[T', max_g z_g]`` per arrangement (see the module): ``T'`` Welch's
+    corrected omnibus as a chi-square value (:func:`welch_omnibus`), ``z_g`` each group's ``|t_g|`` as a normal
+    value (:func:`normal_equivalent`).
+
+    Args:
+        sums: ``(B, G, N_COLUMNS)`` sums per arrangement and group.
+        within: as in :func:`group_moments`.
 
     Returns:
         numpy.ndarray: shape ``(B, 2)``; NaN where the variances cannot be estimated.
     """
     mom = group_moments(sums, within=within)
-    has = mom.k > 0
-    w = np.where(has, 1.0 / np.where(has, mom.variance, 1.0), 0.0)
-    m = np.where(has, mom.mean, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        centre = (w * m).sum(axis=-1) / w.sum(axis=-1)
-        omnibus = (w * (m - centre[..., None]) ** 2).sum(axis=-1)
+    _, omnibus = welch_omnibus(mom)
     _, _, t = contrasts(mom)
-    abs_t = np.abs(t)
-    finite = np.isfinite(abs_t)
-    max_t = np.where(finite.any(axis=-1), np.where(finite, abs_t, -np.inf).max(axis=-1), np.nan)
+    z = normal_equivalent(t, contrast_df(mom))
+    finite = np.isfinite(z)
+    max_t = np.where(finite.any(axis=-1), np.where(finite, z, -np.inf).max(axis=-1), np.nan)
     return np.stack([omnibus, max_t], axis=-1)

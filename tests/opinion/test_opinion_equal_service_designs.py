@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from aif360_subjective.opinion.design import design_checks
 from aif360_subjective.opinion.equal_service import critical_value, item_residuals, smallest_p, tail_p
@@ -45,8 +46,11 @@ def test_studentized_statistic_by_hand():
     # within-annotator variance of one annotation, pooled: sum n x (1 - x) / sum (n - 1)
     within = (10 * .8 * .2 + 10 * .6 * .4 + 20 * .5 * .5 + 20 * .7 * .3 + 20 * .6 * .4) / (9 + 9 + 19 * 3)
     assert within == pytest.approx(0.24)
-    # a = max(0, (sum_g k/(k-1) SS_g - within * sum 1/n) / N): SS_A = .02, SS_B = .02 -> (.04 + .03 - .24 * .35) < 0
+    # a (DerSimonian-Laird, weights n): A: weighted mean .7, sum n (x - .7)^2 = .2, S1 - S2/S1 = 20 - 200/20 = 10;
+    # B: mean .6, .4, 60 - 1200/60 = 40 -> (.2 + .4 - .24 * (1 + 2)) / 50 < 0
     a = 0.0
+    # its variance: 2 (a^2 S2 + 2 a b S1 + b^2 (N - G)) / 50^2 with a = 0
+    noise_a = 2 * within**2 * 3 / 50**2
     model_a, model_b = (a * 2 + within * 0.2) / 4, (a * 3 + within * 0.15) / 9
     welch_a, welch_b = 0.02 / 2, 0.02 / 6
     prior = 1000.0  # blend with k - 1 and 1,000 degrees of freedom (studentized.PRIOR_DF)
@@ -55,11 +59,23 @@ def test_studentized_statistic_by_hand():
     w = np.array([1 / var_a, 1 / var_b])
     m = np.array([0.7, 0.6])
     centre = (w * m).sum() / w.sum()
-    assert t.statistic_name == "studentized" and t.statistic == pytest.approx((w * (m - centre) ** 2).sum())
+    welch_t = (w * (m - centre) ** 2).sum()
+    # Welch's correction with 2 groups: F = T on (1, 1 / lambda) degrees of freedom, lambda = sum_g (1 - w_g/W)^2
+    # / df_g, df_g = 2 V_g^2 k_g^2 / Var(a); the statistic is the chi-square (1 df) value of the same tail
+    lam = sum((1 - w[i] / w.sum()) ** 2 * noise_a / k**2 / (2 * v**2) for i, (k, v) in enumerate([(2, var_a),
+                                                                                                  (3, var_b)]))
+    equivalent = stats.chi2.isf(stats.f.sf(welch_t, 1, 1 / lam), 1)
+    assert equivalent < welch_t  # the noise of the fitted variance makes the same T less extreme
+    assert t.statistic_name == "studentized" and t.statistic == pytest.approx(equivalent, rel=1e-6)
     g = t.group_tests
     se = np.sqrt(var_a + var_b)  # the rest of A is B, whose mean's variance is V_B (and the other way round)
     assert g.loc["A", "se"] == pytest.approx(se) and g.loc["B", "se"] == pytest.approx(se)
     assert g.loc["A", "gap"] == pytest.approx(-0.1) and g.loc["A", "t"] == pytest.approx(-0.1 / se)
+    # Satterthwaite: the contrast's variance holds a with the coefficient 1/2 + 1/3
+    df = 2 * se**4 / (noise_a * (1 / 2 + 1 / 3) ** 2)
+    assert g.loc["A", "df"] == pytest.approx(df) and g.loc["B", "df"] == pytest.approx(df)
+    # the parametric p of the omnibus is a floor under the permutation p (valid if either is)
+    assert t.p_value >= stats.f.sf(welch_t, 1, 1 / lam) - 1e-12
     assert g.loc["B", "gap"] == pytest.approx(0.1) and g.loc["B", "rest"] == pytest.approx(0.7)
     # 10 arrangements of 2 + 3 annotators, enumerated
     assert t.exact and t.n_permutations == 10 and t.smallest_p == pytest.approx(0.1)
