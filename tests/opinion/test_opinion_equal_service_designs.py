@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 from aif360_subjective.opinion.design import design_checks
 from aif360_subjective.opinion.equal_service import critical_value, item_residuals, smallest_p, tail_p
@@ -311,8 +311,19 @@ def test_no_evidence_says_what_gap_could_have_been_found_and_names_each_unfairne
     t = res.exclusion_test
     assert t.p_value > 0.05
     mdg = t.detectable_gap(0.05)
-    c = critical_value(t.max_t_null, t.exact, 0.05)
-    assert mdg.to_numpy() == pytest.approx(((c + 0.8416212335729143) * t.group_tests["se"]).to_numpy())
+    c = critical_value(t.max_t_null, t.exact, 0.05)  # a normal value: each group's |t| as its normal equivalent
+    g = t.group_tests
+    df, se, h, p_rest = (g[col].to_numpy() for col in ("df", "se", "binomial_coef", "rest"))
+    c_t = stats.t.ppf(stats.norm.cdf(c), df)  # the group's critical |t| on its degrees of freedom
+    t80 = stats.t.ppf(0.8, df)
+    assert h == pytest.approx(np.full(len(g), 10 * (1 / 60) / 10**2))  # sum_i 1/n_i / k^2: 10 annotators of 60
+    for i in range(len(g)):  # d = (c + t80) s(d) and d = c se + t80 s(d), s(d)^2 = se^2 + h (d (2p - 1) - d^2)
+        def s_of(d, i=i):
+            return np.sqrt(se[i] ** 2 + h[i] * (d * (2 * p_rest[i] - 1) - d**2))
+        d_alt = optimize.brentq(lambda d: d - (c_t[i] + t80[i]) * s_of(d), 1e-9, p_rest[i])
+        d_own = optimize.brentq(lambda d: d - c_t[i] * se[i] - t80[i] * s_of(d), c_t[i] * se[i], p_rest[i])
+        assert mdg.iloc[i] == pytest.approx(max(d_alt, d_own), rel=1e-9)
+        assert d_alt > (c_t[i] + t80[i]) * se[i]  # accuracy 0.8 served worse is noisier (p (1 - p) grows)
     sentence = res.verdict()
     assert sentence.startswith(f"no evidence that any group is served worse (across-groups test, p = {t.p_value:.2g}); "
                                f"with these annotators a gap of {mdg.max():.2f} or more between any one group and the "
@@ -382,7 +393,7 @@ def test_real_wikipedia_sample_warns(shared_data):
 
 def test_detectable_gap_larger_than_possible_is_counted_not_quoted():
     # a group of one annotator with 2 annotations beside well-covered groups: its detectable gap exceeds any possible
-    correct = {f"h{i}": (int(r), 200) for i, r in enumerate(np.linspace(110, 130, 16))}
+    correct = {f"h{i}": (int(r), 200) for i, r in enumerate(np.linspace(50, 70, 16))}  # accuracy about 0.3
     correct |= {"l0": (1, 2)}
     groups = pd.Series({a: ("L" if a.startswith("l") else f"H{int(a[1:]) % 2}") for a in correct})
     y, p, items, ann = _per_annotator(correct)
