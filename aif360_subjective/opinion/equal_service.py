@@ -236,22 +236,14 @@ def critical_value(null: np.ndarray, exact: bool, alpha: float) -> float:
     return c + 1e-9 * max(1.0, abs(c))
 
 
-def permutation_test(
-    patterns: np.ndarray,
-    data: np.ndarray,
-    n_groups: int,
-    statistic: Callable[[np.ndarray], np.ndarray],
-    *,
-    n_permutations: int,
-    rng: np.random.Generator,
-) -> tuple[float, float, int, bool]:
-    """Permutation test of exchangeable annotators (:func:`permutation_distribution` with one statistic).
+def permutation_test(patterns: np.ndarray, *args: Any, **kwargs: Any) -> tuple[float, float, int, bool]:
+    """Permutation test of exchangeable annotators: :func:`permutation_distribution` (same arguments) with one
+    statistic.
 
     Returns:
         tuple: ``(observed statistic, p-value, arrangements used, exact)``.
     """
-    observed, null, exact = permutation_distribution(patterns, data, n_groups, statistic,
-                                                     n_permutations=n_permutations, rng=rng)
+    observed, null, exact = permutation_distribution(patterns, *args, **kwargs)
     obs = float(observed[0])
     if len(patterns) < 2 or not np.isfinite(obs):
         return obs, np.nan, 0, False
