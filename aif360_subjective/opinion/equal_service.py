@@ -395,7 +395,8 @@ class ExclusionTest:
         c = self._critical(alpha)
         if not np.isfinite(c):
             return pd.Series(np.nan, index=self.group_tests.index)
-        df = self.group_tests["df"].to_numpy(np.float64) if "df" in self.group_tests else np.inf
+        n = len(self.group_tests)
+        df = self.group_tests["df"].to_numpy(np.float64) if "df" in self.group_tests else np.full(n, np.inf)
         return pd.Series(t_from_normal(max(c, 0.0), df), index=self.group_tests.index)
 
     def groups(self, alpha: float = 0.05) -> pd.DataFrame | None:
@@ -447,7 +448,7 @@ class ExclusionTest:
 def _larger_root(lead: np.ndarray, half_b: np.ndarray, const: np.ndarray) -> np.ndarray:
     """The larger root of ``lead d^2 - 2 half_b d + const = 0`` (a double root where the discriminant is
     negative by rounding)."""
-    return (half_b + np.sqrt(np.maximum(half_b**2 - lead * const, 0.0))) / lead
+    return np.asarray((half_b + np.sqrt(np.maximum(half_b**2 - lead * const, 0.0))) / lead, dtype=np.float64)
 
 
 def _statistic_for(result: OpinionExclusionResult, name: str) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:

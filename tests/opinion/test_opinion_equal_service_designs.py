@@ -318,12 +318,15 @@ def test_no_evidence_says_what_gap_could_have_been_found_and_names_each_unfairne
     t80 = stats.t.ppf(0.8, df)
     assert h == pytest.approx(np.full(len(g), 10 * (1 / 60) / 10**2))  # sum_i 1/n_i / k^2: 10 annotators of 60
     for i in range(len(g)):  # d = (c + t80) s(d) and d = c se + t80 s(d), s(d)^2 = se^2 + h (d (2p - 1) - d^2)
-        def s_of(d, i=i):
-            return np.sqrt(se[i] ** 2 + h[i] * (d * (2 * p_rest[i] - 1) - d**2))
-        d_alt = optimize.brentq(lambda d: d - (c_t[i] + t80[i]) * s_of(d), 1e-9, p_rest[i])
-        d_own = optimize.brentq(lambda d: d - c_t[i] * se[i] - t80[i] * s_of(d), c_t[i] * se[i], p_rest[i])
+        c_i, t_i, se_i, h_i, p_i = c_t[i], t80[i], se[i], h[i], p_rest[i]
+
+        def s_of(d, se_i=se_i, h_i=h_i, p_i=p_i):
+            return np.sqrt(se_i**2 + h_i * (d * (2 * p_i - 1) - d**2))
+
+        d_alt = optimize.brentq(lambda d, c=c_i, t=t_i, f=s_of: d - (c + t) * f(d), 1e-9, p_i)
+        d_own = optimize.brentq(lambda d, c=c_i, t=t_i, e=se_i, f=s_of: d - c * e - t * f(d), c_i * se_i, p_i)
         assert mdg.iloc[i] == pytest.approx(max(d_alt, d_own), rel=1e-9)
-        assert d_alt > (c_t[i] + t80[i]) * se[i]  # accuracy 0.8 served worse is noisier (p (1 - p) grows)
+        assert d_alt > (c_i + t_i) * se_i  # accuracy 0.8 served worse is noisier (p (1 - p) grows)
     sentence = res.verdict()
     assert sentence.startswith(f"no evidence that any group is served worse (across-groups test, p = {t.p_value:.2g}); "
                                f"with these annotators a gap of {mdg.max():.2f} or more between any one group and the "

@@ -81,3 +81,15 @@ def test_normal_equivalent_of_t_by_hand():
     assert z[0] < 2.5  # a t on few degrees of freedom is less extreme than the same normal value
     assert normal_equivalent(np.array([2.5]), np.array([np.inf]))[0] == pytest.approx(2.5)
     assert t_from_normal(float(z[0]), np.array([5.0]))[0] == pytest.approx(2.5)
+
+
+def test_permutation_test_face_by_hand():
+    from aif360_subjective.opinion.equal_service import _between_values, permutation_test
+
+    # values 1, 2 | 3, 5: sum_g S_g^2 / k_g - S^2 / N = 9/2 + 64/2 - 121/4 = 6.25; of the 6 distinct arrangements,
+    # 2 are as extreme (the data's and its mirror)
+    patterns = np.array([[0], [0], [1], [1]])
+    data = np.array([[[1.0, 1.0]], [[2.0, 1.0]], [[3.0, 1.0]], [[5.0, 1.0]]])
+    obs, p, used, exact = permutation_test(patterns, data, 2, _between_values, n_permutations=99,
+                                           rng=np.random.default_rng(0))
+    assert (obs, used, exact) == (6.25, 6, True) and p == pytest.approx(2 / 6)
