@@ -608,7 +608,10 @@ def exclusion_test(
     The default statistic is studentized (:mod:`~aif360_subjective.opinion.studentized`): it stays valid when the
     groups' annotators hold different numbers of annotations, and it also tests every group against the rest with
     a max-T adjustment (``group_tests``), which is what lets the verdict name a group. Pooled groups
-    (``aggregate="pooled"``) use the size-weighted statistic ("between"), with a note.
+    (``aggregate="pooled"``) use the size-weighted statistic ("between"), with a note: a pooled value of a
+    count-based measure is not a mean over annotators, so the studentized variance does not apply; weighing each
+    annotator by its annotations, it is conservative when the counts differ (``benchmarks/equal_service_designs.py``,
+    rows "pooled groups").
 
     Args:
         result: an analysis (from either face).

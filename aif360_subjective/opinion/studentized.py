@@ -12,31 +12,37 @@ Romano 2013).
 
 **The variance of a group's mean.** A unit's value (an annotator's accuracy, MAE, ...) varies with its annotation
 count ``n``: ``Var(x_i) = a + b / n_i`` (``a`` the spread of the annotators' true values, ``b / n_i`` the noise of
-their ``n_i`` annotations). ``a`` and ``b`` are fitted by least squares on the units' squared deviations from
-their group's mean (scaled by ``k_g / (k_g - 1)``, so that each is unbiased for equal variances), clipped at 0;
-with equal counts ``b`` is not identified and ``a`` is the pooled within-group variance. A group of ``k_g``
-units then has the model variance ``M_g = (a k_g + b sum_i 1/n_i) / k_g^2`` and Welch's variance
-``W_g = s_g^2 / k_g``. The statistic uses their blend with ``k_g - 1`` and :data:`PRIOR_DF` degrees of freedom,
-``V_g = ((k_g - 1) W_g + PRIOR_DF M_g) / (k_g - 1 + PRIOR_DF)``. The model rests on every annotation (``b``) and
-every annotator (``a``), Welch's variance on the group's few annotators, so the model gets 1,000 degrees of
-freedom: a group's own spread matters only for groups of hundreds of annotators (chosen on
-``benchmarks/equal_service_designs.py``: with a few degrees of freedom, Welch's variance of a group of 5-10 light
-annotators let the test reject more often than its level).
-The price: when groups differ in how much their annotators disagree among themselves, not only in their counts,
-the test leans on the pooled ``a`` and can reject more often than its level.
+their ``n_i`` annotations). For a mean over annotations (accuracy, "mae", "within_one") ``b`` is the variance of one
+annotation's score pooled within the units, known from every annotation, and ``a`` is DerSimonian and Laird's
+moment estimate with the weights ``n_i`` (:func:`_between_annotators`): a light annotator's squared deviation,
+mostly noise, weighs by its few annotations. (The unweighted least-squares fit, still used for the other measures
+where ``a`` and ``b`` are both fitted, let 10 annotators with 5-10 annotations set ``a`` for 30 with 40: its
+standard error exceeded ``a`` itself.) A group of ``k_g`` units then has the model variance ``M_g = (a k_g + b
+sum_i 1/n_i) / k_g^2`` and Welch's variance ``W_g = s_g^2 / k_g``; the statistic uses their blend with ``k_g - 1``
+and :data:`PRIOR_DF` degrees of freedom, ``V_g = ((k_g - 1) W_g + PRIOR_DF M_g) / (k_g - 1 + PRIOR_DF)`` (the
+model rests on every annotation and every annotator; a group's own spread matters only for groups of hundreds).
 
-**The statistics**, from the groups' means ``m_g`` and ``V_g`` (``w_g = 1 / V_g``):
+**The noise of the fitted variance.** ``a`` rests on the annotators' spread, a few dozen degrees of freedom:
+``Var(a)`` (as if the weighted squared deviations were independent) gives each group's variance ``df_g = 2 V_g^2
+k_g^2 / Var(a)`` degrees of freedom. Permuting the annotators does not reproduce this noise (the data's total spread
+is fixed under the permutations), so that with one group of light annotators among heavy ones the permutation test
+rejected 6-8 % of the time at 5 % (``benchmarks/equal_service_designs.py``). Hence:
 
-* across groups (the omnibus test): ``T = sum_g w_g (m_g - m*)^2`` with ``m* = sum_g w_g m_g / sum_g w_g``
-  (Welch's numerator; about chi-square with ``G - 1`` degrees of freedom);
+* across groups (the omnibus test): Welch's numerator ``T = sum_g w_g (m_g - m*)^2`` (``w_g = 1 / V_g``, ``m* = sum_g
+  w_g m_g / sum_g w_g``) with Welch's small-sample correction, ``F = (T / (G - 1)) / (1 + 2 (G - 2) lambda / (G^2 -
+  1))`` on ``(G - 1, (G^2 - 1) / (3 lambda))`` degrees of freedom, ``lambda = sum_g (1 - w_g / W)^2 / df_g``
+  (:func:`welch_omnibus`; the statistic is the chi-square value with ``G - 1`` degrees of freedom and the same
+  tail). Its p-value is the **larger of the permutation p-value and Welch's F p-value**: the test holds its level
+  where either does (the permutation exactly when annotators are exchangeable, Welch's F when only the counts
+  differ);
 * each group against the rest: ``t_g = (r_g - m_g) / sqrt(V_g + R_g)`` with ``r_g`` the mean of the other groups'
-  units (each unit once, as the group values are annotator means) and ``R_g = sum_{h != g} k_h^2 V_h /
-  (N - k_g)^2`` its variance; the max-T over the groups (``max_g |t_g|``) gives every group an adjusted p-value
-  that holds the family-wise error over the groups (Westfall and Young 1993).
+  units (each unit once, as the group values are annotator means) and ``R_g = sum_{h != g} k_h^2 V_h / (N -
+  k_g)^2`` its variance, on Satterthwaite's ``df`` (:func:`contrast_df`); every ``|t_g|`` is turned into the normal
+  value with the same tail (:func:`normal_equivalent`) and the max over the groups is permuted (max-T): every
+  group gets an adjusted p-value that holds the family-wise error over the groups (Westfall and Young 1993).
 
-Everything is computed from sums over each group's units (``[x, 1, 1/n, 1/n^2, x^2, x/n, x^2/n]``), so that the
-permutation engine of :mod:`~aif360_subjective.opinion.equal_service` evaluates it on thousands of arrangements at
-once.
+Everything is computed from sums over each group's units (:func:`unit_columns`), so that the permutation engine of
+:mod:`~aif360_subjective.opinion.equal_service` evaluates it on thousands of arrangements at once.
 
 References:
     Welch, B. L. (1951). On the comparison of several mean values: an alternative approach. Biometrika 38,
@@ -46,6 +52,10 @@ References:
     Chung, E., Romano, J. P. (2013). Exact and asymptotically robust permutation tests. The Annals of
     Statistics 41(2), 484-507.
     Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley (max-T adjusted p-values).
+    DerSimonian, R., Laird, N. (1986). Meta-analysis in clinical trials. Controlled Clinical Trials 7, 177-188
+    (the moment estimate of the spread between units with known within-unit variances).
+    Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance components. Biometrics
+    Bulletin 2(6), 110-114.
 """
 
 from __future__ import annotations
@@ -69,14 +79,15 @@ _TAIL_FLOOR = 1e-300
 
 
 def unit_columns(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The additive columns of every unit: ``[x, 1, 1/n, 1/n^2, x^2, x/n, x^2/n]`` (``n`` its annotations).
+    """The additive columns of every unit: ``[x, 1, 1/n, 1/n^2, x^2, x/n, x^2/n, n, n x, n x^2, n^2]`` (``n`` its
+    annotations; the last four for the count-weighted fit of ``a``).
 
     Args:
         values: the units' values (defined: NaN units are left out by the caller).
         counts: the units' annotation counts (>= 1).
 
     Returns:
-        numpy.ndarray: shape ``(n_units, 7)``.
+        numpy.ndarray: shape ``(n_units, N_COLUMNS)``.
     """
     x = np.asarray(values, dtype=np.float64)
     inv = 1.0 / np.maximum(np.asarray(counts, dtype=np.float64), 1.0)
@@ -94,6 +105,7 @@ class GroupMoments:
         variance: ``V_g``, the variance of the group's mean (NaN when it cannot be estimated: no group holds two
             units).
         a, b: the count model ``Var(x_i) = a + b / n_i`` (one per arrangement).
+        var_a: the variance of the fitted ``a`` (0 when it is not estimated with noise).
     """
 
     mean: np.ndarray
@@ -108,7 +120,7 @@ def group_moments(sums: np.ndarray, prior_df: float | None = None, within: float
     """The groups' means and the variances of their means from the sums of :func:`unit_columns` per group.
 
     Args:
-        sums: ``(..., G, 7)`` sums per group (leading axes: arrangements).
+        sums: ``(..., G, N_COLUMNS)`` sums per group (leading axes: arrangements).
         prior_df: degrees of freedom of the count model in the blend (None: :data:`PRIOR_DF`).
         within: the pooled variance of one annotation's score within a unit (:func:`pooled_within_variance`):
             then ``b = within`` and only ``a`` is fitted; None = both fitted.
