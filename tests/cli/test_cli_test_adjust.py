@@ -80,3 +80,23 @@ def test_test_adjust_choices_and_help_come_from_the_table(capsys):
 def test_console_words_names_the_commands_option():
     assert console_words("adjust='items' compares each annotation") == "--test-adjust items compares each annotation"
     assert console_words("test_adjust='items' too") == "--test-adjust items too"
+
+
+def test_answer_of_a_function_face_result_keeps_its_own_test(batches):
+    from aif360_subjective.opinion.result_audit import ResultAudit
+    from aif360_subjective.report.answer import opinion_answer
+    from aif360_subjective.sklearn.metrics import opinion_exclusion
+
+    _, _, df, table = batches
+    groups = table.set_index("annotator")["team"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        res = opinion_exclusion(df["label"].to_numpy(), df["pred"].to_numpy(), item_ids=df["item"].to_numpy(),
+                                annotator_ids=df["annotator"].to_numpy(), grouping=groups, ci=0.95, n_boot=200,
+                                test_adjust="items", random_state=5)
+        text = opinion_answer(res, n_boot=200, random_state=5).text()
+        assert "Test of equal service: no evidence that any group is served worse" in text
+        assert opinion_answer(res, n_boot=200, random_state=5, test_adjust="items").text() == text
+        with pytest.raises(ValueError, match="adjust='none', but this result's test was run with "
+                                             "test_adjust='items'"):
+            ResultAudit(res).verdict(adjust="none")
