@@ -182,9 +182,9 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
                      f"{abs(float(b['performance']) - float(w['performance'])):.3f} is more than chance.")
     else:
         # the test of equal service decides, in its own words (one verdict logic: the analysis')
-        adjusted = {"adjust": test_adjust} if test_adjust != "none" else {}  # a result's own test otherwise
-        lines.append(f"Test of equal service: "
-                     f"{m.verdict(ci=ci, n_boot=n_boot, random_state=random_state, **adjusted)}.")
+        verdict = (m.verdict(ci=ci, n_boot=n_boot, random_state=random_state) if test_adjust == "none" else
+                   m.verdict(ci=ci, n_boot=n_boot, random_state=random_state, adjust=test_adjust))  # else its own
+        lines.append(f"Test of equal service: {verdict}.")
     u = m.unfairness()
     if ci is not None:
         ui = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
