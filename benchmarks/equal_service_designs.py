@@ -38,8 +38,8 @@ Designs (no group differs unless the name says "power"):
   default bootstrap (conditional on the items) and ``bootstrap_levels="crossed"``; ``perf_cover_cond`` is the
   default's coverage of the performance on the items annotated (what it is built for).
 
-Run: ``python benchmarks/equal_service_designs.py`` (400 replications, 999 permutations; about 25 minutes on an
-unloaded 2-core machine) or ``--quick`` (100 replications, 199 permutations); ``--only TEXT ...`` runs the settings
+Run: ``python benchmarks/equal_service_designs.py`` (400 replications, 999 permutations; 20 minutes on the shared
+2-core machine) or ``--quick`` (100 replications, 199 permutations); ``--only TEXT ...`` runs the settings
 whose name contains one of the texts. The guide quotes the run it names.
 """
 

@@ -334,7 +334,9 @@ class ExclusionTest:
             index ``group``; ``n_annotators``, ``value`` (the group's mean in the test: the performance, or with
             ``adjust="items"`` the mean difference from the item's other annotations), ``rest``, ``gap`` (served
             worse when positive: the rest minus the group, or the group minus the rest for lower-is-better
-            measures), ``se``, ``t`` and ``p_adjusted`` (max-T over the groups: family-wise over them).
+            measures), ``se``, ``t``, ``df`` (Satterthwaite's degrees of freedom of ``se``), ``p_adjusted`` (max-T
+            over the groups of each ``|t|``'s normal equivalent: family-wise over them) and ``binomial_coef``
+            (``sum_i 1/n_i / k_g^2`` for a 0/1 score, for the detectable gap; NaN otherwise).
         design_notes: caveats of the design (:func:`~aif360_subjective.opinion.design.design_checks`).
     """
 
@@ -401,8 +403,9 @@ class ExclusionTest:
 
     def groups(self, alpha: float = 0.05) -> pd.DataFrame | None:
         """:attr:`group_tests` with ``ci_low``/``ci_high``: the gap's simultaneous ``1 - alpha`` interval over the
-        groups (from the max-T critical value ``c``: ``gap -/+ c se``), and ``significant`` (``p_adjusted <=
-        alpha``, which holds exactly when the interval excludes 0). None without group tests."""
+        groups (from the max-T critical value, on each group's degrees of freedom ``c_g``: ``gap -/+ c_g se``), and
+        ``significant`` (``p_adjusted <= alpha``, which holds exactly when the interval excludes 0). None without
+        group tests."""
         if self.group_tests is None:
             return None
         out = self.group_tests.copy()
