@@ -291,7 +291,8 @@ NULL_EXCHANGEABLE = ("annotators are exchangeable across the groups (the group l
                      "without changing the distribution of their values)")
 NULL_STUDENTIZED = ("every group's annotators have the same expected value; their values may be noisier for "
                     "annotators with fewer annotations (studentized permutation test: exact when annotators are "
-                    "exchangeable, approximately valid when only their counts differ)")
+                    "exchangeable, approximately valid when only their counts differ; the p-value is the larger "
+                    "of the permutation's and Welch's corrected F's)")
 
 #: Measures that are a mean over one score per annotation: their noise within a unit is known from its annotations.
 _PER_ANNOTATION = ("accuracy", "mae", "within_one")
@@ -745,9 +746,12 @@ def exclusion_test(
         null_text = NULL_EXCHANGEABLE
         smallest = smallest_p(null[:, 0], exact) if finite else float("nan")
     count_text = count_note(table.index, group[keep], unit_n[keep])
+    if count_text and name == "studentized":  # the null is then not "exchangeable annotators": say which it is
+        count_text = (count_text.split(":")[0] + ": the test's null is that every group's annotators have the "
+                      "same expected value, a light annotator's value being noisier (not that annotators are "
+                      "exchangeable); the studentized statistic allows for it")
     if count_text:
-        notes.append(count_text if name != "studentized" else count_text.split(":")[0] + ": the studentized "
-                     "statistic allows for it (a light annotator's value is noisier)")
+        notes.append(count_text)
     if opts.grouping == "discovered":
         notes.append("the groups were found by clustering the annotators' own labels (ADR, positive share), the "
                      "labels their performance is scored on: like ADR bins fitted on the same annotations, this "
@@ -758,7 +762,7 @@ def exclusion_test(
     sizes = np.bincount(group[keep], minlength=n_groups)
     n_used = int(np.count_nonzero(sizes))
     # what changes how the p-value reads is said aloud (the command line prints warnings as notes)
-    for text in ([count_text] if count_text and name != "studentized" else []) + [
+    for text in ([count_text] if count_text else []) + [
             n for n in (design.notes if design is not None else ()) if n.startswith("the groups labelled partly")]:
         warnings.warn(text, UserWarning, stacklevel=2)
     return ExclusionTest(

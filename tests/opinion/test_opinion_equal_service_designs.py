@@ -136,9 +136,13 @@ def test_counts_that_differ_are_noted():
     note = [n for n in t.notes if n.startswith("the groups' annotation counts differ")]
     assert note and "in light" in note[0] and "in heavy" in note[0] and "can reject too often" in note[0]
     assert "annotators are exchangeable" in t.null_hypothesis
-    s = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99).exclusion_test
+    with pytest.warns(UserWarning, match="the groups' annotation counts differ .*: the test's null is that every "
+                      "group's annotators have the same expected value, a light annotator's value being noisier "
+                      r"\(not that annotators are exchangeable\)"):
+        s = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99,
+                              warn_group_size=0).exclusion_test
     assert any("studentized statistic allows for it" in n for n in s.notes)
-    assert "same expected value" in s.null_hypothesis
+    assert "same expected value" in s.null_hypothesis and "Welch's corrected F" in s.null_hypothesis
 
 
 # ------------------------------------------------------------------ designs that cannot answer
