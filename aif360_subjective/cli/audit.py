@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,8 +151,11 @@ def audit(spec: AuditSpec) -> int:
         from ..report.sections import thin_group_line
 
         ci, n_boot, seed = spec.ci, spec.n_boot, spec.inputs.seed
-        answer = opinion_answer({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed,
-                                test_adjust=spec.test_adjust)
+        with warnings.catch_warnings(record=True) as caught:  # the test's advice, in this command's words
+            answer = opinion_answer({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed,
+                                    test_adjust=spec.test_adjust)
+        for w in caught:
+            warnings.warn_explicit(console_words(str(w.message)), w.category, w.filename, w.lineno)
         summary = common.opinion_interval_frame({pred.name: metric}, ci, n_boot, seed)
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)

@@ -60,6 +60,9 @@ def test_test_adjust_gives_the_librarys_verdict(capsys, batches, adjust):
     assert f"Test of equal service: {console_words(verdict)}." in out
     if adjust == "none":  # the harder batch passes for a group served worse ...
         assert verdict.startswith("B is served worse than the other groups")
+        # the test's advice names the command's option
+        assert "the groups labelled partly different items" in err and "--test-adjust items compares" in err
+        assert "adjust='items'" not in err
     else:  # ... which the item adjustment takes out
         assert verdict.startswith("no evidence that any group is served worse")
 
