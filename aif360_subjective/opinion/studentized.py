@@ -65,7 +65,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-__all__ = ["PRIOR_DF", "N_COLUMNS", "GroupMoments", "group_moments", "omnibus_and_max_t", "unit_columns"]
+__all__ = [
+    "PRIOR_DF",
+    "N_COLUMNS",
+    "GroupMoments",
+    "contrast_df",
+    "contrasts",
+    "group_moments",
+    "normal_equivalent",
+    "omnibus_and_max_t",
+    "omnibus_tail",
+    "t_from_normal",
+    "unit_columns",
+    "welch_omnibus",
+]
 
 #: Degrees of freedom of the count model's variance in each group's blend with Welch's variance.
 PRIOR_DF = 1000.0
