@@ -35,7 +35,8 @@ import pandas as pd
 from .cell_counts import CellCounter
 from .pattern_mining import Items, MinedPatterns
 
-__all__ = ["count_patterns", "multiplier_counts", "partition_codes", "rademacher", "row_offsets"]
+__all__ = ["count_patterns", "keyed_partition_counts", "multiplier_counts", "partition_class_counts",
+           "partition_codes", "permuted_counts", "rademacher", "row_offsets", "tree_sum"]
 
 
 def _column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
@@ -188,3 +189,139 @@ def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: 
                                 strict=True)]
     out = np.asarray(dask.delayed(sum)(parts).compute())
     return out[:-1], out[-1]
+
+
+def tree_sum(jobs: list[Any], fan_in: int = 8) -> Any:
+    """The sum of Dask delayed arrays by a tree of ``fan_in``-way sums: a task holds at most ``fan_in`` partition
+    results at once (one ``sum`` of all of them would hold every partition's (patterns, columns) array)."""
+    import dask
+
+    level = list(jobs)
+    while len(level) > 1:
+        level = [dask.delayed(sum)(level[i:i + fan_in]) for i in range(0, len(level), fan_in)]
+    return level[0]
+
+
+def _pair(X: Any, *others: Any) -> None:
+    for o in others:
+        if X.npartitions != o.npartitions or tuple(X.divisions) != tuple(o.divisions):
+            raise ValueError(f"X and the labels come from different Dask collections ({X.npartitions} vs "
+                             f"{o.npartitions} partitions, or other divisions): pass columns of one Dask DataFrame")
+
+
+def _classes_of(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    for name, v in (("t", t), ("p", p)):
+        bad = ~np.isin(v, (0, 1))
+        if bad.any():
+            raise ValueError(f"{name} must hold 0/1 values, got {v[np.flatnonzero(bad)[0]].item()!r}")
+    return (2 * np.asarray(t, dtype=np.int64) + np.asarray(p, dtype=np.int64)).astype(np.int64)
+
+
+def _partition_classes(t: Any, p: Any) -> np.ndarray:
+    return np.bincount(_classes_of(np.asarray(t), np.asarray(p)), minlength=4).astype(np.int64)
+
+
+def partition_class_counts(t: Any, p: Any) -> np.ndarray:
+    """(partitions, 4) each partition's rows of each (truth, prediction) class (:data:`~.maxt.CLASSES`), from one
+    pass over the Dask Series ``t`` and ``p`` (0/1, partitioned alike): the table's class counts are its column
+    sums, and the rows (and the rows of each truth) before a partition its cumulative sums.
+
+    Raises:
+        ValueError: other partitions, or a value other than 0/1.
+    """
+    import dask
+
+    _pair(t, p)
+    parts = [dask.delayed(_partition_classes)(a, b)
+             for a, b in zip(t.to_delayed(optimize_graph=False), p.to_delayed(optimize_graph=False), strict=True)]
+    return np.asarray(dask.compute(*parts), dtype=np.int64).reshape(len(parts), 4)
+
+
+def keyed_partition_counts(counter: Any, t: np.ndarray, start: int, strata_start: tuple[int, int], scheme: Any,
+                           b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool], batch: int = 64
+                           ) -> np.ndarray:
+    """(candidates, k b) one partition's permuted counts under the keyed permutations ``b_start .. b_stop - 1``:
+    the blocks of :meth:`~.maxt.KeyedScheme.columns` (one per needed count, k of them), ``batch`` permutations at a
+    time (the rows' 0/1 columns stay rows x 4 batch).
+
+    Args:
+        counter: the partition's candidates (a :class:`~.maxt.Counter` of its rows).
+        t: the partition's truths (0/1).
+        start: rows before the partition; ``strata_start``: rows of truth 0 and of truth 1 before it.
+        scheme: the :class:`~.maxt.KeyedScheme` (seed and the table's class counts).
+    """
+    from .maxt import keyed_positions
+
+    position, within = keyed_positions(t, None, start, strata_start)
+    k, width = sum(need), b_stop - b_start
+    out = np.zeros((counter.shape[1], k * width))
+    for b0 in range(b_start, b_stop, batch):
+        b1 = min(b_stop, b0 + batch)
+        got = counter.count(scheme.columns(b0, b1, t, position, within, need))
+        for j in range(k):  # block j of this batch into block j of the whole range
+            out[:, j * width + b0 - b_start:j * width + b1 - b_start] = got[:, j * (b1 - b0):(j + 1) * (b1 - b0)]
+    return out
+
+
+def _partition_permuted(frame: pd.DataFrame, t: Any, start: int, strata_start: tuple[int, int], items: Items,
+                        patterns: list[tuple[int, ...]], radix: np.ndarray, scheme: Any, b_start: int, b_stop: int,
+                        need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+    counter = CellCounter(partition_codes(frame, items), items.column, items.lo, items.hi, patterns, radix=radix)
+    return keyed_partition_counts(counter, np.asarray(t, dtype=np.int64), start, strata_start, scheme, b_start,
+                                  b_stop, need)
+
+
+def permuted_counts(X: Any, t: Any, p: Any, mined: MinedPatterns, seed: int, b_start: int, b_stop: int,
+                    need: tuple[bool, bool, bool, bool] = (True, True, True, True),
+                    classes: np.ndarray | None = None) -> np.ndarray:
+    """(patterns, b_stop - b_start, 4) every mined pattern's counts under the keyed permutations of the max-T
+    (:class:`~.maxt.KeyedScheme`; :data:`~.maxt.COUNTS`), counted per partition of the Dask DataFrame ``X`` and
+    summed on the client: equal to :class:`~.maxt.KeyedCounts` on the same rows in memory (positions ``0 .. N -
+    1`` in the partitions' order), whatever the partitioning.
+
+    Each partition computes its rows' permuted classes from the seed, the table's class counts and the rows'
+    global positions (its offset among all rows, and among the rows of each truth, from ``classes``), counts its
+    patterns' rows in them through the cells, and returns (patterns, k b) counts; the client adds them up by a
+    tree of sums. Only counts travel.
+
+    Args:
+        X: Dask DataFrame with the items' columns.
+        t, p: Dask Series of truths and predictions (0/1), partitioned as ``X``.
+        mined: the patterns.
+        seed: the key (an int in [0, 2**64); :func:`~.keyed_permutation.seed_of`).
+        b_start, b_stop: the permutations.
+        need: which counts to compute (:func:`~.maxt.counts_needed`); the others are NaN.
+        classes: (partitions, 4) :func:`partition_class_counts` of ``t`` and ``p`` (default: one pass to get them).
+
+    Returns:
+        numpy.ndarray: the counts :func:`~.maxt.max_t_from_counts` takes (from a provider, batch by batch).
+
+    Raises:
+        ValueError: ``X``, ``t`` and ``p`` from different collections; values other than 0/1; ``classes`` of
+            the wrong shape.
+
+    References:
+        J. Black and P. Rogaway, "Ciphers with arbitrary finite domains", CT-RSA 2002.
+    """
+    import dask
+
+    from .keyed_permutation import seed_of
+    from .maxt import KeyedScheme
+
+    _pair(X, t, p)
+    classes = partition_class_counts(t, p) if classes is None else np.asarray(classes, dtype=np.int64)
+    if classes.shape != (X.npartitions, 4):
+        raise ValueError(f"classes must be ({X.npartitions}, 4) class counts per partition, got {classes.shape}")
+    scheme = KeyedScheme(seed_of(seed), classes.sum(axis=0))
+    before = np.vstack([np.zeros((1, 4), dtype=np.int64), np.cumsum(classes, axis=0)[:-1]])
+    starts = before.sum(axis=1)
+    strata = np.column_stack([before[:, 0] + before[:, 1], before[:, 2] + before[:, 3]])
+    radix = _radix(mined.items)
+    items, patterns = _shipped(mined)
+    shipped_scheme = dask.delayed(scheme, pure=True)
+    jobs = [dask.delayed(_partition_permuted)(x, a, int(s0), (int(s[0]), int(s[1])), items, patterns, radix,
+                                              shipped_scheme, int(b_start), int(b_stop), tuple(need))
+            for x, a, s0, s in zip(X.to_delayed(optimize_graph=False), t.to_delayed(optimize_graph=False), starts,
+                                   strata, strict=True)]
+    counts = np.asarray(tree_sum(jobs).compute())
+    return KeyedScheme.assemble(counts, int(b_stop) - int(b_start), tuple(need))  # type: ignore[arg-type]

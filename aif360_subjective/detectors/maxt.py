@@ -739,7 +739,7 @@ def _class_codes(t: np.ndarray, p: np.ndarray) -> np.ndarray:
         bad = ~((v == 0) | (v == 1))
         if bad.any():
             raise ValueError(f"{name} must hold 0/1 values for the keyed permutations (a class per row), got "
-                             f"{v[np.flatnonzero(bad)[0]]!r} at row {int(np.flatnonzero(bad)[0])}")
+                             f"{v[np.flatnonzero(bad)[0]].item()!r} at row {int(np.flatnonzero(bad)[0])}")
     out: np.ndarray = (2 * t + p).astype(np.int64)
     return out
 
