@@ -7,21 +7,22 @@ its cells with the in-memory :class:`~.cell_counts.CellCounter` (told the whole 
 code has its cell) and returns ``(patterns, c)`` counts; the client adds them. Integer counts are summed
 exactly, so the result equals the in-memory counter's on the same rows whatever the partitioning.
 
-Permuted counts for a max-T do not split that way (a permutation moves rows across partitions). What does split
-is a **multiplier** scheme: row ``i`` carries weights ``e_ib`` (``b = 1..B``) and a pattern's ``b``-th
-statistic sums ``e_ib v_i`` over its rows. :func:`rademacher` draws ``e_ib`` in {-1, +1} from a counter-based
-hash of ``(seed, i, b)``, ``i`` the row's global position, so a partition draws its rows' weights without the
-others and the sums do not depend on the partitioning (:func:`multiplier_counts`). This module gives the
-counts; whether a max-T on them holds the family-wise error as the in-memory permutation max-T does is a
-statistical question this module does not answer (see the guide, "beyond one machine").
+Permuted counts for a max-T do not split that way if the permutation moves rows: it moves them across
+partitions. They do split for **keyed permutations** (:mod:`.keyed_permutation`): a permutation of the rows'
+classes is fixed by the class counts and a bijection ``pi_b`` of the row positions, which a partition evaluates
+at its own rows' global positions from ``(seed, b, position)`` alone. :func:`permuted_counts` counts every
+pattern's rows in its rows' permuted classes per partition and sums them (a tree of sums), equal to the
+in-memory :class:`~.maxt.KeyedCounts` for any partitioning; :func:`~.maxt.max_t_from_counts` turns them into the
+max-T's adjusted p-values, those of ``max_t(..., permutation="keyed")`` on the same rows.
+
+A Rademacher multiplier max-T (each row's weights from a hash of its position) also splits; it was tried before
+the keyed permutations and removed: it approximates the permutation distribution where the keyed scheme is that
+distribution (``benchmarks/keyed_maxt.py`` prints the family-wise error of the three schemes).
 
 References:
     J. Gray et al., "Data cube: a relational aggregation operator generalizing group-by, cross-tab, and
     sub-totals", Data Mining and Knowledge Discovery 1(1), 1997.
-    V. Chernozhukov, D. Chetverikov, K. Kato, "Gaussian approximations and multiplier bootstrap for maxima of
-    sums of high-dimensional random vectors", Annals of Statistics 41(6), 2013 (the multiplier max).
-    G. L. Steele, D. Lea, C. H. Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014
-    (SplitMix64, the counter-based hash).
+    J. Black and P. Rogaway, "Ciphers with arbitrary finite domains", CT-RSA 2002 (the keyed permutations).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ import pandas as pd
 from .cell_counts import CellCounter
 from .pattern_mining import Items, MinedPatterns
 
-__all__ = ["count_patterns", "keyed_partition_counts", "multiplier_counts", "partition_class_counts",
-           "partition_codes", "permuted_counts", "rademacher", "row_offsets", "tree_sum"]
+__all__ = ["count_patterns", "keyed_partition_counts", "partition_class_counts", "partition_codes", "permuted_counts",
+           "tree_sum"]
 
 
 def _column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
@@ -126,69 +127,6 @@ def count_patterns(X: Any, Y: Any, mined: MinedPatterns) -> np.ndarray:
     parts = [dask.delayed(_partition_count)(x, y.to_numpy(), items, patterns, radix)
              for x, y in zip(X.to_delayed(optimize_graph=False), Y.to_delayed(optimize_graph=False), strict=True)]
     return np.asarray(dask.delayed(sum)(parts).compute())
-
-
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
-
-def rademacher(seed: int, start: int, n: int, b: int) -> np.ndarray:
-    """(n, b) weights in {-1, +1} of the rows at global positions ``start`` to ``start + n - 1``.
-
-    Weight ``b`` of a row is a bit of a SplitMix64 hash of the seed and the row's global position, the same
-    whichever partition holds the row."""
-    words = -(-b // 64)
-    rows = np.arange(start, start + n, dtype=np.uint64)[:, None] * np.uint64(words) + np.arange(words, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        h = _splitmix64(rows ^ _splitmix64(np.full(1, seed, dtype=np.uint64)))
-    bits = np.unpackbits(h.view(np.uint8).reshape(n, -1), axis=1, bitorder="little")[:, :b]
-    return bits.astype(np.float64) * 2.0 - 1.0
-
-
-def row_offsets(X: Any) -> np.ndarray:
-    """The global position of the first row of each partition of ``X.to_delayed(optimize_graph=False)`` (one
-    pass of partition lengths)."""
-    import dask
-
-    lengths = dask.compute(*[dask.delayed(len)(d) for d in X.to_delayed(optimize_graph=False)])
-    return np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))[:-1]])
-
-
-def _partition_multiplier(frame: pd.DataFrame, v: np.ndarray, start: int, items: Items,
-                          patterns: list[tuple[int, ...]], radix: np.ndarray, seed: int, b: int) -> np.ndarray:
-    e = rademacher(seed, start, len(frame), b) * np.asarray(v, dtype=np.float64)[:, None]
-    return np.vstack([_partition_count(frame, e, items, patterns, radix), e.sum(axis=0)])
-
-
-def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(patterns, n_draws) sums of ``e_ib v_i`` over every pattern's rows, and (n_draws,) their sums over all rows;
-    ``e`` from :func:`rademacher` keyed by the rows' global positions: the same for any partitioning of the same
-    rows.
-
-    Args:
-        X: Dask DataFrame with the items' columns.
-        v: Dask Series of the rows' values (e.g. centred outcomes), partitioned as ``X``.
-        mined: the patterns.
-        n_draws: multiplier draws ``B``.
-        seed: the stream's seed (a non-negative int).
-    """
-    import dask
-
-    if X.npartitions != v.npartitions or tuple(X.divisions) != tuple(v.divisions):
-        raise ValueError("X and v come from different Dask collections: pass columns of one Dask DataFrame")
-    radix = _radix(mined.items)
-    starts = row_offsets(X)
-    items, patterns = _shipped(mined)
-    parts = [dask.delayed(_partition_multiplier)(x, y.to_numpy(), int(s), items, patterns, radix,
-                                                 int(seed), int(n_draws))
-             for x, y, s in zip(X.to_delayed(optimize_graph=False), v.to_delayed(optimize_graph=False), starts,
-                                strict=True)]
-    out = np.asarray(dask.delayed(sum)(parts).compute())
-    return out[:-1], out[-1]
 
 
 def tree_sum(jobs: list[Any], fan_in: int = 8) -> Any:
