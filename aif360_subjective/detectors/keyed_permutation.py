@@ -154,10 +154,10 @@ class _Feistel:
             z ^= w
             return
         z += _GAMMA
-        for shift, mult in ((30, _M1), (27, _M2)):
-            np.right_shift(z, np.uint64(shift), out=w)
+        for shift64, mult64 in ((30, _M1), (27, _M2)):
+            np.right_shift(z, np.uint64(shift64), out=w)
             z ^= w
-            z *= mult
+            z *= mult64
         np.right_shift(z, np.uint64(31), out=w)
         z ^= w
 
