@@ -62,8 +62,10 @@ def test_sandwich_above_floor_by_hand():
     nk.columns = ["n", "y", "ss"]
     N, k = nk["n"].sum(), len(nk)
     sigma2 = nk["ss"].sum() / (N - k)
-    # tau^2: the spread of the annotator means beyond their annotations' noise (studentized.group_moments, b = sigma^2)
-    tau2 = max((k / (k - 1) * ((nk["y"] - nk["y"].mean()) ** 2).sum() - sigma2 * (1 / nk["n"]).sum()) / k, 0)
+    # tau^2: the spread of the annotator means beyond their annotations' noise (studentized.group_moments with
+    # b = sigma^2: DerSimonian and Laird's moment estimate, every annotator in one group)
+    grand = (nk["n"] * nk["y"]).sum() / N
+    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
     assert tau2 > 0
     rho = tau2 / (tau2 + sigma2)
     w = nk["n"] / (1 + (nk["n"] - 1) * rho)
