@@ -253,7 +253,10 @@ def print_discovery(ex: Any) -> None:
     if len(found):
         cols = ["description", "n_annotators", "n_annotations", "performance", "rest_performance", "gap", "ci_low",
                 "ci_high", "p_adjusted", "shared_items"]
-        common.print_frame(found[cols].head(SHOWN_FINDINGS).set_index("description"),
+        shown = found[cols].head(SHOWN_FINDINGS)
+        # "≤ 0.001" at the smallest adjusted p the permutations can give, never "0.001" as if measured
+        shown = shown.assign(p_adjusted=[ex.p_short(p) for p in shown["p_adjusted"]])
+        common.print_frame(shown.set_index("description"),
                            f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)}):")
 
 

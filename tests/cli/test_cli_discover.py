@@ -78,3 +78,24 @@ def test_hs_brexit_cannot_decide(capsys, shared_data):
     assert code == 0, err
     assert ("Whose opinions are excluded: Cannot decide: with 6 annotators the smallest attainable adjusted p-value "
             "is 0.1") in out
+
+
+def test_discover_table_writes_the_floor_as_a_bound(capsys, tmp_path):
+    # one group served far worse: its adjusted p is the floor 1/(B + 1), printed "≤ 0.005", never "0.005"
+    rng = np.random.default_rng(3)
+    n = 60
+    table = pd.DataFrame({"annotator": [f"p{i:02d}" for i in range(n)], "group": rng.choice(["a", "b", "c"], n)})
+    who = np.repeat(np.arange(n), 40)
+    item = np.concatenate([rng.choice(200, 40, replace=False) for _ in range(n)])
+    label = rng.integers(0, 2, len(who))
+    ok = rng.random(len(who)) < 0.9 - 0.4 * (table["group"].to_numpy() == "c")[who]
+    df = pd.DataFrame({"item": item, "annotator": table["annotator"].to_numpy()[who], "label": label,
+                       "pred": np.where(ok, label, 1 - label)})
+    df.to_csv(tmp_path / "a.csv", index=False)
+    table.to_csv(tmp_path / "t.csv", index=False)
+    code, out, err = _run(capsys, "audit", str(tmp_path / "a.csv"), *COLS, "--annotators", str(tmp_path / "t.csv"),
+                          "--discover", "--n-perm", "199", "--ci", "none")
+    assert code == 0, err
+    assert "adjusted p ≤ 0.005 (the smallest a max-T with B = 199 permutations can give)" in out
+    row = next(line for line in out.splitlines() if line.startswith("group=c"))
+    assert "≤ 0.005" in row
