@@ -30,7 +30,7 @@ annotation counts), which an unstudentized one does not (Janssen 1997; Chung and
 (``benchmarks/excluded_groups.py``: the spread of a planted group's gap over simulations is about its mean ``se``),
 and the weights are the inverse variances under the count model, so no other weighting of the annotators does much
 better; what a search costs is its threshold: ``T`` must pass the largest of some hundred candidates' statistics
-under the permutations (about 3.45 for two conditions among 91 candidates, against 1.645 for one group chosen in
+under the permutations (about 3.44 for two conditions among 91 candidates, against 1.645 for one group chosen in
 advance). A group served 0.07 worse in the benchmark's heavy-tailed design (500 annotators, 5-500 annotations each,
 the group 11% of them) has ``T`` about 4.1: the search reports it in 3 runs of 4 and finds it first in 2 of 3; from
 a gap of 0.09, first in 9 of 10.
