@@ -1,7 +1,8 @@
 """Candidate subgroups as families: one protocol for a kind of candidate, and the families of one analysis.
 
-A **family** is one kind of candidate (the clusters, their entropy patterns, the mined patterns; later the
-annotator groups of issue 29 or a family counted over Dask partitions). It knows its candidates' rows and how to
+A **family** is one kind of candidate (the clusters, their entropy patterns, the mined patterns, or the mined
+patterns of a Dask collection, :class:`~.dask_detect.DaskPatterns`, counted per partition; later the annotator
+groups of issue 29). It knows its candidates' rows and how to
 describe them, never the outcome: :class:`CandidateFamily` is everything the significance functions
 (:mod:`~aif360_subjective.detectors.significance`) and the report ask of it. Adding a kind is adding one class
 that has these members (and listing it in :data:`FAMILY_CLASSES` so that its name is a valid ``kind``).
@@ -238,6 +239,17 @@ class Candidates:
             if here.any():
                 out[here] = f.bits()[positions[here] - start]
         return out
+
+    def counted_containment(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The nesting of the candidates at ``positions`` (as :func:`~.redundancy.containment`) when their one
+        family keeps no row bitsets and counts it instead (``containment``: the Dask-counted patterns); None when
+        the bitsets answer."""
+        counts = [getattr(f, "containment", None) for f in self.families]
+        if not any(c is not None for c in counts):
+            return None
+        if len(self.families) != 1:
+            raise ValueError("a family counted per partition cannot be compared with other families' rows")
+        return counts[0](np.asarray(positions, dtype=np.intp))  # type: ignore[misc]
 
     @cached_property
     def _counter(self) -> Counter:

@@ -197,14 +197,19 @@ def detect_subgroups(
     References:
         J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
     """
-    if is_dask_collection(X, y_true, y_pred, sample_weight):
-        # before as_frame, whose message ("got DataFrame") does not say that the DataFrame is a Dask one
-        raise TypeError(
-            f"detect_subgroups runs in memory and got a Dask collection (discovery={discovery!r}): pass pandas "
-            "objects (ddf.compute(), or a sample: ddf.sample(frac=...).compute()); the mined patterns of "
-            'discovery="patterns" can be counted per partition with '
-            "aif360_subjective.detectors.dask_counts.count_patterns (docs/guide/dask.rst)"
-        )
+    if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
+        # counted per partition (only counts reach the client): the patterns alone, binary decisions
+        from .dask_detect import detect_subgroups_dask
+
+        return detect_subgroups_dask(
+            X, y_true, y_pred, pos_label=pos_label, labels=labels, random_state=random_state, task=task,
+            groups=groups, sample_weight=sample_weight, loss=loss, patterns_from=patterns_from, discovery=discovery,
+            entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
+            normalization=normalization, selection_metric=selection_metric,
+            silhouette_sample_size=silhouette_sample_size, clustering=clustering,
+            categorical_features=categorical_features, inclusive=inclusive, mst=mst, max_length=max_length,
+            min_support=min_support, n_bins=n_bins, max_merge=max_merge, n_permutations=n_permutations,
+            max_t_penalty=max_t_penalty)
     X = as_frame(X)
     n = len(X)
     # a favourable label or a label pair given by the caller says the labels are binary decisions
