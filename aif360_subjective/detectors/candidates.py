@@ -276,6 +276,8 @@ class CandidateMetrics:
         weighted: the analysis used non-uniform instance weights.
         permutation_seed: seed of the max-T permutations.
         sampling: the unit of inference and the canonical row order of the permutations.
+        permutation: ``"classical"`` (numpy permutations in the canonical row order) or ``"keyed"``
+            (:mod:`~.keyed_permutation`, over the rows' positions as given: what a Dask analysis uses).
         undefined_rates: as :func:`~.subgroup_metrics.metrics_from_counts` (the cluster bootstrap recomputes the
             metrics).
 
@@ -295,6 +297,7 @@ class CandidateMetrics:
     sampling: Sampling = field(default_factory=Sampling)
     undefined_rates: str = "nan"
     task_reason: str = "binary decisions"
+    permutation: str = "classical"
     _boot: dict[float, pd.DataFrame] = field(default_factory=dict, repr=False, compare=False)
 
     #: The task of these metrics.
@@ -342,7 +345,12 @@ class CandidateMetrics:
 
     def run_max_t(self, counter: Counter, penalty: bool | np.ndarray, n_permutations: int,
                   tests: tuple[int, ...]) -> MaxTResult:
-        """The max-T over every candidate (:func:`~.maxt.max_t`) in this analysis' unit of inference."""
+        """The max-T over every candidate (:func:`~.maxt.max_t`) in this analysis' unit of inference. Keyed
+        permutations (``permutation="keyed"``) are drawn over the rows' positions as given: the positions a Dask
+        computation of the same rows uses, so that both give the same p-values."""
+        if self.permutation == "keyed":
+            return max_t(counter, self.truth, self.prediction, n_permutations, self.permutation_seed,
+                         penalty=penalty, tests=tuple(sorted(tests)), permutation="keyed")
         return max_t(counter, self.truth, self.prediction, n_permutations, self.permutation_seed, penalty=penalty,
                      tests=tuple(sorted(tests)), order=self.sampling.order, groups=self.sampling.groups,
                      design=self.sampling.design)
@@ -362,7 +370,8 @@ class CandidateMetrics:
 
 def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
                       undefined_rates: str, permutation_seed: int,
-                      sampling: Sampling | None = None, task_reason: str = "binary decisions") -> CandidateMetrics:
+                      sampling: Sampling | None = None, task_reason: str = "binary decisions",
+                      permutation: str = "classical") -> CandidateMetrics:
     """The metrics of every candidate: its confusion counts through its family's counter, then the metrics.
 
     Args:
@@ -372,6 +381,7 @@ def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: n
         undefined_rates: as :func:`~.subgroup_metrics.metrics_from_counts`.
         permutation_seed: seed of the max-T permutations.
         sampling: the unit of inference and the canonical row order (default: rows, in their own order).
+        permutation: the max-T's permutations (``"classical"`` or ``"keyed"``).
 
     Returns:
         CandidateMetrics
@@ -401,5 +411,5 @@ def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: n
         total_rows=total_rows, truth=np.asarray(t, dtype=bool), prediction=np.asarray(p, dtype=bool),
         weighted=w is not None and bool(np.ptp(w) > 0), permutation_seed=int(permutation_seed),
         sampling=Sampling() if sampling is None else sampling, undefined_rates=undefined_rates,
-        task_reason=task_reason,
+        task_reason=task_reason, permutation=permutation,
     )

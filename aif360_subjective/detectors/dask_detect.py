@@ -42,6 +42,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._labels import cell_codes
+from .._validation import check_choice
 from ._validation import _eq_array, check_labels
 from .candidates import CandidateMetrics, Candidates
 from .cell_counts import CellCounter
@@ -65,17 +66,22 @@ def _refuse(name: str, value: Any, why: str) -> None:
 
 
 def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weight: Any, loss: Any,
-                         patterns_from: Any) -> None:
+                         patterns_from: Any, permutation: Any = "auto") -> None:
     """Refuse what the Dask analysis does not do, naming the argument (before any pass over the data).
 
     Raises:
-        ValueError: ``discovery`` other than ``"patterns"``, a task other than binary, ``groups``,
-            ``sample_weight``, ``loss`` or ``patterns_from`` given.
+        ValueError: ``discovery`` other than ``"patterns"``, ``permutation="classical"``, a task other than binary,
+            ``groups``, ``sample_weight``, ``loss`` or ``patterns_from`` given.
     """
     if discovery != "patterns":
         _refuse("discovery", discovery, 'the clustering runs in memory; pass discovery="patterns" (mined patterns, '
                 "counted per partition), or cluster a sample in memory: "
                 "detect_subgroups(X.sample(frac=...).compute(), ...)")
+    check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
+    if permutation == "classical":
+        _refuse("permutation", permutation, "a classical permutation moves rows across partitions; the Dask "
+                "analysis draws keyed permutations (permutation='auto' or 'keyed'), which the in-memory analysis "
+                "reproduces with permutation='keyed'")
     if task not in ("auto", "binary"):
         _refuse("task", task, "only binary decisions are audited on Dask (task='binary' or 'auto'); compute the "
                 "collections (or a sample) for a multi-class, ordinal or regression task")
@@ -202,6 +208,17 @@ def class_totals(summary: TableSummary, pos_label: Any, labels: Any, task: str) 
     return np.bincount(cell_codes(t, p), weights=counts, minlength=4).astype(np.float64)
 
 
+def truth_offsets(summary: TableSummary, pos_label: Any) -> np.ndarray:
+    """(partitions, 2) rows with an unfavourable and with a favourable truth before each partition (where each
+    partition's places within its truth start)."""
+    per = np.zeros((len(summary.pair_parts), 2), dtype=np.int64)
+    for i, pairs in enumerate(summary.pair_parts):
+        if len(pairs):
+            fav = _eq_array(pairs.index.get_level_values(0).to_numpy(), pos_label)
+            per[i] = [int(pairs.to_numpy()[~fav].sum()), int(pairs.to_numpy()[fav].sum())]
+    return np.vstack([np.zeros((1, 2), dtype=np.int64), np.cumsum(per, axis=0)[:-1]])
+
+
 def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: int, max_merge: int) -> Items:
     """:func:`~.pattern_mining.build_items` from the summary's counts and the exact quantile edges (the items
     carry no rows: an empty membership matrix and codes)."""
@@ -276,6 +293,7 @@ class _Source:
     pos_label: Any
     items: Items
     radix: np.ndarray
+    strata: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
 
     @cached_property
     def shipped(self) -> Any:
@@ -558,20 +576,90 @@ class DaskCandidateMetrics(CandidateMetrics):
 
 def dask_max_t(family: DaskPatterns, totals: np.ndarray, penalty: bool | np.ndarray, n_permutations: int,
                seed: int, tests: tuple[int, ...]) -> MaxTResult:
-    """The keyed-permutation max-T (:mod:`~.keyed_permutation`) of a Dask-counted family: observed and permuted
-    class counts per pattern, counted per partition (:func:`~.dask_counts.permuted_counts`), then the in-memory
-    step-down on the counts (:func:`~.maxt.max_t_from_counts`)."""
-    from . import dask_counts, maxt
+    """The keyed-permutation max-T (:mod:`~.keyed_permutation`) of a Dask-counted family: every pattern's permuted
+    class counts, counted per partition (:class:`KeyedDaskCounts`), then the in-memory step-down on the counts
+    (:func:`~.maxt.max_t_from_counts`). Equal to ``max_t(..., permutation="keyed")`` in memory on the same rows
+    in the same order."""
+    from .keyed_permutation import seed_of
+    from .maxt import KeyedScheme, max_t_from_counts
 
-    if not hasattr(dask_counts, "permuted_counts") or not hasattr(maxt, "max_t_from_counts"):
-        raise NotImplementedError("the keyed max-T is not available in this build")
-    raise NotImplementedError
+    scheme = KeyedScheme(seed_of(seed), np.rint(totals).astype(np.int64))
+    provider = KeyedDaskCounts(family, scheme, int(n_permutations))
+    return max_t_from_counts(family.class_counts, totals, provider, int(n_permutations), penalty, tests)
+
+
+class KeyedDaskCounts:
+    """The keyed permuted counts of every pattern of a Dask-counted family (a
+    :class:`~.maxt.PermutedCountsProvider`): each partition draws its rows' permuted classes from the seed, the
+    permutation and the rows' global positions (:class:`~.maxt.KeyedScheme`), counts them through the patterns'
+    cells and returns the sums. One pass gives as many permutations as keep its (patterns, permutations, counts)
+    result near :data:`RESULT_BYTES`; the max-T asks for them in order, and each pass' result serves its batches.
+    """
+
+    #: Bytes of one partition's result of one pass (patterns x permutations x counts x 8).
+    RESULT_BYTES = 64 * 2**20
+
+    def __init__(self, family: DaskPatterns, scheme: Any, n_permutations: int):
+        self.family = family
+        self.scheme = scheme
+        self.n_permutations = n_permutations
+        self._chunk: tuple[int, int, tuple[bool, ...], np.ndarray] | None = None
+        self.passes = 0
+
+    def __call__(self, b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+        chunk = self._chunk
+        if chunk is None or not (chunk[0] <= b_start and b_stop <= chunk[1]) or chunk[2] != tuple(need):
+            m = max(1, len(self.family.patterns))
+            width = max(b_stop - b_start, self.RESULT_BYTES // (m * 8 * max(1, sum(need))))
+            stop = min(self.n_permutations, b_start + width)
+            chunk = (b_start, max(stop, b_stop), tuple(need), self._pass(b_start, max(stop, b_stop), need))
+            self._chunk = chunk
+        out: np.ndarray = chunk[3][:, b_start - chunk[0]:b_stop - chunk[0]]
+        return out
+
+    def _pass(self, b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+        import dask
+
+        fam, src = self.family, self.family.source
+        self.passes += 1
+        conds = dask.delayed((src.items.column, src.items.lo, src.items.hi), pure=True)
+        pats = dask.delayed(list(fam.patterns), pure=True)
+        jobs = [dask.delayed(_partition_permuted)(x, a, b, int(s), strata, src.shipped, conds, pats, src.radix,
+                                                  src.pos_label, self.scheme, b_start, b_stop, tuple(need))
+                for (x, a, b, s), strata in zip(src.parts(), src.strata.tolist(), strict=True)]
+        counts = np.asarray(_tree_sum(jobs).compute())
+        from .maxt import KeyedScheme
+
+        return KeyedScheme.assemble(counts, b_stop - b_start, need)
+
+
+def _partition_permuted(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, strata: list[int],
+                        items: Items, conditions: tuple[np.ndarray, np.ndarray, np.ndarray],
+                        patterns: list[tuple[int, ...]], radix: np.ndarray, pos_label: Any, scheme: Any,
+                        b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+    """(patterns, k b) counts of the partition's rows under permutations ``b_start .. b_stop - 1`` (the blocks of
+    :meth:`~.maxt.KeyedScheme.columns`), 64 permutations at a time."""
+    from .maxt import keyed_positions
+
+    counter = CellCounter(partition_codes(frame, items), *conditions, patterns, radix=radix)
+    t = favourable(yt, pos_label).astype(np.int64)
+    position, within = keyed_positions(t, None, start, (int(strata[0]), int(strata[1])))
+    k = sum(need)
+    out = np.zeros((len(patterns), k * (b_stop - b_start)))
+    for b0 in range(b_start, b_stop, 64):
+        b1 = min(b_stop, b0 + 64)
+        got = counter.count(scheme.columns(b0, b1, t, position, within, need))
+        w = b1 - b0
+        for j in range(k):  # block j of this batch into block j of the whole range
+            out[:, j * (b_stop - b_start) + (b0 - b_start): j * (b_stop - b_start) + (b1 - b_start)] = \
+                got[:, j * w:(j + 1) * w]
+    return out
 
 
 def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 1, labels: Any = None,
                           random_state: Any = None, task: str = "auto", groups: Any = None,
                           sample_weight: Any = None, loss: Any = None, patterns_from: Any = None,
-                          discovery: str = "both", **options: Any) -> SubgroupReport:
+                          discovery: str = "both", permutation: str = "auto", **options: Any) -> SubgroupReport:
     """:func:`~.detect.detect_subgroups` on a Dask DataFrame and Dask Series (see the module's docstring).
 
     ``options`` are :func:`~.options.check_analysis_options`' (validated as in memory; the clustering's are not
@@ -584,7 +672,7 @@ def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 
         TypeError: non-Dask labels beside a Dask X, a column of several dtypes or of mixed objects.
     """
     check_dask_arguments(discovery=discovery, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
-                         patterns_from=patterns_from)
+                         patterns_from=patterns_from, permutation=permutation)
     X, t, p = align(X, y_true, y_pred)
     X = _check_frame(X)
     opts = check_analysis_options(X._meta, discovery=discovery, **options)  # noqa: SLF001 - Dask's empty frame of the dtypes
@@ -593,7 +681,8 @@ def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 
     totals = class_totals(summary, pos_label, labels, task)
     n = summary.n
     items = build_items(X, summary, opts.categorical_features, opts.n_bins, opts.max_merge)
-    source = _Source(X=X, t=t, p=p, offsets=summary.offsets, pos_label=pos_label, items=items, radix=_radix(items))
+    source = _Source(X=X, t=t, p=p, offsets=summary.offsets, pos_label=pos_label, items=items, radix=_radix(items),
+                     strata=truth_offsets(summary, pos_label))
     family = patterns_family(source, check_min_support(opts.min_support, n), opts.max_length, n)
     return _report(family, totals, opts, random_state, pos_label, n)
 
@@ -622,6 +711,6 @@ def _report(family: DaskPatterns, totals: np.ndarray, opts: AnalysisOptions, ran
     metrics = DaskCandidateMetrics(
         table=m, row_counts=family.class_counts, total=totals, total_rows=totals,
         truth=np.zeros(0, dtype=bool), prediction=np.zeros(0, dtype=bool), weighted=False,
-        permutation_seed=seed, undefined_rates=opts.undefined_rates, family=family)
+        permutation_seed=seed, undefined_rates=opts.undefined_rates, permutation="keyed", family=family)
     return SubgroupReport(index=pd.RangeIndex(n), candidates=candidates, candidate_metrics=metrics, options=opts,
                           pos_label=pos_label, features=list(map(str, family.items.columns)), clustering=None)

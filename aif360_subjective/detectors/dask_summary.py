@@ -78,6 +78,7 @@ class TableSummary:
     aligned: bool
     columns: dict[str, ColumnSummary]
     pairs: pd.Series
+    pair_parts: list[pd.Series] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -157,7 +158,8 @@ def merge(parts: list[dict[str, Any]]) -> TableSummary:
     pairs = (pd.concat(pair_parts).groupby(level=[0, 1], sort=False, dropna=False).sum() if pair_parts
              else pd.Series(dtype=np.int64))
     return TableSummary(lengths=np.array([part["n"] for part in parts], dtype=np.int64),
-                        aligned=all(part["aligned"] for part in parts), columns=columns, pairs=pairs)
+                        aligned=all(part["aligned"] for part in parts), columns=columns, pairs=pairs,
+                        pair_parts=[part["pairs"] for part in parts])
 
 
 def quantiles_from_order_statistics(kth: Callable[[np.ndarray], np.ndarray], n: int, q: np.ndarray) -> np.ndarray:
