@@ -113,8 +113,9 @@ def _partition_summary(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series) -> dic
             vc = s.value_counts(sort=False, dropna=True)
             counts = vc[vc > 0] if len(vc) <= MAX_VALUE_COUNTS or not _is_numeric(s) else None
         cols[c] = (str(s.dtype) if len(s) else "", inferred, missing, infinite, low, high, counts)
-    pairs = pd.DataFrame({"t": yt.to_numpy(), "p": yp.to_numpy()}).value_counts(dropna=False, sort=False)
     aligned = len(yt) == len(frame) == len(yp) and yt.index.equals(frame.index) and yp.index.equals(frame.index)
+    pairs = (pd.DataFrame({"t": yt.to_numpy(), "p": yp.to_numpy()}).value_counts(dropna=False, sort=False)
+             if aligned else pd.Series(dtype=np.int64))  # refused on the client
     return {"n": len(frame), "aligned": bool(aligned), "columns": cols, "pairs": pairs}
 
 
