@@ -321,7 +321,7 @@ class _Source:
         """The items as one Dask key every partition's task shares."""
         import dask
 
-        return dask.delayed(self.items, pure=True)
+        return dask.delayed(self.items, pure=False)  # one key, not hashed (the items can be large)
 
     def parts(self) -> list[tuple[Any, Any, Any, int]]:
         return list(zip(self.X.to_delayed(optimize_graph=False), self.t.to_delayed(optimize_graph=False),
@@ -337,12 +337,34 @@ class _Source:
         if not patterns:
             return np.zeros((0, 1 if what == "support" else 12))
         items = self.items
-        conds = dask.delayed((items.column, items.lo, items.hi) if conditions is None else conditions, pure=True)
-        pats = dask.delayed(list(patterns), pure=True)
+        conds = dask.delayed((items.column, items.lo, items.hi) if conditions is None else conditions, pure=False)
+        pats = dask.delayed(_packed(patterns), pure=False)
         jobs = [dask.delayed(_partition_count)(x, a, b, int(s), self.shipped, conds, pats, self.radix, what,
                                                self.pos_label)
                 for x, a, b, s in self.parts()]
         return np.asarray(_tree_sum(jobs).compute())
+
+
+def _packed(patterns: list[tuple[int, ...]]) -> np.ndarray:
+    """(patterns, longest) item positions padded with -1: one array, which Dask ships without walking a list of
+    tuples (unpacking 100,000 tuples for collections cost seconds per pass)."""
+    width = max((len(p) for p in patterns), default=1)
+    out = np.full((len(patterns), width), -1, dtype=np.int64)
+    for L in range(1, width + 1):  # one assignment per length
+        rows = [i for i, p in enumerate(patterns) if len(p) == L]
+        if rows:
+            out[rows, :L] = np.array([patterns[i] for i in rows], dtype=np.int64)
+    return out
+
+
+def _unpacked(packed: np.ndarray) -> list[tuple[int, ...]]:
+    lengths = (packed >= 0).sum(axis=1)
+    out: list[tuple[int, ...]] = [()] * len(packed)
+    for L in np.unique(lengths).tolist():  # one conversion per length
+        rows = np.flatnonzero(lengths == L)
+        for i, pat in zip(rows.tolist(), map(tuple, packed[rows, :L].tolist()), strict=True):
+            out[i] = pat
+    return out
 
 
 def _tree_sum(jobs: list[Any], fan_in: int = 8) -> Any:
@@ -360,10 +382,10 @@ def favourable(y: pd.Series, pos_label: Any) -> np.ndarray:
 
 
 def _partition_count(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, items: Items,
-                     conditions: tuple[np.ndarray, np.ndarray, np.ndarray], patterns: list[tuple[int, ...]],
+                     conditions: tuple[np.ndarray, np.ndarray, np.ndarray], patterns: np.ndarray,
                      radix: np.ndarray, what: str, pos_label: Any) -> np.ndarray:
     codes = partition_codes(frame, items)
-    counter = CellCounter(codes, *conditions, patterns, radix=radix)
+    counter = CellCounter(codes, *conditions, _unpacked(patterns), radix=radix)
     n = len(frame)
     if what == "support":
         return counter.count(np.ones((n, 1), dtype=np.uint8))
@@ -617,8 +639,8 @@ class KeyedDaskCounts:
     result near :data:`RESULT_BYTES`; the max-T asks for them in order, and each pass' result serves its batches.
     """
 
-    #: Bytes of one partition's result of one pass (patterns x permutations x counts x 8).
-    RESULT_BYTES = 64 * 2**20
+    #: Bytes of one partition's result of one pass (patterns x permutations x counts x 4: exact uint32 counts).
+    RESULT_BYTES = 128 * 2**20
 
     def __init__(self, family: DaskPatterns, scheme: Any, n_permutations: int):
         self.family = family
@@ -631,7 +653,7 @@ class KeyedDaskCounts:
         chunk = self._chunk
         if chunk is None or not (chunk[0] <= b_start and b_stop <= chunk[1]) or chunk[2] != tuple(need):
             m = max(1, len(self.family.patterns))
-            width = max(b_stop - b_start, self.RESULT_BYTES // (m * 8 * max(1, sum(need))))
+            width = max(b_stop - b_start, self.RESULT_BYTES // (m * 4 * max(1, sum(need))))
             stop = min(self.n_permutations, b_start + width)
             chunk = (b_start, max(stop, b_stop), tuple(need), self._pass(b_start, max(stop, b_stop), need))
             self._chunk = chunk
@@ -643,12 +665,12 @@ class KeyedDaskCounts:
 
         fam, src = self.family, self.family.source
         self.passes += 1
-        conds = dask.delayed((src.items.column, src.items.lo, src.items.hi), pure=True)
-        pats = dask.delayed(list(fam.patterns), pure=True)
+        conds = dask.delayed((src.items.column, src.items.lo, src.items.hi), pure=False)
+        pats = dask.delayed(_packed(fam.patterns), pure=False)  # one key for every task, not hashed
         jobs = [dask.delayed(_partition_permuted)(x, a, b, int(s), strata, src.shipped, conds, pats, src.radix,
                                                   src.pos_label, self.scheme, b_start, b_stop, tuple(need))
                 for (x, a, b, s), strata in zip(src.parts(), src.strata.tolist(), strict=True)]
-        counts = np.asarray(_tree_sum(jobs).compute())
+        counts = np.asarray(_tree_sum(jobs).compute(), dtype=np.float64)
         from .maxt import KeyedScheme
 
         return KeyedScheme.assemble(counts, b_stop - b_start, need)
@@ -656,17 +678,17 @@ class KeyedDaskCounts:
 
 def _partition_permuted(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, strata: list[int],
                         items: Items, conditions: tuple[np.ndarray, np.ndarray, np.ndarray],
-                        patterns: list[tuple[int, ...]], radix: np.ndarray, pos_label: Any, scheme: Any,
+                        patterns: np.ndarray, radix: np.ndarray, pos_label: Any, scheme: Any,
                         b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
     """(patterns, k b) counts of the partition's rows under permutations ``b_start .. b_stop - 1`` (the blocks of
     :meth:`~.maxt.KeyedScheme.columns`), 64 permutations at a time."""
     from .maxt import keyed_positions
 
-    counter = CellCounter(partition_codes(frame, items), *conditions, patterns, radix=radix)
+    counter = CellCounter(partition_codes(frame, items), *conditions, _unpacked(patterns), radix=radix)
     t = favourable(yt, pos_label).astype(np.int64)
     position, within = keyed_positions(t, None, start, (int(strata[0]), int(strata[1])))
     k = sum(need)
-    out = np.zeros((len(patterns), k * (b_stop - b_start)))
+    out = np.zeros((len(patterns), k * (b_stop - b_start)), dtype=np.uint32)  # exact below 2^32 rows
     for b0 in range(b_start, b_stop, 64):
         b1 = min(b_stop, b0 + 64)
         got = counter.count(scheme.columns(b0, b1, t, position, within, need))

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from aif360_subjective.datasets import make_planted_slice
-from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.detectors import dask_summary as ds
+from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.detectors.dask_detect import _chunks, _unchunk
 from aif360_subjective.detectors.redundancy import containment
 
