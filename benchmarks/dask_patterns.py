@@ -27,6 +27,7 @@ Run: ``python benchmarks/dask_patterns.py`` (all three at the defaults); ``--ski
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import tempfile
@@ -39,6 +40,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 CATEGORICAL, NUMERIC = 8, 2
+print = functools.partial(print, flush=True)  # noqa: A001 - the tables appear as they are computed
 
 
 def _peak_mb() -> float:

@@ -249,7 +249,8 @@ class Candidates:
             return None
         if len(self.families) != 1:
             raise ValueError("a family counted per partition cannot be compared with other families' rows")
-        return counts[0](np.asarray(positions, dtype=np.intp))  # type: ignore[misc]
+        counted: tuple[np.ndarray, np.ndarray, np.ndarray] = counts[0](np.asarray(positions, dtype=np.intp))  # type: ignore[misc]
+        return counted
 
     @cached_property
     def _counter(self) -> Counter:

@@ -240,6 +240,11 @@ def truth_offsets(summary: TableSummary, pos_label: Any) -> np.ndarray:
     return np.vstack([np.zeros((1, 2), dtype=np.int64), np.cumsum(per, axis=0)[:-1]])
 
 
+def _counts_or_empty(summary: TableSummary, c: str) -> pd.Series:
+    counts = summary.columns[c].counts
+    return pd.Series(dtype=np.int64) if counts is None else counts
+
+
 def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: int, max_merge: int) -> Items:
     """:func:`~.pattern_mining.build_items` from the summary's counts and the exact quantile edges (the items
     carry no rows: an empty membership matrix and codes)."""
@@ -248,8 +253,7 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
     numeric = [c for c in X.columns if c not in cat and pd.api.types.is_numeric_dtype(X.dtypes[c])
                and not pd.api.types.is_bool_dtype(X.dtypes[c])]
     # numeric columns with few values are coded by value, as in memory: their quantiles are not needed
-    few = {c for c in numeric if summary.columns[c].counts is not None
-           and len(summary.columns[c].counts) <= n_bins}
+    few = {c for c in numeric if len(_counts_or_empty(summary, c)) <= n_bins and summary.columns[c].counts is not None}
     edges_of = exact_quantiles(X, summary, [c for c in numeric if c not in few], q)
     col_of: list[int] = []
     labels: list[str] = []

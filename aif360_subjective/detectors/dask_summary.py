@@ -180,7 +180,8 @@ def quantiles_from_order_statistics(kth: Callable[[np.ndarray], np.ndarray], n: 
     out = a + diff * gamma
     late = gamma >= 0.5
     out[late] = (b - diff * (1 - gamma))[late]
-    return out
+    result: np.ndarray = out
+    return result
 
 
 def _kth_of_counts(values: np.ndarray, counts: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
