@@ -876,74 +876,28 @@ DOC_INSERTS = [
            no_newline_at_end=True),
 ]
 
-DETECTORS_RST = """\
-=========
-Detectors
-=========
+def _autosummary(template: str, names: list[str]) -> str:
+    """One ``autosummary`` block of AIF360's API pages (functions use base.rst, classes class.rst)."""
+    body = "".join(f"   {name}\n" for name in names)
+    return f".. autosummary::\n   :toctree: generated/\n   :template: {template}\n\n{body}"
 
-:mod:`aif360.detectors`
-=======================
 
-.. automodule:: aif360.detectors
-    :no-members:
-    :no-inherited-members:
+def _module_section(module: str, functions: list[str], classes: list[str], level: str = "=") -> str:
+    """A module's section in the style of AIF360's docs/source/modules/*.rst: title, automodule, summaries."""
+    title = f":mod:`aif360.{module}`"
+    parts = [f"{title}\n{level * len(title)}\n\n.. automodule:: aif360.{module}\n    :no-members:\n"
+             "    :no-inherited-members:\n\n.. currentmodule:: aif360\n"]
+    parts += [_autosummary("base.rst", [f"{module}.{n}" for n in functions])] if functions else []
+    parts += [_autosummary("class.rst", [f"{module}.{n}" for n in classes])] if classes else []
+    return "\n".join(parts)
 
-.. currentmodule:: aif360
 
-.. autosummary::
-   :toctree: generated/
-   :template: base.rst
+DETECTORS_RST = "=========\nDetectors\n=========\n\n" + _module_section(
+    "detectors", ["bias_scan", "detect_subgroups"], ["SubgroupReport", "AnalysisOptions"])
 
-   detectors.bias_scan
-   detectors.detect_subgroups
-
-.. autosummary::
-   :toctree: generated/
-   :template: class.rst
-
-   detectors.SubgroupReport
-   detectors.AnalysisOptions
-"""
-
-METRICS_MORE_RST = """\
-
-:mod:`aif360.metrics.crowdtruth`
-================================
-
-.. automodule:: aif360.metrics.crowdtruth
-    :no-members:
-    :no-inherited-members:
-
-.. currentmodule:: aif360
-
-.. autosummary::
-   :toctree: generated/
-   :template: base.rst
-
-   metrics.crowdtruth.crowdtruth_scores
-
-.. autosummary::
-   :toctree: generated/
-   :template: class.rst
-
-   metrics.crowdtruth.CrowdTruthResult
-
-:mod:`aif360.metrics.opinion`
-=============================
-
-.. automodule:: aif360.metrics.opinion
-    :no-members:
-    :no-inherited-members:
-
-.. currentmodule:: aif360
-
-.. autosummary::
-   :toctree: generated/
-   :template: class.rst
-
-   metrics.opinion.OpinionOptions
-   metrics.opinion.OpinionExclusionResult
-"""
+METRICS_MORE_RST = "\n" + _module_section(
+    "metrics.crowdtruth", ["crowdtruth_scores"], ["CrowdTruthResult"]) + "\n" + _module_section(
+    "metrics.opinion", [], ["OpinionOptions", "OpinionExclusionResult"])
 
 DOC_INSERTS[-1].lines = METRICS_MORE_RST.splitlines()
 
