@@ -7,21 +7,22 @@ its cells with the in-memory :class:`~.cell_counts.CellCounter` (told the whole 
 code has its cell) and returns ``(patterns, c)`` counts; the client adds them. Integer counts are summed
 exactly, so the result equals the in-memory counter's on the same rows whatever the partitioning.
 
-Permuted counts for a max-T do not split that way (a permutation moves rows across partitions). What does split
-is a **multiplier** scheme: row ``i`` carries weights ``e_ib`` (``b = 1..B``) and a pattern's ``b``-th
-statistic sums ``e_ib v_i`` over its rows. :func:`rademacher` draws ``e_ib`` in {-1, +1} from a counter-based
-hash of ``(seed, i, b)``, ``i`` the row's global position, so a partition draws its rows' weights without the
-others and the sums do not depend on the partitioning (:func:`multiplier_counts`). This module gives the
-counts; whether a max-T on them holds the family-wise error as the in-memory permutation max-T does is a
-statistical question this module does not answer (see the guide, "beyond one machine").
+Permuted counts for a max-T do not split that way if the permutation moves rows: it moves them across
+partitions. They do split for **keyed permutations** (:mod:`.keyed_permutation`): a permutation of the rows'
+classes is fixed by the class counts and a bijection ``pi_b`` of the row positions, which a partition evaluates
+at its own rows' global positions from ``(seed, b, position)`` alone. :func:`permuted_counts` counts every
+pattern's rows in its rows' permuted classes per partition and sums them (a tree of sums), equal to the
+in-memory :class:`~.maxt.KeyedCounts` for any partitioning; :func:`~.maxt.max_t_from_counts` turns them into the
+max-T's adjusted p-values, those of ``max_t(..., permutation="keyed")`` on the same rows.
+
+A Rademacher multiplier max-T (each row's weights from a hash of its position) also splits; it was tried before
+the keyed permutations and removed: it approximates the permutation distribution where the keyed scheme is that
+distribution (``benchmarks/keyed_maxt.py`` prints the family-wise error of the three schemes).
 
 References:
     J. Gray et al., "Data cube: a relational aggregation operator generalizing group-by, cross-tab, and
     sub-totals", Data Mining and Knowledge Discovery 1(1), 1997.
-    V. Chernozhukov, D. Chetverikov, K. Kato, "Gaussian approximations and multiplier bootstrap for maxima of
-    sums of high-dimensional random vectors", Annals of Statistics 41(6), 2013 (the multiplier max).
-    G. L. Steele, D. Lea, C. H. Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014
-    (SplitMix64, the counter-based hash).
+    J. Black and P. Rogaway, "Ciphers with arbitrary finite domains", CT-RSA 2002 (the keyed permutations).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ import pandas as pd
 from .cell_counts import CellCounter
 from .pattern_mining import Items, MinedPatterns
 
-__all__ = ["count_patterns", "multiplier_counts", "partition_codes", "rademacher", "row_offsets"]
+__all__ = ["count_patterns", "keyed_partition_counts", "partition_class_counts", "partition_codes", "permuted_counts",
+           "tree_sum"]
 
 
 def _column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
@@ -127,64 +129,137 @@ def count_patterns(X: Any, Y: Any, mined: MinedPatterns) -> np.ndarray:
     return np.asarray(dask.delayed(sum)(parts).compute())
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
-
-def rademacher(seed: int, start: int, n: int, b: int) -> np.ndarray:
-    """(n, b) weights in {-1, +1} of the rows at global positions ``start`` to ``start + n - 1``.
-
-    Weight ``b`` of a row is a bit of a SplitMix64 hash of the seed and the row's global position, the same
-    whichever partition holds the row."""
-    words = -(-b // 64)
-    rows = np.arange(start, start + n, dtype=np.uint64)[:, None] * np.uint64(words) + np.arange(words, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        h = _splitmix64(rows ^ _splitmix64(np.full(1, seed, dtype=np.uint64)))
-    bits = np.unpackbits(h.view(np.uint8).reshape(n, -1), axis=1, bitorder="little")[:, :b]
-    return bits.astype(np.float64) * 2.0 - 1.0
-
-
-def row_offsets(X: Any) -> np.ndarray:
-    """The global position of the first row of each partition of ``X.to_delayed(optimize_graph=False)`` (one
-    pass of partition lengths)."""
+def tree_sum(jobs: list[Any], fan_in: int = 8) -> Any:
+    """The sum of Dask delayed arrays by a tree of ``fan_in``-way sums: a task holds at most ``fan_in`` partition
+    results at once (one ``sum`` of all of them would hold every partition's (patterns, columns) array)."""
     import dask
 
-    lengths = dask.compute(*[dask.delayed(len)(d) for d in X.to_delayed(optimize_graph=False)])
-    return np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))[:-1]])
+    level = list(jobs)
+    while len(level) > 1:
+        level = [dask.delayed(sum)(level[i:i + fan_in]) for i in range(0, len(level), fan_in)]
+    return level[0]
 
 
-def _partition_multiplier(frame: pd.DataFrame, v: np.ndarray, start: int, items: Items,
-                          patterns: list[tuple[int, ...]], radix: np.ndarray, seed: int, b: int) -> np.ndarray:
-    e = rademacher(seed, start, len(frame), b) * np.asarray(v, dtype=np.float64)[:, None]
-    return np.vstack([_partition_count(frame, e, items, patterns, radix), e.sum(axis=0)])
+def _pair(X: Any, *others: Any) -> None:
+    for o in others:
+        if X.npartitions != o.npartitions or tuple(X.divisions) != tuple(o.divisions):
+            raise ValueError(f"X and the labels come from different Dask collections ({X.npartitions} vs "
+                             f"{o.npartitions} partitions, or other divisions): pass columns of one Dask DataFrame")
 
 
-def multiplier_counts(X: Any, v: Any, mined: MinedPatterns, n_draws: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(patterns, n_draws) sums of ``e_ib v_i`` over every pattern's rows, and (n_draws,) their sums over all rows;
-    ``e`` from :func:`rademacher` keyed by the rows' global positions: the same for any partitioning of the same
-    rows.
+def _classes_of(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    for name, v in (("t", t), ("p", p)):
+        bad = ~np.isin(v, (0, 1))
+        if bad.any():
+            raise ValueError(f"{name} must hold 0/1 values, got {v[np.flatnonzero(bad)[0]].item()!r}")
+    return (2 * np.asarray(t, dtype=np.int64) + np.asarray(p, dtype=np.int64)).astype(np.int64)
 
-    Args:
-        X: Dask DataFrame with the items' columns.
-        v: Dask Series of the rows' values (e.g. centred outcomes), partitioned as ``X``.
-        mined: the patterns.
-        n_draws: multiplier draws ``B``.
-        seed: the stream's seed (a non-negative int).
+
+def _partition_classes(t: Any, p: Any) -> np.ndarray:
+    return np.bincount(_classes_of(np.asarray(t), np.asarray(p)), minlength=4).astype(np.int64)
+
+
+def partition_class_counts(t: Any, p: Any) -> np.ndarray:
+    """(partitions, 4) each partition's rows of each (truth, prediction) class (:data:`~.maxt.CLASSES`), from one
+    pass over the Dask Series ``t`` and ``p`` (0/1, partitioned alike): the table's class counts are its column
+    sums, and the rows (and the rows of each truth) before a partition its cumulative sums.
+
+    Raises:
+        ValueError: other partitions, or a value other than 0/1.
     """
     import dask
 
-    if X.npartitions != v.npartitions or tuple(X.divisions) != tuple(v.divisions):
-        raise ValueError("X and v come from different Dask collections: pass columns of one Dask DataFrame")
+    _pair(t, p)
+    parts = [dask.delayed(_partition_classes)(a, b)
+             for a, b in zip(t.to_delayed(optimize_graph=False), p.to_delayed(optimize_graph=False), strict=True)]
+    return np.asarray(dask.compute(*parts), dtype=np.int64).reshape(len(parts), 4)
+
+
+def keyed_partition_counts(counter: Any, t: np.ndarray, start: int, strata_start: tuple[int, int], scheme: Any,
+                           b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool], batch: int = 64
+                           ) -> np.ndarray:
+    """(candidates, k b) one partition's permuted counts under the keyed permutations ``b_start .. b_stop - 1``:
+    the blocks of :meth:`~.maxt.KeyedScheme.columns` (one per needed count, k of them), ``batch`` permutations at a
+    time (the rows' 0/1 columns stay rows x 4 batch).
+
+    Args:
+        counter: the partition's candidates (a :class:`~.maxt.Counter` of its rows).
+        t: the partition's truths (0/1).
+        start: rows before the partition; ``strata_start``: rows of truth 0 and of truth 1 before it.
+        scheme: the :class:`~.maxt.KeyedScheme` (seed and the table's class counts).
+    """
+    from .maxt import keyed_positions
+
+    position, within = keyed_positions(t, None, start, strata_start)
+    k, width = sum(need), b_stop - b_start
+    out = np.zeros((counter.shape[1], k * width))
+    for b0 in range(b_start, b_stop, batch):
+        b1 = min(b_stop, b0 + batch)
+        got = counter.count(scheme.columns(b0, b1, t, position, within, need))
+        for j in range(k):  # block j of this batch into block j of the whole range
+            out[:, j * width + b0 - b_start:j * width + b1 - b_start] = got[:, j * (b1 - b0):(j + 1) * (b1 - b0)]
+    return out
+
+
+def _partition_permuted(frame: pd.DataFrame, t: Any, start: int, strata_start: tuple[int, int], items: Items,
+                        patterns: list[tuple[int, ...]], radix: np.ndarray, scheme: Any, b_start: int, b_stop: int,
+                        need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+    counter = CellCounter(partition_codes(frame, items), items.column, items.lo, items.hi, patterns, radix=radix)
+    return keyed_partition_counts(counter, np.asarray(t, dtype=np.int64), start, strata_start, scheme, b_start,
+                                  b_stop, need)
+
+
+def permuted_counts(X: Any, t: Any, p: Any, mined: MinedPatterns, seed: int, b_start: int, b_stop: int,
+                    need: tuple[bool, bool, bool, bool] = (True, True, True, True),
+                    classes: np.ndarray | None = None) -> np.ndarray:
+    """(patterns, b_stop - b_start, 4) every mined pattern's counts under the keyed permutations of the max-T
+    (:class:`~.maxt.KeyedScheme`; :data:`~.maxt.COUNTS`), counted per partition of the Dask DataFrame ``X`` and
+    summed on the client: equal to :class:`~.maxt.KeyedCounts` on the same rows in memory (positions ``0 .. N -
+    1`` in the partitions' order), whatever the partitioning.
+
+    Each partition computes its rows' permuted classes from the seed, the table's class counts and the rows'
+    global positions (its offset among all rows, and among the rows of each truth, from ``classes``), counts its
+    patterns' rows in them through the cells, and returns (patterns, k b) counts; the client adds them up by a
+    tree of sums. Only counts travel.
+
+    Args:
+        X: Dask DataFrame with the items' columns.
+        t, p: Dask Series of truths and predictions (0/1), partitioned as ``X``.
+        mined: the patterns.
+        seed: the key (an int in [0, 2**64); :func:`~.keyed_permutation.seed_of`).
+        b_start, b_stop: the permutations.
+        need: which counts to compute (:func:`~.maxt.counts_needed`); the others are NaN.
+        classes: (partitions, 4) :func:`partition_class_counts` of ``t`` and ``p`` (default: one pass to get them).
+
+    Returns:
+        numpy.ndarray: the counts :func:`~.maxt.max_t_from_counts` takes (from a provider, batch by batch).
+
+    Raises:
+        ValueError: ``X``, ``t`` and ``p`` from different collections; values other than 0/1; ``classes`` of
+            the wrong shape.
+
+    References:
+        J. Black and P. Rogaway, "Ciphers with arbitrary finite domains", CT-RSA 2002.
+    """
+    import dask
+
+    from .keyed_permutation import seed_of
+    from .maxt import KeyedScheme
+
+    _pair(X, t, p)
+    classes = partition_class_counts(t, p) if classes is None else np.asarray(classes, dtype=np.int64)
+    if classes.shape != (X.npartitions, 4):
+        raise ValueError(f"classes must be ({X.npartitions}, 4) class counts per partition, got {classes.shape}")
+    scheme = KeyedScheme(seed_of(seed), classes.sum(axis=0))
+    before = np.vstack([np.zeros((1, 4), dtype=np.int64), np.cumsum(classes, axis=0)[:-1]])
+    starts = before.sum(axis=1)
+    strata = np.column_stack([before[:, 0] + before[:, 1], before[:, 2] + before[:, 3]])
     radix = _radix(mined.items)
-    starts = row_offsets(X)
     items, patterns = _shipped(mined)
-    parts = [dask.delayed(_partition_multiplier)(x, y.to_numpy(), int(s), items, patterns, radix,
-                                                 int(seed), int(n_draws))
-             for x, y, s in zip(X.to_delayed(optimize_graph=False), v.to_delayed(optimize_graph=False), starts,
-                                strict=True)]
-    out = np.asarray(dask.delayed(sum)(parts).compute())
-    return out[:-1], out[-1]
+    shipped_scheme = dask.delayed(scheme, pure=True)
+    jobs = [dask.delayed(_partition_permuted)(x, a, int(s0), (int(s[0]), int(s[1])), items, patterns, radix,
+                                              shipped_scheme, int(b_start), int(b_stop), tuple(need))
+            for x, a, s0, s in zip(X.to_delayed(optimize_graph=False), t.to_delayed(optimize_graph=False), starts,
+                                   strata, strict=True)]
+    counts = np.asarray(tree_sum(jobs).compute())
+    return KeyedScheme.assemble(counts, int(b_stop) - int(b_start), tuple(need))  # type: ignore[arg-type]

@@ -36,6 +36,17 @@ independently. Under the complete null the test families are positively associat
 independently drawn families is stochastically larger than the true one: the global adjusted p-values are
 conservative, never anti-conservative.
 
+**Keyed permutations** (``permutation="keyed"``, rows as the units). Both schemes permute classes: the rows'
+(truth, prediction) pairs (:data:`CLASSES`), and the predictions within each truth. A permutation of classes is
+fixed by the class counts and a permutation ``pi_b`` of the row positions (the row at position ``i`` takes the
+class whose cumulative range holds ``pi_b(i)``), and a keyed bijection gives ``pi_b(i)`` from ``(seed, b, i)``
+alone (:mod:`.keyed_permutation`). So every candidate's permuted counts are sums of its rows' own terms, which a
+table split in partitions adds up like the observed counts: :func:`max_t_from_counts` takes the observed class
+counts and the permuted counts (:data:`COUNTS`), or a provider of them, and returns what :func:`max_t` with
+``permutation="keyed"`` returns on the same rows. It is the same exact permutation test as the classical one,
+with other draws. Clustered rows (``groups``) and the continuous outcomes (:mod:`.continuous`) have no keyed
+form.
+
 References:
     P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", Wiley, 1993 (algorithm 2.8,
     step-down max-T).
@@ -47,6 +58,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -55,12 +67,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._param_tables import SUBGROUP_PARAMS
+from .._validation import check_choice
+from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
            "as_counter", "max_t", "observed_z", "check_n_permutations", "MAX_PERMUTATIONS", "scan_penalty",
-           "class_offsets",
-           "draw_permutations", "is_binary"]
+           "class_offsets", "draw_permutations", "is_binary", "PERMUTATIONS", "CLASSES", "COUNTS",
+           "PermutedCountsProvider", "KeyedScheme", "KeyedCounts", "keyed_positions", "counts_needed",
+           "max_t_from_counts"]
 
 #: The five tests, in the order of :attr:`MaxTResult.z` columns.
 TESTS = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy", "false_positive_rate")
@@ -77,6 +92,14 @@ METRIC_TEST = {
 }
 #: Every test.
 ALL_TESTS = tuple(range(len(TESTS)))
+#: How :func:`max_t` draws its permutations: shuffles from the generator, or keyed bijections of the row positions.
+PERMUTATIONS = ("classical", "keyed")
+#: The (truth, prediction) class of each code ``2 truth + prediction``: the last axis of observed class counts.
+CLASSES = ((0, 0), (0, 1), (1, 0), (1, 1))
+#: The permuted counts of a candidate the tests read, the last axis of permuted counts
+#: (:func:`max_t_from_counts`): favourable and correct predictions (the pairs permuted jointly), true and false
+#: positives (the predictions permuted within the truths).
+COUNTS = ("favourable", "true_positive", "false_positive", "correct")
 #: Default number of permutations: p-values resolve to 1/201, ten times finer than alpha = 0.05.
 DEFAULT_PERMUTATIONS: int = SUBGROUP_PARAMS.default("n_permutations")
 _BATCH = 50
@@ -120,6 +143,8 @@ class MaxTResult:
         offset: (m,) the amount subtracted from each candidate's z before maximising (its penalty): the
             statistic of candidate i is ``z - offset[i]`` in the disadvantaged direction, ``-z - offset[i]``
             in the favoured one.
+        unit: the unit of inference, in words.
+        permutation: how the permutations were drawn (:data:`PERMUTATIONS`).
     """
 
     z: np.ndarray
@@ -131,6 +156,7 @@ class MaxTResult:
     offset: np.ndarray | None = None
     tests: tuple[int, ...] = ALL_TESTS
     unit: str = "rows"
+    permutation: str = "classical"
 
     def statistic(self, test: int, direction: int = 0) -> np.ndarray:
         """(m,) the maximised statistic of one test and direction (0 disadvantaged, 1 favoured)."""
@@ -163,16 +189,28 @@ class _Standardiser:
     def __init__(self, counter: Counter | sp.spmatrix, t: np.ndarray, p: np.ndarray):
         counter = as_counter(counter)
         c = (t == p).astype(np.float64)
-        N = float(len(t))
         fixed = counter.count(np.column_stack([np.ones(len(t)), t]))
-        n_S, n1_S = fixed[:, 0], fixed[:, 1]
+        self._setup(fixed[:, 0], fixed[:, 1], float(len(t)), float(t.sum()), float(p.sum()), float((t * p).sum()),
+                    float(((1 - t) * p).sum()), float(c.sum()))
+
+    @classmethod
+    def from_classes(cls, observed: np.ndarray, totals: np.ndarray) -> _Standardiser:
+        """The margins from every candidate's (m, 4) counts of the (truth, prediction) classes
+        (:data:`CLASSES`) and the table's (4,) counts."""
+        self = cls.__new__(cls)
+        n00, n01, n10, n11 = (float(v) for v in totals)
+        self._setup(observed.sum(axis=1), observed[:, 2] + observed[:, 3], n00 + n01 + n10 + n11, n10 + n11,
+                    n01 + n11, n11, n01, n00 + n11)
+        return self
+
+    def _setup(self, n_S: np.ndarray, n1_S: np.ndarray, N: float, N1: float, P: float, T1: float, F0: float,
+               C: float) -> None:
         self.size = n_S
         self.n1 = n1_S
         self.N = N
-        self.P, self.T1, self.F0, self.C = (float(p.sum()), float((t * p).sum()), float(((1 - t) * p).sum()),
-                                            float(c.sum()))
-        self.N1 = float(t.sum())
-        self.N0 = N - self.N1
+        self.P, self.T1, self.F0, self.C = P, T1, F0, C
+        self.N1 = N1
+        self.N0 = N - N1
         self.expected, self.inv_sd = self._margins(n1_S[:, None])
 
     def _margins(self, n1_S: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -503,90 +541,46 @@ def draw_permutations(
     return idx, p_b
 
 
-def max_t(
-    members: sp.spmatrix | Counter,
-    t: np.ndarray,
-    p: np.ndarray,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
-    random_state: np.random.Generator | int | None = None,
-    penalty: bool | np.ndarray = True,
-    tests: tuple[int, ...] | None = None,
-    *,
-    order: np.ndarray | None = None,
-    groups: np.ndarray | None = None,
-    design: str = "between",
-) -> MaxTResult:
-    """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
+def _check_tests(tests: Any) -> tuple[int, ...]:
+    out = ALL_TESTS if tests is None else tuple(sorted(set(int(f) for f in tests)))
+    if not out or not set(out) <= set(ALL_TESTS):
+        raise ValueError(f"tests must be positions in {TESTS}, got {tests!r}")
+    return out
 
-    Args:
-        members: (rows, m) boolean sparse (or dense) membership, one column per candidate, or a
-            :class:`Counter` of the m candidates (the reports count mined patterns through their cells).
-        t: truth, 1 = favourable (0/1 array).
-        p: prediction, 1 = favourable (0/1 array).
-        n_permutations: B (>= 19).
-        random_state: numpy Generator or int seed (the permutations).
-        penalty: what is subtracted from each candidate's z before maximising: ``True`` the size penalty
-            ``sqrt(2 ln(N / n_S))`` (:func:`scan_penalty`), ``False`` nothing, or an (m,) array of offsets
-            fixed without the outcome (the reports pass :func:`class_offsets` of the description classes).
-        tests: which tests (positions in :data:`TESTS`; default all) to adjust; the others' adjusted p-values
-            are NaN, and so is the global family unless all are asked for. Each test's adjusted p-values are the
-            same whichever others are asked for (the permutations are drawn the same way), so a ranking of one
-            metric pays for one test.
-        order: the canonical row order the permutations are drawn in
-            (:func:`~.resampling.canonical_order` of the rows' keys): with it the p-values do not depend on the
-            order in which the rows were given. None: the rows' own order.
-        groups: (rows,) dense cluster codes (:func:`~.resampling.check_groups`): the permutations move whole
-            clusters (``design="between"``; every test is then standardised with its permuted margins, since
-            the truth moves with the prediction) or rows within clusters (``design="within"``; the conditional
-            tests permute within cluster x truth). None: rows are the units.
-        design: ``"between"`` or ``"within"`` (with ``groups``).
 
-    Returns:
-        MaxTResult
+def counts_needed(tests: tuple[int, ...]) -> tuple[bool, bool, bool, bool]:
+    """Which of the four permuted counts (:data:`COUNTS`) the ``tests`` use: statistical parity the favourable
+    predictions, equal opportunity the true positives, equalized odds the true and false positives, accuracy the
+    correct predictions, the false positive rate the false positives."""
+    uses = {0: (0,), 1: (1,), 2: (1, 2), 3: (3,), 4: (2,)}
+    need = tuple(any(i in uses[f] for f in tests) for i in range(4))
+    return need[0], need[1], need[2], need[3]
 
-    References:
-        P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", 1993.
-    """
-    B = check_n_permutations(n_permutations)
-    rng = np.random.default_rng(random_state)
-    counter = as_counter(members)  # one 16-bit copy of the memberships (or the cells) for every count below
-    n, m = counter.shape
-    t = np.asarray(t, dtype=np.float64)
-    p = np.asarray(p, dtype=np.float64)
-    c = (t == p).astype(np.float64)
-    std = _Standardiser(counter, t, p)
-    z_obs = _observed(counter, std, t, p)
-    size = std.size
+
+def _offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: int) -> np.ndarray:
+    """(m, 1) the amount subtracted from each candidate's z (see :func:`max_t`'s ``penalty``)."""
     if isinstance(penalty, np.ndarray):
-        pen = np.asarray(penalty, dtype=np.float64).reshape(m, 1)
-    else:
-        pen = scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
+        return np.asarray(penalty, dtype=np.float64).reshape(m, 1)
+    return scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
+
+
+def _adjust(std: _Standardiser, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
+            batches: Iterable[list[np.ndarray | None]], by_clusters: bool = False, unit: str = "rows",
+            permutation: str = "classical") -> MaxTResult:
+    """The step-down families of :func:`max_t` fed with the permuted counts of every batch (each the list of
+    :data:`COUNTS` as (m, b) arrays, None where no test uses it, and with ``by_clusters`` a fifth: the
+    candidates' permuted truth-positive rows), and the adjusted p-values."""
+    m = len(z_obs)
     s_obs = z_obs - pen[:, [0]]
     s_fav = -z_obs - pen[:, [0]]
     # families: per (test, direction) (one ranking), per test (both directions), global (everything)
-    tests = ALL_TESTS if tests is None else tuple(sorted(set(int(f) for f in tests)))
-    if not tests or not set(tests) <= set(ALL_TESTS):
-        raise ValueError(f"tests must be positions in {TESTS}, got {tests!r}")
     n_all = len(ALL_TESTS)
     blocks = [s for f in tests for s in (s_obs[:, f], s_fav[:, f])]
     members_of = [[j] for j in range(len(blocks))] + [[2 * i, 2 * i + 1] for i in range(len(tests))]
     if len(tests) == n_all:
         members_of.append(list(range(2 * n_all)))
     fams = _Families(blocks, members_of)
-    # counts each test needs: SP favourable predictions; EO true positives; EOdds true and false positives;
-    # accuracy correct predictions; FPR false positives
-    uses = {0: (0,), 1: (1,), 2: (1, 2), 3: (3,), 4: (2,)}
-    need = tuple(any(i in uses[f] for f in tests) for i in range(4))
-    permuter = Permuter(n, order, groups, design)
-    by_clusters = groups is not None and design == "between"
-    strata = None
-    if groups is not None and design == "within":
-        # the conditional tests permute predictions within cluster x truth
-        strata = Permuter(n, order, np.asarray(groups, dtype=np.int64) * 2 + (t == 1), "within")
-    pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
-    permuted = _PermutedCounts(counter, t)
-
-    def feed(counts: list[np.ndarray | None]) -> None:
+    for counts in batches:
         n1 = counts[4] if by_clusters else None
         zs = std.z(counts[:4], n1)  # each (m, b); None for tests not asked for
         asked = [z for f in tests if (z := zs[f]) is not None]
@@ -595,27 +589,6 @@ def max_t(
             for st in stats:  # a candidate a permutation leaves without a margin has no statistic there
                 st[np.isnan(st)] = -np.inf
         fams.add(stats)
-
-    # The permutations are drawn here, in batch order, from the one generator (the same draws whatever the
-    # threads do); the sparse products, which release the GIL, run two batches at a time on two cores; the
-    # families take the batches in order.
-    in_flight: deque[Future[list[np.ndarray | None]]] = deque()
-    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
-        done = 0
-        while done < B:
-            b = min(_BATCH, B - done)
-            idx = permuter.draw(rng, b)
-            if by_clusters:  # truth and prediction move together with their cluster
-                job = pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
-            else:
-                p_b = p[strata.draw(rng, b)] if strata is not None else permuter.draw_within(rng, [pos, neg], p, b)
-                job = pool.submit(permuted.counts, p[idx], c[idx], p_b, need)
-            in_flight.append(job)
-            if len(in_flight) >= _WORKERS:
-                feed(in_flight.popleft().result())
-            done += b
-        while in_flight:
-            feed(in_flight.popleft().result())
     adj = fams.adjusted(B)
     k = len(tests)
     p_adj = np.full((m, n_all, 2), np.nan)
@@ -633,5 +606,352 @@ def max_t(
     return MaxTResult(
         z=z_obs, p_adjusted=p_adj, p_two_sided=p_two, p_global=p_glob, n_permutations=B,
         n_hypotheses=(tuple(n_test), n_glob), tests=tests,
-        offset=pen[:, 0].copy(), unit=permuter.unit,
+        offset=pen[:, 0].copy(), unit=unit, permutation=permutation,
     )
+
+
+def max_t(
+    members: sp.spmatrix | Counter,
+    t: np.ndarray,
+    p: np.ndarray,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    random_state: np.random.Generator | int | None = None,
+    penalty: bool | np.ndarray = True,
+    tests: tuple[int, ...] | None = None,
+    *,
+    order: np.ndarray | None = None,
+    groups: np.ndarray | None = None,
+    design: str = "between",
+    permutation: str = "classical",
+) -> MaxTResult:
+    """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
+
+    Args:
+        members: (rows, m) boolean sparse (or dense) membership, one column per candidate, or a
+            :class:`Counter` of the m candidates (the reports count mined patterns through their cells).
+        t: truth, 1 = favourable (0/1 array).
+        p: prediction, 1 = favourable (0/1 array).
+        n_permutations: B (>= 19).
+        random_state: numpy Generator or int seed (the permutations). With ``permutation="keyed"`` an int is the
+            key itself (:func:`~.keyed_permutation.seed_of`), so a Dask computation given the same int draws the
+            same permutations.
+        penalty: what is subtracted from each candidate's z before maximising: ``True`` the size penalty
+            ``sqrt(2 ln(N / n_S))`` (:func:`scan_penalty`), ``False`` nothing, or an (m,) array of offsets
+            fixed without the outcome (the reports pass :func:`class_offsets` of the description classes).
+        tests: which tests (positions in :data:`TESTS`; default all) to adjust; the others' adjusted p-values
+            are NaN, and so is the global family unless all are asked for. Each test's adjusted p-values are the
+            same whichever others are asked for (the permutations are drawn the same way), so a ranking of one
+            metric pays for one test.
+        order: the canonical row order the permutations are drawn in
+            (:func:`~.resampling.canonical_order` of the rows' keys): with it the p-values do not depend on the
+            order in which the rows were given. None: the rows' own order.
+        groups: (rows,) dense cluster codes (:func:`~.resampling.check_groups`): the permutations move whole
+            clusters (``design="between"``; every test is then standardised with its permuted margins, since
+            the truth moves with the prediction) or rows within clusters (``design="within"``; the conditional
+            tests permute within cluster x truth). None: rows are the units.
+        design: ``"between"`` or ``"within"`` (with ``groups``).
+        permutation: ``"classical"`` (shuffles drawn from the generator) or ``"keyed"`` (the same two schemes,
+            each permutation a keyed bijection of the row positions, :class:`KeyedCounts`: what a table split in
+            partitions computes without moving rows, :func:`max_t_from_counts`). Both are exact permutation
+            tests; their p-values differ as two seeds' do. ``"keyed"`` takes rows as the units (no ``groups``).
+
+    Returns:
+        MaxTResult
+
+    Raises:
+        ValueError: ``permutation="keyed"`` with ``groups``, or truths or predictions other than 0/1; an unknown
+            ``permutation``.
+
+    References:
+        P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", 1993.
+    """
+    B = check_n_permutations(n_permutations)
+    check_choice(permutation, "permutation", PERMUTATIONS)
+    counter = as_counter(members)  # one 16-bit copy of the memberships (or the cells) for every count below
+    n, m = counter.shape
+    t = np.asarray(t, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    tests = _check_tests(tests)
+    if permutation == "keyed":
+        if groups is not None:
+            raise ValueError("permutation='keyed' takes rows as the units: with groups= (clustered rows) use "
+                             "permutation='classical'")
+        keyed = KeyedCounts(counter, t, p, seed_of(random_state), order=order)
+        return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=_WORKERS,
+                                 _permutation="keyed")
+    rng = np.random.default_rng(random_state)
+    c = (t == p).astype(np.float64)
+    std = _Standardiser(counter, t, p)
+    z_obs = _observed(counter, std, t, p)
+    pen = _offsets(penalty, std.size, n, m)
+    need = counts_needed(tests)
+    permuter = Permuter(n, order, groups, design)
+    by_clusters = groups is not None and design == "between"
+    strata = None
+    if groups is not None and design == "within":
+        # the conditional tests permute predictions within cluster x truth
+        strata = Permuter(n, order, np.asarray(groups, dtype=np.int64) * 2 + (t == 1), "within")
+    pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
+    permuted = _PermutedCounts(counter, t)
+
+    def batches() -> Iterator[list[np.ndarray | None]]:
+        # The permutations are drawn here, in batch order, from the one generator (the same draws whatever the
+        # threads do); the sparse products, which release the GIL, run two batches at a time on two cores; the
+        # families take the batches in order.
+        in_flight: deque[Future[list[np.ndarray | None]]] = deque()
+        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+            done = 0
+            while done < B:
+                b = min(_BATCH, B - done)
+                idx = permuter.draw(rng, b)
+                if by_clusters:  # truth and prediction move together with their cluster
+                    job = pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
+                else:
+                    p_b = (p[strata.draw(rng, b)] if strata is not None
+                           else permuter.draw_within(rng, [pos, neg], p, b))
+                    job = pool.submit(permuted.counts, p[idx], c[idx], p_b, need)
+                in_flight.append(job)
+                if len(in_flight) >= _WORKERS:
+                    yield in_flight.popleft().result()
+                done += b
+            while in_flight:
+                yield in_flight.popleft().result()
+
+    return _adjust(std, z_obs, pen, tests, B, batches(), by_clusters, permuter.unit)
+
+
+class PermutedCountsProvider(Protocol):
+    """Anything that gives the permuted counts of every candidate for a range of permutations:
+    ``provider(b_start, b_stop, need)`` -> (m, b_stop - b_start, 4) float64 counts (:data:`COUNTS`; the
+    columns ``need`` marks False may hold anything, e.g. NaN). :class:`KeyedCounts` counts rows in memory;
+    :func:`~.dask_counts.permuted_counts` counts the partitions of a Dask DataFrame."""
+
+    def __call__(self, b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray: ...
+
+
+def _class_codes(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(rows,) the (truth, prediction) class of each row, ``2 t + p`` (:data:`CLASSES`).
+
+    Raises:
+        ValueError: a truth or prediction other than 0 and 1.
+    """
+    for name, v in (("t", t), ("p", p)):
+        bad = ~((v == 0) | (v == 1))
+        if bad.any():
+            raise ValueError(f"{name} must hold 0/1 values for the keyed permutations (a class per row), got "
+                             f"{v[np.flatnonzero(bad)[0]].item()!r} at row {int(np.flatnonzero(bad)[0])}")
+    out: np.ndarray = (2 * t + p).astype(np.int64)
+    return out
+
+
+def keyed_positions(t: np.ndarray, order: np.ndarray | None = None, start: int = 0,
+                    stratum_start: tuple[int, int] = (0, 0)) -> tuple[np.ndarray, np.ndarray]:
+    """The rows' positions the keyed permutations are evaluated at: ``(position, within)``, each (rows,) int64.
+
+    ``position`` is the row's place among all rows, ``within`` its place among the rows of its truth (the
+    stratum the predictions are permuted in). The places run in ``order`` (the canonical order; None: the rows'
+    own order), from ``start`` and ``stratum_start[truth]``: a partition of a larger table passes the rows
+    before it (all of them, and those of each truth).
+    """
+    t = np.asarray(t)
+    n = len(t)
+    seq = np.arange(n) if order is None else np.asarray(order, dtype=np.intp)
+    position = np.empty(n, dtype=np.int64)
+    position[seq] = start + np.arange(n, dtype=np.int64)
+    within = np.empty(n, dtype=np.int64)
+    for s in (0, 1):
+        rows = seq[t[seq] == s]
+        within[rows] = stratum_start[s] + np.arange(len(rows), dtype=np.int64)
+    return position, within
+
+
+@dataclass(frozen=True)
+class KeyedScheme:
+    """The two permutation schemes of :func:`max_t`, as keyed permutations of row positions.
+
+    * **joint** (statistical parity, accuracy): the rows' (truth, prediction) classes (:data:`CLASSES`) are
+      permuted over all rows: row ``i`` takes the class whose cumulative range holds ``pi_b(i)``
+      (:func:`~.keyed_permutation.permuted_classes` with the table's class counts ``totals``; stream
+      ``derive_seed(seed, 0)``);
+    * **within the truths** (equal opportunity, equalized odds, false positive rate): the predictions are
+      permuted among the rows of each truth ``s``, at their places within it (stream ``derive_seed(seed, 1 +
+      s)``, counts ``(n_s0, n_s1)``).
+
+    A row's permuted classes depend on the seed, the counts and its positions only: a partition computes its own.
+
+    Attributes:
+        seed: the key (an int in [0, 2**64)).
+        totals: (4,) the table's counts of the (truth, prediction) classes.
+    """
+
+    seed: int
+    totals: np.ndarray
+
+    def columns(self, b_start: int, b_stop: int, t: np.ndarray, position: np.ndarray, within: np.ndarray,
+                need: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
+        """(rows, k b) 0/1 uint8: for each needed count (:data:`COUNTS`, in order; k of them) the (rows, b)
+        block of the rows it counts under permutations ``b_start .. b_stop - 1``."""
+        b = b_stop - b_start
+        t = np.asarray(t) == 1
+        blocks: list[np.ndarray | None] = [None] * 4
+        if need[0] or need[3]:
+            joint = permuted_classes(derive_seed(self.seed, 0), b_start, b_stop, position, self.totals)
+            blocks[0] = joint & 1  # classes (0, 1) and (1, 1): a favourable prediction
+            blocks[3] = ((joint == 0) | (joint == 3)).view(np.uint8)  # truth = prediction
+        if need[1] or need[2]:
+            fav = np.zeros((len(t), b), dtype=np.uint8)
+            for s in (0, 1):
+                rows = np.flatnonzero(t == s)
+                n_s = self.totals[2 * s:2 * s + 2]
+                if len(rows) and n_s.sum():
+                    fav[rows] = permuted_classes(derive_seed(self.seed, 1 + s), b_start, b_stop, within[rows], n_s)
+            # a prediction permuted within the truths: a true positive on truth-positive rows, else a false one
+            blocks[1] = fav * t[:, None]
+            blocks[2] = fav * ~t[:, None]
+        chosen = [blocks[i] for i in range(4) if need[i]]
+        return np.hstack([blk for blk in chosen if blk is not None]) if chosen else np.zeros((len(t), 0), np.uint8)
+
+    @staticmethod
+    def assemble(counts: np.ndarray, b: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+        """(m, b, 4) permuted counts from the (m, k b) counts of :meth:`columns`' blocks (NaN where not needed)."""
+        out = np.full((counts.shape[0], b, 4), np.nan)
+        for j, i in enumerate(i for i in range(4) if need[i]):
+            out[:, :, i] = counts[:, j * b:(j + 1) * b]
+        return out
+
+
+class KeyedCounts:
+    """The keyed permuted counts of every candidate, counted in memory (a :class:`PermutedCountsProvider`).
+
+    Args:
+        counter: the candidates (a :class:`Counter`, or their (rows, m) membership).
+        t, p: truth and prediction (0/1).
+        seed: the key (an int in [0, 2**64)).
+        order: the canonical order of the rows (None: positions ``0 .. N - 1`` as given; what a Dask
+            computation of the same rows uses).
+
+    Raises:
+        ValueError: truths or predictions other than 0/1.
+    """
+
+    def __init__(self, counter: Counter | sp.spmatrix, t: np.ndarray, p: np.ndarray, seed: int,
+                 order: np.ndarray | None = None):
+        self.counter = as_counter(counter)
+        t, p = np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64)
+        if len(t) != self.counter.shape[0] or len(p) != len(t):
+            raise ValueError(f"t and p must have one value per row ({self.counter.shape[0]}), got {len(t)} and "
+                             f"{len(p)}")
+        self.classes = _class_codes(t, p)
+        self.totals = np.bincount(self.classes, minlength=4).astype(np.int64)
+        self.t = t
+        self.scheme = KeyedScheme(seed, self.totals)
+        self.position, self.within = keyed_positions(t, order)
+
+    def observed(self) -> np.ndarray:
+        """(m, 4) every candidate's counts of the (truth, prediction) classes (:data:`CLASSES`)."""
+        onehot = (self.classes[:, None] == np.arange(4)[None, :]).astype(np.uint8)
+        return self.counter.count(onehot)
+
+    def __call__(self, b_start: int, b_stop: int,
+                 need: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
+        """(m, b_stop - b_start, 4) permuted counts (:data:`COUNTS`; NaN where ``need`` is False)."""
+        Y = self.scheme.columns(b_start, b_stop, self.t, self.position, self.within, need)
+        return KeyedScheme.assemble(self.counter.count(Y), b_stop - b_start, need)
+
+
+def _check_counts(x: Any, name: str, shape: tuple[int | None, ...]) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape, strict=True)):
+        want = " x ".join("any" if s is None else str(s) for s in shape)
+        raise ValueError(f"{name} must have shape ({want}), got {a.shape}")
+    return a
+
+
+def max_t_from_counts(
+    observed: np.ndarray,
+    totals: np.ndarray,
+    permuted: np.ndarray | PermutedCountsProvider,
+    n_permutations: int | None = None,
+    penalty: bool | np.ndarray = True,
+    tests: tuple[int, ...] | None = None,
+    *,
+    workers: int = 1,
+    _permutation: str = "keyed",
+) -> MaxTResult:
+    """:func:`max_t` from counts: the observed class counts of every candidate and its counts under each permutation.
+
+    The max-T of the rows (no clusters) reads the rows only through counts: per candidate, its rows of each
+    (truth, prediction) class, and under permutation ``b`` its favourable predictions and correct predictions
+    (the pairs permuted jointly) and its true and false positives (the predictions permuted within the truths).
+    Whoever counts them (a Dask computation summing its partitions, :func:`~.dask_counts.permuted_counts`) gets the
+    same result as :func:`max_t` with ``permutation="keyed"`` on the same rows, to rounding.
+
+    Args:
+        observed: (m, 4) counts of every candidate's rows in each class of :data:`CLASSES`.
+        totals: (4,) the table's rows in each class.
+        permuted: (m, B, 4) permuted counts (:data:`COUNTS`), or a :class:`PermutedCountsProvider` called for
+            batches of permutations in order.
+        n_permutations: B (default: ``permuted.shape[1]``; needed with a provider).
+        penalty: as :func:`max_t` (``True``: the size penalty of each candidate's rows).
+        tests: as :func:`max_t`.
+        workers: batches a provider computes at a time (threads; 1: one after the other).
+
+    Returns:
+        MaxTResult: as :func:`max_t`'s (``unit="rows"``).
+
+    Raises:
+        ValueError: shapes that do not fit, negative counts, a candidate with more rows of a class than the
+            table, a provider's batch of the wrong shape, ``n_permutations`` missing with a provider or not
+            ``permuted.shape[1]``.
+    """
+    obs = _check_counts(observed, "observed", (None, 4))
+    tot = _check_counts(totals, "totals", (4,))
+    m = len(obs)
+    if (obs < 0).any() or (tot < 0).any():
+        raise ValueError("observed and totals must be non-negative counts")
+    over = obs > tot[None, :] + 1e-9
+    if over.any():
+        i, c = np.argwhere(over)[0]
+        raise ValueError(f"observed counts exceed the table's: candidate {int(i)} has {obs[i, c]:g} rows of class "
+                         f"{CLASSES[c]} (truth, prediction), the table {tot[c]:g}")
+    array = None if callable(permuted) else _check_counts(permuted, "permuted", (m, None, 4))
+    if array is not None:
+        if n_permutations is not None and n_permutations != array.shape[1]:
+            raise ValueError(f"n_permutations ({n_permutations}) must be permuted.shape[1] ({array.shape[1]})")
+        n_permutations = array.shape[1]
+    if n_permutations is None:
+        raise ValueError("n_permutations is needed with a provider of permuted counts")
+    B = check_n_permutations(n_permutations)
+    tests = _check_tests(tests)
+    need = counts_needed(tests)
+    std = _Standardiser.from_classes(obs, tot)
+    z_obs = _observed_from_classes(std, obs)
+    pen = _offsets(penalty, std.size, int(round(tot.sum())), m)
+
+    def batch(b0: int, b1: int) -> list[np.ndarray | None]:
+        arr = array[:, b0:b1] if array is not None else _check_counts(
+            permuted(b0, b1, need), f"the provider's batch ({b0}, {b1})", (m, b1 - b0, 4))  # type: ignore[operator]
+        return [np.ascontiguousarray(arr[:, :, i]) if need[i] else None for i in range(4)]
+
+    def batches() -> Iterator[list[np.ndarray | None]]:
+        bounds = [(b0, min(B, b0 + _BATCH)) for b0 in range(0, B, _BATCH)]
+        if workers <= 1 or array is not None:
+            yield from (batch(b0, b1) for b0, b1 in bounds)
+            return
+        in_flight: deque[Future[list[np.ndarray | None]]] = deque()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for b0, b1 in bounds:
+                in_flight.append(pool.submit(batch, b0, b1))
+                if len(in_flight) >= workers:
+                    yield in_flight.popleft().result()
+            while in_flight:
+                yield in_flight.popleft().result()
+
+    return _adjust(std, z_obs, pen, tests, B, batches(), unit="rows", permutation=_permutation)
+
+
+def _observed_from_classes(std: _Standardiser, observed: np.ndarray) -> np.ndarray:
+    """(m, 5) observed z per test from every candidate's class counts (:data:`CLASSES`)."""
+    n00, n01, n10, n11 = (observed[:, [j]] for j in range(4))
+    del n10
+    return np.column_stack([z[:, 0] for z in std.z_all([n01 + n11, n11, n01, n00 + n11])])

@@ -10,9 +10,7 @@ import pytest
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors.dask_counts import (
     count_patterns,
-    multiplier_counts,
     partition_codes,
-    rademacher,
 )
 from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
 
@@ -57,26 +55,6 @@ def test_counts_refuse_other_collections(table, scheduler):
     b = dd.from_pandas(frame, npartitions=4, sort=False)
     with pytest.raises(ValueError, match="different Dask collections"):
         count_patterns(a[list(X.columns)], b["y1"], mined)
-
-
-def test_rademacher_is_keyed_by_row_position():
-    whole = rademacher(5, 0, 100, 70)
-    assert set(np.unique(whole)) == {-1.0, 1.0} and abs(whole.mean()) < 0.05
-    np.testing.assert_array_equal(np.vstack([rademacher(5, 0, 37, 70), rademacher(5, 37, 63, 70)]), whole)
-    assert not np.array_equal(rademacher(6, 0, 100, 70), whole)
-
-
-def test_multiplier_counts_do_not_depend_on_partitioning(table, scheduler):
-    X, Y, _, mined, frame = table
-    v = Y[:, 2] - Y[:, 2].mean()
-    frame = frame.assign(v=v)
-    got = [multiplier_counts(d[list(X.columns)], d["v"], mined, 50, seed=3)
-           for d in (dd.from_pandas(frame, npartitions=k, sort=False) for k in (1, 5))]
-    ev = rademacher(3, 0, len(X), 50) * v[:, None]
-    np.testing.assert_allclose(got[0][0], mined.members().T @ ev, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(got[0][1], ev.sum(axis=0), rtol=0, atol=1e-9)
-    for a, b in zip(got[1], got[0], strict=True):
-        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
 
 
 def test_counts_equal_in_memory_when_partitions_miss_levels(table, scheduler):
