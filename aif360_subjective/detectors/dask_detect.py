@@ -47,7 +47,7 @@ from ._validation import _eq_array, check_labels
 from .candidates import CandidateMetrics, Candidates
 from .cell_counts import CellCounter
 from .clustering import as_generator
-from .dask_counts import _splitmix64, partition_codes
+from .dask_counts import keyed_partition_counts, partition_codes, tree_sum
 from .dask_summary import TableSummary, exact_quantiles, summarise
 from .maxt import MaxTResult
 from .options import AnalysisOptions, check_analysis_options
@@ -288,6 +288,16 @@ def _radix(items: Items) -> np.ndarray:
                      for c in range(len(items.columns))], dtype=np.int64)
 
 
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a 64-bit hash of each uint64 (Steele, Lea and Flood, OOPSLA 2014)."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        out: np.ndarray = z ^ (z >> np.uint64(31))
+        return out
+
+
 def _chunks(h: np.ndarray) -> np.ndarray:
     """(n, 4) 16-bit pieces of uint64 hashes, as float64 (their sums stay exact below 2^53)."""
     return np.column_stack([((h >> np.uint64(16 * k)) & np.uint64(0xFFFF)).astype(np.float64) for k in range(4)])
@@ -346,7 +356,7 @@ class _Source:
         jobs = [dask.delayed(_partition_count)(x, a, b, int(s), self.shipped, conds, pats, self.radix, what,
                                                self.pos_label)
                 for x, a, b, s in self.parts()]
-        return np.asarray(_tree_sum(jobs).compute())
+        return np.asarray(tree_sum(jobs).compute())
 
 
 def _packed(patterns: list[tuple[int, ...]]) -> np.ndarray:
@@ -369,15 +379,6 @@ def _unpacked(packed: np.ndarray) -> list[tuple[int, ...]]:
         for i, pat in zip(rows.tolist(), map(tuple, packed[rows, :L].tolist()), strict=True):
             out[i] = pat
     return out
-
-
-def _tree_sum(jobs: list[Any], fan_in: int = 8) -> Any:
-    import dask
-
-    level = jobs
-    while len(level) > 1:
-        level = [dask.delayed(sum)(level[i:i + fan_in]) for i in range(0, len(level), fan_in)]
-    return level[0]
 
 
 def favourable(y: pd.Series, pos_label: Any) -> np.ndarray:
@@ -643,8 +644,8 @@ class KeyedDaskCounts:
     result near :data:`RESULT_BYTES`; the max-T asks for them in order, and each pass' result serves its batches.
     """
 
-    #: Bytes of one partition's result of one pass (patterns x permutations x counts x 4: exact uint32 counts).
-    RESULT_BYTES = 128 * 2**20
+    #: Bytes of one partition's float64 counts of one pass (patterns x permutations x counts x 8; sent as uint32).
+    RESULT_BYTES = 192 * 2**20
 
     def __init__(self, family: DaskPatterns, scheme: Any, n_permutations: int):
         self.family = family
@@ -657,7 +658,7 @@ class KeyedDaskCounts:
         chunk = self._chunk
         if chunk is None or not (chunk[0] <= b_start and b_stop <= chunk[1]) or chunk[2] != tuple(need):
             m = max(1, len(self.family.patterns))
-            width = max(b_stop - b_start, self.RESULT_BYTES // (m * 4 * max(1, sum(need))))
+            width = max(b_stop - b_start, self.RESULT_BYTES // (m * 8 * max(1, sum(need))))
             stop = min(self.n_permutations, b_start + width)
             chunk = (b_start, max(stop, b_stop), tuple(need), self._pass(b_start, max(stop, b_stop), need))
             self._chunk = chunk
@@ -674,7 +675,7 @@ class KeyedDaskCounts:
         jobs = [dask.delayed(_partition_permuted)(x, a, b, int(s), strata, src.shipped, conds, pats, src.radix,
                                                   src.pos_label, self.scheme, b_start, b_stop, tuple(need))
                 for (x, a, b, s), strata in zip(src.parts(), src.strata.tolist(), strict=True)]
-        counts = np.asarray(_tree_sum(jobs).compute(), dtype=np.float64)
+        counts = np.asarray(tree_sum(jobs).compute(), dtype=np.float64)
         from .maxt import KeyedScheme
 
         return KeyedScheme.assemble(counts, b_stop - b_start, need)
@@ -684,22 +685,13 @@ def _partition_permuted(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start
                         items: Items, conditions: tuple[np.ndarray, np.ndarray, np.ndarray],
                         patterns: np.ndarray, radix: np.ndarray, pos_label: Any, scheme: Any,
                         b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
-    """(patterns, k b) counts of the partition's rows under permutations ``b_start .. b_stop - 1`` (the blocks of
-    :meth:`~.maxt.KeyedScheme.columns`), 64 permutations at a time."""
-    from .maxt import keyed_positions
-
+    """(patterns, k b) uint32 counts of the partition's rows under permutations ``b_start .. b_stop - 1``
+    (:func:`~.dask_counts.keyed_partition_counts`; exact below 2^32 rows, half the bytes to send)."""
     counter = CellCounter(partition_codes(frame, items), *conditions, _unpacked(patterns), radix=radix)
     t = favourable(yt, pos_label).astype(np.int64)
-    position, within = keyed_positions(t, None, start, (int(strata[0]), int(strata[1])))
-    k = sum(need)
-    out = np.zeros((len(patterns), k * (b_stop - b_start)), dtype=np.uint32)  # exact below 2^32 rows
-    for b0 in range(b_start, b_stop, 64):
-        b1 = min(b_stop, b0 + 64)
-        got = counter.count(scheme.columns(b0, b1, t, position, within, need))
-        w = b1 - b0
-        for j in range(k):  # block j of this batch into block j of the whole range
-            out[:, j * (b_stop - b_start) + (b0 - b_start): j * (b_stop - b_start) + (b1 - b_start)] = \
-                got[:, j * w:(j + 1) * w]
+    counts = keyed_partition_counts(counter, t, start, (int(strata[0]), int(strata[1])), scheme, b_start, b_stop,
+                                    need)
+    out: np.ndarray = counts.astype(np.uint32)
     return out
 
 
