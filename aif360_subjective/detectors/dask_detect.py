@@ -61,8 +61,9 @@ __all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]
 _HASH_KEYS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0)
 
 
-def _refuse(name: str, value: Any, why: str) -> None:
-    raise ValueError(f"{name}={value!r} is not available on Dask collections: {why}")
+def _refuse(name: str, value: Any, why: str, shown: str | None = None) -> None:
+    text = repr(value) if shown is None else shown
+    raise ValueError(f"{name}={text} is not available on Dask collections: {why}")
 
 
 def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weight: Any, loss: Any,
@@ -93,7 +94,7 @@ def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weigh
             ("loss", loss, "a per-row loss belongs to a task other than binary"),
             ("patterns_from", patterns_from, "the patterns are mined from the Dask collection itself")):
         if value is not None:
-            _refuse(name, type(value).__name__ if name != "patterns_from" else "a report", why)
+            _refuse(name, value, why, shown=f"<{type(value).__name__}>")
 
 
 def check_workers() -> None:
