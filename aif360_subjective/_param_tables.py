@@ -54,6 +54,9 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "rows sampled for the silhouette (None = all)"),
     Param("mst", (Options(("auto", "mlpack", "sklearn")),), "auto",
           "single linkage's minimum-spanning-tree back end"),
+    Param("task", (Options(("auto", "binary", "multiclass", "ordinal", "regression")),), "auto",
+          "what the model predicts: decided from the labels (auto), binary decisions, unordered classes "
+          "(multiclass), ordered levels such as ratings (ordinal) or numbers (regression)"),
     Param("discovery", (Options(("asdf", "patterns", "both")),), "both",
           "subgroup candidates: the ASDF clusters and their entropy patterns, mined patterns (conjunctions of "
           "conditions), or both"),

@@ -122,6 +122,9 @@ def test_engine_vocabularies_are_the_tables():
     assert s.choices("normalization") == NORMALIZATIONS and s.choices("undefined_rates") == UNDEFINED_RATES
     assert s.choices("discovery") == DISCOVERIES and s.choices("max_t_penalty") == MAX_T_PENALTIES
     assert s.choices("direction") == DIRECTION_CHOICES
+    from aif360_subjective.detectors.tasks import TASKS
+
+    assert s.choices("task") == TASKS
     # the fairness-aware choice of k knows the ASDF metrics; the error-rate metrics (false positive / negative
     # rate) are registered for rankings and max-T, not for choosing k
     assert s.choices("selection_metric") == SELECTION_METRICS
@@ -165,6 +168,8 @@ def test_function_defaults_are_the_tables_defaults():
 @pytest.mark.parametrize(("command", "option", "table", "name"), [
     ("subgroups", "--clustering", SUBGROUP_PARAMS, "clustering"),
     ("subgroups", "--discovery", SUBGROUP_PARAMS, "discovery"),
+    ("subgroups", "--task", SUBGROUP_PARAMS, "task"),
+    ("dashboard", "--task", SUBGROUP_PARAMS, "task"),
     ("dashboard", "--clustering", SUBGROUP_PARAMS, "clustering"),
     ("audit", "--performance", OPINION_PARAMS, "performance"),
     ("audit", "--adr-fit", OPINION_PARAMS, "adr_fit"),
@@ -194,6 +199,7 @@ def test_dashboard_widget_options_are_the_tables():
     from aif360_subjective.opinion.options import ORDINAL_PERFORMANCES
 
     assert list(OPINION_PARAMS.choices("grouping")) == app.GROUPINGS
+    assert list(SUBGROUP_PARAMS.choices("task")) == app.TASKS  # the subgroups tab's task control
     # the tab has binary labels only: every named measure but those on ratings
     assert [p for p in OPINION_PARAMS.choices("performance") if p not in ORDINAL_PERFORMANCES] == app.PERFORMANCES
     assert "accuracy" in app.PERFORMANCES and "mae" not in app.PERFORMANCES

@@ -95,8 +95,11 @@ class InputSpec:
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace, path: str) -> InputSpec:
-        """The input options of a parsed command line; ``path`` is the command's data argument."""
-        return common.spec_from(cls, args, path=path)
+        """The input options of a parsed command line; ``path`` is the command's data argument. A command whose
+        ``--task`` names what the model predicts (``subgroups``, ``dashboard``) reads the dataset's annotation
+        task from ``--data-task`` (namespace ``data_task``)."""
+        given = {"task": args.data_task} if "data_task" in vars(args) else {}
+        return common.spec_from(cls, args, path=path, **given)
 
 
 @dataclass
@@ -134,8 +137,27 @@ class Predictions:
 
 
 # ----------------------------------------------------------------------------------------------- options
-def add_input_options(parser: argparse.ArgumentParser) -> None:
-    """The options shared by ``audit`` and ``subgroups`` for reading annotations and predictions."""
+#: Help of the dataset's annotation task (``--data-task``; ``--task`` in the commands without a model task).
+DATA_TASK_HELP = "wikipedia: toxicity (default), aggression or attack; popquorn: offensiveness (default)"
+
+
+def data_task_names() -> tuple[str, ...]:
+    """The annotation tasks the loaders read (Wikipedia Talk's and POPQUORN's), imported when asked for."""
+    from ..datasets.popquorn import TASKS as POPQUORN_TASKS
+    from ..datasets.wikipedia_talk import TASKS as WIKIPEDIA_TASKS
+
+    return (*WIKIPEDIA_TASKS, *POPQUORN_TASKS)
+
+
+def add_input_options(parser: argparse.ArgumentParser, model_task: bool = False) -> None:
+    """The options shared by ``audit``, ``subgroups`` and ``dashboard`` for reading annotations and predictions.
+
+    Args:
+        parser: the command's parser.
+        model_task: the command's own ``--task`` names what the model predicts (``subgroups``, ``dashboard``):
+            the dataset's annotation task is then ``--data-task`` only (namespace ``data_task``); otherwise it is
+            ``--task``, with ``--data-task`` as its other spelling.
+    """
     g = parser.add_argument_group("input format")
     g.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
     g.add_argument("--sep", metavar="S", help="field separator of CSV files (default: detected from the header "
@@ -144,8 +166,10 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
                    "wikipedia: keep the comments of this split (train, dev or test)")
     g.add_argument("--annotators-meta", metavar="JSON", help="lewidi: the annotator metadata file (default: "
                    "the *_annotators_meta.json next to the data; 'none' = no demographics)")
-    g.add_argument("--task", metavar="T", help="wikipedia: toxicity (default), aggression or attack; popquorn: "
-                   "offensiveness (default)")
+    if model_task:
+        g.add_argument("--data-task", dest="data_task", metavar="T", help=DATA_TASK_HELP)
+    else:
+        g.add_argument("--task", "--data-task", dest="task", metavar="T", help=DATA_TASK_HELP)
     g.add_argument("--positive-from", type=_number, metavar="N", help="popquorn, lewidi: ratings >= N are the "
                    "positive (flagged) label (popquorn default: 3; CSC's 1-6 sarcasm ratings need it, e.g. 4)")
     g.add_argument("--positive-labels", nargs="+", metavar="V", help="lewidi: the raw label values that are the "
@@ -225,21 +249,23 @@ def coerce_label(value: str | None, series: pd.Series) -> Any:
     return common.coerce_label(value, series, "--favorable-label")
 
 
-def _check_options(spec: InputSpec, fmt: str) -> None:
+def check_format_options(spec: InputSpec, fmt: str) -> None:
     """Options that only one format reads are an error with the others (never silently ignored)."""
     owners = {"split": ("lewidi", "wikipedia"), "annotators_meta": ("lewidi",), "task": ("wikipedia", "popquorn"),
               "positive_from": ("popquorn", "lewidi"), "positive_labels": ("lewidi",), "annotators": ("csv",),
               "items": ("csv",)}
     for name, formats in owners.items():
         if getattr(spec, name, None) is not None and fmt not in formats:
-            raise CLIError(f"--{name.replace('_', '-')} applies to --format {' or '.join(formats)}, not {fmt}")
+            # the dataset's annotation task: --task of audit, --data-task of the commands whose --task is the model's
+            flag = "--task (--data-task)" if name == "task" else f"--{name.replace('_', '-')}"
+            raise CLIError(f"{flag} applies to --format {' or '.join(formats)}, not {fmt}")
 
 
 def load_annotations(spec: InputSpec) -> Annotations:
     """Read the annotations of ``spec.path`` in the format of ``--format`` (or the detected one)."""
     path = spec.path
     fmt = detect_format(path, spec.format)
-    _check_options(spec, fmt)
+    check_format_options(spec, fmt)
     if fmt == "adult":
         raise CLIError(f"{path} is the Adult table (one row per person, no annotations): an opinion-exclusion audit "
                        "needs annotations; run subgroups on it")

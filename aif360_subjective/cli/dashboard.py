@@ -13,7 +13,7 @@ from typing import Any
 from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
-from .subgroups import FeatureSpec, add_analysis_options, table_rows
+from .subgroups import FeatureSpec, add_analysis_options, add_task_options, chosen_task, table_rows
 
 #: The command's name.
 NAME = "dashboard"
@@ -29,6 +29,7 @@ class DashboardSpec:
         inputs: how the data and the predictions are read (as ``subgroups`` or ``audit`` reads them).
         features: the columns describing a subgroup.
         clustering, n_clusters, entropy_threshold: the subgroup tab's initial settings.
+        task: what the model predicts (``--task``; the subgroups tab's initial task, binary by default).
         port: the port (0: a free one).
         address: the interface to listen on.
         allow_websocket_origin: pages besides localhost:PORT allowed to open the websocket.
@@ -40,6 +41,7 @@ class DashboardSpec:
     clustering: str = "slink"
     n_clusters: int | None = None
     entropy_threshold: float = 0.65
+    task: str = "binary"
     port: int = 5006
     address: str = "127.0.0.1"
     allow_websocket_origin: tuple[str, ...] | None = None
@@ -49,7 +51,8 @@ class DashboardSpec:
     def from_namespace(cls, args: argparse.Namespace) -> DashboardSpec:
         """The command's boundary: the namespace as a spec."""
         return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
-                                features=common.spec_from(FeatureSpec, args))
+                                features=common.spec_from(FeatureSpec, args),
+                                task=chosen_task(args.task, args.outcome, getattr(args, "deprecated_spellings", ())))
 
 
 def _source_options(spec: DashboardSpec) -> tuple[str, ...]:
@@ -58,8 +61,8 @@ def _source_options(spec: DashboardSpec) -> tuple[str, ...]:
     for name in ("label_col", "prediction_col", "item_col", "annotator_col", "annotators", "items", "favorable_label",
                  "format", "sep", "split", "task", "positive_from", "predictions", "annotators_meta"):
         value = getattr(spec.inputs, name)
-        if value is not None:
-            out += [f"--{name.replace('_', '-')}", str(value)]
+        if value is not None:  # the dataset's annotation task is --data-task (--task is the model's in subgroups)
+            out += ["--data-task" if name == "task" else f"--{name.replace('_', '-')}", str(value)]
     for name in ("columns", "exclude"):
         values = getattr(spec.features, name)
         if values:
@@ -81,12 +84,18 @@ def _dashboard(spec: DashboardSpec) -> Any:
     source = Source(spec.inputs.path, _source_options(spec), Path(spec.inputs.path).name)
     settings = SubgroupSettings(clustering=spec.clustering, n_clusters=spec.n_clusters,
                                 entropy_threshold=spec.entropy_threshold,
-                                categorical=tuple(spec.features.categorical) if spec.features.categorical else None)
+                                categorical=tuple(spec.features.categorical) if spec.features.categorical else None,
+                                task=spec.task)
     given = spec.inputs
     if fmt in inputs.TABLE_FORMATS and given.item_col is None:  # a table with truth and predictions
         import numpy as np
 
-        X, y_true, y_pred, fav, notes, model, _ = table_rows(spec.inputs, spec.features, fmt)
+        X, y_true, y_pred, fav, notes, model, _ = table_rows(spec.inputs, spec.features, fmt, task=spec.task)
+        if fav is None:  # another task: the truth and prediction columns as they are
+            label, pred_col = given.label_col or "truth", given.prediction_col or "prediction"
+            table = X.assign(**{label: np.asarray(y_true), pred_col: np.asarray(y_pred)})
+            return Dashboard(table, label_col=label, prediction_col=pred_col, features=list(X.columns),
+                             seed=given.seed, source=source, subgroups=settings)
         # the data tab shows truth and predictions as labels again (the favourable one and the other)
         other = 1 - fav if isinstance(fav, int) and fav in (0, 1) else f"not {fav}"
         label = given.label_col or "truth"
@@ -94,6 +103,9 @@ def _dashboard(spec: DashboardSpec) -> Any:
         table = X.assign(**{label: np.where(y_true == 1, fav, other), pred_col: np.where(y_pred == 1, fav, other)})
         return Dashboard(table, label_col=label, prediction_col=pred_col, favorable_label=fav,
                          features=list(X.columns), seed=given.seed, source=source, subgroups=settings)
+    if spec.task != "binary":
+        raise CLIError(f"--task {spec.task} applies to a table in the dashboard (annotation data is audited as binary "
+                       "decisions; ordinal ratings: aif360-subjective subgroups DATA --task ordinal --model rating)")
     if given.model is not None:
         raise CLIError("--model does not apply to annotation data in the dashboard: it trains Model 1 (majority "
                        "vote: TF-IDF of the item text, or the numeric item features) and Model 2 (annotator-aware) "
@@ -171,12 +183,13 @@ def add_parser(sub: Any) -> common.Parser:
     csv.add_argument("--annotators-id-col", metavar="C", help="id column of --annotators")
     csv.add_argument("--items", metavar="CSV", help="item table (features), one row per item")
     csv.add_argument("--items-id-col", metavar="C", help="id column of --items")
-    inputs.add_input_options(d)
+    inputs.add_input_options(d, model_task=True)
     d.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                    f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
     d.add_argument("--columns", nargs="+", metavar="C", help="table: attribute columns to use (default: all others)")
     d.add_argument("--exclude", nargs="+", metavar="C", help="table: columns to leave out (e.g. ids)")
     add_analysis_options(d, initial="initial setting: ")
+    add_task_options(d)
     d.add_argument("--port", type=port_number, default=5006, metavar="PORT",
                    help="port (default: 5006; 0 = a free one)")
     d.add_argument("--address", default="127.0.0.1", metavar="ADDR",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +57,8 @@ class SubgroupsSpec:
             None: not given, the table's default once checked against ``discovery``).
         top, alpha, min_size, ci: the rankings.
         out: the HTML report's path, if any.
-        outcome: what the model predicts (``--outcome``: detect_subgroups' ``task``).
+        task: what the model predicts (``--task``: :func:`detect_subgroups`' ``task``; the command's default is
+            :data:`DEFAULT_TASK`, binary decisions with ``--favorable-label``).
         groups: the table's column holding a cluster id (``--groups``), if any.
     """
 
@@ -70,14 +73,85 @@ class SubgroupsSpec:
     min_size: int = 1
     ci: float = 0.95
     out: str | None = None
-    outcome: str = "binary"
+    task: str = "binary"
     groups: str | None = None
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> SubgroupsSpec:
         """The command's boundary: the namespace as a spec."""
         return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
-                                features=common.spec_from(FeatureSpec, args))
+                                features=common.spec_from(FeatureSpec, args),
+                                task=chosen_task(args.task, args.outcome, getattr(args, "deprecated_spellings", ())))
+
+
+#: The rule of ``--task`` (what the model predicts): the subgroup parameter table's.
+TASK_RULE = SUBGROUP_PARAMS["task"]
+#: The command line's task when ``--task`` is not given: binary decisions with ``--favorable-label``, as before
+#: ``--task`` existed (the library's default is the table's, "auto").
+DEFAULT_TASK = "binary"
+
+
+class _TaskAction(argparse.Action):
+    """``--task``: what the model predicts (one of the table's tasks). ``subgroups --task`` used to name the
+    dataset's annotation task (now ``--data-task``): such a value is still read as that, with a note, for one
+    release; any other value is a usage error naming both."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any,
+                 option_string: str | None = None) -> None:
+        value = str(values)
+        if value in TASK_RULE.choices:
+            namespace.task = value
+            return
+        if value in inputs.data_task_names():
+            namespace.data_task = value
+            namespace.deprecated_spellings = [*getattr(namespace, "deprecated_spellings", []), (
+                f"--task {value} names the dataset's annotation task, which is --data-task {value} from now on "
+                f"(--task says what the model predicts: {', '.join(TASK_RULE.choices)}); the old spelling will be "
+                "removed in a later release")]
+            return
+        parser.error(f"argument --task: invalid choice: {value!r} (choose from {', '.join(TASK_RULE.choices)}: what "
+                     "the model predicts; a dataset's annotation task is --data-task)")
+
+
+class _OutcomeAction(argparse.Action):
+    """``--outcome``: the former name of ``--task`` (a deprecated alias)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any,
+                 option_string: str | None = None) -> None:
+        namespace.outcome = str(values)
+        namespace.deprecated_spellings = [*getattr(namespace, "deprecated_spellings", []), (
+            f"--outcome is deprecated: use --task {values} (the same choices); --outcome will be removed in a later "
+            "release")]
+
+
+def add_task_options(parser: common.Parser) -> None:
+    """``--task`` (what the model predicts, from the subgroup parameter table) and its deprecated alias
+    ``--outcome``, shared by ``subgroups`` and ``dashboard``."""
+    metavar = "{" + ",".join(TASK_RULE.choices) + "}"
+    parser.add_argument("--task", action=_TaskAction, default=None, metavar=metavar,
+                        help=f"{TASK_RULE.help} (default: {DEFAULT_TASK}, with --favorable-label): 'auto' decides "
+                             "from the labels and the output says what it decided; multiclass, ordinal and "
+                             "regression compare the subgroups' mean absolute error, mean error (bias) and mean "
+                             "prediction, or accuracy and each class's prediction rate, with the rest's. Annotation "
+                             "data with ratings (popquorn, lewidi with --positive-from): --task ordinal --model "
+                             "rating. A dataset's annotation task is --data-task")
+    parser.add_argument("--outcome", action=_OutcomeAction, default=None, choices=TASK_RULE.choices,
+                        help="deprecated spelling of --task")
+
+
+def chosen_task(task: str | None, outcome: str | None, deprecated: Sequence[str] = ()) -> str:
+    """The model's task of a ``subgroups`` or ``dashboard`` line from its ``--task`` and ``--outcome`` values (None:
+    not given); the notes on deprecated spellings the parser met are printed on stderr.
+
+    Raises:
+        CLIError: ``--task`` and ``--outcome`` given with different values.
+    """
+    for note in deprecated:
+        print(f"Note: {note}.", file=sys.stderr)
+    if task is not None and outcome is not None and task != outcome:
+        raise CLIError(f"--task {task} and --outcome {outcome} disagree; give --task only (--outcome is its "
+                       "deprecated spelling)")
+    return str(task or outcome or DEFAULT_TASK)
 
 
 #: What :func:`table_rows` and :func:`annotation_rows` return: (X, y_true, y_pred, favourable label, notes, model).
@@ -86,11 +160,14 @@ Rows = tuple["pd.DataFrame", "npt.NDArray[np.int64]", "npt.NDArray[np.int64]", A
 TableRows = tuple["pd.DataFrame", Any, Any, Any, list[str], str, "pd.Series | None"]
 
 
-def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "csv", *, outcome: str = "binary",
+def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "csv", *, task: str = "binary",
                groups: str | None = None) -> TableRows:
     """A table with truth and predictions (a column, or ``--model logistic`` trained on a split of the rows):
-    (X, y_true, y_pred, favourable, notes, model name, the ``groups`` column or None); ``outcome`` other than
-    "binary" keeps the truth and prediction columns as they are (no favourable label)."""
+    (X, y_true, y_pred, favourable, notes, model name, the ``groups`` column or None); a ``task`` other than
+    "binary" keeps the truth and prediction columns as they are (no favourable label). ``task="auto"`` takes the
+    binary path when :func:`~aif360_subjective.detectors.tasks.resolve_task` finds two label values (or ``--model``
+    predicts the labels: binary decisions), and the first note then says so; otherwise ``detect_subgroups``
+    decides and its report says what."""
     if spec.predictions:
         raise CLIError("--predictions applies to annotation data (--format lewidi|popquorn|wikipedia); a table "
                        "gives its predictions in --prediction-col or trains --model logistic")
@@ -99,6 +176,7 @@ def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "cs
                        f"table takes --model {inputs.TABLE_MODEL}")
     if spec.model is not None and spec.prediction_col is not None:
         raise CLIError("give exactly one source of predictions: --prediction-col or --model (got both)")
+    inputs.check_format_options(spec, fmt)  # the annotation formats' options are an error, never ignored
     table = inputs.read_table(spec, fmt)
     label_col = spec.label_col or table.label_col
     missing = [o for o, v in (("--label-col", label_col),
@@ -111,8 +189,15 @@ def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "cs
     common.check_not_missing(df, {"--label-col": label_col}, spec.path, "truth label")
     y_true = df[label_col]
     groups_col = _groups_column(groups, df, spec.path)
-    if outcome != "binary":
-        return (*_table_outcome_rows(spec, feature_spec, outcome, groups, table, df, label_col), groups_col)
+    if task not in ("auto", "binary") and spec.favorable_label is not None:
+        raise CLIError(f"--favorable-label names the favourable label of binary decisions; --task {task} compares "
+                       "the labels as they are: leave it out (or use --task binary)")
+    auto_note = None
+    if task == "auto":
+        auto_note = _auto_binary(spec, df, label_col)
+        task = "auto" if auto_note is None else "binary"
+    if task != "binary":
+        return (*_table_outcome_rows(spec, feature_spec, task, groups, table, df, label_col), groups_col)
     if spec.favorable_label is None and table.favorable is not None:
         fav = table.favorable
     else:
@@ -142,7 +227,30 @@ def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "cs
     if message is not None:
         print(f"Warning: {message}")
         notes.append(f"Warning: {message}")
+    if auto_note is not None:
+        notes.insert(0, auto_note)
     return X, positive.astype(int), y_pred, fav, notes, name, groups_col
+
+
+def _auto_binary(spec: inputs.InputSpec, df: pd.DataFrame, label_col: str) -> str | None:
+    """``--task auto`` on a table: the sentence saying it chose binary decisions (``--model`` predicts them; or the
+    truth and the predictions take two values, the library's rule, :func:`~aif360_subjective.detectors.tasks.
+    resolve_task`), else None (``detect_subgroups`` decides the other tasks and says why)."""
+    if spec.model is not None:
+        return f"--task auto chose 'binary': --model {spec.model} predicts binary labels"
+    if spec.favorable_label is not None:  # as detect_subgroups reads a pos_label given: binary decisions
+        return f"--task auto chose 'binary': --favorable-label {spec.favorable_label} names the favourable label"
+    if spec.prediction_col is None or spec.prediction_col not in df.columns:
+        return None  # the caller's checks name the missing column
+    from ..detectors.tasks import resolve_task
+
+    both = df[[label_col, spec.prediction_col]].dropna()  # missing predictions are the binary path's business
+    try:
+        chosen = resolve_task(both[label_col], both[spec.prediction_col], "auto")
+    except ValueError as err:
+        raise CLIError(f"--task auto on --label-col {label_col!r} and --prediction-col {spec.prediction_col!r}: "
+                       f"{err}") from None
+    return chosen.reason.replace("task='auto'", "--task auto") if chosen.name == "binary" else None
 
 
 def _groups_column(groups: str | None, df: pd.DataFrame, path: str) -> pd.Series | None:
@@ -168,12 +276,12 @@ def _table_features(spec: inputs.InputSpec, feature_spec: FeatureSpec, groups: s
     return X
 
 
-def _table_outcome_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outcome: str, groups: str | None,
+def _table_outcome_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, task: str, groups: str | None,
                         table: Any, df: pd.DataFrame, label_col: str) -> tuple[Any, ...]:
     """A table audited as a multi-class, ordinal or regression model: the truth and prediction columns as they
     are (no favourable label)."""
     if spec.model is not None or spec.prediction_col is None:
-        raise CLIError(f"--outcome {outcome} reads the predictions from --prediction-col (--model "
+        raise CLIError(f"--task {task} reads the predictions from --prediction-col (--model "
                        f"{inputs.TABLE_MODEL} predicts binary labels)")
     X = _table_features(spec, feature_spec, groups, table, df, label_col)
     notes = [f"truth {label_col!r}, predictions {spec.prediction_col!r}"]
@@ -181,7 +289,7 @@ def _table_outcome_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outco
     return X, df[label_col], df[spec.prediction_col], None, notes, name
 
 
-def _rating_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outcome: str) -> tuple[Any, ...]:
+def _rating_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, task: str) -> tuple[Any, ...]:
     """A published rating dataset audited as an ordinal (or regression) model: one row per annotation, the
     annotator's attributes as features, the annotator's rating as truth, the rating predicted for the item by
     :class:`~aif360_subjective.algorithms.inprocessing.MeanRatingRegressor` (trained on a split of the items) as
@@ -189,7 +297,7 @@ def _rating_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outcome: str
     import pandas as pd
 
     if spec.model != "rating" or spec.predictions is not None:
-        raise CLIError(f"--outcome {outcome} on annotation data audits predicted ratings: give --model rating "
+        raise CLIError(f"--task {task} on annotation data audits predicted ratings: give --model rating "
                        "(a ridge regression of the items' mean rating on their text)")
     ann = inputs.load_annotations(spec)
     ds = ann.dataset
@@ -197,7 +305,7 @@ def _rating_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, outcome: str
     if col is None or col not in ds.annotation_info.columns:
         why = ("a LeWiDi rating scale needs --positive-from or --positive-labels, which keep the raw ratings"
                if ann.fmt == "lewidi" else f"the {ann.fmt} data holds binary labels only")
-        raise CLIError(f"--outcome {outcome} compares ratings; {why}")
+        raise CLIError(f"--task {task} compares ratings; {why}")
     (MeanRatingRegressor,) = common.require("algorithms.inprocessing", "MeanRatingRegressor")
     if not 0.0 < spec.test_size < 1.0:
         raise CLIError(f"--test-size {spec.test_size}: expected a share strictly between 0 and 1")
@@ -342,21 +450,26 @@ def subgroups(spec: SubgroupsSpec) -> int:
     groups = None
     if spec.groups is not None and fmt not in inputs.TABLE_FORMATS:
         raise CLIError("--groups names a column of a CSV table; annotation rows are grouped by annotator with "
-                       "--outcome ordinal")
+                       "--task ordinal --model rating")
     if fmt in inputs.TABLE_FORMATS:
         X, y_true, y_pred, fav, notes, model, groups = table_rows(spec.inputs, spec.features, fmt,
-                                                                  outcome=spec.outcome, groups=spec.groups)
-    elif spec.outcome != "binary":
-        X, y_true, y_pred, fav, notes, model, groups = _rating_rows(spec.inputs, spec.features, spec.outcome)
+                                                                  task=spec.task, groups=spec.groups)
+    elif spec.task not in ("binary", "auto") or (spec.task == "auto" and spec.inputs.model == "rating"):
+        X, y_true, y_pred, fav, notes, model, groups = _rating_rows(spec.inputs, spec.features, spec.task)
     else:
         X, y_true, y_pred, fav, notes, model = annotation_rows(spec.inputs, spec.features)
+        if spec.task == "auto":
+            notes.insert(0, "--task auto chose 'binary': annotation labels are binary decisions here (predicted "
+                            "ratings: --model rating)")
+    # the binary paths hand 0/1 decisions (1 = favourable); the others the labels as they are
+    task = "binary" if fav is not None else spec.task
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
     with common.steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")
         rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=spec.clustering,
                                n_clusters=spec.n_clusters, entropy_threshold=spec.entropy_threshold,
                                categorical_features=spec.features.categorical, random_state=spec.inputs.seed,
-                               discovery=spec.discovery, task=spec.outcome, groups=groups)
+                               discovery=spec.discovery, task=task, groups=groups)
         from ..report.answer import subgroup_answer
         from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
         from ..report.subgroup_sections import alternatives_sample_text
@@ -370,7 +483,7 @@ def subgroups(spec: SubgroupsSpec) -> int:
         answer = subgroup_answer(rep, alpha=spec.alpha, ci=spec.ci, pattern_text=texts)
         step("writing the report")
         path = None
-        lines = [f"favourable label: {common.show(fav)}" if rep.task == "binary" else f"outcome: {rep.task}",
+        lines = [f"favourable label: {common.show(fav)}" if rep.task == "binary" else f"task: {rep.task}",
                  f"{common.count(len(X), 'row')}, {common.count(X.shape[1], 'attribute')}; {'; '.join(notes)}."]
         if spec.out:
             from ..report import Report
@@ -450,13 +563,15 @@ def subgroups(spec: SubgroupsSpec) -> int:
 
 def _print_task_rankings(rep: SubgroupReport, spec: SubgroupsSpec) -> None:
     """A multi-class, ordinal or regression audit: the most disadvantaged subgroups by each metric."""
+    from ..detectors.outcome_metrics import OutcomeMetrics
     from ..detectors.subgroup_metrics import base_metric, metric_label
     from ..report.sections import q_columns_as_text
 
-    for metric in rep.candidate_metrics.names:
+    metrics = rep.candidate_metrics
+    # the classes of a multi-class task (OutcomeMetrics.task); a binary audit's CandidateMetrics has none
+    classes = ({str(c): c for c in (metrics.task.classes or ())} if isinstance(metrics, OutcomeMetrics) else {})
+    for metric in metrics.names:
         base = base_metric(metric)
-        task = getattr(rep.candidate_metrics, "task", None)  # OutcomeMetrics only: a binary audit has no classes
-        classes = {str(c): c for c in ((task.classes if task is not None else None) or ())}
         label = classes.get(metric[len(base) + 1:-1]) if base != metric else None  # one class of a multi-class
         rk = rep.ranking(base, kind="all", n=spec.top, alpha=spec.alpha, min_size=spec.min_size, ci=spec.ci,
                          label=label)
@@ -534,7 +649,7 @@ def add_parser(sub: Any) -> common.Parser:
         formatter_class=common.HelpFormatter)
     sg.add_argument("data", metavar="DATA", help="a CSV table, or a published dataset (file or folder)")
     sg.add_argument("--label-col", metavar="C", help="CSV table: ground-truth label column")
-    inputs.add_input_options(sg)
+    inputs.add_input_options(sg, model_task=True)
     sg.add_argument("--favorable-label", metavar="V", help=f"the favourable label (default: "
                     f"{inputs.DEFAULT_FAVORABLE}; required for labels other than 0/1)")
     add_analysis_options(sg, given_or_not=True)
@@ -555,12 +670,7 @@ def add_parser(sub: Any) -> common.Parser:
                         metavar=metavar, help=common.choices_help(rule))
     rule = SUBGROUP_PARAMS["discovery"]
     sg.add_argument("--discovery", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
-    sg.add_argument("--outcome", default="binary", choices=["binary", "auto", "multiclass", "ordinal", "regression"],
-                    help="what the model predicts (default: binary, with --favorable-label): 'auto' decides from the "
-                         "labels and says what it decided; multiclass, ordinal and regression compare the "
-                         "subgroups' mean error, bias and prediction (or accuracy and per-class prediction rates) "
-                         "with the rest's. Annotation data with ratings (popquorn, lewidi with --positive-from): "
-                         "--outcome ordinal --model rating. (--task names a dataset's annotation task.)")
+    add_task_options(sg)
     sg.add_argument("--groups", metavar="C", help="CSV table: a column holding a cluster id (person, item, "
                     "household): whole clusters are permuted and resampled, and the column is not a feature")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")

@@ -33,6 +33,7 @@ from .state import (
     SubgroupSession,
     SubgroupSettings,
     accepts_discovery,
+    metric_choices,
     subgroup_kinds,
 )
 
@@ -45,7 +46,12 @@ INPUT_ERRORS = (ValueError, TypeError, KeyError, FileNotFoundError)
 # the widgets' vocabularies are the parameter tables' (the measures on ratings need ratings, which the tab has not)
 PERFORMANCES = [p for p in OPINION_PARAMS.choices("performance") if p not in ORDINAL_PERFORMANCES]
 GROUPINGS = list(OPINION_PARAMS.choices("grouping"))
+TASKS = list(SUBGROUP_PARAMS.choices("task"))
 CI_LEVELS = {"0.95": 0.95, "0.9": 0.9, "0.99": 0.99, "none (raw figures)": None}
+#: The favourable-label control's entry for "no binary decisions" (a table audited by another task only).
+NO_FAVOURABLE = "none (no binary decisions)"
+#: The favourable-label control lists the label values up to this many (a continuous outcome has too many).
+MAX_LABEL_OPTIONS = 50
 ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
 
 
@@ -238,7 +244,9 @@ def _as_binary(values: pd.Series, favorable: Any) -> np.ndarray:
 class Dashboard:
     """The interactive dashboard: data, subgroups, opinion exclusion and the human-in-the-loop step.
 
-    Give a table with truth and prediction columns (subgroup discovery, as ``aif360-subjective subgroups``), or
+    Give a table with truth and prediction columns (subgroup discovery, as ``aif360-subjective subgroups``; the
+    subgroups tab's task control says what the model predicts: binary decisions with a favourable label, or classes,
+    ordered levels or numbers compared as they are, with those tasks' metrics), or
     a :class:`~aif360_subjective.datasets.MultiAnnotatorDataset` (opinion exclusion of trained models on held-out
     items, mitigations, and subgroup discovery on the annotation rows with the annotators' attributes, as the
     demo does). In Jupyter, display the object; :meth:`serve` opens it in a browser tab.
@@ -247,7 +255,7 @@ class Dashboard:
         data: a DataFrame (or a CSV path) with one row per instance; needs ``label_col`` and ``prediction_col``.
         label_col, prediction_col: truth and prediction columns of ``data``.
         favorable_label: the favourable label of ``data`` (default 0, the package's convention, when the labels
-            are 0/1); changeable in the data tab.
+            are 0/1); changeable in the data tab. Not needed when the task is not binary.
         annotations: a MultiAnnotatorDataset (instead of ``data``).
         predictions: model name -> classified copy of ``annotations`` (audited beside the trained models).
         features: the attribute columns of ``data`` to cluster (default: all but label and prediction).
@@ -255,6 +263,8 @@ class Dashboard:
         seed: seed of the split, the models, the clustering and the bootstrap.
         source: where the data came from, for the equivalent command (set by the command line).
         subgroups: the initial subgroup settings.
+        task: what the model predicts (``detect_subgroups``' ``task``: ``"binary"``, ``"auto"``,
+            ``"multiclass"``, ``"ordinal"``, ``"regression"``); default: the initial settings' (binary).
 
     Raises:
         ValueError, TypeError: bad data or options (named in the message).
@@ -264,7 +274,7 @@ class Dashboard:
                  prediction_col: str | None = None, favorable_label: Any = None, annotations: Any = None,
                  predictions: dict[str, Any] | None = None, features: list[str] | None = None,
                  test_size: float = 0.3, seed: int = 0, source: Source | None = None,
-                 subgroups: SubgroupSettings | None = None) -> None:
+                 subgroups: SubgroupSettings | None = None, task: str | None = None) -> None:
         if (data is None) == (annotations is None):
             raise ValueError("give either data (a table with truth and predictions) or annotations "
                              "(a MultiAnnotatorDataset)")
@@ -273,6 +283,13 @@ class Dashboard:
         self.test_size = test_size
         self.features = features
         self.initial = subgroups or SubgroupSettings()
+        if task is not None:
+            SUBGROUP_PARAMS.check("task", task)
+            self.initial = dataclasses.replace(self.initial, task=task)
+        if annotations is not None and self.initial.task != "binary":
+            raise ValueError(f"task={self.initial.task!r} compares the labels as they are; annotation data is audited "
+                             "as binary decisions here (ordinal ratings: aif360-subjective subgroups DATA --task "
+                             "ordinal --model rating)")
         if self.initial.discovery is None and accepts_discovery():
             # the library's default (clusters, entropy patterns and mined patterns), as the subgroups command
             self.initial = dataclasses.replace(self.initial, discovery="both")
@@ -298,10 +315,14 @@ class Dashboard:
             if col not in df.columns:
                 raise ValueError(f"{opt} {col!r} is not a column of the data (columns: {list(df.columns)[:12]})")
         values = sorted(df[label_col].dropna().unique().tolist(), key=str)
+        task = self._task()
         if favorable is None:
-            if not set(values) <= {0, 1}:
-                raise ValueError(f"label column {label_col!r} holds {values[:8]}; give favorable_label")
-            favorable = 0
+            if set(values) <= {0, 1}:
+                favorable = 0
+            elif task == "binary":
+                raise ValueError(f"label column {label_col!r} holds {values[:8]}; give favorable_label (binary "
+                                 "decisions), or a task that compares the labels as they are (task='auto', "
+                                 "'multiclass', 'ordinal' or 'regression')")
         elif favorable not in values:
             raise ValueError(f"favorable_label {favorable!r} is not a value of {label_col!r} (values: {values[:8]})")
         feats = self.features or [c for c in df.columns if c not in (label_col, prediction_col)]
@@ -313,9 +334,22 @@ class Dashboard:
             raise ValueError(f"feature columns {bad} have missing values; fill them or leave them out (features=)")
         self.table, self.label_col, self.prediction_col = df, label_col, prediction_col
         self.favorable, self.label_values = favorable, values
-        self.subgroups = SubgroupSession(df[feats], _as_binary(df[label_col], favorable),
-                                         _as_binary(df[prediction_col], favorable), random_state=self.seed,
+        binary = favorable is not None
+        self.subgroups = SubgroupSession(df[feats], _as_binary(df[label_col], favorable) if binary else None,
+                                         _as_binary(df[prediction_col], favorable) if binary else None,
+                                         random_state=self.seed, outcomes=(df[label_col], df[prediction_col]),
                                          model=f"the predictions in column {prediction_col!r}", source=self.source)
+
+    def _task(self) -> str:
+        """The task of the subgroups tab: its control's once built, else the initial settings'."""
+        widget = getattr(self, "_sg_task", None)
+        return str(widget.value) if widget is not None else self.initial.task
+
+    def _favourable_options(self) -> list[str]:
+        """The favourable-label control's entries: the label values (up to :data:`MAX_LABEL_OPTIONS`), after
+        :data:`NO_FAVOURABLE` when there is no favourable label (a table audited by another task)."""
+        values = [str(v) for v in self.label_values] if len(self.label_values) <= MAX_LABEL_OPTIONS else []
+        return values if self.favorable is not None else [NO_FAVOURABLE, *values]
 
     def _set_annotations(self, ds: Any, predictions: dict[str, Any] | None) -> None:
         self.opinion = OpinionSession(ds, predictions=predictions, test_size=self.test_size, seed=self.seed,
@@ -490,9 +524,9 @@ class Dashboard:
         self.data_table = _table(self.table, pagination="remote", page_size=15, header_filters=True,
                                  disabled=True, sizing_mode="stretch_width", show_index=False,
                                  css_classes=["data-table"])
-        self.favourable = _widget(pn.widgets.Select, "favourable label", options=[str(v) for v in self.label_values],
-                                  value=str(self.favorable), disabled=self.opinion is not None,
-                                  css_classes=["favourable"])
+        self.favourable = _widget(pn.widgets.Select, "favourable label", options=self._favourable_options(),
+                                  value=NO_FAVOURABLE if self.favorable is None else str(self.favorable),
+                                  disabled=self.opinion is not None, css_classes=["favourable"])
         self.favourable.param.watch(self._guard(self._on_favourable), "value")
         self.data_table.param.watch(self._guard(self._on_filter), "filters")
         info = pn.pane.Markdown(self._data_text(), css_classes=["data-info"])
@@ -529,6 +563,8 @@ class Dashboard:
             raise ValueError(f"no row matches the column filters ({shown}); clear a filter to see rows again")
 
     def _on_favourable(self, event: Any) -> None:
+        if event.new == NO_FAVOURABLE:
+            return
         value = next(v for v in self.label_values if str(v) == event.new)
         if value == self.favorable:
             return
@@ -574,8 +610,8 @@ class Dashboard:
         self.source = self.subgroups.source = source
         _show_table(self.data_table, df)
         self.data_info.object = self._data_text()
-        self.favourable.options = [str(v) for v in self.label_values]
-        self.favourable.value = str(self.favorable)
+        self.favourable.options = self._favourable_options()
+        self.favourable.value = NO_FAVOURABLE if self.favorable is None else str(self.favorable)
         self._subgroups_changed()
 
     # ------------------------------------------------------------------------------------------------ subgroups
@@ -595,22 +631,28 @@ class Dashboard:
         self._sg_categorical = _widget(w.MultiChoice, "categorical columns (empty = detected)",
                                        options=_escaped_options(list(self.subgroups.X.columns)),
                                        value=list(s.categorical or []), css_classes=["categorical"])
-        self._sg_metric = _widget(w.Select, "metric", options=list(RANKABLE), value=s.metric)
+        # what the model predicts: the subgroup parameter table's tasks; the metrics follow the task's report
+        self._sg_task = _widget(w.Select, "task (what the model predicts)", options=TASKS, value=s.task,
+                                css_classes=["task"])
+        self._sg_metric = _widget(w.Select, "metric", options=list(RANKABLE), value=s.metric,
+                                  css_classes=["metric"])
         self._sg_kind = _widget(w.Select, "subgroups", options=list(subgroup_kinds()), value=s.kind,
                                 css_classes=["kind"])
         self._sg_direction = _widget(w.Select, "direction", options=list(SUBGROUP_PARAMS.choices("direction")),
                                      value=s.direction)
         self._sg_alpha = _widget(w.Select, "α (family-wise error)", options=ALPHAS, value=s.alpha)
         self._sg_min_size = _widget(w.IntInput, "min_size", value=s.min_size, css_classes=["min-size"])
-        controls = [self._sg_clustering, self._sg_k, self._sg_tau, self._sg_categorical, self._sg_metric,
-                    self._sg_kind, self._sg_direction, self._sg_alpha, self._sg_min_size]
+        controls = [self._sg_task, self._sg_clustering, self._sg_k, self._sg_tau, self._sg_categorical,
+                    self._sg_metric, self._sg_kind, self._sg_direction, self._sg_alpha, self._sg_min_size]
         self._sg_discovery = None
         if accepts_discovery():
             self._sg_discovery = _widget(w.Select, "discovery", options=list(SUBGROUP_PARAMS.choices("discovery")),
                                          value=s.discovery or "both")
             controls.append(self._sg_discovery)
+        self._syncing = False  # the metric control follows the report's task: no recomputation of its own
         for c in controls:
-            c.param.watch(lambda e: self._recompute(lambda: self._run_subgroups(self._sg_settings())), "value")
+            c.param.watch(lambda e: None if self._syncing else
+                          self._recompute(lambda: self._run_subgroups(self._sg_settings())), "value")
         self._sg_status = pn.pane.Markdown("", css_classes=["sg-status"])
         self._sg_verdict = pn.pane.Markdown("", css_classes=["sg-verdict"])
         self._sg_notes = pn.pane.Markdown("", css_classes=["sg-notes"])
@@ -679,7 +721,8 @@ class Dashboard:
             clustering=self._sg_clustering.value, n_clusters=None if k == 0 else int(k),
             entropy_threshold=float(tau), categorical=cat, metric=self._sg_metric.value,
             kind=self._sg_kind.value, direction=self._sg_direction.value, alpha=self._sg_alpha.value,
-            min_size=int(min_size), discovery=None if self._sg_discovery is None else self._sg_discovery.value)
+            min_size=int(min_size), discovery=None if self._sg_discovery is None else self._sg_discovery.value,
+            task=self._sg_task.value)
 
     def _run_subgroups(self, settings: SubgroupSettings) -> None:
         """Every view of the subgroups tab from one result, shown together (the figures are drawn first)."""
@@ -690,7 +733,12 @@ class Dashboard:
         v = self.subgroups.update(settings)
         what = {"clustering": "clustered", "cut": "re-cut the cached clustering", "ranking": "re-ranked"}[v.step]
         auto = " (x-means)" if settings.n_clusters is None and settings.clustering in HIERARCHICAL else ""
-        status = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}: {what} in {v.seconds:.2f} s.")
+        # the ranking's setting too: every change of a control changes the status (a browser, or a reader, can tell
+        # the new view from the last)
+        status = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}, task {lit(v.report.task)}: {what} in "
+                  f"{v.seconds:.2f} s. Ranked by {lit(v.settings.metric)} ({lit(settings.kind)} subgroups, "
+                  f"{lit(settings.direction)}, α = {'none' if settings.alpha is None else f'{settings.alpha:g}'}, "
+                  f"minimum size {settings.min_size}).")
         redraw = v.step != "ranking" or not self._sg_radar.objects
         patterns = sizes = radar = None
         if redraw:
@@ -701,12 +749,14 @@ class Dashboard:
             patterns = table.reset_index()
             radar = _figure(plot_summary_radar(v.report))
         sizes = self._size_bars(v)
-        ranking_fig = _figure(plot_ranking(v.report, settings.metric, kind=settings.kind, n=settings.top,
+        # the view's ranking (a multi-class class's statistical parity is ranked with label=)
+        ranking_fig = _figure(plot_ranking(v.report, v.settings.metric, kind=settings.kind, n=settings.top,
                                            direction=settings.direction, alpha=settings.alpha,
-                                           min_size=settings.min_size))
+                                           min_size=settings.min_size, ranking=v.ranking))
         verdict = self._verdict(v)
         detail = self._detail_view(*self._clicked) if self._clicked is not None and v.step == "ranking" else None
         with pn.io.hold():
+            self._sync_metric(v)
             self._sg_status.object = status
             self._sg_verdict.object = verdict
             self._sg_notes.object = "\n\n".join(f"*{lit(n)}*" for n in v.notes)
@@ -723,6 +773,15 @@ class Dashboard:
                 self._sg_detail.objects = detail
             else:  # a new result: ids name other subgroups, the old metrics must go
                 self._clear_detail()
+
+    def _sync_metric(self, v: Any) -> None:
+        """The metric control lists the report's metrics (its task's) and shows the one ranked."""
+        self._syncing = True
+        try:
+            self._sg_metric.options = metric_choices(v.report)
+            self._sg_metric.value = v.settings.metric
+        finally:
+            self._syncing = False
 
     def _verdict(self, v: Any) -> str:
         """The overall verdict of the analysis (the report's answer: significant findings over every metric)."""

@@ -10,7 +10,8 @@ detect_subgroups` / :class:`~aif360_subjective.detectors.SubgroupReport` for sub
 :class:`~aif360_subjective.algorithms.inprocessing.AnnotatorAwareClassifier` for the models, and the report
 sections of :mod:`aif360_subjective.report.sections` for the export. This module only decides what to
 recompute: a change of k or of the entropy threshold τ re-cuts the cached clustering (single linkage's tree is
-fitted once), a change of metric, direction, α or ``min_size`` only re-ranks.
+fitted once), a change of metric, direction, α or ``min_size`` only re-ranks. A change of the task (what the model
+predicts: binary decisions, classes, ordered levels or numbers) analyses again, with the task's metrics.
 
 References:
     J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis", CIKM
@@ -45,12 +46,14 @@ __all__ = [
     "Source",
     "subgroups_command",
     "parse_bins",
+    "metric_choices",
 ]
 
 #: Hierarchical clusterers: their tree is fitted once and cut at any k.
 HIERARCHICAL = {"slink": "single", "ward": "ward"}
-#: Settings whose change re-clusters; re-cuts; only re-ranks.
-CLUSTER_FIELDS = ("clustering", "categorical", "discovery")
+#: Settings whose change re-clusters; re-cuts; only re-ranks. (A change of task keeps the clusters, which do not
+#: depend on the outcome, but every metric and the permutations change: it analyses again.)
+CLUSTER_FIELDS = ("clustering", "categorical", "discovery", "task")
 CUT_FIELDS = ("n_clusters", "entropy_threshold")
 #: The mitigations of the human-in-the-loop step.
 MITIGATIONS = {
@@ -121,8 +124,13 @@ class SubgroupSettings:
         n_clusters: k, or None for automatic (x-means).
         entropy_threshold: τ.
         categorical: categorical columns (None: detected).
-        metric, kind, direction, alpha, min_size, ci, top: the ranking (:meth:`SubgroupReport.ranking`).
+        metric, kind, direction, alpha, min_size, ci, top: the ranking (:meth:`SubgroupReport.ranking`); the metric
+            is a metric column of the report (:func:`metric_choices`): ``statistical_parity[c]`` is one class c of
+            a multi-class model against the others (``ranking("statistical_parity", label=c)``).
         discovery: ``detect_subgroups(discovery=...)`` when the installation has pattern discovery, else None.
+        task: what the model predicts, ``detect_subgroups(task=...)`` (the subgroup parameter table's values):
+            ``"binary"`` analyses the 0/1 decisions, the others the labels as they are
+            (:class:`SubgroupSession`'s ``outcomes``).
     """
 
     clustering: str = "slink"
@@ -137,6 +145,7 @@ class SubgroupSettings:
     ci: float = 0.95
     top: int = 5
     discovery: str | None = None
+    task: str = "binary"
 
     def changed(self, other: SubgroupSettings | None) -> set[str]:
         """Names of the fields that differ from ``other`` (all when there is none)."""
@@ -156,7 +165,8 @@ class SubgroupView:
         k: the number of clusters of the clustering (x-means' when automatic).
         step: what was recomputed: ``"clustering"``, ``"cut"`` (the cached clustering re-cut) or ``"ranking"``.
         seconds: time of that step.
-        notes: sentences for the page (lopsided clustering, tied cut, empty ranking).
+        notes: sentences for the page (lopsided clustering, tied cut, empty ranking, what ``task="auto"`` decided,
+            a metric the task does not have).
     """
 
     report: Any
@@ -180,57 +190,103 @@ class SubgroupSession:
     metric, kind, direction, α, ``min_size``, ``ci`` or length only calls
     :meth:`~aif360_subjective.detectors.SubgroupReport.ranking`.
 
+    A task other than binary (``SubgroupSettings.task``: multi-class, ordinal, regression, or ``"auto"`` deciding
+    from the labels) analyses ``outcomes``, the truth and prediction as they are, with that task's metrics (mean
+    absolute error, mean error, mean prediction, accuracy error, each class's statistical parity).
+
     Args:
         X: the attribute table (rows = instances).
-        y_true, y_pred: 0/1 truth and prediction, 1 = favourable.
+        y_true, y_pred: 0/1 truth and prediction, 1 = favourable (the binary task); None when there are no binary
+            decisions (a continuous outcome without a favourable label): the binary task is then refused.
         random_state: seed of x-means, k-means and the silhouette sample.
         model: the name of the model whose predictions are analysed (for the report).
         source: where the data came from (for the equivalent command).
+        outcomes: (truth, prediction) as in the data, for the other tasks (default: ``y_true`` and ``y_pred``).
 
     Raises:
-        ValueError, TypeError: as :func:`~aif360_subjective.detectors.detect_subgroups` for bad data.
+        ValueError, TypeError: as :func:`~aif360_subjective.detectors.detect_subgroups` for bad data; arrays that
+            are not one value per row of ``X``.
     """
 
     def __init__(self, X: pd.DataFrame, y_true: Any, y_pred: Any, *, random_state: int = 0,
-                 model: str = "the predictions", source: Source | None = None) -> None:
+                 model: str = "the predictions", source: Source | None = None,
+                 outcomes: tuple[Any, Any] | None = None) -> None:
         if not isinstance(X, pd.DataFrame):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
         self.X = X
-        self.y_true = np.asarray(y_true)
-        self.y_pred = np.asarray(y_pred)
-        if len(self.y_true) != len(X) or len(self.y_pred) != len(X):
-            raise ValueError(f"y_true ({len(self.y_true)}) and y_pred ({len(self.y_pred)}) must have one value per "
-                             f"row of X ({len(X)})")
+        if (y_true is None) != (y_pred is None):
+            raise ValueError("give both y_true and y_pred (binary decisions), or neither (outcomes only)")
+        if y_true is None and outcomes is None:
+            raise ValueError("give y_true and y_pred (binary decisions), outcomes (the labels as they are), or both")
+        self.y_true = None if y_true is None else np.asarray(y_true)
+        self.y_pred = None if y_pred is None else np.asarray(y_pred)
+        # the labels as they are (a Series keeps an ordered categorical's order)
+        self.outcomes: tuple[Any, Any] = ((self.y_true, self.y_pred) if outcomes is None else
+                                          (_labels(outcomes[0]), _labels(outcomes[1])))
+        for name, values in (("y_true", self.y_true), ("y_pred", self.y_pred), ("outcomes[0]", self.outcomes[0]),
+                             ("outcomes[1]", self.outcomes[1])):
+            if values is not None and len(values) != len(X):
+                raise ValueError(f"{name} has {len(values)} values; it must have one value per row of X ({len(X)})")
         self.random_state = random_state
         self.model = model
         self.source = source or Source()
         self.view: SubgroupView | None = None
         self._shared: SharedClustering | None = None
-        # the last report holding mined patterns, and the categorical columns they were mined with
-        self._mined: tuple[tuple[str, ...] | None, Any] | None = None
+        # the last report holding mined patterns, and the categorical columns and task they were mined with
+        self._mined: tuple[tuple[tuple[str, ...] | None, str], Any] | None = None
         self._k_auto: int | None = None
         self.n_clusterings = 0  # how often a clustering was fitted (the tests check re-cuts do not)
 
     # -------------------------------------------------------------------------------------------------
+    def labels_for(self, task: str) -> tuple[Any, Any, str]:
+        """The truth and prediction ``detect_subgroups`` analyses for ``task``, and the task passed: the 0/1
+        decisions for ``"binary"`` (and for ``"auto"`` when the labels take two values, as the ``subgroups``
+        command decides), else the labels as they are.
+
+        Raises:
+            ValueError: an unknown task; the binary task without binary decisions (no favourable label).
+        """
+        from .._param_tables import SUBGROUP_PARAMS
+
+        SUBGROUP_PARAMS.check("task", task)
+        if task == "auto":
+            from ..detectors.tasks import resolve_task
+
+            chosen = resolve_task(*self.outcomes, task="auto")
+            if chosen.name == "binary" and self.y_true is None:
+                raise ValueError(f"{chosen.reason}: binary decisions need a favourable label; choose it (the data "
+                                 "tab), or the task multiclass to compare the two labels as classes")
+            if chosen.name == "binary":
+                return self.y_true, self.y_pred, "binary"
+        if task != "binary":
+            return self.outcomes[0], self.outcomes[1], task
+        if self.y_true is None:
+            raise ValueError("the binary task needs binary decisions: choose a favourable label (the data tab), or "
+                             "a task that compares the labels as they are (multiclass, ordinal, regression, auto)")
+        return self.y_true, self.y_pred, "binary"
+
     def _detect(self, s: SubgroupSettings, clustering: Any, n_clusters: int | None) -> Any:
         from ..detectors import detect_subgroups
 
+        y_true, y_pred, task = self.labels_for(s.task)
         kwargs: dict[str, Any] = {}
         if s.discovery is not None:
             kwargs["discovery"] = s.discovery
         categorical = None if s.categorical is None else tuple(s.categorical)
-        if s.discovery in ("both", "patterns") and self._mined is not None and self._mined[0] == categorical:
-            kwargs["patterns_from"] = self._mined[1]  # mining depends on neither the clustering, k nor τ
+        # mining depends on neither the clustering, k nor τ; kept per task, whose reports hold other metrics
+        key = (categorical, s.task)
+        if s.discovery in ("both", "patterns") and self._mined is not None and self._mined[0] == key:
+            kwargs["patterns_from"] = self._mined[1]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the page shows the tie and lopsided notes itself
             rep = detect_subgroups(
-                self.X, self.y_true, self.y_pred, pos_label=1, clustering=clustering, n_clusters=n_clusters,
+                self.X, y_true, y_pred, pos_label=1, clustering=clustering, n_clusters=n_clusters,
                 entropy_threshold=s.entropy_threshold,
                 categorical_features=None if categorical is None else list(categorical),
-                random_state=self.random_state, **kwargs,
+                random_state=self.random_state, task=task, **kwargs,
             )
         if s.discovery in ("both", "patterns"):
-            self._mined = (categorical, rep)
+            self._mined = (key, rep)
         return rep
 
     def _fit(self, s: SubgroupSettings) -> Any:
@@ -289,10 +345,23 @@ class SubgroupSession:
             step, rep = "cut", self._cut(settings)
         else:
             step, rep = "ranking", prev.report
-        rk = rep.ranking(settings.metric, kind=settings.kind, n=settings.top, direction=settings.direction,
-                         alpha=settings.alpha, min_size=settings.min_size, ci=settings.ci)
+        notes = []
+        choices = metric_choices(rep)
+        if settings.metric not in choices:  # another task's metric: the task's first, said in the notes
+            notes.append(f"Ranked by {choices[0]}: the {rep.task} task has no {settings.metric} (its metrics: "
+                         f"{', '.join(choices[:-1])}).")
+            settings = dataclasses.replace(settings, metric=choices[0])
+        metric, label = _metric_and_label(rep, settings.metric)
+        rk = rep.ranking(metric, kind=settings.kind, n=settings.top, direction=settings.direction,
+                         alpha=settings.alpha, min_size=settings.min_size, ci=settings.ci, label=label)
         seconds = time.perf_counter() - t0
-        view = SubgroupView(rep, rk, settings, int(rep.n_clusters), step, seconds, self._notes(rep, rk, settings))
+        if settings.task == "auto" and rep.task == "binary":  # decided on the labels as they are (labels_for)
+            notes.insert(0, "Task: 'auto' chose 'binary': the labels take two values (the favourable label of the "
+                            "data tab is the favourable decision).")
+        elif rep.task != "binary":
+            notes.insert(0, f"Task: {rep.task_reason}.")
+        view = SubgroupView(rep, rk, settings, int(rep.n_clusters), step, seconds,
+                            notes + self._notes(rep, rk, settings))
         self.view = view
         return view
 
@@ -340,15 +409,14 @@ class SubgroupSession:
         if (kind, sid) not in table.index:
             raise ValueError(f"no subgroup ({kind!r}, {sid!r}) in the current analysis")
         row = table.loc[(kind, sid)]
-        from ..detectors.subgroup_metrics import METRICS
-
+        names = list(rep.candidate_metrics.names)  # the task's metrics (a binary decision's seven)
         out = pd.DataFrame({
-            "value": [row[m] for m in METRICS],
-            "ci_low": [row.get(f"{m}_ci_low", np.nan) for m in METRICS],
-            "ci_high": [row.get(f"{m}_ci_high", np.nan) for m in METRICS],
-            "q": [row.get(f"{m}_q", np.nan) for m in METRICS],
-            "p_adjusted": [row.get(f"{m}_p_adjusted", np.nan) for m in METRICS],
-        }, index=pd.Index(list(METRICS), name="metric"))
+            "value": [row[m] for m in names],
+            "ci_low": [row.get(f"{m}_ci_low", np.nan) for m in names],
+            "ci_high": [row.get(f"{m}_ci_high", np.nan) for m in names],
+            "q": [row.get(f"{m}_q", np.nan) for m in names],
+            "p_adjusted": [row.get(f"{m}_p_adjusted", np.nan) for m in names],
+        }, index=pd.Index(names, name="metric"))
         out.attrs["size"] = row["size"]
         return out
 
@@ -362,6 +430,8 @@ class SubgroupSession:
             opts += ["--categorical", *s.categorical]
         if s.discovery is not None:
             opts += ["--discovery", s.discovery]
+        if s.task != "binary":
+            opts += ["--task", s.task]
         opts += ["--alpha", "none" if s.alpha is None else f"{s.alpha:g}", "--min-size", str(s.min_size),
                  "--ci", f"{s.ci:g}", "--top", str(s.top), "--seed", str(self.random_state), "--out", "report.html"]
         return _command("subgroups", self.source, opts)
@@ -381,7 +451,9 @@ class SubgroupSession:
             # command's analysis (the same clusters and, as the re-cut takes the command's random draws, the same
             # adjusted p-values)
             rep = self._detect(s, s.clustering, s.n_clusters)
-        alternatives = lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
+        # the other clusterers' comparison scores binary decisions (as the subgroups command, binary tasks only)
+        alternatives = (lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
+                        if rep.task == "binary" and "cluster" in rep.kinds else None)
         report = Report(title or f"Subgroup fairness of {self.source.name}",
                         summary=[f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."])
         # the command's cards: the answer's key figures, then the number of clusters
@@ -405,6 +477,32 @@ def _with_interval(table: pd.DataFrame, row: str, what: str) -> str:
     if f"{what}_ci_low" not in table.columns:
         return f"{value:.3f}"
     return interval_text(value, (table.loc[row, f"{what}_ci_low"], table.loc[row, f"{what}_ci_high"]))
+
+
+def _labels(values: Any) -> Any:
+    """Labels as analysed: a Series as it is (an ordered categorical keeps its order), anything else an array."""
+    return values.reset_index(drop=True) if isinstance(values, pd.Series) else np.asarray(values)
+
+
+def metric_choices(report: Any) -> list[str]:
+    """The metric columns a report can be ranked by (its task's metrics: a binary decision's seven; mean absolute
+    error, mean error and mean prediction of an ordinal or regression model, with accuracy error for ordinal;
+    accuracy error and ``statistical_parity[c]`` per class of a multi-class model), then ``size``."""
+    return [*report.candidate_metrics.names, "size"]
+
+
+def _metric_and_label(report: Any, column: str) -> tuple[str, Any]:
+    """A metric column as ``ranking``'s (metric, label): ``statistical_parity[c]`` is ``statistical_parity`` with
+    ``label=c`` (the class as the labels hold it), any other column itself with no label."""
+    from ..detectors.outcome_metrics import OutcomeMetrics
+    from ..detectors.subgroup_metrics import base_metric
+
+    base = base_metric(column)
+    metrics = report.candidate_metrics
+    if base == column or not isinstance(metrics, OutcomeMetrics):
+        return column, None
+    classes = {str(c): c for c in (metrics.task.classes or ())}
+    return base, classes[column[len(base) + 1:-1]]
 
 
 def subgroups_command(session: SubgroupSession) -> str:

@@ -427,12 +427,15 @@ class SubgroupReport:
 
     def __repr__(self) -> str:
         s = self.summary()
-        sp = s["statistical_parity"].to_numpy(dtype=np.float64)
+        # a binary decision's statistical parity; another task's first metric (its summary has no SP)
+        metric = "statistical_parity" if self.task == "binary" else self.candidate_metrics.names[0]
+        sp = s[metric].to_numpy(dtype=np.float64)
         parts = ", ".join(f"{k}={v:.4f}" for k, v in zip(s.index, sp, strict=True))
         counted = "".join(f", {f.count_label}={len(f.ids)}" for f in self.candidates.families if f.count_label)
+        what = "SP" if self.task == "binary" else f"{metric} ({self.task})"
         return (
             f"SubgroupReport(clustering={self.clustering!r}, n_clusters={self.n_clusters}{counted}, "
-            f"rows={self.candidates.n_rows}, mean |SP| {parts})"
+            f"rows={self.candidates.n_rows}, mean |{what}| {parts})"
         )
 
 

@@ -31,13 +31,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice, plain
 from .continuous import OutcomeColumn
 
 __all__ = ["MAX_ORDINAL_LEVELS", "TASKS", "Task", "check_loss", "outcome_columns", "resolve_task"]
 
-#: The values of ``task``.
-TASKS = ("auto", "binary", "multiclass", "ordinal", "regression")
+#: The values of ``task`` (the subgroup parameter table's).
+TASKS: tuple[str, ...] = SUBGROUP_PARAMS.choices("task")
 #: Integer labels with at most this many levels are taken as ordinal by ``task="auto"`` (rating scales).
 MAX_ORDINAL_LEVELS = 11
 

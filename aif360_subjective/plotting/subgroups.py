@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..detectors.subgroup_metrics import METRICS, SUBGROUP_METRICS
+from ..detectors.subgroup_metrics import SUBGROUP_METRICS, metric_label
 from ._text import literal
 
 __all__ = [
@@ -137,11 +137,12 @@ def plot_pattern_table(report: Any, ax: Any = None, all_columns: bool = False) -
 
 
 def plot_subgroup_metrics(report: Any, id: Any, ax: Any = None) -> Any:
-    """Bars of the five metrics of cluster ``id`` and of its entropy-based subgroup."""
+    """Bars of the metrics of cluster ``id`` and of its entropy-based subgroup (the report's task's metrics: a
+    binary decision's, or those of a multi-class, ordinal or regression model)."""
     rep = _report(report)
     m = rep.subgroup_metrics(ci=None)
     ax = _axes(ax, figsize=(7, 4))
-    cols = list(METRICS)
+    cols = list(rep.candidate_metrics.names)
     x = np.arange(len(cols))
     for off, kind in ((-0.2, "cluster"), (0.2, "entropy")):
         if (kind, id) not in m.index:
@@ -150,7 +151,7 @@ def plot_subgroup_metrics(report: Any, id: Any, ax: Any = None) -> Any:
         ax.bar(x + off, np.nan_to_num(vals), width=0.4, color=_KIND_COLOURS[kind], label=f"{kind} {id}")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(x)
-    ax.set_xticklabels([_LABELS[c] for c in cols], rotation=20)
+    ax.set_xticklabels([metric_label(c) for c in cols], rotation=20)
     ax.set_title(f"Fairness of subgroup {id}")
     ax.legend()
     return ax

@@ -110,7 +110,7 @@ def test_audit_lewidi_favorable_label_and_options(capsys, tmp_path, lewidi_dir):
                  tmp_path / "x.csv")
     assert "--annotators applies to --format csv, not lewidi" in msg
     msg = _error(capsys, "audit", lewidi_dir, "--predictions", tmp_path / "rows.csv", "--task", "toxicity")
-    assert "--task applies to --format wikipedia or popquorn" in msg
+    assert "--task (--data-task) applies to --format wikipedia or popquorn" in msg
 
 
 def test_audit_model_option_matches_the_demo_models(capsys, lewidi_dir):

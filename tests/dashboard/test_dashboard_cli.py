@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("panel")
 
+from aif360_subjective._param_tables import SUBGROUP_PARAMS  # noqa: E402
 from aif360_subjective.cli import build_parser, main  # noqa: E402
 from aif360_subjective.cli.dashboard import DashboardSpec, _dashboard  # noqa: E402
 from aif360_subjective.dashboard import Dashboard  # noqa: E402
@@ -289,3 +290,65 @@ def test_text_items_without_features_train_and_show_markup_as_text():
     for t in texts:
         assert "<img" not in t and "<script" not in t, t
     assert "--attributes gender" in d._op_command.object
+
+
+# ------------------------------------------------------------------------------------------------ tasks (issue 30)
+def _ratings_csv(tmp_path, kind="regression"):
+    rng = np.random.default_rng(4)
+    n = 240
+    g = rng.choice(["a", "b", "c"], n)
+    if kind == "regression":  # over-predicted on g = a
+        y = rng.normal(size=n).round(3)
+        p = (y + 1.5 * (g == "a")).round(3)
+    else:  # a class whose name is markup, predicted for g = a
+        y = rng.choice(["<b>cat</b>", "dog", "owl"], n)
+        p = np.where(g == "a", "<b>cat</b>", y)
+    path = tmp_path / f"{kind}.csv"
+    pd.DataFrame({"g": g, "h": rng.choice(["u", "v"], n), "y": y, "yhat": p}).to_csv(path, index=False)
+    return path
+
+
+def test_dashboard_task_option_builds_a_table_of_that_task(tmp_path, capsys):
+    d = _dashboard(_args([str(_ratings_csv(tmp_path)), "--label-col", "y", "--prediction-col", "yhat", "--task",
+                          "regression", "--n-clusters", "3"]))
+    assert d.initial.task == "regression" and d.favorable is None and d.subgroups.y_true is None
+    d.panel()
+    d.tabs.active = 1
+    v = d.subgroups.view
+    assert v.report.task == "regression" and v.settings.metric == "mean_absolute_error"
+    assert d._sg_task.options == list(SUBGROUP_PARAMS.choices("task")) and d._sg_task.value == "regression"
+    assert d._sg_metric.options == ["mean_absolute_error", "mean_error", "mean_prediction", "size"]
+    assert d.favourable.value == "none (no binary decisions)"
+    assert "task regression" in d._sg_status.object and "--task regression" in d.subgroups.command()
+    # a choice of metric re-ranks; the binary task without a favourable label is a message, the view stays
+    d._sg_metric.value = "mean_error"
+    assert d.subgroups.view.step == "ranking" and d.subgroups.view.settings.metric == "mean_error"
+    d._sg_task.value = "binary"
+    assert d.message.visible and "needs binary decisions" in d.message.object
+    assert d.subgroups.view.report.task == "regression"
+    # the deprecated spelling still builds it; annotation data refuses another task
+    assert _args([str(tmp_path / "regression.csv"), "--outcome", "ordinal"]).task == "ordinal"
+    assert "--outcome is deprecated" in capsys.readouterr().err
+    ds = make_subjective_dataset(n_items=60, n_annotators=10, random_state=0)
+    with pytest.raises(ValueError, match="annotation data is audited as binary decisions"):
+        Dashboard(annotations=ds, task="ordinal")
+
+
+def test_multiclass_views_show_class_names_as_text(tmp_path):
+    """Per-class statistical parity of a class whose name is markup: the metric control lists it, the ranking's
+    column titles and the notes show it escaped."""
+    path = _ratings_csv(tmp_path, "classes")
+    d = Dashboard(pd.read_csv(path), label_col="y", prediction_col="yhat", task="multiclass",
+                  subgroups=SubgroupSettings(n_clusters=3, kind="all"))
+    d.panel()
+    d.tabs.active = 1
+    assert d._sg_metric.options[:2] == ["accuracy_error", "statistical_parity[<b>cat</b>]"]
+    d._sg_metric.value = "statistical_parity[<b>cat</b>]"
+    v = d.subgroups.view
+    assert v.settings.metric == "statistical_parity[<b>cat</b>]" and not d.message.visible
+    titles = d._sg_ranking.titles
+    assert "statistical_parity[&lt;b&gt;cat&lt;/b&gt;]" in titles.values()
+    assert "<b>" not in " ".join(titles.values())
+    d._sg_metric.value = "size"
+    d._sg_task.value = "auto"  # three non-numeric labels: multi-class, said in the notes
+    assert "chose &#x27;multiclass&#x27;" in d._sg_notes.object and "<b>" not in d._sg_notes.object

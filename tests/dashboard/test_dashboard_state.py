@@ -18,6 +18,7 @@ from aif360_subjective.dashboard.state import (
     Source,
     SubgroupSession,
     SubgroupSettings,
+    metric_choices,
     parse_bins,
 )
 from aif360_subjective.datasets import make_subjective_dataset
@@ -269,3 +270,117 @@ def test_every_view_has_the_adjusted_p_of_its_command(clustering, steps):
         exported = s.report()
         assert "CachedClustering" not in exported.render()
     assert s.n_clusterings < len(steps) or clustering == "birch"  # some steps were re-cuts
+
+
+# ------------------------------------------------------------------------------------------------ tasks (issue 30)
+def _outcomes(task: str, n: int = 300, seed: int = 0):
+    """Attributes and (truth, prediction) of one task; the model errs on b = x."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.choice(["x", "y", "z"], size=n)})
+    x = (X["b"] == "x").to_numpy()
+    if task == "regression":
+        y = rng.normal(size=n)
+        return X, y, y + 1.5 * x + rng.normal(0, 0.3, n)
+    if task == "ordinal":
+        y = rng.integers(1, 6, n)
+        return X, y, np.clip(y + 2 * x, 1, 5)
+    y = rng.choice(["cat", "dog", "owl"], n)
+    return X, y, np.where(x, "owl", y)
+
+
+@pytest.mark.parametrize(("task", "metric", "label", "direction", "names"), [
+    ("regression", "mean_absolute_error", None, "disadvantaged", ["mean_absolute_error", "mean_error",
+                                                                  "mean_prediction"]),
+    # over-predicted: favoured by its bias (a negative mean error is the disadvantaged side)
+    ("ordinal", "mean_error", None, "favoured", ["mean_absolute_error", "mean_error", "mean_prediction",
+                                                 "accuracy_error"]),
+    ("multiclass", "accuracy_error", None, "disadvantaged", ["accuracy_error", "statistical_parity[cat]",
+                                                             "statistical_parity[dog]", "statistical_parity[owl]"]),
+    # one class against the others (ranking(label=)): b = x predicted "owl" more than the rest
+    ("multiclass", "statistical_parity[owl]", "owl", "favoured", None),
+])
+def test_task_views_are_the_reports(task, metric, label, direction, names):
+    """Each task's view: the task's metrics to choose from, its ranking (a class's parity through ``label=``),
+    the clicked subgroup's metrics, the equivalent command with ``--task``; identical to detect_subgroups."""
+    X, y, p = _outcomes(task)
+    s = SubgroupSession(X, None, None, outcomes=(y, p), random_state=0,
+                        source=Source("t.csv", ("--label-col", "y", "--prediction-col", "p")))
+    settings = SubgroupSettings(task=task, metric=metric, n_clusters=4, discovery="both", kind="all",
+                                direction=direction)
+    v = s.update(settings)
+    fresh = detect_subgroups(X, y, p, task=task, n_clusters=4, discovery="both", random_state=0)
+    assert v.report.task == task and v.settings == settings and f"Task: task={task!r} (given)." in v.notes
+    if names is not None:
+        assert metric_choices(v.report) == [*names, "size"]
+    base = "statistical_parity" if label is not None else metric
+    expected = fresh.ranking(base, kind="all", label=label, direction=direction)
+    assert f"mean |{fresh.candidate_metrics.names[0]} ({task})|" in repr(v.report)
+    pd.testing.assert_frame_equal(v.ranking, expected)
+    assert len(v.ranking) >= 1 and any("b=x" in str(d) for d in v.ranking["subgroup"])  # the planted subgroup
+    kind, sid = v.ranking.index[0]
+    detail = s.subgroup_detail(kind, sid)
+    assert list(detail.index) == list(fresh.candidate_metrics.names)
+    row = fresh.subgroup_metrics(ci=0.95).loc[(kind, sid)]
+    assert detail.loc[metric, "value"] == row[metric] and detail.loc[metric, "p_adjusted"] == row[
+        f"{metric}_p_adjusted"]
+    command = shlex.split(s.command())
+    assert command[command.index("--task") + 1] == task
+    html = s.report().render()
+    assert "Rankings by metric" in html and "statistical_parity[owl]" not in html.split("<body")[0]
+
+
+def test_task_change_reanalyses_and_a_metric_of_another_task_falls_back():
+    X, y, p = _outcomes("ordinal")
+    binary_true, binary_pred = (y >= 4).astype(int), (p >= 4).astype(int)
+    s = SubgroupSession(X, binary_true, binary_pred, outcomes=(y, p), random_state=0)
+    v = s.update(SubgroupSettings(n_clusters=4))
+    assert v.report.task == "binary" and s.n_clusterings == 1
+    v = s.update(dataclasses.replace(v.settings, task="ordinal"))  # statistical_parity: not an ordinal metric
+    assert (v.step, v.report.task, v.settings.metric) == ("clustering", "ordinal", "mean_absolute_error")
+    assert any(n.startswith("Ranked by mean_absolute_error: the ordinal task has no statistical_parity") for n in
+               v.notes)
+    pd.testing.assert_frame_equal(v.ranking, v.report.ranking("mean_absolute_error"))
+    v2 = s.update(dataclasses.replace(v.settings, metric="mean_prediction"))  # a re-ranking only
+    assert v2.step == "ranking" and v2.report is v.report
+    v3 = s.update(dataclasses.replace(v2.settings, task="auto"))
+    assert v3.report.task == "ordinal" and "Task: task='auto' chose 'ordinal'" in v3.notes[0]
+    v4 = s.update(dataclasses.replace(v3.settings, task="binary", metric="equal_opportunity"))
+    fresh = detect_subgroups(X, binary_true, binary_pred, n_clusters=4, random_state=0)
+    pd.testing.assert_frame_equal(v4.report.subgroup_metrics(ci=0.95), fresh.subgroup_metrics(ci=0.95))
+
+
+def test_auto_on_two_labels_analyses_the_binary_decisions():
+    X, y, p = _table()
+    yes_no = np.where(y == 1, "yes", "no"), np.where(p == 1, "yes", "no")
+    s = SubgroupSession(X, y, p, outcomes=yes_no, random_state=0)
+    v = s.update(SubgroupSettings(task="auto", n_clusters=4))
+    assert v.report.task == "binary" and v.notes[0].startswith("Task: 'auto' chose 'binary'")
+    fresh = detect_subgroups(X, y, p, n_clusters=4, random_state=0)
+    pd.testing.assert_frame_equal(v.report.subgroup_metrics(ci=0.95), fresh.subgroup_metrics(ci=0.95))
+
+
+def test_task_errors_keep_the_previous_view():
+    X, y, p = _outcomes("regression")
+    s = SubgroupSession(X, None, None, outcomes=(y, p), random_state=0)
+    v = s.update(SubgroupSettings(task="regression", n_clusters=3))
+    with pytest.raises(ValueError, match="the binary task needs binary decisions: choose a favourable label"):
+        s.update(dataclasses.replace(v.settings, task="binary"))
+    with pytest.raises(ValueError, match="task must be one of"):
+        s.update(dataclasses.replace(v.settings, task="ratings"))
+    assert s.view is v
+    X3, y3, p3 = _outcomes("multiclass")
+    with pytest.raises(ValueError, match="task='regression' needs numeric labels"):
+        SubgroupSession(X3, None, None, outcomes=(y3, p3)).update(SubgroupSettings(task="regression", n_clusters=3))
+    bad = y.copy()
+    bad[3] = np.inf
+    s2 = SubgroupSession(X, None, None, outcomes=(bad, p))
+    with pytest.raises(ValueError, match="y_true contains 1 infinite value"):
+        s2.update(SubgroupSettings(task="regression", n_clusters=3))
+    with pytest.raises(ValueError, match="one value per row of X"):
+        SubgroupSession(X, None, None, outcomes=(y[:-1], p))
+    with pytest.raises(ValueError, match="give y_true and y_pred"):
+        SubgroupSession(X, None, None)
+    # two labels and no favourable one: "auto" chooses binary decisions, which need it
+    yes_no = np.where(y > 0, "yes", "no"), np.where(p > 0, "yes", "no")
+    with pytest.raises(ValueError, match=r"task='auto' chose 'binary'.*binary decisions need a favourable label"):
+        SubgroupSession(X, None, None, outcomes=yes_no).update(SubgroupSettings(task="auto", n_clusters=3))
