@@ -21,7 +21,8 @@ directions, the size penalty: what a report's findings are adjusted in), the mul
 Null tables: :func:`aif360_subjective.datasets.make_planted_slice` with ``effect=0`` (6 categorical columns of 4
 levels, 2 numeric), patterns mined with ``min_support`` rows and ``max_length=3``; tables ``first_seed ..
 first_seed + reps - 1``, each scheme with its own seed. Printed per scheme: the family-wise error, its binomial
-standard error, the Wilson 95 % interval, and the seconds per permutation (the max-T call divided by B).
+standard error, the Wilson 95 % interval, and the milliseconds per permutation (the max-T call divided by B);
+then the draws alone on ``--timing-rows`` rows: keyed classes against numpy's shuffle, per row and permutation.
 
 Run: ``python benchmarks/keyed_maxt.py`` (400 tables of 5,000 rows, B = 199); ``--reps``, ``--first-seed``,
 ``--rows``, ``--min-support``, ``--permutations``, ``--global`` change the design.
@@ -34,11 +35,14 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from _timing import best_of  # noqa: E402
 
 from aif360_subjective.datasets import make_planted_slice  # noqa: E402
+from aif360_subjective.detectors.keyed_permutation import permuted_classes  # noqa: E402
 from aif360_subjective.detectors.maxt import _sd, max_t  # noqa: E402
 from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns  # noqa: E402
 
@@ -108,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--global", dest="global_family", action="store_true",
                     help="also the global family (five tests, both directions, size penalty) for the permutations")
+    ap.add_argument("--timing-rows", type=int, default=200_000, help="rows of the draws-alone timing (0: skip)")
     ap.add_argument("--progress", type=int, default=0, metavar="K", help="print the running counts every K tables")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
@@ -137,6 +142,14 @@ def main(argv: list[str] | None = None) -> None:
             lo, hi = wilson(k, n)
             print(f"{s:<12} {k:>7} {k / n:>7.3f} {np.sqrt(k / n * (1 - k / n) / n):>7.3f} "
                   f"{f'[{lo:.3f}, {hi:.3f}]':>16}")
+    if args.timing_rows:
+        # the draws alone at a larger table: the keyed classes of every row against numpy's shuffle of the rows
+        R, b = args.timing_rows, 50
+        keyed_s, _ = best_of(lambda: permuted_classes(1, 0, b, np.arange(R), [R // 2, R - R // 2]))
+        rng = np.random.default_rng(0)
+        shuffle_s, _ = best_of(lambda: rng.permuted(np.tile(np.arange(R), (b, 1)), axis=1))
+        print(f"draws alone, {R:,} rows x {b} permutations: keyed classes {1e9 * keyed_s / (R * b):.0f} ns, numpy "
+              f"shuffle {1e9 * shuffle_s / (R * b):.0f} ns per row and permutation (fastest of 3)")
     agree = np.mean([r["classical"] == r["keyed"] for r in res])
     agree_m = np.mean([r["classical"] == r["multiplier"] for r in res])
     print(f"binomial SE at alpha: {se:.3f}; the classical and keyed schemes agree on {agree:.1%} of the tables, "

@@ -677,8 +677,7 @@ def max_t(
             raise ValueError("permutation='keyed' takes rows as the units: with groups= (clustered rows) use "
                              "permutation='classical'")
         keyed = KeyedCounts(counter, t, p, seed_of(random_state), order=order)
-        return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=_WORKERS,
-                                 _permutation="keyed")
+        return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=_WORKERS)
     rng = np.random.default_rng(random_state)
     c = (t == p).astype(np.float64)
     std = _Standardiser(counter, t, p)
@@ -876,7 +875,6 @@ def max_t_from_counts(
     tests: tuple[int, ...] | None = None,
     *,
     workers: int = 1,
-    _permutation: str = "keyed",
 ) -> MaxTResult:
     """:func:`max_t` from counts: the observed class counts of every candidate and its counts under each permutation.
 
@@ -947,7 +945,7 @@ def max_t_from_counts(
             while in_flight:
                 yield in_flight.popleft().result()
 
-    return _adjust(std, z_obs, pen, tests, B, batches(), unit="rows", permutation=_permutation)
+    return _adjust(std, z_obs, pen, tests, B, batches(), unit="rows", permutation="keyed")
 
 
 def _observed_from_classes(std: _Standardiser, observed: np.ndarray) -> np.ndarray:

@@ -139,3 +139,12 @@ def test_streams_and_seeds():
 def test_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_domains_beyond_32_bits_use_64_bit_words():
+    n = 2**33 + 7  # 34 bits: 64-bit words; the images of 2,000 positions are distinct and in range
+    pos = np.concatenate([np.arange(1000), n - 1 - np.arange(1000)])
+    y = keyed_permutation(3, 0, 4, pos, n)
+    assert y.min() >= 0 and y.max() < n
+    assert all(len(np.unique(y[:, b])) == len(pos) for b in range(4))
+    np.testing.assert_array_equal(keyed_permutation(3, 0, 4, pos[::-1], n), y[::-1])
