@@ -210,7 +210,7 @@ def detect_subgroups(
     """
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
-        from .dask_detect import detect_subgroups_dask
+        from ._dask import detect_subgroups_dask
 
         return detect_subgroups_dask(
             X, y_true, y_pred, pos_label=pos_label, labels=labels, random_state=random_state, task=task,
