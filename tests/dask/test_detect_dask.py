@@ -246,3 +246,12 @@ def test_workers_without_the_package_refused(table, cluster):
                 detect_subgroups(ddf[list(X.columns)], ddf["t"], ddf["p"], discovery="patterns")
         finally:
             client.run(lambda: sys.modules.pop("aif360_subjective", None))
+
+
+def test_in_memory_permutation_argument_is_checked(table):
+    X, b, _ = table
+    with pytest.raises(ValueError, match="permutation"):
+        detect_subgroups(X, b.y_true, b.y_pred, discovery="patterns", permutation="shuffled")
+    with pytest.raises(ValueError, match="permutation='keyed' permutes the rows of binary decisions"):
+        detect_subgroups(X, b.y_true, b.y_pred, discovery="patterns", permutation="keyed",
+                         groups=np.arange(len(X)) // 2)
