@@ -178,7 +178,7 @@ def partition_class_counts(t: Any, p: Any) -> np.ndarray:
 def keyed_partition_counts(counter: Any, t: np.ndarray, start: int, strata_start: tuple[int, int], scheme: Any,
                            b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool], batch: int = 64
                            ) -> np.ndarray:
-    """(candidates, k b) one partition's permuted counts under the keyed permutations ``b_start .. b_stop - 1``:
+    """(candidates, k b) one partition's permuted counts under the keyed permutations ``b_start`` to ``b_stop - 1``:
     the blocks of :meth:`~.maxt.KeyedScheme.columns` (one per needed count, k of them), ``batch`` permutations at a
     time (the rows' 0/1 columns stay rows x 4 batch).
 
@@ -214,8 +214,8 @@ def permuted_counts(X: Any, t: Any, p: Any, mined: MinedPatterns, seed: int, b_s
                     classes: np.ndarray | None = None) -> np.ndarray:
     """(patterns, b_stop - b_start, 4) every mined pattern's counts under the keyed permutations of the max-T
     (:class:`~.maxt.KeyedScheme`; :data:`~.maxt.COUNTS`), counted per partition of the Dask DataFrame ``X`` and
-    summed on the client: equal to :class:`~.maxt.KeyedCounts` on the same rows in memory (positions ``0 .. N -
-    1`` in the partitions' order), whatever the partitioning.
+    summed on the client: equal to :class:`~.maxt.KeyedCounts` on the same rows in memory (positions ``0`` to
+    ``N - 1`` in the partitions' order), whatever the partitioning.
 
     Each partition computes its rows' permuted classes from the seed, the table's class counts and the rows'
     global positions (its offset among all rows, and among the rows of each truth, from ``classes``), counts its

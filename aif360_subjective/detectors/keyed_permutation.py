@@ -277,7 +277,7 @@ def _images(seed: int, bs: np.ndarray, pos: np.ndarray, n: int,
 
 def permuted_classes(seed: int, b_start: int, b_stop: int, positions: Any, class_counts: Any,
                      rounds: int | None = None) -> np.ndarray:
-    """The classes of the rows at ``positions`` under permutations ``b_start .. b_stop - 1`` of the rows' classes.
+    """The classes of the rows at ``positions`` under permutations ``b_start`` to ``b_stop - 1`` of the rows' classes.
 
     The row at position ``i`` takes class ``c`` under permutation ``b`` when ``pi_b(i)``
     (:func:`keyed_permutation` on ``[0, N)``, ``N = sum(class_counts)``) falls in class ``c``'s range
@@ -289,7 +289,7 @@ def permuted_classes(seed: int, b_start: int, b_stop: int, positions: Any, class
         seed: the key, an int in [0, 2**64) (:func:`derive_seed` for several independent schemes).
         b_start, b_stop: the permutations.
         positions: (rows,) the rows' global positions in ``[0, N)`` (a partition's rows: its offset plus
-            ``0 .. len - 1``).
+            ``0`` to ``len - 1``).
         class_counts: (classes,) non-negative integer counts of every class over all ``N`` rows.
         rounds: Feistel rounds (default :func:`rounds_for` ``N``).
 

@@ -789,7 +789,7 @@ class KeyedScheme:
     def columns(self, b_start: int, b_stop: int, t: np.ndarray, position: np.ndarray, within: np.ndarray,
                 need: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
         """(rows, k b) 0/1 uint8: for each needed count (:data:`COUNTS`, in order; k of them) the (rows, b)
-        block of the rows it counts under permutations ``b_start .. b_stop - 1``."""
+        block of the rows it counts under permutations ``b_start`` to ``b_stop - 1``."""
         b = b_stop - b_start
         t = np.asarray(t) == 1
         blocks: list[np.ndarray | None] = [None] * 4
@@ -826,7 +826,7 @@ class KeyedCounts:
         counter: the candidates (a :class:`Counter`, or their (rows, m) membership).
         t, p: truth and prediction (0/1).
         seed: the key (an int in [0, 2**64)).
-        order: the canonical order of the rows (None: positions ``0 .. N - 1`` as given; what a Dask
+        order: the canonical order of the rows (None: positions ``0`` to ``N - 1`` as given; what a Dask
             computation of the same rows uses).
 
     Raises:
