@@ -123,6 +123,10 @@ OPINION_PARAMS = ParamTable("opinion exclusion", (
     Param("adjust", (Options(("none", "items")),), "none",
           "item adjustment of the test of equal service: none, or each annotation against the other annotations of "
           "its item"),
+    Param("test_adjust", (Options(("none", "items")),), "none",
+          "item adjustment of the test of equal service behind the verdict: items compares each annotation with "
+          "the other annotations of its item, so that a group that saw harder items is not called served worse "
+          "(accuracy, mae or within_one; each annotator's mean over its annotations)"),
     Param("n_permutations", (Interval("int", 99, 100_000),), 9999, "permutations of the test of equal service",
           why="p-values resolve to 1 / (n_permutations + 1): 99 reach 0.01; past 100,000 the test's time grows for "
               "no resolution needed"),

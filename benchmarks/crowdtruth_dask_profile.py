@@ -3,9 +3,11 @@ cProfile) on the same 2M annotations, a fixed number of iterations.
 
 Data: ``write_synthetic_parquet(200,000 units, 2,000 workers, 10 per unit, 20,000 units per file,
 random_state=2026)`` in ``--data`` (written when missing). Printed: seconds of each path, their ratio, and the
-Dask path's profile (cumulative time, the first ``--top`` lines): the phases are ``_with_pair_layout`` (the
-worker-pair structure, built once), ``_step`` (one per partition and iteration), ``_bucket`` and
-``_bucket_layout`` (the pair sums completed per bucket of keys).
+Dask path's profile (cumulative time, the first ``--top`` lines). The phases of the block path (single-choice
+labels, at most 2^24 pair keys): ``_build_block`` (each partition encoded once), ``_block_step`` (one per block
+and iteration) with ``unit_step`` (UQS, WWA, WUA) and ``_add_pair_sums`` (AQS's pair sums), and
+``_dense_label_sums`` (AQS's sums per label, once per iteration). On the general path (multiple choice, more
+keys): ``_with_pair_layout``, ``_step``, ``_bucket`` and ``_bucket_layout``.
 
 Run: ``python benchmarks/crowdtruth_dask_profile.py`` (5 iterations; a few minutes here).
 """

@@ -12,6 +12,15 @@ Usage (data folders are written by ``write_synthetic_parquet``; ``generate`` wri
     python benchmarks/dask_scale.py crowdtruth --data /work/dask-data/ct20m       # CrowdTruth on Dask
     python benchmarks/dask_scale.py crowdtruth-equality --data /work/dask-data/ct1m6
     python benchmarks/dask_scale.py crossover --data /work/dask-data/cross         # pandas vs Dask, a few sizes
+    python benchmarks/dask_scale.py shuffled --sizes 2,20 --out /tmp/aif360s-shuf  # rows NOT partitioned by item
+
+``shuffled`` is the realistic layout: for each size (millions of annotations) it writes the synthetic
+annotations twice, item by item (``write_synthetic_parquet``, 1M annotations per file) and the same rows in a
+random order over the same number of files; then, on a fresh ``LocalCluster`` per layout (2 workers x 2 GB,
+one thread each, warmed up), it times ``opinion_exclusion(grouping="adr", bins=5)`` and the ADR test of equal
+service (``test=True``, 199 permutations), and, for the random layout, the shuffle by item alone
+(``ddf.shuffle(on="item")`` counted per partition). Its JSON lines give the phases: one counting pass finds the
+items split over partitions, the table is shuffled by item once (Dask's P2P shuffle), and the pass is repeated.
 
 Each command prints one JSON line per measurement (and appends it to ``--log`` if given).
 
@@ -245,15 +254,78 @@ def cmd_crossover(args) -> None:
             cluster.close()
 
 
+def _shuffled_data(root: Path, millions: int) -> tuple[list[str], list[str]]:
+    """Item-partitioned files and the same rows in a random order over as many files (written when missing)."""
+    from aif360_subjective.datasets import write_synthetic_parquet
+
+    sorted_dir, random_dir = root / f"sorted{millions}m", root / f"random{millions}m"
+    if not (sorted_dir / "annotations").exists():
+        write_synthetic_parquet(sorted_dir, millions * 100_000, 50_000, 10, items_per_file=100_000,
+                                random_state=2026)
+    files = sorted(str(p) for p in (sorted_dir / "annotations").glob("*.parquet"))
+    if not random_dir.exists():
+        random_dir.mkdir(parents=True)
+        df = pd.read_parquet(files)
+        df = df.iloc[np.random.default_rng(2026).permutation(len(df))].reset_index(drop=True)
+        for k, part in enumerate(np.array_split(np.arange(len(df)), len(files))):
+            df.iloc[part].to_parquet(random_dir / f"part-{k:05d}.parquet", index=False)
+        del df
+    return files, sorted(str(p) for p in random_dir.glob("*.parquet"))
+
+
+def cmd_shuffled(args) -> None:
+    """opinion_exclusion and the ADR test on item-partitioned against randomly ordered Parquet (see the docstring)."""
+    import dask.dataframe as dd
+
+    from aif360_subjective.sklearn.metrics import opinion_exclusion
+
+    for millions in [int(x) for x in args.sizes.split(",")]:
+        layouts = dict(zip(["by item", "random"], _shuffled_data(Path(args.out), millions), strict=True))
+        for layout, files in layouts.items():
+            cluster, client = _cluster(args.workers, args.memory_limit)
+            try:
+                _majority_vote_summary(dd.read_parquet(files[:1])).compute()  # warm-up: imports, not timed
+                rec = {"task": "shuffled", "layout": layout, "files": len(files)}
+                if layout == "random":
+                    t0 = time.perf_counter()
+                    sizes = dd.read_parquet(files, columns=["item"]).shuffle(on="item").map_partitions(len).compute()
+                    rec["shuffle_only_seconds"] = round(time.perf_counter() - t0, 1)
+                    rec["rows_after_shuffle"] = int(sizes.sum())
+                ddf = dd.read_parquet(files)
+                t0 = time.perf_counter()
+                res = opinion_exclusion(ddf["label"], ddf["prediction"], item_ids=ddf["item"],
+                                        annotator_ids=ddf["annotator"], grouping="adr", bins=5,
+                                        performance="accuracy", pos_label=1)
+                rec["opinion_seconds"] = round(time.perf_counter() - t0, 1)
+                t0 = time.perf_counter()
+                tested = opinion_exclusion(ddf["label"], ddf["prediction"], item_ids=ddf["item"],
+                                           annotator_ids=ddf["annotator"], grouping="adr", bins=5,
+                                           performance="accuracy", pos_label=1, test=True, n_permutations=199,
+                                           random_state=0)
+                rec["adr_test_seconds"] = round(time.perf_counter() - t0, 1)
+                test = tested.exclusion_test
+                rec.update(n_annotations=res.extras["n_annotations"], shuffled_by_item=res.extras["shuffled_by_item"],
+                           unfairness=res.unfairness,
+                           adr_test_p=None if test is None else getattr(test, "p_value", None),
+                           client_peak_mb=round(_peak_mb()), worker_peak_mb=[round(x) for x in _worker_peaks(client)],
+                           workers=args.workers, memory_limit=args.memory_limit)
+                _emit(rec, args.log)
+            finally:
+                client.close()
+                cluster.close()
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("task", choices=["generate", "opinion", "crowdtruth", "crowdtruth-equality", "crossover"])
+    ap.add_argument("task", choices=["generate", "opinion", "crowdtruth", "crowdtruth-equality", "crossover",
+                                     "shuffled"])
     ap.add_argument("--data", default="/work/dask-data/ann100m")
     ap.add_argument("--out", default="/work/dask-data")
     ap.add_argument("--which", default="ann100m", help="generate: comma-separated names")
     ap.add_argument("--ct-workers", type=int, default=2_000, help="workers of the CrowdTruth data sets")
     ap.add_argument("--files", type=int, default=None, help="use only the first N Parquet files")
-    ap.add_argument("--sizes", default="1,4,16", help="crossover: numbers of 1M-annotation files")
+    ap.add_argument("--sizes", default="1,4,16",
+                    help="crossover: numbers of 1M-annotation files; shuffled: millions of annotations (e.g. 2,20)")
     ap.add_argument("--grouping", default="adr", choices=["adr", "ambiguity", "popularity"],
                     help="opinion: the grouping (ambiguity and popularity take a second pass)")
     ap.add_argument("--workers", type=int, default=2)
@@ -268,7 +340,8 @@ def main(argv=None) -> None:
     logging.basicConfig(format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("aif360_subjective").setLevel(logging.INFO)
     {"generate": cmd_generate, "opinion": cmd_opinion, "crowdtruth": cmd_crowdtruth,
-     "crowdtruth-equality": cmd_crowdtruth_equality, "crossover": cmd_crossover}[args.task](args)
+     "crowdtruth-equality": cmd_crowdtruth_equality, "crossover": cmd_crossover,
+     "shuffled": cmd_shuffled}[args.task](args)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ Designs (no group differs unless the name says "power"):
 
 * ``unequal counts``: 5 annotators with 5-15 annotations against 50 with 100-300; 10 with 10-30 against 40 with
   100-300 on shared items of varying difficulty; one of 4 groups of 10 with 5-10 annotations each (the others 40);
+* ``pooled groups``: ``aggregate="pooled"`` (one value over all of a group's annotations), tested with the
+  size-weighted statistic: 5 light against 50 heavy annotators, and one of 4 groups light;
 * ``3 vs 60``: a group of 3 annotators against one of 60 (20-200 annotations each);
 * ``heavy-tailed counts``: 4 groups of 10 with 5-500 annotations (Pareto), null and one group served 0.1 worse,
   beside the same power with 100 annotations each;
@@ -36,8 +38,8 @@ Designs (no group differs unless the name says "power"):
   default bootstrap (conditional on the items) and ``bootstrap_levels="crossed"``; ``perf_cover_cond`` is the
   default's coverage of the performance on the items annotated (what it is built for).
 
-Run: ``python benchmarks/equal_service_designs.py`` (400 replications, 999 permutations; about 25 minutes on an
-unloaded 2-core machine) or ``--quick`` (100 replications, 199 permutations); ``--only TEXT ...`` runs the settings
+Run: ``python benchmarks/equal_service_designs.py`` (400 replications, 999 permutations; 20 minutes on the shared
+2-core machine) or ``--quick`` (100 replications, 199 permutations); ``--only TEXT ...`` runs the settings
 whose name contains one of the texts. The guide quotes the run it names.
 """
 
@@ -182,6 +184,12 @@ def design_rows(reps: int, n_perm: int, seed: int) -> list[dict]:
              lambda: _draw(rng, [10, 40], [(10, 30), (100, 300)], [0.75, 0.75], n_items=300, item_sd=0.1), stat)
         loop(f"unequal counts: one of 4 groups with 5-10 annotations [{stat}]",
              lambda: _draw(rng, [10, 10, 10, 10], [(5, 10), (40, 40), (40, 40), (40, 40)], [0.75] * 4), stat)
+    # pooled groups (one accuracy over all of a group's annotations) keep the size-weighted statistic
+    loop("pooled groups: 5 with 5-15 vs 50 with 100-300 [between]",
+         lambda: _draw(rng, [5, 50], [(5, 15), (100, 300)], [0.75, 0.75]), "between", aggregate="pooled")
+    loop("pooled groups: one of 4 groups with 5-10 annotations [between]",
+         lambda: _draw(rng, [10, 10, 10, 10], [(5, 10), (40, 40), (40, 40), (40, 40)], [0.75] * 4), "between",
+         aggregate="pooled")
     loop("groups of 3 vs 60", lambda: _draw(rng, [3, 60], [(20, 200), (20, 200)], [0.75, 0.75]))
     loop("heavy-tailed counts (5-500), 4 groups of 10",
          lambda: _draw(rng, [10] * 4, [(0, 0)] * 4, [0.75] * 4, heavy=True))

@@ -51,8 +51,22 @@ def items_are_local(ranges: Sequence[tuple[Any, Any] | None], lengths: Sequence[
         return False
 
 
-def by_item(frame: Any, column: str) -> Any:
-    """The Dask DataFrame shuffled so that all rows of one ``column`` value share a partition."""
+def id_kind(ids: np.ndarray) -> str | None:
+    """The kind of a partition's ids (pandas' ``infer_dtype``: "integer", "string", "mixed-integer", ...); None
+    when empty."""
+    return pd.api.types.infer_dtype(ids, skipna=True) if len(ids) else None
+
+
+def by_item(frame: Any, column: str, kinds: Sequence[str | None] = ()) -> Any:
+    """The Dask DataFrame shuffled so that all rows of one ``column`` value share a partition.
+
+    ``kinds``: the partitions' :func:`id_kind`. Ids of different kinds across partitions (int in one file, text in
+    another), or of mixed kinds within one, are shuffled by Dask's task-based shuffle, which concatenates pandas
+    partitions as pandas does (an object column); the default (P2P, through Arrow) refuses to merge them.
+    """
+    present = {k for k in kinds if k is not None}
+    if len(present) > 1 or any(k.startswith("mixed") for k in present):
+        return frame.shuffle(on=column, shuffle_method="tasks")
     return frame.shuffle(on=column)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +36,7 @@ class AuditSpec:
         grouping, adr_fit, attributes, bins, min_group_size, warn_group_size, performance: the analysis
             (:class:`~aif360_subjective.metrics.OpinionExclusionMetric`'s options; ``bins`` as typed).
         ci, n_boot: the intervals (``ci`` None: the paper's raw figures).
+        test_adjust: the item adjustment of the test of equal service behind the verdict ("none" or "items").
         out: the HTML report's path, if any.
         discover, max_conditions, adjust, min_annotators, n_perm: whose opinions are excluded (``--discover``:
             :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups`).
@@ -49,6 +52,7 @@ class AuditSpec:
     ci: float | None = 0.95
     n_boot: int = 1000
     performance: str = "accuracy"
+    test_adjust: str = "none"
     out: str | None = None
     discover: bool = False
     max_conditions: int = 2
@@ -111,7 +115,13 @@ def demographic_notes(ds: MultiAnnotatorDataset, attrs: list[str], groups: pd.Da
 MEMORY_HINT = "try a smaller input (--split), fewer bootstrap replicates (--n-boot) or no intervals (--ci none)"
 
 #: Options whose Python names library sentences may use (``adr_fit='cross'``): printed as the options.
-CONSOLE_FLAGS = ("--grouping", "--adr-fit", "--bins", "--performance", "--attributes")
+CONSOLE_FLAGS = ("--grouping", "--adr-fit", "--bins", "--performance", "--attributes", "--test-adjust")
+
+
+def console_words(text: str) -> str:
+    """A library sentence in this command's words: the test's ``adjust='items'`` is ``--test-adjust items`` here
+    (the command's option for the verdict's test), then :data:`CONSOLE_FLAGS`."""
+    return common.cli_words(re.sub(r"(?<![\w])adjust='items'", "test_adjust='items'", text), CONSOLE_FLAGS)
 
 def run(args: argparse.Namespace) -> int:
     """The command's boundary: the parsed namespace becomes an :class:`AuditSpec`."""
@@ -141,7 +151,11 @@ def audit(spec: AuditSpec) -> int:
         from ..report.sections import thin_group_line
 
         ci, n_boot, seed = spec.ci, spec.n_boot, spec.inputs.seed
-        answer = opinion_answer({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed)
+        with warnings.catch_warnings(record=True) as caught:  # the test's advice, in this command's words
+            answer = opinion_answer({pred.name: metric}, ci=ci, n_boot=n_boot, random_state=seed,
+                                    test_adjust=spec.test_adjust)
+        for w in caught:
+            warnings.warn_explicit(console_words(str(w.message)), w.category, w.filename, w.lineno)
         summary = common.opinion_interval_frame({pred.name: metric}, ci, n_boot, seed)
         groups = metric.group_performance() if ci is None else metric.group_performance(ci=ci, n_boot=n_boot,
                                                                                          random_state=seed)
@@ -182,12 +196,12 @@ def audit(spec: AuditSpec) -> int:
             data_notes.text(*ann.notes[1:], *pred.notes, *notes)
             report.extend([data_notes])
             # the library's sentences name Python options; the report of a command names the command's options
-            report.rewrite_text(lambda text: common.cli_words(text, CONSOLE_FLAGS))
+            report.rewrite_text(console_words)
             path = common.save_report(report, spec.out)
-    print(common.cli_words(answer.text(), CONSOLE_FLAGS))
+    print(console_words(answer.text()))
     print()
     for note in notes:
-        print(common.cli_words(note, CONSOLE_FLAGS))
+        print(console_words(note))
     print()
     common.print_frame(summary, f"Opinion-exclusion audit ({spec.performance}, grouping {spec.grouping}):")
     if ci is not None:
@@ -300,6 +314,8 @@ def add_parser(sub: Any) -> common.Parser:
     audit.add_argument("--n-boot", type=common.boot_count, default=OPINION_PARAMS.default("n_boot"), metavar="N",
                        help=f"bootstrap replicates of the intervals, {common.MIN_BOOT} to {common.MAX_BOOT:,} "
                             "(default: 1000; the seed is --seed)")
+    rule = OPINION_PARAMS["test_adjust"]
+    audit.add_argument("--test-adjust", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
     rule = OPINION_PARAMS["performance"]
     audit.add_argument("--performance", default=rule.default, choices=rule.choices,
                        help=common.choices_help(rule) + "; the measures on ratings (POPQUORN 1-5, CSC 1-6, ConvAbuse "

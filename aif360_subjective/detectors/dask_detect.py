@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._dask import check_workers
 from .._labels import cell_codes
 from .._validation import check_choice
 from ._validation import _eq_array, check_labels
@@ -95,27 +96,6 @@ def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weigh
             ("patterns_from", patterns_from, "the patterns are mined from the Dask collection itself")):
         if value is not None:
             _refuse(name, value, why, shown=f"<{type(value).__name__}>")
-
-
-def check_workers() -> None:
-    """With a distributed client active, make sure every worker can import this package (the tasks of the
-    analysis run its functions there); the synchronous and threaded schedulers run in this process.
-
-    Raises:
-        ImportError: naming the workers that cannot import ``aif360_subjective``.
-    """
-    try:
-        from distributed import get_client
-        client = get_client()
-    except (ImportError, ValueError):  # no distributed, or no client: the tasks run here
-        return
-    # a lambda travels by value (no import of this package on the worker to unpickle it)
-    found = client.run(lambda: __import__("importlib.util").util.find_spec("aif360_subjective") is not None)
-    missing = sorted(w for w, ok in found.items() if not ok)
-    if missing:
-        raise ImportError(f"the Dask workers {missing} cannot import aif360_subjective: install the package on "
-                          "every worker (pip install 'aif360-subjective[dask]' in the workers' environment, or "
-                          "client.upload_file / a PipInstall plugin) before a Dask analysis")
 
 
 def _as_series(y: Any, name: str) -> Any:
@@ -715,7 +695,7 @@ def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 
                          patterns_from=patterns_from, permutation=permutation)
     X, t, p = align(X, y_true, y_pred)
     X = _check_frame(X)
-    check_workers()
+    check_workers()  # a cluster whose workers lack the package fails here, not inside a task
     opts = check_analysis_options(X._meta, discovery=discovery, **options)  # noqa: SLF001 - Dask's empty frame of the dtypes
     summary = summarise(X, t, p)
     _check_summary(summary, X)

@@ -51,8 +51,8 @@ import pandas as pd
 
 from aif360_subjective._labels import FN, FP, TN, TP, cell_codes, confusion_counts, majority_vote, vote_counts
 
-from .._dask import require_dask
-from .._dask._partitions import add_frames, by_item, id_range, items_are_local, tree_reduce
+from .._dask import check_workers, require_dask
+from .._dask._partitions import add_frames, by_item, id_kind, id_range, items_are_local, tree_reduce
 from .._validation import duplicate_pairs_error
 from .annotations import (
     MAX_ERROR_CELLS,
@@ -195,6 +195,8 @@ def opinion_options(
     Raises:
         TypeError: an input that is not a Dask Series; a bad option type.
         ValueError: a bad option value, or an option not supported on Dask (:data:`UNSUPPORTED`).
+        RuntimeError: a distributed cluster with a worker that cannot import this package or runs another
+            version (:func:`~aif360_subjective._dask.check_workers`).
     """
     require_dask()
     _check_inputs(y_true, y_pred, item_ids, annotator_ids)
@@ -220,6 +222,7 @@ def opinion_options(
                                              or not _is_default(getattr(options, f.name), f.default)):
             raise ValueError(f"option {f.name}={getattr(options, f.name)!r} is not supported on Dask; leave it "
                              f"at its default or compute on pandas")
+    check_workers()  # a distributed cluster: every worker must import this package
     return options
 
 
@@ -318,6 +321,7 @@ def _partition_counts(df: pd.DataFrame, pos_label: Any, tie: str, values: tuple[
     view = _views(df, pos_label, rating)
     out["labels"], out["bad_ratings"] = view["labels"], view["bad"]
     out["range"] = id_range(df["item"].to_numpy())
+    out["kind"] = id_kind(df["item"].to_numpy())
     out["errors"] = pd.DataFrame()
     zero = ("n_items", "n_tie_items", "n_tie_annotations", "n_resolved_tie_items")
     if any(missing.values()) or any(view["bad"].values()) or not len(df):
@@ -378,7 +382,7 @@ def _combine(parts: list[dict]) -> dict:
         "duplicates": (sum(d[0] for d in dups), *_first_row(dups)[1:]) if dups else None,
         "value_range": (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
         # range and length of every original partition (a few tuples), for the locality check
-        "parts": [{"range": p["range"], "n_rows": p["n_rows"]} for p in flat],
+        "parts": [{"range": p["range"], "n_rows": p["n_rows"], "kind": p["kind"]} for p in flat],
         "table": add_frames([p["table"] for p in parts]),
         "labels": (labels_t, labels_p),
         "missing": missing,
@@ -460,7 +464,7 @@ def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any
     _check_data(res, pos_label)  # before a shuffle: bad data costs one pass, not two
     shuffled = not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]])
     if shuffled:
-        frame = by_item(frame, "item")
+        frame = by_item(frame, "item", [p["kind"] for p in res["parts"]])
         res = _counts(frame, pos_label, tie, values, rating)
         _check_pairs(res)  # a pair split over partitions shows only once its item's rows are together
     res["shuffled"] = shuffled

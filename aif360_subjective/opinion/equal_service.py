@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import optimize, special, stats
 
 from .._deprecation import moved_names
 from .._labels import TN, TP, cell_codes, confusion_counts, ratio
@@ -60,7 +60,16 @@ from .core import unit_performance as _unit_performance
 from .design import DesignChecks, count_note, design_checks
 from .groups import assign_bins, enforce_min_group_size
 from .options import ADJUSTMENTS, ExclusionTestOptions, check_test_options
-from .studentized import contrasts, group_moments, omnibus_and_max_t, unit_columns
+from .studentized import (
+    contrast_df,
+    contrasts,
+    group_moments,
+    normal_equivalent,
+    omnibus_and_max_t,
+    omnibus_tail,
+    t_from_normal,
+    unit_columns,
+)
 from .verdict import p_value_text
 
 if TYPE_CHECKING:
@@ -227,22 +236,14 @@ def critical_value(null: np.ndarray, exact: bool, alpha: float) -> float:
     return c + 1e-9 * max(1.0, abs(c))
 
 
-def permutation_test(
-    patterns: np.ndarray,
-    data: np.ndarray,
-    n_groups: int,
-    statistic: Callable[[np.ndarray], np.ndarray],
-    *,
-    n_permutations: int,
-    rng: np.random.Generator,
-) -> tuple[float, float, int, bool]:
-    """Permutation test of exchangeable annotators (:func:`permutation_distribution` with one statistic).
+def permutation_test(patterns: np.ndarray, *args: Any, **kwargs: Any) -> tuple[float, float, int, bool]:
+    """Permutation test of exchangeable annotators: :func:`permutation_distribution` (same arguments) with one
+    statistic.
 
     Returns:
         tuple: ``(observed statistic, p-value, arrangements used, exact)``.
     """
-    observed, null, exact = permutation_distribution(patterns, data, n_groups, statistic,
-                                                     n_permutations=n_permutations, rng=rng)
+    observed, null, exact = permutation_distribution(patterns, *args, **kwargs)
     obs = float(observed[0])
     if len(patterns) < 2 or not np.isfinite(obs):
         return obs, np.nan, 0, False
@@ -290,12 +291,11 @@ NULL_EXCHANGEABLE = ("annotators are exchangeable across the groups (the group l
                      "without changing the distribution of their values)")
 NULL_STUDENTIZED = ("every group's annotators have the same expected value; their values may be noisier for "
                     "annotators with fewer annotations (studentized permutation test: exact when annotators are "
-                    "exchangeable, approximately valid when only their counts differ)")
+                    "exchangeable, approximately valid when only their counts differ; the p-value is the larger "
+                    "of the permutation's and Welch's corrected F's)")
 
 #: Measures that are a mean over one score per annotation: their noise within a unit is known from its annotations.
 _PER_ANNOTATION = ("accuracy", "mae", "within_one")
-#: z of 80% power (one-sided), for the detectable gap.
-_Z_POWER = {0.8: 0.8416212335729143}
 
 
 @dataclass(frozen=True)
@@ -335,7 +335,9 @@ class ExclusionTest:
             index ``group``; ``n_annotators``, ``value`` (the group's mean in the test: the performance, or with
             ``adjust="items"`` the mean difference from the item's other annotations), ``rest``, ``gap`` (served
             worse when positive: the rest minus the group, or the group minus the rest for lower-is-better
-            measures), ``se``, ``t`` and ``p_adjusted`` (max-T over the groups: family-wise over them).
+            measures), ``se``, ``t``, ``df`` (Satterthwaite's degrees of freedom of ``se``), ``p_adjusted`` (max-T
+            over the groups of each ``|t|``'s normal equivalent: family-wise over them) and ``binomial_coef``
+            (``sum_i 1/n_i / k_g^2`` for a 0/1 score, for the detectable gap; NaN otherwise).
         design_notes: caveats of the design (:func:`~aif360_subjective.opinion.design.design_checks`).
     """
 
@@ -389,31 +391,68 @@ class ExclusionTest:
             return float("nan")
         return critical_value(self.max_t_null, self.exact, alpha)
 
+    def _critical_t(self, alpha: float) -> pd.Series:
+        """Each group's critical ``|t|``: the max-T critical value (a normal value) on the group's degrees of
+        freedom (NaN when no value reaches ``alpha``)."""
+        assert self.group_tests is not None
+        c = self._critical(alpha)
+        if not np.isfinite(c):
+            return pd.Series(np.nan, index=self.group_tests.index)
+        n = len(self.group_tests)
+        df = self.group_tests["df"].to_numpy(np.float64) if "df" in self.group_tests else np.full(n, np.inf)
+        return pd.Series(t_from_normal(max(c, 0.0), df), index=self.group_tests.index)
+
     def groups(self, alpha: float = 0.05) -> pd.DataFrame | None:
         """:attr:`group_tests` with ``ci_low``/``ci_high``: the gap's simultaneous ``1 - alpha`` interval over the
-        groups (from the max-T critical value ``c``: ``gap -/+ c se``), and ``significant`` (``p_adjusted <=
-        alpha``, which holds exactly when the interval excludes 0). None without group tests."""
+        groups (from the max-T critical value, on each group's degrees of freedom ``c_g``: ``gap -/+ c_g se``), and
+        ``significant`` (``p_adjusted <= alpha``, which holds exactly when the interval excludes 0). None without
+        group tests."""
         if self.group_tests is None:
             return None
-        c = self._critical(alpha)
         out = self.group_tests.copy()
-        half = (c * out["se"]) if np.isfinite(c) else np.nan
+        half = self._critical_t(alpha) * out["se"]
         out["ci_low"], out["ci_high"] = out["gap"] - half, out["gap"] + half
         out["significant"] = out["p_adjusted"] <= alpha
         return out
 
     def detectable_gap(self, alpha: float = 0.05, power: float = 0.8) -> pd.Series | None:
         """The gap each group would need, against the rest, to be found (named by the max-T test at ``alpha``)
-        with probability ``power``: ``(c + z_power) se_g`` (normal approximation of ``t_g`` around its mean
-        ``gap / se_g``; checked by simulation in ``benchmarks/equal_service_designs.py``). None without group tests
-        or when no gap could reach ``alpha``."""
-        if self.group_tests is None or power not in _Z_POWER and not 0.5 <= power < 1:
+        with probability ``power``.
+
+        ``d = (c_g + t_power) se_g``, with ``c_g`` the group's critical ``|t|`` (:meth:`groups`) and ``t_power`` the
+        ``power`` quantile of Student's t on the group's degrees of freedom. For a 0/1 score (accuracy,
+        "within_one", without the item adjustment) a group served ``d`` worse is also noisier or less noisy: its
+        mean's variance moves by ``h_g (d (2 p - 1) - d^2)`` (``h_g = sum_i 1/n_i / k_g^2``, ``p`` the rest's
+        value), giving the standard error ``s(d)``. Then ``d`` is the larger of the roots of ``d = (c_g + t_power)
+        s(d)`` (the benchmark's calibration: 79 % found where it planted this gap) and of ``d = c_g se_g + t_power
+        s(d)`` (the test divides by its own ``se_g``: this one says when a group of one or two annotators could not
+        show any gap), both quadratics in ``d``. Checked by simulation in ``benchmarks/equal_service_designs.py``.
+
+        Returns:
+            pandas.Series or None: None without group tests or when no gap could reach ``alpha``.
+        """
+        if self.group_tests is None or not 0.5 <= power < 1:
             return None
-        c = self._critical(alpha)
-        if not np.isfinite(c):
+        c_t = self._critical_t(alpha).to_numpy(np.float64)
+        if not np.isfinite(c_t).any():
             return None
-        z = _Z_POWER.get(power, float(stats.norm.ppf(power)))
-        return ((max(c, 0.0) + z) * self.group_tests["se"]).rename("detectable_gap")
+        g = self.group_tests
+        df = g["df"].to_numpy(np.float64) if "df" in g else np.full(len(g), np.inf)
+        t_pow = special.stdtrit(np.minimum(df, 1e12), power)
+        se = g["se"].to_numpy(np.float64)
+        h = g["binomial_coef"].to_numpy(np.float64) if "binomial_coef" in g else np.zeros(len(g))
+        h = np.where(np.isfinite(h), h, 0.0)
+        tilt = 2.0 * np.clip(g["rest"].to_numpy(np.float64), 0.0, 1.0) - 1.0
+        q2 = (c_t + t_pow) ** 2
+        d_alt = _larger_root(1.0 + q2 * h, q2 * h * tilt / 2.0, -q2 * se**2)
+        d_own = _larger_root(1.0 + t_pow**2 * h, c_t * se + t_pow**2 * h * tilt / 2.0, (c_t**2 - t_pow**2) * se**2)
+        return pd.Series(np.fmax(d_alt, d_own), index=g.index, name="detectable_gap")
+
+
+def _larger_root(lead: np.ndarray, half_b: np.ndarray, const: np.ndarray) -> np.ndarray:
+    """The larger root of ``lead d^2 - 2 half_b d + const = 0`` (a double root where the discriminant is
+    negative by rounding)."""
+    return np.asarray((half_b + np.sqrt(np.maximum(half_b**2 - lead * const, 0.0))) / lead, dtype=np.float64)
 
 
 def _statistic_for(result: OpinionExclusionResult, name: str) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:
@@ -528,16 +567,20 @@ def _studentized_stat(within: float | None) -> Callable[[np.ndarray], np.ndarray
 
 
 def _group_tests(sums: np.ndarray, within: float | None, labels: pd.Index, higher: bool, max_null: np.ndarray,
-                 exact: bool) -> pd.DataFrame:
+                 exact: bool, binomial: bool = False) -> pd.DataFrame:
     """Each group against the rest on the data's own arrangement (:func:`studentized.contrasts`)."""
     mom = group_moments(sums[None], within=within)
     rest, se, t = (a[0] for a in contrasts(mom))
+    df = contrast_df(mom)[0]
     mean = mom.mean[0]
     gap = (rest - mean) if higher else (mean - rest)
     signed_t = t if higher else -t
-    p = tail_p(np.abs(t), max_null, exact)
+    p = tail_p(normal_equivalent(t, df), max_null, exact)
     return pd.DataFrame({"n_annotators": mom.k[0].astype(np.int64), "value": mean, "rest": rest, "gap": gap,
-                         "se": se, "t": signed_t, "p_adjusted": p}, index=labels)
+                         "se": se, "t": signed_t, "df": df, "p_adjusted": p}, index=labels).assign(
+        # the coefficient of one annotation's variance in the group mean's variance, for the detectable gap of a
+        # 0/1 score (its variance p (1 - p) changes with the gap)
+        binomial_coef=ratio(sums[:, 2], sums[:, 1] ** 2) if binomial else np.nan)
 
 
 def _cannot_decide(n_units: int, n_groups_used: int, k_max: int, design: DesignChecks | None) -> str:
@@ -569,7 +612,10 @@ def exclusion_test(
     The default statistic is studentized (:mod:`~aif360_subjective.opinion.studentized`): it stays valid when the
     groups' annotators hold different numbers of annotations, and it also tests every group against the rest with
     a max-T adjustment (``group_tests``), which is what lets the verdict name a group. Pooled groups
-    (``aggregate="pooled"``) use the size-weighted statistic ("between"), with a note.
+    (``aggregate="pooled"``) use the size-weighted statistic ("between"), with a note: a pooled value of a
+    count-based measure is not a mean over annotators, so the studentized variance does not apply; weighing each
+    annotator by its annotations, it held its level with light and heavy annotators (0.3 % and 5.2 % at 5 %,
+    ``benchmarks/equal_service_designs.py``, rows "pooled groups").
 
     Args:
         result: an analysis (from either face).
@@ -662,10 +708,14 @@ def exclusion_test(
             rng=rng)
         obs = float(observed[0])
         p = float(tail_p(obs, null[:, 0], exact)[0]) if len(null) else float("nan")
+        # valid if either is: the permutation (exact for exchangeable annotators) or Welch's corrected F (which
+        # allows for the noise of the fitted variances, which permuting the annotators does not reproduce)
+        p = float(np.fmax(p, omnibus_tail(obs, int(np.count_nonzero(np.bincount(group[keep], minlength=n_groups))))))
         used = len(null)
         max_null = null[:, 1]
         sums = _group_sums(group[keep][None, :, None], data, n_groups)[0]
-        group_tests = _group_tests(sums, within, table.index, opts.higher_is_better, max_null, exact)
+        group_tests = _group_tests(sums, within, table.index, opts.higher_is_better, max_null, exact,
+                                   binomial=measure in ("accuracy", "within_one") and adjust == "none")
         method = f"studentized permutation of {unit_word} across groups" + (
             ", each annotation compared with the other annotations of its item" if adjust == "items" else "")
         if within is None:
@@ -696,9 +746,12 @@ def exclusion_test(
         null_text = NULL_EXCHANGEABLE
         smallest = smallest_p(null[:, 0], exact) if finite else float("nan")
     count_text = count_note(table.index, group[keep], unit_n[keep])
+    if count_text and name == "studentized":  # the null is then not "exchangeable annotators": say which it is
+        count_text = (count_text.split(":")[0] + ": the test's null is that every group's annotators have the "
+                      "same expected value, a light annotator's value being noisier (not that annotators are "
+                      "exchangeable); the studentized statistic allows for it")
     if count_text:
-        notes.append(count_text if name != "studentized" else count_text.split(":")[0] + ": the studentized "
-                     "statistic allows for it (a light annotator's value is noisier)")
+        notes.append(count_text)
     if opts.grouping == "discovered":
         notes.append("the groups were found by clustering the annotators' own labels (ADR, positive share), the "
                      "labels their performance is scored on: like ADR bins fitted on the same annotations, this "
@@ -709,7 +762,7 @@ def exclusion_test(
     sizes = np.bincount(group[keep], minlength=n_groups)
     n_used = int(np.count_nonzero(sizes))
     # what changes how the p-value reads is said aloud (the command line prints warnings as notes)
-    for text in ([count_text] if count_text and name != "studentized" else []) + [
+    for text in ([count_text] if count_text else []) + [
             n for n in (design.notes if design is not None else ()) if n.startswith("the groups labelled partly")]:
         warnings.warn(text, UserWarning, stacklevel=2)
     return ExclusionTest(
@@ -895,6 +948,8 @@ def cross_fitted_test(
         obs = float(observed[0])
         ok = len(null) > 0 and np.isfinite(obs)
         p = float(tail_p(obs, null[:, 0], exact)[0]) if ok else float("nan")
+        if ok and name == "studentized":  # as in exclusion_test: the permutation's and Welch's p, the larger
+            p = float(np.fmax(p, omnibus_tail(obs, int(np.count_nonzero(np.bincount(codes[keep]))))))
         outcomes.append((obs, p, len(null) if ok else 0, bool(exact and ok)))
         smallest.append(min(1.0, 2.0 * smallest_p(null[:, 0], exact)) if ok else float("nan"))
     ps = [o[1] for o in outcomes]

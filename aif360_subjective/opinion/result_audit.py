@@ -129,14 +129,22 @@ class ResultAudit:
         return self.unfairness()
 
     def verdict(self, ci: float = 0.95, n_boot: int = 1000, random_state: Any = None,
-                n_permutations: int = 9999) -> str:  # noqa: ARG002 - the result's test was run with its own
+                n_permutations: int = 9999, adjust: str | None = None) -> str:  # noqa: ARG002 - the result's test
         """The verdict sentence of the result's test of equal service, with the intervals at ``ci``.
 
+        ``adjust`` (None: the result's own) must be the item adjustment the result's test was run with
+        (``opinion_exclusion(..., test_adjust=)``): the result carries one test.
+
         Raises:
-            ValueError: the result carries no test (``opinion_exclusion(..., ci=0.95)`` or ``test=True`` runs it).
+            ValueError: the result carries no test (``opinion_exclusion(..., ci=0.95)`` or ``test=True`` runs it),
+                or ``adjust`` differs from its test's.
         """
-        if self.result.exclusion_test is None:
+        test = self.result.exclusion_test
+        if test is None:
             raise ValueError("this result carries no test of equal service: call opinion_exclusion(..., ci=0.95) "
                              "or test=True")
+        if adjust is not None and adjust != test.adjust:
+            raise ValueError(f"adjust={adjust!r}, but this result's test was run with test_adjust={test.adjust!r}: "
+                             f"call opinion_exclusion(..., test_adjust={adjust!r})")
         bare = dataclasses.replace(self.result, group_table=self.group_performance())
         return verdict_sentence(with_intervals(bare, self._intervals(ci, n_boot, random_state, "both")))

@@ -141,7 +141,7 @@ def _pooled_accuracy(m: OpinionAudit) -> float:
 
 
 def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, random_state: Any,
-                     prefix: str) -> tuple[list[str], list[str], dict[str, str]]:
+                     prefix: str, test_adjust: str = "none") -> tuple[list[str], list[str], dict[str, str]]:
     perf = m.performance_name()
     table = m.group_performance() if ci is None else m.group_performance(ci=ci, n_boot=n_boot,
                                                                          random_state=random_state)
@@ -182,7 +182,9 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
                      f"{abs(float(b['performance']) - float(w['performance'])):.3f} is more than chance.")
     else:
         # the test of equal service decides, in its own words (one verdict logic: the analysis')
-        lines.append(f"Test of equal service: {m.verdict(ci=ci, n_boot=n_boot, random_state=random_state)}.")
+        verdict = (m.verdict(ci=ci, n_boot=n_boot, random_state=random_state) if test_adjust == "none" else
+                   m.verdict(ci=ci, n_boot=n_boot, random_state=random_state, adjust=test_adjust))  # else its own
+        lines.append(f"Test of equal service: {verdict}.")
     u = m.unfairness()
     if ci is not None:
         ui = m.unfairness_ci(ci=ci, n_boot=n_boot, random_state=random_state)
@@ -208,7 +210,7 @@ def _one_model_lines(name: str, m: OpinionAudit, ci: float | None, n_boot: int, 
 
 
 def opinion_answer(metrics: Any, *, ci: float | None = 0.95, n_boot: int = 1000,
-                   random_state: Any = 0) -> Answer:
+                   random_state: Any = 0, test_adjust: str = "none") -> Answer:
     """The answer block of an opinion-exclusion audit of one or several models.
 
     For each model: the worst-served group with its interval and the best-served one; whether any group is
@@ -223,6 +225,7 @@ def opinion_answer(metrics: Any, *, ci: float | None = 0.95, n_boot: int = 1000,
         ci: confidence level of the intervals; None = the raw figures (no comparison can then be made).
         n_boot: bootstrap replicates.
         random_state: seed of the bootstrap (the same as the report's, so the figures agree).
+        test_adjust: the item adjustment of the test of equal service behind the verdict ("none" or "items").
 
     Returns:
         Answer: the sentences, caveats and key figures.
@@ -237,7 +240,8 @@ def opinion_answer(metrics: Any, *, ci: float | None = 0.95, n_boot: int = 1000,
     facts: dict[str, str] = {}
     several = len(models) > 1
     for name, m in models.items():
-        ls, cs, fs = _one_model_lines(name, m, ci, n_boot, random_state, f"{name}: " if several else "")
+        ls, cs, fs = _one_model_lines(name, m, ci, n_boot, random_state, f"{name}: " if several else "",
+                                      test_adjust)
         lines += ls
         caveats += [c for c in cs if c not in caveats]
         if not several:

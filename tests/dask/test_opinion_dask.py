@@ -468,3 +468,53 @@ def test_crossed_bootstrap_is_refused_on_dask(data, scheduler):
     with pytest.raises(ValueError, match="bootstrap_levels='crossed' resamples items and needs the annotation rows"):
         M.opinion_exclusion(*a, **kw, grouping="demographic", annotators=annotators, attributes="age_group",
                             ci=0.95, n_boot=100, bootstrap_levels="crossed", warn_group_size=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# column types that differ between partitions; Series whose divisions are unknown
+# ---------------------------------------------------------------------------------------------
+def _typed_partitions(pdf):
+    """Two partitions whose id columns have different types: int items and annotators in the first, strings in
+    the second (as CSV blocks or files typed one by one); annotator 3 appears as 3 in one and "3" in the other."""
+    items = np.sort(pdf["item"].unique())
+    a = pdf[pdf["item"].isin(items[:150])].copy()
+    b = pdf[pdf["item"].isin(items[150:300])].copy()
+    b["item"] = "i" + b["item"].astype(str)
+    b["annotator"] = b["annotator"].astype(str)
+    whole = pd.concat([a.astype({"item": object, "annotator": object}), b], ignore_index=True)
+    ddf = dd.from_delayed([dask.delayed(a.reset_index(drop=True)),
+                           dask.delayed(b.reset_index(drop=True).set_axis(range(len(a), len(a) + len(b))))],
+                          meta=a.iloc[:0], verify_meta=False)
+    return ddf, whole
+
+
+@pytest.mark.parametrize("grouping", ["adr", "ambiguity"])
+def test_id_types_differing_between_partitions(data, scheduler, grouping):
+    """Ids typed differently per partition are the ids of the concatenated (object) column, as on pandas: 3 and
+    "3" are two annotators on both paths."""
+    _, pdf, _, _ = data
+    ddf, whole = _typed_partitions(pdf)
+    assert {type(v) for v in whole["annotator"]} == {int, str}
+    a, kw = _args(ddf)
+    r_dask = M.opinion_exclusion(*a, **kw, grouping=grouping, bins=3)
+    a, kw = _args(whole)
+    r_pd = M.opinion_exclusion(*a, **kw, grouping=grouping, bins=3)
+    assert_same(r_pd, r_dask)
+    assert len(r_dask.disagreement_rates) == whole["annotator"].nunique()
+
+
+def test_unknown_divisions(data, scheduler):
+    """Series of two collections whose divisions are unknown: paired partition by partition when their rows match
+    (the same file read twice), refused with the row-for-row error when they do not (another row order)."""
+    _, pdf, _, _ = data
+    one = dd.from_pandas(pdf, npartitions=3, sort=False).clear_divisions()
+    same = dd.from_pandas(pdf, npartitions=3, sort=False).clear_divisions()
+    other = dd.from_pandas(pdf.sample(frac=1.0, random_state=0), npartitions=3, sort=False).clear_divisions()
+    assert not one.known_divisions
+    r_dask = M.opinion_exclusion(one["label"], same["prediction"], item_ids=one["item"],
+                                 annotator_ids=same["annotator"])
+    a, kw = _args(pdf)
+    assert_same(M.opinion_exclusion(*a, **kw), r_dask)
+    with pytest.raises(ValueError, match=r"y_pred and y_true do not match row for row in a partition \(\d+ vs \d+ "
+                                         r"rows, different index\)"):
+        M.opinion_exclusion(one["label"], other["prediction"], item_ids=one["item"], annotator_ids=one["annotator"])

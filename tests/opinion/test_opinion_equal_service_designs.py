@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import optimize, stats
 
 from aif360_subjective.opinion.design import design_checks
 from aif360_subjective.opinion.equal_service import critical_value, item_residuals, smallest_p, tail_p
@@ -45,8 +46,11 @@ def test_studentized_statistic_by_hand():
     # within-annotator variance of one annotation, pooled: sum n x (1 - x) / sum (n - 1)
     within = (10 * .8 * .2 + 10 * .6 * .4 + 20 * .5 * .5 + 20 * .7 * .3 + 20 * .6 * .4) / (9 + 9 + 19 * 3)
     assert within == pytest.approx(0.24)
-    # a = max(0, (sum_g k/(k-1) SS_g - within * sum 1/n) / N): SS_A = .02, SS_B = .02 -> (.04 + .03 - .24 * .35) < 0
+    # a (DerSimonian-Laird, weights n): A: weighted mean .7, sum n (x - .7)^2 = .2, S1 - S2/S1 = 20 - 200/20 = 10;
+    # B: mean .6, .4, 60 - 1200/60 = 40 -> (.2 + .4 - .24 * (1 + 2)) / 50 < 0
     a = 0.0
+    # its variance: 2 (a^2 S2 + 2 a b S1 + b^2 (N - G)) / 50^2 with a = 0
+    noise_a = 2 * within**2 * 3 / 50**2
     model_a, model_b = (a * 2 + within * 0.2) / 4, (a * 3 + within * 0.15) / 9
     welch_a, welch_b = 0.02 / 2, 0.02 / 6
     prior = 1000.0  # blend with k - 1 and 1,000 degrees of freedom (studentized.PRIOR_DF)
@@ -55,11 +59,23 @@ def test_studentized_statistic_by_hand():
     w = np.array([1 / var_a, 1 / var_b])
     m = np.array([0.7, 0.6])
     centre = (w * m).sum() / w.sum()
-    assert t.statistic_name == "studentized" and t.statistic == pytest.approx((w * (m - centre) ** 2).sum())
+    welch_t = (w * (m - centre) ** 2).sum()
+    # Welch's correction with 2 groups: F = T on (1, 1 / lambda) degrees of freedom, lambda = sum_g (1 - w_g/W)^2
+    # / df_g, df_g = 2 V_g^2 k_g^2 / Var(a); the statistic is the chi-square (1 df) value of the same tail
+    lam = sum((1 - w[i] / w.sum()) ** 2 * noise_a / k**2 / (2 * v**2) for i, (k, v) in enumerate([(2, var_a),
+                                                                                                  (3, var_b)]))
+    equivalent = stats.chi2.isf(stats.f.sf(welch_t, 1, 1 / lam), 1)
+    assert equivalent < welch_t  # the noise of the fitted variance makes the same T less extreme
+    assert t.statistic_name == "studentized" and t.statistic == pytest.approx(equivalent, rel=1e-6)
     g = t.group_tests
     se = np.sqrt(var_a + var_b)  # the rest of A is B, whose mean's variance is V_B (and the other way round)
     assert g.loc["A", "se"] == pytest.approx(se) and g.loc["B", "se"] == pytest.approx(se)
     assert g.loc["A", "gap"] == pytest.approx(-0.1) and g.loc["A", "t"] == pytest.approx(-0.1 / se)
+    # Satterthwaite: the contrast's variance holds a with the coefficient 1/2 + 1/3
+    df = 2 * se**4 / (noise_a * (1 / 2 + 1 / 3) ** 2)
+    assert g.loc["A", "df"] == pytest.approx(df) and g.loc["B", "df"] == pytest.approx(df)
+    # the parametric p of the omnibus is a floor under the permutation p (valid if either is)
+    assert t.p_value >= stats.f.sf(welch_t, 1, 1 / lam) - 1e-12
     assert g.loc["B", "gap"] == pytest.approx(0.1) and g.loc["B", "rest"] == pytest.approx(0.7)
     # 10 arrangements of 2 + 3 annotators, enumerated
     assert t.exact and t.n_permutations == 10 and t.smallest_p == pytest.approx(0.1)
@@ -120,9 +136,13 @@ def test_counts_that_differ_are_noted():
     note = [n for n in t.notes if n.startswith("the groups' annotation counts differ")]
     assert note and "in light" in note[0] and "in heavy" in note[0] and "can reject too often" in note[0]
     assert "annotators are exchangeable" in t.null_hypothesis
-    s = _quiet(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99).exclusion_test
+    with pytest.warns(UserWarning, match="the groups' annotation counts differ .*: the test's null is that every "
+                      "group's annotators have the same expected value, a light annotator's value being noisier "
+                      r"\(not that annotators are exchangeable\)"):
+        s = opinion_exclusion(y, p, item_ids=items, annotator_ids=ann, grouping=groups, test=True, n_permutations=99,
+                              warn_group_size=0).exclusion_test
     assert any("studentized statistic allows for it" in n for n in s.notes)
-    assert "same expected value" in s.null_hypothesis
+    assert "same expected value" in s.null_hypothesis and "Welch's corrected F" in s.null_hypothesis
 
 
 # ------------------------------------------------------------------ designs that cannot answer
@@ -295,8 +315,22 @@ def test_no_evidence_says_what_gap_could_have_been_found_and_names_each_unfairne
     t = res.exclusion_test
     assert t.p_value > 0.05
     mdg = t.detectable_gap(0.05)
-    c = critical_value(t.max_t_null, t.exact, 0.05)
-    assert mdg.to_numpy() == pytest.approx(((c + 0.8416212335729143) * t.group_tests["se"]).to_numpy())
+    c = critical_value(t.max_t_null, t.exact, 0.05)  # a normal value: each group's |t| as its normal equivalent
+    g = t.group_tests
+    df, se, h, p_rest = (g[col].to_numpy() for col in ("df", "se", "binomial_coef", "rest"))
+    c_t = stats.t.ppf(stats.norm.cdf(c), df)  # the group's critical |t| on its degrees of freedom
+    t80 = stats.t.ppf(0.8, df)
+    assert h == pytest.approx(np.full(len(g), 10 * (1 / 60) / 10**2))  # sum_i 1/n_i / k^2: 10 annotators of 60
+    for i in range(len(g)):  # d = (c + t80) s(d) and d = c se + t80 s(d), s(d)^2 = se^2 + h (d (2p - 1) - d^2)
+        c_i, t_i, se_i, h_i, p_i = c_t[i], t80[i], se[i], h[i], p_rest[i]
+
+        def s_of(d, se_i=se_i, h_i=h_i, p_i=p_i):
+            return np.sqrt(se_i**2 + h_i * (d * (2 * p_i - 1) - d**2))
+
+        d_alt = optimize.brentq(lambda d, c=c_i, t=t_i, f=s_of: d - (c + t) * f(d), 1e-9, p_i)
+        d_own = optimize.brentq(lambda d, c=c_i, t=t_i, e=se_i, f=s_of: d - c * e - t * f(d), c_i * se_i, p_i)
+        assert mdg.iloc[i] == pytest.approx(max(d_alt, d_own), rel=1e-9)
+        assert d_alt > (c_i + t_i) * se_i  # accuracy 0.8 served worse is noisier (p (1 - p) grows)
     sentence = res.verdict()
     assert sentence.startswith(f"no evidence that any group is served worse (across-groups test, p = {t.p_value:.2g}); "
                                f"with these annotators a gap of {mdg.max():.2f} or more between any one group and the "
@@ -366,7 +400,7 @@ def test_real_wikipedia_sample_warns(shared_data):
 
 def test_detectable_gap_larger_than_possible_is_counted_not_quoted():
     # a group of one annotator with 2 annotations beside well-covered groups: its detectable gap exceeds any possible
-    correct = {f"h{i}": (int(r), 200) for i, r in enumerate(np.linspace(110, 130, 16))}
+    correct = {f"h{i}": (int(r), 200) for i, r in enumerate(np.linspace(50, 70, 16))}  # accuracy about 0.3
     correct |= {"l0": (1, 2)}
     groups = pd.Series({a: ("L" if a.startswith("l") else f"H{int(a[1:]) % 2}") for a in correct})
     y, p, items, ann = _per_annotator(correct)
