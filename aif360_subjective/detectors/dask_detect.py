@@ -50,6 +50,7 @@ from .cell_counts import CellCounter
 from .clustering import as_generator
 from .dask_counts import keyed_partition_counts, partition_codes, tree_sum
 from .dask_summary import TableSummary, exact_quantiles, summarise
+from .keyed_permutation import mix64
 from .maxt import MaxTResult
 from .options import AnalysisOptions, check_analysis_options
 from .pattern_mining import Items, PatternText, check_min_support, range_items, value_items
@@ -269,16 +270,6 @@ def _radix(items: Items) -> np.ndarray:
                      for c in range(len(items.columns))], dtype=np.int64)
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser: a 64-bit hash of each uint64 (Steele, Lea and Flood, OOPSLA 2014)."""
-    with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        out: np.ndarray = z ^ (z >> np.uint64(31))
-        return out
-
-
 def _chunks(h: np.ndarray) -> np.ndarray:
     """(n, 4) 16-bit pieces of uint64 hashes, as float64 (their sums stay exact below 2^53)."""
     return np.column_stack([((h >> np.uint64(16 * k)) & np.uint64(0xFFFF)).astype(np.float64) for k in range(4)])
@@ -286,7 +277,7 @@ def _chunks(h: np.ndarray) -> np.ndarray:
 
 def _row_hashes(start: int, n: int) -> np.ndarray:
     pos = np.arange(start, start + n, dtype=np.uint64)
-    return np.hstack([_chunks(_splitmix64(pos ^ np.uint64(key))) for key in _HASH_KEYS[:2]])
+    return np.hstack([_chunks(mix64(pos ^ np.uint64(key))) for key in _HASH_KEYS[:2]])
 
 
 def _unchunk(sums: np.ndarray) -> np.ndarray:
@@ -578,7 +569,7 @@ def _sample_bits(frame: pd.DataFrame, start: int, items: Items, lo: np.ndarray, 
     """Packed membership (sample rows / 8, patterns) of the partition's rows whose position hash falls below
     ``threshold`` (a seeded sample, the same for any partitioning)."""
     pos = np.arange(start, start + len(frame), dtype=np.uint64)
-    chosen = np.flatnonzero(_splitmix64(pos ^ np.uint64(_HASH_KEYS[2])) < threshold)
+    chosen = np.flatnonzero(mix64(pos ^ np.uint64(_HASH_KEYS[2])) < threshold)
     codes = partition_codes(frame.iloc[chosen], items)
     member = np.all((codes[:, None, :] >= lo[None]) & (codes[:, None, :] < hi[None]), axis=2)
     # whole bytes per partition: pad with rows in no pattern (they never make a pair look nested)
