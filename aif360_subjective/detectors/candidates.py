@@ -1,7 +1,8 @@
 """Candidate subgroups as families: one protocol for a kind of candidate, and the families of one analysis.
 
-A **family** is one kind of candidate (the clusters, their entropy patterns, the mined patterns; later the
-annotator groups of issue 29 or a family counted over Dask partitions). It knows its candidates' rows and how to
+A **family** is one kind of candidate (the clusters, their entropy patterns, the mined patterns, or the mined
+patterns of a Dask collection, :class:`~.dask_detect.DaskPatterns`, counted per partition; later the annotator
+groups of issue 29). It knows its candidates' rows and how to
 describe them, never the outcome: :class:`CandidateFamily` is everything the significance functions
 (:mod:`~aif360_subjective.detectors.significance`) and the report ask of it. Adding a kind is adding one class
 that has these members (and listing it in :data:`FAMILY_CLASSES` so that its name is a valid ``kind``).
@@ -239,6 +240,18 @@ class Candidates:
                 out[here] = f.bits()[positions[here] - start]
         return out
 
+    def counted_containment(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The nesting of the candidates at ``positions`` (as :func:`~.redundancy.containment`) when their one
+        family keeps no row bitsets and counts it instead (``containment``: the Dask-counted patterns); None when
+        the bitsets answer."""
+        counts = [getattr(f, "containment", None) for f in self.families]
+        if not any(c is not None for c in counts):
+            return None
+        if len(self.families) != 1:
+            raise ValueError("a family counted per partition cannot be compared with other families' rows")
+        counted: tuple[np.ndarray, np.ndarray, np.ndarray] = counts[0](np.asarray(positions, dtype=np.intp))  # type: ignore[misc]
+        return counted
+
     @cached_property
     def _counter(self) -> Counter:
         parts = [f.counter() for f in self.families]
@@ -264,6 +277,8 @@ class CandidateMetrics:
         weighted: the analysis used non-uniform instance weights.
         permutation_seed: seed of the max-T permutations.
         sampling: the unit of inference and the canonical row order of the permutations.
+        permutation: ``"classical"`` (numpy permutations in the canonical row order) or ``"keyed"``
+            (:mod:`~.keyed_permutation`, over the rows' positions as given: what a Dask analysis uses).
         undefined_rates: as :func:`~.subgroup_metrics.metrics_from_counts` (the cluster bootstrap recomputes the
             metrics).
 
@@ -283,6 +298,7 @@ class CandidateMetrics:
     sampling: Sampling = field(default_factory=Sampling)
     undefined_rates: str = "nan"
     task_reason: str = "binary decisions"
+    permutation: str = "classical"
     _boot: dict[float, pd.DataFrame] = field(default_factory=dict, repr=False, compare=False)
 
     #: The task of these metrics.
@@ -330,7 +346,12 @@ class CandidateMetrics:
 
     def run_max_t(self, counter: Counter, penalty: bool | np.ndarray, n_permutations: int,
                   tests: tuple[int, ...]) -> MaxTResult:
-        """The max-T over every candidate (:func:`~.maxt.max_t`) in this analysis' unit of inference."""
+        """The max-T over every candidate (:func:`~.maxt.max_t`) in this analysis' unit of inference. Keyed
+        permutations (``permutation="keyed"``) are drawn over the rows' positions as given: the positions a Dask
+        computation of the same rows uses, so that both give the same p-values."""
+        if self.permutation == "keyed":
+            return max_t(counter, self.truth, self.prediction, n_permutations, self.permutation_seed,
+                         penalty=penalty, tests=tuple(sorted(tests)), permutation="keyed")
         return max_t(counter, self.truth, self.prediction, n_permutations, self.permutation_seed, penalty=penalty,
                      tests=tuple(sorted(tests)), order=self.sampling.order, groups=self.sampling.groups,
                      design=self.sampling.design)
@@ -350,7 +371,8 @@ class CandidateMetrics:
 
 def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
                       undefined_rates: str, permutation_seed: int,
-                      sampling: Sampling | None = None, task_reason: str = "binary decisions") -> CandidateMetrics:
+                      sampling: Sampling | None = None, task_reason: str = "binary decisions",
+                      permutation: str = "classical") -> CandidateMetrics:
     """The metrics of every candidate: its confusion counts through its family's counter, then the metrics.
 
     Args:
@@ -360,6 +382,7 @@ def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: n
         undefined_rates: as :func:`~.subgroup_metrics.metrics_from_counts`.
         permutation_seed: seed of the max-T permutations.
         sampling: the unit of inference and the canonical row order (default: rows, in their own order).
+        permutation: the max-T's permutations (``"classical"`` or ``"keyed"``).
 
     Returns:
         CandidateMetrics
@@ -389,5 +412,5 @@ def candidate_metrics(candidates: Candidates, t: np.ndarray, p: np.ndarray, w: n
         total_rows=total_rows, truth=np.asarray(t, dtype=bool), prediction=np.asarray(p, dtype=bool),
         weighted=w is not None and bool(np.ptp(w) > 0), permutation_seed=int(permutation_seed),
         sampling=Sampling() if sampling is None else sampling, undefined_rates=undefined_rates,
-        task_reason=task_reason,
+        task_reason=task_reason, permutation=permutation,
     )

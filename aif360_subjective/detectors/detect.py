@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from .._deprecation import moved_names
-from .._validation import is_number
+from .._validation import check_choice, is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
 from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
 from .clustering import (
@@ -85,6 +85,7 @@ def detect_subgroups(
     design: str = "between",
     loss: Any = None,
     patterns_from: SubgroupReport | None = None,
+    permutation: str = "auto",
 ) -> SubgroupReport:
     """Find subgroups by clustering, entropy patterns and pattern mining, and measure the classifier's
     fairness on each.
@@ -182,6 +183,16 @@ def detect_subgroups(
             ``"within"`` (rows permuted within their cluster).
         loss: a per-row loss (an array, or a callable ``loss(y_true, y_pred)``) compared as ``mean_loss`` by a
             task other than binary.
+        permutation: the max-T's permutations: ``"auto"`` (default: ``"classical"`` in memory, ``"keyed"`` on Dask
+            collections), ``"classical"`` (numpy permutations drawn in a canonical order of the rows) or ``"keyed"``
+            (:mod:`~.keyed_permutation`: each row's permuted class from the seed, the permutation and its position;
+            binary decisions with rows as the unit). Keyed permutations are drawn over the rows' positions as given,
+            so the in-memory analysis of a Dask table's rows (in partition order) gives the Dask analysis' p-values;
+            the two schemes give p-values that differ by permutation noise (``benchmarks/dask_patterns.py``).
+
+    Dask collections: ``X`` a Dask DataFrame and ``y_true`` / ``y_pred`` Dask Series are analysed per partition
+    (:mod:`~.dask_detect`; only counts reach the client) with ``discovery="patterns"`` for binary decisions: the
+    same candidates, metrics and findings as in memory on the same rows, with ``permutation="keyed"``.
 
     Every analysis draws its permutations over a canonical order of the rows (sorted by a key of their
     content), so the same table in another row order gives the same adjusted p-values.
@@ -197,14 +208,23 @@ def detect_subgroups(
     References:
         J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
     """
-    if is_dask_collection(X, y_true, y_pred, sample_weight):
-        # before as_frame, whose message ("got DataFrame") does not say that the DataFrame is a Dask one
-        raise TypeError(
-            f"detect_subgroups runs in memory and got a Dask collection (discovery={discovery!r}): pass pandas "
-            "objects (ddf.compute(), or a sample: ddf.sample(frac=...).compute()); the mined patterns of "
-            'discovery="patterns" can be counted per partition with '
-            "aif360_subjective.detectors.dask_counts.count_patterns (docs/guide/dask.rst)"
-        )
+    if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
+        # counted per partition (only counts reach the client): the patterns alone, binary decisions
+        from ._dask import detect_subgroups_dask
+
+        return detect_subgroups_dask(
+            X, y_true, y_pred, pos_label=pos_label, labels=labels, random_state=random_state, task=task,
+            groups=groups, sample_weight=sample_weight, loss=loss, patterns_from=patterns_from, discovery=discovery,
+            entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
+            normalization=normalization, selection_metric=selection_metric,
+            silhouette_sample_size=silhouette_sample_size, clustering=clustering,
+            categorical_features=categorical_features, inclusive=inclusive, mst=mst, max_length=max_length,
+            min_support=min_support, n_bins=n_bins, max_merge=max_merge, n_permutations=n_permutations,
+            max_t_penalty=max_t_penalty, permutation=permutation)
+    check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
+    if permutation == "keyed" and (groups is not None or task not in ("auto", "binary")):
+        raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "
+                         "use permutation='classical' (or 'auto')")
     X = as_frame(X)
     n = len(X)
     # a favourable label or a label pair given by the caller says the labels are binary decisions
@@ -240,7 +260,8 @@ def detect_subgroups(
     )
     mined = None if patterns_from is None else reusable_patterns(patterns_from, X, opts)
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined, sampling=sampling,
-                   outcome=outcome, task_reason=kind.reason)
+                   outcome=outcome, task_reason=kind.reason,
+                   permutation="keyed" if permutation == "keyed" else "classical")
 
 
 def _task_of(y_true: Any, y_pred: Any, task: Any, n: int) -> Task:
@@ -294,6 +315,7 @@ def analyse(
     sampling: Sampling | None = None,
     outcome: tuple[Task, list[OutcomeColumn]] | None = None,
     task_reason: str = "binary decisions",
+    permutation: str = "classical",
 ) -> SubgroupReport:
     """The core shared by :func:`detect_subgroups` and ``SubgroupDiscoveryMetric`` (inputs validated).
 
@@ -305,6 +327,7 @@ def analyse(
         outcome: for a task other than binary, the task and its per-row outcome columns (``t`` and ``p`` are
             then not read).
         task_reason: what ``task="auto"`` decided (kept by the report).
+        permutation: the max-T's permutations of a binary decision (``"classical"`` or ``"keyed"``).
     """
     clustering = None
     if opts.discovery == "patterns":
@@ -328,7 +351,8 @@ def analyse(
     sampling = Sampling() if sampling is None else sampling
     metrics: CandidateMetrics | OutcomeMetrics
     if outcome is None:
-        metrics = candidate_metrics(candidates, t, p, w, opts.undefined_rates, seed, sampling, task_reason)
+        metrics = candidate_metrics(candidates, t, p, w, opts.undefined_rates, seed, sampling, task_reason,
+                                    permutation)
     else:
         sizes = (np.concatenate([np.asarray(f.sizes(), dtype=np.float64) for f in families]) if families
                  else np.zeros(0))

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ROUNDS", "derive_seed", "keyed_permutation", "permuted_classes", "rounds_for", "seed_of"]
+__all__ = ["ROUNDS", "derive_seed", "keyed_permutation", "mix64", "permuted_classes", "rounds_for", "seed_of"]
 
 #: Feistel rounds on domains of 9 bits or more (:func:`rounds_for`). Four make a strong pseudorandom permutation
 #: from pseudorandom round functions (Luby and Rackoff); four more because ours are a fixed hash, keyed.
@@ -63,8 +63,9 @@ _CHUNK = 2**20
 _U64 = 2**64
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's output function of ``x + gamma`` (a bijection of 64-bit words with full avalanche)."""
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function of ``x + gamma`` (a bijection of 64-bit words with full avalanche; Steele,
+    Lea and Flood, OOPSLA 2014): the hash behind the keyed permutations and the Dask row keys."""
     with np.errstate(over="ignore"):
         z = x + _GAMMA
         z = (z ^ (z >> np.uint64(30))) * _M1
@@ -89,7 +90,7 @@ def derive_seed(seed: int, *labels: int) -> int:
     """
     h = np.array([_check_seed(seed)], dtype=np.uint64)
     for j, lab in enumerate(labels):
-        h = _mix(_mix(h ^ np.uint64(_check_seed(lab, f"labels[{j}]"))) + np.uint64(j + 1))
+        h = mix64(mix64(h ^ np.uint64(_check_seed(lab, f"labels[{j}]"))) + np.uint64(j + 1))
     return int(h[0])
 
 
@@ -107,9 +108,9 @@ def seed_of(random_state: Any) -> int:
 
 def _round_keys(seed: int, b: np.ndarray, rounds: int) -> np.ndarray:
     """(rounds, len(b)) uint64 keys of the rounds of permutations ``b`` under ``seed``."""
-    base = _mix(np.array([seed], dtype=np.uint64))
-    kb = _mix(base ^ np.asarray(b, dtype=np.uint64))
-    return np.stack([_mix(kb ^ _mix(np.array([r], dtype=np.uint64))) for r in range(rounds)])
+    base = mix64(np.array([seed], dtype=np.uint64))
+    kb = mix64(base ^ np.asarray(b, dtype=np.uint64))
+    return np.stack([mix64(kb ^ mix64(np.array([r], dtype=np.uint64))) for r in range(rounds)])
 
 
 def rounds_for(n: int) -> int:

@@ -40,7 +40,7 @@ from .._param_tables import SUBGROUP_PARAMS
 from .bitsets import bit_keys, pack, popcount_and, unpack_one, unpack_to_csc
 from .cell_counts import CellCounter
 
-__all__ = ["MinedPatterns", "Items", "build_items", "mine_patterns", "check_min_support"]
+__all__ = ["MinedPatterns", "PatternText", "Items", "build_items", "mine_patterns", "check_min_support"]
 
 #: Default quantile bins of a numeric column.
 DEFAULT_BINS: int = SUBGROUP_PARAMS.default("n_bins")
@@ -74,8 +74,49 @@ class Items:
     hi: np.ndarray
 
 
+class PatternText:
+    """What a family of mined patterns says about its candidates without their rows: descriptions, conditions,
+    the max-T description classes and the condition table (shared by the in-memory :class:`MinedPatterns` and
+    the Dask-counted :class:`~.dask_detect.DaskPatterns`). The class using it holds ``items`` and ``patterns``."""
+
+    items: Items
+    patterns: list[tuple[int, ...]]
+
+    @property
+    def ids(self) -> np.ndarray:
+        """The pattern ids: 0, 1, ... in mining order."""
+        return np.arange(len(self.patterns))
+
+    def description(self, i: int) -> str:
+        """``"a=x AND b ∈ [1, 2)"`` for pattern ``i``."""
+        return " AND ".join(self.items.labels[j] for j in self.patterns[i])
+
+    def conditions(self, i: int) -> dict[str, Any]:
+        """Column -> value (categorical) or ``(low, high, closed)`` range (numeric) of pattern ``i``."""
+        return {self.items.columns[self.items.column[j]]: self.items.values[j] for j in self.patterns[i]}
+
+    def description_class(self) -> np.ndarray:
+        """Per pattern, its shape ``pattern:<conditions>:<numeric ranges>`` (not its values): the class of the
+        max-T penalty (:func:`~.maxt.class_offsets`)."""
+        is_range = np.array([isinstance(v, tuple) for v in self.items.values], dtype=bool)
+        return np.array([f"pattern:{len(pat)}:{int(is_range[list(pat)].sum())}" for pat in self.patterns],
+                        dtype=object)
+
+    def condition_table(self) -> pd.DataFrame:
+        """Index id, a column per attribute: the value, or the range as text ``[low, high)``, of each condition
+        (NaN where the pattern has none on the attribute)."""
+        cols = self.items.columns
+        table = np.full((len(self.patterns), len(cols)), np.nan, dtype=object)
+        for i, pat in enumerate(self.patterns):  # one row per pattern, <= max_length cells each
+            for j in pat:
+                label = self.items.labels[j]
+                c = self.items.column[j]
+                table[i, c] = label[len(cols[c]) + 3:] if " ∈ " in label else self.items.values[j]
+        return pd.DataFrame(table, index=pd.Index(self.ids, name="id"), columns=cols)
+
+
 @dataclass(frozen=True)
-class MinedPatterns:
+class MinedPatterns(PatternText):
     """Patterns mined from one table: the candidate family of kind ``"pattern"``.
 
     Implements :class:`~aif360_subjective.detectors.candidates.CandidateFamily`: its candidates are the patterns
@@ -105,11 +146,6 @@ class MinedPatterns:
     method_name: ClassVar[str] = "the mined patterns"
     has_conditions: ClassVar[bool] = True
     count_label: ClassVar[str | None] = "patterns"
-
-    @property
-    def ids(self) -> np.ndarray:
-        """The pattern ids: 0, 1, ... in mining order."""
-        return np.arange(len(self.patterns))
 
     @property
     def method(self) -> str:
@@ -159,33 +195,6 @@ class MinedPatterns:
         """The rows (sorted) of pattern ``i``."""
         return unpack_one(self.row_bits[i], self.n_rows)
 
-    def description(self, i: int) -> str:
-        """``"a=x AND b ∈ [1, 2)"`` for pattern ``i``."""
-        return " AND ".join(self.items.labels[j] for j in self.patterns[i])
-
-    def conditions(self, i: int) -> dict[str, Any]:
-        """Column -> value (categorical) or ``(low, high, closed)`` range (numeric) of pattern ``i``."""
-        return {self.items.columns[self.items.column[j]]: self.items.values[j] for j in self.patterns[i]}
-
-    def description_class(self) -> np.ndarray:
-        """Per pattern, its shape ``pattern:<conditions>:<numeric ranges>`` (not its values): the class of the
-        max-T penalty (:func:`~.maxt.class_offsets`)."""
-        is_range = np.array([isinstance(v, tuple) for v in self.items.values], dtype=bool)
-        return np.array([f"pattern:{len(pat)}:{int(is_range[list(pat)].sum())}" for pat in self.patterns],
-                        dtype=object)
-
-    def condition_table(self) -> pd.DataFrame:
-        """Index id, a column per attribute: the value, or the range as text ``[low, high)``, of each condition
-        (NaN where the pattern has none on the attribute)."""
-        cols = self.items.columns
-        table = np.full((len(self.patterns), len(cols)), np.nan, dtype=object)
-        for i, pat in enumerate(self.patterns):  # one row per pattern, <= max_length cells each
-            for j in pat:
-                label = self.items.labels[j]
-                c = self.items.column[j]
-                table[i, c] = label[len(cols[c]) + 3:] if " ∈ " in label else self.items.values[j]
-        return pd.DataFrame(table, index=pd.Index(self.ids, name="id"), columns=cols)
-
 
 def check_min_support(min_support: Any, n: int) -> int:
     """``min_support`` as a number of rows: an int >= 1 is a count, a float in (0, 1) a share of ``n``.
@@ -207,6 +216,29 @@ def check_min_support(min_support: Any, n: int) -> int:
 
 def _fmt(v: float) -> str:
     return f"{v:.4g}"
+
+
+def value_items(c: str, uniques: Any) -> tuple[list[str], list[Any], list[int], list[int]]:
+    """Labels, values and code runs of one item per value of column ``c`` (``uniques``: its sorted values, the
+    value of code ``k`` at position ``k``)."""
+    vals = [u.item() if isinstance(u, np.generic) else u for u in uniques]
+    k = len(vals)
+    return [f"{c}={u}" for u in vals], vals, list(range(k)), list(range(1, k + 1))
+
+
+def range_items(c: str, edges: np.ndarray, max_merge: int) -> tuple[list[str], list[Any], list[int], list[int]]:
+    """Labels, ``(low, high, closed)`` ranges and bin runs of every run of 1 to ``max_merge`` adjacent quantile
+    bins of column ``c`` (``edges``: the distinct bin edges; bin ``b`` is ``[edges[b], edges[b + 1])``, the last
+    one closed), leaving out the run of every bin."""
+    n_b = len(edges) - 1
+    runs = [(lo, hi) for width in range(1, max_merge + 1) for lo in range(n_b - width + 1)
+            for hi in [lo + width] if not (lo == 0 and hi == n_b)]
+    labels, values = [], []
+    for lo, hi in runs:
+        closed = hi == n_b
+        labels.append(f"{c} ∈ [{_fmt(edges[lo])}, {_fmt(edges[hi])}{']' if closed else ')'}")
+        values.append((float(edges[lo]), float(edges[hi]), bool(closed)))
+    return labels, values, [r[0] for r in runs], [r[1] for r in runs]
 
 
 def build_items(
@@ -242,33 +274,21 @@ def build_items(
             codes, uniques = pd.factorize(s, sort=True)
             k = len(uniques)
             codes_of[:, c_pos] = codes
-            lo_of.extend(range(k))
-            hi_of.extend(range(1, k + 1))
             blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), codes)), shape=(n, k)))
-            for u in uniques:
-                u = u.item() if isinstance(u, np.generic) else u
-                labels.append(f"{c}={u}")
-                values.append(u)
-                col_of.append(c_pos)
-            continue
-        # bin b is [edges[b], edges[b+1]), the last one closed; searchsorted on the inner edges
-        n_b = len(edges) - 1
-        b = np.searchsorted(edges[1:-1], x, side="right")
-        codes_of[:, c_pos] = b
-        runs = [(lo, hi) for width in range(1, max_merge + 1) for lo in range(n_b - width + 1)
-                for hi in [lo + width] if not (lo == 0 and hi == n_b)]
-        lo_of.extend(r[0] for r in runs)
-        hi_of.extend(r[1] for r in runs)
-        lo_b = np.array([r[0] for r in runs])
-        hi_b = np.array([r[1] for r in runs])
-        # row i is in run r when lo_b[r] <= b[i] < hi_b[r]: a dense (n, runs) test, runs <= n_bins * max_merge
-        inside = (b[:, None] >= lo_b[None, :]) & (b[:, None] < hi_b[None, :])
-        blocks.append(sp.csc_matrix(inside))
-        for lo, hi in runs:
-            closed = hi == n_b
-            labels.append(f"{c} ∈ [{_fmt(edges[lo])}, {_fmt(edges[hi])}{']' if closed else ')'}")
-            values.append((float(edges[lo]), float(edges[hi]), bool(closed)))
-            col_of.append(c_pos)
+            part = value_items(c, uniques)
+        else:
+            # bin b is [edges[b], edges[b+1]), the last one closed; searchsorted on the inner edges
+            b = np.searchsorted(edges[1:-1], x, side="right")
+            codes_of[:, c_pos] = b
+            part = range_items(c, edges, max_merge)
+            # row i is in run r when lo[r] <= b[i] < hi[r]: a dense (n, runs) test, runs <= n_bins * max_merge
+            lo_b, hi_b = np.asarray(part[2]), np.asarray(part[3])
+            blocks.append(sp.csc_matrix((b[:, None] >= lo_b[None, :]) & (b[:, None] < hi_b[None, :])))
+        labels.extend(part[0])
+        values.extend(part[1])
+        lo_of.extend(part[2])
+        hi_of.extend(part[3])
+        col_of.extend([c_pos] * len(part[0]))
     matrix = sp.hstack(blocks, format="csc") if blocks else sp.csc_matrix((n, 0), dtype=bool)
     return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values, matrix.astype(bool), codes_of,
                  np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))

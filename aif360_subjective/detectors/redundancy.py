@@ -39,12 +39,16 @@ def redundant_among(candidates: Candidates, metrics: CandidateMetrics | Any, pos
     mean)."""
     offset = np.zeros(len(positions)) if mt.offset is None else mt.offset[positions]
     counts, total, z_of = metrics.redundancy_counts(positions, metric)
-    return redundant(candidates.bits(positions[:MAX_REDUNDANCY_CHECK]), candidates.n_rows, counts, metric, total,
-                     offset, z_of)
+    head = positions[:MAX_REDUNDANCY_CHECK]
+    counted = candidates.counted_containment(head)  # a family without row bitsets (Dask) counts the nesting
+    if counted is not None:
+        return redundant(None, candidates.n_rows, counts, metric, total, offset, z_of, nested=counted)
+    return redundant(candidates.bits(head), candidates.n_rows, counts, metric, total, offset, z_of)
 
 
-def redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
-              offset: np.ndarray, z_of: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
+              offset: np.ndarray, z_of: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, *,
+              nested: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Which of k listed subgroups (``bits``: the (h, words) bitsets of the first h over ``n`` rows, h at least
     :data:`MAX_REDUNDANCY_CHECK` or k) are redundant. For every
     pair where a larger one G holds all rows of a smaller one S (two-proportion z tests of the metric's rate on
@@ -59,7 +63,9 @@ def redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: 
     ``offset``, the statistic the best-aligned subgroup maximises); one is left out when it is redundant given
     one already kept, so every subgroup left out is represented by a listed one. Checked on the first
     :data:`MAX_REDUNDANCY_CHECK` (an O(k^2) overlap). ``z_of(a, b)``: the z of the metric of rows counted ``a``
-    against rows counted ``b`` (default: :func:`~.inference.rate_z` of the confusion counts)."""
+    against rows counted ``b`` (default: :func:`~.inference.rate_z` of the confusion counts). ``nested``: the
+    :func:`containment` of the first h subgroups when it is known without their bitsets (``bits`` is then not
+    read)."""
     if z_of is None:
         def z_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             return rate_z(a, b, metric)
@@ -67,9 +73,12 @@ def redundant(bits: np.ndarray, n: int, counts: np.ndarray, metric: str, total: 
     k = len(counts)
     out = np.zeros(k, dtype=bool)
     h = min(k, MAX_REDUNDANCY_CHECK)
-    if len(bits) < h:
-        raise ValueError(f"redundant needs the bitsets of the first {h} subgroups, got {len(bits)}")
-    g_idx, s_idx, size = containment(bits[:h], n)
+    if nested is None:
+        if bits is None or len(bits) < h:
+            raise ValueError(f"redundant needs the bitsets of the first {h} subgroups, got "
+                             f"{0 if bits is None else len(bits)}")
+        nested = containment(bits[:h], n)
+    g_idx, s_idx, _ = nested
     if len(g_idx) == 0:
         return out
     counts = counts[:h]

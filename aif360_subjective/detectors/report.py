@@ -402,12 +402,19 @@ class SubgroupReport:
         return [str(d) for d in self.candidates.descriptions((kind,))]
 
     # ------------------------------------------------------------------ membership
-    def members(self, kind: str, id: Any) -> np.ndarray:
+    def members(self, kind: str, id: Any, compute: bool = False) -> Any:
         """Boolean mask over the rows: membership of subgroup ``(kind, id)``.
+
+        Of an analysis of Dask collections, a lazy boolean Dask Series (the index of X), or with ``compute=True``
+        the computed pandas Series; in memory ``compute`` changes nothing.
 
         Raises:
             ValueError: unknown kind or id, or an empty pattern (which defines no subgroup).
         """
+        lazy = getattr(self.candidates.family(kind), "lazy_members", None)
+        if lazy is not None:
+            s = lazy(self.candidates.position(kind, id))
+            return s.compute() if compute else s
         return self.candidates.rows(kind, id)
 
     def pattern_conditions(self, id: Any, kind: str = "entropy") -> dict[str, Any]:

@@ -1,0 +1,728 @@
+"""``detect_subgroups(discovery="patterns")`` on Dask collections: the in-memory analysis from passes of counts.
+
+Every statistic of a mined pattern is a sum over its rows, and a sum over rows splits across partitions. The
+analysis makes these passes over the partitions (each returns counts; no row reaches the client):
+
+1. **summary** (:func:`~.dask_summary.summarise`): per column its dtype, missing and infinite values, the kind of
+   objects, value counts; the (y_true, y_pred) pair counts; rows per partition;
+2. **exact quantile edges** of the numeric columns with many values (:func:`~.dask_summary.exact_quantiles`,
+   a few histogram passes): the same edges as ``numpy.quantile``, so the same items as in memory;
+3. **one pass per pattern length**: the supports of every candidate extension (Apriori's level-wise search,
+   counted per partition through the patterns' cells, :class:`~.cell_counts.CellCounter`), pruned below
+   ``min_support`` on the client in the in-memory miner's order;
+4. **the (truth, prediction) class counts** of every pattern and two 64-bit hashes of its rows' global positions
+   (summed modulo 2^64 in 16-bit pieces, exact): patterns with identical rows are kept once, the first, as in
+   memory;
+5. **the max-T** from every pattern's permuted class counts (:mod:`~.keyed_permutation`: each row's permuted class
+   follows from the seed, the permutation and its global position alone).
+
+The metrics, intervals, rankings and findings are then the in-memory code's, on the same counts: the candidates
+form one more candidate family (:class:`DaskPatterns`), whose rows stay in the Dask collection
+(:meth:`DaskPatterns.lazy_members`). The redundancy filter needs which listed patterns hold which: pairs that nest
+on a seeded sample of rows (membership bits of the sample) are checked exactly by counting their intersections in
+one more pass.
+
+What the in-memory analysis does and this one refuses: the clustering (``discovery="asdf"`` / ``"both"``), tasks
+other than binary decisions, ``groups=``, ``sample_weight=``, ``loss=`` and ``patterns_from=``.
+
+References:
+    R. Agrawal and R. Srikant, "Fast algorithms for mining association rules", VLDB 1994 (the level-wise search).
+    J. Gray et al., "Data cube: a relational aggregation operator generalizing group-by, cross-tab, and
+    sub-totals", Data Mining and Knowledge Discovery 1(1), 1997.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from .._dask import check_workers
+from .._labels import cell_codes
+from .._validation import check_choice
+from ._validation import _eq_array, check_labels
+from .candidates import CandidateMetrics, Candidates
+from .cell_counts import CellCounter
+from .clustering import as_generator
+from .dask_counts import keyed_partition_counts, partition_codes, tree_sum
+from .dask_summary import TableSummary, exact_quantiles, summarise
+from .keyed_permutation import mix64
+from .maxt import MaxTResult
+from .options import AnalysisOptions, check_analysis_options
+from .pattern_mining import Items, PatternText, check_min_support, range_items, value_items
+from .report import SubgroupReport
+from .subgroup_metrics import METRICS, metrics_from_counts
+
+__all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]
+
+#: Hash keys of the two row-set hashes and of the containment sample.
+_HASH_KEYS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0)
+
+
+def _refuse(name: str, value: Any, why: str, shown: str | None = None) -> None:
+    text = repr(value) if shown is None else shown
+    raise ValueError(f"{name}={text} is not available on Dask collections: {why}")
+
+
+def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weight: Any, loss: Any,
+                         patterns_from: Any, permutation: Any = "auto") -> None:
+    """Refuse what the Dask analysis does not do, naming the argument (before any pass over the data).
+
+    Raises:
+        ValueError: ``discovery`` other than ``"patterns"``, ``permutation="classical"``, a task other than binary,
+            ``groups``, ``sample_weight``, ``loss`` or ``patterns_from`` given.
+    """
+    if discovery != "patterns":
+        _refuse("discovery", discovery, 'the clustering runs in memory; pass discovery="patterns" (mined patterns, '
+                "counted per partition), or cluster a sample in memory: "
+                "detect_subgroups(X.sample(frac=...).compute(), ...)")
+    check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
+    if permutation == "classical":
+        _refuse("permutation", permutation, "a classical permutation moves rows across partitions; the Dask "
+                "analysis draws keyed permutations (permutation='auto' or 'keyed'), which the in-memory analysis "
+                "reproduces with permutation='keyed'")
+    if task not in ("auto", "binary"):
+        _refuse("task", task, "only binary decisions are audited on Dask (task='binary' or 'auto'); compute the "
+                "collections (or a sample) for a multi-class, ordinal or regression task")
+    for name, value, why in (
+            ("groups", groups, "the cluster permutations move whole clusters across partitions; pass groups=None "
+             "(rows as the unit) or compute the collections"),
+            ("sample_weight", sample_weight, "the weighted metrics are not counted per partition; pass "
+             "sample_weight=None"),
+            ("loss", loss, "a per-row loss belongs to a task other than binary"),
+            ("patterns_from", patterns_from, "the patterns are mined from the Dask collection itself")):
+        if value is not None:
+            _refuse(name, value, why, shown=f"<{type(value).__name__}>")
+
+
+def _as_series(y: Any, name: str) -> Any:
+    import dask.dataframe as dd
+
+    if isinstance(y, dd.DataFrame):
+        if len(y.columns) != 1:
+            raise ValueError(f"{name} must be one column, got {len(y.columns)} columns")
+        y = y[y.columns[0]]
+    if not isinstance(y, dd.Series):
+        raise TypeError(f"{name} must be a Dask Series partitioned as X (e.g. ddf['label']) when X is a Dask "
+                        f"DataFrame, got {type(y).__name__}")
+    return y
+
+
+def align(X: Any, y_true: Any, y_pred: Any) -> tuple[Any, Any, Any]:
+    """``X`` and the label Series with as many partitions, paired by position.
+
+    Series of another partitioning are repartitioned onto ``X``'s divisions when both are known; the summary
+    pass then checks that every partition's index is ``X``'s (rows paired one to one).
+
+    Raises:
+        TypeError: ``X`` is not a Dask DataFrame, or a label is not a Dask Series.
+        ValueError: other partitions whose divisions are unknown (alignment needs them).
+    """
+    import dask.dataframe as dd
+
+    if not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a Dask DataFrame when y_true or y_pred is a Dask collection, got "
+                        f"{type(X).__name__} (pass dd.from_pandas(X, npartitions=...) or pandas labels)")
+    out = []
+    for name, y in (("y_true", y_true), ("y_pred", y_pred)):
+        y = _as_series(y, name)
+        if y.npartitions != X.npartitions or (X.known_divisions and y.known_divisions
+                                               and tuple(y.divisions) != tuple(X.divisions)):
+            unknown = [w for w, obj in (("X", X), (name, y)) if not obj.known_divisions]
+            if unknown:
+                raise ValueError(
+                    f"{name} has {y.npartitions} partitions and X {X.npartitions}, and the divisions of "
+                    f"{' and '.join(unknown)} are unknown: aligning them needs known divisions. Pass columns of one "
+                    "Dask DataFrame (X = ddf[features], y_true = ddf['label']), or give both an index with known "
+                    "divisions (ddf.set_index(...))")
+            y = y.repartition(divisions=X.divisions)
+        out.append(y)
+    return X, out[0], out[1]
+
+
+def _check_summary(summary: TableSummary, X: Any) -> None:
+    """The in-memory analysis' input checks, on the summary's counts."""
+    if not summary.aligned:
+        raise ValueError("X, y_true and y_pred come from different Dask collections: their partitions hold other "
+                         "rows (other lengths or index). Pass columns of one Dask DataFrame (X = ddf[features], "
+                         "y_true = ddf['label'], y_pred = ddf['prediction'])")
+    if summary.n < 2:
+        raise ValueError(f"X needs at least 2 rows, got {summary.n}")
+    missing = {c: s.missing for c, s in summary.columns.items() if s.missing}
+    if missing:
+        raise ValueError(f"X contains missing values (column: count) {missing}; impute them or encode them as a "
+                         "category (e.g. the string 'missing') before subgroup discovery")
+    for c, s in summary.columns.items():
+        if len(s.dtypes) > 1:
+            raise TypeError(f"X column {c!r} has the dtypes {sorted(s.dtypes)} in different partitions; expected "
+                            f"one dtype (its declared {X.dtypes[c]}): cast it (X[{c!r}].astype(...)) before "
+                            "subgroup discovery")
+        kinds = sorted(s.inferred)
+        if len(kinds) > 1 or any(k.startswith("mixed") for k in kinds):
+            raise TypeError(f"X column {c!r} holds objects of mixed types across partitions ({kinds}); expected "
+                            f"values of one type: cast it (X[{c!r}].astype(str)) before subgroup discovery")
+        if s.infinite:
+            raise ValueError(f"X: column {c!r} holds {s.infinite} infinite values; replace them (or drop the rows) "
+                             "before subgroup discovery")
+
+
+def _check_frame(X: Any) -> Any:
+    dated = [c for c, d in X.dtypes.items() if pd.api.types.is_datetime64_any_dtype(d)
+             or pd.api.types.is_timedelta64_dtype(d) or isinstance(d, pd.PeriodDtype)]
+    if dated:
+        raise ValueError(f"X column(s) {dated} hold dates or durations, which subgroup discovery cannot use as they "
+                         "are: make each a number or a category, or leave it out")
+    if len(X.columns) == 0:
+        raise ValueError("X has no feature columns")
+    if not all(isinstance(c, str) for c in X.columns):
+        X = X.rename(columns={c: str(c) for c in X.columns})
+    if pd.Index(X.columns).duplicated().any():
+        dup = sorted(set(pd.Index(X.columns)[pd.Index(X.columns).duplicated()]))
+        raise ValueError(f"X has duplicated column names: {dup}")
+    return X
+
+
+def class_totals(summary: TableSummary, pos_label: Any, labels: Any, task: str) -> np.ndarray:
+    """(4,) rows per (truth, prediction) class (TN, FP, FN, TP), favourable = ``pos_label``, from the pair counts;
+    the labels are checked as in memory (:func:`~._validation.check_labels`) on their distinct values.
+
+    Raises:
+        ValueError: missing labels, labels outside the admissible pair, or more than two labels.
+    """
+    pairs = summary.pairs
+    t_vals = pairs.index.get_level_values(0).to_numpy()
+    p_vals = pairs.index.get_level_values(1).to_numpy()
+    counts = pairs.to_numpy(dtype=np.int64)
+    for name, v in (("y_true", t_vals), ("y_pred", p_vals)):
+        na = pd.isna(v)
+        if na.any():
+            raise ValueError(f"{name} contains {int(counts[na].sum())} missing values")
+    try:
+        t, p = check_labels(t_vals, p_vals, len(t_vals), pos_label, labels)
+    except ValueError as err:
+        seen = pd.unique(np.concatenate([t_vals.astype(object), p_vals.astype(object)]))
+        hint = (f"; task={task!r} on Dask audits binary decisions only (the labels take {len(seen)} values)"
+                if len(seen) > 2 else "")
+        raise ValueError(f"{err} (checked on the distinct values of the Dask collections){hint}") from err
+    return np.bincount(cell_codes(t, p), weights=counts, minlength=4).astype(np.float64)
+
+
+def truth_offsets(summary: TableSummary, pos_label: Any) -> np.ndarray:
+    """(partitions, 2) rows with an unfavourable and with a favourable truth before each partition (where each
+    partition's places within its truth start)."""
+    per = np.zeros((len(summary.pair_parts), 2), dtype=np.int64)
+    for i, pairs in enumerate(summary.pair_parts):
+        if len(pairs):
+            fav = _eq_array(pairs.index.get_level_values(0).to_numpy(), pos_label)
+            per[i] = [int(pairs.to_numpy()[~fav].sum()), int(pairs.to_numpy()[fav].sum())]
+    return np.vstack([np.zeros((1, 2), dtype=np.int64), np.cumsum(per, axis=0)[:-1]])
+
+
+def _counts_or_empty(summary: TableSummary, c: str) -> pd.Series:
+    counts = summary.columns[c].counts
+    return pd.Series(dtype=np.int64) if counts is None else counts
+
+
+def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: int, max_merge: int) -> Items:
+    """:func:`~.pattern_mining.build_items` from the summary's counts and the exact quantile edges (the items
+    carry no rows: an empty membership matrix and codes)."""
+    q = np.linspace(0.0, 1.0, n_bins + 1)
+    cat = set(categorical)
+    numeric = [c for c in X.columns if c not in cat and pd.api.types.is_numeric_dtype(X.dtypes[c])
+               and not pd.api.types.is_bool_dtype(X.dtypes[c])]
+    # numeric columns with few values are coded by value, as in memory: their quantiles are not needed
+    few = {c for c in numeric if len(_counts_or_empty(summary, c)) <= n_bins and summary.columns[c].counts is not None}
+    edges_of = exact_quantiles(X, summary, [c for c in numeric if c not in few], q)
+    col_of: list[int] = []
+    labels: list[str] = []
+    values: list[Any] = []
+    lo_of: list[int] = []
+    hi_of: list[int] = []
+    for c_pos, c in enumerate(X.columns):
+        edges = np.unique(edges_of[c]) if c in edges_of else None
+        if edges is None or len(edges) - 1 < 2:
+            counts = summary.columns[c].counts
+            if counts is None:
+                raise ValueError(f"column {c!r}: its quantile edges collapse and it has more than "
+                                 f"{len(q)} values in a partition; pass it in categorical_features or drop it")
+            distinct = pd.Series(counts.index[counts.to_numpy() > 0]).astype(X.dtypes[c])
+            _, uniques = pd.factorize(distinct, sort=True)  # the in-memory order of the values
+            part = value_items(c, uniques)
+        else:
+            part = range_items(c, edges, max_merge)
+        labels.extend(part[0])
+        values.extend(part[1])
+        lo_of.extend(part[2])
+        hi_of.extend(part[3])
+        col_of.extend([c_pos] * len(part[0]))
+    k = len(col_of)
+    return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values,
+                 sp.csc_matrix((0, k), dtype=bool), np.zeros((0, len(X.columns)), dtype=np.int32),
+                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))
+
+
+def _radix(items: Items) -> np.ndarray:
+    return np.array([int(items.hi[items.column == c].max()) if (items.column == c).any() else 1
+                     for c in range(len(items.columns))], dtype=np.int64)
+
+
+def _chunks(h: np.ndarray) -> np.ndarray:
+    """(n, 4) 16-bit pieces of uint64 hashes, as float64 (their sums stay exact below 2^53)."""
+    return np.column_stack([((h >> np.uint64(16 * k)) & np.uint64(0xFFFF)).astype(np.float64) for k in range(4)])
+
+
+def _row_hashes(start: int, n: int) -> np.ndarray:
+    pos = np.arange(start, start + n, dtype=np.uint64)
+    return np.hstack([_chunks(mix64(pos ^ np.uint64(key))) for key in _HASH_KEYS[:2]])
+
+
+def _unchunk(sums: np.ndarray) -> np.ndarray:
+    """uint64 sums modulo 2^64 of hashes from the sums of their 16-bit pieces (each exact in float64)."""
+    out = np.zeros(len(sums), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(4):
+            out += sums[:, k].astype(np.uint64) << np.uint64(16 * k)
+    return out
+
+
+@dataclass(frozen=True)
+class _Source:
+    """The Dask collections of one analysis and how a partition's rows are coded and labelled."""
+
+    X: Any
+    t: Any
+    p: Any
+    offsets: np.ndarray
+    pos_label: Any
+    items: Items
+    radix: np.ndarray
+    strata: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+
+    @cached_property
+    def shipped(self) -> Any:
+        """The items as one Dask key every partition's task shares."""
+        import dask
+
+        return dask.delayed(self.items, pure=False)  # one key, not hashed (the items can be large)
+
+    def parts(self) -> list[tuple[Any, Any, Any, int]]:
+        return list(zip(self.X.to_delayed(optimize_graph=False), self.t.to_delayed(optimize_graph=False),
+                        self.p.to_delayed(optimize_graph=False), self.offsets.tolist(), strict=True))
+
+    def count(self, patterns: list[tuple[int, ...]], what: str,
+              conditions: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """(patterns, c) counts summed over the partitions: ``what="support"`` (c = 1), ``"classes"`` (the four
+        (truth, prediction) classes, then the eight 16-bit pieces of the two row hashes). ``conditions``: the
+        (column, lo, hi) of the conditions the patterns are made of (default: the items')."""
+        import dask
+
+        if not patterns:
+            return np.zeros((0, 1 if what == "support" else 12))
+        items = self.items
+        conds = dask.delayed((items.column, items.lo, items.hi) if conditions is None else conditions, pure=False)
+        pats = dask.delayed(_packed(patterns), pure=False)
+        jobs = [dask.delayed(_partition_count)(x, a, b, int(s), self.shipped, conds, pats, self.radix, what,
+                                               self.pos_label)
+                for x, a, b, s in self.parts()]
+        return np.asarray(tree_sum(jobs).compute())
+
+
+def _packed(patterns: list[tuple[int, ...]]) -> np.ndarray:
+    """(patterns, longest) item positions padded with -1: one array, which Dask ships without walking a list of
+    tuples (unpacking 100,000 tuples for collections cost seconds per pass)."""
+    width = max((len(p) for p in patterns), default=1)
+    out = np.full((len(patterns), width), -1, dtype=np.int64)
+    for L in range(1, width + 1):  # one assignment per length
+        rows = [i for i, p in enumerate(patterns) if len(p) == L]
+        if rows:
+            out[rows, :L] = np.array([patterns[i] for i in rows], dtype=np.int64)
+    return out
+
+
+def _unpacked(packed: np.ndarray) -> list[tuple[int, ...]]:
+    lengths = (packed >= 0).sum(axis=1)
+    out: list[tuple[int, ...]] = [()] * len(packed)
+    for L in np.unique(lengths).tolist():  # one conversion per length
+        rows = np.flatnonzero(lengths == L)
+        for i, pat in zip(rows.tolist(), map(tuple, packed[rows, :L].tolist()), strict=True):
+            out[i] = pat
+    return out
+
+
+def favourable(y: pd.Series, pos_label: Any) -> np.ndarray:
+    """A partition's labels as booleans, True = favourable (the labels were checked on the client)."""
+    return _eq_array(y.to_numpy(), pos_label)
+
+
+def _partition_count(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, items: Items,
+                     conditions: tuple[np.ndarray, np.ndarray, np.ndarray], patterns: np.ndarray,
+                     radix: np.ndarray, what: str, pos_label: Any) -> np.ndarray:
+    codes = partition_codes(frame, items)
+    counter = CellCounter(codes, *conditions, _unpacked(patterns), radix=radix)
+    n = len(frame)
+    if what == "support":
+        return counter.count(np.ones((n, 1), dtype=np.uint8))
+    cells = cell_codes(favourable(yt, pos_label), favourable(yp, pos_label))
+    onehot = np.zeros((n, 4))
+    onehot[np.arange(n), cells] = 1.0
+    return counter.count(np.hstack([onehot, _row_hashes(start, n)]))
+
+
+def mine(source: _Source, min_support: int, max_length: int) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """:func:`~.pattern_mining.mine_patterns`' candidates, level by level, each level's supports counted in one
+    pass: the patterns in the in-memory order (before identical row sets are merged) and their supports."""
+    items = source.items
+    sup1 = source.count([(j,) for j in range(len(items.column))], "support")[:, 0]
+    keep = np.flatnonzero(sup1 >= min_support)
+    col = items.column[keep]
+    level = np.arange(len(keep))[:, None]
+    all_pats, all_support = [level], [sup1[keep]]
+    for _ in range(1, max_length):
+        if len(level) == 0:
+            break
+        later = np.arange(len(keep))[None, :] > level[:, -1][:, None]
+        other_col = np.ones_like(later)
+        for j in range(level.shape[1]):
+            other_col &= col[None, :] != col[level[:, j]][:, None]
+        pi, ii = np.nonzero(later & other_col)  # the in-memory order: by pattern, then by item
+        if len(pi) == 0:
+            break
+        cand = np.column_stack([level[pi], ii])
+        counts = source.count([tuple(row) for row in keep[cand].tolist()], "support")[:, 0]
+        ok = counts >= min_support
+        if not ok.any():
+            break
+        level = cand[ok]
+        all_pats.append(level)
+        all_support.append(counts[ok])
+    pats = [tuple(row) for lv in all_pats for row in keep[lv].tolist()]
+    return pats, np.concatenate(all_support).astype(np.int64)
+
+
+class _DaskCounter:
+    """The counter of a Dask-counted family: its counts are made per partition by the analysis, never from an
+    in-memory array."""
+
+    def __init__(self, shape: tuple[int, int]):
+        self.shape = shape
+
+    def count(self, Y: np.ndarray) -> np.ndarray:
+        raise TypeError("the patterns of a Dask analysis are counted per partition of the Dask collection; an "
+                        "in-memory array of per-row values cannot be counted against them")
+
+
+@dataclass(frozen=True, eq=False)
+class DaskPatterns(PatternText):
+    """Patterns mined from a Dask DataFrame: the candidate family of kind ``"pattern"`` whose rows stay in the
+    Dask collection.
+
+    Implements :class:`~aif360_subjective.detectors.candidates.CandidateFamily` as
+    :class:`~.pattern_mining.MinedPatterns` does (the same ids, descriptions, conditions and classes), except that
+    it holds no row bitsets: :meth:`lazy_members` gives a pattern's rows as a lazy Dask Series, :meth:`containment`
+    answers the redundancy filter by counting, and :meth:`rows` / :meth:`members` / :meth:`bits` refuse.
+
+    Attributes:
+        items: the items (without rows).
+        patterns: per pattern, its item positions.
+        support: rows per pattern.
+        keys: (patterns, 3) the support and two hashes of the rows' global positions (equal = identical rows).
+        class_counts: (patterns, 4) rows per (truth, prediction) class (TN, FP, FN, TP).
+        n_identical: patterns left out because an earlier, not longer pattern had the same rows.
+        min_support, max_length: the mining options (rows, conditions).
+        n_table_rows: rows of the table.
+    """
+
+    items: Items
+    patterns: list[tuple[int, ...]]
+    support: np.ndarray
+    keys: np.ndarray
+    class_counts: np.ndarray
+    n_identical: int
+    min_support: int
+    max_length: int
+    n_table_rows: int
+    source: _Source = field(repr=False)
+
+    kind: ClassVar[str] = "pattern"
+    method_name: ClassVar[str] = "the mined patterns"
+    has_conditions: ClassVar[bool] = True
+    count_label: ClassVar[str | None] = "patterns"
+
+    @property
+    def method(self) -> str:
+        """How the comparison of the discovery methods names the family."""
+        return self.method_name
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the table."""
+        return self.n_table_rows
+
+    def _no_rows(self) -> ValueError:
+        return ValueError("the rows of a Dask analysis stay in the Dask collection: use report.members(kind, id) "
+                          "(a lazy Dask Series; compute=True computes it)")
+
+    def members(self) -> sp.csc_matrix:
+        """Refused: the membership of every pattern would bring every row to the client."""
+        raise self._no_rows()
+
+    def bits(self) -> np.ndarray:
+        """Refused (see :meth:`members`)."""
+        raise self._no_rows()
+
+    def rows(self, i: int) -> np.ndarray:
+        """Refused (see :meth:`lazy_members`)."""
+        raise self._no_rows()
+
+    def row_keys(self) -> np.ndarray:
+        """(patterns, 3) keys of the patterns' row sets."""
+        return self.keys
+
+    @cached_property
+    def _counter(self) -> _DaskCounter:
+        return _DaskCounter((self.n_table_rows, len(self.patterns)))
+
+    def counter(self) -> _DaskCounter:
+        """A counter that refuses in-memory arrays (the analysis counts per partition)."""
+        return self._counter
+
+    def sizes(self) -> pd.arrays.IntegerArray:
+        """Rows per pattern."""
+        return pd.array(self.support, dtype="Int64")
+
+    def defined(self) -> np.ndarray:
+        """Every mined pattern defines a subgroup."""
+        return np.ones(len(self.patterns), dtype=bool)
+
+    @cached_property
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(patterns, columns) code bounds ``lo <= code < hi`` of every pattern on every column (the whole
+        range where it has no condition)."""
+        items, radix = self.items, self.source.radix
+        lo = np.zeros((len(self.patterns), len(items.columns)), dtype=np.int64)
+        hi = np.tile(radix, (len(self.patterns), 1))
+        for i, pat in enumerate(self.patterns):  # <= max_length conditions per pattern
+            for j in pat:
+                lo[i, items.column[j]], hi[i, items.column[j]] = items.lo[j], items.hi[j]
+        return lo, hi
+
+    def lazy_members(self, i: int) -> Any:
+        """Boolean Dask Series (index of X): the rows of pattern ``i``, not computed."""
+        lo, hi = self._bounds
+        src = self.source
+        return src.X.map_partitions(_pattern_mask, src.shipped, lo[i], hi[i], meta=pd.Series(dtype=bool),
+                                    align_dataframes=False)
+
+    def containment(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every pair (g, s) of the patterns at ``positions`` where g holds every row of s and more, and their
+        sizes (as :func:`~.redundancy.containment`): pairs that nest on a seeded sample of rows (one pass of
+        membership bits, no values), each then checked by counting the rows of both (one pass)."""
+        import dask
+
+        positions = np.asarray(positions, dtype=np.intp)
+        size = self.support[positions].astype(np.float64)
+        h, n = len(positions), self.n_table_rows
+        if h == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), size
+        lo, hi = self._bounds
+        lo, hi = lo[positions], hi[positions]
+        # about 64 sample rows of a pattern of min_support rows, between 4,096 and 200,000 rows
+        target = min(n, max(4096, min(200_000, 64 * n // max(self.min_support, 1))))
+        threshold = np.uint64(min(2**64 - 1, int(target / n * 2**64)))
+        src = self.source
+        jobs = [dask.delayed(_sample_bits)(x, int(s), src.shipped, lo, hi, threshold)
+                for x, _, _, s in src.parts()]
+        bits = np.concatenate(dask.compute(*jobs), axis=0)
+        sample = np.unpackbits(bits, axis=0).astype(np.float32)
+        on = sample.T @ sample
+        in_sample = np.diag(on)
+        g_idx, s_idx = np.nonzero((on >= in_sample[None, :] - 0.5) & (size[:, None] > size[None, :]))
+        if len(g_idx) == 0:
+            return g_idx, s_idx, size
+        both_lo, both_hi = np.maximum(lo[g_idx], lo[s_idx]), np.minimum(hi[g_idx], hi[s_idx])
+        possible = np.all(both_lo < both_hi, axis=1)
+        g_idx, s_idx, both_lo, both_hi = g_idx[possible], s_idx[possible], both_lo[possible], both_hi[possible]
+        # each intersection as a pattern of (column, lo, hi) conditions on its constrained columns
+        radix = src.radix
+        table: dict[tuple[int, int, int], int] = {}
+        pats = []
+        for a_lo, a_hi in zip(both_lo.tolist(), both_hi.tolist(), strict=True):  # one tuple per candidate pair
+            pats.append(tuple(table.setdefault((c, a_lo[c], a_hi[c]), len(table)) for c in range(len(radix))
+                              if a_lo[c] > 0 or a_hi[c] < radix[c]))
+        keys = np.array(list(table), dtype=np.int64).reshape(-1, 3)
+        both = src.count(pats, "support", (keys[:, 0].astype(np.intp), keys[:, 1], keys[:, 2]))[:, 0]
+        nested = both == size[s_idx]
+        return g_idx[nested], s_idx[nested], size
+
+
+def _pattern_mask(frame: pd.DataFrame, items: Items, lo: np.ndarray, hi: np.ndarray) -> pd.Series:
+    codes = partition_codes(frame, items)
+    return pd.Series(np.all((codes >= lo) & (codes < hi), axis=1), index=frame.index)
+
+
+def _sample_bits(frame: pd.DataFrame, start: int, items: Items, lo: np.ndarray, hi: np.ndarray,
+                 threshold: np.uint64) -> np.ndarray:
+    """Packed membership (sample rows / 8, patterns) of the partition's rows whose position hash falls below
+    ``threshold`` (a seeded sample, the same for any partitioning)."""
+    pos = np.arange(start, start + len(frame), dtype=np.uint64)
+    chosen = np.flatnonzero(mix64(pos ^ np.uint64(_HASH_KEYS[2])) < threshold)
+    codes = partition_codes(frame.iloc[chosen], items)
+    member = np.all((codes[:, None, :] >= lo[None]) & (codes[:, None, :] < hi[None]), axis=2)
+    # whole bytes per partition: pad with rows in no pattern (they never make a pair look nested)
+    pad = (-len(member)) % 8
+    member = np.vstack([member, np.zeros((pad, member.shape[1]), dtype=bool)])
+    return np.packbits(member, axis=0)
+
+
+@dataclass(frozen=True)
+class DaskCandidateMetrics(CandidateMetrics):
+    """:class:`~.candidates.CandidateMetrics` of a Dask analysis: the same counts and table; the truth and the
+    predictions stay in the Dask collection (``truth`` and ``prediction`` are empty) and the max-T counts the
+    permuted classes per partition."""
+
+    family: DaskPatterns | None = field(default=None, repr=False, compare=False)
+
+    def run_max_t(self, counter: Any, penalty: bool | np.ndarray, n_permutations: int,
+                  tests: tuple[int, ...]) -> MaxTResult:
+        """The max-T over every pattern from their permuted class counts, counted per partition."""
+        if self.family is None:
+            raise ValueError("a DaskCandidateMetrics needs its family for the max-T")
+        return dask_max_t(self.family, self.total_rows, penalty, n_permutations, self.permutation_seed, tests)
+
+
+def dask_max_t(family: DaskPatterns, totals: np.ndarray, penalty: bool | np.ndarray, n_permutations: int,
+               seed: int, tests: tuple[int, ...]) -> MaxTResult:
+    """The keyed-permutation max-T (:mod:`~.keyed_permutation`) of a Dask-counted family: every pattern's permuted
+    class counts, counted per partition (:class:`KeyedDaskCounts`), then the in-memory step-down on the counts
+    (:func:`~.maxt.max_t_from_counts`). Equal to ``max_t(..., permutation="keyed")`` in memory on the same rows
+    in the same order."""
+    from .keyed_permutation import seed_of
+    from .maxt import KeyedScheme, max_t_from_counts
+
+    scheme = KeyedScheme(seed_of(seed), np.rint(totals).astype(np.int64))
+    provider = KeyedDaskCounts(family, scheme, int(n_permutations))
+    return max_t_from_counts(family.class_counts, totals, provider, int(n_permutations), penalty, tests)
+
+
+class KeyedDaskCounts:
+    """The keyed permuted counts of every pattern of a Dask-counted family (a
+    :class:`~.maxt.PermutedCountsProvider`): each partition draws its rows' permuted classes from the seed, the
+    permutation and the rows' global positions (:class:`~.maxt.KeyedScheme`), counts them through the patterns'
+    cells and returns the sums. One pass gives as many permutations as keep its (patterns, permutations, counts)
+    result near :data:`RESULT_BYTES`; the max-T asks for them in order, and each pass' result serves its batches.
+    """
+
+    #: Bytes of one partition's float64 counts of one pass (patterns x permutations x counts x 8; sent as uint32).
+    RESULT_BYTES = 192 * 2**20
+
+    def __init__(self, family: DaskPatterns, scheme: Any, n_permutations: int):
+        self.family = family
+        self.scheme = scheme
+        self.n_permutations = n_permutations
+        self._chunk: tuple[int, int, tuple[bool, ...], np.ndarray] | None = None
+        self.passes = 0
+
+    def __call__(self, b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+        chunk = self._chunk
+        if chunk is None or not (chunk[0] <= b_start and b_stop <= chunk[1]) or chunk[2] != tuple(need):
+            m = max(1, len(self.family.patterns))
+            width = max(b_stop - b_start, self.RESULT_BYTES // (m * 8 * max(1, sum(need))))
+            stop = min(self.n_permutations, b_start + width)
+            chunk = (b_start, max(stop, b_stop), tuple(need), self._pass(b_start, max(stop, b_stop), need))
+            self._chunk = chunk
+        out: np.ndarray = chunk[3][:, b_start - chunk[0]:b_stop - chunk[0]]
+        return out
+
+    def _pass(self, b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+        import dask
+
+        fam, src = self.family, self.family.source
+        self.passes += 1
+        conds = dask.delayed((src.items.column, src.items.lo, src.items.hi), pure=False)
+        pats = dask.delayed(_packed(fam.patterns), pure=False)  # one key for every task, not hashed
+        jobs = [dask.delayed(_partition_permuted)(x, a, b, int(s), strata, src.shipped, conds, pats, src.radix,
+                                                  src.pos_label, self.scheme, b_start, b_stop, tuple(need))
+                for (x, a, b, s), strata in zip(src.parts(), src.strata.tolist(), strict=True)]
+        counts = np.asarray(tree_sum(jobs).compute(), dtype=np.float64)
+        from .maxt import KeyedScheme
+
+        return KeyedScheme.assemble(counts, b_stop - b_start, need)
+
+
+def _partition_permuted(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, strata: list[int],
+                        items: Items, conditions: tuple[np.ndarray, np.ndarray, np.ndarray],
+                        patterns: np.ndarray, radix: np.ndarray, pos_label: Any, scheme: Any,
+                        b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+    """(patterns, k b) uint32 counts of the partition's rows under permutations ``b_start .. b_stop - 1``
+    (:func:`~.dask_counts.keyed_partition_counts`; exact below 2^32 rows, half the bytes to send)."""
+    counter = CellCounter(partition_codes(frame, items), *conditions, _unpacked(patterns), radix=radix)
+    t = favourable(yt, pos_label).astype(np.int64)
+    counts = keyed_partition_counts(counter, t, start, (int(strata[0]), int(strata[1])), scheme, b_start, b_stop,
+                                    need)
+    out: np.ndarray = counts.astype(np.uint32)
+    return out
+
+
+def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 1, labels: Any = None,
+                          random_state: Any = None, task: str = "auto", groups: Any = None,
+                          sample_weight: Any = None, loss: Any = None, patterns_from: Any = None,
+                          discovery: str = "both", permutation: str = "auto", **options: Any) -> SubgroupReport:
+    """:func:`~.detect.detect_subgroups` on a Dask DataFrame and Dask Series (see the module's docstring).
+
+    ``options`` are :func:`~.options.check_analysis_options`' (validated as in memory; the clustering's are not
+    used). The report equals the in-memory one on the same rows: the same candidates and counts, hence the same
+    metrics, intervals, rankings and findings; its max-T uses keyed permutations.
+
+    Raises:
+        ValueError: unsupported arguments (:func:`check_dask_arguments`), unknown divisions where alignment needs
+            them, collections of other rows, missing or infinite values, labels outside the pair.
+        TypeError: non-Dask labels beside a Dask X, a column of several dtypes or of mixed objects.
+    """
+    check_dask_arguments(discovery=discovery, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
+                         patterns_from=patterns_from, permutation=permutation)
+    X, t, p = align(X, y_true, y_pred)
+    X = _check_frame(X)
+    check_workers()  # a cluster whose workers lack the package fails here, not inside a task
+    opts = check_analysis_options(X._meta, discovery=discovery, **options)  # noqa: SLF001 - Dask's empty frame of the dtypes
+    summary = summarise(X, t, p)
+    _check_summary(summary, X)
+    totals = class_totals(summary, pos_label, labels, task)
+    n = summary.n
+    items = build_items(X, summary, opts.categorical_features, opts.n_bins, opts.max_merge)
+    source = _Source(X=X, t=t, p=p, offsets=summary.offsets, pos_label=pos_label, items=items, radix=_radix(items),
+                     strata=truth_offsets(summary, pos_label))
+    family = patterns_family(source, check_min_support(opts.min_support, n), opts.max_length, n)
+    return _report(family, totals, opts, random_state, pos_label, n)
+
+
+def patterns_family(source: _Source, min_support: int, max_length: int, n: int) -> DaskPatterns:
+    """Mine (one pass per length), count the classes and row hashes (one pass), keep identical row sets once."""
+    pats, support = mine(source, min_support, max_length)
+    counts = source.count(pats, "classes")
+    keys = np.column_stack([support.astype(np.uint64), _unchunk(counts[:, 4:8]), _unchunk(counts[:, 8:12])])
+    _, first = np.unique(keys, axis=0, return_index=True)
+    first = np.sort(first)
+    return DaskPatterns(items=source.items, patterns=[pats[i] for i in first], support=support[first],
+                        keys=keys[first], class_counts=counts[first, :4], n_identical=int(len(pats) - len(first)),
+                        min_support=int(min_support), max_length=int(max_length), n_table_rows=n, source=source)
+
+
+def _report(family: DaskPatterns, totals: np.ndarray, opts: AnalysisOptions, random_state: Any, pos_label: Any,
+            n: int) -> SubgroupReport:
+    candidates = Candidates([family], n, opts.discovery)
+    # the in-memory analysis draws its permutation seed from the generator at this point (no clustering ran)
+    seed = int(as_generator(random_state).integers(0, 2**31 - 1))
+    m = metrics_from_counts(family.class_counts, totals, opts.undefined_rates)
+    m.loc[~family.defined(), list(METRICS)] = np.nan
+    m.insert(0, "size", pd.Series(family.sizes(), index=m.index))
+    m.index = candidates.index()
+    metrics = DaskCandidateMetrics(
+        table=m, row_counts=family.class_counts, total=totals, total_rows=totals,
+        truth=np.zeros(0, dtype=bool), prediction=np.zeros(0, dtype=bool), weighted=False,
+        permutation_seed=seed, undefined_rates=opts.undefined_rates, permutation="keyed", family=family)
+    return SubgroupReport(index=pd.RangeIndex(n), candidates=candidates, candidate_metrics=metrics, options=opts,
+                          pos_label=pos_label, features=list(map(str, family.items.columns)), clustering=None)
