@@ -54,6 +54,10 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "rows sampled for the silhouette (None = all)"),
     Param("mst", (Options(("auto", "mlpack", "sklearn")),), "auto",
           "single linkage's minimum-spanning-tree back end"),
+    Param("cluster_sample", (NONE, Interval("int", 2)), 10_000,
+          "most rows the clustering is fitted on: above it, a random sample of this many rows (drawn with "
+          "random_state) is clustered and every other row joins the cluster of its nearest sampled row "
+          "(None = all rows)"),
     Param("task", (Options(("auto", "binary", "multiclass", "ordinal", "regression")),), "auto",
           "what the model predicts: decided from the labels (auto), binary decisions, unordered classes "
           "(multiclass), ordered levels such as ratings (ordinal) or numbers (regression)"),
@@ -61,6 +65,9 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "subgroup candidates: the ASDF clusters and their entropy patterns, mined patterns (conjunctions of "
           "conditions), or both"),
     Param("max_length", (Interval("int", 1),), 3, "most conditions in a mined pattern"),
+    Param("max_patterns", (NONE, Interval("int", 1)), 200_000,
+          "most mined patterns: a length whose patterns would bring the total above it is not mined, and the "
+          "report says so (None = no bound)"),
     Param("min_support", (Interval("int", 1), Interval("real", 0.0, 1.0, closed="neither")), 0.01,
           "fewest rows of a mined pattern: a count, or a share of the rows"),
     Param("n_bins", (Interval("int", 2),), 10, "quantile bins of a numeric column for the mined patterns"),

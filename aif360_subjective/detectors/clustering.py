@@ -270,6 +270,7 @@ def fit_clustering(
     random_state: Any = None,
     tree: HierarchicalTree | None = None,
     mst: str = "auto",
+    kmax: int | None = None,
 ) -> ClusteringResult:
     """Cluster the encoded matrix.
 
@@ -281,6 +282,8 @@ def fit_clustering(
         random_state: int, Generator or None.
         tree: a tree already built for this ``Z`` (reused for "slink"/"ward").
         mst: the MST back-end of "slink" (:data:`MST_METHODS`).
+        kmax: x-means' bound when it chooses k (default ``floor(sqrt(n / 2))`` of ``Z``'s rows; a clustering
+            fitted on a sample of a table passes the table's).
 
     Returns:
         ClusteringResult
@@ -314,7 +317,7 @@ def fit_clustering(
         return ClusteringResult(labels, len(np.unique(labels)), clustering, None, estimator=est)
     k = n_clusters
     if k is None:
-        k = choose_n_clusters(Z, random_state=rng)
+        k = choose_n_clusters(Z, kmax=kmax, random_state=rng)
         k = min(max(k, 2), n)
     if clustering in _HIERARCHICAL:
         if tree is None:

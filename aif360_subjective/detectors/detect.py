@@ -20,6 +20,7 @@ from .._deprecation import moved_names
 from .._validation import check_choice, is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
 from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
+from .cluster_sample import assign_to_nearest, sample_rows
 from .clustering import (
     HierarchicalTree,
     as_generator,
@@ -33,7 +34,13 @@ from .encoding import encode_for_clustering, factorize_columns
 from .families import Clustering, EntropyFamily
 from .lopsided import flag_lopsided
 from .maxt import DEFAULT_PERMUTATIONS
-from .options import DEFAULT_MIN_SUPPORT, AnalysisOptions, check_analysis_options
+from .options import (
+    DEFAULT_CLUSTER_SAMPLE,
+    DEFAULT_MAX_PATTERNS,
+    DEFAULT_MIN_SUPPORT,
+    AnalysisOptions,
+    check_analysis_options,
+)
 from .outcome_metrics import OutcomeMetrics, outcome_metrics
 from .pattern_mining import (
     DEFAULT_BINS,
@@ -85,6 +92,8 @@ def detect_subgroups(
     design: str = "between",
     loss: Any = None,
     patterns_from: SubgroupReport | None = None,
+    cluster_sample: int | None = DEFAULT_CLUSTER_SAMPLE,
+    max_patterns: int | None = DEFAULT_MAX_PATTERNS,
     permutation: str = "auto",
 ) -> SubgroupReport:
     """Find subgroups by clustering, entropy patterns and pattern mining, and measure the classifier's
@@ -183,6 +192,17 @@ def detect_subgroups(
             ``"within"`` (rows permuted within their cluster).
         loss: a per-row loss (an array, or a callable ``loss(y_true, y_pred)``) compared as ``mean_loss`` by a
             task other than binary.
+        cluster_sample: the most rows the clustering is fitted on (default 10,000; ``None``: every row). On a
+            larger table the clustering (and x-means' choice of k, whose bound ``floor(sqrt(n / 2))`` still counts
+            every row) runs on a random sample of this many rows drawn with ``random_state``, and every other row
+            joins the cluster of its nearest sampled row (:mod:`~.cluster_sample`); the report says so
+            (:attr:`SubgroupReport.cluster_sample`, :meth:`SubgroupReport.clustering_note`, the answer). Single
+            linkage's cost grows as n^2 d (``benchmarks/wide_tables.py``). Tables up to this size are clustered
+            whole, as before.
+        max_patterns: the most mined patterns (default 200,000; ``None``: no bound). Their number grows as the
+            ``max_length``-th power of the columns; a length whose patterns would bring the total above the bound
+            is not mined, and the report says so (:meth:`SubgroupReport.mining_note`, the answer;
+            :func:`~.pattern_mining.mine_patterns`).
         permutation: the max-T's permutations: ``"auto"`` (default: ``"classical"`` in memory, ``"keyed"`` on Dask
             collections), ``"classical"`` (numpy permutations drawn in a canonical order of the rows) or ``"keyed"``
             (:mod:`~.keyed_permutation`: each row's permuted class from the seed, the permutation and its position;
@@ -202,7 +222,10 @@ def detect_subgroups(
 
     Raises:
         ValueError: threshold outside [0, 1], n_clusters < 2 or > n, length mismatches, labels outside the
-            admissible pair, missing values, unknown column or clustering names, unknown options.
+            admissible pair, missing values, unknown column or clustering names, unknown options; an option of
+            the clustering (``clustering``, ``n_clusters``, ``entropy_threshold``, ``normalization``,
+            ``inclusive``, ``selection_metric``, ``silhouette_sample_size``, ``mst``, ``cluster_sample``) other
+            than its default with ``discovery="patterns"``, which runs no clustering.
         TypeError: wrong argument types.
 
     References:
@@ -256,7 +279,8 @@ def detect_subgroups(
         silhouette_sample_size=silhouette_sample_size, clustering=clustering,
         categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
         max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
-        n_permutations=n_permutations, max_t_penalty=max_t_penalty,
+        n_permutations=n_permutations, max_t_penalty=max_t_penalty, cluster_sample=cluster_sample,
+        max_patterns=max_patterns,
     )
     mined = None if patterns_from is None else reusable_patterns(patterns_from, X, opts)
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined, sampling=sampling,
@@ -368,7 +392,7 @@ def analyse(
 def mine(X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
     """The pattern candidates of ``X`` under ``opts`` (see :mod:`.pattern_mining`)."""
     items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
-    return mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length)
+    return mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
 
 
 def reusable_patterns(report: Any, X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
@@ -395,31 +419,39 @@ def reusable_patterns(report: Any, X: pd.DataFrame, opts: AnalysisOptions) -> Mi
     if not same:
         raise ValueError("patterns_from holds patterns mined from other rows or columns, or with other "
                          "categorical_features, n_bins or max_merge; run without patterns_from to mine them again")
-    wanted = (check_min_support(opts.min_support, len(X)), opts.max_length)
-    if (mined.min_support, mined.max_length) != wanted:
-        raise ValueError(f"patterns_from was mined with min_support {mined.min_support} rows and max_length "
-                         f"{mined.max_length}; this analysis asks for {wanted[0]} rows and {wanted[1]}")
+    wanted = (check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
+    if (mined.min_support, mined.max_length, mined.max_patterns) != wanted:
+        raise ValueError(f"patterns_from was mined with min_support {mined.min_support} rows, max_length "
+                         f"{mined.max_length} and max_patterns {mined.max_patterns}; this analysis asks for "
+                         f"{wanted[0]} rows, {wanted[1]} and {wanted[2]}")
     return mined
 
 
 def cluster(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, w: np.ndarray | None, opts: AnalysisOptions,
             rng: np.random.Generator) -> Clustering:
-    """The seed's pipeline: cluster, then the entropy patterns of the clusters."""
+    """The seed's pipeline: cluster (a sample of ``opts.cluster_sample`` rows on a larger table, the other rows
+    joining their nearest sampled row's cluster: :mod:`.cluster_sample`), then the entropy patterns of the
+    clusters over every row."""
     cat, clustering, k, selection_metric = opts.categorical_features, opts.clustering, opts.k, opts.selection_metric
     silhouette_sample_size = opts.silhouette_sample_size
     Z, _ = encode_for_clustering(X, cat)
     raw = factorize_columns(X)
+    kmax = default_kmax(len(Z))  # x-means' bound counts the table's rows, sampled or not
+    sample = sample_rows(len(Z), opts.cluster_sample, rng)  # None (nothing drawn) up to cluster_sample rows
+    # the rows the clustering is fitted on (all of them, or the sample) and their outcomes
+    fit_Z, fit_t, fit_p, fit_w = (Z, t, p, w) if sample is None else (
+        Z[sample], t[sample], p[sample], None if w is None else w[sample])
     model_selection = None
     tree: HierarchicalTree | None = None
     name = opts.clustering_name
     if isinstance(k, tuple):
         model_selection, results = compare_clusterings_encoded(
-            Z,
-            t,
-            p,
+            fit_Z,
+            fit_t,
+            fit_p,
             [(clustering, kk) for kk in k],
             selection_metric,
-            weights=w,
+            weights=fit_w,
             random_state=rng,
             silhouette_sample_size=silhouette_sample_size,
             mst=opts.mst,
@@ -430,11 +462,11 @@ def cluster(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
         labels, tree = results[best].labels, results[best].tree
         flag_lopsided(model_selection, [r.labels for r in results])
     elif k is None and name in ("slink", "ward"):
-        labels, tree = _auto_hierarchical(Z, name, rng, opts.mst)
+        labels, tree = _auto_hierarchical(fit_Z, name, rng, opts.mst, kmax)
     else:
-        res = fit_clustering(Z, clustering, k, random_state=rng, mst=opts.mst)
+        res = fit_clustering(fit_Z, clustering, k, random_state=rng, mst=opts.mst, kmax=kmax)
         labels, tree = res.labels, res.tree
-    labels = np.asarray(labels)
+    labels = np.asarray(labels) if sample is None else assign_to_nearest(Z, sample, labels)
     ids, cluster_idx = np.unique(labels, return_inverse=True)  # one sort of the n labels, used below
     unique_cut, cut_distance = (None, float("nan"))
     if tree is not None:
@@ -449,18 +481,19 @@ def cluster(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
     validity = pd.Series(validity_indices(Z, labels, silhouette_sample_size, rng), name="validity")
     validity[f"fairness_separation_{selection_metric}"] = fairness_separation(labels, t, p, selection_metric, w)
     return Clustering(labels=labels, name=name, validity=validity, model_selection=model_selection,
-                      cut_is_unique=unique_cut, cut_distance=cut_distance, patterns=EntropyFamily(raw, pats))
+                      cut_is_unique=unique_cut, cut_distance=cut_distance, patterns=EntropyFamily(raw, pats),
+                      sampled_rows=None if sample is None else len(sample))
 
 
 def _auto_hierarchical(
-    Z: np.ndarray, name: str, rng: np.random.Generator, mst: str = "auto"
+    Z: np.ndarray, name: str, rng: np.random.Generator, mst: str = "auto", kmax: int | None = None
 ) -> tuple[np.ndarray, HierarchicalTree]:
     """x-means for k and the hierarchical tree at the same time: the tree does not depend on k, and
     x-means' matrix products (and pyclustering's C++ core) run without the GIL, so the two overlap on two
-    cores."""
+    cores. ``kmax``: x-means' bound (default ``floor(sqrt(n / 2))`` of ``Z``'s rows)."""
     seed_rng = np.random.default_rng(rng.integers(0, 2**31 - 1))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        fut = pool.submit(choose_n_clusters, Z, default_kmax(len(Z)), seed_rng)
+        fut = pool.submit(choose_n_clusters, Z, default_kmax(len(Z)) if kmax is None else kmax, seed_rng)
         tree = HierarchicalTree.fit(Z, "single" if name == "slink" else "ward", mst)
         k = fut.result()
     k = min(max(k, 2), len(Z))

@@ -239,6 +239,8 @@ class Clustering:
             (None for flat clusterings).
         cut_distance: the merge distance at which the cut falls (NaN for flat clusterings).
         patterns: the entropy patterns of its clusters (the ``"entropy"`` family).
+        sampled_rows: the rows the clustering was fitted on when it was fitted on a random sample (the other rows
+            joined their nearest sampled row's cluster, :mod:`~.cluster_sample`); None when every row was.
     """
 
     labels: np.ndarray
@@ -248,6 +250,7 @@ class Clustering:
     cut_is_unique: bool | None
     cut_distance: float
     patterns: EntropyFamily
+    sampled_rows: int | None = None
 
     def families(self) -> tuple[ClusterFamily, EntropyFamily]:
         """The two candidate families of the clustering: its clusters and their entropy patterns."""

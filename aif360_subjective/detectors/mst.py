@@ -53,6 +53,7 @@ __all__ = [
     "TIE_ATOL",
     "SLOW_NOTICE_ROWS",
     "AUTO_PRIM_WORK",
+    "AUTO_PRIM_ROWS",
     "TIE_BREAK_BUDGET",
     "prim_numbered_cut",
     "mlpack_available",
@@ -108,6 +109,11 @@ TIE_BREAK_BUDGET = 2 * 10**9
 #: ``mst="auto"`` runs scikit-learn's Prim (the reference, no tie to resolve) while n^2 d is below this
 #: (about a second): COMPAS (6,172 x 11) is there, Adult (48,842 x 100) is 240 times above.
 AUTO_PRIM_WORK = 10**9
+#: ``mst="auto"`` also runs Prim up to this many rows, whatever the columns: there Prim costs about 0.03 s per
+#: encoded column, while mlpack's kd-trees lose their pruning as the columns grow (``benchmarks/wide_tables.py``:
+#: 20,000 rows x 78 encoded columns, mlpack 293 s, Prim 7 s). It equals the default ``cluster_sample``, so the
+#: default analysis of any table runs Prim on at most this many rows.
+AUTO_PRIM_ROWS = 10_000
 #: Progress bars (stderr, TTY only) above this many rows.
 PROGRESS_ROWS = 20_000
 
@@ -123,7 +129,7 @@ def mlpack_available() -> bool:
 
 def resolve_mst(mst: str, n_rows: int, n_cols: int = 1) -> str:
     """The MST back-end to run: ``"auto"`` picks scikit-learn's Prim on small data (n^2 d below
-    :data:`AUTO_PRIM_WORK`, about a second), else mlpack when installed.
+    :data:`AUTO_PRIM_WORK`, about a second, or at most :data:`AUTO_PRIM_ROWS` rows), else mlpack when installed.
 
     Raises:
         ValueError: unknown name.
@@ -133,7 +139,7 @@ def resolve_mst(mst: str, n_rows: int, n_cols: int = 1) -> str:
     if mst == "mlpack" and not mlpack_available():
         raise ImportError("mst='mlpack' needs mlpack: pip install 'aif360-subjective[fast]'")
     if mst == "auto":
-        small = n_rows * n_rows * max(n_cols, 1) <= AUTO_PRIM_WORK
+        small = n_rows <= AUTO_PRIM_ROWS or n_rows * n_rows * max(n_cols, 1) <= AUTO_PRIM_WORK
         available = mlpack_available()
         mst = "mlpack" if not small and available else "sklearn"
         # the install advice only where mlpack is missing: with it installed, Prim was chosen as the faster

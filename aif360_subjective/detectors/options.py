@@ -25,8 +25,8 @@ from .encoding import detect_categorical
 from .maxt import DEFAULT_PERMUTATIONS
 from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
 
-__all__ = ["AnalysisOptions", "Clusterer", "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES",
-           "check_analysis_options"]
+__all__ = ["AnalysisOptions", "CLUSTERING_ONLY_OPTIONS", "Clusterer", "DEFAULT_CLUSTER_SAMPLE", "DEFAULT_MAX_PATTERNS",
+           "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES", "check_analysis_options"]
 
 #: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
 DISCOVERIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("discovery")
@@ -35,6 +35,16 @@ DISCOVERIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("discovery")
 MAX_T_PENALTIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("max_t_penalty")
 #: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
 DEFAULT_MIN_SUPPORT: float = SUBGROUP_PARAMS.default("min_support")
+#: Default ``cluster_sample``: the most rows the clustering is fitted on (``benchmarks/wide_tables.py``).
+DEFAULT_CLUSTER_SAMPLE: int = SUBGROUP_PARAMS.default("cluster_sample")
+#: Default ``max_patterns``: the most mined patterns (``benchmarks/wide_tables.py``).
+DEFAULT_MAX_PATTERNS: int = SUBGROUP_PARAMS.default("max_patterns")
+#: The options read by the seed's clustering and its entropy patterns only: ``discovery="patterns"`` runs no
+#: clustering, so a value other than the default is refused there rather than ignored.
+CLUSTERING_ONLY_OPTIONS: tuple[str, ...] = (
+    "clustering", "n_clusters", "entropy_threshold", "normalization", "inclusive", "selection_metric",
+    "silhouette_sample_size", "mst", "cluster_sample",
+)
 
 
 @runtime_checkable
@@ -67,6 +77,10 @@ class AnalysisOptions:
             :mod:`~aif360_subjective.detectors.pattern_mining`).
         n_permutations: permutations of the max-T error control.
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``: the max-T statistic's penalty.
+        cluster_sample: the most rows the clustering is fitted on (``None``: all rows); see
+            :mod:`~aif360_subjective.detectors.cluster_sample`.
+        max_patterns: the most mined patterns (``None``: no bound); see
+            :func:`~aif360_subjective.detectors.pattern_mining.mine_patterns`.
     """
 
     clustering: str | Clusterer
@@ -87,6 +101,8 @@ class AnalysisOptions:
     max_merge: int = DEFAULT_MAX_MERGE
     n_permutations: int = DEFAULT_PERMUTATIONS
     max_t_penalty: str = "classes"
+    cluster_sample: int | None = DEFAULT_CLUSTER_SAMPLE
+    max_patterns: int | None = DEFAULT_MAX_PATTERNS
 
     @property
     def clustering_name(self) -> str:
@@ -111,6 +127,8 @@ class AnalysisOptions:
             "max_merge": self.max_merge,
             "n_permutations": self.n_permutations,
             "max_t_penalty": self.max_t_penalty,
+            "cluster_sample": self.cluster_sample,
+            "max_patterns": self.max_patterns,
         }
 
 
@@ -134,6 +152,8 @@ def check_analysis_options(
     max_merge: Any = DEFAULT_MAX_MERGE,
     n_permutations: Any = DEFAULT_PERMUTATIONS,
     max_t_penalty: Any = "classes",
+    cluster_sample: Any = DEFAULT_CLUSTER_SAMPLE,
+    max_patterns: Any = DEFAULT_MAX_PATTERNS,
 ) -> AnalysisOptions:
     """Validate the options shared by :func:`detect_subgroups`, ``SubgroupDiscoveryMetric`` and
     :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
@@ -157,13 +177,18 @@ def check_analysis_options(
         max_merge: an int >= 1.
         n_permutations: an int from 19 to 100,000 (``maxt.MAX_PERMUTATIONS``).
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``.
+        cluster_sample: ``None`` or an int >= 2: the most rows the clustering is fitted on.
+        max_patterns: ``None`` or an int >= 1: the most mined patterns.
 
     Returns:
         AnalysisOptions: the options as the analysis takes them (categorical columns auto-detected when
         not given).
 
     Raises:
-        ValueError: an option out of range, an unknown name, or unknown columns.
+        ValueError: an option out of range, an unknown name, or unknown columns; more clusters than the
+            ``cluster_sample`` rows a larger table's clustering is fitted on; an option of the clustering
+            (:data:`CLUSTERING_ONLY_OPTIONS`) other than its default with ``discovery="patterns"``, which runs no
+            clustering.
         TypeError: an option of the wrong type.
     """
     tau = float(SUBGROUP_PARAMS.check("entropy_threshold", entropy_threshold))
@@ -171,9 +196,19 @@ def check_analysis_options(
     given = {"undefined_rates": undefined_rates, "normalization": normalization, "selection_metric": selection_metric,
              "silhouette_sample_size": silhouette_sample_size, "mst": mst, "clustering": clustering,
              "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
-             "max_merge": max_merge, "n_permutations": n_permutations, "max_t_penalty": max_t_penalty}
+             "max_merge": max_merge, "n_permutations": n_permutations, "max_t_penalty": max_t_penalty,
+             "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     for name, value in given.items():  # in the table's order of declaration
         SUBGROUP_PARAMS.check(name, value)
+    largest_k = max(k) if isinstance(k, tuple) else k
+    sampled = cluster_sample is not None and len(X) > cluster_sample  # the clustering will see a sample
+    if sampled and largest_k is not None and largest_k > cluster_sample:
+        raise ValueError(f"n_clusters={n_clusters!r} asks for more clusters than the cluster_sample={cluster_sample} "
+                         f"rows the clustering is fitted on (of {len(X)}); raise cluster_sample, or pass "
+                         "cluster_sample=None to cluster every row")
+    if discovery == "patterns":
+        _refuse_clustering_options({**given, "n_clusters": n_clusters, "entropy_threshold": entropy_threshold,
+                                    "inclusive": inclusive})
     check_min_support(min_support, max(len(X), 1))
     if categorical_features is None:
         cat = detect_categorical(X)
@@ -185,4 +220,27 @@ def check_analysis_options(
         selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size, mst=mst,
         discovery=discovery, max_length=int(max_length), min_support=min_support, n_bins=int(n_bins),
         max_merge=int(max_merge), n_permutations=int(n_permutations), max_t_penalty=max_t_penalty,
+        cluster_sample=None if cluster_sample is None else int(cluster_sample),
+        max_patterns=None if max_patterns is None else int(max_patterns),
     )
+
+
+def _refuse_clustering_options(given: dict[str, Any]) -> None:
+    """``discovery="patterns"`` clusters nothing: an option only the clustering reads, given a value other than its
+    default, would be ignored without a word.
+
+    Raises:
+        ValueError: naming the first such option (in :data:`CLUSTERING_ONLY_OPTIONS`' order) and its value.
+    """
+    for name in CLUSTERING_ONLY_OPTIONS:
+        # inclusive is a plain flag of the entropy patterns, outside the table (default False)
+        value, default = given[name], False if name == "inclusive" else SUBGROUP_PARAMS.default(name)
+        try:
+            same = bool(value == default) if default is not None else value is None
+        except (TypeError, ValueError):  # an array, an estimator with an odd __eq__: not the default
+            same = False
+        if not same:
+            raise ValueError(
+                f"{name}={value!r} applies to the clustering, which discovery='patterns' does not run (it mines "
+                f"patterns only); use discovery='asdf' or 'both' for the clusters, or leave {name} at its default "
+                f"({default!r})")

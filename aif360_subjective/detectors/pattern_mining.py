@@ -129,8 +129,12 @@ class MinedPatterns(PatternText):
         support: rows per pattern.
         n_identical: patterns left out because an earlier, not longer pattern had the same rows.
         min_support: the support threshold in rows.
-        max_length: the longest conjunction mined.
+        max_length: the longest conjunction asked for.
         keys: (patterns, 3) :func:`~.bitsets.bit_keys` of their rows (equal keys = identical rows).
+        max_patterns: the bound on the number of patterns (None: none).
+        skipped_length: the shortest length not mined because its patterns would have brought the total above
+            ``max_patterns`` (None: every length up to ``max_length`` was mined, or no pattern reached it).
+        skipped_count: how many patterns that length held (0 when none was skipped).
     """
 
     items: Items
@@ -141,6 +145,9 @@ class MinedPatterns(PatternText):
     min_support: int
     max_length: int
     keys: np.ndarray
+    max_patterns: int | None = None
+    skipped_length: int | None = None
+    skipped_count: int = 0
 
     kind: ClassVar[str] = "pattern"
     method_name: ClassVar[str] = "the mined patterns"
@@ -156,6 +163,21 @@ class MinedPatterns(PatternText):
     def n_rows(self) -> int:
         """Rows of the table the patterns were mined from."""
         return int(self.items.matrix.shape[0])
+
+    @property
+    def mined_length(self) -> int:
+        """The longest conjunction actually mined (``max_length`` unless a length was skipped)."""
+        return self.max_length if self.skipped_length is None else self.skipped_length - 1
+
+    def truncation_note(self) -> str:
+        """The sentence saying that a length was not mined, and why (empty when none was skipped)."""
+        if self.skipped_length is None:
+            return ""
+        return (f"Mined patterns stop at {self.mined_length} condition{'s' if self.mined_length > 1 else ''}: the "
+                f"{self.skipped_count:,} patterns of {self.skipped_length} conditions would have brought the "
+                f"{len(self.patterns) + self.n_identical:,} shorter ones above max_patterns={self.max_patterns:,} "
+                "(the max-T's time and memory grow with the patterns). Pass max_patterns=None to mine them, or a "
+                "larger min_support or fewer columns to keep fewer.")
 
     @cached_property
     def _members(self) -> sp.csc_matrix:
@@ -294,16 +316,25 @@ def build_items(
                  np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))
 
 
-def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedPatterns:
+def mine_patterns(items: Items, min_support: int, max_length: int = 3,
+                  max_patterns: int | None = None) -> MinedPatterns:
     """Every conjunction of up to ``max_length`` items of distinct columns with >= ``min_support`` rows.
 
     Rows are 64-bit bitsets: the supports of all extensions of a level are popcounts of bitwise ANDs (a block
     of patterns against every item at once), and an extension's rows are one AND.
 
+    The number of patterns of length k grows as the k-th power of the columns (5,000 rows of 24 categorical
+    columns of 4 levels and 6 numeric ones: 1.06 million patterns of up to 3 conditions, whose max-T took 10
+    minutes and 13 GB; ``benchmarks/wide_tables.py``). With ``max_patterns`` a length whose patterns would bring
+    the total above it is not mined (nor any longer one): the family is then every pattern of up to
+    :attr:`MinedPatterns.mined_length` conditions, and :meth:`MinedPatterns.truncation_note` says so. The
+    single items are always kept.
+
     Args:
         items: from :func:`build_items`.
         min_support: rows (from :func:`check_min_support`).
         max_length: most conditions per pattern (>= 1).
+        max_patterns: most patterns (counted before identical row sets are merged), or None for no bound.
 
     Returns:
         MinedPatterns: patterns in level order, identical row sets kept once.
@@ -319,6 +350,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
     all_pats, all_bits, all_support = [level], [bits], [sup1[keep]]
     col = items.column[keep]
     n_items = len(item_bits)
+    total, skipped = len(level), (None, 0)
     for _ in range(1, max_length):
         if len(level) == 0:
             break
@@ -331,6 +363,10 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
         pi, ii = np.nonzero(later & other_col & (counts >= min_support))
         if len(pi) == 0:
             break
+        if max_patterns is not None and total + len(pi) > max_patterns:
+            skipped = (level.shape[1] + 1, len(pi))  # counted before any of them is built
+            break
+        total += len(pi)
         level = np.column_stack([level[pi], ii])
         bits = bits[pi] & item_bits[ii]
         all_pats.append(level)
@@ -352,4 +388,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3) -> MinedP
         min_support=int(min_support),
         max_length=int(max_length),
         keys=keys[first],
+        max_patterns=None if max_patterns is None else int(max_patterns),
+        skipped_length=skipped[0],
+        skipped_count=int(skipped[1]),
     )

@@ -20,11 +20,13 @@ from .._deprecation import moved_names
 from .._validation import check_alpha, check_choice
 from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
 from .candidates import CandidateMetrics, Candidates
+from .cluster_sample import sample_note
 from .comparison import discovery_summary
 from .families import Clustering
 from .lopsided import lopsidedness
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
+from .pattern_mining import MinedPatterns
 from .ranking import ranking
 from .significance import Significance
 
@@ -69,6 +71,10 @@ class SubgroupReport:
             merges of duplicate rows matter only at distance 0). None for flat clusterings.
         cut_distance (float): the merge distance at which the cut falls (first undone merge; NaN for flat
             clusterings).
+        cluster_sample (int or None): the rows the clustering was fitted on when the table had more than
+            ``cluster_sample`` rows (a random sample; every other row joined its nearest sampled row's cluster,
+            :mod:`~aif360_subjective.detectors.cluster_sample`); None when every row was clustered (or none ran).
+            :meth:`clustering_note` says it in a sentence.
         candidates (Candidates): the candidate families (:mod:`~aif360_subjective.detectors.candidates`).
         candidate_metrics (CandidateMetrics or OutcomeMetrics): their metrics, counts and the outcomes (a binary
             decision, or the per-row values of a multi-class, ordinal or regression task).
@@ -120,6 +126,7 @@ class SubgroupReport:
             self.model_selection: pd.DataFrame | None = None
             self.cut_is_unique: bool | None = None
             self.cut_distance = float("nan")
+            self.cluster_sample: int | None = None
             self.lopsided: dict[str, Any] = dict(_NO_CLUSTERING)
         else:
             self.clusters = pd.Series(clustering.labels, index=index, name="cluster")
@@ -129,7 +136,19 @@ class SubgroupReport:
             self.model_selection = clustering.model_selection
             self.cut_is_unique = clustering.cut_is_unique
             self.cut_distance = float(clustering.cut_distance)
+            self.cluster_sample = clustering.sampled_rows
             self.lopsided = lopsidedness(clustering.labels)
+
+    def clustering_note(self) -> str:
+        """The sentence saying that the clusters come from a random sample of the rows, and how the other rows
+        were placed (empty when every row was clustered)."""
+        return sample_note(self.cluster_sample, len(self.clusters))
+
+    def mining_note(self) -> str:
+        """The sentence saying that a length of mined patterns was not mined because of ``max_patterns`` (empty
+        when every length up to ``max_length`` was, or no pattern was mined)."""
+        mined = next((f for f in self.candidates.families if isinstance(f, MinedPatterns)), None)
+        return "" if mined is None else mined.truncation_note()
 
     def settings(self) -> Mapping[str, Any]:
         """The options of the run as the report records them, with ``pos_label`` (a read-only dict view)."""

@@ -28,7 +28,12 @@ from .._validation import check_columns, check_random_state
 from ..detectors.candidates import KINDS
 from ..detectors.detect import analyse
 from ..detectors.maxt import DEFAULT_PERMUTATIONS
-from ..detectors.options import DEFAULT_MIN_SUPPORT, check_analysis_options
+from ..detectors.options import (
+    DEFAULT_CLUSTER_SAMPLE,
+    DEFAULT_MAX_PATTERNS,
+    DEFAULT_MIN_SUPPORT,
+    check_analysis_options,
+)
 from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
 from ..detectors.ranking import ASCENDING_DEPRECATION
 from ..detectors.report import SubgroupReport
@@ -168,11 +173,12 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         undefined_rates: ``"nan"`` (default, as ClassificationMetric) or ``"asdf"``.
         random_state: None, int or numpy Generator.
         attributes: decoded attributes to use (default: all features).
-        normalization, inclusive, selection_metric, silhouette_sample_size, mst: see ``detect_subgroups``
-            (``mst``: single linkage's MST back-end, ``"auto"``, ``"mlpack"`` or ``"sklearn"``).
+        normalization, inclusive, selection_metric, silhouette_sample_size, mst, cluster_sample: see
+            ``detect_subgroups`` (``mst``: single linkage's MST back-end, ``"auto"``, ``"mlpack"`` or ``"sklearn"``;
+            ``cluster_sample``: the most rows the clustering is fitted on, default 10,000, ``None`` for all).
         use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
         cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
-        discovery, max_length, min_support, n_bins, max_merge, n_permutations, max_t_penalty: the pattern
+        discovery, max_length, min_support, n_bins, max_merge, n_permutations, max_t_penalty, max_patterns: the pattern
             candidates and the max-T error control, as in :func:`~aif360_subjective.detectors.detect_subgroups` (default
             ``discovery="both"``: clusters, entropy patterns and mined patterns).
         groups: a cluster id per row (an array of the dataset's length, or the name of one of its decoded
@@ -216,6 +222,8 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         max_t_penalty: str = "classes",
         groups: Any = None,
         design: str = "between",
+        cluster_sample: int | None = DEFAULT_CLUSTER_SAMPLE,
+        max_patterns: int | None = DEFAULT_MAX_PATTERNS,
     ) -> None:
         if not isinstance(dataset, BinaryLabelDataset):
             raise TypeError(f"dataset must be a BinaryLabelDataset, got {type(dataset).__name__}")
@@ -259,6 +267,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
             max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
             n_permutations=n_permutations, max_t_penalty=max_t_penalty,
+            cluster_sample=cluster_sample, max_patterns=max_patterns,
         )
         if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
             raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")

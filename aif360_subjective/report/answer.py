@@ -423,6 +423,13 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     if not unit.startswith("rows ("):
         lines.append(f"Unit of inference: {unit}.")
         facts["unit of inference"] = unit
+    sampled = getattr(rep, "cluster_sample", None)
+    if sampled is not None:  # the clusters' shapes come from a sample: said, never silently
+        lines.append(rep.clustering_note())
+        facts["clustered rows"] = f"a random sample of {sampled:,} of {len(rep.clusters):,}"
+    mining = rep.mining_note() if hasattr(rep, "mining_note") else ""
+    if mining:  # a length of patterns was not mined (max_patterns): said, never silently
+        lines.append(mining)
     lop = rep.lopsided
     if lop.get("lopsided"):
         caveats.append(f"The clustering is lopsided ({lop['reason']}): its subgroups are nearly all rows or a "

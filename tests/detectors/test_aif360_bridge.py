@@ -34,7 +34,7 @@ def test_hand_case_counts_and_names():
     X = pd.DataFrame({"a": ["u", "u", "u", "v", "v", "v"], "b": ["p", "q", "p", "q", "p", "q"]})
     y = np.array([1, 1, 0, 1, 0, 1])
     p = np.array([1, 0, 0, 1, 1, 1])
-    rep = detect_subgroups(X, y, p, n_clusters=2, random_state=0, discovery="patterns", min_support=1)
+    rep = detect_subgroups(X, y, p, random_state=0, discovery="patterns", min_support=1)
     pid = rep.descriptions("pattern").index("a=u")
     sg = rep.to_aif360(X, y, p, "pattern", pid)
     assert isinstance(sg.dataset, BinaryLabelDataset) and sg.description == "a=u" and sg.size == 3
