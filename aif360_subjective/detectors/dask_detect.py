@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -372,15 +372,18 @@ def _partition_count(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: i
     return counter.count(np.hstack([onehot, _row_hashes(start, n)]))
 
 
-def mine(source: _Source, min_support: int, max_length: int) -> tuple[list[tuple[int, ...]], np.ndarray]:
+def mine(source: _Source, min_support: int, max_length: int, max_patterns: int | None = None
+         ) -> tuple[list[tuple[int, ...]], np.ndarray, tuple[int | None, int]]:
     """:func:`~.pattern_mining.mine_patterns`' candidates, level by level, each level's supports counted in one
-    pass: the patterns in the in-memory order (before identical row sets are merged) and their supports."""
+    pass: the patterns in the in-memory order (before identical row sets are merged), their supports, and the
+    length left out by ``max_patterns`` with its count (``(None, 0)``: none), as the in-memory miner decides it."""
     items = source.items
     sup1 = source.count([(j,) for j in range(len(items.column))], "support")[:, 0]
     keep = np.flatnonzero(sup1 >= min_support)
     col = items.column[keep]
     level = np.arange(len(keep))[:, None]
     all_pats, all_support = [level], [sup1[keep]]
+    total, skipped = len(level), (None, 0)
     for _ in range(1, max_length):
         if len(level) == 0:
             break
@@ -396,11 +399,15 @@ def mine(source: _Source, min_support: int, max_length: int) -> tuple[list[tuple
         ok = counts >= min_support
         if not ok.any():
             break
+        if max_patterns is not None and total + int(ok.sum()) > max_patterns:
+            skipped = (level.shape[1] + 1, int(ok.sum()))
+            break
+        total += int(ok.sum())
         level = cand[ok]
         all_pats.append(level)
         all_support.append(counts[ok])
     pats = [tuple(row) for lv in all_pats for row in keep[lv].tolist()]
-    return pats, np.concatenate(all_support).astype(np.int64)
+    return pats, np.concatenate(all_support).astype(np.int64), skipped
 
 
 class _DaskCounter:
@@ -446,16 +453,9 @@ class DaskPatterns(PatternText):
     max_length: int
     n_table_rows: int
     source: _Source = field(repr=False)
-
-    kind: ClassVar[str] = "pattern"
-    method_name: ClassVar[str] = "the mined patterns"
-    has_conditions: ClassVar[bool] = True
-    count_label: ClassVar[str | None] = "patterns"
-
-    @property
-    def method(self) -> str:
-        """How the comparison of the discovery methods names the family."""
-        return self.method_name
+    max_patterns: int | None = None
+    skipped_length: int | None = None
+    skipped_count: int = 0
 
     @property
     def n_rows(self) -> int:
@@ -695,20 +695,22 @@ def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 
     items = build_items(X, summary, opts.categorical_features, opts.n_bins, opts.max_merge)
     source = _Source(X=X, t=t, p=p, offsets=summary.offsets, pos_label=pos_label, items=items, radix=_radix(items),
                      strata=truth_offsets(summary, pos_label))
-    family = patterns_family(source, check_min_support(opts.min_support, n), opts.max_length, n)
+    family = patterns_family(source, check_min_support(opts.min_support, n), opts.max_length, n, opts.max_patterns)
     return _report(family, totals, opts, random_state, pos_label, n)
 
 
-def patterns_family(source: _Source, min_support: int, max_length: int, n: int) -> DaskPatterns:
+def patterns_family(source: _Source, min_support: int, max_length: int, n: int,
+                    max_patterns: int | None = None) -> DaskPatterns:
     """Mine (one pass per length), count the classes and row hashes (one pass), keep identical row sets once."""
-    pats, support = mine(source, min_support, max_length)
+    pats, support, skipped = mine(source, min_support, max_length, max_patterns)
     counts = source.count(pats, "classes")
     keys = np.column_stack([support.astype(np.uint64), _unchunk(counts[:, 4:8]), _unchunk(counts[:, 8:12])])
     _, first = np.unique(keys, axis=0, return_index=True)
     first = np.sort(first)
     return DaskPatterns(items=source.items, patterns=[pats[i] for i in first], support=support[first],
                         keys=keys[first], class_counts=counts[first, :4], n_identical=int(len(pats) - len(first)),
-                        min_support=int(min_support), max_length=int(max_length), n_table_rows=n, source=source)
+                        min_support=int(min_support), max_length=int(max_length), n_table_rows=n, source=source,
+                        max_patterns=max_patterns, skipped_length=skipped[0], skipped_count=skipped[1])
 
 
 def _report(family: DaskPatterns, totals: np.ndarray, opts: AnalysisOptions, random_state: Any, pos_label: Any,

@@ -243,7 +243,8 @@ def detect_subgroups(
             silhouette_sample_size=silhouette_sample_size, clustering=clustering,
             categorical_features=categorical_features, inclusive=inclusive, mst=mst, max_length=max_length,
             min_support=min_support, n_bins=n_bins, max_merge=max_merge, n_permutations=n_permutations,
-            max_t_penalty=max_t_penalty, permutation=permutation)
+            max_t_penalty=max_t_penalty, permutation=permutation, cluster_sample=cluster_sample,
+            max_patterns=max_patterns)
     check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
     if permutation == "keyed" and (groups is not None or task not in ("auto", "binary")):
         raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "

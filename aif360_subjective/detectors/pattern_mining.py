@@ -77,10 +77,41 @@ class Items:
 class PatternText:
     """What a family of mined patterns says about its candidates without their rows: descriptions, conditions,
     the max-T description classes and the condition table (shared by the in-memory :class:`MinedPatterns` and
-    the Dask-counted :class:`~.dask_detect.DaskPatterns`). The class using it holds ``items`` and ``patterns``."""
+    the Dask-counted :class:`~.dask_detect.DaskPatterns`), and what the mining left out (``max_patterns``). The class
+    using it holds the attributes annotated here."""
 
     items: Items
     patterns: list[tuple[int, ...]]
+    n_identical: int
+    max_length: int
+    max_patterns: int | None
+    skipped_length: int | None
+    skipped_count: int
+
+    kind: ClassVar[str] = "pattern"
+    method_name: ClassVar[str] = "the mined patterns"
+    has_conditions: ClassVar[bool] = True
+    count_label: ClassVar[str | None] = "patterns"
+
+    @property
+    def method(self) -> str:
+        """How the comparison of the discovery methods names the family."""
+        return self.method_name
+
+    @property
+    def mined_length(self) -> int:
+        """The longest conjunction actually mined (``max_length`` unless a length was skipped)."""
+        return self.max_length if self.skipped_length is None else self.skipped_length - 1
+
+    def truncation_note(self) -> str:
+        """The sentence saying that a length was not mined, and why (empty when none was skipped)."""
+        if self.skipped_length is None:
+            return ""
+        return (f"Mined patterns stop at {self.mined_length} condition{'s' if self.mined_length > 1 else ''}: the "
+                f"{self.skipped_count:,} patterns of {self.skipped_length} conditions would have brought the "
+                f"{len(self.patterns) + self.n_identical:,} shorter ones above max_patterns={self.max_patterns:,} "
+                "(the max-T's time and memory grow with the patterns). Pass max_patterns=None to mine them, or a "
+                "larger min_support or fewer columns to keep fewer.")
 
     @property
     def ids(self) -> np.ndarray:
@@ -149,35 +180,10 @@ class MinedPatterns(PatternText):
     skipped_length: int | None = None
     skipped_count: int = 0
 
-    kind: ClassVar[str] = "pattern"
-    method_name: ClassVar[str] = "the mined patterns"
-    has_conditions: ClassVar[bool] = True
-    count_label: ClassVar[str | None] = "patterns"
-
-    @property
-    def method(self) -> str:
-        """How the comparison of the discovery methods names the family."""
-        return self.method_name
-
     @property
     def n_rows(self) -> int:
         """Rows of the table the patterns were mined from."""
         return int(self.items.matrix.shape[0])
-
-    @property
-    def mined_length(self) -> int:
-        """The longest conjunction actually mined (``max_length`` unless a length was skipped)."""
-        return self.max_length if self.skipped_length is None else self.skipped_length - 1
-
-    def truncation_note(self) -> str:
-        """The sentence saying that a length was not mined, and why (empty when none was skipped)."""
-        if self.skipped_length is None:
-            return ""
-        return (f"Mined patterns stop at {self.mined_length} condition{'s' if self.mined_length > 1 else ''}: the "
-                f"{self.skipped_count:,} patterns of {self.skipped_length} conditions would have brought the "
-                f"{len(self.patterns) + self.n_identical:,} shorter ones above max_patterns={self.max_patterns:,} "
-                "(the max-T's time and memory grow with the patterns). Pass max_patterns=None to mine them, or a "
-                "larger min_support or fewer columns to keep fewer.")
 
     @cached_property
     def _members(self) -> sp.csc_matrix:

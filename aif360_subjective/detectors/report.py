@@ -26,7 +26,7 @@ from .families import Clustering
 from .lopsided import lopsidedness
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
-from .pattern_mining import MinedPatterns
+from .pattern_mining import PatternText
 from .ranking import ranking
 from .significance import Significance
 
@@ -147,7 +147,7 @@ class SubgroupReport:
     def mining_note(self) -> str:
         """The sentence saying that a length of mined patterns was not mined because of ``max_patterns`` (empty
         when every length up to ``max_length`` was, or no pattern was mined)."""
-        mined = next((f for f in self.candidates.families if isinstance(f, MinedPatterns)), None)
+        mined = next((f for f in self.candidates.families if isinstance(f, PatternText)), None)
         return "" if mined is None else mined.truncation_note()
 
     def settings(self) -> Mapping[str, Any]:

@@ -101,6 +101,21 @@ def test_same_report_as_pandas(table, scheduler, small_counts, npartitions):
                                   rp.ranking("statistical_parity", kind="pattern"))
 
 
+def test_max_patterns_bounds_the_dask_mining_as_in_memory(table):
+    # the bound is decided per length from the frequent extensions, as the in-memory miner decides it
+    X, b, frame = table
+    with dask.config.set(scheduler="sync"):
+        full = _dask_report(frame, X, 3).candidates.family("pattern")
+        n_short = sum(len(p) < 3 for p in full.patterns) + full.n_identical
+        rd = _dask_report(frame, X, 3, max_patterns=n_short)
+    rp = detect_subgroups(X, b.y_true, b.y_pred, discovery="patterns", random_state=0, max_patterns=n_short)
+    fd, fp = rd.candidates.family("pattern"), rp.candidates.family("pattern")
+    assert max(len(p) for p in full.patterns) == 3
+    assert fd.skipped_length == fp.skipped_length == 3 and fd.skipped_count == fp.skipped_count > 0
+    assert fd.patterns == fp.patterns and max(len(p) for p in fd.patterns) == 2
+    assert rd.mining_note() == rp.mining_note() and "stop at 2 conditions" in rd.mining_note()
+
+
 def test_classical_permutation_differs_from_keyed(table):
     X, b, frame = table
     keyed = detect_subgroups(X, b.y_true, b.y_pred, discovery="patterns", random_state=0, permutation="keyed")
