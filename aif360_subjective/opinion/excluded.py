@@ -48,8 +48,9 @@ simultaneous lower bounds ``ci_low = gap - (c + offset) se``, so a group is repo
 at once with probability 1 - alpha). The offset balances the classes of candidates (those with 1, 2, 3
 conditions): it is the median, over the permutations, of the class's largest ``T``, so that the few single
 attributes do not compete with the hundreds of pairs and each class reaches the threshold about equally often under
-the null (Beran's balanced simultaneous confidence sets). It is a function of the permutation distribution, which
-is the same from every arrangement of the annotators, so the test stays exact under exchangeability. With at most
+the null (Beran's balanced simultaneous confidence sets). The median is taken over the B permutations and the
+observed arrangement together, so the offset statistic treats the observed arrangement as one of the B + 1 alike and
+the Monte Carlo test stays exact under exchangeability (``benchmarks/excluded_groups.py --only exact``). With at most
 8 annotators every permutation is enumerated and the p-values are exact.
 
 **Items.** ``adjust="items"`` replaces each annotation's score by its difference from the mean score of the
@@ -504,10 +505,19 @@ class _Direction:
         Balanced max-T: each class's statistics are offset by the median of the class's largest statistic under
         the permutations, so that the few single attributes and the many pairs, the small groups and the large
         ones, reach the threshold about equally often; the null distribution is that of the largest offset
-        statistic over every candidate. Monte Carlo: ``p = (1 + #{null >= s}) / (B + 1)``; exact: ``#{null >= s} /
-        B`` (the identity is among the permutations).
+        statistic over every candidate. Monte Carlo: ``p = (1 + #{null >= s}) / (B + 1)``, the median taken over the
+        B permutations *and the observed arrangement*: the offset statistic is then the same function of the B + 1
+        arrangements whichever of them is the observed one, so under exchangeable annotators the observed one's
+        rank is uniform and the test exact (a median of the B permutations alone treats the observed arrangement
+        differently, which makes the p-values slightly too small); exact: ``#{null >= s} / B`` (the identity is
+        among the permutations).
         """
-        centre = np.median(class_max, axis=0)
+        pool = class_max
+        if not exact:
+            signed = np.where(np.isfinite(t), t, -np.inf)
+            observed = np.array([signed[classes == c].max(initial=-np.inf) for c in range(class_max.shape[1])])
+            pool = np.vstack([class_max, observed[None, :]])
+        centre = np.median(pool, axis=0)
         centre = np.where(np.isfinite(centre), centre, 0.0)
         offset = centre[classes]
         null = (class_max - centre[None, :]).max(axis=1)

@@ -377,3 +377,21 @@ def test_items_adjustment_cannot_decide_about_a_group_on_its_own_items():
     assert "Cannot decide about" in ex.sentence() and "gender=x" in ex.sentence()
     raw = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
     assert "Cannot decide about" not in raw.sentence()
+
+
+def test_monte_carlo_offsets_treat_the_observed_arrangement_like_the_permuted_ones():
+    # A Monte Carlo max-T is exact when its statistic is the same function of the B + 1 arrangements (the observed
+    # one and the B permuted ones) whichever of them is the observed: then under exchangeability the observed
+    # arrangement's rank is uniform. Take B + 1 arrangements of two classes (one candidate each, so a class's
+    # largest T is the candidate's T) and let each in turn be the observed one: the p-values must be exactly
+    # 1/(B+1), 2/(B+1), ..., 1. Offsets from the median of the B permuted arrangements alone break this.
+    from aif360_subjective.opinion.excluded import _Direction
+
+    rng = np.random.default_rng(7)
+    B = 9
+    for _ in range(20):
+        rows = rng.normal(size=(B + 1, 2)) * np.array([1.0, 3.0]) + np.array([0.0, 2.0])
+        classes = np.array([0, 1])
+        p = [float(_Direction.from_null(np.delete(rows, r, axis=0), classes, rows[r], 0.05, False).p_adjusted.min())
+             for r in range(B + 1)]
+        np.testing.assert_allclose(np.sort(p), np.arange(1, B + 2) / (B + 1))
