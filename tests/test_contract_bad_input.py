@@ -934,6 +934,70 @@ CASES += [
 ]
 
 
+def _dask_table(c, npartitions=2):
+    import dask.dataframe as dd
+
+    frame = c.X.assign(t=np.asarray(c.y), p=np.asarray(c.yp))
+    return dd.from_pandas(frame, npartitions=npartitions, sort=False)
+
+
+def _ds_dask(c, **kw):
+    import dask
+
+    ddf = _dask_table(c)
+    with dask.config.set(scheduler="sync"):
+        return detect_subgroups(ddf[list(c.X.columns)], ddf["t"], ddf["p"], **kw)
+
+
+def _excluded(c, **kw):
+    return _oe(c).excluded_groups(**kw)
+
+
+def _keyed(name):
+    return getattr(importlib.import_module("aif360_subjective.detectors.keyed_permutation"), name)
+
+
+CASES += [
+    # ---- fourth round: subgroup discovery on Dask (issue 31), its permutations, the bounds of wide tables (issue 30)
+    Case("ds-dask-asdf", lambda c: _ds_dask(c, discovery="asdf"), ValueError,
+         r"discovery='asdf' is not available on Dask collections: .*pass discovery=\"patterns\""),
+    Case("ds-dask-groups", lambda c: _ds_dask(c, discovery="patterns", groups=np.arange(c.n)), ValueError,
+         r"groups=.* is not available on Dask collections"),
+    Case("ds-dask-task-regression", lambda c: _ds_dask(c, discovery="patterns", task="regression"), ValueError,
+         r"task='regression' is not available on Dask collections"),
+    Case("ds-permutation-unknown", lambda c: _ds(c, discovery="patterns", permutation="shuffle"), ValueError,
+         r"permutation must be one of \['auto', 'classical', 'keyed'\], got 'shuffle'"),
+    Case("ds-keyed-with-groups", lambda c: _ds(c, discovery="patterns", permutation="keyed",
+                                               groups=np.arange(c.n) // 2), ValueError,
+         r"permutation='keyed' permutes the rows of binary decisions: with groups="),
+    Case("ds-patterns-with-n-clusters", lambda c: _ds(c, discovery="patterns", n_clusters=3), ValueError,
+         r"n_clusters=3 applies to the clustering, which discovery='patterns' does not run"),
+    Case("ds-cluster-sample-one", lambda c: _ds(c, cluster_sample=1), ValueError, r"cluster_sample must be >= 2"),
+    Case("ds-max-patterns-zero", lambda c: _ds(c, discovery="patterns", max_patterns=0), ValueError,
+         r"max_patterns must be >= 1, got 0"),
+    Case("maxt-permutation-unknown", lambda c: max_t(sp.csc_matrix(np.ones((4, 2), dtype=bool)), [0, 1, 0, 1],
+                                                     [1, 1, 0, 0], permutation="x"), ValueError,
+         r"permutation must be one of \['classical', 'keyed'\], got 'x'"),
+    Case("keyed-permutation-negative-seed", lambda c: _keyed("keyed_permutation")(-1, 0, 1, np.arange(3), 3),
+         ValueError, r"seed must be an int in \[0, 2\*\*64\), got -1"),
+    Case("keyed-classes-negative-count", lambda c: _keyed("permuted_classes")(0, 0, 2, np.arange(4),
+                                                                                np.array([2, -1])),
+         ValueError, r"class_counts must be non-negative, got \[2, -1\]"),
+    # ---- fourth round: whose opinions are excluded (issue 29)
+    Case("excluded-adjust-unknown", lambda c: _excluded(c, adjust="both"), ValueError,
+         r"adjust must be one of \['none', 'items'\], got 'both'"),
+    Case("excluded-max-conditions-four", lambda c: _excluded(c, max_conditions=4), ValueError,
+         r"max_conditions must be <= 3, got 4"),
+    Case("excluded-min-annotators-one", lambda c: _excluded(c, min_annotators=1), ValueError,
+         r"min_annotators must be >= 2, got 1"),
+    Case("excluded-attribute-missing", lambda c: _excluded(c, attributes=["no_such_attribute"]), ValueError,
+         r"attributes \['no_such_attribute'\] are not columns of the annotators table"),
+    cli("cli-subgroups-task-unknown", "subgroups", "{d}/sg.csv", "--label-col", "label", "--prediction-col", "pred",
+        "--task", "bogus", match=r"--task"),
+    cli("cli-audit-test-adjust-unknown", *_audit("--test-adjust", "bogus"), match=r"--test-adjust"),
+]
+
+
 def test_case_ids_are_unique():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))

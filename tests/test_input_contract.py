@@ -436,3 +436,21 @@ def test_sigterm_unwinds_like_ctrl_c(tmp_path, capsys, monkeypatch):
     assert code == 143
     assert err.strip().splitlines() == ["aif360-subjective crowdtruth: terminated; no output was written"]
     assert signal.getsignal(signal.SIGTERM) is before  # the earlier handler is put back
+
+
+def test_dask_labels_from_another_partitioning_equal_pandas():
+    # the same rows under another partitioning (known divisions) are realigned: the pandas answer, keyed p-values
+    dask = pytest.importorskip("dask")
+    import dask.dataframe as dd
+
+    from aif360_subjective.datasets import make_planted_slice
+    from aif360_subjective.detectors import detect_subgroups
+
+    b = make_planted_slice(3000, n_categorical=3, n_numeric=1, planted_share=0.1, effect=0.4, random_state=5)
+    frame = b.X.assign(t=np.asarray(b.y_true), p=np.asarray(b.y_pred))
+    two, three = dd.from_pandas(frame, npartitions=2), dd.from_pandas(frame, npartitions=3)
+    with dask.config.set(scheduler="sync"):
+        rd = detect_subgroups(two[list(b.X.columns)], two["t"], three["p"], discovery="patterns", random_state=0)
+    rp = detect_subgroups(b.X, b.y_true, b.y_pred, discovery="patterns", random_state=0, permutation="keyed")
+    pd.testing.assert_frame_equal(rd.findings(), rp.findings())
+    assert len(rp.findings()) > 0
