@@ -506,3 +506,43 @@ def test_ordinal_and_multiclass_tasks(browser, ratings_url):
     status.filter(has_text="task regression").wait_for()
     assert _pwned(page) is None
     page.close()
+
+
+@pytest.fixture(scope="module")
+def hostile_classes_url():
+    pytest.importorskip("panel")
+    import numpy as np
+
+    from aif360_subjective.dashboard import Dashboard
+    from aif360_subjective.dashboard.state import SubgroupSettings
+
+    rng = np.random.default_rng(3)
+    n = 240
+    g = rng.choice(["a", "b", "c"], n)
+    classes = np.array([PAYLOADS[0], "plain", PAYLOADS[3]], dtype=object)
+    truth = rng.integers(0, 3, n)
+    pred = np.where((g == "a") & (rng.random(n) < 0.5), (truth + 1) % 3, truth)  # the model errs on g = a
+    df = pd.DataFrame({PAYLOADS[2]: g, "h": rng.choice(["u", "v"], n), "label": classes[truth],
+                       "predicted": classes[pred]})
+    server, url = _serve(Dashboard(df, label_col="label", prediction_col="predicted", task="multiclass",
+                                   subgroups=SubgroupSettings(n_clusters=3, kind="all")))
+    yield url
+    server.stop()
+
+
+def test_hostile_class_names_of_a_multiclass_task_stay_text(browser, hostile_classes_url):
+    """Issue 30 with the issue-33 rule: class names (one statistical parity per class, in the metric control, the
+    ranking and the notes) and a column name that are onerror/onload payloads are shown as text and never run."""
+    page = _open(browser, hostile_classes_url)
+    page.locator(".bk-tab", has_text="Subgroups").click()
+    page.locator(".sg-status").filter(has_text="task multiclass").wait_for()
+    page.locator(".dashboard-busy").first.wait_for(state="hidden")
+    metric = page.locator(".metric select")
+    options = metric.locator("option").all_inner_texts()
+    assert f"statistical_parity[{PAYLOADS[0]}]" in options and f"statistical_parity[{PAYLOADS[3]}]" in options
+    metric.select_option(f"statistical_parity[{PAYLOADS[0]}]")
+    page.locator(".ranking-table").filter(has_text=f"statistical_parity[{PAYLOADS[0]}]").wait_for()
+    _until(lambda: PAYLOADS[2] in _text(page.locator(".pattern-table")), "the hostile column name in the patterns")
+    assert _pwned(page) is None, f"a payload ran: window.__pwned = {_pwned(page)}"
+    assert page.locator("img[src=x], svg[onload]").count() == 0
+    page.close()
