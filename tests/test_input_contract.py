@@ -196,13 +196,18 @@ def test_ctrl_c_exits_130_with_one_line_and_no_output(tmp_path, capsys, monkeypa
     assert not (tmp_path / "ct").exists()
 
 
-def test_a_failed_write_on_the_command_line_keeps_the_earlier_files(tmp_path, capsys, monkeypatch):
+def _crowdtruth_written(tmp_path, capsys):
+    """A first, complete ``crowdtruth`` run: its arguments, its output folder and the files it wrote."""
     _annotations().to_csv(tmp_path / "a.csv", index=False)
     out = tmp_path / "ct"
     args = ["crowdtruth", tmp_path / "a.csv", "--unit-col", "item", "--worker-col", "annotator", "--label-col",
             "label", "--out", out]
     assert _run(args, capsys)[0] == 0
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    return args, out, {p.name: p.read_bytes() for p in out.iterdir()}
+
+
+def test_a_failed_write_on_the_command_line_keeps_the_earlier_files(tmp_path, capsys, monkeypatch):
+    args, out, before = _crowdtruth_written(tmp_path, capsys)
     real_fdopen = os.fdopen
     n = [0]
 
@@ -385,12 +390,7 @@ def test_ctrl_c_between_two_renames_puts_the_earlier_files_back(tmp_path, monkey
 
 
 def test_crowdtruth_interrupted_between_renames_says_the_truth(tmp_path, capsys, monkeypatch):
-    _annotations().to_csv(tmp_path / "a.csv", index=False)
-    out = tmp_path / "ct"
-    args = ["crowdtruth", tmp_path / "a.csv", "--unit-col", "item", "--worker-col", "annotator", "--label-col",
-            "label", "--out", out]
-    assert _run(args, capsys)[0] == 0
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    args, out, before = _crowdtruth_written(tmp_path, capsys)
     _replace_interrupted_at(monkeypatch, 3)  # two of the three files renamed
     code, _, err = _run(args, capsys)
     assert code == 130
