@@ -17,8 +17,13 @@ Printed per setting: for x in 0.05, 0.1, 0.2, 0.5 the share of tables with ``min
 family that ``findings()`` reads) with its binomial standard error ``sqrt(x (1 - x) / N)`` under an exact test,
 the z of the excess, and the share of tables where ``findings(0.05)`` lists anything.
 
+``--counts 11/200 13/200 ...`` prints, instead of running tables, how often an exact test gives at least each count
+of reports among null tables (its rate with ``--at-b`` permutations is ``floor(0.05 (B + 1)) / (B + 1)``), and how
+often it gives at most the largest count whose Wilson 95% upper bound is <= 5%: the numbers
+``docs/guide/tasks_and_clusters.rst`` reads the 200-table null counts against.
+
 Usage: ``python benchmarks/null_exactness.py [--settings multiclass,between] [--tables 300] [--rows 1000]
-[--permutations 99]``.
+[--permutations 99] [--save DIR]`` or ``python benchmarks/null_exactness.py --counts 11/200 13/200 12/200 47/1000``.
 """
 
 from __future__ import annotations
@@ -87,6 +92,28 @@ def one(setting: str, seed: int, rows: int, B: int, offset: int = 0) -> tuple[fl
     return float(np.nanmin(mt.p_global)), len(rep.findings(0.05)) > 0
 
 
+def wilson_upper(k: int, n: int, z: float = 1.959964) -> float:
+    """The Wilson 95% upper bound of a rate of ``k`` in ``n``."""
+    p = k / n
+    return (p + z * z / (2 * n) + z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+
+
+def print_counts(counts: list[str], B: int, alpha: float = 0.05) -> None:
+    """Binomial tails of report counts under an exact test with ``B`` permutations (its rate floor(alpha (B + 1)) /
+    (B + 1)), and the chance that such a test shows a Wilson upper bound <= alpha."""
+    from scipy.stats import binom
+
+    rate = np.floor(alpha * (B + 1) + 1e-9) / (B + 1)
+    print(f"# an exact test with B = {B} permutations reports on {rate:.4f} of null tables")
+    print("| count | P(at least this many) | P(Wilson upper <= 5%) at this N |")
+    print("|---|---|---|")
+    for c in counts:
+        k, n = (int(v) for v in c.split("/"))
+        k_max = max((j for j in range(n + 1) if wilson_upper(j, n) <= alpha), default=-1)
+        p_wilson = float(binom.cdf(k_max, n, rate)) if k_max >= 0 else 0.0
+        print(f"| {k}/{n} | {binom.sf(k - 1, n, rate):.3f} | {p_wilson:.3f} (at most {k_max} of {n}) |")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--settings", default="multiclass,between")
@@ -95,7 +122,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--permutations", type=int, default=99)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--seed-offset", type=int, default=0, help="analysis seed = table seed + this (default 0)")
+    ap.add_argument("--save", type=Path, default=None, help="folder for each setting's smallest p-values (.npy)")
+    ap.add_argument("--counts", nargs="+", default=None, metavar="K/N",
+                    help="print binomial tails of these report counts under an exact test instead of running tables")
+    ap.add_argument("--at-b", type=int, default=200, help="permutations of the test behind --counts (default 200)")
     args = ap.parse_args(argv)
+    if args.counts:
+        print_counts(args.counts, args.at_b)
+        return
     warnings.simplefilter("ignore")
     print(f"# null tables: {args.tables} per setting, {args.rows} rows, B = {args.permutations}, seeds from "
           f"{args.first_seed}, analysis seed offset {args.seed_offset}; share with min p_global <= x (exact test: "
@@ -116,7 +150,9 @@ def main(argv: list[str] | None = None) -> None:
             cells.append(f"{k}/{n} = {k / n:.3f} (SE {se:.3f}, z {(k / n - x) / se:+.1f})")
         print(f"| {setting} | " + " | ".join(cells) + f" | {anyf}/{n} | {(time.perf_counter() - t0) / n:.2f} |",
               flush=True)
-        np.save(f"/tmp/null_exactness_{setting}_{args.first_seed}_{args.seed_offset}_{n}.npy", p)
+        if args.save is not None:
+            args.save.mkdir(parents=True, exist_ok=True)
+            np.save(args.save / f"null_exactness_{setting}_{args.first_seed}_{args.seed_offset}_{n}.npy", p)
 
 
 if __name__ == "__main__":
