@@ -50,8 +50,8 @@ from .cell_counts import CellCounter
 from .clustering import as_generator
 from .dask_counts import keyed_partition_counts, partition_codes, tree_sum
 from .dask_summary import TableSummary, exact_quantiles, summarise
-from .keyed_permutation import mix64
-from .maxt import MaxTResult
+from .keyed_permutation import mix64, seed_of
+from .maxt import KeyedScheme, MaxTResult, max_t_from_counts
 from .options import AnalysisOptions, check_analysis_options
 from .pattern_mining import Items, PatternText, check_min_support, range_items, value_items
 from .report import SubgroupReport
@@ -600,8 +600,6 @@ def dask_max_t(family: DaskPatterns, totals: np.ndarray, penalty: bool | np.ndar
     class counts, counted per partition (:class:`KeyedDaskCounts`), then the in-memory step-down on the counts
     (:func:`~.maxt.max_t_from_counts`). Equal to ``max_t(..., permutation="keyed")`` in memory on the same rows
     in the same order."""
-    from .keyed_permutation import seed_of
-    from .maxt import KeyedScheme, max_t_from_counts
 
     scheme = KeyedScheme(seed_of(seed), np.rint(totals).astype(np.int64))
     provider = KeyedDaskCounts(family, scheme, int(n_permutations))
@@ -648,8 +646,6 @@ class KeyedDaskCounts:
                                                   src.pos_label, self.scheme, b_start, b_stop, tuple(need))
                 for (x, a, b, s), strata in zip(src.parts(), src.strata.tolist(), strict=True)]
         counts = np.asarray(tree_sum(jobs).compute(), dtype=np.float64)
-        from .maxt import KeyedScheme
-
         return KeyedScheme.assemble(counts, b_stop - b_start, need)
 
 
