@@ -79,11 +79,12 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy import special
 
 from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
 from ..detectors.maxt import check_n_permutations
@@ -420,11 +421,45 @@ def _variance(m: np.ndarray, q0: np.ndarray, q1: np.ndarray, q2: np.ndarray, cro
     return out
 
 
-def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], higher: bool) -> tuple[np.ndarray, ...]:
-    """(gap, se, T, k_S, k_R) from the candidates' sums ``parts`` (each (m, b) per column) and the totals.
+class _Stat(NamedTuple):
+    """A candidate's statistic under one arrangement (each field an array over candidates and draws)."""
+
+    gap: np.ndarray  #: rest minus group (positive = served worse)
+    se: np.ndarray  #: its cluster-robust standard error
+    t: np.ndarray  #: ``gap / se``
+    k_s: np.ndarray  #: annotators in the group
+    k_r: np.ndarray  #: annotators in the rest
+    df: np.ndarray  #: Welch-Satterthwaite degrees of freedom of ``t``
+    z: np.ndarray  #: ``t`` on the normal scale: ``Phi^-1(F_df(t))``
+
+
+def _effective_count(w: np.ndarray, w2: np.ndarray) -> np.ndarray:
+    """Kish's effective number of annotators ``(sum w)^2 / sum w^2`` of a weighted mean."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = w * w / w2
+    return out
+
+
+def _to_normal(t: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """``Phi^-1(F_df(t))``, each tail from its own side (no ``1 - tiny`` round-off)."""
+    with np.errstate(invalid="ignore"):
+        upper = -special.ndtri(special.stdtr(df, -np.abs(t)))
+    return np.where(np.isfinite(t), np.sign(t) * upper, np.nan)
+
+
+def _from_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`_to_normal`: the ``t`` on ``df`` degrees of freedom with the normal quantile ``z``."""
+    with np.errstate(invalid="ignore"):
+        upper = -special.stdtrit(df, special.ndtr(-np.abs(z)))
+    return np.where(np.isfinite(z), np.sign(z) * upper, z)
+
+
+def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], higher: bool) -> _Stat:
+    """Every candidate's :class:`_Stat` from its sums ``parts`` (each (m, b) per column) and the totals.
 
     ``parts`` keys: ``"h<j>"`` (m, b, 7) sums of half j's columns over the candidate's units; with two halves
     ``"c0"``, ``"c1"`` (cross columns over annotators whose half 0 / half 1 is in the candidate) and ``"cb"`` (both).
+    ``totals``: ``"h"`` the (7,) or (b, 7) sums over every unit, ``"c"`` the cross columns'.
     """
     halves = [parts[k] for k in sorted(k for k in parts if k.startswith("h"))]
     s: np.ndarray = np.sum(halves, axis=0)
@@ -439,9 +474,12 @@ def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], high
         cross_r = totals["c"] - c0 - c1 + cb
         k_s = s[..., _K] - cb[..., _XB]
         k_r = r[..., _K] - cross_r[..., _XB]
+        # an annotator's weight is w0 + w1: its square adds the cross term twice
+        w2_s, w2_r = s[..., _Q0] + 2.0 * cb[..., _X0], r[..., _Q0] + 2.0 * cross_r[..., _X0]
     else:
         cross_s = cross_r = None
         k_s, k_r = s[..., _K], r[..., _K]
+        w2_s, w2_r = s[..., _Q0], r[..., _Q0]
     with np.errstate(divide="ignore", invalid="ignore"):
         m_s = s[..., _A] / s[..., _W]
         m_r = r[..., _A] / r[..., _W]
@@ -453,9 +491,13 @@ def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], high
                     r[..., _F], k_r, r[..., _W])
     gap = (m_r - m_s) if higher else (m_s - m_r)
     se = np.sqrt(v_s + v_r)
+    # Welch-Satterthwaite: each side's variance on (effective annotators - 1) degrees of freedom
+    n_s = np.maximum(_effective_count(s[..., _W], w2_s) - 1.0, 1.0)
+    n_r = np.maximum(_effective_count(r[..., _W], w2_r) - 1.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, gap / se, np.nan)
-    return gap, se, t, k_s, k_r
+        df = (v_s + v_r) ** 2 / (v_s * v_s / n_s + v_r * v_r / n_r)
+    return _Stat(gap, se, t, k_s, k_r, df, _to_normal(t, df))
 
 
 class _Sums:
@@ -487,6 +529,71 @@ class _Sums:
             out["c1"] = product(self.M[1], self.data.cross)
             out["cb"] = product(self.Mb, self.data.cross)
         return out
+
+
+def _wild_parts(data: _Data, mean: float) -> tuple[_Data, _Data]:
+    """The annotator columns of the wild bootstrap as ``base + v * delta`` for a sign ``v = +-1`` per annotator.
+
+    Under the null every annotator's mean score is the overall weighted mean ``mean``; the draw gives unit ``u`` the
+    score ``y*_u = mean + v_a (y_u - mean)`` (both halves of an annotator the same sign: the annotator is the
+    cluster). Every column is then linear in ``v`` (``v^2 = 1``): ``w y* = w mean + v w e``, ``w^2 y*^2 = w^2 (mean^2 +
+    e^2) + v 2 w^2 mean e``, ``w0 w1 y0* y1* = w0 w1 (mean^2 + e0 e1) + v w0 w1 mean (e0 + e1)``, with ``e = y -
+    mean``; weights, floors and presence do not change.
+    """
+    bases, deltas = [], []
+    for d in data.halves:
+        w = d[:, _W]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            e = np.where(w > 0, d[:, _A] / w - mean, 0.0)
+        base, delta = d.copy(), np.zeros_like(d)
+        base[:, _A], delta[:, _A] = w * mean, w * e
+        base[:, _Q1], delta[:, _Q1] = w * w * mean, w * w * e
+        base[:, _Q2], delta[:, _Q2] = w * w * (mean * mean + e * e), 2.0 * w * w * mean * e
+        bases.append(base)
+        deltas.append(delta)
+    cross_base = cross_delta = None
+    if data.cross is not None:
+        h0, h1 = data.halves
+        ww = data.cross[:, _X0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            e0 = np.where(h0[:, _W] > 0, h0[:, _A] / h0[:, _W] - mean, 0.0)
+            e1 = np.where(h1[:, _W] > 0, h1[:, _A] / h1[:, _W] - mean, 0.0)
+        cross_base, cross_delta = data.cross.copy(), np.zeros_like(data.cross)
+        cross_base[:, _X1], cross_delta[:, _X1] = 2.0 * ww * mean, ww * (e0 + e1)
+        cross_base[:, _X2], cross_delta[:, _X2] = ww * (mean * mean + e0 * e1), ww * mean * (e0 + e1)
+    return _Data(bases, cross_base), _Data(deltas, cross_delta)
+
+
+class _Flips:
+    """Every candidate's sums under a batch of wild-bootstrap sign draws (the counterpart of :class:`_Sums`)."""
+
+    def __init__(self, sums: _Sums, base: _Data, delta: _Data):
+        self.sums, self.delta = sums, delta
+        self.fixed = {f"h{h}": np.asarray(M @ base.halves[h]) for h, M in enumerate(sums.M)}
+        self.total = {"h": np.sum([d.sum(axis=0) for d in base.halves], axis=0)}
+        if base.cross is not None:
+            self.fixed |= {"c0": np.asarray(sums.M[0] @ base.cross), "c1": np.asarray(sums.M[1] @ base.cross),
+                           "cb": np.asarray(sums.Mb @ base.cross)}
+            self.total["c"] = base.cross.sum(axis=0)
+
+    def sums_and_totals(self, signs: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """``signs``: (b, annotators) of +-1. Returns the candidates' (m, b, q) sums and the (b, q) totals."""
+        b = signs.shape[0]
+
+        def product(M: sp.csr_matrix, fixed: np.ndarray, D: np.ndarray) -> np.ndarray:
+            q = D.shape[1]
+            stacked = (signs.T[:, :, None] * D[:, None, :]).reshape(D.shape[0], b * q)
+            return fixed[:, None, :] + np.asarray(M @ stacked).reshape(M.shape[0], b, q)
+
+        d = self.delta
+        out = {f"h{h}": product(M, self.fixed[f"h{h}"], d.halves[h]) for h, M in enumerate(self.sums.M)}
+        totals = {"h": self.total["h"][None, :] + sum(signs @ dh for dh in d.halves)}
+        if d.cross is not None:
+            out |= {"c0": product(self.sums.M[0], self.fixed["c0"], d.cross),
+                    "c1": product(self.sums.M[1], self.fixed["c1"], d.cross),
+                    "cb": product(self.sums.Mb, self.fixed["cb"], d.cross)}
+            totals["c"] = self.total["c"][None, :] + signs @ d.cross
+        return out, totals
 
 
 @dataclass(frozen=True)
@@ -528,6 +635,59 @@ class _Direction:
         k_rej = int(math.floor(alpha * n_ref + 1e-9))
         crit = float(ref[k_rej]) if k_rej < n_ref else -np.inf
         return cls(offset=offset, critical_value=crit, p_adjusted=n_ge / n_ref)
+
+
+def _batch_sizes(n: int) -> list[int]:
+    """``n`` draws in batches of at most :data:`_BATCH`."""
+    return [min(_BATCH, n - i) for i in range(0, n, _BATCH)]
+
+
+def _class_maxima(ts: Any, cls: np.ndarray, n_classes: int,
+                  moments: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The largest ``T`` and ``-T`` of each class under each draw: two (draws, classes) arrays.
+
+    Args:
+        ts: an iterable of (candidates, b) statistics, one array per batch of draws.
+        cls: each candidate's class.
+        n_classes: the number of classes.
+        moments: if given, (candidates, 3) accumulates per candidate the draws with a finite T, their sum and their
+            sum of squares.
+    """
+    pos: list[np.ndarray] = []
+    neg: list[np.ndarray] = []
+    for tp in ts:
+        ok_t = np.isfinite(tp)
+        if moments is not None:
+            t0 = np.where(ok_t, tp, 0.0)
+            moments += np.column_stack([ok_t.sum(axis=1), t0.sum(axis=1), (t0 * t0).sum(axis=1)])
+        for out, signed in ((pos, tp), (neg, -tp)):
+            stat = np.where(ok_t, signed, -np.inf)
+            out.append(np.stack([stat[cls == c].max(axis=0) for c in range(n_classes)], axis=1))
+    return np.concatenate(pos), np.concatenate(neg)
+
+
+def _detectable_gap(c: np.ndarray, se: np.ndarray, obs: dict[str, np.ndarray], keep: np.ndarray, sigma2: float,
+                    totals: dict[str, np.ndarray], *, binary: bool, higher: bool) -> np.ndarray:
+    """The gap ``g`` a candidate's ``T`` reaches ``c`` at: ``g = c se(g)``.
+
+    ``se(g)`` is the standard error the candidate would have with its performance moved by ``g``. For scores of 0 or 1
+    (rates, accuracy) moving the group's mean ``mu`` moves the variance of one of its annotations from ``mu (1 - mu)``
+    to ``(mu - g)(1 - mu + g)`` (``(mu + g)(1 - mu - g)`` where lower is better): the annotations' part of the group's
+    variance, its floor ``F / W^2`` (``sigma^2`` per annotation), grows by the factor ``1 + (g b - g^2) / sigma^2``
+    with ``b = 2 mu - 1`` (``1 - 2 mu``), ``mu`` the overall weighted mean. Then ``g^2 = c^2 (V + A (g b - g^2))``
+    with ``V = se^2``, ``A = F / (W^2 sigma^2)``: the positive root of ``(1 + c^2 A) g^2 - c^2 A b g - c^2 V = 0``.
+    Other scores (MAE, item-adjusted ones) keep ``g = c se``.
+    """
+    if not binary or sigma2 <= 0:
+        return c * se
+    s = np.sum([obs[key][:, 0] for key in obs if key.startswith("h")], axis=0)[keep]
+    mu = float(totals["h"][_A] / totals["h"][_W])
+    b = 2.0 * mu - 1.0 if higher else 1.0 - 2.0 * mu
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = s[:, _F] / (s[:, _W] ** 2 * sigma2)
+    c2a = c * c * a
+    root = (c2a * b + np.sqrt((c2a * b) ** 2 + 4.0 * (1.0 + c2a) * c * c * se * se)) / (2.0 * (1.0 + c2a))
+    return np.where(np.isfinite(root) & (c > 0), root, c * se)
 
 
 def _smallest_p(members: sp.csc_matrix, perms: np.ndarray, k: int, H: int, m: int) -> float:
@@ -838,14 +998,14 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     if cross is not None:
         totals["c"] = cross.sum(axis=0)
     obs = sums.sums(identity)
-    gap, se, t, k_s, k_r = (x[:, 0] for x in _statistic(obs, totals, info.higher_is_better))
+    gap, se, t, k_s, k_r, df, z = (x[:, 0] for x in _statistic(obs, totals, info.higher_is_better))
     ok = (k_s >= min_annotators) & (k_r >= min_annotators) & np.isfinite(t)
     counts["n_small_rest"] = int(((k_s >= min_annotators) & (k_r < min_annotators)).sum())
     keep_c = np.flatnonzero(ok)
     members = sp.csc_matrix(members[:, keep_c])
     descriptions = [cand.descriptions[i] for i in keep_c]
     n_cond = cand.n_conditions[keep_c]
-    gap, se, t, k_s = gap[keep_c], se[keep_c], t[keep_c], k_s[keep_c]
+    gap, se, t, k_s, df, z = gap[keep_c], se[keep_c], t[keep_c], k_s[keep_c], df[keep_c], z[keep_c]
     m = len(keep_c)
     counts["n_candidates"] = m
     # classes of candidates: conditions x size band (the |T| of a group of 5 annotators has heavy tails, like
@@ -853,10 +1013,13 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     classes, cls = np.unique(n_cond, return_inverse=True)  # the classes of the balanced max-T
     cls = np.asarray(cls, dtype=np.intp).ravel()
 
-    # -- the null distribution of the largest statistic, in each direction: permutations of annotators
+    # -- the null distribution of the largest statistic, in each direction: permutations of annotators (exact when
+    # the annotators are exchangeable), and a wild bootstrap of annotators (each keeps its own spread: valid when the
+    # annotators of a group differ among themselves more than the others do); the p-value is the larger of the two
     exact = k <= EXACT_MAX_ANNOTATORS
     smallest_p = 1.0 / (n_perm + 1)
-    worse, better = _Direction(np.zeros(m)), _Direction(np.zeros(m))  # served worse (T), served better (-T)
+    none = _Direction(np.zeros(m))
+    worse = better = wild_worse = wild_better = none  # served worse (T), served better (-T)
     moments = np.zeros((m, 3))  # per candidate: permutations with a T, sum of T, sum of T^2
     if m:
         sums = _Sums(members, k, H, data)
@@ -864,38 +1027,41 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
             perms = np.array(list(itertools.permutations(range(k))), dtype=np.int64)
             batches = [perms[i:i + 4096] for i in range(0, len(perms), 4096)]
         else:
-            batches = []
-            done = 0
-            while done < n_perm:
-                b = min(_BATCH, n_perm - done)
-                batches.append(rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1))
-                done += b
-        pos: list[np.ndarray] = []
-        neg: list[np.ndarray] = []
-        for perm in batches:
-            _, _, tp, _, _ = _statistic(sums.sums(perm), totals, info.higher_is_better)
-            ok_t = np.isfinite(tp)
-            t0 = np.where(ok_t, tp, 0.0)
-            moments += np.column_stack([ok_t.sum(axis=1), t0.sum(axis=1), (t0 * t0).sum(axis=1)])
-            # the largest T (and -T) of each class under each permutation
-            for out, signed in ((pos, tp), (neg, -tp)):
-                stat = np.where(np.isfinite(signed), signed, -np.inf)
-                out.append(np.stack([stat[cls == c].max(axis=0) for c in range(len(classes))], axis=1))
+            batches = [rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1) for b in _batch_sizes(n_perm)]
+        pos, neg = _class_maxima((_statistic(sums.sums(perm), totals, info.higher_is_better).z for perm in batches),
+                                 cls, len(classes), moments)
         if exact:
             smallest_p = _smallest_p(members, perms, k, H, m)
-        worse = _Direction.from_null(np.concatenate(pos), cls, t, alpha, exact)
-        better = _Direction.from_null(np.concatenate(neg), cls, -t, alpha, exact)
+        worse = _Direction.from_null(pos, cls, z, alpha, exact)
+        better = _Direction.from_null(neg, cls, -z, alpha, exact)
+        if not exact:
+            mean = float(totals["h"][_A] / totals["h"][_W])
+            flips = _Flips(sums, *_wild_parts(data, mean))
+            draws = (flips.sums_and_totals(rng.choice(np.array([-1.0, 1.0]), size=(b, k)))
+                     for b in _batch_sizes(n_perm))
+            pos, neg = _class_maxima((_statistic(*d, info.higher_is_better).z for d in draws), cls, len(classes))
+            wild_worse = _Direction.from_null(pos, cls, z, alpha, False)
+            wild_better = _Direction.from_null(neg, cls, -z, alpha, False)
+    p_perm = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
+    p_wild = wild_worse.p_adjusted if wild_worse.p_adjusted is not None else np.full(m, np.nan)
+    p_adj = np.fmax(p_perm, p_wild)
     offset, crit = worse.offset, worse.critical_value
-    p_adj = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
-    half_width = np.maximum(crit + offset, 0.0) * se
-    upper_width = np.maximum(better.critical_value + better.offset, 0.0) * se
-    # the gap found with 80% power: T must exceed crit + offset, and T spreads around gap / se with the spread of
+    # the threshold z must pass: both schemes' (each its critical value plus the candidate's class offset); on the
+    # scale of T through the candidate's own degrees of freedom
+    z_threshold = np.fmax(crit + offset, wild_worse.critical_value + wild_worse.offset if not exact else np.nan)
+    z_better = np.fmax(better.critical_value + better.offset,
+                       wild_better.critical_value + wild_better.offset if not exact else np.nan)
+    threshold, threshold_better = _from_normal(z_threshold, df), _from_normal(z_better, df)
+    half_width = np.maximum(threshold, 0.0) * se
+    upper_width = np.maximum(threshold_better, 0.0) * se
+    # the gap found with 80% power: T must exceed the threshold, and T spreads around gap / se with the spread of
     # the candidate's T under the permutations (above 1 when its standard error is itself noisy: few annotators,
     # heavy-tailed counts), never taken below 1
     n_t = np.maximum(moments[:, 0], 1.0)
     var_t = moments[:, 2] / n_t - (moments[:, 1] / n_t) ** 2
     spread = np.maximum(np.sqrt(np.maximum(var_t, 0.0)), 1.0)
-    detectable = (crit + offset + _Z_POWER * spread) * se
+    detectable = _detectable_gap(threshold + _Z_POWER * spread, se, obs, keep_c, sigma2, totals,
+                                 binary=performance != "mae" and adjust == "none", higher=info.higher_is_better)
 
     # -- raw performance of the group and the rest (the weighted means of the raw scores)
     raw_cols = [np.column_stack([w_u[:, h], w_u[:, h] * np.where(n_u[:, h] > 0, raw_u[:, h] / np.maximum(n_u[:, h], 1),
@@ -922,13 +1088,15 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         "ci_low": gap - half_width,
         "ci_high": gap + upper_width,
         "p_adjusted": p_adj,
+        "p_permutation": p_perm,
+        "p_wild": p_wild,
         "detectable_gap": detectable,
-        "threshold": crit + offset,
+        "threshold": threshold,
     })
     # most excluded first: by the lower end of the simultaneous interval, the gap the data vouch for (reported groups,
     # whose interval excludes 0, come first; a subgroup's larger but noisier gap, or its parent's diluted one, rank
     # below the group itself), then by the statistic (all ends are -inf when nothing can be reported)
-    order = np.lexsort((-(t - offset), -(gap - half_width)))
+    order = np.lexsort((-(t - threshold), -(gap - half_width)))
     tbl = tbl.iloc[order].reset_index(drop=True)
     tbl.index.name = "candidate"
     members = sp.csc_matrix(members[:, order])

@@ -182,7 +182,7 @@ def test_permutation_engine_matches_a_permuted_table():
 
     data, totals = ex.engine
     sums = _Sums(ex.members_matrix, len(table), 1, data)
-    gap, se, t, _, _ = _statistic(sums.sums(perm[None, :]), totals, True)
+    gap, se, t, *_ = _statistic(sums.sums(perm[None, :]), totals, True)
     b = pd.DataFrame({"gap": gap[:, 0], "se": se[:, 0], "t": t[:, 0]},
                      index=ex.candidates()["description"])
     common = a.index.intersection(b.index)
