@@ -53,6 +53,14 @@ observed arrangement together, so the offset statistic treats the observed arran
 the Monte Carlo test stays exact under exchangeability (``benchmarks/excluded_groups.py --only exact``). With at most
 8 annotators every permutation is enumerated and the p-values are exact.
 
+**Balance, a trade-off.** ``balance="conditions"`` (the default) is the balanced max-T above; ``balance="none"`` is
+the plain single-step max-T: one class, no offsets, every candidate against the same threshold, the 1 - alpha
+quantile of the largest ``T`` of all candidates. Neither is better everywhere. Balancing gives the few single
+attributes a threshold of their own, below the plain one (they are found more easily) and the many intersections
+one above it (they are found less easily); the plain max-T does the opposite, since with some hundred pairs among
+the candidates its threshold is about the pairs' own. ``benchmarks/excluded_groups.py --only planted`` prints both
+on the same simulated data (the guide quotes the figures).
+
 **Items.** ``adjust="items"`` replaces each annotation's score by its difference from the mean score of the
 *other* annotations of the same item: a group whose annotators saw harder items is then not called excluded.
 Annotations of items annotated once are dropped (counted).
@@ -85,6 +93,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._param_tables import OPINION_PARAMS
 from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
 from ..detectors.maxt import check_n_permutations
 from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, cross_fit, encode_annotations
@@ -93,11 +102,15 @@ from .functional import _binary_view, _ids
 from .options import ORDINAL_PERFORMANCES, PERFORMANCES
 from .studentized import group_moments, unit_columns
 
-__all__ = ["ADJUSTMENTS", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups", "check_discovery_options",
-           "discover_excluded", "excluded_groups"]
+__all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups",
+           "check_discovery_options", "discover_excluded", "excluded_groups"]
 
 #: ``adjust=``: raw scores, or each annotation against the other annotations of its item.
 ADJUSTMENTS = ("none", "items")
+#: ``balance=``: the classes of the max-T. "conditions": the candidates of each number of conditions form a class
+#: with its own offset (Beran's balance: the few single attributes do not compete with the hundreds of pairs);
+#: "none": one class, the plain single-step max-T, every candidate against the same threshold.
+BALANCES = OPINION_PARAMS.choices("balance")
 #: The measures a discovery can score: each a mean of a per-annotation score over some of the annotations (the
 #: rows it counts, the score of a row). Balanced accuracy and F1 are not such means.
 DISCOVERY_PERFORMANCES = ("accuracy", "true_positive_rate", "true_negative_rate", "false_positive_rate",
@@ -134,6 +147,8 @@ class ExcludedGroups:
         performance: the performance measure's name.
         higher_is_better: its direction.
         adjust: "none" or "items".
+        balance: the classes of the max-T, "conditions" (offsets by number of conditions) or "none" (one
+            threshold for every candidate).
         critical_value: ``c``: a candidate is reported when ``T - offset > c`` (inf: nothing can be).
         smallest_p: the smallest adjusted p-value these annotators allow.
         n_permutations: permutations drawn (or enumerated, ``exact``).
@@ -159,6 +174,7 @@ class ExcludedGroups:
     max_conditions: int = 2
     min_annotators: int = 5
     notes: tuple[str, ...] = field(default_factory=tuple)
+    balance: str = "conditions"
     #: the permutation engine's inputs (annotator data, totals), for checks; not part of the result's meaning
     engine: Any = field(default=None, repr=False, compare=False)
 
@@ -289,7 +305,8 @@ class ExcludedGroups:
             f"({'higher' if self.higher_is_better else 'lower'} is better), adjust={self.adjust!r}",
             f"attributes: {', '.join(self.attributes)}; up to {self.max_conditions} conditions",
             (f"{_count(c['n_candidates'], 'candidate group')} tested (max-T over all of them, "
-             f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators)"
+             f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators"
+             f"{_BALANCE_TEXT[self.balance]})"
              if c["n_candidates"] else "no candidate group to test"),
             f"{_count(c['n_small_groups'], 'attribute-value group')} with fewer than {self.min_annotators} annotators "
             "not tested",
@@ -316,6 +333,10 @@ class ExcludedGroups:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+#: What :meth:`ExcludedGroups.summary` says of the balance (nothing for the default).
+_BALANCE_TEXT = {"conditions": "", "none": "; balance='none': one threshold for every candidate, no class offsets"}
 
 
 def _count(n: int, noun: str) -> str:
@@ -499,7 +520,7 @@ class _Direction:
 
     @classmethod
     def from_null(cls, class_max: np.ndarray, classes: np.ndarray, t: np.ndarray, alpha: float,
-                  exact: bool) -> _Direction:
+                  exact: bool, balanced: bool = True) -> _Direction:
         """From the (permutations, classes) largest statistic of each class under the permutations.
 
         Balanced max-T: each class's statistics are offset by the median of the class's largest statistic under
@@ -510,7 +531,7 @@ class _Direction:
         arrangements whichever of them is the observed one, so under exchangeable annotators the observed one's
         rank is uniform and the test exact (a median of the B permutations alone treats the observed arrangement
         differently, which makes the p-values slightly too small); exact: ``#{null >= s} / B`` (the identity is
-        among the permutations).
+        among the permutations). ``balanced=False``: every offset 0, the plain max-T (``balance="none"``).
         """
         pool = class_max
         if not exact:
@@ -519,6 +540,8 @@ class _Direction:
             pool = np.vstack([class_max, observed[None, :]])
         centre = np.median(pool, axis=0)
         centre = np.where(np.isfinite(centre), centre, 0.0)
+        if not balanced:  # one threshold for every candidate
+            centre = np.zeros_like(centre)
         offset = centre[classes]
         null = (class_max - centre[None, :]).max(axis=1)
         ref = np.sort(null)[::-1] if exact else np.concatenate([[np.inf], np.sort(null)[::-1]])
@@ -612,6 +635,7 @@ def excluded_groups(
     min_annotators: int = 5,
     performance: str = "accuracy",
     ranges: int = 4,
+    balance: str = "conditions",
     pos_label: Any = 1,
     positive_from: float | None = None,
     tie: str = "favorable",
@@ -638,6 +662,10 @@ def excluded_groups(
             counted in the summary.
         performance: one of :data:`DISCOVERY_PERFORMANCES`.
         ranges: quantile ranges a numeric attribute (and the ADR) is cut into (>= 2).
+        balance: the classes of the max-T (:data:`BALANCES`). "conditions" (default): the candidates of each number
+            of conditions get their own threshold, so the few single attributes are found more easily and the
+            many intersections less easily. "none": the plain max-T, one threshold for every candidate, lower than
+            the balanced one for intersections (found more easily) and higher for single attributes.
         pos_label: the positive label of the rates (binary labels).
         positive_from: with ratings, the lowest rating of the positive class (the majority vote of the ADR uses
             ``rating >= positive_from``; without it the ADR measures disagreement with the item's median rating).
@@ -650,13 +678,15 @@ def excluded_groups(
 
     Raises:
         ValueError: an annotator table without a named attribute, an attribute with one value, ``min_annotators``
-            < 2, ``max_conditions`` outside 1-3, an unknown ``adjust`` or ``performance``, misaligned inputs.
+            < 2, ``max_conditions`` outside 1-3, an unknown ``adjust``, ``balance`` or ``performance``, misaligned
+            inputs.
         TypeError: ``annotators`` not a DataFrame, an option of the wrong type.
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
         Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing.
         Chung, E., Romano, J. P. (2013). Exact and asymptotically robust permutation tests.
+        Beran, R. (1988). Balanced simultaneous confidence sets (``balance="conditions"``).
 
     Examples:
         >>> ex = excluded_groups(y, p, item_ids=items, annotator_ids=who, annotators=table,  # doctest: +SKIP
@@ -665,7 +695,7 @@ def excluded_groups(
     """
     opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
                                    adjust=adjust, alpha=alpha, n_perm=n_perm, performance=performance,
-                                   random_state=random_state)
+                                   random_state=random_state, balance=balance)
     info = PERFORMANCES[opts.performance]
 
     # -- encode (the opinion-exclusion faces' checks and messages)
@@ -702,22 +732,25 @@ class DiscoveryOptions:
     n_perm: int
     performance: str
     rng: np.random.Generator
+    balance: str = "conditions"
 
 
 def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5, ranges: Any = 4, adjust: Any = "none",
                             alpha: Any = 0.05, n_perm: Any = 999, performance: Any = "accuracy",
-                            random_state: Any = None) -> DiscoveryOptions:
+                            random_state: Any = None, balance: Any = "conditions") -> DiscoveryOptions:
     """Validate the options of :func:`excluded_groups` (the same checks and messages for every face).
 
     Raises:
-        ValueError: ``max_conditions`` outside 1-3, ``min_annotators`` < 2, ``ranges`` < 2, an unknown ``adjust`` or
-            ``performance``, ``alpha`` outside (0, 1), too few permutations to reach ``alpha``.
+        ValueError: ``max_conditions`` outside 1-3, ``min_annotators`` < 2, ``ranges`` < 2, an unknown ``adjust``,
+            ``balance`` (:data:`BALANCES`; a non-string included) or ``performance``, ``alpha`` outside (0, 1), too
+            few permutations to reach ``alpha``.
         TypeError: an option of the wrong type.
     """
     max_conditions = check_int(max_conditions, "max_conditions", low=1, high=3)
     min_annotators = check_int(min_annotators, "min_annotators", low=2)
     ranges = check_int(ranges, "ranges", low=2)
     check_choice(adjust, "adjust", ADJUSTMENTS)
+    check_choice(balance, "balance", BALANCES)
     alpha = check_alpha(alpha)
     n_perm = check_n_permutations(n_perm)
     if alpha * (n_perm + 1) < 1:
@@ -725,7 +758,7 @@ def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5,
                          f"use n_perm >= {math.ceil(1 / alpha) - 1}")
     return DiscoveryOptions(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
                             adjust=adjust, alpha=alpha, n_perm=n_perm, performance=_check_performance(performance),
-                            rng=check_random_state(random_state))
+                            rng=check_random_state(random_state), balance=balance)
 
 
 def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any, opts: DiscoveryOptions, *,
@@ -883,8 +916,9 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
                 out.append(np.stack([stat[cls == c].max(axis=0) for c in range(len(classes))], axis=1))
         if exact:
             smallest_p = _smallest_p(members, perms, k, H, m)
-        worse = _Direction.from_null(np.concatenate(pos), cls, t, alpha, exact)
-        better = _Direction.from_null(np.concatenate(neg), cls, -t, alpha, exact)
+        balanced = opts.balance == "conditions"
+        worse = _Direction.from_null(np.concatenate(pos), cls, t, alpha, exact, balanced)
+        better = _Direction.from_null(np.concatenate(neg), cls, -t, alpha, exact, balanced)
     offset, crit = worse.offset, worse.critical_value
     p_adj = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
     half_width = np.maximum(crit + offset, 0.0) * se
@@ -942,7 +976,8 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         table=tbl, alpha=alpha, performance=performance, higher_is_better=info.higher_is_better, adjust=adjust,
         critical_value=crit, smallest_p=smallest_p, n_permutations=math.factorial(k) if exact else n_perm, exact=exact,
         counts=counts, annotator_units=unit_ann, members_matrix=members, attributes=tuple(attrs),
-        max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes), engine=(data, totals),
+        max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes), balance=opts.balance,
+        engine=(data, totals),
     )
 
 
