@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -395,3 +397,127 @@ def test_monte_carlo_offsets_treat_the_observed_arrangement_like_the_permuted_on
         p = [float(_Direction.from_null(np.delete(rows, r, axis=0), classes, rows[r], 0.05, False).p_adjusted.min())
              for r in range(B + 1)]
         np.testing.assert_allclose(np.sort(p), np.arange(1, B + 2) / (B + 1))
+
+
+def _eight_annotators():
+    """8 annotators (two attributes, unequal counts, spread accuracies): small enough to enumerate every
+    permutation."""
+    rng = np.random.default_rng(8)
+    n = [12, 30, 8, 25, 40, 15, 22, 35]
+    acc = [0.4, 0.8, 0.5, 0.9, 0.95, 0.6, 0.85, 0.9]
+    rows = []
+    for a, (k, p) in enumerate(zip(n, acc, strict=True)):
+        c = (rng.random(k) < p).astype(int)
+        rows += [(f"i{j}", f"a{a}", int(x)) for j, x in enumerate(c)]
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    table = pd.DataFrame({"g": ["A"] * 4 + ["B"] * 4, "e": ["u", "u", "v", "v", "u", "v", "v", "v"]},
+                         index=[f"a{a}" for a in range(8)])
+    return df, table
+
+
+def _t_of_every_subset(df):
+    """T of every set of annotators (bit mask over the sorted annotator ids) against the others, written out from
+    the module's formulas: random-effects weights, the sandwich floored at the annotations' noise."""
+    nk = df.groupby("annotator", sort=True)["label"].agg(["size", "mean", lambda s: ((s - s.mean()) ** 2).sum()])
+    nk.columns = ["n", "y", "ss"]
+    N, k = nk["n"].sum(), len(nk)
+    sigma2 = nk["ss"].sum() / (N - k)
+    grand = (nk["n"] * nk["y"]).sum() / N
+    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
+    rho = tau2 / (tau2 + sigma2)
+    w = (nk["n"] / (1 + (nk["n"] - 1) * rho)).to_numpy()
+    y, n = nk["y"].to_numpy(), nk["n"].to_numpy()
+
+    def mean_var(sel):
+        ws, ys, ns = w[sel], y[sel], n[sel]
+        m = (ws * ys).sum() / ws.sum()
+        kk = sel.sum()
+        robust = kk / (kk - 1) * (ws**2 * (ys - m) ** 2).sum() if kk > 1 else np.nan
+        return m, max(robust, (ws**2 * sigma2 / ns).sum()) / ws.sum() ** 2
+
+    t = np.full(2**k, -np.inf)
+    for mask in range(1, 2**k - 1):
+        sel = np.array([(mask >> a) & 1 for a in range(k)], dtype=bool)
+        if sel.sum() < 2 or (~sel).sum() < 2:
+            continue
+        (ms, vs), (mr, vr) = mean_var(sel), mean_var(~sel)
+        t[mask] = (mr - ms) / np.sqrt(vs + vr)  # accuracy: rest minus group, positive = served worse
+    return t, list(nk.index)
+
+
+def test_balance_none_is_the_plain_max_t_by_brute_force():
+    # every candidate against one threshold (offset 0), and the p-values of the plain single-step max-T: the share
+    # of the 8! permutations whose largest T over all candidates reaches the candidate's T, computed here from the
+    # T of every set of annotators written out by hand
+    df, table = _eight_annotators()
+    kw = dict(item_ids=df["item"], annotator_ids=df["annotator"], annotators=table, min_annotators=2)
+    y, p = df["label"], np.ones(len(df), dtype=int)
+    ex = excluded_groups(y, p, balance="none", **kw)
+    assert ex.exact and ex.balance == "none"
+    c = ex.candidates()
+    assert len(c) >= 6 and set(c["n_conditions"]) == {1, 2}
+    np.testing.assert_array_equal(c["threshold"].to_numpy(), np.full(len(c), ex.critical_value))
+    t_sub, ids = _t_of_every_subset(df)
+    bit = {a: 1 << i for i, a in enumerate(ids)}
+    masks = np.array([sum(bit[a] for a in ex.members(i)) for i in c.index])
+    np.testing.assert_allclose(t_sub[masks], c["t"].to_numpy())
+    # under permutation pi the candidate holding annotators S holds pi(S)
+    perms = np.array(list(itertools.permutations(range(8))))
+    member = np.array([[(m >> a) & 1 for a in range(8)] for m in masks], dtype=bool)  # (candidates, annotators)
+    keys = np.stack([(1 << perms[:, member[j]]).sum(axis=1) for j in range(len(masks))], axis=1)
+    null = t_sub[keys].max(axis=1)
+    p_plain = np.array([(null >= tj - 1e-9).mean() for tj in c["t"]])
+    np.testing.assert_allclose(c["p_adjusted"].to_numpy(), p_plain)
+    assert ex.critical_value == pytest.approx(np.sort(null)[::-1][int(0.05 * len(null))])
+    np.testing.assert_allclose(c["ci_low"], c["gap"] - max(ex.critical_value, 0) * c["se"])
+    assert "balance='none'" in ex.summary()
+    # the default balances: its classes (1 and 2 conditions) get different thresholds, and the summary is silent
+    bal = excluded_groups(y, p, **kw)
+    assert bal.balance == "conditions" and "balance" not in bal.summary()
+    assert bal.candidates().groupby("n_conditions")["threshold"].first().nunique() == 2
+    pd.testing.assert_series_equal(bal.candidates().set_index("description")["t"].sort_index(),
+                                   c.set_index("description")["t"].sort_index())
+
+
+def test_balance_none_monte_carlo_p_values_by_hand():
+    # two classes, B = 9 permutations: unbalanced, p = (1 + #{largest T over every candidate >= t}) / (B + 1)
+    from aif360_subjective.opinion.excluded import _Direction
+
+    rng = np.random.default_rng(4)
+    rows = rng.normal(size=(9, 2)) * np.array([1.0, 3.0])
+    t = np.array([1.5, 2.5, 0.2])
+    classes = np.array([0, 1, 1])
+    d = _Direction.from_null(rows, classes, t, 0.2, False, balanced=False)
+    np.testing.assert_array_equal(d.offset, 0.0)
+    largest = rows.max(axis=1)
+    np.testing.assert_allclose(d.p_adjusted, [(1 + (largest >= x).sum()) / 10 for x in t])
+    # reported when p <= 0.2, i.e. at most one of the 9 maxima reaches T: above the second largest maximum
+    assert d.critical_value == np.sort(largest)[::-1][1]
+    balanced = _Direction.from_null(rows, classes, t, 0.2, False)
+    assert not np.allclose(balanced.offset, 0.0)
+
+
+@pytest.mark.parametrize("balance", ["x", 1, None])
+def test_bad_balance(balance):
+    df, table = _hand_data()
+    with pytest.raises(ValueError, match=r"balance must be one of \['conditions', 'none'\], got"):
+        excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
+                        annotators=table, balance=balance)
+
+
+def test_class_face_balance():
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    rng = np.random.default_rng(21)
+    y, pred, item, who, table = _simulate(rng, n_annotators=120)
+    ds = MultiAnnotatorDataset(pd.DataFrame({"item": item, "annotator": who, "label": y}),
+                               annotators=table[["gender", "education"]], favorable_label=1, unfavorable_label=0)
+    metric = OpinionExclusionMetric(ds, ds.with_predictions(pred), grouping="adr")
+    face = metric.excluded_groups(random_state=3, n_perm=99, balance="none")
+    func = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table[["gender", "education"]],
+                           random_state=3, n_perm=99, balance="none")
+    pd.testing.assert_frame_equal(face.candidates(), func.candidates())
+    assert face.balance == "none"
+    # the cache tells the balances apart
+    assert metric.excluded_groups(random_state=3, n_perm=99).balance == "conditions"
