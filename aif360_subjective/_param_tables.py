@@ -87,7 +87,8 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
     Param("n", (Interval("int", 1),), 5, "length of a ranking"),
 ))
 
-#: Opinion exclusion (Balayn et al. 2019): grouping, performance, intervals and the test of equal service.
+#: Opinion exclusion (Balayn et al. 2019): grouping, performance, intervals, the test of equal service and the
+#: balance of the discovery's max-T.
 OPINION_PARAMS = ParamTable("opinion exclusion", (
     Param("grouping", (Options(("adr", "ambiguity", "popularity", "demographic", "discovered")),
                        Instance(lambda v: type(v).__name__ == "Series", "a pandas Series mapping annotator ids to "
@@ -134,6 +135,10 @@ OPINION_PARAMS = ParamTable("opinion exclusion", (
           "item adjustment of the test of equal service behind the verdict: items compares each annotation with "
           "the other annotations of its item, so that a group that saw harder items is not called served worse "
           "(accuracy, mae or within_one; each annotator's mean over its annotations)"),
+    Param("balance", (Options(("conditions", "none")),), "conditions",
+          "classes of excluded_groups' max-T: conditions gives the candidates of each number of conditions their own "
+          "threshold (the few single attributes are found more easily), none holds every candidate to one threshold "
+          "(intersections are found more easily)"),
     Param("n_permutations", (Interval("int", 99, 100_000),), 9999, "permutations of the test of equal service",
           why="p-values resolve to 1 / (n_permutations + 1): 99 reach 0.01; past 100,000 the test's time grows for "
               "no resolution needed"),

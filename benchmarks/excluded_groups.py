@@ -10,8 +10,17 @@ The accuracy of annotation (annotator a, item i) is ``sigmoid(logit(0.8) + effec
 
 Rows:
 
-* ``planted``: ``gender=woman AND education=phd`` (about 11% of the annotators) served 0.07 worse; the share of
-  runs where it is the first finding (target >= 9/10) and where anything else not overlapping it is reported.
+* ``planted``: ``gender=woman AND education=phd`` (about 11% of the annotators) served 0.07 worse (uniform and
+  heavy-tailed counts; 0.09 heavy-tailed), and the single attribute ``education=phd`` served 0.045 worse
+  (heavy-tailed): the share of runs where it is the first finding (target >= 9/10 for the intersection at 0.07) and
+  where anything else not overlapping it is reported, each with ``balance="conditions"`` (the default, balanced
+  max-T) and ``balance="none"`` (the plain max-T) on the same data and the same permutations. For the pair at 0.07
+  with heavy-tailed counts also: its own test alone (no search), the share of runs its ``T`` passes the threshold
+  under each balance, the spread of its gap against its standard error, and "the most a search treating candidates
+  alike can find": ``Phi(gap mean / gap sd - mean critical value of balance="none")`` (the statistic is about
+  ``N(gap mean / gap sd, 1)`` and must pass the plain max-T's one threshold; target "(bound)"; the setting name
+  gives its inputs and a 95% range from the sd's own uncertainty over the runs). The same threshold and pass rows
+  for the single attribute.
 * ``null``: no difference; the share of runs reporting any group (target <= 5%, Wilson 95% upper bound beside it).
   Variants: heavy-tailed counts; counts tied to an attribute (``gender=x`` annotators 5-15 annotations, the
   others 100-300: the design where an unstudentized test rejected 37% of the time); ordinal MAE (ratings 1-5).
@@ -38,6 +47,7 @@ command line (``audit DATA --model majority --ci none --discover``, with and wit
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 import time
 from pathlib import Path
@@ -45,6 +55,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
+from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -130,46 +141,82 @@ def row(name: str, hits: int, n: int, target: str) -> dict:
 
 PLANTED = "gender == 'woman' and education == 'phd'"
 PLANTED_NAME = "gender=woman AND education=phd"
+PLANTED_SINGLE = "education == 'phd'"
+PLANTED_SINGLE_NAME = "education=phd"
+#: The planted settings: (which group, counts, gap). The single attribute comes last, so that the first three
+#: settings draw the same data and permutations as before it was added.
+PLANTED_SETTINGS = [("pair", "uniform", 0.07), ("pair", "heavy", 0.07), ("pair", "heavy", 0.09),
+                    ("single", "heavy", 0.045)]
+BALANCES = ("conditions", "none")
 
 
 def planted_rows(args, rng) -> list[dict]:
-    """Found first, a disjoint group reported; and for heavy-tailed counts what limits the search: the planted
-    group's own test alone (no search: one-sided z at alpha), the spread of its gap against its stated standard
-    error (1 = the standard error is right), and the gap at which the search finds it first 9 times in 10."""
+    """Found first, a disjoint group reported, under both balances of the max-T on the same data and the same
+    permutations (the balanced run draws them from ``rng``, the plain one from a copy of it taken just before);
+    and for the pair at 0.07 with heavy-tailed counts what limits the search: the planted group's own test alone
+    (no search: one-sided z at alpha), its ``T`` against each balance's threshold, the spread of its gap against its
+    stated standard error (1 = the standard error is right), and the most a search holding every candidate to one
+    threshold can find."""
     out = []
-    for counts, gap in (("uniform", 0.07), ("heavy", 0.07), ("heavy", 0.09)):
-        first = other = alone = passed = 0
-        gaps, ses, ts, thresholds, n_candidates = [], [], [], [], []
+    for which, counts, gap in PLANTED_SETTINGS:
+        planted, planted_name = (PLANTED, PLANTED_NAME) if which == "pair" else (PLANTED_SINGLE, PLANTED_SINGLE_NAME)
+        first = dict.fromkeys(BALANCES, 0)
+        other = dict.fromkeys(BALANCES, 0)
+        passed = dict.fromkeys(BALANCES, 0)
+        thresholds: dict[str, list[float]] = {b: [] for b in BALANCES}
+        alone = 0
+        gaps, ses, ts, n_candidates = [], [], [], []
         for _ in range(args.planted):
-            data = simulate(rng, counts=counts, planted=PLANTED, gap=gap)
-            ex = run(data, n_perm=args.n_perm, random_state=rng)
-            f = ex.findings()
-            truth = set(data[4].index[data[4].eval(PLANTED)])
-            if len(f):
-                first += f.iloc[0]["description"] == PLANTED_NAME
-                other += any(not (set(ex.members(i)) & truth) for i in f.index)
-            c = ex.candidates()
-            own = c[c["description"] == PLANTED_NAME].iloc[0]
+            data = simulate(rng, counts=counts, planted=planted, gap=gap)
+            truth = set(data[4].index[data[4].eval(planted)])
+            twin = copy.deepcopy(rng)  # the plain max-T sees the balanced run's permutations
+            for balance, gen in (("conditions", rng), ("none", twin)):
+                ex = run(data, n_perm=args.n_perm, random_state=gen, balance=balance)
+                f = ex.findings()
+                if len(f):
+                    first[balance] += f.iloc[0]["description"] == planted_name
+                    other[balance] += any(not (set(ex.members(i)) & truth) for i in f.index)
+                c = ex.candidates()
+                own = c[c["description"] == planted_name].iloc[0]
+                passed[balance] += own["t"] > own["threshold"]
+                thresholds[balance].append(own["threshold"])
+            # the statistic does not depend on the balance
             alone += own["t"] > Z95_ONE_SIDED
-            passed += own["t"] > own["threshold"]
             gaps.append(own["gap"])
             ses.append(own["se"])
             ts.append(own["t"])
-            thresholds.append(own["threshold"])
             n_candidates.append(len(c))
-        name = f"planted {gap:g}, {counts} counts"
-        out.append(row(f"{name}: found first", first, args.planted, ">= 0.9"))
-        out.append(row(f"{name}: a disjoint group reported", other, args.planted, "<= 0.05"))
-        if counts == "heavy" and gap == 0.07:
-            out.append(row(f"{name}: its own test alone, no search (z > 1.645)", alone, args.planted,
-                           "(the price of the search)"))
-            out.append(row(f"{name}: its T passes the search's threshold (T mean {np.mean(ts):.2f}, threshold mean "
-                           f"{np.mean(thresholds):.2f}, {np.mean(n_candidates):.0f} candidates)", passed,
-                           args.planted, "(reported)"))
+        name = f"planted {which} {gap:g}, {counts} counts"
+        for balance in BALANCES:
+            tag = f"{name}, balance={balance}"
+            out.append(row(f"{tag}: found first", first[balance], args.planted,
+                           ">= 0.9" if which == "pair" else "(trade-off)"))
+            out.append(row(f"{tag}: a disjoint group reported", other[balance], args.planted, "<= 0.05"))
+        if which == "single" or counts == "heavy" and gap == 0.07:
+            if which == "pair":
+                out.append(row(f"{name}: its own test alone, no search (z > 1.645)", alone, args.planted,
+                               "(the price of the search)"))
+            for balance in BALANCES:
+                out.append(row(f"{name}, balance={balance}: its T passes the threshold (T mean {np.mean(ts):.2f}, "
+                               f"threshold mean {np.mean(thresholds[balance]):.2f}, {np.mean(n_candidates):.0f} "
+                               "candidates)", passed[balance], args.planted, "(reported)"))
+        if which == "pair" and counts == "heavy" and gap == 0.07:
+            sd = float(np.std(gaps, ddof=1))
             out.append({"setting": f"{name}: sd of its gap / mean se (gap mean {np.mean(gaps):.3f}, se "
                                    f"{np.mean(ses):.4f})", "runs": args.planted,
-                        "rate": float(np.std(gaps, ddof=1) / np.mean(ses)), "wilson_upper": np.nan,
-                        "target": "~1 (se right)"})
+                        "rate": sd / float(np.mean(ses)), "wilson_upper": np.nan, "target": "~1 (se right)"})
+            # T is about N(gap mean / gap sd, 1); a search that holds every candidate to one threshold needs T above
+            # the plain max-T's critical value (balance="none": the 95% quantile of the largest T of all candidates)
+            # the ratio is itself estimated from the runs: its standard error by the delta method (the mean's
+            # 1/sqrt(n) and the sd's relative error 1/sqrt(2(n - 1))), printed as a 95% range of the bound
+            z, crit = float(np.mean(gaps)) / sd, float(np.mean(thresholds["none"]))
+            se_z = float(np.sqrt(1.0 / len(gaps) + z * z / (2.0 * (len(gaps) - 1))))
+            lo, hi = norm.cdf(z - crit - Z95 * se_z), norm.cdf(z - crit + Z95 * se_z)
+            out.append({"setting": f"{name}: the most a search treating candidates alike can find, Phi(gap mean "
+                                   f"{np.mean(gaps):.3f} / gap sd {sd:.4f} - threshold {crit:.2f}) = Phi({z:.2f} - "
+                                   f"{crit:.2f}) (95% range {lo:.2f}-{hi:.2f}: the sd from {len(gaps)} runs)",
+                        "runs": args.planted, "rate": float(norm.cdf(z - crit)), "wilson_upper": np.nan,
+                        "target": "(bound)"})
     return out
 
 

@@ -138,6 +138,9 @@ def test_engine_vocabularies_are_the_tables():
                          ("small_groups", o.SMALL_GROUP_POLICIES), ("bootstrap_levels", o.BOOTSTRAP_LEVELS),
                          ("test_statistic", o.TEST_STATISTICS)]:
         assert values == OPINION_PARAMS.choices(name), name
+    from aif360_subjective.opinion.excluded import BALANCES
+
+    assert BALANCES == OPINION_PARAMS.choices("balance") == ("conditions", "none")
 
 
 def _defaults_agree(func, table, skip=()):
@@ -173,6 +176,7 @@ def test_function_defaults_are_the_tables_defaults():
     ("dashboard", "--clustering", SUBGROUP_PARAMS, "clustering"),
     ("audit", "--performance", OPINION_PARAMS, "performance"),
     ("audit", "--adr-fit", OPINION_PARAMS, "adr_fit"),
+    ("audit", "--balance", OPINION_PARAMS, "balance"),
     ("demo", "--adr-fit", OPINION_PARAMS, "adr_fit"),
 ])
 def test_command_line_choices_are_the_tables(command, option, table, name):

@@ -38,8 +38,8 @@ class AuditSpec:
         ci, n_boot: the intervals (``ci`` None: the paper's raw figures).
         test_adjust: the item adjustment of the test of equal service behind the verdict ("none" or "items").
         out: the HTML report's path, if any.
-        discover, max_conditions, adjust, min_annotators, n_perm: whose opinions are excluded (``--discover``:
-            :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups`).
+        discover, max_conditions, adjust, min_annotators, n_perm, balance: whose opinions are excluded
+            (``--discover``: :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups`).
     """
 
     inputs: inputs.InputSpec
@@ -59,6 +59,7 @@ class AuditSpec:
     adjust: str = "none"
     min_annotators: int = 5
     n_perm: int = 999
+    balance: str = "conditions"
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> AuditSpec:
@@ -238,7 +239,8 @@ def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
     try:
         ex = metric.excluded_groups(attributes=attrs, max_conditions=spec.max_conditions, adjust=spec.adjust,
                                     n_perm=spec.n_perm, min_annotators=spec.min_annotators,
-                                    performance=spec.performance, random_state=spec.inputs.seed)
+                                    performance=spec.performance, random_state=spec.inputs.seed,
+                                    balance=spec.balance)
     except ValueError as err:
         raise CLIError(f"--discover: {common.cli_words(str(err), DISCOVER_FLAGS)}") from None
     return ex
@@ -261,7 +263,8 @@ def print_discovery(ex: Any) -> None:
 
 
 #: The options of --discover that library sentences may name.
-DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-perm", "--attributes", "--performance")
+DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-perm", "--attributes", "--performance",
+                  "--balance")
 
 
 def add_parser(sub: Any) -> common.Parser:
@@ -337,6 +340,11 @@ def add_parser(sub: Any) -> common.Parser:
                       help="fewest annotators in a group and in the rest (>= 2; default: 5)")
     disc.add_argument("--n-perm", type=int, default=999, metavar="N",
                       help="permutations of annotators (default: 999; every one with at most 8 annotators)")
+    rule = OPINION_PARAMS["balance"]
+    disc.add_argument("--balance", choices=rule.choices, default=rule.default,
+                      help="conditions: the groups of each number of conditions get their own threshold, so the few "
+                           "single attributes are found more easily; none: one threshold for every group, lower for "
+                           "intersections (found more easily) (default: conditions)")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
     audit.set_defaults(func=run, memory_hint=MEMORY_HINT)
     return audit

@@ -482,6 +482,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         performance: str | None = None,
         ranges: int = 4,
         random_state: Any = None,
+        balance: str = "conditions",
     ) -> ExcludedGroups:
         """Whose opinions are excluded: the annotator groups (conjunctions of attribute values) served worse.
 
@@ -492,6 +493,10 @@ class OpinionExclusionMetric(ClassificationMetric):
             attributes: annotator attributes to combine (default: every column of ``dataset.annotators``);
                 ``"adr"`` adds the cross-fitted ADR.
             max_conditions, adjust, alpha, n_perm, min_annotators, ranges: as in
+                :func:`~aif360_subjective.opinion.excluded_groups`.
+            balance: the classes of the max-T. "conditions" (default): each number of conditions gets its own
+                threshold, so the few single attributes are found more easily; "none": one threshold for every
+                candidate, lower for intersections (found more easily). As in
                 :func:`~aif360_subjective.opinion.excluded_groups`.
             performance: None = the metric's ``performance`` when it is one of
                 :data:`~aif360_subjective.opinion.excluded.DISCOVERY_PERFORMANCES`, else a name of them.
@@ -507,12 +512,12 @@ class OpinionExclusionMetric(ClassificationMetric):
         seed = self.options.random_state if random_state is None else random_state
         key = (attributes if not isinstance(attributes, list) else tuple(attributes), max_conditions, adjust, alpha,
                n_perm, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
-               id(seed) if isinstance(seed, np.random.Generator) else seed)
+               id(seed) if isinstance(seed, np.random.Generator) else seed, balance)
         cache: dict[tuple[Any, ...], ExcludedGroups] = self.__dict__.setdefault("_discoveries", {})
         if key not in cache:
             opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators,
                                            ranges=ranges, adjust=adjust, alpha=alpha, n_perm=n_perm,
-                                           performance=perf, random_state=seed)
+                                           performance=perf, random_state=seed, balance=balance)
             cache[key] = discover_excluded(self._encoded, self.dataset.annotators, attributes, opts,
                                            tie=self.options.tie, adr_reference=self.options.adr_reference)
         return cache[key]

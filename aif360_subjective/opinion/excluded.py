@@ -53,6 +53,14 @@ observed arrangement together, so the offset statistic treats the observed arran
 the Monte Carlo test stays exact under exchangeability (``benchmarks/excluded_groups.py --only exact``). With at most
 8 annotators every permutation is enumerated and the p-values are exact.
 
+**Balance, a trade-off.** ``balance="conditions"`` (the default) is the balanced max-T above; ``balance="none"`` is
+the plain single-step max-T: one class, no offsets, every candidate against the same threshold, the 1 - alpha
+quantile of the largest ``T`` of all candidates. Neither is better everywhere. Balancing gives the few single
+attributes a threshold of their own, below the plain one (they are found more easily) and the many intersections
+one above it (they are found less easily); the plain max-T does the opposite, since with some hundred pairs among
+the candidates its threshold is about the pairs' own. ``benchmarks/excluded_groups.py --only planted`` prints both
+on the same simulated data (the guide quotes the figures).
+
 **Items.** ``adjust="items"`` replaces each annotation's score by its difference from the mean score of the
 *other* annotations of the same item: a group whose annotators saw harder items is then not called excluded.
 Annotations of items annotated once are dropped (counted).
@@ -84,21 +92,25 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy import special
 
+from .._param_tables import OPINION_PARAMS
 from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
 from ..detectors.maxt import check_n_permutations
 from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, cross_fit, encode_annotations
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
 from .functional import _binary_view, _ids
 from .options import ORDINAL_PERFORMANCES, PERFORMANCES
-from .studentized import group_moments, unit_columns
+from .studentized import group_moments, normal_equivalent, t_from_normal, unit_columns
 
-__all__ = ["ADJUSTMENTS", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups", "check_discovery_options",
-           "discover_excluded", "excluded_groups"]
+__all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups",
+           "check_discovery_options", "discover_excluded", "excluded_groups"]
 
 #: ``adjust=``: raw scores, or each annotation against the other annotations of its item.
 ADJUSTMENTS = ("none", "items")
+#: ``balance=``: the classes of the max-T. "conditions": the candidates of each number of conditions form a class
+#: with its own offset (Beran's balance: the few single attributes do not compete with the hundreds of pairs);
+#: "none": one class, the plain single-step max-T, every candidate against the same threshold.
+BALANCES = OPINION_PARAMS.choices("balance")
 #: The measures a discovery can score: each a mean of a per-annotation score over some of the annotations (the
 #: rows it counts, the score of a row). Balanced accuracy and F1 are not such means.
 DISCOVERY_PERFORMANCES = ("accuracy", "true_positive_rate", "true_negative_rate", "false_positive_rate",
@@ -135,7 +147,12 @@ class ExcludedGroups:
         performance: the performance measure's name.
         higher_is_better: its direction.
         adjust: "none" or "items".
-        critical_value: ``c``: a candidate is reported when ``T - offset > c`` (inf: nothing can be).
+        balance: the classes of the max-T, "conditions" (offsets by number of conditions) or "none" (one
+            threshold for every candidate).
+        critical_value: ``c``, the permutation max-T's critical value on the normal scale: a candidate is reported
+            when ``z - offset > c`` (inf: nothing can be) and the wild bootstrap's condition holds too.
+        wild_critical_value: the wild bootstrap max-T's critical value on the normal scale (NaN when every
+            permutation is enumerated and the wild bootstrap is not run).
         smallest_p: the smallest adjusted p-value these annotators allow.
         n_permutations: permutations drawn (or enumerated, ``exact``).
         exact: whether every permutation was enumerated.
@@ -160,6 +177,8 @@ class ExcludedGroups:
     max_conditions: int = 2
     min_annotators: int = 5
     notes: tuple[str, ...] = field(default_factory=tuple)
+    balance: str = "conditions"
+    wild_critical_value: float = np.nan
     #: the permutation engine's inputs (annotator data, totals), for checks; not part of the result's meaning
     engine: Any = field(default=None, repr=False, compare=False)
 
@@ -290,7 +309,9 @@ class ExcludedGroups:
             f"({'higher' if self.higher_is_better else 'lower'} is better), adjust={self.adjust!r}",
             f"attributes: {', '.join(self.attributes)}; up to {self.max_conditions} conditions",
             (f"{_count(c['n_candidates'], 'candidate group')} tested (max-T over all of them, "
-             f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators)"
+             f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators"
+             f"{'' if self.exact else f' and as many wild-bootstrap draws, p the larger of the two'}"
+             f"{_BALANCE_TEXT[self.balance]})"
              if c["n_candidates"] else "no candidate group to test"),
             f"{_count(c['n_small_groups'], 'attribute-value group')} with fewer than {self.min_annotators} annotators "
             "not tested",
@@ -312,11 +333,17 @@ class ExcludedGroups:
                          "(no other annotation to compare with)")
         parts += list(self.notes)
         if np.isfinite(self.critical_value):
-            parts.append(f"critical value {self.critical_value:.3f}")
+            wild = (f", wild bootstrap {self.wild_critical_value:.3f}" if np.isfinite(self.wild_critical_value)
+                    else "")
+            parts.append(f"critical value {self.critical_value:.3f} (normal scale; permutations{wild})")
         return "; ".join(parts) + ". " + self.sentence()
 
     def __str__(self) -> str:
         return self.summary()
+
+
+#: What :meth:`ExcludedGroups.summary` says of the balance (nothing for the default).
+_BALANCE_TEXT = {"conditions": "", "none": "; balance='none': one threshold for every candidate, no class offsets"}
 
 
 def _count(n: int, noun: str) -> str:
@@ -441,17 +468,13 @@ def _effective_count(w: np.ndarray, w2: np.ndarray) -> np.ndarray:
 
 
 def _to_normal(t: np.ndarray, df: np.ndarray) -> np.ndarray:
-    """``Phi^-1(F_df(t))``, each tail from its own side (no ``1 - tiny`` round-off)."""
-    with np.errstate(invalid="ignore"):
-        upper = -special.ndtri(special.stdtr(df, -np.abs(t)))
-    return np.where(np.isfinite(t), np.sign(t) * upper, np.nan)
+    """Signed :func:`~aif360_subjective.opinion.studentized.normal_equivalent`: ``Phi^-1(F_df(t))``."""
+    return np.sign(t) * normal_equivalent(t, df)
 
 
 def _from_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`_to_normal`: the ``t`` on ``df`` degrees of freedom with the normal quantile ``z``."""
-    with np.errstate(invalid="ignore"):
-        upper = -special.stdtrit(df, special.ndtr(-np.abs(z)))
-    return np.where(np.isfinite(z), np.sign(z) * upper, z)
+    """The inverse of :func:`_to_normal` (infinite ``z`` stay infinite)."""
+    return np.where(np.isfinite(z), np.sign(z) * t_from_normal(z, df), z)
 
 
 def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], higher: bool) -> _Stat:
@@ -606,7 +629,7 @@ class _Direction:
 
     @classmethod
     def from_null(cls, class_max: np.ndarray, classes: np.ndarray, t: np.ndarray, alpha: float,
-                  exact: bool) -> _Direction:
+                  exact: bool, balanced: bool = True) -> _Direction:
         """From the (permutations, classes) largest statistic of each class under the permutations.
 
         Balanced max-T: each class's statistics are offset by the median of the class's largest statistic under
@@ -617,7 +640,7 @@ class _Direction:
         arrangements whichever of them is the observed one, so under exchangeable annotators the observed one's
         rank is uniform and the test exact (a median of the B permutations alone treats the observed arrangement
         differently, which makes the p-values slightly too small); exact: ``#{null >= s} / B`` (the identity is
-        among the permutations).
+        among the permutations). ``balanced=False``: every offset 0, the plain max-T (``balance="none"``).
         """
         pool = class_max
         if not exact:
@@ -626,6 +649,8 @@ class _Direction:
             pool = np.vstack([class_max, observed[None, :]])
         centre = np.median(pool, axis=0)
         centre = np.where(np.isfinite(centre), centre, 0.0)
+        if not balanced:  # one threshold for every candidate
+            centre = np.zeros_like(centre)
         offset = centre[classes]
         null = (class_max - centre[None, :]).max(axis=1)
         ref = np.sort(null)[::-1] if exact else np.concatenate([[np.inf], np.sort(null)[::-1]])
@@ -642,26 +667,27 @@ def _batch_sizes(n: int) -> list[int]:
     return [min(_BATCH, n - i) for i in range(0, n, _BATCH)]
 
 
-def _class_maxima(ts: Any, cls: np.ndarray, n_classes: int,
+def _class_maxima(stats: Any, cls: np.ndarray, n_classes: int,
                   moments: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The largest ``T`` and ``-T`` of each class under each draw: two (draws, classes) arrays.
+    """The largest ``z`` and ``-z`` of each class under each draw: two (draws, classes) arrays.
 
     Args:
-        ts: an iterable of (candidates, b) statistics, one array per batch of draws.
+        stats: an iterable of :class:`_Stat`, one per batch of draws (each field (candidates, b)).
         cls: each candidate's class.
         n_classes: the number of classes.
-        moments: if given, (candidates, 3) accumulates per candidate the draws with a finite T, their sum and their
-            sum of squares.
+        moments: if given, (candidates, 3) accumulates per candidate the draws with a finite ``T``, the sum of their
+            ``T`` and the sum of their ``T^2``.
     """
     pos: list[np.ndarray] = []
     neg: list[np.ndarray] = []
-    for tp in ts:
-        ok_t = np.isfinite(tp)
+    for st in stats:
         if moments is not None:
-            t0 = np.where(ok_t, tp, 0.0)
+            ok_t = np.isfinite(st.t)
+            t0 = np.where(ok_t, st.t, 0.0)
             moments += np.column_stack([ok_t.sum(axis=1), t0.sum(axis=1), (t0 * t0).sum(axis=1)])
-        for out, signed in ((pos, tp), (neg, -tp)):
-            stat = np.where(ok_t, signed, -np.inf)
+        ok_z = np.isfinite(st.z)
+        for out, signed in ((pos, st.z), (neg, -st.z)):
+            stat = np.where(ok_z, signed, -np.inf)
             out.append(np.stack([stat[cls == c].max(axis=0) for c in range(n_classes)], axis=1))
     return np.concatenate(pos), np.concatenate(neg)
 
@@ -772,6 +798,7 @@ def excluded_groups(
     min_annotators: int = 5,
     performance: str = "accuracy",
     ranges: int = 4,
+    balance: str = "conditions",
     pos_label: Any = 1,
     positive_from: float | None = None,
     tie: str = "favorable",
@@ -798,6 +825,10 @@ def excluded_groups(
             counted in the summary.
         performance: one of :data:`DISCOVERY_PERFORMANCES`.
         ranges: quantile ranges a numeric attribute (and the ADR) is cut into (>= 2).
+        balance: the classes of the max-T (:data:`BALANCES`). "conditions" (default): the candidates of each number
+            of conditions get their own threshold, so the few single attributes are found more easily and the
+            many intersections less easily. "none": the plain max-T, one threshold for every candidate, lower than
+            the balanced one for intersections (found more easily) and higher for single attributes.
         pos_label: the positive label of the rates (binary labels).
         positive_from: with ratings, the lowest rating of the positive class (the majority vote of the ADR uses
             ``rating >= positive_from``; without it the ADR measures disagreement with the item's median rating).
@@ -810,13 +841,15 @@ def excluded_groups(
 
     Raises:
         ValueError: an annotator table without a named attribute, an attribute with one value, ``min_annotators``
-            < 2, ``max_conditions`` outside 1-3, an unknown ``adjust`` or ``performance``, misaligned inputs.
+            < 2, ``max_conditions`` outside 1-3, an unknown ``adjust``, ``balance`` or ``performance``, misaligned
+            inputs.
         TypeError: ``annotators`` not a DataFrame, an option of the wrong type.
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
         Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing.
         Chung, E., Romano, J. P. (2013). Exact and asymptotically robust permutation tests.
+        Beran, R. (1988). Balanced simultaneous confidence sets (``balance="conditions"``).
 
     Examples:
         >>> ex = excluded_groups(y, p, item_ids=items, annotator_ids=who, annotators=table,  # doctest: +SKIP
@@ -825,7 +858,7 @@ def excluded_groups(
     """
     opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
                                    adjust=adjust, alpha=alpha, n_perm=n_perm, performance=performance,
-                                   random_state=random_state)
+                                   random_state=random_state, balance=balance)
     info = PERFORMANCES[opts.performance]
 
     # -- encode (the opinion-exclusion faces' checks and messages)
@@ -862,22 +895,25 @@ class DiscoveryOptions:
     n_perm: int
     performance: str
     rng: np.random.Generator
+    balance: str = "conditions"
 
 
 def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5, ranges: Any = 4, adjust: Any = "none",
                             alpha: Any = 0.05, n_perm: Any = 999, performance: Any = "accuracy",
-                            random_state: Any = None) -> DiscoveryOptions:
+                            random_state: Any = None, balance: Any = "conditions") -> DiscoveryOptions:
     """Validate the options of :func:`excluded_groups` (the same checks and messages for every face).
 
     Raises:
-        ValueError: ``max_conditions`` outside 1-3, ``min_annotators`` < 2, ``ranges`` < 2, an unknown ``adjust`` or
-            ``performance``, ``alpha`` outside (0, 1), too few permutations to reach ``alpha``.
+        ValueError: ``max_conditions`` outside 1-3, ``min_annotators`` < 2, ``ranges`` < 2, an unknown ``adjust``,
+            ``balance`` (:data:`BALANCES`; a non-string included) or ``performance``, ``alpha`` outside (0, 1), too
+            few permutations to reach ``alpha``.
         TypeError: an option of the wrong type.
     """
     max_conditions = check_int(max_conditions, "max_conditions", low=1, high=3)
     min_annotators = check_int(min_annotators, "min_annotators", low=2)
     ranges = check_int(ranges, "ranges", low=2)
     check_choice(adjust, "adjust", ADJUSTMENTS)
+    check_choice(balance, "balance", BALANCES)
     alpha = check_alpha(alpha)
     n_perm = check_n_permutations(n_perm)
     if alpha * (n_perm + 1) < 1:
@@ -885,7 +921,7 @@ def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5,
                          f"use n_perm >= {math.ceil(1 / alpha) - 1}")
     return DiscoveryOptions(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
                             adjust=adjust, alpha=alpha, n_perm=n_perm, performance=_check_performance(performance),
-                            rng=check_random_state(random_state))
+                            rng=check_random_state(random_state), balance=balance)
 
 
 def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any, opts: DiscoveryOptions, *,
@@ -1008,8 +1044,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     gap, se, t, k_s, df, z = gap[keep_c], se[keep_c], t[keep_c], k_s[keep_c], df[keep_c], z[keep_c]
     m = len(keep_c)
     counts["n_candidates"] = m
-    # classes of candidates: conditions x size band (the |T| of a group of 5 annotators has heavy tails, like
-    # Student's t on 4 degrees of freedom; in a class of their own they do not set the threshold of large groups)
+    # classes of candidates: their number of conditions (the few single attributes do not compete with the many pairs)
     classes, cls = np.unique(n_cond, return_inverse=True)  # the classes of the balanced max-T
     cls = np.asarray(cls, dtype=np.intp).ravel()
 
@@ -1028,20 +1063,21 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
             batches = [perms[i:i + 4096] for i in range(0, len(perms), 4096)]
         else:
             batches = [rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1) for b in _batch_sizes(n_perm)]
-        pos, neg = _class_maxima((_statistic(sums.sums(perm), totals, info.higher_is_better).z for perm in batches),
+        pos, neg = _class_maxima((_statistic(sums.sums(perm), totals, info.higher_is_better) for perm in batches),
                                  cls, len(classes), moments)
         if exact:
             smallest_p = _smallest_p(members, perms, k, H, m)
-        worse = _Direction.from_null(pos, cls, z, alpha, exact)
-        better = _Direction.from_null(neg, cls, -z, alpha, exact)
+        balanced = opts.balance == "conditions"
+        worse = _Direction.from_null(pos, cls, z, alpha, exact, balanced)
+        better = _Direction.from_null(neg, cls, -z, alpha, exact, balanced)
         if not exact:
             mean = float(totals["h"][_A] / totals["h"][_W])
             flips = _Flips(sums, *_wild_parts(data, mean))
             draws = (flips.sums_and_totals(rng.choice(np.array([-1.0, 1.0]), size=(b, k)))
                      for b in _batch_sizes(n_perm))
-            pos, neg = _class_maxima((_statistic(*d, info.higher_is_better).z for d in draws), cls, len(classes))
-            wild_worse = _Direction.from_null(pos, cls, z, alpha, False)
-            wild_better = _Direction.from_null(neg, cls, -z, alpha, False)
+            pos, neg = _class_maxima((_statistic(*d, info.higher_is_better) for d in draws), cls, len(classes))
+            wild_worse = _Direction.from_null(pos, cls, z, alpha, False, balanced)
+            wild_better = _Direction.from_null(neg, cls, -z, alpha, False, balanced)
     p_perm = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
     p_wild = wild_worse.p_adjusted if wild_worse.p_adjusted is not None else np.full(m, np.nan)
     p_adj = np.fmax(p_perm, p_wild)
@@ -1085,6 +1121,8 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         "gap": gap,
         "se": se,
         "t": t,
+        "df": df,
+        "z": z,
         "ci_low": gap - half_width,
         "ci_high": gap + upper_width,
         "p_adjusted": p_adj,
@@ -1103,14 +1141,20 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     tbl["shared_items"] = _shared_items(enc, rows, half, H, keep_a, members, counts["n_annotations"])
     unit_ann = pd.Index(np.repeat(np.asarray(ann_ids, dtype=object), H), name="annotator")
     notes = []
+    if exact and m:
+        notes.append(f"with {k} annotators every permutation is enumerated and the permutation p-value is exact when "
+                     "annotators are exchangeable; the wild bootstrap, which guards against groups whose annotators "
+                     "differ among themselves more than the others do, needs more annotators and was not run")
     if use_adr:
         notes.append("ADR cross-fitted on item halves: each annotator's annotations of one half are grouped by its "
                      "ADR on the other half")
     return ExcludedGroups(
         table=tbl, alpha=alpha, performance=performance, higher_is_better=info.higher_is_better, adjust=adjust,
-        critical_value=crit, smallest_p=smallest_p, n_permutations=math.factorial(k) if exact else n_perm, exact=exact,
+        critical_value=crit, wild_critical_value=wild_worse.critical_value if not exact else np.nan,
+        smallest_p=smallest_p, n_permutations=math.factorial(k) if exact else n_perm, exact=exact,
         counts=counts, annotator_units=unit_ann, members_matrix=members, attributes=tuple(attrs),
-        max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes), engine=(data, totals),
+        max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes), balance=opts.balance,
+        engine=(data, totals),
     )
 
 

@@ -266,9 +266,12 @@ def normal_equivalent(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(t), -special.ndtri(np.maximum(tail, _TAIL_FLOOR)), np.nan)
 
 
-def t_from_normal(z: float, df: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`normal_equivalent`: the ``|t|`` on ``df`` degrees of freedom with the tail of ``z``."""
-    return np.asarray(special.stdtrit(np.minimum(df, _DF_CAP), special.ndtr(z)), dtype=np.float64)
+def t_from_normal(z: float | np.ndarray, df: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`normal_equivalent`: the ``|t|`` on ``df`` degrees of freedom with the tail of ``|z|``
+    (computed from the tail, ``-F_df^-1(Phi(-|z|))``, so that large ``z`` keep their precision)."""
+    with np.errstate(invalid="ignore"):
+        out = -special.stdtrit(np.minimum(df, _DF_CAP), special.ndtr(-np.abs(z)))
+    return np.asarray(out, dtype=np.float64)
 
 
 def welch_omnibus(mom: GroupMoments) -> tuple[np.ndarray, np.ndarray]:

@@ -52,6 +52,21 @@ def test_discover_matches_library(capsys, files):
     assert cli_words(ex.sentence(), DISCOVER_FLAGS).split(":")[0] in html
 
 
+def test_discover_balance_reaches_the_result(capsys, files):
+    ann_csv, ann_table, df, table = files
+    code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
+                          "--min-annotators", "3", "--n-perm", "199", "--balance", "none", "--ci", "none")
+    assert code == 0, err
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0,
+                               annotators=table)
+    m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()))
+    ex = m.excluded_groups(min_annotators=3, n_perm=199, random_state=0, balance="none")
+    default = m.excluded_groups(min_annotators=3, n_perm=199, random_state=0)
+    assert ex.critical_value != default.critical_value
+    assert f"critical value {ex.critical_value:.3f}" in out
+    assert "--balance none: one threshold for every candidate" in out  # the summary in the command's words
+
+
 @pytest.mark.parametrize("extra, match", [
     (["--attributes", "height"], "--attributes 'height' is not an annotator attribute"),
     (["--performance", "f1"], "--performance f1 is not one"),

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from aif360_subjective.opinion import ExcludedGroups, excluded_groups
 from aif360_subjective.opinion.excluded import _statistic, _Sums
@@ -395,3 +398,237 @@ def test_monte_carlo_offsets_treat_the_observed_arrangement_like_the_permuted_on
         p = [float(_Direction.from_null(np.delete(rows, r, axis=0), classes, rows[r], 0.05, False).p_adjusted.min())
              for r in range(B + 1)]
         np.testing.assert_allclose(np.sort(p), np.arange(1, B + 2) / (B + 1))
+
+
+def _eight_annotators():
+    """8 annotators (two attributes, unequal counts, spread accuracies): small enough to enumerate every
+    permutation."""
+    rng = np.random.default_rng(8)
+    n = [12, 30, 8, 25, 40, 15, 22, 35]
+    acc = [0.4, 0.8, 0.5, 0.9, 0.95, 0.6, 0.85, 0.9]
+    rows = []
+    for a, (k, p) in enumerate(zip(n, acc, strict=True)):
+        c = (rng.random(k) < p).astype(int)
+        rows += [(f"i{j}", f"a{a}", int(x)) for j, x in enumerate(c)]
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+    table = pd.DataFrame({"g": ["A"] * 4 + ["B"] * 4, "e": ["u", "u", "v", "v", "u", "v", "v", "v"]},
+                         index=[f"a{a}" for a in range(8)])
+    return df, table
+
+
+def _t_of_every_subset(df):
+    """T of every set of annotators (bit mask over the sorted annotator ids) against the others, written out from
+    the module's formulas: random-effects weights, the sandwich floored at the annotations' noise."""
+    nk = df.groupby("annotator", sort=True)["label"].agg(["size", "mean", lambda s: ((s - s.mean()) ** 2).sum()])
+    nk.columns = ["n", "y", "ss"]
+    N, k = nk["n"].sum(), len(nk)
+    sigma2 = nk["ss"].sum() / (N - k)
+    grand = (nk["n"] * nk["y"]).sum() / N
+    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
+    rho = tau2 / (tau2 + sigma2)
+    w = (nk["n"] / (1 + (nk["n"] - 1) * rho)).to_numpy()
+    y, n = nk["y"].to_numpy(), nk["n"].to_numpy()
+
+    def mean_var(sel):
+        ws, ys, ns = w[sel], y[sel], n[sel]
+        m = (ws * ys).sum() / ws.sum()
+        kk = sel.sum()
+        robust = kk / (kk - 1) * (ws**2 * (ys - m) ** 2).sum() if kk > 1 else np.nan
+        # Kish's effective number of annotators, less one: the degrees of freedom of this side's variance
+        dof = max(ws.sum() ** 2 / (ws**2).sum() - 1, 1)
+        return m, max(robust, (ws**2 * sigma2 / ns).sum()) / ws.sum() ** 2, dof
+
+    t = np.full(2**k, -np.inf)
+    z = np.full(2**k, -np.inf)
+    dfs = np.full(2**k, np.nan)
+    for mask in range(1, 2**k - 1):
+        sel = np.array([(mask >> a) & 1 for a in range(k)], dtype=bool)
+        if sel.sum() < 2 or (~sel).sum() < 2:
+            continue
+        (ms, vs, ds), (mr, vr, dr) = mean_var(sel), mean_var(~sel)
+        t[mask] = (mr - ms) / np.sqrt(vs + vr)  # accuracy: rest minus group, positive = served worse
+        dfs[mask] = (vs + vr) ** 2 / (vs**2 / ds + vr**2 / dr)  # Welch-Satterthwaite
+        # on the normal scale: the same tail probability under Student's t on dfs[mask] degrees of freedom
+        z[mask] = np.sign(t[mask]) * stats.norm.isf(stats.t.sf(abs(t[mask]), dfs[mask]))
+    return t, list(nk.index), z, dfs
+
+
+def test_balance_none_is_the_plain_max_t_by_brute_force():
+    # every candidate against one threshold (offset 0), and the p-values of the plain single-step max-T: the share
+    # of the 8! permutations whose largest T over all candidates reaches the candidate's T, computed here from the
+    # T of every set of annotators written out by hand
+    df, table = _eight_annotators()
+    kw = dict(item_ids=df["item"], annotator_ids=df["annotator"], annotators=table, min_annotators=2)
+    y, p = df["label"], np.ones(len(df), dtype=int)
+    ex = excluded_groups(y, p, balance="none", **kw)
+    assert ex.exact and ex.balance == "none"
+    c = ex.candidates()
+    assert len(c) >= 6 and set(c["n_conditions"]) == {1, 2}
+    t_sub, ids, z_sub, df_sub = _t_of_every_subset(df)
+    bit = {a: 1 << i for i, a in enumerate(ids)}
+    masks = np.array([sum(bit[a] for a in ex.members(i)) for i in c.index])
+    np.testing.assert_allclose(t_sub[masks], c["t"].to_numpy())
+    np.testing.assert_allclose(df_sub[masks], c["df"].to_numpy())
+    np.testing.assert_allclose(z_sub[masks], c["z"].to_numpy())
+    # one threshold for every candidate on the normal scale: on the scale of T, Student's quantile of the same tail
+    expected = stats.t.isf(stats.norm.sf(ex.critical_value), c["df"].to_numpy())
+    np.testing.assert_allclose(c["threshold"].to_numpy(), expected)
+    # under permutation pi the candidate holding annotators S holds pi(S)
+    perms = np.array(list(itertools.permutations(range(8))))
+    member = np.array([[(m >> a) & 1 for a in range(8)] for m in masks], dtype=bool)  # (candidates, annotators)
+    keys = np.stack([(1 << perms[:, member[j]]).sum(axis=1) for j in range(len(masks))], axis=1)
+    null = z_sub[keys].max(axis=1)
+    p_plain = np.array([(null >= zj - 1e-9).mean() for zj in c["z"]])
+    np.testing.assert_allclose(c["p_adjusted"].to_numpy(), p_plain)
+    assert ex.critical_value == pytest.approx(np.sort(null)[::-1][int(0.05 * len(null))])
+    np.testing.assert_allclose(c["ci_low"], c["gap"] - np.maximum(c["threshold"], 0) * c["se"])
+    assert "balance='none'" in ex.summary()
+    # the default balances: its classes (1 and 2 conditions) get different thresholds, and the summary is silent
+    bal = excluded_groups(y, p, **kw)
+    assert bal.balance == "conditions" and "balance" not in bal.summary()
+    assert bal.candidates().groupby("n_conditions")["threshold"].first().nunique() == 2
+    pd.testing.assert_series_equal(bal.candidates().set_index("description")["t"].sort_index(),
+                                   c.set_index("description")["t"].sort_index())
+
+
+def test_balance_none_monte_carlo_p_values_by_hand():
+    # two classes, B = 9 permutations: unbalanced, p = (1 + #{largest T over every candidate >= t}) / (B + 1)
+    from aif360_subjective.opinion.excluded import _Direction
+
+    rng = np.random.default_rng(4)
+    rows = rng.normal(size=(9, 2)) * np.array([1.0, 3.0])
+    t = np.array([1.5, 2.5, 0.2])
+    classes = np.array([0, 1, 1])
+    d = _Direction.from_null(rows, classes, t, 0.2, False, balanced=False)
+    np.testing.assert_array_equal(d.offset, 0.0)
+    largest = rows.max(axis=1)
+    np.testing.assert_allclose(d.p_adjusted, [(1 + (largest >= x).sum()) / 10 for x in t])
+    # reported when p <= 0.2, i.e. at most one of the 9 maxima reaches T: above the second largest maximum
+    assert d.critical_value == np.sort(largest)[::-1][1]
+    balanced = _Direction.from_null(rows, classes, t, 0.2, False)
+    assert not np.allclose(balanced.offset, 0.0)
+
+
+@pytest.mark.parametrize("balance", ["x", 1, None])
+def test_bad_balance(balance):
+    df, table = _hand_data()
+    with pytest.raises(ValueError, match=r"balance must be one of \['conditions', 'none'\], got"):
+        excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"], annotator_ids=df["annotator"],
+                        annotators=table, balance=balance)
+
+
+def test_class_face_balance():
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    rng = np.random.default_rng(21)
+    y, pred, item, who, table = _simulate(rng, n_annotators=120)
+    ds = MultiAnnotatorDataset(pd.DataFrame({"item": item, "annotator": who, "label": y}),
+                               annotators=table[["gender", "education"]], favorable_label=1, unfavorable_label=0)
+    metric = OpinionExclusionMetric(ds, ds.with_predictions(pred), grouping="adr")
+    face = metric.excluded_groups(random_state=3, n_perm=99, balance="none")
+    func = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table[["gender", "education"]],
+                           random_state=3, n_perm=99, balance="none")
+    pd.testing.assert_frame_equal(face.candidates(), func.candidates())
+    assert face.balance == "none"
+    # the cache tells the balances apart
+    assert metric.excluded_groups(random_state=3, n_perm=99).balance == "conditions"
+
+
+def _data_from_scores(data, y_units):
+    """The engine's annotator columns rebuilt from unit scores ``y_units`` (one array per half), weights kept."""
+    from aif360_subjective.opinion.excluded import _A, _F, _K, _W, _Data
+
+    halves = []
+    for d, y in zip(data.halves, y_units, strict=True):
+        w = d[:, _W]
+        halves.append(np.column_stack([w, w * y, w * w, w * w * y, w * w * y * y, d[:, _F], d[:, _K]]))
+    cross = None
+    if data.cross is not None:
+        ww = data.halves[0][:, _W] * data.halves[1][:, _W]
+        cross = np.column_stack([ww, ww * (y_units[0] + y_units[1]), ww * y_units[0] * y_units[1], data.cross[:, 3]])
+    return _Data(halves, cross)
+
+
+@pytest.mark.parametrize("attributes", [["gender", "education"], ["gender", "adr"]])
+def test_wild_bootstrap_sums_equal_the_statistic_of_sign_flipped_scores(attributes):
+    # a wild draw gives annotator a the scores mean + v_a (y - mean) (both halves the same sign): the engine's
+    # linear update must equal the statistic computed afresh from those scores
+    from aif360_subjective.opinion.excluded import _A, _W, _Flips, _wild_parts
+
+    rng = np.random.default_rng(21)
+    y, pred, item, who, table = _simulate(rng, n_annotators=50, per=(5, 30))
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, attributes=attributes,
+                         random_state=0, n_perm=99, min_annotators=2)
+    data, totals = ex.engine
+    H = len(data.halves)
+    k = data.halves[0].shape[0]
+    mean = totals["h"][_A] / totals["h"][_W]
+    sums = _Sums(ex.members_matrix, k, H, data)
+    flips = _Flips(sums, *_wild_parts(data, mean))
+    signs = rng.choice([-1.0, 1.0], size=(3, k))
+    parts, tot = flips.sums_and_totals(signs)
+    got = _statistic(parts, tot, True)
+    for j in range(3):
+        y_units = []
+        for d in data.halves:
+            w = d[:, _W]
+            yu = np.where(w > 0, d[:, _A] / np.where(w > 0, w, 1.0), 0.0)
+            y_units.append(np.where(w > 0, mean + signs[j] * (yu - mean), 0.0))
+        fresh = _data_from_scores(data, y_units)
+        fresh_sums = _Sums(ex.members_matrix, k, H, fresh)
+        fresh_totals = {"h": np.sum([d.sum(axis=0) for d in fresh.halves], axis=0)}
+        if fresh.cross is not None:
+            fresh_totals["c"] = fresh.cross.sum(axis=0)
+        want = _statistic(fresh_sums.sums(np.arange(k)[None, :]), fresh_totals, True)
+        for field in ("gap", "se", "t", "df", "z"):
+            np.testing.assert_allclose(getattr(got, field)[:, j], getattr(want, field)[:, 0], rtol=1e-9, atol=1e-12)
+    # all signs +1 is the observed data
+    same = _statistic(*flips.sums_and_totals(np.ones((1, k))), True)
+    np.testing.assert_allclose(same.t[:, 0], ex.candidates()["t"].to_numpy(), rtol=1e-9)
+
+
+def test_p_value_is_the_larger_of_permutation_and_wild_bootstrap():
+    rng = np.random.default_rng(22)
+    y, pred, item, who, table = _simulate(rng, n_annotators=120, gap=0.1, planted="education == 'phd'")
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=3, n_perm=199)
+    c = ex.candidates()
+    assert not ex.exact and np.isfinite(ex.wild_critical_value)
+    np.testing.assert_array_equal(c["p_adjusted"], np.maximum(c["p_permutation"], c["p_wild"]))
+    assert (c["p_wild"] != c["p_permutation"]).any()
+    assert "wild-bootstrap draws, p the larger of the two" in ex.summary()
+    # enumerated permutations: the wild bootstrap is not run, and the summary says so
+    df, small = _eight_annotators()
+    ex8 = excluded_groups(df["label"], np.ones(len(df), dtype=int), item_ids=df["item"],
+                          annotator_ids=df["annotator"], annotators=small, min_annotators=2)
+    assert ex8.exact and ex8.candidates()["p_wild"].isna().all() and np.isnan(ex8.wild_critical_value)
+    assert "wild bootstrap" in ex8.summary() and "was not run" in ex8.summary()
+
+
+def test_detectable_gap_solves_the_gap_with_the_variance_it_moves():
+    # g = c se(g): for 0/1 scores the group's annotation-noise part F / W^2 = sigma^2 sum w^2/n / W^2 grows with
+    # the moved mean, (mu - g)(1 - mu + g) = mu (1 - mu) + g (2 mu - 1) - g^2 per annotation
+    from scipy.optimize import brentq
+
+    from aif360_subjective.opinion.excluded import _F, _W, _detectable_gap
+
+    sigma2, mu = 0.16, 0.8
+    W = np.array([40.0, 10.0])
+    F = sigma2 * np.array([2.0, 0.9])  # sum w^2 sigma^2 / n
+    obs = {"h0": np.zeros((2, 1, 7))}
+    obs["h0"][:, 0, _W], obs["h0"][:, 0, _F] = W, F
+    totals = {"h": np.zeros(7)}
+    totals["h"][_W], totals["h"][1] = 100.0, 100.0 * mu
+    se = np.array([0.03, 0.1])
+    c = np.array([3.2, 2.5])
+    got = _detectable_gap(c, se, obs, np.array([0, 1]), sigma2, totals, binary=True, higher=True)
+    for i in range(2):
+        within = F[i] / W[i] ** 2  # the annotations' share of the group's variance
+        g = brentq(lambda g: g - c[i] * np.sqrt(se[i] ** 2 + within * (g * (2 * mu - 1) - g * g) / sigma2), 1e-9, 1)
+        assert got[i] == pytest.approx(g, rel=1e-10)
+        assert got[i] > c[i] * se[i]  # above 1/2 a lower mean is a noisier one
+    # lower is better (a rate that rises): b = 1 - 2 mu; other scores keep c se
+    low = _detectable_gap(c, se, obs, np.array([0, 1]), sigma2, totals, binary=True, higher=False)
+    assert (low < c * se).all()
+    np.testing.assert_allclose(_detectable_gap(c, se, obs, np.array([0, 1]), sigma2, totals, binary=False,
+                                               higher=True), c * se)
