@@ -310,7 +310,7 @@ class ExcludedGroups:
             f"attributes: {', '.join(self.attributes)}; up to {self.max_conditions} conditions",
             (f"{_count(c['n_candidates'], 'candidate group')} tested (max-T over all of them, "
              f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators"
-             f"{'' if self.exact else f' and as many wild-bootstrap draws, p the larger of the two'}"
+             f"{'' if self.exact else ' and as many wild-bootstrap draws, p the larger of the two'}"
              f"{_BALANCE_TEXT[self.balance]})"
              if c["n_candidates"] else "no candidate group to test"),
             f"{_count(c['n_small_groups'], 'attribute-value group')} with fewer than {self.min_annotators} annotators "
@@ -469,7 +469,7 @@ def _effective_count(w: np.ndarray, w2: np.ndarray) -> np.ndarray:
 
 def _to_normal(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     """Signed :func:`~aif360_subjective.opinion.studentized.normal_equivalent`: ``Phi^-1(F_df(t))``."""
-    return np.sign(t) * normal_equivalent(t, df)
+    return np.asarray(np.sign(t) * normal_equivalent(t, df), dtype=np.float64)
 
 
 def _from_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
@@ -606,7 +606,7 @@ class _Flips:
         def product(M: sp.csr_matrix, fixed: np.ndarray, D: np.ndarray) -> np.ndarray:
             q = D.shape[1]
             stacked = (signs.T[:, :, None] * D[:, None, :]).reshape(D.shape[0], b * q)
-            return fixed[:, None, :] + np.asarray(M @ stacked).reshape(M.shape[0], b, q)
+            return np.asarray(fixed[:, None, :] + np.asarray(M @ stacked).reshape(M.shape[0], b, q), dtype=np.float64)
 
         d = self.delta
         out = {f"h{h}": product(M, self.fixed[f"h{h}"], d.halves[h]) for h, M in enumerate(self.sums.M)}
@@ -705,7 +705,7 @@ def _detectable_gap(c: np.ndarray, se: np.ndarray, obs: dict[str, np.ndarray], k
     Other scores (MAE, item-adjusted ones) keep ``g = c se``.
     """
     if not binary or sigma2 <= 0:
-        return c * se
+        return np.asarray(c * se, dtype=np.float64)
     s = np.sum([obs[key][:, 0] for key in obs if key.startswith("h")], axis=0)[keep]
     mu = float(totals["h"][_A] / totals["h"][_W])
     b = 2.0 * mu - 1.0 if higher else 1.0 - 2.0 * mu
@@ -713,7 +713,7 @@ def _detectable_gap(c: np.ndarray, se: np.ndarray, obs: dict[str, np.ndarray], k
         a = s[:, _F] / (s[:, _W] ** 2 * sigma2)
     c2a = c * c * a
     root = (c2a * b + np.sqrt((c2a * b) ** 2 + 4.0 * (1.0 + c2a) * c * c * se * se)) / (2.0 * (1.0 + c2a))
-    return np.where(np.isfinite(root) & (c > 0), root, c * se)
+    return np.asarray(np.where(np.isfinite(root) & (c > 0), root, c * se), dtype=np.float64)
 
 
 def _smallest_p(members: sp.csc_matrix, perms: np.ndarray, k: int, H: int, m: int) -> float:

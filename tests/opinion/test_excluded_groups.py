@@ -537,7 +537,7 @@ def test_class_face_balance():
 
 def _data_from_scores(data, y_units):
     """The engine's annotator columns rebuilt from unit scores ``y_units`` (one array per half), weights kept."""
-    from aif360_subjective.opinion.excluded import _A, _F, _K, _W, _Data
+    from aif360_subjective.opinion.excluded import _F, _K, _W, _Data
 
     halves = []
     for d, y in zip(data.halves, y_units, strict=True):
@@ -624,7 +624,10 @@ def test_detectable_gap_solves_the_gap_with_the_variance_it_moves():
     got = _detectable_gap(c, se, obs, np.array([0, 1]), sigma2, totals, binary=True, higher=True)
     for i in range(2):
         within = F[i] / W[i] ** 2  # the annotations' share of the group's variance
-        g = brentq(lambda g: g - c[i] * np.sqrt(se[i] ** 2 + within * (g * (2 * mu - 1) - g * g) / sigma2), 1e-9, 1)
+        def excess(g, i=i, within=within):
+            return g - c[i] * np.sqrt(se[i] ** 2 + within * (g * (2 * mu - 1) - g * g) / sigma2)
+
+        g = brentq(excess, 1e-9, 1)
         assert got[i] == pytest.approx(g, rel=1e-10)
         assert got[i] > c[i] * se[i]  # above 1/2 a lower mean is a noisier one
     # lower is better (a rate that rises): b = 1 - 2 mu; other scores keep c se
