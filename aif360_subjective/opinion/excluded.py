@@ -20,38 +20,51 @@ The gap ``rest - group`` (positive = the group is served worse) is studentized b
 variance with annotators as clusters, ``V_S = k/(k - 1) sum_a w_a^2 (y_a - m_S)^2 / (sum w_a)^2`` for the ``k``
 annotators of the group (Welch's form for weighted means), floored at the variance the annotations' own noise
 gives (``sum w_a^2 sigma^2 / n_a / (sum w_a)^2``) so that five annotators who happen to agree do not get a
-near-zero denominator. ``T = gap / sqrt(V_S + V_rest)``. The sandwich rests on the group's own annotators, so it
-stays valid when a group's annotators differ among themselves more than the others do (the blend of
-:mod:`.studentized`, which leans on the pooled count model, does not: ``benchmarks/excluded_groups.py --only
-spread``), and a studentized statistic keeps a permutation test valid when the groups' variances differ (unequal
-annotation counts), which an unstudentized one does not (Janssen 1997; Chung and Romano 2013).
+near-zero denominator. ``T = gap / sqrt(V_S + V_rest)``. The sandwich rests on the group's own annotators, and a
+studentized statistic keeps a permutation test valid when the groups' variances differ (unequal annotation counts),
+which an unstudentized one does not (Janssen 1997; Chung and Romano 2013), but only asymptotically: ``T`` of a group
+of a dozen annotators, most with a handful of annotations, has heavier tails than the normal. ``T`` is therefore
+put on the normal scale before the candidates are compared, ``z = Phi^-1(F_nu(T))`` with Student's ``t`` on Welch and
+Satterthwaite's degrees of freedom ``nu = (V_S + V_R)^2 / (V_S^2 / (k_S - 1) + V_R^2 / (k_R - 1))``, ``k`` Kish's
+effective number of annotators ``(sum w)^2 / sum w^2`` of each side: a small group's extreme ``T`` no longer sets
+everybody's threshold (the test of equal service does the same, :func:`.studentized.normal_equivalent`).
 
-**Power, and its limit.** The gap's estimate is as precise as its standard error says
-(``benchmarks/excluded_groups.py``: the spread of a planted group's gap over simulations is about its mean ``se``),
+**Family-wise error: two nulls, the larger p-value.** (1) *Permutations.* The annotators' attribute rows are
+permuted as a whole (each annotator's data keeps its annotations, its items and its weight; only who belongs to
+which group changes). For each permutation every candidate's ``z`` is computed from one sparse product (candidates x
+annotators membership times annotators x permutations sums), and the maximum of ``z - offset`` over all candidates
+gives the null distribution of the largest statistic. Under exchangeable annotators this is exact. (2) *A wild
+bootstrap of annotators* (Wu 1986; Cameron, Gelbach and Miller 2008): every annotator keeps its group and its
+weight, and its scores become ``mean + v_a (y_a - mean)`` with a random sign ``v_a`` and ``mean`` the overall weighted
+mean (the null: every group served alike). Each annotator keeps its own spread where it is, so this null holds when
+a group's annotators differ among themselves more than the others do, where permuting them mixes them with calmer
+ones and is too permissive (``benchmarks/excluded_groups.py --only spread``). The sign draws enter the same sparse
+products (every column of the annotator data is linear in ``v_a``). A candidate's adjusted p-value is the larger of
+the two single-step max-T p-values (Westfall and Young 1993), the share of draws whose maximum reaches its own
+statistic: exact under exchangeable annotators and valid under unequal spreads, and close to either where both hold.
+With at most 8 annotators every permutation is enumerated and the p-values are exact; the wild bootstrap, whose
+256 sign patterns cannot tell spreads apart, is not run (the summary says so).
+
+The test is one-sided, "served worse": ``T`` is skewed (a group that happens to hold many annotators the model
+serves well, each with a small variance, gets a long tail towards "served better"), and that tail must not raise
+the bar of the question asked. A group is reported when ``z`` passes both nulls' thresholds ``c + offset``; on the
+scale of ``T`` that is the column ``threshold``, ``F_nu^-1(Phi(c + offset))``, which gives the simultaneous lower
+bounds ``ci_low = gap - threshold * se``, so a group is reported exactly when ``ci_low > 0``; ``ci_high`` is the
+simultaneous upper bound from the other direction's max-T (each bound holds for every candidate at once with
+probability 1 - alpha). The offset balances the classes of candidates (those with 1, 2, 3 conditions): it is the
+median, over the draws, of the class's largest ``z``, so that the few single attributes do not compete with the
+hundreds of pairs and each class reaches the threshold about equally often under the null (Beran's balanced
+simultaneous confidence sets). The median is taken over the B draws and the observed arrangement together, so the
+offset statistic treats the observed arrangement as one of the B + 1 alike and the Monte Carlo permutation test
+stays exact under exchangeability (``benchmarks/excluded_groups.py --only exact``).
+
+**Power, and its limit.** The gap's estimate is about as precise as its standard error says
+(``benchmarks/excluded_groups.py``: the spread of a planted group's gap over simulations against its mean ``se``),
 and the weights are the inverse variances under the count model, so no other weighting of the annotators does much
 better; what a search costs is its threshold: ``T`` must pass the largest of some hundred candidates' statistics
-under the permutations (about 3.44 for two conditions among 91 candidates, against 1.645 for one group chosen in
-advance). A group served 0.07 worse in the benchmark's heavy-tailed design (500 annotators, 5-500 annotations each,
-the group 11% of them) has ``T`` about 4.1: the search reports it in 3 runs of 4 and finds it first in 2 of 3; from
-a gap of 0.09, first in 9 of 10.
-
-**Family-wise error.** The annotators' attribute rows are permuted as a whole (each annotator's data keeps its
-annotations, its items and its weight; only who belongs to which group changes). For each permutation every
-candidate's ``T`` is computed from one sparse product (candidates x annotators membership times annotators x
-permutations sums), and the maximum of ``T - offset`` over all candidates gives the null distribution of the largest
-statistic. The test is one-sided, "served worse": ``T`` is skewed (a group that happens to hold many annotators the
-model serves well, each with a small variance, gets a long tail towards "served better"), and that tail must not
-raise the bar of the question asked. A candidate's adjusted p-value is the share of permutations whose maximum
-reaches its own statistic (single-step max-T, Westfall and Young 1993); the same critical value ``c`` gives the
-simultaneous lower bounds ``ci_low = gap - (c + offset) se``, so a group is reported exactly when ``ci_low > 0``;
-``ci_high`` is the simultaneous upper bound from the other direction's max-T (each bound holds for every candidate
-at once with probability 1 - alpha). The offset balances the classes of candidates (those with 1, 2, 3
-conditions): it is the median, over the permutations, of the class's largest ``T``, so that the few single
-attributes do not compete with the hundreds of pairs and each class reaches the threshold about equally often under
-the null (Beran's balanced simultaneous confidence sets). The median is taken over the B permutations and the
-observed arrangement together, so the offset statistic treats the observed arrangement as one of the B + 1 alike and
-the Monte Carlo test stays exact under exchangeability (``benchmarks/excluded_groups.py --only exact``). With at most
-8 annotators every permutation is enumerated and the p-values are exact.
+(about 3.6 for two conditions among 91 candidates in the benchmark's heavy-tailed design, against 1.645 for one
+group chosen in advance). The guide gives the planted groups' rates, and why a search treating the candidates alike
+cannot find a pair served 0.07 worse 9 times in 10 in that design.
 
 **Balance, a trade-off.** ``balance="conditions"`` (the default) is the balanced max-T above; ``balance="none"`` is
 the plain single-step max-T: one class, no offsets, every candidate against the same threshold, the 1 - alpha
@@ -78,6 +91,14 @@ References:
     41(2), 484-507.
     Cameron, A. C., Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. Journal of Human
     Resources 50(2) (the sandwich with k/(k-1)).
+    Wu, C. F. J. (1986). Jackknife, bootstrap and other resampling methods in regression analysis. Annals of
+    Statistics 14(4), 1261-1295 (the wild bootstrap).
+    Cameron, A. C., Gelbach, J. B., Miller, D. L. (2008). Bootstrap-based improvements for inference with clustered
+    errors. Review of Economics and Statistics 90(3), 414-427 (the wild cluster bootstrap, Rademacher signs).
+    Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance components. Biometrics
+    Bulletin 2(6), 110-114; Welch, B. L. (1947). The generalization of Student's problem when several different
+    population variances are involved. Biometrika 34, 28-35.
+    Kish, L. (1965). Survey Sampling. Wiley (the effective sample size of a weighted mean).
     Searle, S. R., Casella, G., McCulloch, C. E. (1992). Variance Components. Wiley (unbalanced one-way ANOVA
     estimators of the variance components).
 """
@@ -190,11 +211,15 @@ class ExcludedGroups:
             ``n_conditions``, ``n_annotators``, ``n_annotations``, ``performance`` and ``rest_performance`` (the
             group's and the rest's weighted performance, raw scores), ``gap`` (rest minus group for measures where
             higher is better, group minus rest otherwise: positive = served worse; item-adjusted scores with
-            ``adjust="items"``), ``se``, ``t``, ``ci_low``, ``ci_high`` (simultaneous lower and upper bounds of the
-            gap, each at 1 - alpha over every candidate), ``p_adjusted`` (max-T over every candidate),
-            ``detectable_gap`` (the gap found with 80% power: ``(threshold + 0.84 s) se``, ``s`` the spread of the
-            candidate's T under the permutations, at least 1), ``threshold`` (the ``T`` above which a candidate is
-            reported: the critical value plus its class's offset), ``shared_items`` (share of the group's
+            ``adjust="items"``), ``se``, ``t`` (``gap / se``), ``df`` (its Welch-Satterthwaite degrees of freedom),
+            ``z`` (``t`` on the normal scale, the statistic the max-T compares), ``ci_low``, ``ci_high``
+            (simultaneous lower and upper bounds of the gap, each at 1 - alpha over every candidate), ``p_adjusted``
+            (max-T over every candidate: the larger of ``p_permutation`` and ``p_wild``, the permutation's and the
+            wild bootstrap's; ``p_wild`` NaN when every permutation is enumerated), ``detectable_gap`` (the gap
+            found with 80% power: ``(threshold + 0.84 s) se(g)``, ``s`` the spread of the candidate's ``t`` under
+            the permutations, at least 1, ``se(g)`` the standard error with the group's performance moved by the
+            gap), ``threshold`` (the ``t`` above which a candidate is reported: both nulls' critical value plus its
+            class's offset, on the candidate's degrees of freedom), ``shared_items`` (share of the group's
             annotations on items some other annotator also annotated; NaN when not computed).
         """
         t = self.table

@@ -43,7 +43,8 @@ def excluded_groups_section(ex: Any, max_rows: int = 20) -> Section:
                         f"{raw}; gap = the rest's {ex.performance} minus the group's"
                         f"{', item-adjusted' if ex.adjust == 'items' else ''}, positive = served worse; "
                         f"[ci_low, ci_high] simultaneous bounds of the gap, p_adjusted max-T over every "
-                        f"candidate{note})")
+                        f"candidate{'' if ex.exact else ', the larger of the permutation and wild-bootstrap p-values'}"
+                        f"{note})")
         for i in shown.index[:5]:
             members = [str(m) for m in ex.members(i)]
             s.details(f"Members of {found.loc[i, 'description']} ({len(members)} annotators)").text(
