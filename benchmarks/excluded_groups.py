@@ -328,7 +328,7 @@ def spread_rows(args, rng) -> list[dict]:
         out.append(row(f"null, gender=x annotators 4x as spread, {counts} counts: anything reported", hits,
                        args.spread, "<= 0.05 (Wilson upper <= 0.075)"))
         out.append(row(f"null, gender=x annotators 4x as spread, {counts} counts: the permutation p-value alone",
-                       perm_only, args.spread, "(the former test)"))
+                       perm_only, args.spread, "(no wild bootstrap)"))
     return out
 
 

@@ -68,7 +68,7 @@ cannot find a pair served 0.07 worse 9 times in 10 in that design.
 
 **Balance, a trade-off.** ``balance="conditions"`` (the default) is the balanced max-T above; ``balance="none"`` is
 the plain single-step max-T: one class, no offsets, every candidate against the same threshold, the 1 - alpha
-quantile of the largest ``T`` of all candidates. Neither is better everywhere. Balancing gives the few single
+quantile of the largest ``z`` of all candidates. Neither is better everywhere. Balancing gives the few single
 attributes a threshold of their own, below the plain one (they are found more easily) and the many intersections
 one above it (they are found less easily); the plain max-T does the opposite, since with some hundred pairs among
 the candidates its threshold is about the pairs' own. ``benchmarks/excluded_groups.py --only planted`` prints both
