@@ -45,6 +45,21 @@ def test_statistic_by_hand():
     assert "0.333" in ex.sentence()
 
 
+def _hand_weights(df):
+    """Per annotator (sorted ids) its count ``n``, mean ``y`` and within sum of squares ``ss``; the pooled
+    ``sigma^2``; ``tau^2``, the spread of the annotator means beyond their annotations' noise
+    (studentized.group_moments with b = sigma^2: DerSimonian and Laird's moment estimate, every annotator in one
+    group); and the random-effects weights ``n / (1 + (n - 1) rho)``, written out by hand."""
+    nk = df.groupby("annotator", sort=True)["label"].agg(["size", "mean", lambda s: ((s - s.mean()) ** 2).sum()])
+    nk.columns = ["n", "y", "ss"]
+    N, k = nk["n"].sum(), len(nk)
+    sigma2 = nk["ss"].sum() / (N - k)
+    grand = (nk["n"] * nk["y"]).sum() / N
+    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
+    rho = tau2 / (tau2 + sigma2)
+    return nk, sigma2, tau2, nk["n"] / (1 + (nk["n"] - 1) * rho)
+
+
 def test_sandwich_above_floor_by_hand():
     # unequal counts, spread annotators: weights from rho, the sandwich above the floor
     rng = np.random.default_rng(3)
@@ -61,17 +76,8 @@ def test_sandwich_above_floor_by_hand():
                          annotators=table, min_annotators=2)
     got = ex.candidates().set_index("description").loc["group=A"]
     # the same formulas written out annotator by annotator
-    nk = df.groupby("annotator", sort=True)["label"].agg(["size", "mean", lambda s: ((s - s.mean()) ** 2).sum()])
-    nk.columns = ["n", "y", "ss"]
-    N, k = nk["n"].sum(), len(nk)
-    sigma2 = nk["ss"].sum() / (N - k)
-    # tau^2: the spread of the annotator means beyond their annotations' noise (studentized.group_moments with
-    # b = sigma^2: DerSimonian and Laird's moment estimate, every annotator in one group)
-    grand = (nk["n"] * nk["y"]).sum() / N
-    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
+    nk, sigma2, tau2, w = _hand_weights(df)
     assert tau2 > 0
-    rho = tau2 / (tau2 + sigma2)
-    w = nk["n"] / (1 + (nk["n"] - 1) * rho)
     inA = table.loc[nk.index, "group"] == "A"
 
     def mean_var(sel):
@@ -419,15 +425,8 @@ def _eight_annotators():
 def _t_of_every_subset(df):
     """T of every set of annotators (bit mask over the sorted annotator ids) against the others, written out from
     the module's formulas: random-effects weights, the sandwich floored at the annotations' noise."""
-    nk = df.groupby("annotator", sort=True)["label"].agg(["size", "mean", lambda s: ((s - s.mean()) ** 2).sum()])
-    nk.columns = ["n", "y", "ss"]
-    N, k = nk["n"].sum(), len(nk)
-    sigma2 = nk["ss"].sum() / (N - k)
-    grand = (nk["n"] * nk["y"]).sum() / N
-    tau2 = max(((nk["n"] * (nk["y"] - grand) ** 2).sum() - (k - 1) * sigma2) / (N - (nk["n"] ** 2).sum() / N), 0)
-    rho = tau2 / (tau2 + sigma2)
-    w = (nk["n"] / (1 + (nk["n"] - 1) * rho)).to_numpy()
-    y, n = nk["y"].to_numpy(), nk["n"].to_numpy()
+    nk, sigma2, _, w_s = _hand_weights(df)
+    w, y, n, k = w_s.to_numpy(), nk["y"].to_numpy(), nk["n"].to_numpy(), len(nk)
 
     def mean_var(sel):
         ws, ys, ns = w[sel], y[sel], n[sel]
