@@ -53,6 +53,10 @@ NO_FAVOURABLE = "none (no binary decisions)"
 #: The favourable-label control lists the label values up to this many (a continuous outcome has too many).
 MAX_LABEL_OPTIONS = 50
 ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
+#: The discovery's balance in plain words; the values are the parameter table's (a value added there without words
+#: here is listed by its name).
+BALANCE_WORDS = {"conditions": "a threshold per number of conditions", "none": "one threshold for all"}
+BALANCES = {BALANCE_WORDS.get(v, v): v for v in OPINION_PARAMS.choices("balance")}
 
 
 def require_panel() -> Any:
@@ -910,13 +914,15 @@ class Dashboard:
                                   css_classes=["discover-adjust"])
         self._ex_conditions = _widget(w.Select, "most attribute values per group", options=[1, 2, 3], value=2,
                                       css_classes=["discover-conditions"])
+        self._ex_balance = _widget(w.Select, "thresholds of the search", options=BALANCES,
+                                   value=OPINION_PARAMS.default("balance"), css_classes=["discover-balance"])
         self._ex_button = _widget(w.Button, "Find the groups served worse", css_classes=["discover"])
         self._ex_button.on_click(self._guard(self._on_discover))
         self._ex_result = pn.Column(css_classes=["discover-result"], sizing_mode="stretch_width")
         self._run_opinion()
         left = pn.Column("### Controls", *controls, "### Try a mitigation", self._mit_kind, self._mit_threshold,
                          self._mit_baseline, self._mit_button, "### Whose opinions are excluded", self._ex_model,
-                         self._ex_adjust, self._ex_conditions, self._ex_button, width=300)
+                         self._ex_adjust, self._ex_conditions, self._ex_balance, self._ex_button, width=300)
         right = pn.Column(self._op_status, self._op_answer, self._op_thin, "### Models side by side",
                           self._op_summary, self._op_heatmap, "### Groups", self._op_groups,
                           "### Mitigation: before and after, on the same held-out items", self._mit_result,
@@ -1059,10 +1065,11 @@ class Dashboard:
 
         pn = require_panel()
         s = self._op_settings()
-        adjust, conditions = self._ex_adjust.value, int(self._ex_conditions.value)
+        adjust, conditions, balance = self._ex_adjust.value, int(self._ex_conditions.value), self._ex_balance.value
         self._ex_button.loading = True
         try:
-            ex = self.opinion.excluded(self._ex_model.value, s, adjust=adjust, max_conditions=conditions)
+            ex = self.opinion.excluded(self._ex_model.value, s, adjust=adjust, max_conditions=conditions,
+                                       balance=balance)
         finally:
             self._ex_button.loading = False
         found = ex.findings()
@@ -1074,8 +1081,8 @@ class Dashboard:
                                  sizing_mode="stretch_width", css_classes=["discover-table"]))
         blocks.append(pn.pane.Markdown(lit(ex.summary().removesuffix(ex.sentence()).strip())))
         blocks.append(pn.pane.Markdown("Equivalent command:"))
-        blocks.append(pn.pane.Markdown(_pre(self.opinion.discover_command(s, adjust=adjust,
-                                                                          max_conditions=conditions))))
+        blocks.append(pn.pane.Markdown(_pre(self.opinion.discover_command(s, adjust=adjust, max_conditions=conditions,
+                                                                          balance=balance))))
         self._ex_result.objects = blocks
 
     def _on_mitigate(self, event: Any) -> None:

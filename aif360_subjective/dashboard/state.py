@@ -860,30 +860,41 @@ class OpinionSession:
         out.index = pd.RangeIndex(1, len(out) + 1, name="try")
         return out
 
-    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2) -> Any:
+    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2,
+                 balance: str = "conditions") -> Any:
         """Whose opinions model ``name`` excludes: the annotator groups it serves worse
         (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups` on the held-out items, with the
         settings' measure and attributes; cached per model and options).
 
+        Args:
+            name: the model.
+            s: the view's settings (measure and attributes).
+            adjust, max_conditions, balance: the discovery's options
+                (:func:`~aif360_subjective.opinion.excluded_groups`; ``balance`` one of
+                :data:`~aif360_subjective.opinion.excluded.BALANCES`).
+
         Raises:
-            ValueError: a measure the discovery cannot score (e.g. f1), or the library's message.
+            ValueError: a measure the discovery cannot score (e.g. f1), an unknown ``balance``, or the library's
+                message.
         """
-        key = (name, s.performance, s.attributes, adjust, max_conditions)
+        key = (name, s.performance, s.attributes, adjust, max_conditions, balance)
         cache: dict[tuple[Any, ...], Any] = self.__dict__.setdefault("_excluded", {})
         if key not in cache:
             metric = self.metrics(s)[name]
             attrs = None if s.attributes is None else list(s.attributes)
             cache[key] = metric.excluded_groups(attributes=attrs, adjust=adjust, max_conditions=max_conditions,
-                                                performance=s.performance, random_state=self.seed)
+                                                performance=s.performance, random_state=self.seed,
+                                                balance=balance)
         return cache[key]
 
-    def discover_command(self, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2) -> str:
+    def discover_command(self, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2,
+                         balance: str = "conditions") -> str:
         """The ``aif360-subjective audit ... --discover`` command of the discovery view."""
         opts = ["--performance", s.performance]
         if s.attributes is not None:
             opts += ["--attributes", *s.attributes]
-        opts += ["--discover", "--adjust", adjust, "--max-conditions", str(max_conditions), "--ci", "none",
-                 "--seed", str(self.seed)]
+        opts += ["--discover", "--adjust", adjust, "--max-conditions", str(max_conditions), "--balance", balance,
+                 "--ci", "none", "--seed", str(self.seed)]
         if "--prediction-col" not in self.source.options and "--predictions" not in self.source.options:
             first = next(iter(self.models))
             opts += ["--model", "annotator-aware" if "annotator" in first.lower() else "majority",

@@ -226,6 +226,19 @@ def test_annotations_discover_excluded_groups(browser, annotations_url):
     page.close()
 
 
+def test_annotations_discover_one_threshold_for_all(browser, annotations_url):
+    page = _open(browser, annotations_url)
+    page.locator(".bk-tab", has_text="Opinion exclusion").click()
+    page.locator(".op-answer").filter(has_text="Model 1 (majority vote): ").wait_for()
+    page.locator(".discover-balance select").select_option(label="one threshold for all")
+    page.locator(".discover button").click()
+    page.locator(".discover-answer").wait_for()
+    result = page.locator(".discover-result")
+    _until(lambda: "balance='none': one threshold for every candidate" in _text(result), "the summary's balance")
+    assert "--balance none" in _text(result)
+    page.close()
+
+
 # ------------------------------------------------------------------------------------------------ issue 33
 #: Payloads that set a flag on the page's window if the page ran them as HTML.
 PAYLOADS = ('<img src=x onerror="window.__pwned=1">', '<iframe srcdoc="<script>parent.__pwned=2</script>"></iframe>',

@@ -229,6 +229,28 @@ def test_opinion_excluded_groups_view(opinion):
         opinion.excluded("Model 1 (majority vote)", OpinionSettings(ci=None, performance="f1"))
 
 
+def test_opinion_excluded_groups_balance(opinion):
+    from aif360_subjective.opinion import excluded_groups
+
+    s = OpinionSettings(ci=None)
+    name = "Model 1 (majority vote)"
+    plain = opinion.excluded(name, s, balance="none")
+    m = opinion.metrics(s)[name]
+    d, c = m.dataset, m.classified_dataset
+    func = excluded_groups(d.labels.ravel(), c.labels.ravel(), item_ids=d.item_ids, annotator_ids=d.annotator_ids,
+                           annotators=d.annotators, balance="none", random_state=opinion.seed)
+    pd.testing.assert_frame_equal(plain.candidates(), func.candidates())
+    assert plain.balance == "none" and "balance='none'" in plain.summary()
+    # the cache tells the balances apart: the default's thresholds differ (one per number of conditions)
+    balanced = opinion.excluded(name, s)
+    assert balanced is not plain and balanced.balance == "conditions"
+    assert not np.allclose(balanced.candidates()["threshold"], plain.candidates()["threshold"])
+    cmd = shlex.split(opinion.discover_command(s, balance="none"))
+    assert cmd[cmd.index("--balance") + 1] == "none"
+    with pytest.raises(ValueError, match="balance"):
+        opinion.excluded(name, s, balance="classes")
+
+
 def test_parse_bins():
     assert parse_bins("5") == 5
     assert parse_bins("quantile:3") == "quantile:3"
