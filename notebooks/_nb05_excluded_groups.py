@@ -227,7 +227,7 @@ if HAVE_POPQUORN:
           f"attributes {list(test.annotators.columns)}")
     for adjust in ("none", "items"):
         pq_ex = metric.excluded_groups(adjust=adjust, n_perm=N_PERM, random_state=0)
-        print(f"\\nadjust={adjust!r}: {pq_ex.sentence()}")
+        print(f"\\nPOPQUORN, adjust={adjust!r}: {pq_ex.sentence()}")
         display(pq_ex.findings()[["description", "n_annotators", "n_annotations", "gap", "ci_low", "ci_high",
                                    "p_adjusted", "shared_items"]].round(3))
 """),
