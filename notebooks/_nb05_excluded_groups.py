@@ -119,7 +119,8 @@ print(f"{len(found)} of {len(allc)} candidate groups reported; every reported ga
       "ci_low is above 0.")
 """),
     md("""
-`members(i)` gives the annotator ids of the finding whose index label is `i`; here we can compare them with the planted group.
+`members(i)` gives the annotator ids of the finding whose index label is `i`; here we can compare them with the
+planted group.
 """),
     code("""
 first = ex.members(found.index[0])   # an index label of findings()
