@@ -17,7 +17,7 @@ EXCLUDED = [
 Notebook 01 compares groups of annotators someone chose: disagreement-rate bins, or one attribute. Here the
 question is asked the other way round: **which annotators does the model serve worse than the others?**
 `excluded_groups` searches every conjunction of up to `max_conditions` annotator attribute values
-(`gender=woman`, `gender=woman AND education=phd`, `age ∈ [32, 45)`, ...), scores the model on each group's
+(`gender=woman`, `gender=woman AND education=phd`, `age ∈ [18, 46)`, ...), scores the model on each group's
 annotators against the rest, and holds the **family-wise error** (the chance of naming *any* group that is not
 served worse) at `alpha` over all of them.
 
@@ -40,8 +40,9 @@ N_PERM = 499   # permutations (and as many wild-bootstrap draws); the default is
 The function below generates annotators with four attributes (gender with a small non-binary group, age,
 education, region), items of varying difficulty, and one binary label per annotation. The model predicts one
 label per item; each annotator agrees with it with a probability that falls with the item's difficulty and
-varies from annotator to annotator. `gap` lowers that probability for the **women with a PhD** only, so no single
-attribute is planted. `confounded=True` is used further down.
+varies from annotator to annotator. `gap` lowers that probability for the **women with a PhD** only: the pair is
+planted, and a single attribute such as `education=phd` carries only a diluted part of its gap.
+`confounded=True` is used further down.
 """),
     code("""
 def simulate(gap=0.0, confounded=False, seed=0, n_annotators=300, n_items=600, per_annotator=40):
