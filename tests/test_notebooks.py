@@ -109,6 +109,23 @@ def test_notebook_runs(path, shared_data, tmp_path, monkeypatch):
         assert m, text[-2000:]
         a, b, c, d = (float(x) for x in m.groups()[:4])
         assert (m.group(5) == "overlap") is (a <= d and c <= b)
+    if path.name.startswith("05_"):
+        _check_excluded_groups(text)
+        assert "POPQUORN not found" not in text
+        # POPQUORN, raw and item-adjusted: an answer each (which one is the data's, not the notebook's to fix)
+        assert len(re.findall(r"POPQUORN, adjust='(?:none|items)': (?:Served worse|No annotator group|Cannot)",
+                              text)) == 2, text[-3000:]
+
+
+def _check_excluded_groups(text: str) -> None:
+    """Notebook 05's simulated parts: the planted pair found as finding 0, the null's detectable-gap sentence, the
+    item-confounded group reported raw and not item-adjusted."""
+    assert "Served worse: gender=woman AND education=phd" in text, text[:3000]
+    assert "identical to it: True" in text
+    assert "No annotator group is served worse at alpha = 0.05" in text
+    assert "would have been found about 80% of the time" in text
+    assert re.search(r"adjust='none': Served worse: region=east", text), text
+    assert re.search(r"adjust='items': No annotator group is served worse", text), text
 
 
 def _check_interval_sentences(text: str) -> None:
@@ -152,3 +169,15 @@ def test_real_data_notebook_without_data_stops_with_directions(tmp_path, monkeyp
     for folder in ("lewidi2023/", "popquorn/", "csc/"):
         assert folder in message
     assert "AIF360_SUBJECTIVE_DATA" in message and "https://github.com/Jiaxin-Pei/Potato-Prolific-Dataset" in message
+
+
+def test_excluded_groups_notebook_without_data_skips_the_real_data(tmp_path, monkeypatch):
+    """Notebook 05 without the data folder: the simulated parts run, POPQUORN is skipped with directions."""
+    empty = tmp_path / "empty_data"
+    empty.mkdir()
+    path = next(p for p in NOTEBOOKS if p.name.startswith("05_"))
+    text = _execute(path, empty, tmp_path, monkeypatch)
+    _check_excluded_groups(text)
+    assert f"POPQUORN not found in {empty}: the real-data part below is skipped." in text
+    assert "https://github.com/Jiaxin-Pei/Potato-Prolific-Dataset" in text and "AIF360_SUBJECTIVE_DATA" in text
+    assert "POPQUORN, adjust=" not in text
