@@ -376,7 +376,9 @@ def mine(source: _Source, min_support: int, max_length: int, max_patterns: int |
          ) -> tuple[list[tuple[int, ...]], np.ndarray, tuple[int | None, int]]:
     """:func:`~.pattern_mining.mine_patterns`' candidates, level by level, each level's supports counted in one
     pass: the patterns in the in-memory order (before identical row sets are merged), their supports, and the
-    length left out by ``max_patterns`` with its count (``(None, 0)``: none), as the in-memory miner decides it."""
+    length left out by ``max_patterns`` with its count (``(None, 0)``: none), as the in-memory miner decides it.
+    The level is counted whole (one pass over the partitions), so the count is exact where the in-memory miner,
+    which stops counting once the bound is passed, may give a lower bound."""
     items = source.items
     sup1 = source.count([(j,) for j in range(len(items.column))], "support")[:, 0]
     keep = np.flatnonzero(sup1 >= min_support)
@@ -441,6 +443,9 @@ class DaskPatterns(PatternText):
         n_identical: patterns left out because an earlier, not longer pattern had the same rows.
         min_support, max_length: the mining options (rows, conditions).
         n_table_rows: rows of the table.
+        max_patterns, skipped_length, skipped_count: as :class:`~.pattern_mining.MinedPatterns`' (the count of a
+            left-out length is exact: a Dask level is counted in one pass).
+        skipped_count_is_lower_bound: always False (see ``skipped_count``).
     """
 
     items: Items
@@ -456,6 +461,7 @@ class DaskPatterns(PatternText):
     max_patterns: int | None = None
     skipped_length: int | None = None
     skipped_count: int = 0
+    skipped_count_is_lower_bound: bool = False
 
     @property
     def n_rows(self) -> int:

@@ -46,6 +46,11 @@ __all__ = ["MinedPatterns", "PatternText", "Items", "build_items", "mine_pattern
 DEFAULT_BINS: int = SUBGROUP_PARAMS.default("n_bins")
 #: Default longest run of adjacent bins merged into one range item.
 DEFAULT_MAX_MERGE: int = SUBGROUP_PARAMS.default("max_merge")
+#: Bytes of the bitwise AND of a block of patterns with every item (block x items x 64-bit words), the temporary
+#: of the support count: a level's extensions are counted one such block of patterns at a time (at least one
+#: pattern), and ``max_patterns`` is checked after each block, so a level that will be left out is counted only
+#: until it passes the bound.
+COUNT_BLOCK_BYTES: int = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,7 @@ class PatternText:
     max_patterns: int | None
     skipped_length: int | None
     skipped_count: int
+    skipped_count_is_lower_bound: bool
 
     kind: ClassVar[str] = "pattern"
     method_name: ClassVar[str] = "the mined patterns"
@@ -107,8 +113,11 @@ class PatternText:
         """The sentence saying that a length was not mined, and why (empty when none was skipped)."""
         if self.skipped_length is None:
             return ""
-        return (f"Mined patterns stop at {self.mined_length} condition{'s' if self.mined_length > 1 else ''}: the "
-                f"{self.skipped_count:,} patterns of {self.skipped_length} conditions would have brought the "
+        left_out = (f"at least {self.skipped_count:,} patterns of {self.skipped_length} conditions (counting stopped "
+                    "once they passed the bound)" if self.skipped_count_is_lower_bound else
+                    f"the {self.skipped_count:,} patterns of {self.skipped_length} conditions")
+        return (f"Mined patterns stop at {self.mined_length} condition{'s' if self.mined_length > 1 else ''}: "
+                f"{left_out} would have brought the "
                 f"{len(self.patterns) + self.n_identical:,} shorter ones above max_patterns={self.max_patterns:,} "
                 "(the max-T's time and memory grow with the patterns). Pass max_patterns=None to mine them, or a "
                 "larger min_support or fewer columns to keep fewer.")
@@ -165,7 +174,11 @@ class MinedPatterns(PatternText):
         max_patterns: the bound on the number of patterns (None: none).
         skipped_length: the shortest length not mined because its patterns would have brought the total above
             ``max_patterns`` (None: every length up to ``max_length`` was mined, or no pattern reached it).
-        skipped_count: how many patterns that length held (0 when none was skipped).
+        skipped_count: how many patterns of that length were found (0 when none was skipped): all of them, or,
+            when ``skipped_count_is_lower_bound``, those found before the count stopped (it stops once they pass
+            the bound, :func:`mine_patterns`).
+        skipped_count_is_lower_bound: whether ``skipped_count`` is a lower bound (the length holds at least that
+            many) rather than the exact number.
     """
 
     items: Items
@@ -179,6 +192,7 @@ class MinedPatterns(PatternText):
     max_patterns: int | None = None
     skipped_length: int | None = None
     skipped_count: int = 0
+    skipped_count_is_lower_bound: bool = False
 
     @property
     def n_rows(self) -> int:
@@ -322,19 +336,66 @@ def build_items(
                  np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))
 
 
+def _frequent_extensions(level: np.ndarray, bits: np.ndarray, item_bits: np.ndarray, col: np.ndarray,
+                         min_support: int, room: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The frequent extensions of a level by a later item of another column, counted a block of patterns at a
+    time (:data:`COUNT_BLOCK_BYTES`), stopping after the block where more than ``room`` of them have been found.
+
+    Args:
+        level: (m, k) the level's patterns as increasing positions among the frequent items.
+        bits: (m, words) their rows' bitsets.
+        item_bits: (items, words) the frequent items' bitsets.
+        col: the frequent items' columns.
+        min_support: rows.
+        room: stop once more than this many are found (None: count them all).
+
+    Returns:
+        (pattern, item, support) of each frequent extension found, ordered by pattern then item (the order of
+        ``np.nonzero`` over the whole level), and whether they are all of them (if not, their number is a lower
+        bound on the level's).
+    """
+    n_items, words = item_bits.shape
+    block = max(1, COUNT_BLOCK_BYTES // max(1, n_items * words * 8))
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    n_found, stop = 0, len(level)
+    for s0 in range(0, len(level), block):  # m / block passes, each vectorised over its (block, items) pairs
+        lv = level[s0:s0 + block]
+        counts = popcount_and(bits[s0:s0 + block], item_bits, block=block)
+        ok = np.arange(n_items)[None, :] > lv[:, -1][:, None]
+        for j in range(lv.shape[1]):  # k <= max_length column checks, vectorised over patterns
+            ok &= col[None, :] != col[lv[:, j]][:, None]
+        ok &= counts >= min_support
+        pi, ii = np.nonzero(ok)
+        found.append((pi + s0, ii, counts[pi, ii]))
+        n_found += len(pi)
+        if room is not None and n_found > room:
+            stop = s0 + len(lv)
+            break
+    pi, ii, sup = (np.concatenate([part[i] for part in found]) for i in range(3))
+    # the items are in column order, so a pattern not counted has an extension only if its last item's column is
+    # not the last one: if none has, nothing was left uncounted
+    whole = stop == len(level) or not np.any(col[level[stop:, -1]] < col[-1])
+    return pi, ii, sup, bool(whole)
+
+
 def mine_patterns(items: Items, min_support: int, max_length: int = 3,
                   max_patterns: int | None = None) -> MinedPatterns:
     """Every conjunction of up to ``max_length`` items of distinct columns with >= ``min_support`` rows.
 
     Rows are 64-bit bitsets: the supports of all extensions of a level are popcounts of bitwise ANDs (a block
-    of patterns against every item at once), and an extension's rows are one AND.
+    of patterns against every item at once, :data:`COUNT_BLOCK_BYTES`), and an extension's rows are one AND.
 
     The number of patterns of length k grows as the k-th power of the columns (5,000 rows of 24 categorical
     columns of 4 levels and 6 numeric ones: 1.06 million patterns of up to 3 conditions, whose max-T took 10
     minutes and 13 GB; ``benchmarks/wide_tables.py``). With ``max_patterns`` a length whose patterns would bring
     the total above it is not mined (nor any longer one): the family is then every pattern of up to
     :attr:`MinedPatterns.mined_length` conditions, and :meth:`MinedPatterns.truncation_note` says so. The
-    single items are always kept.
+    single items are always kept. The level is counted a block of patterns at a time and its count stops at the
+    first block after which its frequent patterns pass the bound: the same length is left out as if it had been
+    counted whole, sooner (counting the whole left-out length was most of the mining's time on wide tables), and
+    :attr:`MinedPatterns.skipped_count` is then the number found so far, a lower bound
+    (:attr:`MinedPatterns.skipped_count_is_lower_bound`). A length that is kept is counted whole, with the same
+    patterns, order and supports as in one block.
 
     Args:
         items: from :func:`build_items`.
@@ -355,29 +416,25 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
     bits = item_bits
     all_pats, all_bits, all_support = [level], [bits], [sup1[keep]]
     col = items.column[keep]
-    n_items = len(item_bits)
-    total, skipped = len(level), (None, 0)
+    total, skipped = len(level), (None, 0, False)
     for _ in range(1, max_length):
         if len(level) == 0:
             break
-        # supports of every extension by a later item of another column
-        counts = popcount_and(bits, item_bits)
-        later = np.arange(n_items)[None, :] > level[:, -1][:, None]
-        other_col = np.ones_like(later)
-        for j in range(level.shape[1]):  # k <= max_length column checks, vectorised over patterns
-            other_col &= col[None, :] != col[level[:, j]][:, None]
-        pi, ii = np.nonzero(later & other_col & (counts >= min_support))
+        # a level is cut when its frequent patterns number more than the room left (>= 1 of them, even when the
+        # single items alone are above the bound): counting stops as soon as that many are found
+        room = None if max_patterns is None else max(max_patterns - total, 0)
+        pi, ii, sup, complete = _frequent_extensions(level, bits, item_bits, col, min_support, room)
         if len(pi) == 0:
             break
-        if max_patterns is not None and total + len(pi) > max_patterns:
-            skipped = (level.shape[1] + 1, len(pi))  # counted before any of them is built
+        if room is not None and len(pi) > room:
+            skipped = (level.shape[1] + 1, len(pi), not complete)  # before any of them is built
             break
         total += len(pi)
         level = np.column_stack([level[pi], ii])
         bits = bits[pi] & item_bits[ii]
         all_pats.append(level)
         all_bits.append(bits)
-        all_support.append(counts[pi, ii])
+        all_support.append(sup)
     B = np.vstack(all_bits) if all_bits else np.zeros((0, max(1, -(-n // 64))), dtype=np.uint64)
     support = np.concatenate(all_support).astype(np.int64)
     pats = [tuple(row) for lv in all_pats for row in keep[lv].tolist()]  # back to item positions
@@ -397,4 +454,5 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
         max_patterns=None if max_patterns is None else int(max_patterns),
         skipped_length=skipped[0],
         skipped_count=int(skipped[1]),
+        skipped_count_is_lower_bound=bool(skipped[2]),
     )
