@@ -20,7 +20,8 @@ DEFAULT_BLOCK_BYTES = pm.COUNT_BLOCK_BYTES
 
 def _whole_level_miner(items, min_support, max_length, max_patterns):
     """The loop of ``mine_patterns`` before the blocked count: every extension of a level counted at once, then the
-    bound checked. Returns (patterns, supports, bitsets, n_identical, skipped_length, skipped_count)."""
+    bound checked. Returns (patterns, supports, bitsets, n_identical, skipped_length, skipped_count, patterns per
+    length mined before identical row sets are merged)."""
     sup1 = np.asarray(items.matrix.sum(axis=0)).ravel()
     keep = np.flatnonzero(sup1 >= min_support)
     item_bits = pack(items.matrix[:, keep].toarray())
@@ -55,7 +56,8 @@ def _whole_level_miner(items, min_support, max_length, max_patterns):
     pats = [tuple(row) for lv in all_pats for row in keep[lv].tolist()]
     _, first = np.unique(bit_keys(B, support), axis=0, return_index=True)
     first = np.sort(first)
-    return [pats[i] for i in first], support[first], B[first], len(pats) - len(first), skipped[0], skipped[1]
+    return ([pats[i] for i in first], support[first], B[first], len(pats) - len(first), skipped[0], skipped[1],
+            [len(lv) for lv in all_pats])
 
 
 def _tables():
@@ -75,14 +77,10 @@ def _tables():
 def _cases():
     for name, X, cats, min_support in _tables():
         items = build_items(X, cats, 4, 2)
-        whole = _whole_level_miner(items, min_support, 3, None)
-        n1 = sum(len(p) == 1 for p in whole[0])
-        lengths = np.array([len(p) for p in whole[0]])
-        n_short = int((lengths < 3).sum()) + whole[3]  # the bound counts identical row sets too
-        # no bound; a bound that keeps all; one that cuts length 3 (by 1 pattern, or many); one that cuts length 2;
-        # one below the single items
-        bounds = [None, 10**9, n_short + int((lengths == 3).sum()) + whole[3] - 1, n_short, n_short + 5, n1 + 3,
-                  max(1, n1 - 2)]
+        n1, n2, n3 = _whole_level_miner(items, min_support, 3, None)[6]  # the bound counts identical row sets too
+        # no bound; bounds that keep all; that cut length 3 (by 1 pattern, with no room, with room for 5); that cut
+        # length 2; below the single items
+        bounds = [None, 10**9, n1 + n2 + n3, n1 + n2 + n3 - 1, n1 + n2, n1 + n2 + 5, n1 + 3, max(1, n1 - 2)]
         for max_patterns in bounds:
             yield name, items, min_support, max_patterns
 
@@ -93,7 +91,7 @@ def test_the_blocked_count_keeps_and_leaves_out_what_the_whole_count_did(monkeyp
     monkeypatch.setattr(pm, "COUNT_BLOCK_BYTES", block_bytes)
     early = 0
     for name, items, min_support, max_patterns in _cases():
-        pats, support, bits, n_identical, skipped_length, skipped_count = _whole_level_miner(
+        pats, support, bits, n_identical, skipped_length, skipped_count, _ = _whole_level_miner(
             items, min_support, 3, max_patterns)
         got = mine_patterns(items, min_support, 3, max_patterns)
         where = f"{name}, max_patterns={max_patterns}"
@@ -104,7 +102,7 @@ def test_the_blocked_count_keeps_and_leaves_out_what_the_whole_count_did(monkeyp
         if got.skipped_count_is_lower_bound:
             # stopped before the level's end: more than the room left were found, no more than the level holds
             # (all of them when the patterns not counted had no extension)
-            room = max(max_patterns - sum(len(p) < skipped_length for p in pats) - n_identical, 0)
+            room = max(max_patterns - len(pats) - n_identical, 0)  # every kept pattern is shorter
             assert room < got.skipped_count <= skipped_count, where
             early += got.skipped_count < skipped_count
         else:
@@ -170,7 +168,7 @@ def test_single_items_above_the_bound_still_leave_out_pairs_only_if_some_are_fre
     got = mine_patterns(items, 2, 2, max_patterns=2)  # the 4 items are kept whatever the bound
     assert (len(got.patterns), got.skipped_length, got.skipped_count, got.skipped_count_is_lower_bound) == (
         4, 2, 2, False)
-    assert _whole_level_miner(items, 2, 2, 2)[4:] == (2, 2)
+    assert _whole_level_miner(items, 2, 2, 2)[4:6] == (2, 2)
     # with no frequent pair at all, nothing is left out
     none = mine_patterns(items, 5, 2, max_patterns=2)
     assert (len(none.patterns), none.skipped_length, none.skipped_count) == (3, None, 0)
