@@ -27,7 +27,7 @@ the back end ``mst="auto"`` chose then (mlpack's dual-tree Borůvka whenever n^2
 patterns without ``max_patterns`` (mining only; ``--before-full`` also runs that unbounded analysis end to end,
 which took 10 minutes and 13 GB on 5,000 rows x 30 columns).
 
-Usage: ``python benchmarks/wide_tables.py`` (5,000 and 20,000 rows x 10 and 30 columns, about 3 minutes on two
+Usage: ``python benchmarks/wide_tables.py`` (5,000 and 20,000 rows x 10 and 30 columns, about 30 s on two
 free cores); ``--full`` for 5,000 / 20,000 / 50,000 rows x 10 / 30 / 60 columns; ``--rows`` and ``--columns`` to
 choose; ``--before`` for the old cost beside it; ``--counted-whole`` for the mining with and without the early
 stop.
