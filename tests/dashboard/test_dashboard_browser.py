@@ -211,10 +211,16 @@ def test_annotations_grouping_mitigation_and_export(browser, annotations_url, tm
     page.close()
 
 
-def test_annotations_discover_excluded_groups(browser, annotations_url):
-    page = _open(browser, annotations_url)
+def _opinion_tab(browser, url):
+    """The annotation dashboard's opinion-exclusion tab, once its first answer is shown."""
+    page = _open(browser, url)
     page.locator(".bk-tab", has_text="Opinion exclusion").click()
     page.locator(".op-answer").filter(has_text="Model 1 (majority vote): ").wait_for()
+    return page
+
+
+def test_annotations_discover_excluded_groups(browser, annotations_url):
+    page = _opinion_tab(browser, annotations_url)
     page.locator(".discover-adjust select").select_option(label="with the other annotations of their item")
     page.locator(".discover button").click()
     answer = page.locator(".discover-answer")
@@ -227,9 +233,7 @@ def test_annotations_discover_excluded_groups(browser, annotations_url):
 
 
 def test_annotations_discover_one_threshold_for_all(browser, annotations_url):
-    page = _open(browser, annotations_url)
-    page.locator(".bk-tab", has_text="Opinion exclusion").click()
-    page.locator(".op-answer").filter(has_text="Model 1 (majority vote): ").wait_for()
+    page = _opinion_tab(browser, annotations_url)
     page.locator(".discover-balance select").select_option(label="one threshold for all")
     page.locator(".discover button").click()
     page.locator(".discover-answer").wait_for()
