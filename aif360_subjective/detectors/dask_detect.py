@@ -484,10 +484,6 @@ class DaskPatterns(PatternText):
         """Refused (see :meth:`lazy_members`)."""
         raise self._no_rows()
 
-    def row_keys(self) -> np.ndarray:
-        """(patterns, 3) keys of the patterns' row sets."""
-        return self.keys
-
     @cached_property
     def _counter(self) -> _DaskCounter:
         return _DaskCounter((self.n_table_rows, len(self.patterns)))
@@ -495,14 +491,6 @@ class DaskPatterns(PatternText):
     def counter(self) -> _DaskCounter:
         """A counter that refuses in-memory arrays (the analysis counts per partition)."""
         return self._counter
-
-    def sizes(self) -> pd.arrays.IntegerArray:
-        """Rows per pattern."""
-        return pd.array(self.support, dtype="Int64")
-
-    def defined(self) -> np.ndarray:
-        """Every mined pattern defines a subgroup."""
-        return np.ones(len(self.patterns), dtype=bool)
 
     @cached_property
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:

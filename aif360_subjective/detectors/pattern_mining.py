@@ -81,9 +81,9 @@ class Items:
 
 class PatternText:
     """What a family of mined patterns says about its candidates without their rows: descriptions, conditions,
-    the max-T description classes and the condition table (shared by the in-memory :class:`MinedPatterns` and
-    the Dask-counted :class:`~.dask_detect.DaskPatterns`), and what the mining left out (``max_patterns``). The class
-    using it holds the attributes annotated here."""
+    the max-T description classes, the condition table, sizes and row-set keys (shared by the in-memory
+    :class:`MinedPatterns` and the Dask-counted :class:`~.dask_detect.DaskPatterns`), and what the mining left out
+    (``max_patterns``). The class using it holds the attributes annotated here."""
 
     items: Items
     patterns: list[tuple[int, ...]]
@@ -93,6 +93,8 @@ class PatternText:
     skipped_length: int | None
     skipped_count: int
     skipped_count_is_lower_bound: bool
+    support: np.ndarray
+    keys: np.ndarray
 
     kind: ClassVar[str] = "pattern"
     method_name: ClassVar[str] = "the mined patterns"
@@ -126,6 +128,18 @@ class PatternText:
     def ids(self) -> np.ndarray:
         """The pattern ids: 0, 1, ... in mining order."""
         return np.arange(len(self.patterns))
+
+    def row_keys(self) -> np.ndarray:
+        """(patterns, 3) keys of the patterns' row sets (equal keys = identical rows)."""
+        return self.keys
+
+    def sizes(self) -> pd.arrays.IntegerArray:
+        """Rows per pattern."""
+        return pd.array(self.support, dtype="Int64")
+
+    def defined(self) -> np.ndarray:
+        """Every mined pattern defines a subgroup."""
+        return np.ones(len(self.patterns), dtype=bool)
 
     def description(self, i: int) -> str:
         """``"a=x AND b ∈ [1, 2)"`` for pattern ``i``."""
@@ -217,21 +231,9 @@ class MinedPatterns(PatternText):
         """(patterns, words) bitsets of the patterns' rows."""
         return self.row_bits
 
-    def row_keys(self) -> np.ndarray:
-        """(patterns, 3) keys of the patterns' row sets (equal keys = identical rows)."""
-        return self.keys
-
     def counter(self) -> CellCounter:
         """The patterns' exact counts through their cells (:class:`~.cell_counts.CellCounter`)."""
         return self._counter
-
-    def sizes(self) -> pd.arrays.IntegerArray:
-        """Rows per pattern."""
-        return pd.array(self.support, dtype="Int64")
-
-    def defined(self) -> np.ndarray:
-        """Every mined pattern defines a subgroup."""
-        return np.ones(len(self.patterns), dtype=bool)
 
     def rows(self, i: int) -> np.ndarray:
         """The rows (sorted) of pattern ``i``."""
