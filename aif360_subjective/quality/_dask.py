@@ -485,8 +485,7 @@ class _Blocks:
         steps = [dask.delayed(_block_step)(b, s, w_d, g_d, open_ended) for b, s in zip(self.blocks, self.last,
                                                                                         strict=True)]
         steps = list(dask.persist(*steps))
-        sums = tree_reduce([dask.delayed(operator.getitem)(s, "worker_sums") for s in steps], _add)
-        change = tree_reduce([dask.delayed(operator.getitem)(s, "uqs_change") for s in steps], _change)
+        sums, change = _worker_sums_and_change(steps)
         label_sums = (dask.delayed(None) if open_ended else dask.delayed(_dense_label_sums)(
             tree_reduce([dask.delayed(operator.getitem)(s, "pairs") for s in steps], _add), w_d, self.n_labels))
         # the pair sums meet on a worker; per block only the UQS stay (the dense pair arrays are let go)
@@ -512,6 +511,15 @@ class _Blocks:
         out: np.ndarray = dask.compute(tree_reduce([dask.delayed(_block_worker_units)(b, n_workers)
                                                     for b in self.blocks], _add))[0]
         return out
+
+
+def _worker_sums_and_change(steps: list[Any]) -> tuple[Any, Any]:
+    """The lazy sums of the workers' terms and the largest UQS change over one iteration's (persisted) steps, the
+    same for both engines."""
+    import dask
+
+    return (tree_reduce([dask.delayed(operator.getitem)(s, "worker_sums") for s in steps], _add),
+            tree_reduce([dask.delayed(operator.getitem)(s, "uqs_change") for s in steps], _change))
 
 
 def _without_pairs(step: dict[str, Any]) -> dict[str, Any]:
@@ -542,8 +550,7 @@ class _Buckets:
         w_d, g_d = dask.delayed(w), dask.delayed(g)
         steps = [dask.delayed(_step)(p, qp, w_d, g_d, open_ended) for p, qp in zip(self.parts, self.q, strict=True)]
         steps = list(dask.persist(*steps))
-        sums = tree_reduce([dask.delayed(operator.getitem)(s, "worker_sums") for s in steps], _add)
-        change = tree_reduce([dask.delayed(operator.getitem)(s, "uqs_change") for s in steps], _change)
+        sums, change = _worker_sums_and_change(steps)
         buckets = [dask.delayed(_bucket)(self.layouts[b], [dask.delayed(_piece)(st, b) for st in steps], w_d,
                                          self.n_labels) for b in range(self.n_buckets)]
         label_sums = tree_reduce(buckets, _add)
