@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._dask._partitions import tree_reduce
 from .cell_counts import CellCounter
 from .pattern_mining import Items, MinedPatterns
 
-__all__ = ["count_patterns", "keyed_partition_counts", "partition_class_counts", "partition_codes", "permuted_counts",
-           "tree_sum"]
+__all__ = ["count_patterns", "keyed_partition_counts", "partition_class_counts", "partition_codes", "permuted_counts"]
 
 
 def _column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
@@ -117,33 +117,21 @@ def count_patterns(X: Any, Y: Any, mined: MinedPatterns) -> np.ndarray:
 
     if Y.ndim == 1:
         Y = Y.to_frame()
-    if X.npartitions != Y.npartitions or tuple(X.divisions) != tuple(Y.divisions):
-        raise ValueError(f"X and Y come from different Dask collections ({X.npartitions} vs {Y.npartitions} "
-                         "partitions, or other divisions): pass columns of one Dask DataFrame")
+    _pair(X, Y, what="Y")
     radix = _radix(mined.items)
     # unoptimised graphs: optimised, a projection of fewer columns may fuse Parquet files into fewer partitions
     # than the other, and the partitions would no longer pair
     items, patterns = _shipped(mined)
     parts = [dask.delayed(_partition_count)(x, y.to_numpy(), items, patterns, radix)
              for x, y in zip(X.to_delayed(optimize_graph=False), Y.to_delayed(optimize_graph=False), strict=True)]
-    return np.asarray(dask.delayed(sum)(parts).compute())
+    return np.asarray(tree_reduce(parts, sum).compute())
 
 
-def tree_sum(jobs: list[Any], fan_in: int = 8) -> Any:
-    """The sum of Dask delayed arrays by a tree of ``fan_in``-way sums: a task holds at most ``fan_in`` partition
-    results at once (one ``sum`` of all of them would hold every partition's (patterns, columns) array)."""
-    import dask
-
-    level = list(jobs)
-    while len(level) > 1:
-        level = [dask.delayed(sum)(level[i:i + fan_in]) for i in range(0, len(level), fan_in)]
-    return level[0]
-
-
-def _pair(X: Any, *others: Any) -> None:
+def _pair(X: Any, *others: Any, what: str = "the labels") -> None:
+    """Refuse ``others`` partitioned otherwise than ``X`` (``what`` names them in the message)."""
     for o in others:
         if X.npartitions != o.npartitions or tuple(X.divisions) != tuple(o.divisions):
-            raise ValueError(f"X and the labels come from different Dask collections ({X.npartitions} vs "
+            raise ValueError(f"X and {what} come from different Dask collections ({X.npartitions} vs "
                              f"{o.npartitions} partitions, or other divisions): pass columns of one Dask DataFrame")
 
 
@@ -261,5 +249,5 @@ def permuted_counts(X: Any, t: Any, p: Any, mined: MinedPatterns, seed: int, b_s
                                               shipped_scheme, int(b_start), int(b_stop), tuple(need))
             for x, a, s0, s in zip(X.to_delayed(optimize_graph=False), t.to_delayed(optimize_graph=False), starts,
                                    strata, strict=True)]
-    counts = np.asarray(tree_sum(jobs).compute())
+    counts = np.asarray(tree_reduce(jobs, sum).compute())
     return KeyedScheme.assemble(counts, int(b_stop) - int(b_start), tuple(need))  # type: ignore[arg-type]

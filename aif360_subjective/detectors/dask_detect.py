@@ -42,13 +42,14 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._dask import check_workers
+from .._dask._partitions import tree_reduce
 from .._labels import cell_codes
 from .._validation import check_choice
 from ._validation import _eq_array, check_labels
 from .candidates import CandidateMetrics, Candidates
 from .cell_counts import CellCounter
 from .clustering import as_generator
-from .dask_counts import keyed_partition_counts, partition_codes, tree_sum
+from .dask_counts import keyed_partition_counts, partition_codes
 from .dask_summary import TableSummary, exact_quantiles, summarise
 from .keyed_permutation import mix64, seed_of
 from .maxt import KeyedScheme, MaxTResult, max_t_from_counts
@@ -328,7 +329,7 @@ class _Source:
         jobs = [dask.delayed(_partition_count)(x, a, b, int(s), self.shipped, conds, pats, self.radix, what,
                                                self.pos_label)
                 for x, a, b, s in self.parts()]
-        return np.asarray(tree_sum(jobs).compute())
+        return np.asarray(tree_reduce(jobs, sum).compute())
 
 
 def _packed(patterns: list[tuple[int, ...]]) -> np.ndarray:
@@ -639,7 +640,7 @@ class KeyedDaskCounts:
         jobs = [dask.delayed(_partition_permuted)(x, a, b, int(s), strata, src.shipped, conds, pats, src.radix,
                                                   src.pos_label, self.scheme, b_start, b_stop, tuple(need))
                 for (x, a, b, s), strata in zip(src.parts(), src.strata.tolist(), strict=True)]
-        counts = np.asarray(tree_sum(jobs).compute(), dtype=np.float64)
+        counts = np.asarray(tree_reduce(jobs, sum).compute(), dtype=np.float64)
         return KeyedScheme.assemble(counts, b_stop - b_start, need)
 
 
