@@ -153,23 +153,24 @@ def group_moments(sums: np.ndarray, prior_df: float | None = None, within: float
     corr = np.where(two, k / np.where(two, k - 1.0, 1.0), 0.0)
     lhs1 = (corr * ss).sum(axis=-1)
     lhs2 = (corr * dn).sum(axis=-1)
-    n1 = np.where(two, k, 0.0).sum(axis=-1)
-    hs = np.where(two, h, 0.0).sum(axis=-1)
-    h2s = np.where(two, h2, 0.0).sum(axis=-1)
-    det = n1 * h2s - hs**2
-    ok = det > 1e-9 * np.maximum(n1 * h2s, 1e-300)  # counts vary enough to tell a from b
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(ok, (lhs1 * h2s - lhs2 * hs) / np.where(ok, det, 1.0), lhs1 / np.where(n1 > 0, n1, np.nan))
-        b = np.where(ok, (n1 * lhs2 - hs * lhs1) / np.where(ok, det, 1.0), 0.0)
-        # least squares under a, b >= 0: when one is negative the other alone is fitted
-        a_only = lhs1 / np.where(n1 > 0, n1, np.nan)
-        b_only = lhs2 / np.where(h2s > 0, h2s, np.nan)
-        neg_a, neg_b = a < 0, b < 0
-        a, b = np.where(neg_a, 0.0, np.where(neg_b, a_only, a)), np.where(neg_a, b_only, np.where(neg_b, 0.0, b))
         if within is not None and np.isfinite(within):
             b = np.full(np.shape(lhs1), float(within))
             a, var_a = _between_annotators(sums, two, float(within))
         else:
+            n1 = np.where(two, k, 0.0).sum(axis=-1)
+            hs = np.where(two, h, 0.0).sum(axis=-1)
+            h2s = np.where(two, h2, 0.0).sum(axis=-1)
+            det = n1 * h2s - hs**2
+            ok = det > 1e-9 * np.maximum(n1 * h2s, 1e-300)  # counts vary enough to tell a from b
+            a = np.where(ok, (lhs1 * h2s - lhs2 * hs) / np.where(ok, det, 1.0), lhs1 / np.where(n1 > 0, n1, np.nan))
+            b = np.where(ok, (n1 * lhs2 - hs * lhs1) / np.where(ok, det, 1.0), 0.0)
+            # least squares under a, b >= 0: when one is negative the other alone is fitted
+            a_only = lhs1 / np.where(n1 > 0, n1, np.nan)
+            b_only = lhs2 / np.where(h2s > 0, h2s, np.nan)
+            neg_a, neg_b = a < 0, b < 0
+            a, b = (np.where(neg_a, 0.0, np.where(neg_b, a_only, a)),
+                    np.where(neg_a, b_only, np.where(neg_b, 0.0, b)))
             # the least-squares fit's noise, as if the squared deviations were independent (chi-square, 1 df each)
             g2 = two.sum(axis=-1)
             var_a = 2.0 * (a**2 * n1 + 2.0 * a * b * hs + b**2 * h2s) / np.where(n1 > g2, n1 * (n1 - g2), np.nan)
