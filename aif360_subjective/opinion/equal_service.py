@@ -64,6 +64,7 @@ from .studentized import (
     contrast_df,
     contrasts,
     group_moments,
+    larger_root,
     normal_equivalent,
     omnibus_and_max_t,
     omnibus_tail,
@@ -444,15 +445,9 @@ class ExclusionTest:
         h = np.where(np.isfinite(h), h, 0.0)
         tilt = 2.0 * np.clip(g["rest"].to_numpy(np.float64), 0.0, 1.0) - 1.0
         q2 = (c_t + t_pow) ** 2
-        d_alt = _larger_root(1.0 + q2 * h, q2 * h * tilt / 2.0, -q2 * se**2)
-        d_own = _larger_root(1.0 + t_pow**2 * h, c_t * se + t_pow**2 * h * tilt / 2.0, (c_t**2 - t_pow**2) * se**2)
+        d_alt = larger_root(1.0 + q2 * h, q2 * h * tilt / 2.0, -q2 * se**2)
+        d_own = larger_root(1.0 + t_pow**2 * h, c_t * se + t_pow**2 * h * tilt / 2.0, (c_t**2 - t_pow**2) * se**2)
         return pd.Series(np.fmax(d_alt, d_own), index=g.index, name="detectable_gap")
-
-
-def _larger_root(lead: np.ndarray, half_b: np.ndarray, const: np.ndarray) -> np.ndarray:
-    """The larger root of ``lead d^2 - 2 half_b d + const = 0`` (a double root where the discriminant is
-    negative by rounding)."""
-    return np.asarray((half_b + np.sqrt(np.maximum(half_b**2 - lead * const, 0.0))) / lead, dtype=np.float64)
 
 
 def _statistic_for(result: OpinionExclusionResult, name: str) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:

@@ -121,7 +121,7 @@ from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, 
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
 from .functional import _binary_view, _ids
 from .options import ORDINAL_PERFORMANCES, PERFORMANCES
-from .studentized import group_moments, normal_equivalent, t_from_normal, unit_columns
+from .studentized import group_moments, larger_root, normal_equivalent, t_from_normal, unit_columns
 
 __all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups",
            "check_discovery_options", "discover_excluded", "excluded_groups"]
@@ -737,7 +737,8 @@ def _detectable_gap(c: np.ndarray, se: np.ndarray, obs: dict[str, np.ndarray], k
     with np.errstate(divide="ignore", invalid="ignore"):
         a = s[:, _F] / (s[:, _W] ** 2 * sigma2)
     c2a = c * c * a
-    root = (c2a * b + np.sqrt((c2a * b) ** 2 + 4.0 * (1.0 + c2a) * c * c * se * se)) / (2.0 * (1.0 + c2a))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = larger_root(1.0 + c2a, c2a * b / 2.0, -c * c * se * se)
     return np.asarray(np.where(np.isfinite(root) & (c > 0), root, c * se), dtype=np.float64)
 
 

@@ -72,6 +72,7 @@ __all__ = [
     "contrast_df",
     "contrasts",
     "group_moments",
+    "larger_root",
     "normal_equivalent",
     "omnibus_and_max_t",
     "omnibus_tail",
@@ -256,6 +257,13 @@ def contrast_df(mom: GroupMoments) -> np.ndarray:
         noise = mom.var_a[..., None] * coef**2
         df = np.where(noise > 0, 2.0 * se2**2 / np.where(noise > 0, noise, 1.0), np.inf)
     return np.where(has & (rest_n > 0), df, np.nan)
+
+
+def larger_root(lead: np.ndarray, half_b: np.ndarray, const: np.ndarray) -> np.ndarray:
+    """The larger root of ``lead d^2 - 2 half_b d + const = 0`` (a double root where the discriminant is
+    negative by rounding): the detectable gaps of the test of equal service and of
+    :func:`~aif360_subjective.opinion.excluded_groups`, whose standard error moves with the gap."""
+    return np.asarray((half_b + np.sqrt(np.maximum(half_b**2 - lead * const, 0.0))) / lead, dtype=np.float64)
 
 
 def normal_equivalent(t: np.ndarray, df: np.ndarray) -> np.ndarray:
