@@ -54,7 +54,7 @@ from .dask_summary import TableSummary, exact_quantiles, summarise
 from .keyed_permutation import mix64, seed_of
 from .maxt import KeyedScheme, MaxTResult, max_t_from_counts
 from .options import AnalysisOptions, check_analysis_options
-from .pattern_mining import Items, PatternText, check_min_support, range_items, value_items
+from .pattern_mining import Items, PatternText, check_min_support, extensions, range_items, value_items
 from .report import SubgroupReport
 from .subgroup_metrics import METRICS, metrics_from_counts
 
@@ -390,11 +390,7 @@ def mine(source: _Source, min_support: int, max_length: int, max_patterns: int |
     for _ in range(1, max_length):
         if len(level) == 0:
             break
-        later = np.arange(len(keep))[None, :] > level[:, -1][:, None]
-        other_col = np.ones_like(later)
-        for j in range(level.shape[1]):
-            other_col &= col[None, :] != col[level[:, j]][:, None]
-        pi, ii = np.nonzero(later & other_col)  # the in-memory order: by pattern, then by item
+        pi, ii = np.nonzero(extensions(level, col))  # the in-memory order: by pattern, then by item
         if len(pi) == 0:
             break
         cand = np.column_stack([level[pi], ii])

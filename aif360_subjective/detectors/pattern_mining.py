@@ -338,6 +338,15 @@ def build_items(
                  np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))
 
 
+def extensions(level: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """(m, items) which items extend each pattern of ``level`` (increasing item positions): a later item of a column
+    none of its items is on (the level-wise miners' candidates, in memory and on Dask)."""
+    ok: np.ndarray = np.arange(len(col))[None, :] > level[:, -1][:, None]
+    for j in range(level.shape[1]):  # k <= max_length column checks, vectorised over patterns
+        ok &= col[None, :] != col[level[:, j]][:, None]
+    return ok
+
+
 def _frequent_extensions(level: np.ndarray, bits: np.ndarray, item_bits: np.ndarray, col: np.ndarray,
                          min_support: int, room: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """The frequent extensions of a level by a later item of another column, counted a block of patterns at a
@@ -363,10 +372,7 @@ def _frequent_extensions(level: np.ndarray, bits: np.ndarray, item_bits: np.ndar
     for s0 in range(0, len(level), block):  # m / block passes, each vectorised over its (block, items) pairs
         lv = level[s0:s0 + block]
         counts = popcount_and(bits[s0:s0 + block], item_bits, block=block)
-        ok = np.arange(n_items)[None, :] > lv[:, -1][:, None]
-        for j in range(lv.shape[1]):  # k <= max_length column checks, vectorised over patterns
-            ok &= col[None, :] != col[lv[:, j]][:, None]
-        ok &= counts >= min_support
+        ok = extensions(lv, col) & (counts >= min_support)
         pi, ii = np.nonzero(ok)
         found.append((pi + s0, ii, counts[pi, ii]))
         n_found += len(pi)
