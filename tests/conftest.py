@@ -6,7 +6,9 @@ Tests that read the shared data folder use the ``shared_data`` fixture (``$AIF36
 above the checkout holding ``shared/<name>`` (``../shared``, or ``../../shared`` for a git worktree kept in a
 folder of worktrees), so the golden tests run without a variable wherever the data folder is found. When the
 folder is missing they FAIL under CI (``CI=true``) and skip elsewhere, naming the folder looked for and the
-variable that sets it.
+variable that sets it. A test that reads either folder carries the ``data`` marker (checked here and by
+tests/test_conftest_paths.py), and a test that takes more than about 2 s on two free cores the ``slow`` marker:
+``pytest -m "not slow"`` is the edit-test loop, CI runs everything.
 """
 
 from __future__ import annotations
@@ -59,6 +61,26 @@ def reference_dir() -> Path:
     """The reference outputs folder (``$AIF360_SUBJECTIVE_REFERENCE`` or :func:`shared_default`)."""
     default = shared_default("reference")
     return _require(_root(REFERENCE_VAR, default), "reference outputs", REFERENCE_VAR, default)
+
+
+#: The fixtures that read the shared folders: a test using one, directly or through another fixture, carries the
+#: ``data`` marker, so that ``-m "not data"`` runs without the folders (tests/test_conftest_paths.py checks the
+#: modules that read them otherwise, e.g. ``request.getfixturevalue`` or the variable itself).
+DATA_FIXTURES = ("shared_data", "reference_dir")
+
+
+def unmarked_data_fixtures(fixturenames, markers) -> list[str]:
+    """The data fixtures among ``fixturenames`` (a test's fixture closure) when ``markers`` lack ``data``."""
+    return [] if "data" in markers else [f for f in DATA_FIXTURES if f in fixturenames]
+
+
+@pytest.fixture(autouse=True)
+def _data_marker_present(request):
+    """A test that reads the shared data or the reference outputs through their fixtures is marked ``data``."""
+    used = unmarked_data_fixtures(request.fixturenames, {m.name for m in request.node.iter_markers()})
+    if used:
+        pytest.fail(f"{request.node.nodeid} uses {', '.join(used)} without the data marker: add @pytest.mark.data "
+                    "(or pytestmark = pytest.mark.data)", pytrace=False)
 
 
 @pytest.fixture(autouse=True)

@@ -87,6 +87,7 @@ def test_attributes_need_demographic_or_discover(capsys, files):
     assert code == 2 and "--grouping demographic or --discover" in err
 
 
+@pytest.mark.data
 def test_hs_brexit_cannot_decide(capsys, shared_data):
     code, out, err = _run(capsys, "audit", str(shared_data / "lewidi2023" / "HS-Brexit"), "--model", "majority",
                           "--discover", "--min-annotators", "3", "--ci", "none")

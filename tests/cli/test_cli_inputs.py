@@ -150,6 +150,7 @@ POPQUORN = DATA / "popquorn"
 
 
 @pytest.mark.skipif(not POPQUORN.is_dir(), reason=f"{POPQUORN} not found (set AIF360_SUBJECTIVE_DATA)")
+@pytest.mark.data
 def test_popquorn_folder_is_detected_and_equals_python(capsys):
     from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier
     from aif360_subjective.datasets import PopquornDataset
@@ -199,6 +200,7 @@ def test_audit_wikipedia_folder_and_split(capsys, tmp_path):
 
 @pytest.mark.skipif(not MULTIPICO.is_dir(), reason=f"MultiPICo not found at {MULTIPICO} (set "
                     "AIF360_SUBJECTIVE_DATA to the data folder)")
+@pytest.mark.data
 def test_multipico_cli_equals_python_with_default_favourable_label(capsys, tmp_path):
     """The issue's case: the same MultiPICo labels gave other numbers in the CLI (favourable 1) than in Python."""
     ds = LeWiDiDataset(MULTIPICO, split="dev")
@@ -385,6 +387,7 @@ def test_help_is_plain_text(capsys, monkeypatch, command):
 
 
 @pytest.mark.skipif(not COMPAS.is_file(), reason=f"{COMPAS} not found (set AIF360_SUBJECTIVE_DATA)")
+@pytest.mark.data
 def test_compas_subgroups_prints_the_favourable_label(capsys):
     code, out, err = _run(capsys, "subgroups", COMPAS, "--label-col", "class", "--prediction-col", "out",
                           "--n-clusters", "8", "--alpha", "none")  # raw ranking: a pattern table is printed

@@ -142,6 +142,7 @@ def _notebook_script(ipynb: Path) -> str:
 
 
 @pytest.mark.upstream
+@pytest.mark.data
 def test_series_on_aif360_sdist(tmp_path, shared_data):
     if os.environ.get("AIF360_UPSTREAM") != "1":
         pytest.skip("set AIF360_UPSTREAM=1 (as .ci/run does) to download AIF360 and test the series in it")

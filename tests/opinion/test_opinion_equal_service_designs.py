@@ -381,6 +381,7 @@ def test_counts_that_differ_warn_with_the_former_statistic():
                           test_statistic="between", warn_group_size=0)
 
 
+@pytest.mark.data
 def test_real_wikipedia_sample_warns(shared_data):
     from aif360_subjective.datasets import WikipediaTalkDataset
     from aif360_subjective.metrics import OpinionExclusionMetric
