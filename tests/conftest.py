@@ -67,20 +67,30 @@ def reference_dir() -> Path:
 #: ``data`` marker, so that ``-m "not data"`` runs without the folders (tests/test_conftest_paths.py checks the
 #: modules that read them otherwise, e.g. ``request.getfixturevalue`` or the variable itself).
 DATA_FIXTURES = ("shared_data", "reference_dir")
+#: Markers whose tests are slow by nature (a browser, a notebook kernel, a download and a fresh venv).
+SLOW_BY_NATURE = ("browser", "notebook", "upstream")
 
 
-def unmarked_data_fixtures(fixturenames, markers) -> list[str]:
-    """The data fixtures among ``fixturenames`` (a test's fixture closure) when ``markers`` lack ``data``."""
-    return [] if "data" in markers else [f for f in DATA_FIXTURES if f in fixturenames]
+def marker_faults(fixturenames, markers) -> list[str]:
+    """What a test's markers lack: ``data`` for a data fixture among ``fixturenames`` (its fixture closure),
+    ``slow`` for a browser, notebook or upstream test."""
+    faults = []
+    used = [f for f in DATA_FIXTURES if f in fixturenames]
+    if used and "data" not in markers:
+        faults.append(f"uses {', '.join(used)} without the data marker")
+    nature = [m for m in SLOW_BY_NATURE if m in markers]
+    if nature and "slow" not in markers:
+        faults.append(f"is marked {', '.join(nature)} but not slow")
+    return faults
 
 
 @pytest.fixture(autouse=True)
-def _data_marker_present(request):
-    """A test that reads the shared data or the reference outputs through their fixtures is marked ``data``."""
-    used = unmarked_data_fixtures(request.fixturenames, {m.name for m in request.node.iter_markers()})
-    if used:
-        pytest.fail(f"{request.node.nodeid} uses {', '.join(used)} without the data marker: add @pytest.mark.data "
-                    "(or pytestmark = pytest.mark.data)", pytrace=False)
+def _markers_complete(request):
+    """A test reading the shared folders is marked ``data``; a browser, notebook or upstream test ``slow``."""
+    faults = marker_faults(request.fixturenames, {m.name for m in request.node.iter_markers()})
+    if faults:
+        pytest.fail(f"{request.node.nodeid} {'; '.join(faults)}: add the marker (@pytest.mark.NAME, or "
+                    "pytestmark = [...] for a module)", pytrace=False)
 
 
 @pytest.fixture(autouse=True)

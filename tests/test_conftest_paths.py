@@ -91,11 +91,15 @@ def test_the_marker_check_finds_an_unmarked_module(tmp_path):
     assert _modules_reading_shared_folders_unmarked(tmp_path) == ["test_a.py", "test_b.py"]
 
 
-def test_a_data_fixture_without_the_marker_is_named():
-    unmarked = _conftest.unmarked_data_fixtures
-    assert unmarked(["tmp_path", "shared_data", "reference_dir"], {"parametrize"}) == ["shared_data", "reference_dir"]
-    assert unmarked(["tmp_path", "shared_data"], {"data", "slow"}) == []
-    assert unmarked(["tmp_path"], set()) == []
+def test_a_missing_marker_is_named():
+    faults = _conftest.marker_faults
+    assert faults(["tmp_path", "shared_data", "reference_dir"], {"parametrize"}) == [
+        "uses shared_data, reference_dir without the data marker"]
+    assert faults(["tmp_path", "shared_data"], {"data"}) == []
+    assert faults(["tmp_path"], {"browser", "notebook"}) == ["is marked browser, notebook but not slow"]
+    assert faults(["reference_dir"], {"upstream"}) == ["uses reference_dir without the data marker",
+                                                       "is marked upstream but not slow"]
+    assert faults(["tmp_path"], {"browser", "slow"}) == faults(["tmp_path"], set()) == []
 
 
 @pytest.mark.data

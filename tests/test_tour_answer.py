@@ -16,7 +16,7 @@ import pytest
 
 from aif360_subjective.cli import main
 
-pytestmark = pytest.mark.data
+pytestmark = [pytest.mark.data, pytest.mark.slow]
 
 
 def _run(capsys, *argv) -> str:

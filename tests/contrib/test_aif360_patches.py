@@ -142,6 +142,7 @@ def _notebook_script(ipynb: Path) -> str:
 
 
 @pytest.mark.upstream
+@pytest.mark.slow
 @pytest.mark.data
 def test_series_on_aif360_sdist(tmp_path, shared_data):
     if os.environ.get("AIF360_UPSTREAM") != "1":

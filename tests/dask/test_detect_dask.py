@@ -270,6 +270,7 @@ def test_labels_outside_the_pair_refused(table):
         detect_subgroups(ddf[list(X.columns)], ddf["t"], ddf["p"], discovery="patterns")
 
 
+@pytest.mark.slow
 def test_workers_without_the_package_refused(table, cluster):
     from dask.distributed import Client
 
