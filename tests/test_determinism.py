@@ -99,6 +99,7 @@ def _same_report(a, b) -> None:
     ],
     ids=lambda o: "-".join(str(v) for v in o.values()),
 )
+@pytest.mark.slow
 def test_detect_subgroups(table, options):
     X, y, yp = table
     state = random.getstate()

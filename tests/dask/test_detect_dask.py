@@ -80,6 +80,7 @@ def test_hash_pieces_sum_modulo_two_to_the_64():
 
 
 @pytest.mark.parametrize("npartitions", [1, 4])
+@pytest.mark.slow
 def test_same_report_as_pandas(table, scheduler, small_counts, npartitions):
     X, b, frame = table
     rd = _dask_report(frame, X, npartitions)
@@ -101,6 +102,7 @@ def test_same_report_as_pandas(table, scheduler, small_counts, npartitions):
                                   rp.ranking("statistical_parity", kind="pattern"))
 
 
+@pytest.mark.slow
 def test_max_patterns_bounds_the_dask_mining_as_in_memory(table):
     # the bound is decided per length from the frequent extensions, as the in-memory miner decides it
     X, b, frame = table
@@ -117,6 +119,7 @@ def test_max_patterns_bounds_the_dask_mining_as_in_memory(table):
     assert rd.mining_note() == rp.mining_note() and "stop at 2 conditions" in rd.mining_note()
 
 
+@pytest.mark.slow
 def test_an_early_stop_in_memory_leaves_out_the_length_dask_leaves_out(table, monkeypatch):
     # in memory, a level counted one pattern at a time stops once its patterns pass the bound (a lower bound on
     # their number); Dask counts the level in one pass (the exact number): the same length is left out
@@ -137,6 +140,7 @@ def test_an_early_stop_in_memory_leaves_out_the_length_dask_leaves_out(table, mo
     assert f"at least {fp.skipped_count:,} patterns of 3 conditions" in rp.mining_note()
 
 
+@pytest.mark.slow
 def test_classical_permutation_differs_from_keyed(table):
     X, b, frame = table
     keyed = detect_subgroups(X, b.y_true, b.y_pred, discovery="patterns", random_state=0, permutation="keyed")
@@ -146,6 +150,7 @@ def test_classical_permutation_differs_from_keyed(table):
     np.testing.assert_array_equal(keyed.significance.max_t().z, classical.significance.max_t().z)
 
 
+@pytest.mark.slow
 def test_containment_is_the_bitsets(table):
     X, b, frame = table
     with dask.config.set(scheduler="sync"):
@@ -208,6 +213,7 @@ def test_unknown_divisions_refused_when_alignment_needs_them(table):
         detect_subgroups(a[list(X.columns)], b["t"], a["p"], discovery="patterns")
 
 
+@pytest.mark.slow
 def test_known_divisions_are_aligned(table):
     X, b, frame = table
     a = dd.from_pandas(frame, npartitions=3)

@@ -269,6 +269,7 @@ def test_bad_data(scheduler, change, match):
         M.opinion_exclusion(ddf["label"], ddf["prediction"], item_ids=ddf["item"], annotator_ids=ddf["annotator"])
 
 
+@pytest.mark.slow
 def test_no_dask_import_for_pandas_inputs():
     """The pandas path never imports Dask (checked in a fresh interpreter)."""
     import subprocess

@@ -229,6 +229,7 @@ def test_multipico_test_counts(mp_dir):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_multipico_combined(mp_all):
     ds = mp_all
     assert len(ds.labels) == 15178 + 18693 and len(ds.items) == 3005 + 3756

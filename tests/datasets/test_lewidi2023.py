@@ -165,6 +165,7 @@ def test_real_hs_brexit(lewidi2023):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_real_armis_md_convabuse(lewidi2023):
     ar = LeWiDiDataset(lewidi2023 / "ArMIS")
     assert ar.annotators["group"].to_dict() == {"Ann1": "Moderate_Female", "Ann2": "Liberal_Female",

@@ -68,6 +68,7 @@ def _check_first_entries(rep):
                 assert not _disadvantaged(rep, metric, fav[metric].iloc[0]), (kind, metric)
 
 
+@pytest.mark.slow
 def test_disadvantaged_list_starts_on_the_disadvantaged_side(report):
     _check_first_entries(report)
 

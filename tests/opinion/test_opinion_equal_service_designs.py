@@ -116,6 +116,7 @@ def _light_heavy(seed: int):
     return _per_annotator(correct), groups
 
 
+@pytest.mark.slow
 def test_studentized_test_holds_where_the_size_weighted_one_rejects_too_often():
     # light annotators (5-15 annotations) against heavy ones (100-300), no true difference: over 40 seeded datasets
     # the former default rejects far more often than 5%, the studentized one does not

@@ -42,6 +42,7 @@ def subgroup_report():
     return detect_subgroups(X, y, pred, pos_label=1, n_clusters=4, random_state=0)
 
 
+@pytest.mark.slow
 def test_subgroup_sections_escape_and_structure(subgroup_report):
     sections = subgroup_sections(subgroup_report, n=3)
     # answer, rankings, then the details, then the comparison of the discovery methods
