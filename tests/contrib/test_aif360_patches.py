@@ -36,6 +36,7 @@ def _generator():
     return module
 
 
+@pytest.mark.slow
 def test_committed_series_is_current(tmp_path):
     """Regenerating gives the committed patches, and contrib/README.md's figures (added lines, tests, plugin-only
     lines, ...), which the generator prints into it, are those of the series."""
@@ -101,6 +102,7 @@ def test_generator_refuses_an_unknown_dependency(monkeypatch):
         gen.check_module("aif360/x.py", '"""see aif360_subjective.detectors"""\n')
 
 
+@pytest.mark.slow
 def test_generator_keeps_the_else_branch_of_a_dask_test():
     gen = _generator()
     src = (
@@ -121,6 +123,7 @@ def test_generator_keeps_the_else_branch_of_a_dask_test():
 
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="the undefined-name check runs ruff")
+@pytest.mark.slow
 def test_generator_refuses_a_dropped_definition_still_called(monkeypatch):
     gen = _generator()
     monkeypatch.setattr(gen, "DROP", (*gen.DROP, "xmeans_n_clusters"))
