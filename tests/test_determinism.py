@@ -112,6 +112,7 @@ def test_detect_subgroups(table, options):
     _same_report(g, h)
 
 
+@pytest.mark.slow
 def test_compare_clusterings(table):
     X, y, yp = table
     cand = {"kmeans": [2, 3], "xmeans": [None], "slink": [3]}

@@ -116,6 +116,7 @@ def test_perfect_predictions_are_fair_and_perfect(df, grouping, performance):
 
 @SETTINGS
 @given(annotation_tables(), st.sampled_from(["favorable", "unfavorable"]))
+@pytest.mark.slow
 def test_majority_vote_predictor_accuracy_is_one_minus_adr(df, tie):
     ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]])
     pred = ds.with_predictions(ds.majority_labels(tie=tie))
@@ -128,6 +129,7 @@ def test_majority_vote_predictor_accuracy_is_one_minus_adr(df, tie):
 @given(annotation_tables(min_items=3), st.sampled_from(["item", "annotator", "annotation"]),
        st.one_of(st.integers(2, 3), st.lists(st.floats(0.05, 0.95), min_size=1, max_size=3)), st.booleans(),
        st.integers(0, 1000))
+@pytest.mark.slow
 def test_split_partitions_rows(df, by, spec, shuffle, seed):
     ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]])
     if isinstance(spec, list):

@@ -74,6 +74,7 @@ CSV_COLS = ["--item-col", "item", "--annotator-col", "annotator", "--label-col",
 
 
 # ----------------------------------------------------------------------------------------------- formats
+@pytest.mark.slow
 def test_audit_lewidi_folder_with_predictions_file_matches_python(capsys, tmp_path, lewidi_dir):
     ds = LeWiDiDataset(lewidi_dir, split="dev")
     pred = pd.Series(np.where(np.arange(ds.n_items) % 2, 1, 0), index=pd.unique(ds.item_ids), name="prediction")
@@ -151,6 +152,7 @@ POPQUORN = DATA / "popquorn"
 
 @pytest.mark.skipif(not POPQUORN.is_dir(), reason=f"{POPQUORN} not found (set AIF360_SUBJECTIVE_DATA)")
 @pytest.mark.data
+@pytest.mark.slow
 def test_popquorn_folder_is_detected_and_equals_python(capsys):
     from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier
     from aif360_subjective.datasets import PopquornDataset

@@ -313,6 +313,7 @@ def _ratings_csv(tmp_path, kind="regression"):
     return path
 
 
+@pytest.mark.slow
 def test_dashboard_task_option_builds_a_table_of_that_task(tmp_path, capsys):
     d = _dashboard(_args([str(_ratings_csv(tmp_path)), "--label-col", "y", "--prediction-col", "yhat", "--task",
                           "regression", "--n-clusters", "3"]))

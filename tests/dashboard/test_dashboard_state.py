@@ -328,6 +328,7 @@ def _outcomes(task: str, n: int = 300, seed: int = 0):
     # one class against the others (ranking(label=)): b = x predicted "owl" more than the rest
     ("multiclass", "statistical_parity[owl]", "owl", "favoured", None),
 ])
+@pytest.mark.slow
 def test_task_views_are_the_reports(task, metric, label, direction, names):
     """Each task's view: the task's metrics to choose from, its ranking (a class's parity through ``label=``),
     the clicked subgroup's metrics, the equivalent command with ``--task``; identical to detect_subgroups."""
@@ -358,6 +359,7 @@ def test_task_views_are_the_reports(task, metric, label, direction, names):
     assert "Rankings by metric" in html and "statistical_parity[owl]" not in html.split("<body")[0]
 
 
+@pytest.mark.slow
 def test_task_change_reanalyses_and_a_metric_of_another_task_falls_back():
     X, y, p = _outcomes("ordinal")
     binary_true, binary_pred = (y >= 4).astype(int), (p >= 4).astype(int)

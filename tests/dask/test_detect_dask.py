@@ -165,6 +165,7 @@ def test_containment_is_the_bitsets(table):
     np.testing.assert_array_equal(size, size2)
 
 
+@pytest.mark.slow
 def test_members_are_lazy_until_computed(table, scheduler):
     X, b, frame = table
     rd = _dask_report(frame, X, 3)

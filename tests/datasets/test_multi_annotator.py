@@ -359,6 +359,7 @@ def test_split_partitions_the_annotations(table, by, frac, seed, shuffle):
 
 @settings(max_examples=40, deadline=None)
 @given(table=annotation_tables())
+@pytest.mark.slow
 def test_majority_vote_is_invariant_to_row_order(table):
     ds = MultiAnnotatorDataset(table)
     shuffled = MultiAnnotatorDataset(table.iloc[::-1].reset_index(drop=True))

@@ -153,6 +153,7 @@ def test_pure_python_union_find_equals_scikit_learns():
     np.testing.assert_array_equal(mst_module._union_find_python(edges), mst_module._union_find_merges(edges))
 
 
+@pytest.mark.slow
 def test_html_report_notes_a_tied_cut():
     from aif360_subjective.report.sections import subgroup_sections
 

@@ -266,6 +266,7 @@ def test_pattern_kind_has_the_accessors(planted):
         rep.ranking("statistical_parity", kind="cluster")
 
 
+@pytest.mark.slow
 def test_null_tables_stay_silent():
     listed = 0
     for seed in range(5):

@@ -57,6 +57,7 @@ def small(compas):
     return true, pred, SubgroupDiscoveryMetric(true, pred, n_clusters=12, random_state=0)
 
 
+@pytest.mark.slow
 def test_decoding_gives_raw_attributes(full):
     _, _, m = full
     attrs = m.attribute_table

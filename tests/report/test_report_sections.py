@@ -85,6 +85,7 @@ def test_sections_reject_wrong_objects():
         crowdtruth_sections(object())
 
 
+@pytest.mark.slow
 def test_opinion_sections(tmp_path):
     OpinionExclusionMetric = _needs("metrics", "OpinionExclusionMetric")
     from aif360_subjective.datasets import MultiAnnotatorDataset

@@ -181,6 +181,7 @@ def planted():
     return planted_subgroups(0)
 
 
+@pytest.mark.slow
 def test_significance_marks_follow_the_adjusted_p_values(planted):
     # "significant" means one thing everywhere (issue 33): a finding of the whole report's family, as the answer
     *_, rep = planted
