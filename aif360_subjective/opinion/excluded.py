@@ -116,7 +116,7 @@ import scipy.sparse as sp
 
 from .._param_tables import OPINION_PARAMS
 from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
-from ..detectors.maxt import check_n_permutations
+from ..detectors.error_control.maxt import check_n_permutations
 from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, cross_fit, encode_annotations
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
 from .functional import _binary_view, _ids

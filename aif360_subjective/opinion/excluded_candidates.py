@@ -3,8 +3,8 @@
 A candidate is a conjunction of up to ``max_conditions`` conditions on distinct annotator attributes: a value of a
 categorical attribute (``gender=woman``), or a range of a numeric one cut at its quantiles (``age ∈ [25, 34)``,
 runs of adjacent ranges included). They are mined by the pattern miner of the subgroup discovery
-(:func:`~aif360_subjective.detectors.pattern_mining.build_items`,
-:func:`~aif360_subjective.detectors.pattern_mining.mine_patterns`), whose rows here are annotators, or with the
+(:func:`~aif360_subjective.detectors.mining.pattern_mining.build_items`,
+:func:`~aif360_subjective.detectors.mining.pattern_mining.mine_patterns`), whose rows here are annotators, or with the
 cross-fitted ADR, annotator half-samples.
 
 **ADR.** The attribute name :data:`ADR_ATTRIBUTE` (``"adr"``) asks for the annotator's average disagreement rate
@@ -34,7 +34,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..detectors import detect_categorical
-from ..detectors.pattern_mining import Items, build_items, mine_patterns
+from ..detectors.mining.pattern_mining import Items, build_items, mine_patterns
 
 __all__ = ["ADR_ATTRIBUTE", "CandidateSet", "build_candidates", "count_small_groups"]
 
