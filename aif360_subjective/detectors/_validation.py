@@ -164,8 +164,9 @@ def check_threshold(entropy_threshold: Any) -> float:
     return check_fraction(entropy_threshold, "entropy_threshold")
 
 
-def check_n_clusters(n_clusters: Any, n: int) -> int | tuple[int, ...] | None:
-    """``None`` (automatic), an int in [2, n], or a non-empty sequence of such ints (fairness-aware k)."""
+def check_n_clusters(n_clusters: Any, n: int | None) -> int | tuple[int, ...] | None:
+    """``None`` (automatic), an int in [2, n], or a non-empty sequence of such ints (fairness-aware k); with
+    ``n=None`` (rows not known yet) the types only."""
     if n_clusters is None:
         return None
     if isinstance(n_clusters, Sequence) and not isinstance(n_clusters, str):
@@ -175,11 +176,11 @@ def check_n_clusters(n_clusters: Any, n: int) -> int | tuple[int, ...] | None:
     return _check_one_k(n_clusters, n)
 
 
-def _check_one_k(n_clusters: Any, n: int) -> int:
+def _check_one_k(n_clusters: Any, n: int | None) -> int:
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
         raise TypeError(f"n_clusters must be an int, a sequence of ints or None, got {n_clusters!r}")
     k = int(n_clusters)
-    if not 2 <= k <= n:
+    if n is not None and not 2 <= k <= n:
         raise ValueError(f"n_clusters must be between 2 and the number of rows ({n}), got {k}")
     return k
 

@@ -234,20 +234,23 @@ def detect_subgroups(
     References:
         J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
     """
+    # the options check_analysis_options checks, once for both engines
+    options = {"entropy_threshold": entropy_threshold, "n_clusters": n_clusters, "undefined_rates": undefined_rates,
+               "normalization": normalization, "selection_metric": selection_metric,
+               "silhouette_sample_size": silhouette_sample_size, "clustering": clustering,
+               "categorical_features": categorical_features, "inclusive": inclusive, "mst": mst,
+               "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
+               "max_merge": max_merge, "n_permutations": n_permutations, "max_t_penalty": max_t_penalty,
+               "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
-        from ._dask import detect_subgroups_dask
+        from ._dask import dask_frame, detect_subgroups_dask
 
+        X = dask_frame(X)
         return detect_subgroups_dask(
-            X, y_true, y_pred, pos_label=pos_label, labels=labels, random_state=random_state, task=task,
-            groups=groups, sample_weight=sample_weight, loss=loss, patterns_from=patterns_from, discovery=discovery,
-            entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
-            normalization=normalization, selection_metric=selection_metric,
-            silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-            categorical_features=categorical_features, inclusive=inclusive, mst=mst, max_length=max_length,
-            min_support=min_support, n_bins=n_bins, max_merge=max_merge, n_permutations=n_permutations,
-            max_t_penalty=max_t_penalty, permutation=permutation, cluster_sample=cluster_sample,
-            max_patterns=max_patterns)
+            X, y_true, y_pred, check_analysis_options(X, **options), pos_label=pos_label, labels=labels,
+            random_state=random_state, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
+            patterns_from=patterns_from, design=design, permutation=permutation)
     check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
     if permutation == "keyed" and (groups is not None or task not in ("auto", "binary")):
         raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "
@@ -277,15 +280,7 @@ def detect_subgroups(
     w = check_weights(sample_weight, n)
     warn_id_like_columns(X, groups, stacklevel=3)
     sampling = sampling_of([row_keys(X), row_keys(X, _plain_labels(y_true), _plain_labels(y_pred))], groups, design)
-    opts = check_analysis_options(
-        X, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
-        normalization=normalization, selection_metric=selection_metric,
-        silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-        categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
-        max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
-        n_permutations=n_permutations, max_t_penalty=max_t_penalty, cluster_sample=cluster_sample,
-        max_patterns=max_patterns,
-    )
+    opts = check_analysis_options(X, **options)
     mined = None if patterns_from is None else reusable_patterns(patterns_from, X, opts)
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined, sampling=sampling,
                    outcome=outcome, task_reason=kind.reason,

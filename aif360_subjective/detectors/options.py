@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
+from .._dask import is_dask_collection
 from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_columns
 from ._validation import check_n_clusters
@@ -160,7 +161,10 @@ def check_analysis_options(
     :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
 
     Args:
-        X: the feature table (its rows bound ``n_clusters``; its columns are the categorical candidates).
+        X: the feature table (its rows bound ``n_clusters``; its columns are the categorical candidates): a pandas
+            DataFrame, or the Dask DataFrame of :func:`~aif360_subjective.detectors.detect_subgroups`' Dask path,
+            whose columns and dtypes are read but whose rows are not counted (the bounds by rows concern the
+            clustering, which the Dask path does not run).
         entropy_threshold: tau in [0, 1].
         n_clusters: ``None``, an int in [2, len(X)] or a non-empty sequence of such ints.
         undefined_rates: ``"nan"`` or ``"asdf"``.
@@ -192,8 +196,9 @@ def check_analysis_options(
             clustering.
         TypeError: an option of the wrong type.
     """
+    frame, n = _columns_and_rows(X)
     tau = float(SUBGROUP_PARAMS.check("entropy_threshold", entropy_threshold))
-    k = check_n_clusters(n_clusters, len(X))
+    check_n_clusters(n_clusters, None)  # its type here; its bound by the rows below
     given = {"undefined_rates": undefined_rates, "normalization": normalization, "selection_metric": selection_metric,
              "silhouette_sample_size": silhouette_sample_size, "mst": mst, "clustering": clustering,
              "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
@@ -201,20 +206,21 @@ def check_analysis_options(
              "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     for name, value in given.items():  # in the table's order of declaration
         SUBGROUP_PARAMS.check(name, value)
-    largest_k = max(k) if isinstance(k, tuple) else k
-    sampled = cluster_sample is not None and len(X) > cluster_sample  # the clustering will see a sample
-    if sampled and largest_k is not None and largest_k > cluster_sample:
-        raise ValueError(f"n_clusters={n_clusters!r} asks for more clusters than the cluster_sample={cluster_sample} "
-                         f"rows the clustering is fitted on (of {len(X)}); raise cluster_sample, or pass "
-                         "cluster_sample=None to cluster every row")
-    if discovery == "patterns":
+    if discovery == "patterns":  # before the bounds by rows, which the Dask path (no clustering) cannot know
         _refuse_clustering_options({**given, "n_clusters": n_clusters, "entropy_threshold": entropy_threshold,
                                     "inclusive": inclusive})
-    check_min_support(min_support, max(len(X), 1))
+    k = check_n_clusters(n_clusters, n)
+    largest_k = max(k) if isinstance(k, tuple) else k
+    sampled = cluster_sample is not None and n is not None and n > cluster_sample  # the clustering sees a sample
+    if sampled and largest_k is not None and largest_k > cluster_sample:
+        raise ValueError(f"n_clusters={n_clusters!r} asks for more clusters than the cluster_sample={cluster_sample} "
+                         f"rows the clustering is fitted on (of {n}); raise cluster_sample, or pass "
+                         "cluster_sample=None to cluster every row")
+    check_min_support(min_support, max(n or 0, 1))
     if categorical_features is None:
-        cat = detect_categorical(X)
+        cat = detect_categorical(frame)
     else:
-        cat = check_columns(categorical_features, X, "categorical_features")
+        cat = check_columns(categorical_features, frame, "categorical_features")
     return AnalysisOptions(
         clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
         normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
@@ -224,6 +230,17 @@ def check_analysis_options(
         cluster_sample=None if cluster_sample is None else int(cluster_sample),
         max_patterns=None if max_patterns is None else int(max_patterns),
     )
+
+
+def _columns_and_rows(X: Any) -> tuple[pd.DataFrame, int | None]:
+    """The frame whose columns and dtypes the options are checked against, and its rows: a Dask DataFrame gives its
+    empty frame of the dtypes and ``None`` (counting its rows would be a pass over the data)."""
+    if is_dask_collection(X):
+        from dask.dataframe.utils import make_meta
+
+        meta: pd.DataFrame = make_meta(X)
+        return meta, None
+    return X, len(X)
 
 
 def _refuse_clustering_options(given: dict[str, Any]) -> None:

@@ -5,4 +5,5 @@ Dask back end of the package is (``opinion._dask``, ``quality._dask``): the AIF3
 
 from __future__ import annotations
 
-from .detect import detect_subgroups_dask as detect_subgroups_dask  # re-exported for detect.py (home: .detect)
+from .detect import dask_frame as dask_frame  # re-exported for detect.py (home: .detect)
+from .detect import detect_subgroups_dask as detect_subgroups_dask
