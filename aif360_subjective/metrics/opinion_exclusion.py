@@ -473,6 +473,7 @@ class OpinionExclusionMetric(ClassificationMetric):
     @dont_decorate
     def excluded_groups(
         self,
+        *,
         attributes: str | Sequence[str] | None = None,
         max_conditions: int = 2,
         adjust: str = "none",
@@ -487,7 +488,8 @@ class OpinionExclusionMetric(ClassificationMetric):
         """Whose opinions are excluded: the annotator groups (conjunctions of attribute values) served worse.
 
         The class face of :func:`~aif360_subjective.opinion.excluded_groups` on this metric's annotations, with
-        the dataset's annotator table (``dataset.annotators``) and its binary view for the ADR.
+        the dataset's annotator table (``dataset.annotators``) and its binary view for the ADR. Every argument is
+        keyword-only, as in the function.
 
         Args:
             attributes: annotator attributes to combine (default: every column of ``dataset.annotators``);
