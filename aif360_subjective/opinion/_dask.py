@@ -170,7 +170,9 @@ def paired_frame(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) ->
         # columns of one frame share every partition and its index: the blockwise assign pairs them by position
         # (and Dask fuses it with the read), so the per-partition check has nothing to find
         return y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
-    meta = _pair_partition(*(s._meta for s in series))  # noqa: SLF001 (Dask's empty meta frame, its documented role)
+    from dask.dataframe.utils import make_meta
+
+    meta = _pair_partition(*(make_meta(s) for s in series))  # each Series' empty frame of its dtype
     # partition i of each input with partition i of the others (no alignment by index: that is the check's job)
     return dd.map_partitions(_pair_partition, *series, meta=meta, align_dataframes=False,
                              enforce_metadata=False)
