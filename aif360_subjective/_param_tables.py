@@ -77,11 +77,20 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
               "grow for no resolution needed"),
     Param("max_t_penalty", (Options(("classes", "size", "none")),), "classes",
           "what each candidate's z loses before the maximum of max-T"),
+    Param("permutation", (Options(("auto", "classical", "keyed")),), "auto",
+          "the max-T's permutations: classical in memory and keyed on Dask (auto), numpy permutations in a canonical "
+          "row order (classical), or each row's class from the seed and its position (keyed)"),
+    Param("design", (Options(("between", "within")),), "between",
+          "with groups: whole clusters permuted among those of as many rows (between), or rows within their "
+          "cluster (within)"),
     # the ranking
     Param("direction", (Options(("disadvantaged", "favoured")),), "disadvantaged",
           "rank the subgroups served worse (disadvantaged) or better (favoured) than the rest"),
     Param("alpha", (NONE, _OPEN_UNIT), 0.05,
           "family-wise error of the significance filter (None = the raw ranking)"),
+    Param("control", (Options(("fwer", "fdr")),), "fwer",
+          "the ranking's error control: permutation max-T over every candidate (fwer) or Benjamini-Hochberg "
+          "q-values per kind (fdr)"),
     Param("ci", (_OPEN_UNIT,), 0.95, "confidence level of the intervals"),
     Param("min_size", (Interval("int", 1),), 1, "smaller subgroups are left out of the rankings"),
     Param("n", (Interval("int", 1),), 5, "length of a ranking"),

@@ -49,6 +49,7 @@ from .options import (
     DEFAULT_CLUSTER_SAMPLE,
     DEFAULT_MAX_PATTERNS,
     DEFAULT_MIN_SUPPORT,
+    PERMUTATION_CHOICES,
     AnalysisOptions,
     check_analysis_options,
 )
@@ -251,7 +252,7 @@ def detect_subgroups(
             X, y_true, y_pred, check_analysis_options(X, **options), pos_label=pos_label, labels=labels,
             random_state=random_state, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
             patterns_from=patterns_from, design=design, permutation=permutation)
-    check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
+    check_choice(permutation, "permutation", PERMUTATION_CHOICES)
     if permutation == "keyed" and (groups is not None or task not in ("auto", "binary")):
         raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "
                          "use permutation='classical' (or 'auto')")

@@ -27,7 +27,7 @@ from .error_control.maxt import DEFAULT_PERMUTATIONS
 from .mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
 
 __all__ = ["AnalysisOptions", "CLUSTERING_ONLY_OPTIONS", "Clusterer", "DEFAULT_CLUSTER_SAMPLE", "DEFAULT_MAX_PATTERNS",
-           "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES", "check_analysis_options"]
+           "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES", "PERMUTATION_CHOICES", "check_analysis_options"]
 
 #: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
 DISCOVERIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("discovery")
@@ -35,6 +35,9 @@ DISCOVERIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("discovery")
 #: :func:`~aif360_subjective.detectors.error_control.maxt.class_offsets` and
 #: :func:`~aif360_subjective.detectors.error_control.maxt.scan_penalty`).
 MAX_T_PENALTIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("max_t_penalty")
+#: Values of the ``permutation`` option of ``detect_subgroups``: the max-T's permutations (``"auto"``: classical in
+#: memory, keyed on Dask collections; see :mod:`~aif360_subjective.detectors.keyed_permutation`).
+PERMUTATION_CHOICES: tuple[str, ...] = SUBGROUP_PARAMS.choices("permutation")
 #: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
 DEFAULT_MIN_SUPPORT: float = SUBGROUP_PARAMS.default("min_support")
 #: Default ``cluster_sample``: the most rows the clustering is fitted on (``benchmarks/wide_tables.py``).

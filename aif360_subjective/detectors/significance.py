@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import check_alpha
 from .candidates import CandidateMetrics, Candidates
 from .directions import sort_descending
 from .error_control.inference import benjamini_hochberg, check_ci
@@ -161,7 +162,7 @@ class Significance:
 
     def findings(self, alpha: float, ci: float, keep_redundant: bool, merge_identical: bool) -> pd.DataFrame:
         """:func:`findings_frame` (computed once per arguments; a copy, callers may edit their table)."""
-        key = (float(alpha), float(ci), bool(keep_redundant), bool(merge_identical))
+        key = (check_alpha(alpha), check_ci(ci), bool(keep_redundant), bool(merge_identical))
         if key not in self._findings:
             self._findings[key] = findings_frame(self, alpha, ci, keep_redundant, merge_identical)
         return self._findings[key].copy()

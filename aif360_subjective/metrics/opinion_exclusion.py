@@ -18,6 +18,7 @@ from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
 from .._deprecation import renamed_member
+from .._param_tables import OPINION_PARAMS
 from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
@@ -386,7 +387,9 @@ class OpinionExclusionMetric(ClassificationMetric):
             undefined, skipped); with ``ci``, also ``ci_low`` and ``ci_high``.
         """
         table = self._result().group_table.copy()
-        if ci is None:
+        if ci is None:  # no intervals: the bootstrap options are not read, but a bad one is still refused
+            OPINION_PARAMS.check("n_boot", n_boot)
+            OPINION_PARAMS.check("bootstrap_levels", bootstrap_levels)
             return table
         return table.join(self._intervals(ci, n_boot, random_state, bootstrap_levels).groups)
 

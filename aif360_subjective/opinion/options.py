@@ -404,7 +404,9 @@ def check_opinion_options(
     ``aggregate``, ``ambiguity``, ``attributes``, ``nan_policy``, ``clustering``, ``n_clusters``,
     ``random_state`` and ``warn_group_size`` are those of
     :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
-    ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
+    ``n_clusters`` are checked against their rules whatever the grouping (an invalid value is a mistake even where it
+    is not read), and ``n_clusters`` against the number of annotators for ``grouping="discovered"``, the only
+    grouping that uses them.
     ``greater_is_better`` states the direction of callable measures (:func:`performance_direction`);
     ``adr_reference`` what ADR disagreement is measured against (:data:`ADR_REFERENCES`); ``adr_fit`` how ADR
     bins are fitted (:data:`ADR_FITS`; "cross" only with ``grouping="adr"``).
@@ -451,7 +453,11 @@ def check_opinion_options(
     OPINION_PARAMS.check("ambiguity", ambiguity)
     OPINION_PARAMS.check("nan_policy", nan_policy)
     attrs = _check_attributes(attributes, kind, annotator_table, default_attributes)
-    k = _check_clustering(clustering, n_clusters, len(annotators)) if kind == "discovered" else n_clusters
+    if kind == "discovered":
+        k = _check_clustering(clustering, n_clusters, len(annotators))
+    else:
+        OPINION_PARAMS.check("clustering", clustering)
+        k = OPINION_PARAMS.check("n_clusters", n_clusters)
     check_random_state(random_state)
     warn_size = int(OPINION_PARAMS.check("warn_group_size", warn_group_size))
     return OpinionOptions(

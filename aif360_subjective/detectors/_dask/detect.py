@@ -53,7 +53,7 @@ from ..error_control.maxt import KeyedScheme, MaxTResult, max_t_from_counts
 from ..error_control.resampling import DESIGNS
 from ..mining.cell_counts import CellCounter
 from ..mining.pattern_mining import Items, PatternText, check_min_support, extensions, range_items, value_items
-from ..options import AnalysisOptions
+from ..options import PERMUTATION_CHOICES, AnalysisOptions
 from ..report import SubgroupReport
 from ..subgroup_metrics import METRICS, metrics_from_counts
 from ..tasks import TASKS
@@ -87,7 +87,7 @@ def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weigh
         _refuse("discovery", discovery, 'the clustering runs in memory; pass discovery="patterns" (mined patterns, '
                 "counted per partition), or cluster a sample in memory: "
                 "detect_subgroups(X.sample(frac=...).compute(), ...)")
-    check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
+    check_choice(permutation, "permutation", PERMUTATION_CHOICES)
     if permutation == "classical":
         _refuse("permutation", permutation, "a classical permutation moves rows across partitions; the Dask "
                 "analysis draws keyed permutations (permutation='auto' or 'keyed'), which the in-memory analysis "
