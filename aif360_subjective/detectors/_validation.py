@@ -21,6 +21,7 @@ __all__ = [
     "check_sample_size",
     "check_threshold",
     "check_weights",
+    "eq_array",
 ]
 
 UNDEFINED_RATES: tuple[str, ...] = SUBGROUP_PARAMS.choices("undefined_rates")
@@ -130,13 +131,13 @@ def check_labels(
         arr = arrays[name]
         ok = np.zeros(len(arr), dtype=bool)
         for a in allowed:
-            ok |= _eq_array(arr, a)
+            ok |= eq_array(arr, a)
         if not ok.all():
             bad = pd.unique(arr[~ok].astype(object))[:5].tolist()
             raise ValueError(
                 f"{name} has values {bad} outside the admissible labels {allowed} ({int((~ok).sum())} rows)"
             )
-        out.append(_eq_array(arr, pos_label))
+        out.append(eq_array(arr, pos_label))
     return out[0], out[1]
 
 
@@ -203,7 +204,7 @@ def _equal(a: Any, b: Any) -> bool:
         return False
 
 
-def _eq_array(arr: np.ndarray, value: Any) -> np.ndarray:
+def eq_array(arr: np.ndarray, value: Any) -> np.ndarray:
     """Elementwise ``arr == value`` that never raises on mixed types (returns False instead)."""
     # booleans compare with boolean and numeric arrays (True == 1), never with text
     if arr.dtype.kind in "biuf" and not (is_number(value) or is_bool(value)):

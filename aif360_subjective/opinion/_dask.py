@@ -79,7 +79,7 @@ from .groupers import ANNOTATOR_GROUPINGS, group_annotators, group_by_adr_cross
 from .groups import assign_bins, enforce_min_group_size, validate_bins
 from .options import (
     OpinionOptions,
-    _check_grouping,  # the Series/annotator overlap check, repeated once the annotator ids are known
+    check_grouping,  # the Series/annotator overlap check, repeated once the annotator ids are known
     check_opinion_options,
 )
 
@@ -606,7 +606,7 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
     _, ann_index = _factorize(table.index.to_numpy(), "annotator_ids")  # the in-memory id order and dtype
     table = table.loc[ann_index]
     if options.grouping == "series":
-        _check_grouping(options.group_labels, ann_index)
+        check_grouping(options.group_labels, ann_index)
     n_counted = table["n_counted"].to_numpy(np.float64)
     rates = DisagreementRates(
         adr=adr_from_counts(table["n_dis"].to_numpy(np.float64), n_counted), n_counted=n_counted,

@@ -46,6 +46,7 @@ __all__ = [
     "BOOTSTRAP_LEVELS",
     "IntervalOptions",
     "ExclusionTestOptions",
+    "check_grouping",
     "check_interval_options",
     "check_test_options",
     "check_opinion_options",
@@ -308,7 +309,13 @@ def _check_ratings_given(specs: Sequence[PerformanceSpec], has_ratings: bool) ->
         )
 
 
-def _check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series | None]:
+def check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series | None]:
+    """The grouping's name and, for a grouping Series, the Series (its index checked against ``annotators``).
+
+    Raises:
+        ValueError: an unknown grouping name, or a Series sharing no annotator id with the data or repeating one.
+        TypeError: neither a name nor a Series.
+    """
     if isinstance(grouping, pd.Series):
         if not grouping.index.isin(annotators).any():
             raise ValueError(
@@ -427,7 +434,7 @@ def check_opinion_options(
         TypeError: an option of the wrong type (``min_group_size=1.5``, ``random_state=True``, ...).
         ValueError: an option of the right type but an invalid value.
     """
-    kind, group_labels = _check_grouping(grouping, annotators)
+    kind, group_labels = check_grouping(grouping, annotators)
     validate_bins(bins)
     specs = resolve_performance(performance)
     higher = performance_direction(specs, greater_is_better)

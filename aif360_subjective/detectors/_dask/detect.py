@@ -45,7 +45,7 @@ from ..._dask import check_workers
 from ..._dask._partitions import tree_reduce
 from ..._labels import cell_codes
 from ..._validation import check_choice
-from .._validation import _eq_array, check_labels
+from .._validation import check_labels, eq_array
 from ..asdf.clustering import as_generator
 from ..candidates import CandidateMetrics, Candidates
 from ..error_control.keyed_permutation import mix64, seed_of
@@ -231,7 +231,7 @@ def truth_offsets(summary: TableSummary, pos_label: Any) -> np.ndarray:
     per = np.zeros((len(summary.pair_parts), 2), dtype=np.int64)
     for i, pairs in enumerate(summary.pair_parts):
         if len(pairs):
-            fav = _eq_array(pairs.index.get_level_values(0).to_numpy(), pos_label)
+            fav = eq_array(pairs.index.get_level_values(0).to_numpy(), pos_label)
             per[i] = [int(pairs.to_numpy()[~fav].sum()), int(pairs.to_numpy()[fav].sum())]
     return np.vstack([np.zeros((1, 2), dtype=np.int64), np.cumsum(per, axis=0)[:-1]])
 
@@ -369,7 +369,7 @@ def _unpacked(packed: np.ndarray) -> list[tuple[int, ...]]:
 
 def favourable(y: pd.Series, pos_label: Any) -> np.ndarray:
     """A partition's labels as booleans, True = favourable (the labels were checked on the client)."""
-    return _eq_array(y.to_numpy(), pos_label)
+    return eq_array(y.to_numpy(), pos_label)
 
 
 def _partition_count(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, items: Items,
