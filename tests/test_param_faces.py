@@ -29,6 +29,27 @@ def test_opinion_metric_excluded_groups_is_the_functions_options_keyword_only():
         OpinionExclusionMetric.excluded_groups(object(), ["gender"])  # type: ignore[misc]
 
 
+@pytest.mark.parametrize(("cls", "function"), [
+    ("SubgroupDiscoveryMetric", "aif360_subjective.detectors:detect_subgroups"),
+    ("OpinionExclusionMetric", "aif360_subjective.sklearn.metrics:opinion_exclusion"),
+])
+def test_a_class_face_and_its_function_share_each_common_option_with_one_default(cls, function):
+    """The AIF360 classes take their options keyword-only, with the functions' defaults (the inputs differ: datasets
+    against arrays)."""
+    import importlib
+
+    from aif360_subjective import metrics
+
+    module, name = function.split(":")
+    ours = inspect.signature(getattr(metrics, cls).__init__).parameters
+    theirs = inspect.signature(getattr(importlib.import_module(module), name)).parameters
+    shared = [n for n in ours if n in theirs and n not in ("self", "dataset", "classified_dataset")]
+    assert len(shared) >= 15
+    for n in shared:
+        assert ours[n].kind is inspect.Parameter.KEYWORD_ONLY, n
+        assert ours[n].default == theirs[n].default, n
+
+
 def test_sklearn_style_metrics_are_the_functions_themselves():
     """The sklearn-style module re-exports: each name is the function of its home module, not a copy."""
     from aif360_subjective.metrics import perspectivist
