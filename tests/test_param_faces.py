@@ -177,9 +177,9 @@ def test_face_defaults_are_the_rows_defaults():
 
 def test_engine_vocabularies_of_the_new_rows_are_the_tables():
     from aif360_subjective._param_tables import SUBGROUP_PARAMS
+    from aif360_subjective.detectors.error_control.resampling import DESIGNS
     from aif360_subjective.detectors.options import PERMUTATION_CHOICES
     from aif360_subjective.detectors.ranking import CONTROLS
-    from aif360_subjective.detectors.resampling import DESIGNS
 
     assert SUBGROUP_PARAMS.choices("design") == DESIGNS == ("between", "within")
     assert SUBGROUP_PARAMS.choices("control") == CONTROLS == ("fwer", "fdr")

@@ -12,7 +12,7 @@ import pytest
 
 from aif360_subjective._param_tables import SUBGROUP_PARAMS
 from aif360_subjective.detectors import check_analysis_options, detect_subgroups
-from aif360_subjective.detectors.dask_detect import detect_subgroups_dask
+from aif360_subjective.detectors._dask.detect import detect_subgroups_dask
 
 
 @pytest.fixture(scope="module")
