@@ -186,10 +186,11 @@ def start_line(address: str, port: int, origins: list[str]) -> str:
 #: per-response nonce), so that no inline event handler (``onerror=``) or injected ``<script>`` runs; no frames
 #: (an ``<iframe srcdoc>`` loads nothing), no plugins, no ``<base>``; connections only back to the server (the
 #: websocket). Styles stay open: Bokeh sets them inline. ``'unsafe-eval'``: Bokeh and Panel compile some of their
-#: own code at run time (it allows no inline handler or tag).
+#: own code at run time (it allows no inline handler or tag). ``frame-ancestors 'none'``: no other page may frame
+#: the dashboard (clickjacking: a page of another origin overlaying its buttons).
 CSP = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; frame-src 'none'; "
-       "object-src 'none'; base-uri 'none'; form-action 'none'")
+       "frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
 
 
 def csp_transform() -> Any:

@@ -290,6 +290,7 @@ def test_hostile_data_is_shown_as_text_and_never_runs(browser, small_url):
     # the page's Content-Security-Policy: scripts from the server and nonce'd inline ones only, no frames
     csp = page.request.get(small_url).headers["content-security-policy"]
     assert "script-src 'self' 'nonce-" in csp and "frame-src 'none'" in csp and "unsafe-inline' 'unsafe-eval" not in csp
+    assert "frame-ancestors 'none'" in csp  # no other page may frame it
     # an unreadable upload whose file name is a payload: the message quotes the name as text
     _upload(page, PAYLOADS[0] + ".csv", b"\x00\xff\xfe")
     message = page.locator(".dashboard-message")
