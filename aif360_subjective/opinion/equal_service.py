@@ -973,7 +973,7 @@ def cross_fitted_test(
     thin, size = _thin(result)
     design = design_checks(result, enc, adjust) if result.row_units is not None and enc is not None else None
     notes = ["ADR bins are refitted on each half of the items, so the cross-fitted test compares the groups as a "
-             "whole and names no single bin"]
+             "whole: the bins named served worst and best are the raw figures, not tested one by one"]
     if adjust == "items":
         notes.append("each annotation compared with the other annotations of its item")
     return ExclusionTest(
