@@ -199,7 +199,10 @@ def audit(spec: AuditSpec) -> int:
             # the library's sentences name Python options; the report of a command names the command's options
             report.rewrite_text(console_words)
             path = common.save_report(report, spec.out)
-    print(console_words(answer.text()))
+    if ex is not None:  # the question asked comes first; the audit by the grouping is its context
+        print("Answer (whose opinions are excluded): " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
+        print()
+    print(console_words(answer.text(f"The audit by {spec.grouping} grouping:" if ex is not None else "Answer:")))
     print()
     for note in notes:
         print(console_words(note))
@@ -247,10 +250,10 @@ def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
 
 
 def print_discovery(ex: Any) -> None:
-    """The answer line of ``--discover``, what was searched, and the groups found."""
+    """What ``--discover`` searched and the groups found (its answer line comes first in the output)."""
     print()
-    print("Whose opinions are excluded: " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
-    print(common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(), DISCOVER_FLAGS))
+    print("Whose opinions are excluded (details): " + common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(),
+                                                                        DISCOVER_FLAGS))
     found = ex.findings()
     if len(found):
         cols = ["description", "n_annotators", "n_annotations", "performance", "rest_performance", "gap", "ci_low",

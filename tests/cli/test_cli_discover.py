@@ -44,8 +44,10 @@ def test_discover_matches_library(capsys, files):
                                annotators=table)
     m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()))
     ex = m.excluded_groups(min_annotators=3, adjust="items", n_perm=199, random_state=0)
-    line = "Whose opinions are excluded: " + cli_words(ex.sentence(), DISCOVER_FLAGS)
-    assert line in out
+    line = "Answer (whose opinions are excluded): " + cli_words(ex.sentence(), DISCOVER_FLAGS)
+    assert out[out.index("Answer"):].startswith(line)  # after the progress lines, the question asked, answered
+    assert out.index(line) < out.index("The audit by adr grouping:")  # the ADR audit follows as its context
+    assert "\nAnswer:" not in out  # one answer block
     assert "--adjust items" in out  # the summary names the command's option, not adjust='items'
     html = report.read_text(encoding="utf-8")
     assert "Whose opinions are excluded" in html
@@ -91,8 +93,9 @@ def test_hs_brexit_cannot_decide(capsys, shared_data):
     code, out, err = _run(capsys, "audit", str(shared_data / "lewidi2023" / "HS-Brexit"), "--model", "majority",
                           "--discover", "--min-annotators", "3", "--ci", "none")
     assert code == 0, err
-    assert ("Whose opinions are excluded: Cannot decide: with 6 annotators the smallest attainable adjusted p-value "
-            "is 0.1") in out
+    first = out[out.index("Answer"):]  # after the progress lines, the answer to the question asked
+    assert first.startswith("Answer (whose opinions are excluded): Cannot decide: with 6 annotators the smallest "
+                            "attainable adjusted p-value is 0.1")
 
 
 def test_discover_table_writes_the_floor_as_a_bound(capsys, tmp_path):
