@@ -261,8 +261,12 @@ def print_discovery(ex: Any) -> None:
         shown = found[cols].head(SHOWN_FINDINGS)
         # "≤ 0.001" at the smallest adjusted p the permutations can give, never "0.001" as if measured
         shown = shown.assign(p_adjusted=[ex.p_short(p) for p in shown["p_adjusted"]])
-        common.print_frame(shown.set_index("description"),
-                           f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)}):")
+        title = f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)})"
+        if ex.adjust == "items":  # the columns measure different things: say which is which
+            shown = shown.rename(columns={"performance": "performance (raw)", "rest_performance": "rest (raw)",
+                                          "gap": "gap (item-adjusted)"})
+            title += "; gap and its bounds item-adjusted, performance columns raw"
+        common.print_frame(shown.set_index("description"), title + ":")
 
 
 #: The options of --discover that library sentences may name.

@@ -54,6 +54,20 @@ def test_discover_matches_library(capsys, files):
     assert cli_words(ex.sentence(), DISCOVER_FLAGS).split(":")[0] in html
 
 
+def test_item_adjusted_table_says_which_columns_are_adjusted(capsys, files):
+    ann_csv, ann_table, df, table = files
+    # the model errs on half of the women's annotations: a group served worse, item-adjusted too
+    women = df["annotator"].map(table["gender"]).eq("female").to_numpy()
+    flip = women & (np.random.default_rng(1).random(len(df)) < 0.5)
+    df.assign(pred=np.where(flip, 1 - df["label"], df["pred"])).to_csv(ann_csv, index=False)
+    code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
+                          "--min-annotators", "3", "--adjust", "items", "--n-perm", "199", "--ci", "none")
+    assert code == 0, err
+    assert "Served worse: gender=female" in out
+    assert "gap and its bounds item-adjusted, performance columns raw:" in out
+    assert "gap (item-adjusted)" in out and "performance (raw)" in out
+
+
 def test_discover_balance_reaches_the_result(capsys, files):
     ann_csv, ann_table, df, table = files
     code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
