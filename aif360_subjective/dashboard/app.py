@@ -832,7 +832,9 @@ class Dashboard:
         table = self.subgroups.subgroup_detail(kind, sid)
         size = table.attrs.get("size")
         ci = self.subgroups.view.settings.ci
-        head = (f"**Subgroup {lit(kind)} {lit(sid)}** ({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals "
+        described = table.attrs.get("description", "")
+        head = (f"**Subgroup {lit(kind)} {lit(sid)}: {lit(described)}** "
+                f"({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals "
                 f"{ci:.0%}; p_adjusted = family-wise adjusted p (permutation max-T over every subgroup of every kind, "
                 "metric and direction: the error the ranking's α controls); q = Benjamini-Hochberg over the "
                 "subgroups of one kind)")
@@ -1059,6 +1061,13 @@ class Dashboard:
             self._op_heatmap.objects = [fig]
             self._op_groups.objects = groups
             self._op_command.object = command
+            shown = getattr(self, "_ex_shown", None)
+            if shown is not None and shown != (s.performance, s.attributes):
+                # a search answers for the measure and attributes it ran with: never beside views of others
+                self._ex_shown = None
+                self._ex_result.objects = [pn.pane.Markdown(
+                    f"The measure or the attributes changed since the last search ({lit(shown[0])}): search again "
+                    "for an answer about the current ones.", css_classes=["discover-stale"])]
 
     def _on_discover(self, event: Any) -> None:
         """Search the annotator groups the chosen model serves worse, and show the answer and the groups found."""
@@ -1085,6 +1094,7 @@ class Dashboard:
         blocks.append(pn.pane.Markdown(_pre(self.opinion.discover_command(s, adjust=adjust, max_conditions=conditions,
                                                                           balance=balance))))
         self._ex_result.objects = blocks
+        self._ex_shown = (s.performance, s.attributes)
 
     def _on_mitigate(self, event: Any) -> None:
         pn = require_panel()

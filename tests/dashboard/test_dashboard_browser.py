@@ -160,6 +160,10 @@ def test_compas_table_subgroups_and_export(browser, compas_url, tmp_path):
     detail.wait_for()
     text = _text(detail)
     assert "statistical_parity" in text and "ci_low" in text
+    # its heading names the subgroup as the ranking's first row describes it
+    first = page.locator(".ranking-table .tabulator-row").first.locator(".tabulator-cell[tabulator-field=subgroup]")
+    heading = _text(page.locator(".subgroup-detail").locator("strong").first)
+    assert heading.endswith(_text(first)) and ": " in heading
     # export: the HTML report and the command
     with page.expect_download() as dl:
         page.locator(".sg-export").locator("button, a").first.click()
@@ -229,6 +233,21 @@ def test_annotations_discover_excluded_groups(browser, annotations_url):
     assert any(f"Model 1 (majority vote): {w}" in text
                for w in ("Served worse:", "No annotator group is served worse", "Cannot"))
     assert "--discover --adjust items" in _text(page.locator(".discover-result"))
+    page.close()
+
+
+def test_a_search_is_withdrawn_when_the_measure_changes(browser, annotations_url):
+    # issue 41: after a search, another measure left the old answer (and its --performance accuracy command) beside
+    # views that now show the false positive rate
+    page = _opinion_tab(browser, annotations_url)
+    page.locator(".discover button").click()
+    page.locator(".discover-answer").wait_for()
+    page.locator(".performance select").select_option("false_positive_rate")
+    stale = page.locator(".discover-stale")
+    stale.wait_for()
+    assert "search again" in _text(stale) and "accuracy" in _text(stale)
+    assert page.locator(".discover-answer").count() == 0
+    assert "--performance accuracy" not in _text(page.locator(".discover-result"))
     page.close()
 
 
