@@ -182,6 +182,16 @@ def start_line(address: str, port: int, origins: list[str]) -> str:
             f"pages allowed to open its websocket: {', '.join(origins)}). Ctrl-C stops it.")
 
 
+#: The largest CSV the dashboard's upload takes. A browser sends an uploaded file base64-encoded in one websocket
+#: message, and Bokeh's server closes the connection, without a word to the page, on a message over its limit (20 MB
+#: by default: a 30 MB file ended the session). The server's limit is set to :data:`WEBSOCKET_MAX_MESSAGE`, so a file
+#: up to about 1.5 times this size arrives and one above this size is refused with a message; the upload's label
+#: states the limit beforehand.
+MAX_UPLOAD_BYTES = 100 * 2**20
+#: The websocket message limit of a served dashboard (``websocket_max_message_size``), well above a base64 upload of
+#: :data:`MAX_UPLOAD_BYTES` (4/3 of it, plus the message's envelope).
+WEBSOCKET_MAX_MESSAGE = 2 * MAX_UPLOAD_BYTES
+
 #: The page's Content-Security-Policy: scripts only from the server and the page's own inline scripts (their
 #: per-response nonce), so that no inline event handler (``onerror=``) or injected ``<script>`` runs; no frames
 #: (an ``<iframe srcdoc>`` loads nothing), no plugins, no ``<base>``; connections only back to the server (the
@@ -428,7 +438,8 @@ class Dashboard:
         server = pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, address=address,
                           websocket_origin=origins, show=show, threaded=threaded, start=threaded,
                           title="aif360-subjective dashboard", verbose=False,
-                          transforms=[csp_transform()], **kwargs)
+                          transforms=[csp_transform()],
+                          **{"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE, **kwargs})
         if verbose:
             print(start_line(address, port, origins))
         if threaded:
@@ -539,6 +550,9 @@ class Dashboard:
         parts = [info, self.favourable]
         if self.opinion is None:
             self.upload = pn.widgets.FileInput(accept=".csv", css_classes=["upload"])
+            parts.append(pn.pane.Markdown(f"Upload a CSV of up to {MAX_UPLOAD_BYTES // 2**20} MB; open a larger "
+                                          "table with `aif360-subjective dashboard FILE`.",
+                                          css_classes=["upload-limit"]))
             self.upload_label = _widget(pn.widgets.Select, "truth column", options=[], css_classes=["upload-truth"])
             self.upload_pred = _widget(pn.widgets.Select, "prediction column", options=[],
                                        css_classes=["upload-prediction"])
@@ -590,6 +604,11 @@ class Dashboard:
         if not event.new:
             return
         name = self.upload.filename or "the uploaded file"
+        if len(event.new) > MAX_UPLOAD_BYTES:
+            raise ValueError(f"{name} holds {len(event.new) / 2**20:,.0f} MB, more than the dashboard's upload limit "
+                             f"of {MAX_UPLOAD_BYTES // 2**20} MB: analyse it with the command line "
+                             "(aif360-subjective subgroups FILE ...) or open the dashboard on it "
+                             "(aif360-subjective dashboard FILE ...)")
         try:
             df = pd.read_csv(io.BytesIO(event.new))
         except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:

@@ -302,6 +302,27 @@ def _upload(page, name: str, data: bytes) -> None:
     page.locator(".upload input[type=file]").set_input_files({"name": name, "mimeType": "text/csv", "buffer": data})
 
 
+def test_a_30_mb_upload_arrives_and_one_over_the_limit_gets_a_message(browser, small_url, monkeypatch):
+    # issue 41: a 30 MB upload closed the session's websocket without a word, and the page never answered again
+    from aif360_subjective.dashboard import app
+
+    page = _open(browser, small_url)
+    assert "up to 100 MB" in _text(page.locator(".upload-limit"))
+    row = b"0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+    head = b"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,class,out,x1,x2,x3,x4\n"
+    big = head + row * (30 * 2**20 // len(row))
+    _upload(page, "big.csv", big)
+    truth = page.locator(".upload-truth select")
+    _until(lambda: "class" in _text(truth), "the 30 MB file's columns")
+    # above the upload limit (lowered here so the test stays light): a message, and the page still answers
+    monkeypatch.setattr(app, "MAX_UPLOAD_BYTES", 2**20)
+    _upload(page, "over.csv", big[: 2 * 2**20])
+    page.locator(".dashboard-message", has_text="more than the dashboard's upload limit of 1 MB").wait_for()
+    _upload(page, "small.csv", _small_table(3).to_csv(index=False).encode())
+    _until(lambda: "out" in _text(page.locator(".upload-prediction select")), "the small file's columns")
+    page.close()
+
+
 def test_hostile_data_is_shown_as_text_and_never_runs(browser, small_url):
     """Issue 33 item 12: column names, values (group names, patterns), the upload's file name and label values in
     messages are shown literally; no payload runs (the window flag stays unset)."""
