@@ -199,7 +199,10 @@ def audit(spec: AuditSpec) -> int:
             # the library's sentences name Python options; the report of a command names the command's options
             report.rewrite_text(console_words)
             path = common.save_report(report, spec.out)
-    print(console_words(answer.text()))
+    if ex is not None:  # the question asked comes first; the audit by the grouping is its context
+        print("Answer (whose opinions are excluded): " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
+        print()
+    print(console_words(answer.text(f"The audit by {spec.grouping} grouping:" if ex is not None else "Answer:")))
     print()
     for note in notes:
         print(console_words(note))
@@ -247,10 +250,10 @@ def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
 
 
 def print_discovery(ex: Any) -> None:
-    """The answer line of ``--discover``, what was searched, and the groups found."""
+    """What ``--discover`` searched and the groups found (its answer line comes first in the output)."""
     print()
-    print("Whose opinions are excluded: " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
-    print(common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(), DISCOVER_FLAGS))
+    print("Whose opinions are excluded (details): " + common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(),
+                                                                        DISCOVER_FLAGS))
     found = ex.findings()
     if len(found):
         cols = ["description", "n_annotators", "n_annotations", "performance", "rest_performance", "gap", "ci_low",
@@ -258,8 +261,12 @@ def print_discovery(ex: Any) -> None:
         shown = found[cols].head(SHOWN_FINDINGS)
         # "≤ 0.001" at the smallest adjusted p the permutations can give, never "0.001" as if measured
         shown = shown.assign(p_adjusted=[ex.p_short(p) for p in shown["p_adjusted"]])
-        common.print_frame(shown.set_index("description"),
-                           f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)}):")
+        title = f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)})"
+        if ex.adjust == "items":  # the columns measure different things: say which is which
+            shown = shown.rename(columns={"performance": "performance (raw)", "rest_performance": "rest (raw)",
+                                          "gap": "gap (item-adjusted)"})
+            title += "; gap and its bounds item-adjusted, performance columns raw"
+        common.print_frame(shown.set_index("description"), title + ":")
 
 
 #: The options of --discover that library sentences may name.

@@ -418,6 +418,8 @@ class SubgroupSession:
             "p_adjusted": [row.get(f"{m}_p_adjusted", np.nan) for m in names],
         }, index=pd.Index(names, name="metric"))
         out.attrs["size"] = row["size"]
+        cands = rep.candidates
+        out.attrs["description"] = str(cands.family(kind).description(cands.position(kind, sid)))
         return out
 
     def command(self) -> str:
@@ -885,7 +887,24 @@ class OpinionSession:
             cache[key] = metric.excluded_groups(attributes=attrs, adjust=adjust, max_conditions=max_conditions,
                                                 performance=s.performance, random_state=self.seed,
                                                 balance=balance)
+        self.__dict__.setdefault("_last_search", {})[name] = key  # what the export reports for this model
         return cache[key]
+
+    def _excluded_sections(self, s: OpinionSettings) -> list[Any]:
+        """"Whose opinions are excluded" of each model's last search with the view's measure and attributes (a
+        search with other ones does not answer for this view)."""
+        from ..report.excluded_sections import excluded_groups_section
+
+        cache = self.__dict__.get("_excluded", {})
+        sections = []
+        for name, key in self.__dict__.get("_last_search", {}).items():
+            if (key[1], key[2]) != (s.performance, s.attributes):
+                continue
+            sec = excluded_groups_section(cache[key])
+            if len(self.models) > 1:
+                sec.title += f": {name}"
+            sections.append(sec)
+        return sections
 
     def discover_command(self, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2,
                          balance: str = "conditions") -> str:
@@ -930,6 +949,7 @@ class OpinionSession:
         for name in summary.index:
             report.fact(f"unfairness, {name}", summary.loc[name, "unfairness"])
         report.extend(opinion_sections(self.metrics(s), ci=s.ci, n_boot=s.n_boot, random_state=self.seed))
+        report.extend(self._excluded_sections(s))
         if self.history:
             sec = Section("Mitigations tried")
             sec.text("Each mitigation was audited on the same held-out items as its baseline, with the grouping and "

@@ -24,7 +24,7 @@ from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_anno
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from ..opinion.design import warn_design
-from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test
+from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, attach_test, exclusion_test
 from ..opinion.excluded import ExcludedGroups, check_discovery_options, discover_excluded
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
@@ -548,7 +548,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         """
         intervals = self._intervals(ci, n_boot, random_state, "both")
         test = self.exclusion_test(n_permutations=n_permutations, random_state=random_state, adjust=adjust)
-        result = dataclasses.replace(with_intervals(self._result(), intervals), exclusion_test=test)
+        result = attach_test(with_intervals(self._result(), intervals), test)
         return verdict_sentence(result)
 
     @dont_decorate

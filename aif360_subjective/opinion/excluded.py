@@ -784,10 +784,22 @@ def _check_attributes(annotators: Any, attributes: Any, present: pd.Index) -> tu
         raise ValueError(f"annotators shares no id with annotator_ids (its index holds e.g. "
                          f"{[plain(v) for v in annotators.index[:3]]}, the annotators are e.g. "
                          f"{[plain(v) for v in present[:3]]}): index it by annotator id, with the same dtype")
+    dup = annotators.index.duplicated(keep=False) & annotators.index.isin(present)
+    if dup.any():
+        ids = pd.unique(annotators.index[dup])
+        raise ValueError(f"annotators holds {len(ids)} annotator id(s) on more than one row (e.g. "
+                         f"{[plain(v) for v in ids[:3]]}): give each annotator one row, e.g. "
+                         "annotators[~annotators.index.duplicated()] to keep the first")
     table = annotators.reindex(present)
     for a in attrs:
         if a == ADR_ATTRIBUTE and a not in annotators.columns:
             continue
+        if pd.api.types.is_numeric_dtype(table[a]) and not pd.api.types.is_bool_dtype(table[a]):
+            bad = np.isinf(table[a].to_numpy(dtype=np.float64, na_value=np.nan))
+            if bad.any():
+                raise ValueError(f"annotators: column {a!r} holds {int(bad.sum())} infinite value(s) (e.g. annotator "
+                                 f"{plain(table.index[bad][0])}); an attribute must be finite or missing (NaN): "
+                                 "replace or drop them")
         n_values = table[a].nunique(dropna=True)
         if n_values < 2:
             shown = [plain(v) for v in pd.unique(table[a].dropna())]

@@ -20,7 +20,6 @@ References:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +35,7 @@ from .core import (
     individual_figures,
 )
 from .design import warn_design
-from .equal_service import exclusion_test
+from .equal_service import attach_test, exclusion_test
 from .options import ADJUSTMENTS, check_interval_options, check_opinion_options, check_test_options
 from .uncertainty import opinion_intervals, warn_single_group, warn_thin_groups, with_intervals
 
@@ -271,7 +270,7 @@ def opinion_exclusion(
     if interval is not None:
         result = with_intervals(result, opinion_intervals(result, interval, rng, enc))
     if test_options is not None:
-        result = dataclasses.replace(result, exclusion_test=exclusion_test(
+        result = attach_test(result, exclusion_test(
             result, enc, n_permutations=test_options.n_permutations, statistic=test_options.statistic,
             adjust=test_adjust, random_state=rng, halves=halves))
     return result

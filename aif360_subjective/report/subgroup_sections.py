@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_int
-from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
+from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS, value_format
 from ._text import as_float, count, q_columns_as_text, share_text
 from .answer import answer_section, as_subgroup_report, subgroup_answer
 from .model import Section
@@ -461,7 +461,8 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
             low, high = as_float(row.get(metric + "_ci_low", np.nan)), as_float(row.get(metric + "_ci_high", np.nan))
             cols["value"].append(value)
             defined = np.isfinite(low) and np.isfinite(high)  # no-break space: the interval never wraps
-            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if defined else "–")
+            f = value_format(metric)
+            cols[f"{ci:.0%} interval"].append(f"[{low:{f}},\u00a0{high:{f}}]" if defined else "–")
             if family_p is not None:
                 p_fam = _family_p(family_p, kind, sid, metric)
                 cols["adjusted p"].append("–" if not np.isfinite(value) else

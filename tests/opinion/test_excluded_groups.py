@@ -311,6 +311,21 @@ def test_bad_annotator_table_type():
                         annotators={"a1": "A"})  # type: ignore[arg-type]
 
 
+def test_annotator_table_with_a_repeated_id_or_an_infinite_value_is_refused_by_name():
+    df, table = _hand_data()
+    args = (df["label"], np.ones(len(df), dtype=int))
+    kw = {"item_ids": df["item"], "annotator_ids": df["annotator"]}
+    repeated = pd.concat([table, table.iloc[[0]]])
+    with pytest.raises(ValueError, match=r"annotators holds 1 annotator id\(s\) on more than one row \(e.g. \['"
+                                         + str(table.index[0]) + r"'\]\)"):
+        excluded_groups(*args, **kw, annotators=repeated)
+    numeric = table.assign(age=np.arange(len(table), dtype=float))
+    numeric.loc[numeric.index[1], "age"] = np.inf
+    with pytest.raises(ValueError, match=r"annotators: column 'age' holds 1 infinite value\(s\) \(e.g. annotator "
+                                         + str(table.index[1]) + r"\)"):
+        excluded_groups(*args, **kw, annotators=numeric)
+
+
 def test_class_face_matches_function():
     from aif360_subjective.datasets import MultiAnnotatorDataset
     from aif360_subjective.metrics import OpinionExclusionMetric
