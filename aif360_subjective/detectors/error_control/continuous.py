@@ -47,14 +47,13 @@ from scipy import stats
 
 from ..._validation import check_ci
 from .inference import newcombe_interval
+from .counters import Counter, as_counter
 from .maxt import (
     _BATCH,
     _WORKERS,
     DEFAULT_PERMUTATIONS,
-    Counter,
     MaxTResult,
     _Families,
-    as_counter,
     check_n_permutations,
     scan_penalty,
 )
