@@ -46,8 +46,8 @@ import numpy as np
 from scipy import stats
 
 from ..._validation import check_ci
-from .inference import newcombe_interval
 from .counters import Counter, as_counter
+from .inference import newcombe_interval
 from .maxt import (
     _BATCH,
     _WORKERS,
