@@ -108,7 +108,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -119,9 +119,25 @@ from .._validation import check_alpha, check_choice, check_int, check_random_sta
 from ..detectors.maxt import check_n_permutations
 from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, cross_fit, encode_annotations
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
+from .excluded_statistic import (
+    Flips,
+    Sums,
+    annotation_scores,
+    annotator_data,
+    batch_sizes,
+    class_maxima,
+    count_model,
+    data_totals,
+    detectable_gap,
+    enumerated_smallest_p,
+    from_normal,
+    item_adjusted,
+    overall_mean,
+    statistic,
+    wild_parts,
+)
 from .functional import _binary_view, _ids
-from .options import ORDINAL_PERFORMANCES, PERFORMANCES
-from .studentized import group_moments, larger_root, normal_equivalent, t_from_normal, unit_columns
+from .options import PERFORMANCES
 
 __all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups",
            "check_discovery_options", "discover_excluded", "excluded_groups"]
@@ -147,7 +163,6 @@ SHARED_WARNING = 0.5
 SHARED_NONE = 0.05
 #: Most annotators whose every permutation is enumerated (8! = 40,320).
 EXACT_MAX_ANNOTATORS = 8
-_BATCH = 64
 _TIE = 1e-9
 #: Candidates x annotations above which the share of shared items is computed for the first candidates only.
 _SHARED_BUDGET = 200_000_000
@@ -391,259 +406,8 @@ _COUNTED = {"accuracy": "every annotation", "true_positive_rate": "the annotatio
 
 
 # ----------------------------------------------------------------------------------------------
-# scores per annotation
+# the max-T of one direction
 # ----------------------------------------------------------------------------------------------
-def _scores(performance: str, t: np.ndarray, p: np.ndarray, r_true: np.ndarray | None,
-            r_pred: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """(counted rows, score per row): the performance is the mean score over the counted rows."""
-    ones = np.ones(len(t), dtype=bool)
-    if performance in ORDINAL_PERFORMANCES:
-        assert r_true is not None and r_pred is not None
-        err = np.abs(r_true - r_pred)
-        return ones, (err if performance == "mae" else (err <= 1.0).astype(np.float64))
-    table = {
-        "accuracy": (ones, t == p),
-        "true_positive_rate": (t, p),
-        "false_negative_rate": (t, ~p),
-        "true_negative_rate": (~t, ~p),
-        "false_positive_rate": (~t, p),
-        "precision": (p, t),
-    }
-    rows, score = table[performance]
-    return np.asarray(rows, dtype=bool), np.asarray(score, dtype=np.float64)
-
-
-def _item_adjusted(score: np.ndarray, items: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each score minus the mean score of the other annotations of its item; (kept rows, adjusted scores)."""
-    n = np.bincount(items, minlength=n_items).astype(np.float64)
-    total = np.bincount(items, weights=score, minlength=n_items)
-    keep = n[items] >= 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        others = (total[items] - score) / (n[items] - 1.0)
-    return keep, np.where(keep, score - others, 0.0)
-
-
-# ----------------------------------------------------------------------------------------------
-# the statistic from group sums
-# ----------------------------------------------------------------------------------------------
-#: Per-half columns of the annotator data: weight, weighted score, the sandwich's three sums, the floor, presence.
-_W, _A, _Q0, _Q1, _Q2, _F, _K = range(7)
-#: Cross columns (annotators with both halves present): w0 w1, w0 w1 (y0 + y1), w0 w1 y0 y1, both present.
-_X0, _X1, _X2, _XB = range(4)
-
-
-def _count_model(y_a: np.ndarray, n_a: np.ndarray, sq: np.ndarray) -> tuple[float, float]:
-    """(sigma2, tau2) of the count model ``Var(y_a) = tau2 + sigma2 / n_a``: ``sigma2`` the pooled variance of one
-    annotation's score within an annotator, ``tau2`` the annotators' spread fitted by
-    :func:`~aif360_subjective.opinion.studentized.group_moments` (every annotator in one group, ``b = sigma2``).
-
-    Args:
-        y_a: each annotator's mean score.
-        n_a: its scored annotations.
-        sq: the sum of its squared scores.
-    """
-    k, N = len(n_a), float(n_a.sum())
-    within = float(sq.sum() - (n_a * y_a**2).sum())
-    sigma2 = max(within / (N - k), 0.0) if k < N else 0.0
-    if k < 2:
-        return sigma2, 0.0
-    mom = group_moments(unit_columns(y_a, n_a).sum(axis=0)[None, :], within=sigma2)
-    tau2 = float(mom.a)
-    return sigma2, tau2 if np.isfinite(tau2) else 0.0
-
-
-@dataclass(frozen=True)
-class _Data:
-    """The annotator-level data the statistic needs: per half ``h`` a (annotators, 7) array, and the cross terms."""
-
-    halves: list[np.ndarray]
-    cross: np.ndarray | None
-
-
-def _variance(m: np.ndarray, q0: np.ndarray, q1: np.ndarray, q2: np.ndarray, cross: tuple[np.ndarray, ...] | None,
-              floor: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Cluster-robust variance of a weighted mean ``m`` with weight sum ``w`` over ``k`` annotators, floored."""
-    ss = q2 - 2.0 * m * q1 + m * m * q0
-    if cross is not None:
-        x0, x1, x2 = cross
-        ss = ss + 2.0 * (x2 - m * x1 + m * m * x0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        robust = np.where(k > 1.0, k / (k - 1.0) * np.maximum(ss, 0.0), np.nan)
-        out: np.ndarray = np.maximum(robust, floor) / (w * w)
-    return out
-
-
-class _Stat(NamedTuple):
-    """A candidate's statistic under one arrangement (each field an array over candidates and draws)."""
-
-    gap: np.ndarray  #: rest minus group (positive = served worse)
-    se: np.ndarray  #: its cluster-robust standard error
-    t: np.ndarray  #: ``gap / se``
-    k_s: np.ndarray  #: annotators in the group
-    k_r: np.ndarray  #: annotators in the rest
-    df: np.ndarray  #: Welch-Satterthwaite degrees of freedom of ``t``
-    z: np.ndarray  #: ``t`` on the normal scale: ``Phi^-1(F_df(t))``
-
-
-def _effective_count(w: np.ndarray, w2: np.ndarray) -> np.ndarray:
-    """Kish's effective number of annotators ``(sum w)^2 / sum w^2`` of a weighted mean."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out: np.ndarray = w * w / w2
-    return out
-
-
-def _to_normal(t: np.ndarray, df: np.ndarray) -> np.ndarray:
-    """Signed :func:`~aif360_subjective.opinion.studentized.normal_equivalent`: ``Phi^-1(F_df(t))``."""
-    return np.asarray(np.sign(t) * normal_equivalent(t, df), dtype=np.float64)
-
-
-def _from_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`_to_normal` (infinite ``z`` stay infinite)."""
-    return np.where(np.isfinite(z), np.sign(z) * t_from_normal(z, df), z)
-
-
-def _statistic(parts: dict[str, np.ndarray], totals: dict[str, np.ndarray], higher: bool) -> _Stat:
-    """Every candidate's :class:`_Stat` from its sums ``parts`` (each (m, b) per column) and the totals.
-
-    ``parts`` keys: ``"h<j>"`` (m, b, 7) sums of half j's columns over the candidate's units; with two halves
-    ``"c0"``, ``"c1"`` (cross columns over annotators whose half 0 / half 1 is in the candidate) and ``"cb"`` (both).
-    ``totals``: ``"h"`` the (7,) or (b, 7) sums over every unit, ``"c"`` the cross columns'.
-    """
-    halves = [parts[k] for k in sorted(k for k in parts if k.startswith("h"))]
-    s: np.ndarray = np.sum(halves, axis=0)
-    tot = totals["h"]
-    r = tot - s
-    two = "cb" in parts
-    cross_s: np.ndarray | None
-    cross_r: np.ndarray | None
-    if two:
-        cb, c0, c1 = parts["cb"], parts["c0"], parts["c1"]
-        cross_s = cb
-        cross_r = totals["c"] - c0 - c1 + cb
-        k_s = s[..., _K] - cb[..., _XB]
-        k_r = r[..., _K] - cross_r[..., _XB]
-        # an annotator's weight is w0 + w1: its square adds the cross term twice
-        w2_s, w2_r = s[..., _Q0] + 2.0 * cb[..., _X0], r[..., _Q0] + 2.0 * cross_r[..., _X0]
-    else:
-        cross_s = cross_r = None
-        k_s, k_r = s[..., _K], r[..., _K]
-        w2_s, w2_r = s[..., _Q0], r[..., _Q0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        m_s = s[..., _A] / s[..., _W]
-        m_r = r[..., _A] / r[..., _W]
-    v_s = _variance(m_s, s[..., _Q0], s[..., _Q1], s[..., _Q2],
-                    None if cross_s is None else (cross_s[..., _X0], cross_s[..., _X1], cross_s[..., _X2]),
-                    s[..., _F], k_s, s[..., _W])
-    v_r = _variance(m_r, r[..., _Q0], r[..., _Q1], r[..., _Q2],
-                    None if cross_r is None else (cross_r[..., _X0], cross_r[..., _X1], cross_r[..., _X2]),
-                    r[..., _F], k_r, r[..., _W])
-    gap = (m_r - m_s) if higher else (m_s - m_r)
-    se = np.sqrt(v_s + v_r)
-    # Welch-Satterthwaite: each side's variance on (effective annotators - 1) degrees of freedom
-    n_s = np.maximum(_effective_count(s[..., _W], w2_s) - 1.0, 1.0)
-    n_r = np.maximum(_effective_count(r[..., _W], w2_r) - 1.0, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(se > 0, gap / se, np.nan)
-        df = (v_s + v_r) ** 2 / (v_s * v_s / n_s + v_r * v_r / n_r)
-    return _Stat(gap, se, t, k_s, k_r, df, _to_normal(t, df))
-
-
-class _Sums:
-    """Every candidate's sums under a batch of annotator permutations: sparse products of the memberships."""
-
-    def __init__(self, members: sp.csc_matrix, n_annotators: int, n_halves: int, data: _Data):
-        self.H = n_halves
-        self.data = data
-        mt = sp.csr_matrix(members.T, dtype=np.float64)  # (candidates, units), unit = annotator * H + half
-        self.M = [sp.csr_matrix(mt[:, h::n_halves]) for h in range(n_halves)]
-        if n_halves == 2:
-            self.Mb = sp.csr_matrix(self.M[0].multiply(self.M[1]))
-
-    def sums(self, perm: np.ndarray) -> dict[str, np.ndarray]:
-        """``perm``: (b, annotators) the annotator whose data each annotator slot receives."""
-        b = perm.shape[0]
-        out = {}
-
-        def product(M: sp.csr_matrix, D: np.ndarray) -> np.ndarray:
-            q = D.shape[1]
-            stacked = D[perm.T].reshape(perm.shape[1], b * q)  # (annotators, b * q)
-            return np.asarray(M @ stacked).reshape(M.shape[0], b, q)
-
-        for h in range(self.H):
-            out[f"h{h}"] = product(self.M[h], self.data.halves[h])
-        if self.H == 2:
-            assert self.data.cross is not None
-            out["c0"] = product(self.M[0], self.data.cross)
-            out["c1"] = product(self.M[1], self.data.cross)
-            out["cb"] = product(self.Mb, self.data.cross)
-        return out
-
-
-def _wild_parts(data: _Data, mean: float) -> tuple[_Data, _Data]:
-    """The annotator columns of the wild bootstrap as ``base + v * delta`` for a sign ``v = +-1`` per annotator.
-
-    Under the null every annotator's mean score is the overall weighted mean ``mean``; the draw gives unit ``u`` the
-    score ``y*_u = mean + v_a (y_u - mean)`` (both halves of an annotator the same sign: the annotator is the
-    cluster). Every column is then linear in ``v`` (``v^2 = 1``): ``w y* = w mean + v w e``, ``w^2 y*^2 = w^2 (mean^2 +
-    e^2) + v 2 w^2 mean e``, ``w0 w1 y0* y1* = w0 w1 (mean^2 + e0 e1) + v w0 w1 mean (e0 + e1)``, with ``e = y -
-    mean``; weights, floors and presence do not change.
-    """
-    bases, deltas = [], []
-    for d in data.halves:
-        w = d[:, _W]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            e = np.where(w > 0, d[:, _A] / w - mean, 0.0)
-        base, delta = d.copy(), np.zeros_like(d)
-        base[:, _A], delta[:, _A] = w * mean, w * e
-        base[:, _Q1], delta[:, _Q1] = w * w * mean, w * w * e
-        base[:, _Q2], delta[:, _Q2] = w * w * (mean * mean + e * e), 2.0 * w * w * mean * e
-        bases.append(base)
-        deltas.append(delta)
-    cross_base = cross_delta = None
-    if data.cross is not None:
-        h0, h1 = data.halves
-        ww = data.cross[:, _X0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            e0 = np.where(h0[:, _W] > 0, h0[:, _A] / h0[:, _W] - mean, 0.0)
-            e1 = np.where(h1[:, _W] > 0, h1[:, _A] / h1[:, _W] - mean, 0.0)
-        cross_base, cross_delta = data.cross.copy(), np.zeros_like(data.cross)
-        cross_base[:, _X1], cross_delta[:, _X1] = 2.0 * ww * mean, ww * (e0 + e1)
-        cross_base[:, _X2], cross_delta[:, _X2] = ww * (mean * mean + e0 * e1), ww * mean * (e0 + e1)
-    return _Data(bases, cross_base), _Data(deltas, cross_delta)
-
-
-class _Flips:
-    """Every candidate's sums under a batch of wild-bootstrap sign draws (the counterpart of :class:`_Sums`)."""
-
-    def __init__(self, sums: _Sums, base: _Data, delta: _Data):
-        self.sums, self.delta = sums, delta
-        self.fixed = {f"h{h}": np.asarray(M @ base.halves[h]) for h, M in enumerate(sums.M)}
-        self.total = {"h": np.sum([d.sum(axis=0) for d in base.halves], axis=0)}
-        if base.cross is not None:
-            self.fixed |= {"c0": np.asarray(sums.M[0] @ base.cross), "c1": np.asarray(sums.M[1] @ base.cross),
-                           "cb": np.asarray(sums.Mb @ base.cross)}
-            self.total["c"] = base.cross.sum(axis=0)
-
-    def sums_and_totals(self, signs: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """``signs``: (b, annotators) of +-1. Returns the candidates' (m, b, q) sums and the (b, q) totals."""
-        b = signs.shape[0]
-
-        def product(M: sp.csr_matrix, fixed: np.ndarray, D: np.ndarray) -> np.ndarray:
-            q = D.shape[1]
-            stacked = (signs.T[:, :, None] * D[:, None, :]).reshape(D.shape[0], b * q)
-            return np.asarray(fixed[:, None, :] + np.asarray(M @ stacked).reshape(M.shape[0], b, q), dtype=np.float64)
-
-        d = self.delta
-        out = {f"h{h}": product(M, self.fixed[f"h{h}"], d.halves[h]) for h, M in enumerate(self.sums.M)}
-        totals = {"h": self.total["h"][None, :] + sum(signs @ dh for dh in d.halves)}
-        if d.cross is not None:
-            out |= {"c0": product(self.sums.M[0], self.fixed["c0"], d.cross),
-                    "c1": product(self.sums.M[1], self.fixed["c1"], d.cross),
-                    "cb": product(self.sums.Mb, self.fixed["cb"], d.cross)}
-            totals["c"] = self.total["c"][None, :] + signs @ d.cross
-        return out, totals
-
-
 @dataclass(frozen=True)
 class _Direction:
     """The max-T of one direction: offsets, critical value and adjusted p-values of every candidate."""
@@ -685,76 +449,6 @@ class _Direction:
         k_rej = int(math.floor(alpha * n_ref + 1e-9))
         crit = float(ref[k_rej]) if k_rej < n_ref else -np.inf
         return cls(offset=offset, critical_value=crit, p_adjusted=n_ge / n_ref)
-
-
-def _batch_sizes(n: int) -> list[int]:
-    """``n`` draws in batches of at most :data:`_BATCH`."""
-    return [min(_BATCH, n - i) for i in range(0, n, _BATCH)]
-
-
-def _class_maxima(stats: Any, cls: np.ndarray, n_classes: int,
-                  moments: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The largest ``z`` and ``-z`` of each class under each draw: two (draws, classes) arrays.
-
-    Args:
-        stats: an iterable of :class:`_Stat`, one per batch of draws (each field (candidates, b)).
-        cls: each candidate's class.
-        n_classes: the number of classes.
-        moments: if given, (candidates, 3) accumulates per candidate the draws with a finite ``T``, the sum of their
-            ``T`` and the sum of their ``T^2``.
-    """
-    pos: list[np.ndarray] = []
-    neg: list[np.ndarray] = []
-    for st in stats:
-        if moments is not None:
-            ok_t = np.isfinite(st.t)
-            t0 = np.where(ok_t, st.t, 0.0)
-            moments += np.column_stack([ok_t.sum(axis=1), t0.sum(axis=1), (t0 * t0).sum(axis=1)])
-        ok_z = np.isfinite(st.z)
-        for out, signed in ((pos, st.z), (neg, -st.z)):
-            stat = np.where(ok_z, signed, -np.inf)
-            out.append(np.stack([stat[cls == c].max(axis=0) for c in range(n_classes)], axis=1))
-    return np.concatenate(pos), np.concatenate(neg)
-
-
-def _detectable_gap(c: np.ndarray, se: np.ndarray, obs: dict[str, np.ndarray], keep: np.ndarray, sigma2: float,
-                    totals: dict[str, np.ndarray], *, binary: bool, higher: bool) -> np.ndarray:
-    """The gap ``g`` a candidate's ``T`` reaches ``c`` at: ``g = c se(g)``.
-
-    ``se(g)`` is the standard error the candidate would have with its performance moved by ``g``. For scores of 0 or 1
-    (rates, accuracy) moving the group's mean ``mu`` moves the variance of one of its annotations from ``mu (1 - mu)``
-    to ``(mu - g)(1 - mu + g)`` (``(mu + g)(1 - mu - g)`` where lower is better): the annotations' part of the group's
-    variance, its floor ``F / W^2`` (``sigma^2`` per annotation), grows by the factor ``1 + (g b - g^2) / sigma^2``
-    with ``b = 2 mu - 1`` (``1 - 2 mu``), ``mu`` the overall weighted mean. Then ``g^2 = c^2 (V + A (g b - g^2))``
-    with ``V = se^2``, ``A = F / (W^2 sigma^2)``: the positive root of ``(1 + c^2 A) g^2 - c^2 A b g - c^2 V = 0``.
-    Other scores (MAE, item-adjusted ones) keep ``g = c se``.
-    """
-    if not binary or sigma2 <= 0:
-        return np.asarray(c * se, dtype=np.float64)
-    s = np.sum([obs[key][:, 0] for key in obs if key.startswith("h")], axis=0)[keep]
-    mu = float(totals["h"][_A] / totals["h"][_W])
-    b = 2.0 * mu - 1.0 if higher else 1.0 - 2.0 * mu
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = s[:, _F] / (s[:, _W] ** 2 * sigma2)
-    c2a = c * c * a
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = larger_root(1.0 + c2a, c2a * b / 2.0, -c * c * se * se)
-    return np.asarray(np.where(np.isfinite(root) & (c > 0), root, c * se), dtype=np.float64)
-
-
-def _smallest_p(members: sp.csc_matrix, perms: np.ndarray, k: int, H: int, m: int) -> float:
-    """The share of permutations that map the candidates onto themselves (each onto itself or onto another, e.g. a
-    group and its complement): they give the observed maximum whatever the data, so it is the smallest p-value
-    these annotators allow."""
-    dense = members.toarray().reshape(k, H, m)
-    bit = (2.0 ** np.arange(k * H)).reshape(k, H, 1)
-    own_keys = np.sort((dense * bit).sum(axis=(0, 1)))
-    same = np.ones(len(perms), dtype=bool)
-    for i in range(0, len(perms), 4096):
-        blk = perms[i:i + 4096]
-        keys = np.sort((dense[blk] * bit[None]).sum(axis=(1, 2)), axis=1)
-        same[i:i + 4096] = (keys == own_keys[None]).all(axis=1)
-    return float(same.mean())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -973,11 +667,11 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     counts: dict[str, Any] = {"n_without_attributes": int((~enc.annotators.isin(annotators.index)).sum())}
 
     # -- scores, counted rows, item adjustment
-    rows, score = _scores(performance, enc.t, enc.p, enc.r_true, enc.r_pred)
+    rows, score = annotation_scores(performance, enc.t, enc.p, enc.r_true, enc.r_pred)
     raw = score.copy()
     if adjust == "items":
         items_rows = np.where(rows, enc.item_codes, len(enc.items))  # uncounted rows on a dummy item
-        keep, adjusted = _item_adjusted(np.where(rows, score, 0.0), items_rows, len(enc.items) + 1)
+        keep, adjusted = item_adjusted(np.where(rows, score, 0.0), items_rows, len(enc.items) + 1)
         counts["n_single_annotation_items"] = int((rows & ~keep).sum())
         rows = rows & keep
         score = adjusted
@@ -1012,24 +706,13 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     # test of equal service's own moments (studentized.group_moments, all annotators as one group)
     sq = np.bincount(a_codes, weights=score[rows] ** 2, minlength=n_all)[keep_a]
     y_a = s_u.sum(axis=1) / n_a
-    sigma2, tau2 = _count_model(y_a, n_a, sq)
+    sigma2, tau2 = count_model(y_a, n_a, sq)
     rho = tau2 / (tau2 + sigma2) if tau2 + sigma2 > 0 else 0.0
     w_a = n_a / (1.0 + (n_a - 1.0) * rho)
     with np.errstate(divide="ignore", invalid="ignore"):
         y_u = np.where(n_u > 0, s_u / n_u, 0.0)
     w_u = w_a[:, None] * n_u / n_a[:, None]
-    halves = []
-    for h in range(H):
-        w, y, nh = w_u[:, h], y_u[:, h], n_u[:, h]
-        # the floor: the annotations' own noise in w y, w^2 sigma2 / n_u with w = w_a n_u / n_a
-        halves.append(np.column_stack([w, w * y, w * w, w * w * y, w * w * y * y,
-                                       w_a**2 * nh * sigma2 / n_a**2, (nh > 0).astype(np.float64)]))
-    cross = None
-    if H == 2:
-        ww = w_u[:, 0] * w_u[:, 1]
-        cross = np.column_stack([ww, ww * (y_u[:, 0] + y_u[:, 1]), ww * y_u[:, 0] * y_u[:, 1],
-                                 ((n_u[:, 0] > 0) & (n_u[:, 1] > 0)).astype(np.float64)])
-    data = _Data(halves, cross)
+    data = annotator_data(w_a, w_u, n_a, n_u, y_u, sigma2)
 
     # -- candidates over the units
     unit_table = table.loc[ann_ids, [a for a in attrs if not (use_adr and a == ADR_ATTRIBUTE)]]
@@ -1055,12 +738,10 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
 
     members = cand.members
     identity = np.arange(k)[None, :]
-    sums = _Sums(members, k, H, data)
-    totals = {"h": np.sum([d.sum(axis=0) for d in halves], axis=0)}
-    if cross is not None:
-        totals["c"] = cross.sum(axis=0)
+    sums = Sums(members, k, H, data)
+    totals = data_totals(data)
     obs = sums.sums(identity)
-    gap, se, t, k_s, k_r, df, z = (x[:, 0] for x in _statistic(obs, totals, info.higher_is_better))
+    gap, se, t, k_s, k_r, df, z = (x[:, 0] for x in statistic(obs, totals, info.higher_is_better))
     ok = (k_s >= min_annotators) & (k_r >= min_annotators) & np.isfinite(t)
     counts["n_small_rest"] = int(((k_s >= min_annotators) & (k_r < min_annotators)).sum())
     keep_c = np.flatnonzero(ok)
@@ -1083,25 +764,24 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     worse = better = wild_worse = wild_better = none  # served worse (T), served better (-T)
     moments = np.zeros((m, 3))  # per candidate: permutations with a T, sum of T, sum of T^2
     if m:
-        sums = _Sums(members, k, H, data)
+        sums = Sums(members, k, H, data)
         if exact:
             perms = np.array(list(itertools.permutations(range(k))), dtype=np.int64)
             batches = [perms[i:i + 4096] for i in range(0, len(perms), 4096)]
         else:
-            batches = [rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1) for b in _batch_sizes(n_perm)]
-        pos, neg = _class_maxima((_statistic(sums.sums(perm), totals, info.higher_is_better) for perm in batches),
+            batches = [rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1) for b in batch_sizes(n_perm)]
+        pos, neg = class_maxima((statistic(sums.sums(perm), totals, info.higher_is_better) for perm in batches),
                                  cls, len(classes), moments)
         if exact:
-            smallest_p = _smallest_p(members, perms, k, H, m)
+            smallest_p = enumerated_smallest_p(members, perms, k, H, m)
         balanced = opts.balance == "conditions"
         worse = _Direction.from_null(pos, cls, z, alpha, exact, balanced)
         better = _Direction.from_null(neg, cls, -z, alpha, exact, balanced)
         if not exact:
-            mean = float(totals["h"][_A] / totals["h"][_W])
-            flips = _Flips(sums, *_wild_parts(data, mean))
+            flips = Flips(sums, *wild_parts(data, overall_mean(totals)))
             draws = (flips.sums_and_totals(rng.choice(np.array([-1.0, 1.0]), size=(b, k)))
-                     for b in _batch_sizes(n_perm))
-            pos, neg = _class_maxima((_statistic(*d, info.higher_is_better) for d in draws), cls, len(classes))
+                     for b in batch_sizes(n_perm))
+            pos, neg = class_maxima((statistic(*d, info.higher_is_better) for d in draws), cls, len(classes))
             wild_worse = _Direction.from_null(pos, cls, z, alpha, False, balanced)
             wild_better = _Direction.from_null(neg, cls, -z, alpha, False, balanced)
     p_perm = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
@@ -1113,7 +793,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     z_threshold = np.fmax(crit + offset, wild_worse.critical_value + wild_worse.offset if not exact else np.nan)
     z_better = np.fmax(better.critical_value + better.offset,
                        wild_better.critical_value + wild_better.offset if not exact else np.nan)
-    threshold, threshold_better = _from_normal(z_threshold, df), _from_normal(z_better, df)
+    threshold, threshold_better = from_normal(z_threshold, df), from_normal(z_better, df)
     half_width = np.maximum(threshold, 0.0) * se
     upper_width = np.maximum(threshold_better, 0.0) * se
     # the gap found with 80% power: T must exceed the threshold, and T spreads around gap / se with the spread of
@@ -1122,7 +802,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     n_t = np.maximum(moments[:, 0], 1.0)
     var_t = moments[:, 2] / n_t - (moments[:, 1] / n_t) ** 2
     spread = np.maximum(np.sqrt(np.maximum(var_t, 0.0)), 1.0)
-    detectable = _detectable_gap(threshold + _Z_POWER * spread, se, obs, keep_c, sigma2, totals,
+    detectable = detectable_gap(threshold + _Z_POWER * spread, se, obs, keep_c, sigma2, totals,
                                  binary=performance != "mae" and adjust == "none", higher=info.higher_is_better)
 
     # -- raw performance of the group and the rest (the weighted means of the raw scores)

@@ -10,7 +10,8 @@ import pytest
 from scipy import stats
 
 from aif360_subjective.opinion import ExcludedGroups, excluded_groups
-from aif360_subjective.opinion.excluded import _statistic, _Sums
+from aif360_subjective.opinion.excluded_statistic import Sums as _Sums
+from aif360_subjective.opinion.excluded_statistic import statistic as _statistic
 
 
 def _hand_data():
@@ -536,7 +537,8 @@ def test_class_face_balance():
 
 def _data_from_scores(data, y_units):
     """The engine's annotator columns rebuilt from unit scores ``y_units`` (one array per half), weights kept."""
-    from aif360_subjective.opinion.excluded import _F, _K, _W, _Data
+    from aif360_subjective.opinion.excluded_statistic import _F, _K, _W
+    from aif360_subjective.opinion.excluded_statistic import AnnotatorData as _Data
 
     halves = []
     for d, y in zip(data.halves, y_units, strict=True):
@@ -553,7 +555,9 @@ def _data_from_scores(data, y_units):
 def test_wild_bootstrap_sums_equal_the_statistic_of_sign_flipped_scores(attributes):
     # a wild draw gives annotator a the scores mean + v_a (y - mean) (both halves the same sign): the engine's
     # linear update must equal the statistic computed afresh from those scores
-    from aif360_subjective.opinion.excluded import _A, _W, _Flips, _wild_parts
+    from aif360_subjective.opinion.excluded_statistic import _A, _W
+    from aif360_subjective.opinion.excluded_statistic import Flips as _Flips
+    from aif360_subjective.opinion.excluded_statistic import wild_parts as _wild_parts
 
     rng = np.random.default_rng(21)
     y, pred, item, who, table = _simulate(rng, n_annotators=50, per=(5, 30))
@@ -609,7 +613,8 @@ def test_detectable_gap_solves_the_gap_with_the_variance_it_moves():
     # the moved mean, (mu - g)(1 - mu + g) = mu (1 - mu) + g (2 mu - 1) - g^2 per annotation
     from scipy.optimize import brentq
 
-    from aif360_subjective.opinion.excluded import _F, _W, _detectable_gap
+    from aif360_subjective.opinion.excluded_statistic import _F, _W
+    from aif360_subjective.opinion.excluded_statistic import detectable_gap as _detectable_gap
 
     sigma2, mu = 0.16, 0.8
     W = np.array([40.0, 10.0])
