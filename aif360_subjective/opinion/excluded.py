@@ -117,7 +117,15 @@ import scipy.sparse as sp
 from .._param_tables import OPINION_PARAMS
 from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
 from ..detectors.maxt import check_n_permutations
-from .annotations import EncodedAnnotations, check_ratings, check_unique_pairs, cross_fit, encode_annotations
+from .annotations import (
+    EncodedAnnotations,
+    binary_view,
+    check_ratings,
+    check_unique_pairs,
+    cross_fit,
+    encode_annotations,
+    ids_or_level,
+)
 from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
 from .excluded_statistic import (
     Flips,
@@ -136,7 +144,6 @@ from .excluded_statistic import (
     statistic,
     wild_parts,
 )
-from .functional import _binary_view, _ids
 from .options import PERFORMANCES
 
 __all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups",
@@ -587,16 +594,16 @@ def excluded_groups(
     yt, yp = y_true, y_pred
     if info.needs_ratings:
         if positive_from is not None:
-            yt, yp, ratings = _binary_view(y_true, y_pred, positive_from, pos_label)
+            yt, yp, ratings = binary_view(y_true, y_pred, positive_from, pos_label)
         else:
             n = len(y_true)
             ratings = (check_ratings(y_true, "y_true", n), check_ratings(y_pred, "y_pred", n))
             yt = yp = np.zeros(n, dtype=np.int64)  # no binary view: the ADR uses the median rating
             pos_label = 1
     elif positive_from is not None:
-        yt, yp, _ = _binary_view(y_true, y_pred, positive_from, pos_label)
-    enc = encode_annotations(yt, yp, _ids(y_true, item_ids, "item", "item_ids"),
-                             _ids(y_true, annotator_ids, "annotator", "annotator_ids"), pos_label=pos_label,
+        yt, yp, _ = binary_view(y_true, y_pred, positive_from, pos_label)
+    enc = encode_annotations(yt, yp, ids_or_level(y_true, item_ids, "item", "item_ids"),
+                             ids_or_level(y_true, annotator_ids, "annotator", "annotator_ids"), pos_label=pos_label,
                              ratings=ratings)
     check_unique_pairs(enc.item_codes, enc.annotator_codes, enc.items, enc.annotators)
     reference = "median" if (info.needs_ratings and positive_from is None) else "majority"
