@@ -743,7 +743,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     counts["n_annotators"] = k
     counts["n_annotations"] = int(n_a.sum())
 
-    members = cand.members
+    members = cand.members()
     identity = np.arange(k)[None, :]
     sums = Sums(members, k, H, data)
     totals = data_totals(data)
@@ -753,13 +753,13 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     counts["n_small_rest"] = int(((k_s >= min_annotators) & (k_r < min_annotators)).sum())
     keep_c = np.flatnonzero(ok)
     members = sp.csc_matrix(members[:, keep_c])
-    descriptions = [cand.descriptions[i] for i in keep_c]
+    descriptions = [cand.description(int(i)) for i in keep_c]
     n_cond = cand.n_conditions[keep_c]
     gap, se, t, k_s, df, z = gap[keep_c], se[keep_c], t[keep_c], k_s[keep_c], df[keep_c], z[keep_c]
     m = len(keep_c)
     counts["n_candidates"] = m
     # classes of candidates: their number of conditions (the few single attributes do not compete with the many pairs)
-    classes, cls = np.unique(n_cond, return_inverse=True)  # the classes of the balanced max-T
+    classes, cls = np.unique(cand.description_class()[keep_c], return_inverse=True)  # the balanced max-T's
     cls = np.asarray(cls, dtype=np.intp).ravel()
 
     # -- the null distribution of the largest statistic, in each direction: permutations of annotators (exact when
