@@ -126,8 +126,9 @@ from .annotations import (
     encode_annotations,
     ids_or_level,
 )
-from .excluded_candidates import ADR_ATTRIBUTE, build_candidates, count_small_groups
+from .excluded_candidates import ADR_ATTRIBUTE, AnnotatorGroups, build_candidates, count_small_groups
 from .excluded_statistic import (
+    AnnotatorData,
     Flips,
     Sums,
     annotation_scores,
@@ -619,7 +620,7 @@ class DiscoveryOptions:
     ranges: int
     adjust: str
     alpha: float
-    n_perm: int
+    n_permutations: int
     performance: str
     rng: np.random.Generator
     balance: str = "conditions"
@@ -647,13 +648,17 @@ def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5,
         raise ValueError(f"n_perm={n_perm} cannot reach alpha={alpha:g} (the smallest p-value is 1 / (n_perm + 1)): "
                          f"use n_perm >= {math.ceil(1 / alpha) - 1}")
     return DiscoveryOptions(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
-                            adjust=adjust, alpha=alpha, n_perm=n_perm, performance=_check_performance(performance),
+                            adjust=adjust, alpha=alpha, n_permutations=n_perm, performance=_check_performance(performance),
                             rng=check_random_state(random_state), balance=balance)
 
 
 def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any, opts: DiscoveryOptions, *,
                       tie: str = "favorable", adr_reference: str = "majority") -> ExcludedGroups:
     """The discovery on encoded annotations (the core both faces call; see :func:`excluded_groups`).
+
+    The steps: the units (:func:`_units`: scores, item adjustment, annotators or annotator halves), their weights
+    (:func:`_weights`), the candidate groups over them and the ones tested (:func:`_candidates`, :func:`_tested`),
+    the two nulls of the largest statistic (:func:`_nulls`), and the table (:func:`_table`).
 
     Args:
         enc: encoded annotations (their binary view for the ADR; ratings for the measures on ratings).
@@ -666,24 +671,77 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     Returns:
         ExcludedGroups
     """
-    max_conditions, min_annotators, ranges = opts.max_conditions, opts.min_annotators, opts.ranges
-    adjust, alpha, n_perm, performance, rng = opts.adjust, opts.alpha, opts.n_perm, opts.performance, opts.rng
-    info = PERFORMANCES[performance]
+    higher = PERFORMANCES[opts.performance].higher_is_better
     table, attrs = _check_attributes(annotators, attributes, enc.annotators)
     use_adr = ADR_ATTRIBUTE in attrs and ADR_ATTRIBUTE not in annotators.columns
     counts: dict[str, Any] = {"n_without_attributes": int((~enc.annotators.isin(annotators.index)).sum())}
+    units = _units(enc, opts, use_adr, tie, adr_reference, counts)
+    weights = _weights(enc, units)
+    cand = _candidates(table, attrs, use_adr, units, opts, counts)
+    tested = _tested(cand, units, weights, opts, higher, counts)
+    nulls = _nulls(tested, units, weights, opts, higher)
+    tbl, members = _table(enc, tested, nulls, units, weights, opts, higher)
+    tbl["shared_items"] = _shared_items(enc, units.rows, units.half, units.n_halves, units.keep_a, members,
+                                        counts["n_annotations"])
+    k, exact = units.k, nulls.exact
+    notes = []
+    if exact and tested.m:
+        notes.append(f"with {k} annotators every permutation is enumerated and the permutation p-value is exact when "
+                     "annotators are exchangeable; the wild bootstrap, which guards against groups whose annotators "
+                     "differ among themselves more than the others do, needs more annotators and was not run")
+    if use_adr:
+        notes.append("ADR cross-fitted on item halves: each annotator's annotations of one half are grouped by its "
+                     "ADR on the other half")
+    unit_ann = pd.Index(np.repeat(np.asarray(units.ann_ids, dtype=object), units.n_halves), name="annotator")
+    return ExcludedGroups(
+        table=tbl, alpha=opts.alpha, performance=opts.performance, higher_is_better=higher, adjust=opts.adjust,
+        critical_value=nulls.worse.critical_value,
+        wild_critical_value=nulls.wild_worse.critical_value if not exact else np.nan,
+        smallest_p=nulls.smallest_p, n_permutations=math.factorial(k) if exact else opts.n_permutations,
+        exact=exact, counts=counts, annotator_units=unit_ann, members_matrix=members, attributes=tuple(attrs),
+        max_conditions=opts.max_conditions, min_annotators=opts.min_annotators, notes=tuple(notes),
+        balance=opts.balance, engine=(weights.data, weights.totals),
+    )
 
-    # -- scores, counted rows, item adjustment
-    rows, score = annotation_scores(performance, enc.t, enc.p, enc.r_true, enc.r_pred)
+
+@dataclass(frozen=True)
+class _Units:
+    """The units of the search: annotators, or annotator halves (``n_halves`` 2, the ADR cross-fitted on item
+    halves). Per annotation row: ``rows`` counted, ``score`` (item-adjusted with ``adjust="items"``), ``raw``
+    score, ``half``; per kept annotator (``keep_a`` its codes, ``ann_ids`` its ids) and half: ``n_u`` scored
+    annotations, ``s_u`` and ``raw_u`` their score sums; ``n_a`` per annotator; ``adr`` the two halves' ADR."""
+
+    rows: np.ndarray
+    score: np.ndarray
+    raw: np.ndarray
+    half: np.ndarray
+    n_halves: int
+    keep_a: np.ndarray
+    ann_ids: pd.Index
+    n_u: np.ndarray
+    s_u: np.ndarray
+    raw_u: np.ndarray
+    n_a: np.ndarray
+    adr: np.ndarray | None
+
+    @property
+    def k(self) -> int:
+        """Annotators with a scored annotation."""
+        return len(self.keep_a)
+
+
+def _units(enc: EncodedAnnotations, opts: DiscoveryOptions, use_adr: bool, tie: str, adr_reference: str,
+           counts: dict[str, Any]) -> _Units:
+    """Step 1: scores, counted rows, the item adjustment, and the sums per unit (counts what it drops)."""
+    rows, score = annotation_scores(opts.performance, enc.t, enc.p, enc.r_true, enc.r_pred)
     raw = score.copy()
-    if adjust == "items":
+    if opts.adjust == "items":
         items_rows = np.where(rows, enc.item_codes, len(enc.items))  # uncounted rows on a dummy item
         keep, adjusted = item_adjusted(np.where(rows, score, 0.0), items_rows, len(enc.items) + 1)
         counts["n_single_annotation_items"] = int((rows & ~keep).sum())
         rows = rows & keep
         score = adjusted
-
-    # -- units: annotators, or annotator halves (ADR cross-fitted on item halves, the opinion core's split)
+    # units: annotators, or annotator halves (ADR cross-fitted on item halves, the opinion core's split)
     H = 2 if use_adr else 1
     half = np.zeros(enc.n, dtype=np.int64)
     adr_halves = None
@@ -691,8 +749,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         fit = cross_fit(enc, tie, adr_reference)
         half, adr_halves = fit.row_half, fit.adr
     n_all = len(enc.annotators)
-    a_codes = enc.annotator_codes[rows]
-    u_codes = a_codes * H + half[rows]
+    u_codes = enc.annotator_codes[rows] * H + half[rows]
     n_u = np.bincount(u_codes, minlength=n_all * H).astype(np.float64).reshape(n_all, H)
     s_u = np.bincount(u_codes, weights=score[rows], minlength=n_all * H).reshape(n_all, H)
     raw_u = np.bincount(u_codes, weights=raw[rows], minlength=n_all * H).reshape(n_all, H)
@@ -700,119 +757,183 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     scored = n_a > 0
     counts["n_no_scored_annotation"] = int((~scored).sum())
     keep_a = np.flatnonzero(scored)
-    n_u, s_u, raw_u, n_a = n_u[keep_a], s_u[keep_a], raw_u[keep_a], n_a[keep_a]
-    ann_ids = enc.annotators[keep_a]
-    k = len(keep_a)
-    if k == 0:
-        left = " left after adjust='items'" if adjust == "items" else ""
-        raise ValueError(f"performance {performance!r} scores none of the {enc.n} annotations (it counts "
-                         f"{_COUNTED[performance]}, and there are none{left}): choose another performance measure")
+    if len(keep_a) == 0:
+        left = " left after adjust='items'" if opts.adjust == "items" else ""
+        raise ValueError(f"performance {opts.performance!r} scores none of the {enc.n} annotations (it counts "
+                         f"{_COUNTED[opts.performance]}, and there are none{left}): choose another performance "
+                         "measure")
+    return _Units(rows=rows, score=score, raw=raw, half=half, n_halves=H, keep_a=keep_a,
+                  ann_ids=enc.annotators[keep_a], n_u=n_u[keep_a], s_u=s_u[keep_a], raw_u=raw_u[keep_a],
+                  n_a=n_a[keep_a], adr=None if adr_halves is None else adr_halves[keep_a])
 
-    # -- random-effects weights from the count model Var(y_a) = tau2 + sigma2 / n_a over all annotators (fixed
-    # before permuting): sigma2 the pooled within-annotator variance of one annotation's score, tau2 fitted by the
-    # test of equal service's own moments (studentized.group_moments, all annotators as one group)
-    sq = np.bincount(a_codes, weights=score[rows] ** 2, minlength=n_all)[keep_a]
-    y_a = s_u.sum(axis=1) / n_a
+
+@dataclass(frozen=True)
+class _Weights:
+    """The count model's ``sigma2``, every unit's weight ``w_u`` and the statistic's annotator data and totals."""
+
+    sigma2: float
+    w_u: np.ndarray
+    data: AnnotatorData
+    totals: dict[str, np.ndarray]
+
+
+def _weights(enc: EncodedAnnotations, units: _Units) -> _Weights:
+    """Step 2: random-effects weights from the count model ``Var(y_a) = tau2 + sigma2 / n_a`` over all annotators
+    (fixed before permuting): ``sigma2`` the pooled within-annotator variance of one annotation's score, ``tau2``
+    fitted by the test of equal service's own moments (``studentized.group_moments``, all annotators one group)."""
+    rows, n_a, n_u = units.rows, units.n_a, units.n_u
+    a_codes = enc.annotator_codes[rows]
+    sq = np.bincount(a_codes, weights=units.score[rows] ** 2, minlength=len(enc.annotators))[units.keep_a]
+    y_a = units.s_u.sum(axis=1) / n_a
     sigma2, tau2 = count_model(y_a, n_a, sq)
     rho = tau2 / (tau2 + sigma2) if tau2 + sigma2 > 0 else 0.0
     w_a = n_a / (1.0 + (n_a - 1.0) * rho)
     with np.errstate(divide="ignore", invalid="ignore"):
-        y_u = np.where(n_u > 0, s_u / n_u, 0.0)
+        y_u = np.where(n_u > 0, units.s_u / n_u, 0.0)
     w_u = w_a[:, None] * n_u / n_a[:, None]
     data = annotator_data(w_a, w_u, n_a, n_u, y_u, sigma2)
+    return _Weights(sigma2=sigma2, w_u=w_u, data=data, totals=data_totals(data))
 
-    # -- candidates over the units
-    unit_table = table.loc[ann_ids, [a for a in attrs if not (use_adr and a == ADR_ATTRIBUTE)]]
+
+def _candidates(table: pd.DataFrame, attrs: list[str], use_adr: bool, units: _Units, opts: DiscoveryOptions,
+                counts: dict[str, Any]) -> AnnotatorGroups:
+    """Step 3: the candidate groups over the units (and the count of the attribute-value groups too small)."""
+    H, ann_ids = units.n_halves, units.ann_ids
+    plain_attrs = [a for a in attrs if not (use_adr and a == ADR_ATTRIBUTE)]
+    unit_table = table.loc[ann_ids, plain_attrs]
     unit_table = unit_table.loc[unit_table.index.repeat(H)].reset_index(drop=True)
-    if use_adr:
-        assert adr_halves is not None
+    if units.adr is not None:
         # unit (a, h) scores half h, grouped by the ADR on the other half (CrossFit.half_unit)
-        unit_table[ADR_ATTRIBUTE] = adr_halves[keep_a][:, ::-1].ravel()
+        unit_table[ADR_ATTRIBUTE] = units.adr[:, ::-1].ravel()
         unit_table = unit_table[attrs]
-    cand = build_candidates(unit_table, max_conditions, min_annotators, ranges)
+    cand = build_candidates(unit_table, opts.max_conditions, opts.min_annotators, opts.ranges)
     counts["n_identical"] = cand.n_identical
     counts["missing"] = cand.missing
-    small_table = table.loc[ann_ids, [a for a in attrs if not (use_adr and a == ADR_ATTRIBUTE)]]
-    if adr_halves is not None:
-        both = adr_halves[keep_a]
-        defined = np.isfinite(both)
+    small_table = table.loc[ann_ids, plain_attrs]
+    if units.adr is not None:
+        defined = np.isfinite(units.adr)
         with np.errstate(divide="ignore", invalid="ignore"):
-            mean_adr = np.where(defined, both, 0.0).sum(axis=1) / defined.sum(axis=1)
+            mean_adr = np.where(defined, units.adr, 0.0).sum(axis=1) / defined.sum(axis=1)
         small_table = small_table.assign(**{ADR_ATTRIBUTE: mean_adr})
-    counts["n_small_groups"] = count_small_groups(small_table, attrs, max_conditions, ranges, min_annotators)
-    counts["n_annotators"] = k
-    counts["n_annotations"] = int(n_a.sum())
+    counts["n_small_groups"] = count_small_groups(small_table, attrs, opts.max_conditions, opts.ranges,
+                                                  opts.min_annotators)
+    counts["n_annotators"] = units.k
+    counts["n_annotations"] = int(units.n_a.sum())
+    return cand
 
+
+@dataclass(frozen=True)
+class _Tested:
+    """The candidates tested (enough annotators on both sides, a statistic): their membership, descriptions,
+    numbers of conditions, class of the balanced max-T (``cls``, of ``n_classes``), observed statistic, the
+    observed sums of every candidate (``obs``) and the positions kept among them (``keep``)."""
+
+    members: sp.csc_matrix
+    descriptions: list[str]
+    n_conditions: np.ndarray
+    cls: np.ndarray
+    n_classes: int
+    gap: np.ndarray
+    se: np.ndarray
+    t: np.ndarray
+    k_s: np.ndarray
+    df: np.ndarray
+    z: np.ndarray
+    obs: dict[str, np.ndarray]
+    keep: np.ndarray
+
+    @property
+    def m(self) -> int:
+        """Candidates tested."""
+        return len(self.keep)
+
+
+def _tested(cand: AnnotatorGroups, units: _Units, weights: _Weights, opts: DiscoveryOptions, higher: bool,
+            counts: dict[str, Any]) -> _Tested:
+    """Step 4: every candidate's observed statistic, and the candidates with enough annotators on both sides."""
+    k, min_annotators = units.k, opts.min_annotators
     members = cand.members()
-    identity = np.arange(k)[None, :]
-    sums = Sums(members, k, H, data)
-    totals = data_totals(data)
-    obs = sums.sums(identity)
-    gap, se, t, k_s, k_r, df, z = (x[:, 0] for x in statistic(obs, totals, info.higher_is_better))
+    obs = Sums(members, k, units.n_halves, weights.data).sums(np.arange(k)[None, :])
+    gap, se, t, k_s, k_r, df, z = (x[:, 0] for x in statistic(obs, weights.totals, higher))
     ok = (k_s >= min_annotators) & (k_r >= min_annotators) & np.isfinite(t)
     counts["n_small_rest"] = int(((k_s >= min_annotators) & (k_r < min_annotators)).sum())
-    keep_c = np.flatnonzero(ok)
-    members = sp.csc_matrix(members[:, keep_c])
-    descriptions = [cand.description(int(i)) for i in keep_c]
-    n_cond = cand.n_conditions[keep_c]
-    gap, se, t, k_s, df, z = gap[keep_c], se[keep_c], t[keep_c], k_s[keep_c], df[keep_c], z[keep_c]
-    m = len(keep_c)
-    counts["n_candidates"] = m
+    keep = np.flatnonzero(ok)
+    counts["n_candidates"] = len(keep)
     # classes of candidates: their number of conditions (the few single attributes do not compete with the many pairs)
-    classes, cls = np.unique(cand.description_class()[keep_c], return_inverse=True)  # the balanced max-T's
-    cls = np.asarray(cls, dtype=np.intp).ravel()
+    classes, cls = np.unique(cand.description_class()[keep], return_inverse=True)
+    return _Tested(members=sp.csc_matrix(members[:, keep]), descriptions=[cand.description(int(i)) for i in keep],
+                   n_conditions=cand.n_conditions[keep], cls=np.asarray(cls, dtype=np.intp).ravel(),
+                   n_classes=len(classes), gap=gap[keep], se=se[keep], t=t[keep], k_s=k_s[keep], df=df[keep],
+                   z=z[keep], obs=obs, keep=keep)
 
-    # -- the null distribution of the largest statistic, in each direction: permutations of annotators (exact when
-    # the annotators are exchangeable), and a wild bootstrap of annotators (each keeps its own spread: valid when the
-    # annotators of a group differ among themselves more than the others do); the p-value is the larger of the two
+
+@dataclass(frozen=True)
+class _Nulls:
+    """Both nulls' max-T in each direction (served worse: ``z``; better: ``-z``), the smallest p-value the
+    annotators allow, whether the permutations were enumerated, and per candidate the permutations with a ``T``,
+    the sum of ``T`` and of ``T^2`` (``moments``)."""
+
+    worse: _Direction
+    better: _Direction
+    wild_worse: _Direction
+    wild_better: _Direction
+    smallest_p: float
+    exact: bool
+    moments: np.ndarray
+
+
+def _nulls(tested: _Tested, units: _Units, weights: _Weights, opts: DiscoveryOptions, higher: bool) -> _Nulls:
+    """Step 5: the null distribution of the largest statistic, in each direction: permutations of annotators (exact
+    when the annotators are exchangeable), and a wild bootstrap of annotators (each keeps its own spread: valid when
+    the annotators of a group differ among themselves more than the others do); the p-value is the larger of the
+    two."""
+    k, m, H, rng = units.k, tested.m, units.n_halves, opts.rng
+    cls, n_classes, z, alpha, totals = tested.cls, tested.n_classes, tested.z, opts.alpha, weights.totals
     exact = k <= EXACT_MAX_ANNOTATORS
-    smallest_p = 1.0 / (n_perm + 1)
+    smallest_p = 1.0 / (opts.n_permutations + 1)
     none = _Direction(np.zeros(m))
     worse = better = wild_worse = wild_better = none  # served worse (T), served better (-T)
     moments = np.zeros((m, 3))  # per candidate: permutations with a T, sum of T, sum of T^2
     if m:
-        sums = Sums(members, k, H, data)
+        sums = Sums(tested.members, k, H, weights.data)
         if exact:
             perms = np.array(list(itertools.permutations(range(k))), dtype=np.int64)
             batches = [perms[i:i + 4096] for i in range(0, len(perms), 4096)]
         else:
-            batches = [rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1) for b in batch_sizes(n_perm)]
-        pos, neg = class_maxima((statistic(sums.sums(perm), totals, info.higher_is_better) for perm in batches),
-                                 cls, len(classes), moments)
+            batches = [rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1) for b in batch_sizes(opts.n_permutations)]
+        pos, neg = class_maxima((statistic(sums.sums(perm), totals, higher) for perm in batches), cls, n_classes,
+                                moments)
         if exact:
-            smallest_p = enumerated_smallest_p(members, perms, k, H, m)
+            smallest_p = enumerated_smallest_p(tested.members, perms, k, H, m)
         balanced = opts.balance == "conditions"
         worse = _Direction.from_null(pos, cls, z, alpha, exact, balanced)
         better = _Direction.from_null(neg, cls, -z, alpha, exact, balanced)
         if not exact:
-            flips = Flips(sums, *wild_parts(data, overall_mean(totals)))
+            flips = Flips(sums, *wild_parts(weights.data, overall_mean(totals)))
             draws = (flips.sums_and_totals(rng.choice(np.array([-1.0, 1.0]), size=(b, k)))
-                     for b in batch_sizes(n_perm))
-            pos, neg = class_maxima((statistic(*d, info.higher_is_better) for d in draws), cls, len(classes))
+                     for b in batch_sizes(opts.n_permutations))
+            pos, neg = class_maxima((statistic(*d, higher) for d in draws), cls, n_classes)
             wild_worse = _Direction.from_null(pos, cls, z, alpha, False, balanced)
             wild_better = _Direction.from_null(neg, cls, -z, alpha, False, balanced)
-    p_perm = worse.p_adjusted if worse.p_adjusted is not None else np.zeros(m)
-    p_wild = wild_worse.p_adjusted if wild_worse.p_adjusted is not None else np.full(m, np.nan)
-    p_adj = np.fmax(p_perm, p_wild)
-    offset, crit = worse.offset, worse.critical_value
-    # the threshold z must pass: both schemes' (each its critical value plus the candidate's class offset); on the
-    # scale of T through the candidate's own degrees of freedom
-    z_threshold = np.fmax(crit + offset, wild_worse.critical_value + wild_worse.offset if not exact else np.nan)
-    z_better = np.fmax(better.critical_value + better.offset,
-                       wild_better.critical_value + wild_better.offset if not exact else np.nan)
-    threshold, threshold_better = from_normal(z_threshold, df), from_normal(z_better, df)
-    half_width = np.maximum(threshold, 0.0) * se
-    upper_width = np.maximum(threshold_better, 0.0) * se
-    # the gap found with 80% power: T must exceed the threshold, and T spreads around gap / se with the spread of
-    # the candidate's T under the permutations (above 1 when its standard error is itself noisy: few annotators,
-    # heavy-tailed counts), never taken below 1
-    n_t = np.maximum(moments[:, 0], 1.0)
-    var_t = moments[:, 2] / n_t - (moments[:, 1] / n_t) ** 2
-    spread = np.maximum(np.sqrt(np.maximum(var_t, 0.0)), 1.0)
-    detectable = detectable_gap(threshold + _Z_POWER * spread, se, obs, keep_c, sigma2, totals,
-                                 binary=performance != "mae" and adjust == "none", higher=info.higher_is_better)
+    return _Nulls(worse=worse, better=better, wild_worse=wild_worse, wild_better=wild_better, smallest_p=smallest_p,
+                  exact=exact, moments=moments)
 
-    # -- raw performance of the group and the rest (the weighted means of the raw scores)
+
+def _thresholds(tested: _Tested, nulls: _Nulls) -> tuple[np.ndarray, np.ndarray]:
+    """The ``t`` a candidate must pass to be reported served worse (better): both schemes' thresholds on the normal
+    scale (each its critical value plus the candidate's class offset), on the scale of ``T`` through the
+    candidate's own degrees of freedom."""
+    worse, better, wild_worse, wild_better = nulls.worse, nulls.better, nulls.wild_worse, nulls.wild_better
+    z_threshold = np.fmax(worse.critical_value + worse.offset,
+                          wild_worse.critical_value + wild_worse.offset if not nulls.exact else np.nan)
+    z_better = np.fmax(better.critical_value + better.offset,
+                       wild_better.critical_value + wild_better.offset if not nulls.exact else np.nan)
+    return from_normal(z_threshold, tested.df), from_normal(z_better, tested.df)
+
+
+def _raw_performance(members: sp.csc_matrix, units: _Units, weights: _Weights) -> tuple[np.ndarray, ...]:
+    """Per candidate the weighted mean raw score of the group and of the rest, and the group's annotations."""
+    H, n_u, raw_u, w_u, m = units.n_halves, units.n_u, units.raw_u, weights.w_u, members.shape[1]
     raw_cols = [np.column_stack([w_u[:, h], w_u[:, h] * np.where(n_u[:, h] > 0, raw_u[:, h] / np.maximum(n_u[:, h], 1),
                                                                   0.0)]) for h in range(H)]
     mt = sp.csr_matrix(members.T, dtype=np.float64)
@@ -823,26 +944,36 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         perf_s = g_raw[:, 1] / g_raw[:, 0]
         perf_r = (t_raw[1] - g_raw[:, 1]) / (t_raw[0] - g_raw[:, 0])
     n_ann_s = np.asarray(mt @ n_u.ravel()).ravel() if m else np.zeros(0)
+    return perf_s, perf_r, n_ann_s
 
+
+def _table(enc: EncodedAnnotations, tested: _Tested, nulls: _Nulls, units: _Units, weights: _Weights,
+           opts: DiscoveryOptions, higher: bool) -> tuple[pd.DataFrame, sp.csc_matrix]:
+    """Step 6: every tested candidate's row, most excluded first, and their membership in that order."""
+    m, gap, se, t = tested.m, tested.gap, tested.se, tested.t
+    p_perm = nulls.worse.p_adjusted if nulls.worse.p_adjusted is not None else np.zeros(m)
+    p_wild = nulls.wild_worse.p_adjusted if nulls.wild_worse.p_adjusted is not None else np.full(m, np.nan)
+    threshold, threshold_better = _thresholds(tested, nulls)
+    half_width = np.maximum(threshold, 0.0) * se
+    upper_width = np.maximum(threshold_better, 0.0) * se
+    # the gap found with 80% power: T must exceed the threshold, and T spreads around gap / se with the spread of
+    # the candidate's T under the permutations (above 1 when its standard error is itself noisy: few annotators,
+    # heavy-tailed counts), never taken below 1
+    moments = nulls.moments
+    n_t = np.maximum(moments[:, 0], 1.0)
+    var_t = moments[:, 2] / n_t - (moments[:, 1] / n_t) ** 2
+    spread = np.maximum(np.sqrt(np.maximum(var_t, 0.0)), 1.0)
+    detectable = detectable_gap(threshold + _Z_POWER * spread, se, tested.obs, tested.keep, weights.sigma2,
+                                weights.totals, binary=opts.performance != "mae" and opts.adjust == "none",
+                                higher=higher)
+    perf_s, perf_r, n_ann_s = _raw_performance(tested.members, units, weights)
     tbl = pd.DataFrame({
-        "description": descriptions,
-        "n_conditions": n_cond,
-        "n_annotators": k_s.astype(np.int64),
-        "n_annotations": n_ann_s.astype(np.int64),
-        "performance": perf_s,
-        "rest_performance": perf_r,
-        "gap": gap,
-        "se": se,
-        "t": t,
-        "df": df,
-        "z": z,
-        "ci_low": gap - half_width,
-        "ci_high": gap + upper_width,
-        "p_adjusted": p_adj,
-        "p_permutation": p_perm,
-        "p_wild": p_wild,
-        "detectable_gap": detectable,
-        "threshold": threshold,
+        "description": tested.descriptions, "n_conditions": tested.n_conditions,
+        "n_annotators": tested.k_s.astype(np.int64), "n_annotations": n_ann_s.astype(np.int64),
+        "performance": perf_s, "rest_performance": perf_r, "gap": gap, "se": se, "t": t, "df": tested.df,
+        "z": tested.z, "ci_low": gap - half_width, "ci_high": gap + upper_width,
+        "p_adjusted": np.fmax(p_perm, p_wild), "p_permutation": p_perm, "p_wild": p_wild,
+        "detectable_gap": detectable, "threshold": threshold,
     })
     # most excluded first: by the lower end of the simultaneous interval, the gap the data vouch for (reported groups,
     # whose interval excludes 0, come first; a subgroup's larger but noisier gap, or its parent's diluted one, rank
@@ -850,25 +981,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
     order = np.lexsort((-(t - threshold), -(gap - half_width)))
     tbl = tbl.iloc[order].reset_index(drop=True)
     tbl.index.name = "candidate"
-    members = sp.csc_matrix(members[:, order])
-    tbl["shared_items"] = _shared_items(enc, rows, half, H, keep_a, members, counts["n_annotations"])
-    unit_ann = pd.Index(np.repeat(np.asarray(ann_ids, dtype=object), H), name="annotator")
-    notes = []
-    if exact and m:
-        notes.append(f"with {k} annotators every permutation is enumerated and the permutation p-value is exact when "
-                     "annotators are exchangeable; the wild bootstrap, which guards against groups whose annotators "
-                     "differ among themselves more than the others do, needs more annotators and was not run")
-    if use_adr:
-        notes.append("ADR cross-fitted on item halves: each annotator's annotations of one half are grouped by its "
-                     "ADR on the other half")
-    return ExcludedGroups(
-        table=tbl, alpha=alpha, performance=performance, higher_is_better=info.higher_is_better, adjust=adjust,
-        critical_value=crit, wild_critical_value=wild_worse.critical_value if not exact else np.nan,
-        smallest_p=smallest_p, n_permutations=math.factorial(k) if exact else n_perm, exact=exact,
-        counts=counts, annotator_units=unit_ann, members_matrix=members, attributes=tuple(attrs),
-        max_conditions=max_conditions, min_annotators=min_annotators, notes=tuple(notes), balance=opts.balance,
-        engine=(data, totals),
-    )
+    return tbl, sp.csc_matrix(tested.members[:, order])
 
 
 def _shared_items(enc: Any, rows: np.ndarray, half: np.ndarray, H: int, keep_a: np.ndarray, members: sp.csc_matrix,
