@@ -9,14 +9,25 @@ annotator's view). Annotator ``a`` has ``n_a`` counted annotations and performan
 per-annotation score: 1 for a correct prediction, the absolute error for MAE, ...). A group's performance is
 the weighted mean ``m_S = sum w_a y_a / sum w_a`` with the random-effects weights ``w_a = n_a / (1 + (n_a - 1)
 rho)``, ``rho = tau^2 / (tau^2 + sigma^2)``, from the count model ``Var(y_a) = tau^2 + sigma^2 / n_a`` of the test
-of equal service, fitted once over all annotators (:func:`count_model`). The weights are the inverse variances of
-``y_a`` under that model: between the annotator mean of the paper (``rho = 1``) and the pooled mean (``rho = 0``).
+of equal service, fitted once over all annotators: ``sigma^2`` the pooled within-annotator variance of one
+annotation's score, ``tau^2`` the annotators' spread fitted by
+:func:`~aif360_subjective.opinion.studentized.group_moments` (every annotator in one group). The weights are the
+inverse variances of ``y_a`` under that model: between the annotator mean of the paper (``rho = 1``, every annotator
+alike, however few its annotations) and the pooled mean (``rho = 0``, where an annotator with 500 annotations
+outweighs a hundred with 5). With heavy-tailed counts the first drowns in the noise of light annotators and the
+second rests on a handful of heavy ones; the weights take the best of both.
 The gap ``rest - group`` (positive = the group is served worse) is studentized by a cluster-robust (sandwich)
 variance with annotators as clusters, ``V_S = k/(k - 1) sum_a w_a^2 (y_a - m_S)^2 / (sum w_a)^2`` for the ``k``
 annotators of the group (Welch's form for weighted means), floored at the variance the annotations' own noise
-gives (``sum w_a^2 sigma^2 / n_a / (sum w_a)^2``). ``T = gap / sqrt(V_S + V_rest)``, put on the normal scale
-``z = Phi^-1(F_nu(T))`` with Student's ``t`` on Welch and Satterthwaite's degrees of freedom from each side's
-Kish effective number of annotators (:func:`statistic`).
+gives (``sum w_a^2 sigma^2 / n_a / (sum w_a)^2``) so that five annotators who happen to agree do not get a
+near-zero denominator. ``T = gap / sqrt(V_S + V_rest)``. The sandwich rests on the group's own annotators, and a
+studentized statistic keeps a permutation test valid when the groups' variances differ (unequal annotation counts),
+which an unstudentized one does not (Janssen 1997; Chung and Romano 2013), but only asymptotically: ``T`` of a group
+of a dozen annotators, most with a handful of annotations, has heavier tails than the normal. ``T`` is therefore
+put on the normal scale before the candidates are compared, ``z = Phi^-1(F_nu(T))`` with Student's ``t`` on Welch and
+Satterthwaite's degrees of freedom ``nu = (V_S + V_R)^2 / (V_S^2 / (k_S - 1) + V_R^2 / (k_R - 1))``, ``k`` Kish's
+effective number of annotators ``(sum w)^2 / sum w^2`` of each side: a small group's extreme ``T`` no longer sets
+everybody's threshold (the test of equal service does the same, :func:`.studentized.normal_equivalent`).
 
 **Sums.** Every quantity above is a sum over the candidate's units (annotators, or annotator halves with the
 cross-fitted ADR) of a few columns of :class:`AnnotatorData`, so every candidate's statistic under a batch of
@@ -24,6 +35,10 @@ permutations is one sparse product (:class:`Sums`); a wild-bootstrap draw keeps 
 annotator's sign (:func:`wild_parts`, :class:`Flips`).
 
 References:
+    Janssen, A. (1997). Studentized permutation tests for non-i.i.d. hypotheses and the generalized
+    Behrens-Fisher problem. Statistics & Probability Letters 36, 9-21.
+    Chung, E., Romano, J. P. (2013). Exact and asymptotically robust permutation tests. Annals of Statistics
+    41(2), 484-507.
     Cameron, A. C., Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. Journal of Human
     Resources 50(2) (the sandwich with k/(k-1)).
     Wu, C. F. J. (1986). Jackknife, bootstrap and other resampling methods in regression analysis. Annals of
