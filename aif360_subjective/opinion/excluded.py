@@ -94,9 +94,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._deprecation import renamed_keyword
 from .._param_tables import OPINION_PARAMS
-from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
-from ..detectors.maxt import check_n_permutations
+from .._validation import check_random_state, check_same_index, plain
 from .annotations import (
     EncodedAnnotations,
     binary_view,
@@ -128,19 +128,18 @@ from .excluded_statistic import (
 )
 from .options import PERFORMANCES
 
-__all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DiscoveryOptions", "ExcludedGroups",
+__all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DISCOVERY_ROWS", "DiscoveryOptions", "ExcludedGroups",
            "check_discovery_options", "discover_excluded", "excluded_groups"]
 
 #: ``adjust=``: raw scores, or each annotation against the other annotations of its item.
-ADJUSTMENTS = ("none", "items")
+ADJUSTMENTS = OPINION_PARAMS.choices("adjust")
 #: ``balance=``: the classes of the max-T. "conditions": the candidates of each number of conditions form a class
 #: with its own offset (Beran's balance: the few single attributes do not compete with the hundreds of pairs);
 #: "none": one class, the plain single-step max-T, every candidate against the same threshold.
 BALANCES = OPINION_PARAMS.choices("balance")
 #: The measures a discovery can score: each a mean of a per-annotation score over some of the annotations (the
 #: rows it counts, the score of a row). Balanced accuracy and F1 are not such means.
-DISCOVERY_PERFORMANCES = ("accuracy", "true_positive_rate", "true_negative_rate", "false_positive_rate",
-                          "false_negative_rate", "precision", "mae", "within_one")
+DISCOVERY_PERFORMANCES = OPINION_PARAMS.choices("discovery_performance")
 _Z_POWER = 0.8416212335729143  # the standard normal quantile of DETECTABLE_POWER (excluded_result)
 #: Most annotators whose every permutation is enumerated (8! = 40,320).
 EXACT_MAX_ANNOTATORS = 8
@@ -251,32 +250,19 @@ def _check_performance(performance: Any) -> str:
     if performance in PERFORMANCES and performance not in DISCOVERY_PERFORMANCES:
         raise ValueError(f"performance {performance!r} is not a mean of per-annotation scores, which the discovery "
                          f"compares across annotators; use one of {list(DISCOVERY_PERFORMANCES)}")
-    return check_choice(performance, "performance", DISCOVERY_PERFORMANCES)
+    OPINION_PARAMS["discovery_performance"].check(performance, name="performance")
+    return performance
 
 
 # ----------------------------------------------------------------------------------------------
 # the function
 # ----------------------------------------------------------------------------------------------
 def excluded_groups(
-    y_true: Any,
-    y_pred: Any,
-    *,
-    item_ids: Any = None,
-    annotator_ids: Any = None,
-    annotators: pd.DataFrame,
-    attributes: str | list[str] | None = None,
-    max_conditions: int = 2,
-    adjust: str = "none",
-    alpha: float = 0.05,
-    n_perm: int = 999,
-    min_annotators: int = 5,
-    performance: str = "accuracy",
-    ranges: int = 4,
-    balance: str = "conditions",
-    pos_label: Any = 1,
-    positive_from: float | None = None,
-    tie: str = "favorable",
-    random_state: Any = None,
+    y_true: Any, y_pred: Any, *, item_ids: Any = None, annotator_ids: Any = None, annotators: pd.DataFrame,
+    attributes: str | list[str] | None = None, max_conditions: int = 2, adjust: str = "none", alpha: float = 0.05,
+    n_permutations: int = 999, min_annotators: int = 5, performance: str = "accuracy", ranges: int = 4,
+    balance: str = "conditions", pos_label: Any = 1, positive_from: float | None = None, tie: str = "favorable",
+    random_state: Any = None, **renamed: Any,
 ) -> ExcludedGroups:
     """Discover the annotator groups whose opinions a model excludes: served worse than the other annotators.
 
@@ -293,8 +279,9 @@ def excluded_groups(
         max_conditions: most conditions per group, 1 to 3.
         adjust: "none" (raw scores) or "items" (each annotation against the other annotations of its item).
         alpha: family-wise error level over every candidate.
-        n_perm: Monte Carlo permutations of annotators (>= 19 and enough to reach ``alpha``); with at most 8
-            annotators every permutation is enumerated instead.
+        n_permutations: Monte Carlo permutations of annotators (>= 19 and enough to reach ``alpha``), and as many
+            wild-bootstrap draws; with at most 8 annotators every permutation is enumerated instead. ``n_perm`` is
+            its former name (a DeprecationWarning).
         min_annotators: fewest annotators in a group, and in the rest it is compared with (>= 2); smaller groups are
             counted in the summary.
         performance: one of :data:`DISCOVERY_PERFORMANCES`.
@@ -330,8 +317,9 @@ def excluded_groups(
         ...                      attributes=["gender", "age"], adjust="items", random_state=0)
         >>> ex.findings()[["description", "gap", "p_adjusted"]]  # doctest: +SKIP
     """
+    n_permutations = renamed_keyword("excluded_groups", renamed, "n_perm", "n_permutations", n_permutations, 999)
     opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
-                                   adjust=adjust, alpha=alpha, n_perm=n_perm, performance=performance,
+                                   adjust=adjust, alpha=alpha, n_permutations=n_permutations, performance=performance,
                                    random_state=random_state, balance=balance)
     enc, reference = _encode(y_true, y_pred, item_ids, annotator_ids, PERFORMANCES[opts.performance].needs_ratings,
                              positive_from, pos_label)
@@ -377,31 +365,40 @@ class DiscoveryOptions:
     balance: str = "conditions"
 
 
+#: The options of a discovery and the rows of the opinion parameter table that check them (the keyword's own
+#: name where the row has another: the test of equal service's ``n_permutations`` and the audit's ``performance``
+#: have other rules).
+DISCOVERY_ROWS = {"max_conditions": "max_conditions", "min_annotators": "min_annotators", "ranges": "ranges",
+                  "adjust": "adjust", "balance": "balance", "alpha": "alpha",
+                  "n_permutations": "discovery_n_permutations", "performance": "discovery_performance"}
+
+
 def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5, ranges: Any = 4, adjust: Any = "none",
-                            alpha: Any = 0.05, n_perm: Any = 999, performance: Any = "accuracy",
-                            random_state: Any = None, balance: Any = "conditions") -> DiscoveryOptions:
-    """Validate the options of :func:`excluded_groups` (the same checks and messages for every face).
+                            alpha: Any = 0.05, n_permutations: Any = 999, performance: Any = "accuracy",
+                            random_state: Any = None, balance: Any = "conditions", **renamed: Any) -> DiscoveryOptions:
+    """Validate the options of :func:`excluded_groups` against their rows of the opinion parameter table
+    (:data:`DISCOVERY_ROWS`): the same checks and messages for every face. ``n_perm=`` is the former name of
+    ``n_permutations`` (a DeprecationWarning).
 
     Raises:
         ValueError: ``max_conditions`` outside 1-3, ``min_annotators`` < 2, ``ranges`` < 2, an unknown ``adjust``,
             ``balance`` (:data:`BALANCES`; a non-string included) or ``performance``, ``alpha`` outside (0, 1), too
             few permutations to reach ``alpha``.
-        TypeError: an option of the wrong type.
+        TypeError: an option of the wrong type, or an unknown keyword.
     """
-    max_conditions = check_int(max_conditions, "max_conditions", low=1, high=3)
-    min_annotators = check_int(min_annotators, "min_annotators", low=2)
-    ranges = check_int(ranges, "ranges", low=2)
-    check_choice(adjust, "adjust", ADJUSTMENTS)
-    check_choice(balance, "balance", BALANCES)
-    alpha = check_alpha(alpha)
-    n_perm = check_n_permutations(n_perm)
-    if alpha * (n_perm + 1) < 1:
-        raise ValueError(f"n_perm={n_perm} cannot reach alpha={alpha:g} (the smallest p-value is 1 / (n_perm + 1)): "
-                         f"use n_perm >= {math.ceil(1 / alpha) - 1}")
-    return DiscoveryOptions(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
-                            adjust=adjust, alpha=alpha, n_permutations=n_perm,
-                            performance=_check_performance(performance), rng=check_random_state(random_state),
-                            balance=balance)
+    n_permutations = renamed_keyword("check_discovery_options", renamed, "n_perm", "n_permutations", n_permutations,
+                                     OPINION_PARAMS.default("discovery_n_permutations"))
+    given = {"max_conditions": max_conditions, "min_annotators": min_annotators, "ranges": ranges, "adjust": adjust,
+             "balance": balance, "alpha": alpha, "n_permutations": n_permutations}
+    for name, value in given.items():
+        OPINION_PARAMS[DISCOVERY_ROWS[name]].check(value, name=name)
+    performance = _check_performance(performance)
+    if alpha * (n_permutations + 1) < 1:
+        raise ValueError(f"n_permutations={n_permutations} cannot reach alpha={alpha:g} (the smallest p-value is 1 / "
+                         f"(n_permutations + 1)): use n_permutations >= {math.ceil(1 / alpha) - 1}")
+    return DiscoveryOptions(max_conditions=int(max_conditions), min_annotators=int(min_annotators), ranges=int(ranges),
+                            adjust=adjust, alpha=float(alpha), n_permutations=int(n_permutations),
+                            performance=performance, rng=check_random_state(random_state), balance=balance)
 
 
 def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any, opts: DiscoveryOptions, *,
