@@ -24,7 +24,8 @@ from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from ..opinion.design import warn_design
 from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test
-from ..opinion.excluded import ExcludedGroups, check_discovery_options, discover_excluded
+from ..opinion.excluded import check_discovery_options, discover_excluded
+from ..opinion.excluded_result import ExcludedGroups
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
 from ..opinion.uncertainty import (

@@ -128,7 +128,7 @@ from .excluded_statistic import (
 )
 from .options import PERFORMANCES
 
-__all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DISCOVERY_ROWS", "DiscoveryOptions", "ExcludedGroups",
+__all__ = ["ADJUSTMENTS", "BALANCES", "DISCOVERY_PERFORMANCES", "DISCOVERY_ROWS", "DiscoveryOptions",
            "check_discovery_options", "discover_excluded", "excluded_groups"]
 
 #: ``adjust=``: raw scores, or each annotation against the other annotations of its item.
