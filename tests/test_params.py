@@ -110,11 +110,11 @@ def test_ground_floor_imports_nothing_heavy():
 def test_engine_vocabularies_are_the_tables():
     from aif360_subjective.detectors import CLUSTERINGS
     from aif360_subjective.detectors._validation import UNDEFINED_RATES
+    from aif360_subjective.detectors.asdf.mst import MST_METHODS
+    from aif360_subjective.detectors.asdf.patterns import NORMALIZATIONS
+    from aif360_subjective.detectors.asdf.selection import SELECTION_METRICS
     from aif360_subjective.detectors.directions import DIRECTION_CHOICES
-    from aif360_subjective.detectors.mst import MST_METHODS
     from aif360_subjective.detectors.options import DISCOVERIES, MAX_T_PENALTIES
-    from aif360_subjective.detectors.patterns import NORMALIZATIONS
-    from aif360_subjective.detectors.selection import SELECTION_METRICS
     from aif360_subjective.detectors.subgroup_metrics import METRICS
     from aif360_subjective.opinion import options as o
 

@@ -628,7 +628,7 @@ class Dashboard:
     # ------------------------------------------------------------------------------------------------ subgroups
     def _subgroups_tab(self):
         pn = require_panel()
-        from ..detectors.clustering import CLUSTERINGS
+        from ..detectors.asdf.clustering import CLUSTERINGS
         from ..detectors.ranking import RANKABLE
 
         s = self.initial

@@ -121,7 +121,7 @@ class SubgroupSettings:
     """The controls of the subgroups tab.
 
     Attributes:
-        clustering: a name of :data:`~aif360_subjective.detectors.clustering.CLUSTERINGS`.
+        clustering: a name of :data:`~aif360_subjective.detectors.asdf.clustering.CLUSTERINGS`.
         n_clusters: k, or None for automatic (x-means).
         entropy_threshold: τ.
         categorical: categorical columns (None: detected).
@@ -293,7 +293,7 @@ class SubgroupSession:
     def _fit(self, s: SubgroupSettings) -> Any:
         """A full analysis; caches the clustering for later re-cuts."""
         from ..detectors import detect_categorical, encode_for_clustering
-        from ..detectors.clustering import HierarchicalTree
+        from ..detectors.asdf.clustering import HierarchicalTree
 
         self._check_k(s.n_clusters)
         cat = detect_categorical(self.X) if s.categorical is None else list(s.categorical)

@@ -22,8 +22,8 @@ from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_columns
 from ._validation import check_n_clusters
 from .encoding import detect_categorical
-from .maxt import DEFAULT_PERMUTATIONS
-from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
+from .error_control.maxt import DEFAULT_PERMUTATIONS
+from .mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
 
 __all__ = ["AnalysisOptions", "CLUSTERING_ONLY_OPTIONS", "Clusterer", "DEFAULT_CLUSTER_SAMPLE", "DEFAULT_MAX_PATTERNS",
            "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES", "check_analysis_options"]
@@ -31,7 +31,8 @@ __all__ = ["AnalysisOptions", "CLUSTERING_ONLY_OPTIONS", "Clusterer", "DEFAULT_C
 #: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
 DISCOVERIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("discovery")
 #: Values of the ``max_t_penalty`` option: what each candidate's z loses before the maximum (see
-#: :func:`~aif360_subjective.detectors.maxt.class_offsets` and :func:`~aif360_subjective.detectors.maxt.scan_penalty`).
+#: :func:`~aif360_subjective.detectors.error_control.maxt.class_offsets` and
+#: :func:`~aif360_subjective.detectors.error_control.maxt.scan_penalty`).
 MAX_T_PENALTIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("max_t_penalty")
 #: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
 DEFAULT_MIN_SUPPORT: float = SUBGROUP_PARAMS.default("min_support")
@@ -74,13 +75,13 @@ class AnalysisOptions:
         mst: single linkage's minimum-spanning-tree back end.
         discovery: ``"asdf"``, ``"patterns"`` or ``"both"`` (the kinds of candidates).
         max_length, min_support, n_bins, max_merge: the mined patterns (see
-            :mod:`~aif360_subjective.detectors.pattern_mining`).
+            :mod:`~aif360_subjective.detectors.mining.pattern_mining`).
         n_permutations: permutations of the max-T error control.
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``: the max-T statistic's penalty.
         cluster_sample: the most rows the clustering is fitted on (``None``: all rows); see
-            :mod:`~aif360_subjective.detectors.cluster_sample`.
+            :mod:`~aif360_subjective.detectors.asdf.cluster_sample`.
         max_patterns: the most mined patterns (``None``: no bound); see
-            :func:`~aif360_subjective.detectors.pattern_mining.mine_patterns`.
+            :func:`~aif360_subjective.detectors.mining.pattern_mining.mine_patterns`.
     """
 
     clustering: str | Clusterer
@@ -164,7 +165,7 @@ def check_analysis_options(
         n_clusters: ``None``, an int in [2, len(X)] or a non-empty sequence of such ints.
         undefined_rates: ``"nan"`` or ``"asdf"``.
         normalization: ``"cluster"`` or ``"domain"``.
-        selection_metric: a metric of :data:`~aif360_subjective.detectors.selection.SELECTION_METRICS`.
+        selection_metric: a metric of :data:`~aif360_subjective.detectors.asdf.selection.SELECTION_METRICS`.
         silhouette_sample_size: ``None`` or an int >= 2.
         clustering: a name in :data:`~aif360_subjective.detectors.CLUSTERINGS` or a clusterer object.
         categorical_features: column names of ``X``, or ``None`` to detect them.

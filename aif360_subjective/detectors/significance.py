@@ -1,7 +1,7 @@
 """Significance of the subgroup family, as functions over ``(candidates, metrics, options)``.
 
 * :func:`kind_intervals`: intervals, mid-p values and Benjamini-Hochberg q-values of one kind's candidates
-  (:mod:`~aif360_subjective.detectors.inference`);
+  (:mod:`~aif360_subjective.detectors.error_control.inference`);
 * :func:`run_max_t`: the permutation max-T over every candidate of every kind (:mod:`~.maxt`);
 * :func:`findings_frame`: every significant disparity under one family-wise error;
 * :class:`Significance`: the one object that owns the caches (each interval table, max-T run and findings
@@ -22,8 +22,8 @@ import pandas as pd
 
 from .candidates import CandidateMetrics, Candidates
 from .directions import sort_descending
-from .inference import benjamini_hochberg, check_ci
-from .maxt import TESTS, MaxTResult, class_offsets
+from .error_control.inference import benjamini_hochberg, check_ci
+from .error_control.maxt import TESTS, MaxTResult, class_offsets
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
 from .redundancy import merge_rows, redundant_among

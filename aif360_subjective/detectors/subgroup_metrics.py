@@ -93,7 +93,8 @@ SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
 }
 
 #: The metrics of multi-class, ordinal and regression models and of a per-row ``loss``
-#: (:mod:`~aif360_subjective.detectors.continuous`: a subgroup's mean of a per-row value against the rest's).
+#: (:mod:`~aif360_subjective.detectors.error_control.continuous`: a subgroup's mean of a per-row value against the
+#: rest's).
 #: Higher predictions are taken as favourable: a subgroup predicted lower than the rest (``mean_prediction``), or
 #: under-predicted more (``mean_error``), is on the disadvantaged side.
 OUTCOME_METRICS: dict[str, SubgroupMetric] = {

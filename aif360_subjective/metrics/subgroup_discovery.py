@@ -27,17 +27,17 @@ from aif360.metrics import ClassificationMetric
 from .._validation import check_columns, check_random_state
 from ..detectors.candidates import KINDS
 from ..detectors.detect import analyse
-from ..detectors.maxt import DEFAULT_PERMUTATIONS
+from ..detectors.error_control.maxt import DEFAULT_PERMUTATIONS
+from ..detectors.error_control.resampling import row_keys, sampling_of, warn_id_like_columns
+from ..detectors.mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
 from ..detectors.options import (
     DEFAULT_CLUSTER_SAMPLE,
     DEFAULT_MAX_PATTERNS,
     DEFAULT_MIN_SUPPORT,
     check_analysis_options,
 )
-from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
 from ..detectors.ranking import ASCENDING_DEPRECATION
 from ..detectors.report import SubgroupReport
-from ..detectors.resampling import row_keys, sampling_of, warn_id_like_columns
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
 

@@ -3,8 +3,8 @@
 A candidate is a conjunction of up to ``max_conditions`` conditions on distinct annotator attributes: a value of a
 categorical attribute (``gender=woman``), or a range of a numeric one cut at its quantiles (``age ∈ [25, 34)``,
 runs of adjacent ranges included). They are mined by the pattern miner of the subgroup discovery
-(:func:`~aif360_subjective.detectors.pattern_mining.build_items`,
-:func:`~aif360_subjective.detectors.pattern_mining.mine_patterns`), whose rows here are annotators, or with the
+(:func:`~aif360_subjective.detectors.mining.pattern_mining.build_items`,
+:func:`~aif360_subjective.detectors.mining.pattern_mining.mine_patterns`), whose rows here are annotators, or with the
 cross-fitted ADR, annotator half-samples.
 
 **ADR.** The attribute name :data:`ADR_ATTRIBUTE` (``"adr"``) asks for the annotator's average disagreement rate
@@ -17,7 +17,7 @@ Missing attribute values put an annotator in no condition on that attribute (cou
 :attr:`AnnotatorGroups.missing`).
 
 **A candidate family.** :class:`AnnotatorGroups` is the mined patterns of the subgroup discovery
-(:class:`~aif360_subjective.detectors.pattern_mining.MinedPatterns`) over the units, so it is a
+(:class:`~aif360_subjective.detectors.mining.pattern_mining.MinedPatterns`) over the units, so it is a
 :class:`~aif360_subjective.detectors.candidates.CandidateFamily` of kind ``"annotator"``: ``members()``,
 ``description(i)``, ``conditions(i)``, ``condition_table()`` and the bitsets are the patterns' own. What differs is
 ``description_class()``: the classes of the balanced max-T (``balance="conditions"``) are the numbers of conditions
@@ -44,7 +44,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..detectors import detect_categorical
-from ..detectors.pattern_mining import Items, MinedPatterns, build_items, mine_patterns
+from ..detectors.mining.pattern_mining import Items, MinedPatterns, build_items, mine_patterns
 
 __all__ = ["ADR_ATTRIBUTE", "AnnotatorGroups", "build_candidates", "count_small_groups"]
 
@@ -59,8 +59,8 @@ class AnnotatorGroups(MinedPatterns):
 
     Attributes:
         missing: attribute -> units without a value (in no condition on it).
-        (the others: :class:`~aif360_subjective.detectors.pattern_mining.MinedPatterns`; ``n_identical`` counts the
-        conjunctions left out because a shorter one holds the same units)
+        (the others: :class:`~aif360_subjective.detectors.mining.pattern_mining.MinedPatterns`; ``n_identical``
+        counts the conjunctions left out because a shorter one holds the same units)
     """
 
     missing: dict[str, int] = field(default_factory=dict)

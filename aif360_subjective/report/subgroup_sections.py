@@ -338,7 +338,7 @@ def _clustering_section(rep: Any, alternatives: pd.DataFrame | str | None) -> Se
 def auto_k_note(rep: Any) -> str | None:
     """The sentence saying that x-means stopped at its upper bound (the number of clusters was chosen
     automatically and equals ``floor(sqrt(n / 2))``), with the next step; None otherwise."""
-    from ..detectors.clustering import default_kmax
+    from ..detectors.asdf.clustering import default_kmax
 
     opts = rep.options
     requested = opts.get("n_clusters") if isinstance(opts, dict) else opts.n_clusters
@@ -577,7 +577,8 @@ def _clustering_blocks(s: Section, rep: Any, alternatives: pd.DataFrame | str | 
 def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int) -> None:
     if alternatives is None:
         s.text("Compare other clusterers at the same number of clusters with alternative_clusterings(X, y_true, "
-               f"y_pred, n_clusters={k}) (aif360_subjective.detectors.lopsided), or pass its result to this report.",
+               f"y_pred, n_clusters={k}) (aif360_subjective.detectors.asdf.lopsided), or pass its result to this "
+               "report.",
                kind="note")
         return
     if isinstance(alternatives, str):

@@ -45,7 +45,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from .._validation import check_ci
+from ..._validation import check_ci
 from .inference import newcombe_interval
 from .maxt import (
     _BATCH,
@@ -220,7 +220,7 @@ def max_t_means(
     (every column, both directions, every candidate) has one permutation distribution.
 
     Args:
-        counter: the candidates (a :class:`~.maxt.Counter` or (rows, m) membership).
+        counter: the candidates (a :class:`~.counters.Counter` or (rows, m) membership).
         columns: the outcome columns (each one "test" of the result, in order).
         n_permutations: B (>= 19).
         random_state: numpy Generator or int seed.

@@ -41,22 +41,22 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._dask import check_workers
-from .._dask._partitions import tree_reduce
-from .._labels import cell_codes
-from .._validation import check_choice
-from ._validation import _eq_array, check_labels
-from .candidates import CandidateMetrics, Candidates
-from .cell_counts import CellCounter
-from .clustering import as_generator
-from .dask_counts import keyed_partition_counts, partition_codes
-from .dask_summary import TableSummary, exact_quantiles, summarise
-from .keyed_permutation import mix64, seed_of
-from .maxt import KeyedScheme, MaxTResult, max_t_from_counts
-from .options import AnalysisOptions, check_analysis_options
-from .pattern_mining import Items, PatternText, check_min_support, extensions, range_items, value_items
-from .report import SubgroupReport
-from .subgroup_metrics import METRICS, metrics_from_counts
+from ..._dask import check_workers
+from ..._dask._partitions import tree_reduce
+from ..._labels import cell_codes
+from ..._validation import check_choice
+from .._validation import _eq_array, check_labels
+from ..asdf.clustering import as_generator
+from ..candidates import CandidateMetrics, Candidates
+from ..error_control.keyed_permutation import mix64, seed_of
+from ..error_control.maxt import KeyedScheme, MaxTResult, max_t_from_counts
+from ..mining.cell_counts import CellCounter
+from ..mining.pattern_mining import Items, PatternText, check_min_support, extensions, range_items, value_items
+from ..options import AnalysisOptions, check_analysis_options
+from ..report import SubgroupReport
+from ..subgroup_metrics import METRICS, metrics_from_counts
+from .counts import keyed_partition_counts, partition_codes
+from .summary import TableSummary, exact_quantiles, summarise
 
 __all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]
 

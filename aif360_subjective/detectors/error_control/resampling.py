@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, plain
+from ..._validation import check_choice, plain
 
 __all__ = [
     "ClusteredRowsWarning",
