@@ -94,3 +94,19 @@ def test_discovery_options_are_checked_by_the_table_naming_argument_value_and_ex
     opts = check_discovery_options()
     assert (opts.max_conditions, opts.min_annotators, opts.ranges, opts.alpha, opts.n_permutations) == (2, 5, 4, 0.05,
                                                                                                         999)
+
+
+def test_the_metric_face_takes_n_permutations_and_warns_on_n_perm():
+    import pytest
+
+    from aif360_subjective.datasets import MultiAnnotatorDataset
+    from aif360_subjective.metrics import OpinionExclusionMetric
+
+    y, pred, item, who, table = _small()
+    ds = MultiAnnotatorDataset(pd.DataFrame({"item": item, "annotator": who, "label": y}), annotators=table,
+                               favorable_label=1, unfavorable_label=0)
+    metric = OpinionExclusionMetric(ds, ds.with_predictions(pred))
+    new = metric.excluded_groups(n_permutations=39, random_state=0)
+    with pytest.warns(DeprecationWarning, match=r"OpinionExclusionMetric\.excluded_groups\(n_perm=\.\.\.\)"):
+        old = metric.excluded_groups(n_perm=39, random_state=0)
+    assert old is new and new.n_permutations == 39  # one cache key whichever name
