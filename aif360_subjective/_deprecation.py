@@ -123,3 +123,29 @@ def moved_modules(moves: Mapping[str, str]) -> None:
     """
     if not any(isinstance(f, _MovedModules) and f.moves == dict(moves) for f in sys.meta_path):
         sys.meta_path.append(_MovedModules(moves))
+
+
+def renamed_keyword(where: str, given: Mapping[str, Any], old: str, new: str, value: Any, default: Any) -> Any:
+    """The value of keyword ``new`` of ``where``, also given by its former name ``old`` (collected in ``**given``),
+    which warns with a DeprecationWarning.
+
+    Args:
+        where: the function's name as the user calls it (``"excluded_groups"``).
+        given: the function's ``**kwargs``: only ``old`` is admissible there.
+        old, new: the former and the current keyword.
+        value, default: what ``new`` received, and its default (a non-default ``new`` and ``old`` together are
+            refused).
+
+    Raises:
+        TypeError: a keyword in ``given`` other than ``old`` (as Python says of an unknown keyword), or both names.
+    """
+    unknown = [k for k in given if k != old]
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    if old not in given:
+        return value
+    if value != default:
+        raise TypeError(f"{where}() got both {old}= and {new}=: give {new}= only ({old} is its former name)")
+    warnings.warn(f"{where}({old}=...) is deprecated: use {new}=; the old name will be removed in 0.4",
+                  DeprecationWarning, stacklevel=3)
+    return given[old]

@@ -57,6 +57,13 @@ ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
 #: here is listed by its name).
 BALANCE_WORDS = {"conditions": "a threshold per number of conditions", "none": "one threshold for all"}
 BALANCES = {BALANCE_WORDS.get(v, v): v for v in OPINION_PARAMS.choices("balance")}
+#: The discovery's item adjustment in plain words (the values are the table's, as for the balance).
+ADJUST_WORDS = {"none": "as they are", "items": "with the other annotations of their item"}
+ADJUSTMENTS = {ADJUST_WORDS.get(v, v): v for v in OPINION_PARAMS.choices("adjust")}
+_CONDITIONS = OPINION_PARAMS["max_conditions"].interval
+assert _CONDITIONS is not None and _CONDITIONS.low is not None and _CONDITIONS.high is not None
+#: The numbers of conditions the discovery admits (the table's interval).
+CONDITIONS = list(range(int(_CONDITIONS.low), int(_CONDITIONS.high) + 1))
 
 
 def require_panel() -> Any:
@@ -931,10 +938,10 @@ class Dashboard:
                                   css_classes=["op-export"])
         # whose opinions are excluded: the annotator groups a model serves worse (on request: a permutation search)
         self._ex_model = _widget(w.Select, "model", options=list(o.models), css_classes=["discover-model"])
-        self._ex_adjust = _widget(w.Select, "compare annotations", options={"as they are": "none",
-                                  "with the other annotations of their item": "items"}, value="none",
-                                  css_classes=["discover-adjust"])
-        self._ex_conditions = _widget(w.Select, "most attribute values per group", options=[1, 2, 3], value=2,
+        self._ex_adjust = _widget(w.Select, "compare annotations", options=ADJUSTMENTS,
+                                  value=OPINION_PARAMS.default("adjust"), css_classes=["discover-adjust"])
+        self._ex_conditions = _widget(w.Select, "most attribute values per group", options=CONDITIONS,
+                                      value=OPINION_PARAMS.default("max_conditions"),
                                       css_classes=["discover-conditions"])
         self._ex_balance = _widget(w.Select, "thresholds of the search", options=BALANCES,
                                    value=OPINION_PARAMS.default("balance"), css_classes=["discover-balance"])

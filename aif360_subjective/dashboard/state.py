@@ -34,6 +34,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._param_tables import OPINION_PARAMS
 from ._recut import CachedClustering, SharedClustering
 
 __all__ = [
@@ -862,8 +863,9 @@ class OpinionSession:
         out.index = pd.RangeIndex(1, len(out) + 1, name="try")
         return out
 
-    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2,
-                 balance: str = "conditions") -> Any:
+    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = OPINION_PARAMS.default("adjust"),
+                 max_conditions: int = OPINION_PARAMS.default("max_conditions"),
+                 balance: str = OPINION_PARAMS.default("balance")) -> Any:
         """Whose opinions model ``name`` excludes: the annotator groups it serves worse
         (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups` on the held-out items, with the
         settings' measure and attributes; cached per model and options).
@@ -906,8 +908,9 @@ class OpinionSession:
             sections.append(sec)
         return sections
 
-    def discover_command(self, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2,
-                         balance: str = "conditions") -> str:
+    def discover_command(self, s: OpinionSettings, *, adjust: str = OPINION_PARAMS.default("adjust"),
+                         max_conditions: int = OPINION_PARAMS.default("max_conditions"),
+                         balance: str = OPINION_PARAMS.default("balance")) -> str:
         """The ``aif360-subjective audit ... --discover`` command of the discovery view."""
         opts = ["--performance", s.performance]
         if s.attributes is not None:

@@ -17,7 +17,7 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from .._deprecation import renamed_member
+from .._deprecation import renamed_keyword, renamed_member
 from .._param_tables import OPINION_PARAMS
 from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
@@ -25,7 +25,8 @@ from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from ..opinion.design import warn_design
 from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, attach_test, exclusion_test
-from ..opinion.excluded import ExcludedGroups, check_discovery_options, discover_excluded
+from ..opinion.excluded import check_discovery_options, discover_excluded
+from ..opinion.excluded_result import ExcludedGroups
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
 from ..opinion.uncertainty import (
@@ -481,12 +482,13 @@ class OpinionExclusionMetric(ClassificationMetric):
         max_conditions: int = 2,
         adjust: str = "none",
         alpha: float = 0.05,
-        n_perm: int = 999,
+        n_permutations: int = 999,
         min_annotators: int = 5,
         performance: str | None = None,
         ranges: int = 4,
         random_state: Any = None,
         balance: str = "conditions",
+        **renamed: Any,
     ) -> ExcludedGroups:
         """Whose opinions are excluded: the annotator groups (conjunctions of attribute values) served worse.
 
@@ -497,8 +499,9 @@ class OpinionExclusionMetric(ClassificationMetric):
         Args:
             attributes: annotator attributes to combine (default: every column of ``dataset.annotators``);
                 ``"adr"`` adds the cross-fitted ADR.
-            max_conditions, adjust, alpha, n_perm, min_annotators, ranges: as in
-                :func:`~aif360_subjective.opinion.excluded_groups`.
+            max_conditions, adjust, alpha, n_permutations, min_annotators, ranges: as in
+                :func:`~aif360_subjective.opinion.excluded_groups` (``n_perm``: the former name of
+                ``n_permutations``, a DeprecationWarning).
             balance: the classes of the max-T. "conditions" (default): each number of conditions gets its own
                 threshold, so the few single attributes are found more easily; "none": one threshold for every
                 candidate, lower for intersections (found more easily). As in
@@ -513,15 +516,17 @@ class OpinionExclusionMetric(ClassificationMetric):
         Raises:
             ValueError: as :func:`~aif360_subjective.opinion.excluded_groups`.
         """
+        n_permutations = renamed_keyword("OpinionExclusionMetric.excluded_groups", renamed, "n_perm",
+                                         "n_permutations", n_permutations, 999)
         perf = performance if performance is not None else self.performance_metric
         seed = self.options.random_state if random_state is None else random_state
         key = (attributes if not isinstance(attributes, list) else tuple(attributes), max_conditions, adjust, alpha,
-               n_perm, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
+               n_permutations, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
                id(seed) if isinstance(seed, np.random.Generator) else seed, balance)
         cache: dict[tuple[Any, ...], ExcludedGroups] = self.__dict__.setdefault("_discoveries", {})
         if key not in cache:
             opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators,
-                                           ranges=ranges, adjust=adjust, alpha=alpha, n_perm=n_perm,
+                                           ranges=ranges, adjust=adjust, alpha=alpha, n_permutations=n_permutations,
                                            performance=perf, random_state=seed, balance=balance)
             cache[key] = discover_excluded(self._encoded, self.dataset.annotators, attributes, opts,
                                            tie=self.options.tie, adr_reference=self.options.adr_reference)
