@@ -518,6 +518,11 @@ def _units(enc: EncodedAnnotations, opts: DiscoveryOptions, use_adr: bool, tie: 
     scored = n_a > 0
     counts["n_no_scored_annotation"] = int((~scored).sum())
     keep_a = np.flatnonzero(scored)
+    if len(keep_a) == 0 and opts.adjust == "items" and counts["n_single_annotation_items"]:
+        raise ValueError(f"adjust='items' compares each annotation with the other annotations of its item, and every "
+                         f"item scored here carries one annotation ({counts['n_single_annotation_items']:,} "
+                         "annotations): no measure can be item-adjusted on these data; use adjust='none', whose gap "
+                         "mixes the groups with the difficulty of their items")
     if len(keep_a) == 0:
         left = " left after adjust='items'" if opts.adjust == "items" else ""
         raise ValueError(f"performance {opts.performance!r} scores none of the {enc.n} annotations (it counts "
@@ -618,6 +623,10 @@ def _tested(cand: AnnotatorGroups, units: _Units, weights: _Weights, opts: Disco
     gap, se, t, k_s, k_r, df, z = (x[:, 0] for x in statistic(obs, weights.totals, higher))
     ok = (k_s >= min_annotators) & (k_r >= min_annotators) & np.isfinite(t)
     counts["n_small_rest"] = int(((k_s >= min_annotators) & (k_r < min_annotators)).sum())
+    counts["n_undefined"] = int(((k_s >= min_annotators) & (k_r >= min_annotators) & ~np.isfinite(t)).sum())
+    scored = units.score[units.rows]
+    # every score equal (all labels alike, all ratings 3): no group can differ, and the answer says so
+    counts["constant_score"] = float(scored[0]) if len(scored) and np.ptp(scored) == 0 else None
     keep = np.flatnonzero(ok)
     counts["n_candidates"] = len(keep)
     # classes of candidates: their number of conditions (the few single attributes do not compete with the many pairs)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-__all__ = ["DETECTABLE_POWER", "ExcludedGroups", "SHARED_NONE", "SHARED_WARNING"]
+__all__ = ["DETECTABLE_POWER", "ExcludedGroups", "SCORE_IS_ZERO_ONE", "SHARED_NONE", "SHARED_WARNING"]
 
 #: Power the minimum detectable gap is stated for.
 DETECTABLE_POWER = 0.8
@@ -24,6 +24,10 @@ SHARED_WARNING = 0.5
 #: With ``adjust="items"``, below this share of a group's annotations on items other annotators also labelled, the
 #: item-by-item comparison has (almost) nothing to compare: the answer says it cannot decide about that group.
 SHARED_NONE = 0.05
+#: The measures whose per-annotation score is 0 or 1 (rates, accuracy): a group's mean lies in [0, 1], which bounds
+#: the gap a group can have (the mean absolute error is bounded by the rating scale, which the result does not hold).
+SCORE_IS_ZERO_ONE = frozenset({"accuracy", "true_positive_rate", "true_negative_rate", "false_positive_rate",
+                               "false_negative_rate", "precision", "within_one"})
 
 @dataclass(frozen=True)
 class ExcludedGroups:
@@ -139,6 +143,16 @@ class ExcludedGroups:
         c = self.counts
         what = (f"{c['n_candidates']:,} annotator group{'s' if c['n_candidates'] != 1 else ''} of up to "
                 f"{self.max_conditions} condition{'s' if self.max_conditions != 1 else ''}")
+        if c["n_candidates"] == 0 and c.get("constant_score") is not None:
+            return (f"Cannot answer: every scored annotation has the same {self.performance} score "
+                    f"({c['constant_score']:g}), so no annotator group can be served worse or better than the others "
+                    f"({c.get('n_undefined', 0):,} groups of at least {self.min_annotators} annotators have no defined "
+                    "statistic).")
+        if c["n_candidates"] and c.get("n_annotations") == c.get("n_annotators"):
+            return (f"Cannot answer: each of the {c['n_annotators']:,} annotators has one scored annotation"
+                    f"{' (after the item adjustment)' if self.adjust == 'items' else ''}, so an annotator's own "
+                    "spread cannot be told from the spread between annotators, which the test and its detectable "
+                    "gap rest on.")
         if c["n_candidates"] == 0:
             return (f"Cannot answer: no annotator group of up to {self.max_conditions} conditions holds at least "
                     f"{self.min_annotators} annotators with at least {self.min_annotators} others to compare "
@@ -157,21 +171,67 @@ class ExcludedGroups:
                 caveat = (f" Only {shared:.0%} of this group's annotations are on items other annotators also "
                           "labelled: the gap may be the difficulty of its items; adjust='items' compares annotators "
                           "on the same items.")
+            p_top = float(top["p_adjusted"])
+            borderline = ""
+            if p_top > self.alpha / 2:  # at the edge of alpha: the evidence is thin, whatever the point estimate
+                borderline = (f" Borderline: the adjusted p is above alpha / 2 = {self.alpha / 2:g} and the interval "
+                              f"starts at {top['ci_low']:.3f}, near no gap.")
             return (f"Served worse: {top['description']} ({int(top['n_annotators']):,} annotators), gap "
                     f"{top['gap']:.3f}{adj} [{top['ci_low']:.3f}, {top['ci_high']:.3f}], "
-                    f"{self.p_text(float(top['p_adjusted']))}, among {what}{more}.{caveat}{self._unshared_text()}")
+                    f"{self.p_text(p_top)}, among {what}{more}.{borderline}{caveat}{self._unshared_text()}")
+        if self._confounded_with_items():
+            return (f"Cannot answer: under {SHARED_NONE:.0%} of every group's annotations are on items someone "
+                    f"outside the group also labelled (most items carry one annotation), so a group's "
+                    f"{self.performance} measures its items as much as its annotators; no gap can be stated among "
+                    f"{what}.")
+        return f"No annotator group is served worse at alpha = {self.alpha:g} among {what}{self._detectable_text()}"
+
+    def gap_bound(self) -> np.ndarray:
+        """Per candidate, the largest gap its measure allows (inf when the result cannot bound it): for a 0/1 score,
+        the group's mean cannot leave [0, 1], so the gap is at most the rest's performance (the rest's shortfall
+        from 1 where lower is better); an item-adjusted score is a difference of two such means, at most 1 apart
+        on average in the group's favour or against it."""
+        n = len(self.table)
+        if self.performance not in SCORE_IS_ZERO_ONE:
+            return np.full(n, np.inf)
+        if self.adjust == "items":
+            return np.ones(n)
+        rest = self.table["rest_performance"].to_numpy(dtype=np.float64)
+        return rest if self.higher_is_better else 1.0 - rest
+
+    def _detectable_text(self) -> str:
+        """"; with these annotators a gap of ... would have been found ...", bounded by what the measure allows, then
+        the groups the item-adjusted comparison cannot decide about."""
+        adj = " (item-adjusted)" if self.adjust == "items" else ""
         mdg = self.table["detectable_gap"].to_numpy(dtype=np.float64)
+        reachable = np.isfinite(mdg) & (mdg <= self.gap_bound())
         single = self.table["n_conditions"].to_numpy() == 1
         usable = ~self._unshared()  # a gap of a group compared with nobody could not have been found
-        pool = mdg[single & usable] if (single & usable).any() else mdg[usable]
-        pool = pool[np.isfinite(pool)]
-        tail = ""
+        among = single & usable if (single & usable).any() else usable
+        pool = mdg[among & reachable]
+        n_out = int((among & np.isfinite(mdg) & ~reachable).sum())
+        out = ""
         if len(pool):
-            tail = (f"; with these annotators a gap{adj} of {np.min(pool):.3f} (largest single-condition group) to "
-                    f"{np.max(pool):.3f} (smallest) would have been found about {DETECTABLE_POWER:.0%} of the time "
-                    "(normal approximation)")
-        return (f"No annotator group is served worse at alpha = {self.alpha:g} among {what}{tail}."
-                f"{self._unshared_text()}")
+            out = (f"; with these annotators a gap{adj} of {np.min(pool):.3f} (largest single-condition group) to "
+                   f"{np.max(pool):.3f} (smallest) would have been found about {DETECTABLE_POWER:.0%} of the time "
+                   "(normal approximation)")
+            if n_out:
+                out += (f"; for {_count(n_out, 'other group')} no gap {self.performance} allows would be found "
+                        "that reliably")
+        elif n_out:
+            out = (f"; but with these annotators no gap{adj} that {self.performance} allows would be found "
+                   f"{DETECTABLE_POWER:.0%} of the time (the smallest such gap, {np.nanmin(mdg[among]):.3f}, is "
+                   "larger than the largest possible): the search cannot answer on these data")
+        return out + "." + self._unshared_text()
+
+    def _confounded_with_items(self) -> bool:
+        """Without the item adjustment, whether (almost) no group shares items with annotators outside it: every
+        tested group's known ``shared_items`` is below :data:`SHARED_NONE`."""
+        if self.adjust != "none" or not len(self.table):
+            return False
+        shared = self.table["shared_items"].to_numpy(dtype=np.float64)
+        known = shared[np.isfinite(shared)]
+        return bool(len(known)) and bool(np.all(known < SHARED_NONE))
 
     def _unshared(self) -> np.ndarray:
         """Per candidate: item-adjusted, and (almost) none of its annotations on items other annotators labelled."""

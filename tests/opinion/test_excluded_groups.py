@@ -660,3 +660,100 @@ def test_detectable_gap_solves_the_gap_with_the_variance_it_moves():
     assert (low < c * se).all()
     np.testing.assert_allclose(_detectable_gap(c, se, obs, np.array([0, 1]), sigma2, totals, binary=False,
                                                higher=True), c * se)
+
+
+# ------------------------------------------------------------------ issue 41: sentences true to their numbers
+def _equal_design(n_annotators=40, per=20, seed=0):
+    """Every annotator labels the same ``per`` items; two attributes of two values each."""
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], n_annotators // 2),
+                          "age": np.tile(["young", "old"], n_annotators // 2)},
+                         index=[f"a{i:02d}" for i in range(n_annotators)])
+    ann = np.repeat(table.index.to_numpy(), per)
+    item = np.tile(np.arange(per), n_annotators)
+    y = rng.integers(0, 2, len(ann))
+    return y, item, ann, table, rng
+
+
+def test_every_score_equal_names_the_cause():
+    y, item, ann, table, _ = _equal_design()
+    ex = excluded_groups(y, y, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=99,
+                         random_state=0)
+    assert ex.sentence().startswith("Cannot answer: every scored annotation has the same accuracy score (1), so no "
+                                    "annotator group can be served worse or better")
+    assert "holds at least" not in ex.sentence()
+
+
+def test_one_scored_annotation_per_annotator_cannot_answer():
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], 20)}, index=[f"a{i:02d}" for i in range(40)])
+    y = rng.integers(0, 2, 40)
+    p = np.where(rng.random(40) < 0.8, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=np.zeros(40, int), annotator_ids=table.index, annotators=table,
+                         n_permutations=99, random_state=0)
+    assert ex.sentence().startswith("Cannot answer: each of the 40 annotators has one scored annotation")
+    assert "would have been found" not in ex.sentence()
+
+
+def test_groups_on_their_own_items_without_the_adjustment_cannot_answer():
+    # each annotator labels items no one else labels (one annotation per item): accuracy measures the items
+    rng = np.random.default_rng(4)
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], 20)}, index=[f"a{i:02d}" for i in range(40)])
+    ann = np.repeat(table.index.to_numpy(), 15)
+    item = np.arange(len(ann))
+    y = rng.integers(0, 2, len(ann))
+    p = np.where(rng.random(len(ann)) < 0.8, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=99,
+                         random_state=0)
+    assert ex.sentence().startswith("Cannot answer: under 5% of every group's annotations are on items someone "
+                                    "outside the group also labelled")
+    with pytest.raises(ValueError, match=r"adjust='items' compares each annotation with the other annotations of its "
+                                         r"item, and every item scored here carries one annotation"):
+        excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, adjust="items",
+                        n_permutations=99, random_state=0)
+
+
+def test_a_stated_detectable_gap_is_never_beyond_what_the_measure_allows():
+    # twelve groups of 2 annotators with 6 annotations each, accuracy 0.95: one group's normal-approximation gap
+    # passes what accuracy allows (the rest's accuracy: the group cannot fall below 0)
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"c": np.repeat(list("abcdefghijkl"), 2)}, index=[f"a{i:02d}" for i in range(24)])
+    ann = np.repeat(table.index.to_numpy(), 6)
+    item = np.tile(np.arange(6), 24)
+    y = rng.integers(0, 2, len(ann))
+    p = np.where(rng.random(len(ann)) < 0.95, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, min_annotators=2,
+                         n_permutations=99, random_state=0)
+    bound = ex.gap_bound()
+    np.testing.assert_allclose(bound, ex.table["rest_performance"])  # raw accuracy: the rest's accuracy
+    beyond = (ex.table["detectable_gap"] > bound).to_numpy()
+    assert beyond.sum() == 1
+    low, high = ex.table["detectable_gap"][~beyond].min(), ex.table["detectable_gap"][~beyond].max()
+    assert ex.sentence() == (
+        "No annotator group is served worse at alpha = 0.05 among 12 annotator groups of up to 2 conditions; with "
+        f"these annotators a gap of {low:.3f} (largest single-condition group) to {high:.3f} (smallest) would have "
+        "been found about 80% of the time (normal approximation); for 1 other group no gap accuracy allows would be "
+        "found that reliably.")
+
+
+def test_a_finding_at_the_edge_of_alpha_is_called_borderline():
+    n, per = 40, 30
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], n // 2), "age": np.tile(["young", "old"], n // 2)},
+                         index=[f"a{i:02d}" for i in range(n)])
+    ann = np.repeat(table.index.to_numpy(), per)
+    item = np.tile(np.arange(per), n)
+    hit = table["gender"].eq("f").to_numpy()[np.repeat(np.arange(n), per)]
+    rng = np.random.default_rng(3)  # a planted gap of 0.06 that lands at adjusted p = 0.03 (found by a search)
+    y = rng.integers(0, 2, len(ann))
+    p = np.where(rng.random(len(y)) < 0.85 - 0.06 * hit, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=199,
+                         random_state=0)
+    top = ex.findings().iloc[0]
+    assert 0.025 < top["p_adjusted"] <= 0.05
+    assert (f"Borderline: the adjusted p is above alpha / 2 = 0.025 and the interval starts at {top['ci_low']:.3f}, "
+            "near no gap.") in ex.sentence()
+    # a clear finding is not called borderline
+    p2 = np.where(rng.random(len(y)) < 0.85 - 0.2 * hit, y, 1 - y)
+    ex2 = excluded_groups(y, p2, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=199,
+                          random_state=0)
+    assert ex2.findings()["p_adjusted"].iloc[0] <= 0.025 and "Borderline" not in ex2.sentence()
