@@ -114,6 +114,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._maxt import class_tail
 from .._param_tables import OPINION_PARAMS
 from .._validation import check_alpha, check_choice, check_int, check_random_state, check_same_index, plain
 from ..detectors.maxt import check_n_permutations
@@ -148,7 +149,6 @@ SHARED_NONE = 0.05
 #: Most annotators whose every permutation is enumerated (8! = 40,320).
 EXACT_MAX_ANNOTATORS = 8
 _BATCH = 64
-_TIE = 1e-9
 #: Candidates x annotations above which the share of shared items is computed for the first candidates only.
 _SHARED_BUDGET = 200_000_000
 _SHARED_TOP = 200
@@ -667,24 +667,8 @@ class _Direction:
         differently, which makes the p-values slightly too small); exact: ``#{null >= s} / B`` (the identity is
         among the permutations). ``balanced=False``: every offset 0, the plain max-T (``balance="none"``).
         """
-        pool = class_max
-        if not exact:
-            signed = np.where(np.isfinite(t), t, -np.inf)
-            observed = np.array([signed[classes == c].max(initial=-np.inf) for c in range(class_max.shape[1])])
-            pool = np.vstack([class_max, observed[None, :]])
-        centre = np.median(pool, axis=0)
-        centre = np.where(np.isfinite(centre), centre, 0.0)
-        if not balanced:  # one threshold for every candidate
-            centre = np.zeros_like(centre)
-        offset = centre[classes]
-        null = (class_max - centre[None, :]).max(axis=1)
-        ref = np.sort(null)[::-1] if exact else np.concatenate([[np.inf], np.sort(null)[::-1]])
-        n_ref = len(ref)
-        s_obs = np.where(np.isfinite(t), t, -np.inf) - offset
-        n_ge = n_ref - np.searchsorted(ref[::-1], s_obs - _TIE, side="left")
-        k_rej = int(math.floor(alpha * n_ref + 1e-9))
-        crit = float(ref[k_rej]) if k_rej < n_ref else -np.inf
-        return cls(offset=offset, critical_value=crit, p_adjusted=n_ge / n_ref)
+        tail = class_tail(class_max, classes, t, alpha, exact, balanced=balanced)
+        return cls(offset=tail.offset, critical_value=tail.critical_value, p_adjusted=tail.p_adjusted)
 
 
 def _batch_sizes(n: int) -> list[int]:
