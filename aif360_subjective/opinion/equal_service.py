@@ -52,6 +52,9 @@ from scipy import optimize, special, stats
 
 from .._deprecation import moved_names
 from .._labels import TN, TP, cell_codes, confusion_counts, ratio
+from .._maxt import count_at_least, tie_tolerance
+from .._maxt import critical_value as maxt_critical_value
+from .._maxt import tail_p as maxt_tail_p
 from .._validation import check_choice, check_ci, check_random_state
 from .annotations import EncodedAnnotations, HalfCounts, cross_fit, rating_error_counts
 from .bootstrap import Interval
@@ -197,14 +200,10 @@ def permutation_distribution(
 def tail_p(observed: float | np.ndarray, null: np.ndarray, exact: bool) -> np.ndarray:
     """Permutation p-values: the share of arrangements at least as extreme, ``count / M`` when every distinct one
     was enumerated, else ``(1 + count) / (1 + B)``; values equal up to rounding count as at least as extreme (sums
-    in another order differ in the last bits). NaN where the observed value is NaN."""
+    in another order differ in the last bits). NaN where the observed value is not finite. The package's one tail
+    (:func:`aif360_subjective._maxt.tail_p`: its tie and "+1" rules)."""
     obs = np.atleast_1d(np.asarray(observed, dtype=np.float64))
-    ref = np.sort(null[np.isfinite(null)])
-    tol = 1e-9 * np.maximum(1.0, np.abs(obs))
-    count = len(ref) - np.searchsorted(ref, obs - tol, side="left")
-    off = 0 if exact else 1
-    p = (off + count) / (off + len(null)) if len(null) else np.full(len(obs), np.nan)
-    return np.where(np.isfinite(obs), p, np.nan)
+    return np.where(np.isfinite(obs), maxt_tail_p(obs, null, exact), np.nan)
 
 
 def smallest_p(null: np.ndarray, exact: bool) -> float:
@@ -220,22 +219,15 @@ def smallest_p(null: np.ndarray, exact: bool) -> float:
         return float("nan")
     if exact:
         return float(tail_p(finite.max(), null, exact)[0])
-    tol = 1e-9 * max(1.0, abs(float(finite.max())))
-    return float(np.count_nonzero(finite >= finite.max() - tol) / (1 + len(null)))
+    return float(count_at_least(finite, finite.max()) / (1 + len(null)))
 
 
 def critical_value(null: np.ndarray, exact: bool, alpha: float) -> float:
     """The threshold ``c`` with ``p <= alpha`` exactly when the observed value exceeds ``c`` (with :func:`tail_p`'s
-    tolerance); +inf when no value can reach ``alpha``, -inf when every one does."""
-    ref = np.sort(null[np.isfinite(null)])[::-1]
-    off = 0 if exact else 1
-    j = int(np.floor(alpha * (off + len(null)) - off + 1e-9))  # arrangements allowed at or above the value
-    if j < 0 or not len(ref):
-        return float("inf")
-    if j >= len(ref):
-        return float("-inf")
-    c = float(ref[j])
-    return c + 1e-9 * max(1.0, abs(c))
+    tolerance): the max-T tail's critical value past its ties (:func:`aif360_subjective._maxt.critical_value`);
+    +inf when no value can reach ``alpha``, -inf when every one does."""
+    c = maxt_critical_value(null, alpha, exact)
+    return float(c + tie_tolerance(c)) if np.isfinite(c) else c
 
 
 def permutation_test(patterns: np.ndarray, *args: Any, **kwargs: Any) -> tuple[float, float, int, bool]:

@@ -95,6 +95,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._deprecation import renamed_keyword
+from .._maxt import class_tail
 from .._param_tables import OPINION_PARAMS
 from .._validation import check_random_state, check_same_index, plain
 from .annotations import (
@@ -143,7 +144,6 @@ DISCOVERY_PERFORMANCES = OPINION_PARAMS.choices("discovery_performance")
 _Z_POWER = 0.8416212335729143  # the standard normal quantile of DETECTABLE_POWER (excluded_result)
 #: Most annotators whose every permutation is enumerated (8! = 40,320).
 EXACT_MAX_ANNOTATORS = 8
-_TIE = 1e-9
 #: Candidates x annotations above which the share of shared items is computed for the first candidates only.
 _SHARED_BUDGET = 200_000_000
 _SHARED_TOP = 200
@@ -184,24 +184,8 @@ class _Direction:
         differently, which makes the p-values slightly too small); exact: ``#{null >= s} / B`` (the identity is
         among the permutations). ``balanced=False``: every offset 0, the plain max-T (``balance="none"``).
         """
-        pool = class_max
-        if not exact:
-            signed = np.where(np.isfinite(t), t, -np.inf)
-            observed = np.array([signed[classes == c].max(initial=-np.inf) for c in range(class_max.shape[1])])
-            pool = np.vstack([class_max, observed[None, :]])
-        centre = np.median(pool, axis=0)
-        centre = np.where(np.isfinite(centre), centre, 0.0)
-        if not balanced:  # one threshold for every candidate
-            centre = np.zeros_like(centre)
-        offset = centre[classes]
-        null = (class_max - centre[None, :]).max(axis=1)
-        ref = np.sort(null)[::-1] if exact else np.concatenate([[np.inf], np.sort(null)[::-1]])
-        n_ref = len(ref)
-        s_obs = np.where(np.isfinite(t), t, -np.inf) - offset
-        n_ge = n_ref - np.searchsorted(ref[::-1], s_obs - _TIE, side="left")
-        k_rej = int(math.floor(alpha * n_ref + 1e-9))
-        crit = float(ref[k_rej]) if k_rej < n_ref else -np.inf
-        return cls(offset=offset, critical_value=crit, p_adjusted=n_ge / n_ref)
+        tail = class_tail(class_max, classes, t, alpha, exact, balanced=balanced)
+        return cls(offset=tail.offset, critical_value=tail.critical_value, p_adjusted=tail.p_adjusted)
 
 
 # ----------------------------------------------------------------------------------------------

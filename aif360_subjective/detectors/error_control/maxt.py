@@ -66,6 +66,7 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from ..._maxt import StepDown
 from ..._param_tables import SUBGROUP_PARAMS
 from ..._validation import check_choice
 from .counters import Counter, MemberCounter, PermutedCounts, as_counter
@@ -105,7 +106,6 @@ DEFAULT_PERMUTATIONS: int = SUBGROUP_PARAMS.default("n_permutations")
 _BATCH = 50
 #: Batches of permutations counted at the same time (scipy's sparse products release the GIL).
 _WORKERS = max(1, min(2, os.cpu_count() or 1))
-_TIE = 1e-9  # z values equal up to float rounding count as ties (>=)
 #: Hypotheses per family whose step-down adjusted p-value is exact (see ``_StepDown``).
 STEP_DOWN_EXACT = 512
 
@@ -261,61 +261,12 @@ def _observed(counter: Counter, std: _Standardiser, t: np.ndarray, p: np.ndarray
     return np.column_stack([z[:, 0] for z in std.z_all([obs[:, [i]] for i in range(4)])])
 
 
-class _StepDown:
-    """Accumulates the step-down exceedance counts of one family over permutation batches.
-
-    The successive maxima are exact for the :data:`STEP_DOWN_EXACT` most significant hypotheses; every
-    later one gets the single-step max-T p-value (the share of permutations whose maximum over the whole
-    family reaches it), raised to the last exact one. The single-step value is never below the step-down
-    value, so the tail stays valid (conservative) while a batch costs two passes over the family instead of a
-    sort-ordered cumulative maximum of all of it; the hypotheses near ``alpha`` are always among the first
-    few hundred.
-    """
+class _StepDown(StepDown):
+    """The step-down of one family of :func:`max_t` (:class:`~aif360_subjective._maxt.StepDown`, the package's one
+    max-T tail), exact for the :data:`STEP_DOWN_EXACT` most significant hypotheses (read when the family is built)."""
 
     def __init__(self, observed: np.ndarray):
-        finite = np.isfinite(observed)
-        self.index = np.flatnonzero(finite)
-        self.order = self.index[np.argsort(-observed[self.index], kind="stable")]
-        self.sorted_obs = observed[self.order]
-        self.head = self.order[:STEP_DOWN_EXACT]
-        self.tail = np.zeros(len(observed), dtype=bool)
-        self.tail[self.order[STEP_DOWN_EXACT:]] = True
-        self.count = np.zeros(len(self.order), dtype=np.int64)
-        self.maxima: list[np.ndarray] = []
-        self.size = len(observed)
-
-    def add(self, perm: np.ndarray) -> None:
-        """``perm``: (b, hypotheses) permuted statistics (NaN = not defined)."""
-        if len(self.order) == 0:
-            return
-        # the maximum over the hypotheses after the exact head (-inf when there are none)
-        rest = perm[:, self.tail].max(axis=1) if len(self.head) < len(self.order) else np.full(len(perm), -np.inf)
-        self.add_parts(perm[:, self.head], rest)
-
-    def add_parts(self, head: np.ndarray, rest: np.ndarray) -> None:
-        """One batch given the head hypotheses' permuted statistics ``head`` (b, len(head), in the order of
-        ``self.head``) and the maximum over the rest of the family ``rest`` (b,)."""
-        if len(self.order) == 0:
-            return
-        h = len(self.head)
-        v = np.column_stack([head, rest])  # defined hypotheses only: finite
-        succ = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
-        self.count[:h] += np.sum(succ[:, :h] >= self.sorted_obs[None, :h] - _TIE, axis=0)
-        self.maxima.append(succ[:, 0])
-
-    def adjusted(self, n_perm: int) -> np.ndarray:
-        out = np.full(self.size, np.nan)
-        if len(self.order) == 0:
-            return out
-        h = len(self.head)
-        count = self.count.copy()
-        if h < len(self.order):
-            maxima = np.sort(np.concatenate(self.maxima))
-            # single step: permutations whose family maximum reaches the observed statistic
-            count[h:] = len(maxima) - np.searchsorted(maxima, self.sorted_obs[h:] - _TIE, side="left")
-        p = (count + 1.0) / (n_perm + 1.0)
-        out[self.order] = np.maximum.accumulate(p)  # monotone: never below a more significant hypothesis
-        return out
+        super().__init__(observed, head=STEP_DOWN_EXACT)
 
 
 class _Families:
