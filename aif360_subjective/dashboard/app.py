@@ -308,7 +308,9 @@ class Dashboard:
         if task is not None:
             SUBGROUP_PARAMS.check("task", task)
             self.initial = dataclasses.replace(self.initial, task=task)
-        if annotations is not None and self.initial.task != "binary":
+        from ..detectors.tasks import names_decisions
+
+        if annotations is not None and not names_decisions(self.initial.task):
             raise ValueError(f"task={self.initial.task!r} compares the labels as they are; annotation data is audited "
                              "as binary decisions here (ordinal ratings: aif360-subjective subgroups DATA --task "
                              "ordinal --model rating)")
@@ -336,12 +338,14 @@ class Dashboard:
                 raise ValueError(f"{opt} is required with a table")
             if col not in df.columns:
                 raise ValueError(f"{opt} {col!r} is not a column of the data (columns: {list(df.columns)[:12]})")
+        from ..detectors.tasks import names_decisions
+
         values = sorted(df[label_col].dropna().unique().tolist(), key=str)
         task = self._task()
         if favorable is None:
             if set(values) <= {0, 1}:
                 favorable = 0
-            elif task == "binary":
+            elif names_decisions(task):
                 raise ValueError(f"label column {label_col!r} holds {values[:8]}; give favorable_label (binary "
                                  "decisions), or a task that compares the labels as they are (task='auto', "
                                  "'multiclass', 'ordinal' or 'regression')")

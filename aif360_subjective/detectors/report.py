@@ -78,8 +78,10 @@ class SubgroupReport:
         candidates (Candidates): the candidate families (:mod:`~aif360_subjective.detectors.candidates`).
         candidate_metrics (CandidateMetrics or OutcomeMetrics): their metrics, counts and the outcomes (a binary
             decision, or the per-row values of a multi-class, ordinal or regression task).
-        task (str): the task audited (``"binary"``, ``"multiclass"``, ``"ordinal"``, ``"regression"``);
+        task (str): the name of the task audited (``"binary"``, ``"multiclass"``, ``"ordinal"``, ``"regression"``);
             ``task_reason`` says what ``task="auto"`` decided and why (or that the task was given).
+        task_type (Task): the task itself (:class:`~aif360_subjective.detectors.tasks.Task`): its metrics, default
+            metric and label text.
         unit (str): the unit of inference (rows, or the clusters of ``groups=``).
         significance (Significance): the caches of the intervals, max-T runs and findings.
 
@@ -114,7 +116,8 @@ class SubgroupReport:
         self.categorical_features = list(options.categorical_features)
         self.kinds = candidates.kinds
         self.weighted = candidate_metrics.weighted
-        self.task = candidate_metrics.task_name
+        self.task_type = candidate_metrics.task
+        self.task = self.task_type.name
         self.task_reason = candidate_metrics.task_reason
         self.unit = candidate_metrics.sampling.unit
         self.significance = Significance(candidates, candidate_metrics, options)
@@ -247,24 +250,10 @@ class SubgroupReport:
         """The dashboard's radar: per kind, the signed mean accuracy error, the means of the absolute
         statistical parity, equal opportunity and equalized odds, and the mean accuracy (NaN skipped). For
         another task, the mean absolute value of each of its metrics."""
-        rows = {}
-        if self.task != "binary":
-            for kind in self.kinds:
-                part = self.candidate_metrics.table.iloc[self.candidates.positions(kind)]
-                rows[kind] = {m: part[m].abs().mean() for m in self.candidate_metrics.names}
-            out = pd.DataFrame.from_dict(rows, orient="index", columns=list(self.candidate_metrics.names))
-            out.index.name = "kind"
-            return out
-        for kind in self.kinds:
-            part = self.candidate_metrics.table.iloc[self.candidates.positions(kind)]  # none mined: NaN means
-            rows[kind] = {
-                "accuracy_error": part["accuracy_error"].mean(),
-                "statistical_parity": part["statistical_parity"].abs().mean(),
-                "equal_opportunity": part["equal_opportunity"].abs().mean(),
-                "equalized_odds": part["equalized_odds"].abs().mean(),
-                "accuracy": part["accuracy"].mean(),
-            }
-        out = pd.DataFrame.from_dict(rows, orient="index")
+        names, table = self.candidate_metrics.names, self.candidate_metrics.table
+        rows = {kind: self.task_type.summary_means(table.iloc[self.candidates.positions(kind)], names)
+                for kind in self.kinds}  # none mined: NaN means
+        out = pd.DataFrame.from_dict(rows, orient="index", columns=self.task_type.summary_columns(names))
         out.index.name = "kind"
         return out
 
@@ -448,15 +437,12 @@ class SubgroupReport:
 
     def __repr__(self) -> str:
         s = self.summary()
-        # a binary decision's statistical parity; another task's first metric (its summary has no SP)
-        metric = "statistical_parity" if self.task == "binary" else self.candidate_metrics.names[0]
-        sp = s[metric].to_numpy(dtype=np.float64)
-        parts = ", ".join(f"{k}={v:.4f}" for k, v in zip(s.index, sp, strict=True))
+        values = s[self.task_type.default_metric].to_numpy(dtype=np.float64)  # the task's headline metric
+        parts = ", ".join(f"{k}={v:.4f}" for k, v in zip(s.index, values, strict=True))
         counted = "".join(f", {f.count_label}={len(f.ids)}" for f in self.candidates.families if f.count_label)
-        what = "SP" if self.task == "binary" else f"{metric} ({self.task})"
         return (
             f"SubgroupReport(clustering={self.clustering!r}, n_clusters={self.n_clusters}{counted}, "
-            f"rows={self.candidates.n_rows}, mean |{what}| {parts})"
+            f"rows={self.candidates.n_rows}, mean |{self.task_type.headline}| {parts})"
         )
 
 
