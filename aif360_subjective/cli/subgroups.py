@@ -474,32 +474,22 @@ def subgroups(spec: SubgroupsSpec) -> int:
                                n_clusters=spec.n_clusters, entropy_threshold=spec.entropy_threshold,
                                categorical_features=spec.features.categorical, random_state=spec.inputs.seed,
                                discovery=spec.discovery, task=task, groups=groups)
-        from ..report.answer import subgroup_answer
-        from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
+        from ..report.subgroup_recipe import subgroup_recipe
         from ..report.subgroup_sections import alternatives_sample_text
 
-        # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
-        alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=spec.inputs.seed)
-                        if "cluster" in rep.kinds and rep.task_type.decisions else None)
-        # patterns written as in the report (integer values without decimals); the same answer in both
-        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
-                 else None)
-        answer = subgroup_answer(rep, alpha=spec.alpha, ci=spec.ci, pattern_text=texts)
+        # what the console and the report show: the same answer, patterns and compared clusterers in both
+        recipe = subgroup_recipe(rep, X, y_true, y_pred, random_state=spec.inputs.seed, alpha=spec.alpha, ci=spec.ci)
+        alternatives, texts, answer = recipe.alternatives, recipe.pattern_text, recipe.answer
         step("writing the report")
         path = None
         lines = [rep.task_type.label_line(common.show(fav)),
                  f"{common.count(len(X), 'row')}, {common.count(X.shape[1], 'attribute')}; {'; '.join(notes)}."]
         if spec.out:
-            from ..report import Report
-            from ..report.sections import subgroup_sections
+            from ..report.subgroup_recipe import subgroup_report
 
-            report = Report(f"Subgroup fairness of {Path(spec.inputs.path).name}",
-                            summary=[f"{lines[1]} {rep.task_type.label_sentence(common.show(fav))}"])
-            report.add_facts(answer.facts)
-            if "cluster" in rep.kinds:
-                report.fact("clusters", rep.n_clusters)
-            report.extend(subgroup_sections(rep, n=spec.top, model=model, alpha=spec.alpha, min_size=spec.min_size,
-                                            ci=spec.ci, alternatives=alternatives))
+            report = subgroup_report(recipe, f"Subgroup fairness of {Path(spec.inputs.path).name}",
+                                     [f"{lines[1]} {rep.task_type.label_sentence(common.show(fav))}"], n=spec.top,
+                                     model=model, alpha=spec.alpha, min_size=spec.min_size, ci=spec.ci)
             path = common.save_report(report, spec.out)
     print(answer.text())
     print()
@@ -517,7 +507,7 @@ def subgroups(spec: SubgroupsSpec) -> int:
         return 0
 
     common.print_frame(rep.summary(), SUMMARY_CAPTION + ":")
-    note = auto_k_note(rep) if "cluster" in rep.kinds else None
+    note = auto_k_note(rep) if rep.has_clusters else None
     if note is not None:
         print(note)
         print()

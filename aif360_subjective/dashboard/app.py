@@ -821,12 +821,10 @@ class Dashboard:
     def _verdict(self, v: Any) -> str:
         """The overall verdict of the analysis (the report's answer: significant findings over every metric)."""
         from ..report.answer import subgroup_answer
-        from ..report.sections import pattern_texts, whole_numbers_as_int
+        from ..report.subgroup_recipe import entropy_pattern_text
 
         s = v.settings
-        texts = (pattern_texts(whole_numbers_as_int(v.report.patterns(all_columns=False)))
-                 if "entropy" in v.report.kinds else None)
-        answer = subgroup_answer(v.report, alpha=s.alpha, ci=s.ci, pattern_text=texts)
+        answer = subgroup_answer(v.report, alpha=s.alpha, ci=s.ci, pattern_text=entropy_pattern_text(v.report))
         lines = list(answer.lines) + [f"Note: {c}" for c in answer.caveats]
         return "**Verdict.** " + " ".join(lit(line) for line in lines)
 
@@ -835,7 +833,7 @@ class Dashboard:
         ranking shows them, largest first: kind, id and size (drawn as a bar)."""
         m = v.report.subgroup_metrics(ci=None)
         kinds = [k for k in m.index.get_level_values(0).unique()
-                 if k in ("cluster", "entropy") or v.settings.kind in ("all", k)]
+                 if k in v.report.clustering_kinds or v.settings.kind in ("all", k)]
         rows = m.loc[m.index.get_level_values(0).isin(kinds), ["size"]].reset_index()
         rows.columns = ["kind", "id", "size"]
         rows["size"] = rows["size"].fillna(0).astype(int)
@@ -853,7 +851,7 @@ class Dashboard:
 
         views = [self._detail(kind, sid)]
         rep = self.subgroups.view.report
-        if kind in ("cluster", "entropy") and {"cluster", "entropy"} <= set(rep.kinds):
+        if kind in rep.clustering_kinds:  # the seed's chart of a cluster beside its entropy pattern
             views.append(_figure(plot_subgroup_metrics(rep, sid)))
         return views
 

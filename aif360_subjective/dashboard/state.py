@@ -441,8 +441,7 @@ class SubgroupSession:
     def report(self, title: str | None = None) -> Any:
         """The current view as the report the ``subgroups`` command writes (a :class:`~aif360_subjective.report.
         Report`; ``.render()`` gives the self-contained HTML)."""
-        from ..report import Report
-        from ..report.sections import lopsided_alternatives, subgroup_sections
+        from ..report.subgroup_recipe import subgroup_recipe, subgroup_report
 
         if self.view is None:
             raise ValueError("no analysis yet")
@@ -453,22 +452,12 @@ class SubgroupSession:
             # command's analysis (the same clusters and, as the re-cut takes the command's random draws, the same
             # adjusted p-values)
             rep = self._detect(s, s.clustering, s.n_clusters)
-        # the other clusterers' comparison scores binary decisions (as the subgroups command, binary tasks only)
-        alternatives = (lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
-                        if rep.task_type.decisions and "cluster" in rep.kinds else None)
-        report = Report(title or f"Subgroup fairness of {self.source.name}",
-                        summary=[f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."])
-        # the command's cards: the answer's key figures, then the number of clusters
-        from ..report.answer import subgroup_answer
-        from ..report.sections import pattern_texts, whole_numbers_as_int
-
-        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
-                 else None)
-        report.add_facts(subgroup_answer(rep, alpha=s.alpha, ci=s.ci, pattern_text=texts).facts)
-        report.fact("clusters", self.view.k)
-        report.extend(subgroup_sections(rep, n=s.top, model=self.model, alpha=s.alpha, min_size=s.min_size,
-                                        ci=s.ci, alternatives=alternatives))
-        return report
+        # the command's recipe (its answer, patterns and, for binary decisions, the other clusterers compared)
+        recipe = subgroup_recipe(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state,
+                                 alpha=s.alpha, ci=s.ci)
+        return subgroup_report(recipe, title or f"Subgroup fairness of {self.source.name}",
+                               [f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."],
+                               n=s.top, model=self.model, alpha=s.alpha, min_size=s.min_size, ci=s.ci)
 
 
 def _with_interval(table: pd.DataFrame, row: str, what: str) -> str:

@@ -25,7 +25,7 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -135,6 +135,14 @@ class Task:
             return column, None
         classes = {str(c): c for c in (self.classes or ())}
         return base, classes.get(column[len(base) + 1:-1])
+
+    def summary(self, parts: Mapping[str, pd.DataFrame], names: tuple[str, ...]) -> pd.DataFrame:
+        """A report's summary (the dashboard's radar): a row per kind of :meth:`summary_means` of its metric table
+        ``parts[kind]`` (index ``kind``)."""
+        rows = {kind: self.summary_means(part, names) for kind, part in parts.items()}
+        out = pd.DataFrame.from_dict(rows, orient="index", columns=self.summary_columns(names))
+        out.index.name = "kind"
+        return out
 
     def summary_means(self, part: pd.DataFrame, names: tuple[str, ...]) -> dict[str, float]:
         """One kind's row of the report's summary (its radar): the mean absolute value of each metric column of

@@ -66,7 +66,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     """
     rep = as_subgroup_report(result)
     weighted = rep.weighted
-    asdf = "cluster" in rep.kinds  # the seed's views show its two kinds (clusters and their entropy patterns)
+    asdf = rep.has_clusters  # the seed's views show its two kinds (clusters and their entropy patterns)
     pattern_text = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if asdf else None
     out: list[Section] = []
     if answer:
@@ -79,7 +79,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
             first.text(f"Predictions analysed: {model}.")
         out.append(first)
     comparison: list[Section] = []  # one self-contained section, placed after the seed's views
-    if "pattern" in rep.kinds and alpha is not None and not weighted:
+    if rep.has_mined_patterns and alpha is not None and not weighted:
         comparison.append(discovery_section(rep, n=n, alpha=alpha, ci=0.95 if ci is None else ci))
     if not rep.task_type.decisions:
         # the seed's views (radar, per-cluster rates) are those of binary decisions: the task's rankings instead
@@ -90,7 +90,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     inference = None
     family_p = None
     if ci is not None and not weighted:
-        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in ("cluster", "entropy")])
+        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in rep.clustering_kinds])
         if alpha is not None:  # "significant" and "adjusted p" are the whole report's, as in the answer
             family_p = report_family_p(rep, alpha, ci)
     out.append(_rankings_section(rep, n, alpha, min_size, ci, pattern_text, figures))
