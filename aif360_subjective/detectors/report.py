@@ -47,7 +47,7 @@ class SubgroupReport:
         n_clusters (int): number of clusters (0 without a clustering).
         clustering (str): the clustering method used (``"none"`` without a clustering).
         validity (pandas.Series): classical validity indices (silhouette on a sample, Davies-Bouldin,
-            Calinski-Harabasz) and the fairness separation of the clustering (see
+            Calinski-Harabasz) and, of binary decisions, the fairness separation of the clustering (see
             :func:`~aif360_subjective.detectors.asdf.selection.fairness_separation`).
         model_selection (pandas.DataFrame or None): the candidates compared when ``n_clusters`` was a
             sequence (or ``None``), with ``largest_share``, ``tiny_clusters`` and ``lopsided`` columns.

@@ -13,6 +13,11 @@ subgroup means are compared with the rest's (:class:`~.continuous.OutcomeColumn`
   others (one-vs-rest: the share of the subgroup predicted that class);
 * any task: ``mean_loss``, a per-row loss given as an array or a callable ``loss(y_true, y_pred)``.
 
+Each task is an object of the registry (:data:`TASK_TYPES`: :class:`BinaryTask`, :class:`MultiClassTask`,
+:class:`OrdinalTask`, :class:`RegressionTask`, subclasses of :class:`Task`) that answers every question the
+analysis, the report, the command line and the dashboard ask of a task: its outcome columns, metrics, default
+metric, label text and the options it refuses. No other module branches on a task's name.
+
 ``task="auto"`` decides: two values are binary; non-numeric values with more than two levels are multi-class
 (ordinal when a pandas ordered categorical); integers with at most :data:`MAX_ORDINAL_LEVELS` levels are
 ordinal; other numbers are a regression. :attr:`Task.reason` says what was decided and why, so that integer
@@ -21,6 +26,9 @@ codes of unordered classes can be told apart (``task="multiclass"``).
 References:
     J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis" (binary
     classification only, which this module extends).
+    M. Lemmerich and M. Becker, "pysubgroup: Easy-to-Use Subgroup Discovery in Python", ECML PKDD 2018 (its
+    targets, one class per kind of outcome); AIF360's MDSS ``ScoringFunctions`` (one class per outcome
+    distribution) model the same axis.
 """
 
 from __future__ import annotations
@@ -65,11 +73,6 @@ class Task:
         metrics: the metrics a ranking of its reports accepts (``mean_loss`` joins them with a ``loss``), the
             first being the default (:attr:`default_metric`).
         favourable: how its reports say which side is favourable (after the sign of each metric).
-
-    References:
-        pysubgroup's targets (``BinaryTarget``, ``NumericTarget``: one class per kind of outcome, each with its own
-        statistics) and AIF360's MDSS ``ScoringFunctions`` (one class per outcome distribution) model the same
-        axis. M. Lemmerich and M. Becker, "pysubgroup: Easy-to-Use Subgroup Discovery in Python", ECML PKDD 2018.
     """
 
     classes: tuple[Any, ...] | None
