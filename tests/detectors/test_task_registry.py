@@ -174,3 +174,10 @@ def test_a_non_binary_clustering_reads_no_outcome():
     assert rep.clusters.equals(binary.clusters)
     assert rep.validity.equals(binary.validity.drop([i for i in binary.validity.index
                                                      if str(i).startswith("fairness_separation")]))
+
+
+def test_task_metrics_old_home_warns():
+    import aif360_subjective.detectors.subgroup_metrics as sm
+
+    with pytest.warns(DeprecationWarning, match="TASK_METRICS"):
+        assert sm.TASK_METRICS is TASK_METRICS
