@@ -56,7 +56,7 @@ from ..mining.pattern_mining import Items, PatternText, check_min_support, exten
 from ..options import PERMUTATION_CHOICES, AnalysisOptions
 from ..report import SubgroupReport
 from ..subgroup_metrics import METRICS, metrics_from_counts
-from ..tasks import TASKS
+from ..tasks import TASKS, names_label_task
 from .counts import keyed_partition_counts, partition_codes
 from .summary import TableSummary, exact_quantiles, summarise
 
@@ -92,7 +92,7 @@ def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weigh
         _refuse("permutation", permutation, "a classical permutation moves rows across partitions; the Dask "
                 "analysis draws keyed permutations (permutation='auto' or 'keyed'), which the in-memory analysis "
                 "reproduces with permutation='keyed'")
-    if task not in ("auto", "binary"):
+    if names_label_task(task):
         _refuse("task", task, "only binary decisions are audited on Dask (task='binary' or 'auto'); compute the "
                 "collections (or a sample) for a multi-class, ordinal or regression task")
     for name, value, why in (
