@@ -13,6 +13,7 @@ from planted import planted_subgroups
 from aif360_subjective._labels import group_label
 from aif360_subjective.datasets import MultiAnnotatorDataset, make_subjective_dataset
 from aif360_subjective.detectors import detect_subgroups
+from aif360_subjective.detectors.subgroup_metrics import value_format
 from aif360_subjective.metrics import OpinionExclusionMetric
 from aif360_subjective.report import Paragraph, Report, Table
 from aif360_subjective.report.answer import (
@@ -320,7 +321,8 @@ def test_every_metric_with_a_disadvantaged_finding_is_named(planted):
             word = metric.replace("_", " ")
             assert f"By {word}: " in text
             row = dis[dis.metric == metric].iloc[0]
-            assert f"{word} {row['value']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" in text
+            f = value_format(metric)  # a level (accuracy) unsigned, a difference signed
+            assert f"{word} {row['value']:{f}} [{row['ci_low']:{f}}, {row['ci_high']:{f}}]" in text
     assert len(dis["metric"].unique()) >= 2  # the planted data has gaps on several metrics
 
 
