@@ -32,7 +32,7 @@ from ..detectors.subgroup_metrics import ALL_METRICS, SUBGROUP_METRICS, metric_l
 from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, interval_text
 from .model import Section
-from .significance import at_floor, counts_text, family_text, floor_note, p_text
+from .significance import at_floor, counts_text, family_text, floor_note, p_text, tie_note
 
 __all__ = [
     "ANSWER_TITLE",
@@ -415,8 +415,11 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
                      "subgroup), negative accuracy errors and an accuracy below the overall one mean the subgroup is "
                      "disadvantaged.")
         facts["significant findings"] = f"{len(found):,}"
-        if any(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float)):
+        n_floor = sum(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float))
+        if n_floor:
             lines.append(floor_note(n_perm))
+        if n_floor > 1:
+            lines.append(tie_note(n_floor, n_perm))
     if task != "binary":
         lines.append(f"Task: {rep.task_reason}.")
         facts["task"] = task
