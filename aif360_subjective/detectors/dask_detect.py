@@ -272,7 +272,7 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
     values: list[Any] = []
     lo_of: list[int] = []
     hi_of: list[int] = []
-    base_edges: list[np.ndarray | None] = []
+    coded_edges: list[np.ndarray | None] = []
     notes: list[str] = []
     for c_pos, c in enumerate(X.columns):
         edges = np.unique(edges_of[c]) if c in edges_of else None
@@ -287,13 +287,13 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
                 notes.append(f"numeric column {c!r} holds one value ({cut_text(float(uniques[0]))}): no one-sided "
                              "condition cuts it")
             part = value_items(c, uniques)
-            base_edges.append(None)
+            coded_edges.append(None)
         else:
             t_edges = None if thresholds is None else thr[c]
             below, at = near.get(c, (None, None))
             cut = numeric_items(c, edges, t_edges, max_merge, below, at)
             part = (cut.labels, cut.values, cut.lo, cut.hi)
-            base_edges.append(cut.edges)
+            coded_edges.append(cut.edges)
         labels.extend(part[0])
         values.extend(part[1])
         lo_of.extend(part[2])
@@ -302,7 +302,7 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
     k = len(col_of)
     return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values,
                  sp.csc_matrix((0, k), dtype=bool), np.zeros((0, len(X.columns)), dtype=np.int32),
-                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64), tuple(base_edges),
+                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64), tuple(coded_edges),
                  tuple(notes))
 
 
