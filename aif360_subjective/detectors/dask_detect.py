@@ -250,7 +250,6 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
     """
     import dask
 
-    check_thresholds(thresholds, summary.n)
     q_bins, q_thr = bin_quantiles(n_bins), threshold_quantiles(thresholds)
     q = np.concatenate([q_bins, q_thr])
     cat = set(categorical)
@@ -285,11 +284,15 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
             _, uniques = pd.factorize(distinct, sort=True)  # the in-memory order of the values
             if thresholds is not None and c in numeric and len(uniques) == 1 and summary.n:
                 notes.append(f"numeric column {c!r} holds one value ({cut_text(float(uniques[0]))}): no one-sided "
-                             "condition cuts it")
+                             "condition cuts it.")
+            elif thresholds is not None and c in cat and pd.api.types.is_numeric_dtype(X.dtypes[c]) and not \
+                    pd.api.types.is_bool_dtype(X.dtypes[c]) and len(uniques) > n_bins:
+                notes.append(f"numeric column {c!r} is in categorical_features: one condition per value, no "
+                             "one-sided conditions (leave it out of categorical_features for age ≥ t).")
             part = value_items(c, uniques)
             coded_edges.append(None)
         else:
-            t_edges = None if thresholds is None else thr[c]
+            t_edges = None if check_thresholds(thresholds, summary.n) is None else thr[c]  # as in memory
             below, at = near.get(c, (None, None))
             cut = numeric_items(c, edges, t_edges, max_merge, below, at)
             part = (cut.labels, cut.values, cut.lo, cut.hi)

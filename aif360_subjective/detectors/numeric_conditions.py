@@ -57,7 +57,7 @@ def threshold_quantiles(thresholds: int | None) -> np.ndarray:
 
 
 def check_thresholds(thresholds: Any, n_rows: int) -> int | None:
-    """``thresholds`` as the mining takes it.
+    """``thresholds`` as the mining takes it (``n_rows``: the rows of a column it cuts; 0: not checked).
 
     Raises:
         TypeError: not an int or None.

@@ -217,7 +217,7 @@ def check_analysis_options(
         _refuse_clustering_options({**given, "n_clusters": n_clusters, "entropy_threshold": entropy_threshold,
                                     "inclusive": inclusive})
     check_min_support(min_support, max(len(X), 1))
-    check_thresholds(thresholds, len(X))
+    check_thresholds(thresholds, 0)  # its type and range; the rows are checked where a column is cut (mining)
     if categorical_features is None:
         cat = detect_categorical(X)
     else:

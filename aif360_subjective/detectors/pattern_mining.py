@@ -42,6 +42,7 @@ from .cell_counts import CellCounter
 from .numeric_conditions import (
     base_edges,
     bin_quantiles,
+    check_thresholds,
     condition_text,
     cut_neighbours,
     cut_text,
@@ -140,6 +141,10 @@ class PatternText:
                 f"{len(self.patterns) + self.n_identical:,} shorter ones above max_patterns={self.max_patterns:,} "
                 "(the max-T's time and memory grow with the patterns). Pass max_patterns=None to mine them, or a "
                 "larger min_support or fewer columns to keep fewer.")
+
+    def conditions_note(self) -> str:
+        """The sentences saying which numeric columns got no one-sided condition, and why (empty when none)."""
+        return " ".join(self.items.notes)
 
     @property
     def ids(self) -> np.ndarray:
@@ -328,7 +333,11 @@ def build_items(
             edges = np.unique(np.quantile(x, q_bins))
             if thresholds is not None and len(edges) == 1 and n:
                 notes.append(f"numeric column {c!r} holds one value ({cut_text(float(edges[0]))}): no one-sided "
-                             "condition cuts it")
+                             "condition cuts it.")
+        elif thresholds is not None and c in cat and pd.api.types.is_numeric_dtype(s) and not \
+                pd.api.types.is_bool_dtype(s) and s.nunique() > n_bins:
+            notes.append(f"numeric column {c!r} is in categorical_features: one condition per value, no one-sided "
+                         "conditions (leave it out of categorical_features for age ≥ t).")
         if not numeric or len(edges) - 1 < 2 or len(np.unique(x)) <= n_bins:
             codes, uniques = pd.factorize(s, sort=True)
             k = len(uniques)
@@ -337,7 +346,9 @@ def build_items(
             part = value_items(c, uniques)
             edges_of.append(None)
         else:
-            t_edges = None if thresholds is None else np.quantile(x, q_thr)
+            # a grid finer than the rows is refused where it would cut a column (a table too small for any cut
+            # codes its numeric columns by value, whatever the grid)
+            t_edges = None if check_thresholds(thresholds, n) is None else np.quantile(x, q_thr)
             near = (None, None) if t_edges is None else cut_neighbours(x, base_edges(edges, t_edges))
             cut = numeric_items(c, edges, t_edges, max_merge, *near)
             # base bin b is [edges[b], edges[b+1]), the last one closed; searchsorted on the inner edges

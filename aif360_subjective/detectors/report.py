@@ -146,9 +146,10 @@ class SubgroupReport:
 
     def mining_note(self) -> str:
         """The sentence saying that a length of mined patterns was not mined because of ``max_patterns`` (empty
-        when every length up to ``max_length`` was, or no pattern was mined)."""
+        when every length up to ``max_length`` was, or no pattern was mined), then those naming the numeric
+        columns without one-sided conditions (``thresholds``) and why."""
         mined = next((f for f in self.candidates.families if isinstance(f, PatternText)), None)
-        return "" if mined is None else mined.truncation_note()
+        return "" if mined is None else " ".join(filter(None, [mined.truncation_note(), mined.conditions_note()]))
 
     def settings(self) -> Mapping[str, Any]:
         """The options of the run as the report records them, with ``pos_label`` (a read-only dict view)."""

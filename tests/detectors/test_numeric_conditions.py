@@ -126,6 +126,17 @@ def test_categorical_columns_get_no_one_sided_conditions():
     X = _ages()
     items = build_items(X, ["age"], thresholds=10)  # declared categorical: one item per value
     assert not any("≥" in lab or "<" in lab for lab in items.labels)
+    assert any("'age' is in categorical_features" in note for note in items.notes)  # said, not silent
+    assert build_items(X, ["age"]).notes == ()  # without thresholds nothing was asked for
+
+
+def test_the_report_says_which_columns_have_no_one_sided_conditions():
+    X = _ages().assign(k=3.0)
+    rep = detect_subgroups(X, np.tile([0, 1], 1000), np.tile([0, 1], 1000), discovery="patterns",
+                           n_permutations=19)
+    assert "'k' holds one value (3): no one-sided condition cuts it." in rep.mining_note()
+    assert detect_subgroups(X, np.tile([0, 1], 1000), np.tile([0, 1], 1000), discovery="patterns",
+                            n_permutations=19, thresholds=None).mining_note() == ""
 
 
 @pytest.mark.parametrize(("value", "error", "match"), [
