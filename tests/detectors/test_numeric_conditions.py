@@ -183,3 +183,36 @@ def test_without_thresholds_the_slice_cannot_be_written():
     rep = detect_subgroups(X, t, p, discovery="patterns", random_state=0, thresholds=None)
     found = rep.findings()
     assert "age ≥ 50 AND colour=g" not in found["description"].tolist()
+
+
+def _task_outcome(task: str, s: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Errors much larger in the slice ``s``: regression noise x 3, multi-class errors 0.1 -> 0.6, ordinal ratings
+    one off 0.1 -> 0.7."""
+    rng = np.random.default_rng(seed)
+    n = len(s)
+    if task == "regression":
+        y = rng.normal(size=n)
+        return y, y + np.where(s, 3.0, 1.0) * rng.normal(size=n)
+    if task == "multiclass":
+        y = rng.integers(0, 3, n)
+        wrong = rng.random(n) < np.where(s, 0.6, 0.1)
+        names = np.array(["cat", "dog", "fox"])
+        return names[y], names[np.where(wrong, (y + rng.integers(1, 3, n)) % 3, y)]
+    y = rng.integers(2, 5, n)  # 2..4 on a 1..5 scale: one off either way stays on it
+    off = rng.random(n) < np.where(s, 0.7, 0.1)
+    return y, np.where(off, y + np.where(rng.random(n) < 0.5, -1, 1), y)
+
+
+@pytest.mark.parametrize(("task", "metric"), [("regression", "mean_absolute_error"),
+                                              ("multiclass", "accuracy_error"),
+                                              ("ordinal", "mean_absolute_error")])
+@pytest.mark.parametrize("grouped", [False, True])
+def test_every_task_finds_the_slice_first(task, metric, grouped):
+    X, _, _, s = _planted(0)
+    y, yh = _task_outcome(task, s, 1)
+    groups = np.arange(len(X)) // 2 if grouped else None  # pairs of rows as clusters: permuted and resampled whole
+    rep = detect_subgroups(X, y, yh, task=task, discovery="patterns", random_state=0, groups=groups)
+    found = rep.findings()
+    err = found[(found["metric"] == metric) & (found["direction"] == "disadvantaged")]
+    assert err["description"].iloc[0] == "age ≥ 50 AND colour=g"
+    np.testing.assert_array_equal(rep.members(err["kind"].iloc[0], err["id"].iloc[0]), s)
