@@ -81,18 +81,28 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
               "grow for no resolution needed"),
     Param("max_t_penalty", (Options(("classes", "size", "none")),), "classes",
           "what each candidate's z loses before the maximum of max-T"),
+    Param("permutation", (Options(("auto", "classical", "keyed")),), "auto",
+          "the max-T's permutations: classical in memory and keyed on Dask (auto), numpy permutations in a canonical "
+          "row order (classical), or each row's class from the seed and its position (keyed)"),
+    Param("design", (Options(("between", "within")),), "between",
+          "with groups: whole clusters permuted among those of as many rows (between), or rows within their "
+          "cluster (within)"),
     # the ranking
     Param("direction", (Options(("disadvantaged", "favoured")),), "disadvantaged",
           "rank the subgroups served worse (disadvantaged) or better (favoured) than the rest"),
     Param("alpha", (NONE, _OPEN_UNIT), 0.05,
           "family-wise error of the significance filter (None = the raw ranking)"),
+    Param("control", (Options(("fwer", "fdr")),), "fwer",
+          "the ranking's error control: permutation max-T over every candidate (fwer) or Benjamini-Hochberg "
+          "q-values per kind (fdr)"),
     Param("ci", (_OPEN_UNIT,), 0.95, "confidence level of the intervals"),
     Param("min_size", (Interval("int", 1),), 1, "smaller subgroups are left out of the rankings"),
     Param("n", (Interval("int", 1),), 5, "length of a ranking"),
 ))
 
-#: Opinion exclusion (Balayn et al. 2019): grouping, performance, intervals, the test of equal service and the
-#: balance of the discovery's max-T.
+#: Opinion exclusion (Balayn et al. 2019): grouping, performance, intervals, the test of equal service, and the
+#: search for the annotator groups served worse (excluded_groups; the rows named ``discovery_*`` are its options
+#: ``n_permutations`` and ``performance``, whose rules differ from the test's and the audit's).
 OPINION_PARAMS = ParamTable("opinion exclusion", (
     Param("grouping", (Options(("adr", "ambiguity", "popularity", "demographic", "discovered")),
                        Instance(lambda v: type(v).__name__ == "Series", "a pandas Series mapping annotator ids to "
@@ -133,8 +143,8 @@ OPINION_PARAMS = ParamTable("opinion exclusion", (
           "statistic of the test of equal service: studentized (Welch-type, valid when annotation counts differ), "
           "the size-weighted between-group sum of squares, or the unfairness (std)"),
     Param("adjust", (Options(("none", "items")),), "none",
-          "item adjustment of the test of equal service: none, or each annotation against the other annotations of "
-          "its item"),
+          "item adjustment of the test of equal service and of excluded_groups: none, or each annotation against the "
+          "other annotations of its item"),
     Param("test_adjust", (Options(("none", "items")),), "none",
           "item adjustment of the test of equal service behind the verdict: items compares each annotation with "
           "the other annotations of its item, so that a group that saw harder items is not called served worse "
@@ -146,6 +156,22 @@ OPINION_PARAMS = ParamTable("opinion exclusion", (
     Param("n_permutations", (Interval("int", 99, 100_000),), 9999, "permutations of the test of equal service",
           why="p-values resolve to 1 / (n_permutations + 1): 99 reach 0.01; past 100,000 the test's time grows for "
               "no resolution needed"),
+    # whose opinions are excluded (excluded_groups; "adjust" and "balance" above are its options too)
+    Param("max_conditions", (Interval("int", 1, 3),), 2, "most attribute values per annotator group"),
+    Param("min_annotators", (Interval("int", 2),), 5,
+          "fewest annotators in an annotator group, and in the rest it is compared with"),
+    Param("ranges", (Interval("int", 2),), 4,
+          "quantile ranges a numeric annotator attribute (and the ADR) is cut into"),
+    Param("alpha", (_OPEN_UNIT,), 0.05, "family-wise error of the search over every annotator group"),
+    Param("discovery_n_permutations", (Interval("int", 19, 100_000),), 999,
+          "permutations of annotators of the search (and as many wild-bootstrap draws; every permutation with at "
+          "most 8 annotators)",
+          why="adjusted p-values resolve to 1 / (n_permutations + 1): 19 reach 0.05; past 100,000 time and memory "
+              "grow for no resolution needed"),
+    Param("discovery_performance", (Options(("accuracy", "true_positive_rate", "true_negative_rate",
+                                             "false_positive_rate", "false_negative_rate", "precision", "mae",
+                                             "within_one")),), "accuracy",
+          "the measure of the search: a mean of a per-annotation score (balanced accuracy and F1 are not)"),
 ))
 
 #: CrowdTruth 2.0 scores and the CrowdTruth filter.

@@ -238,6 +238,37 @@ class Param:
             message = f"{name} must be {intervals[0].broken_bound(value)}, got {got}"
         raise ValueError(f"{message} ({self.why})" if self.why else message)
 
+    def invalid_values(self) -> list[Any]:
+        """Values the rule refuses, generated from its constraints (for the faces' tests, as scikit-learn's common
+        tests generate invalid parameter values): an unknown name, a value on the far side of each bound of an
+        interval (and an open bound itself), a value of a type no constraint is about, and ``None`` when ``None``
+        is not admissible. Every value returned fails :meth:`check`.
+
+        Returns:
+            list: the values, in the order of the constraints (a wrong type last).
+        """
+        out: list[Any] = []
+        for c in self.constraints:
+            if isinstance(c, Options):
+                out.append(f"not-a-{self.name}")
+            elif isinstance(c, Interval):
+                step = 1 if c.kind == "int" else 0.5
+                for bound, outward, open_ends in ((c.low, -step, ("right", "neither")),
+                                                  (c.high, step, ("left", "neither"))):
+                    if bound is not None:
+                        out.append(int(bound) + outward if c.kind == "int" else bound + outward)
+                        if c.closed in open_ends:
+                            out.append(bound)
+                if c.kind == "int":
+                    out.append(1.5)  # a count given as a fraction
+        if not self.choices:
+            out.append("many")  # a name where only numbers or objects are admissible
+        out.append(b"bytes")  # no constraint of the package is about bytes
+        if not self.accepts_none:
+            out.append(None)
+        unique = {(type(v), v): v for v in out}  # 1 and 1.0 are different values here
+        return [v for v in unique.values() if not any(c.accepts(v) for c in self.constraints)]
+
     @property
     def choices(self) -> tuple[str, ...]:
         """The names of the option's :class:`Options` constraint (empty when it has none)."""

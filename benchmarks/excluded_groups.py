@@ -190,7 +190,7 @@ def planted_rows(args, rng) -> list[dict]:
             truth = set(data[4].index[data[4].eval(planted)])
             twin = copy.deepcopy(rng)  # the plain max-T sees the balanced run's permutations
             for balance, gen in (("conditions", rng), ("none", twin)):
-                ex = run(data, n_perm=args.n_perm, random_state=gen, balance=balance)
+                ex = run(data, n_permutations=args.n_perm, random_state=gen, balance=balance)
                 f = ex.findings()
                 if len(f):
                     first[balance] += f.iloc[0]["description"] == planted_name
@@ -258,7 +258,7 @@ def null_rows(args, rng) -> list[dict]:
             continue
         hits = 0
         for _ in range(args.null):
-            ex = run(simulate(rng, **sim), n_perm=args.n_perm, random_state=rng, **kw)
+            ex = run(simulate(rng, **sim), n_permutations=args.n_perm, random_state=rng, **kw)
             hits += len(ex.findings()) > 0
         out.append(row(name + ": anything reported", hits, args.null, "<= 0.05 (Wilson upper <= 0.075)"))
     return out
@@ -271,7 +271,7 @@ def confounded_rows(args, rng) -> list[dict]:
         n = args.confounded
         for _ in range(n):
             data = simulate(rng, counts="uniform", batch=batch)
-            runs = (run(data, n_perm=args.n_perm, random_state=rng, adjust=adj) for adj in ("none", "items"))
+            runs = (run(data, n_permutations=args.n_perm, random_state=rng, adjust=adj) for adj in ("none", "items"))
             found = [ex.findings()["description"].str.contains("gender=x").any() for ex in runs]
             raw_hit += found[0]
             adj_hit += found[1]
@@ -291,11 +291,11 @@ def detectable_rows(args, rng) -> list[dict]:
     stated = []
     for _ in range(args.detectable):
         design = draw_design(rng, counts="heavy")
-        ex = run(draw_outcomes(rng, design), n_perm=args.n_perm, random_state=rng)
+        ex = run(draw_outcomes(rng, design), n_permutations=args.n_perm, random_state=rng)
         t = ex.candidates()
         gap = float(t.loc[t["description"] == "education=phd", "detectable_gap"].iloc[0])
         stated.append(gap)
-        ex = run(draw_outcomes(rng, design, planted="education == 'phd'", gap=gap), n_perm=args.n_perm,
+        ex = run(draw_outcomes(rng, design, planted="education == 'phd'", gap=gap), n_permutations=args.n_perm,
                  random_state=rng)
         hits += (ex.findings()["description"] == "education=phd").any()
     lo, mid, hi = np.quantile(stated, [0.1, 0.5, 0.9])
@@ -321,7 +321,7 @@ def spread_rows(args, rng) -> list[dict]:
             ok = rng.random(len(who)) < np.clip(0.75 + effect[who], 0.0, 1.0)
             y = rng.integers(0, 2, len(who))
             ex = excluded_groups(y, np.where(ok, y, 1 - y), item_ids=item, annotator_ids=table.index[who],
-                                 annotators=table, n_perm=args.n_perm, random_state=rng)
+                                 annotators=table, n_permutations=args.n_perm, random_state=rng)
             hits += len(ex.findings()) > 0
             c = ex.candidates()
             perm_only += bool(((c["p_permutation"] <= ex.alpha) & (c["gap"] > 0)).any())
@@ -348,7 +348,7 @@ def exact_rows(args, rng) -> list[dict]:
         ok = rng.random(len(who)) < 0.8 + effect[who]
         y = rng.integers(0, 2, len(who))
         ex = excluded_groups(y, np.where(ok, y, 1 - y), item_ids=item, annotator_ids=table.index[who],
-                             annotators=table, n_perm=199, random_state=rng)
+                             annotators=table, n_permutations=199, random_state=rng)
         mins.append(float(ex.candidates()["p_adjusted"].min()))
         perm_mins.append(float(ex.candidates()["p_permutation"].min()))
     m, mp = np.array(mins), np.array(perm_mins)

@@ -5,10 +5,12 @@ All three test the mined patterns of one table for a lower favourable-prediction
 disadvantaged direction, no size penalty: ``max_t(..., penalty=False, tests=(0,))``) at ``alpha``; a table is a
 family-wise error when any pattern's adjusted p-value is <= alpha:
 
-* **classical**: :func:`aif360_subjective.detectors.maxt.max_t`, shuffles of the (truth, prediction) pairs drawn
+* **classical**: :func:`aif360_subjective.detectors.error_control.maxt.max_t`, shuffles of the (truth, prediction)
+  pairs drawn
   from a numpy Generator;
 * **keyed**: the same with ``permutation="keyed"``: each permutation a keyed Feistel bijection of the row
-  positions (:mod:`aif360_subjective.detectors.keyed_permutation`), what ``dask_counts.permuted_counts`` sums per
+  positions (:mod:`aif360_subjective.detectors.error_control.keyed_permutation`), what ``dask_counts.permuted_counts``
+  sums per
   partition;
 * **multiplier**: pattern S's ``b``-th null statistic is ``-(sum_{i in S} e_ib v_i - n_S / N sum_i e_ib v_i) /
   sd_S`` with ``v_i = p_i - mean(p)``, Rademacher weights ``e_ib`` and ``sd_S`` the permutation test's
@@ -42,9 +44,9 @@ import numpy as np  # noqa: E402
 from _timing import best_of  # noqa: E402
 
 from aif360_subjective.datasets import make_planted_slice  # noqa: E402
-from aif360_subjective.detectors.keyed_permutation import permuted_classes  # noqa: E402
-from aif360_subjective.detectors.maxt import _sd, max_t  # noqa: E402
-from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns  # noqa: E402
+from aif360_subjective.detectors.error_control.keyed_permutation import permuted_classes  # noqa: E402
+from aif360_subjective.detectors.error_control.maxt import _sd, max_t  # noqa: E402
+from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns  # noqa: E402
 
 SCHEMES = ("classical", "keyed", "multiplier")
 

@@ -4,12 +4,15 @@ On the 20,000-row planted-slice table of ``benchmarks/slice_finders.py`` (17,725
 data folder holds it, on Adult (48,842 rows, 64,829 candidates):
 
 * **counts**: the four counts of every candidate under 200 permutations (800 columns), by one float32 sparse
-  product per batch against 16-bit products in blocks of 65,535 rows (:class:`~aif360_subjective.detectors.maxt.
-  MemberCounter`), and those against the counts through the patterns' cells (:class:`~aif360_subjective.
-  detectors.cell_counts.CellCounter`, what the analysis uses), with the cost of setting each up;
-* **families**: the 13 step-down families of :func:`~aif360_subjective.detectors.maxt.max_t` fed one family at a
+  product per batch against 16-bit products in blocks of 65,535 rows
+  (:class:`~aif360_subjective.detectors.error_control.counters.MemberCounter`), and those against the counts
+  through the patterns' cells (:class:`~aif360_subjective.detectors.mining.cell_counts.CellCounter`, what the
+  analysis uses), with the cost of setting each up;
+* **families**: the 13 step-down families of :func:`~aif360_subjective.detectors.error_control.maxt.max_t` fed one
+  family at a
   time (each family's own pass over its hypotheses) against one pass per block of hypotheses;
-* **max-T**: :func:`~aif360_subjective.detectors.maxt.max_t` of all four tests with one and with two batches
+* **max-T**: :func:`~aif360_subjective.detectors.error_control.maxt.max_t` of all four tests with one and with two
+  batches
   counted at once (the products release the GIL), counted through the members against through the cells, and of
   one test (what a ranking asks for);
 * **unpacking**: mined bitsets into the membership matrix, all at once against in blocks of 256 bitsets;
@@ -39,8 +42,9 @@ from _timing import best_of  # noqa: E402
 from slice_finders import _git_commit, load_adult_with_predictions  # noqa: E402
 
 from aif360_subjective.datasets import make_planted_slice  # noqa: E402
-from aif360_subjective.detectors import bitsets, maxt  # noqa: E402
-from aif360_subjective.detectors import pattern_mining as pm  # noqa: E402
+from aif360_subjective.detectors import bitsets  # noqa: E402
+from aif360_subjective.detectors.error_control import counters, maxt  # noqa: E402
+from aif360_subjective.detectors.mining import pattern_mining as pm  # noqa: E402
 from aif360_subjective.detectors.options import check_analysis_options  # noqa: E402
 from aif360_subjective.detectors.redundancy import containment  # noqa: E402
 
@@ -93,7 +97,7 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     rng = np.random.default_rng(0)
     Y = (rng.random((n, 800)) < 0.5)
     a_secs, a = best_of(lambda: float32_counts(members, Y), repeat=1 if m > 30_000 else 3)
-    counter = maxt.MemberCounter(members)
+    counter = counters.MemberCounter(members)
     b_secs, b = best_of(lambda: counter.count(Y), repeat=1 if m > 30_000 else 3)
     assert np.array_equal(a, b)
     row("counts of 200 permutations", "float32 sparse product", "16-bit products in row blocks", a_secs, b_secs)
@@ -103,7 +107,7 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     d_secs, _ = best_of(lambda: pm.CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns),
                      repeat=1)
     row("setting the counts up", "16-bit copy of the members", "cells of every column set",
-        best_of(lambda: maxt.MemberCounter(members), repeat=1)[0], d_secs)
+        best_of(lambda: counters.MemberCounter(members), repeat=1)[0], d_secs)
 
     # families: each family on its own against one pass per block (z values of 50 permutations)
     obs = [rng.normal(size=m) for _ in range(8)]

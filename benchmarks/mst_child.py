@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slice_finders import _git_commit, load_adult_with_predictions  # noqa: E402
 
-from aif360_subjective.detectors import mst  # noqa: E402
-from aif360_subjective.detectors.clustering import choose_n_clusters, default_kmax  # noqa: E402
+from aif360_subjective.detectors.asdf import mst  # noqa: E402
+from aif360_subjective.detectors.asdf.clustering import choose_n_clusters, default_kmax  # noqa: E402
 from aif360_subjective.detectors.encoding import detect_categorical, encode_for_clustering  # noqa: E402
 
 

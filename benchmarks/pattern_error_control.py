@@ -43,8 +43,8 @@ from scipy import stats
 
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors.maxt import _Standardiser, class_offsets, observed_z, scan_penalty
-from aif360_subjective.detectors.pattern_mining import build_items, check_min_support, mine_patterns
+from aif360_subjective.detectors.error_control.maxt import _Standardiser, class_offsets, observed_z, scan_penalty
+from aif360_subjective.detectors.mining.pattern_mining import build_items, check_min_support, mine_patterns
 
 SETTINGS = [("conjunction", 0.2), ("conjunction", 0.1), ("numeric_region", 0.2), ("null", 0.0)]
 #: Null tables per seed of a planted setting: the error rate needs more runs than the power.

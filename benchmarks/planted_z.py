@@ -30,7 +30,7 @@ from slice_finders import HIT_JACCARD, OUR_METRIC, Setting, _git_commit, _member
 
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
 from aif360_subjective.detectors.bitsets import bit_keys, pack  # noqa: E402
-from aif360_subjective.detectors.maxt import METRIC_TEST  # noqa: E402
+from aif360_subjective.detectors.error_control.maxt import METRIC_TEST  # noqa: E402
 
 
 def seed_row(setting: Setting, seed: int) -> dict:

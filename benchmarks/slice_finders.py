@@ -502,8 +502,8 @@ def speed_adult(data: Path, seed: int = 0) -> pd.DataFrame:
 # ------------------------------------------------------------------ main
 def adult_phases(data: Path, seed: int = 0) -> pd.DataFrame:
     """Where the Adult command's time goes: the library's steps, timed one after the other in this process."""
+    from aif360_subjective.detectors.mining.pattern_mining import build_items, check_min_support, mine_patterns
     from aif360_subjective.detectors.options import check_analysis_options
-    from aif360_subjective.detectors.pattern_mining import build_items, check_min_support, mine_patterns
 
     X, y, p = load_adult_with_predictions(data)
     rows = []

@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO))
 
 from aif360_subjective.datasets import make_subgroup_benchmark  # noqa: E402
 from aif360_subjective.detectors import METRICS, detect_subgroups  # noqa: E402
-from aif360_subjective.detectors.inference import mid_p_fisher, newcombe_interval  # noqa: E402
+from aif360_subjective.detectors.error_control.inference import mid_p_fisher, newcombe_interval  # noqa: E402
 
 TESTED = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")  # accuracy shares a test
 

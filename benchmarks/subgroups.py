@@ -12,7 +12,7 @@ invocation so that ratios hold on a shared machine. Steps:
 * ``ours (k=30)``: a fixed k (no x-means).
 * ``sklearn single linkage``: bare ``AgglomerativeClustering(linkage="single")`` on the same matrix and k.
 * ``x-means (pyclustering)`` / ``x-means (vectorised)``: the automatic k alone, by the reference and by
-  :func:`~aif360_subjective.detectors.xmeans.fast_xmeans` (same seed): the chosen k must agree.
+  :func:`~aif360_subjective.detectors.asdf.xmeans.fast_xmeans` (same seed): the chosen k must agree.
 * ``ASDF-style pipeline`` (COMPAS only; on Adult it is pyclustering's x-means + scikit-learn's SLINK + loops):
   pandas per-subgroup loops as the reference dashboard computes patterns and metrics.
 * ``aif360 MDSS bias_scan`` and ``DivExplorer`` (min support 0.05, own venv if installed): slice finders.
@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
-from aif360_subjective.detectors.clustering import default_kmax, xmeans_n_clusters  # noqa: E402
+from aif360_subjective.detectors.asdf.clustering import default_kmax, xmeans_n_clusters  # noqa: E402
 from aif360_subjective.detectors.encoding import detect_categorical, encode_for_clustering  # noqa: E402
 
 DIVEXPLORER_PY = Path("/work/venv-bench-divexplorer/bin/python")
@@ -210,8 +210,8 @@ def step(root, name, data, size, k):
     """Run one step; return (seconds, note)."""
     from sklearn.cluster import AgglomerativeClustering
 
-    from aif360_subjective.detectors.clustering import choose_n_clusters
-    from aif360_subjective.detectors.xmeans import fast_xmeans
+    from aif360_subjective.detectors.asdf.clustering import choose_n_clusters
+    from aif360_subjective.detectors.asdf.xmeans import fast_xmeans
 
     X, y, yhat, pos, score = load(root, data, size)
     # warm-up on 60 rows: the lazy imports (scikit-learn, pyclustering, mlpack) are not the analysis

@@ -13,7 +13,8 @@ expectation), with outcomes drawn per task:
 * each with ``effect 0`` (the slice's rates equal the others'): null tables.
 
 Ours: ``detect_subgroups(X, y_true, y_pred, task=...)`` when it takes ``task`` (else the max-T of
-:func:`~aif360_subjective.detectors.continuous.max_t_means` over the default mined patterns), the task's error
+:func:`~aif360_subjective.detectors.error_control.continuous.max_t_means` over the default mined patterns), the task's
+error
 metric (mean absolute error; accuracy error for multi-class), disadvantaged; "found first" = the first finding
 (smallest global adjusted p, then largest statistic) has Jaccard >= 0.5 with the planted rows; on null tables,
 "reports something" = any finding. Peers (when installed): SliceLine (``k=1``, ``alpha=0.99``, ``max_l=3``,
@@ -51,11 +52,11 @@ from slice_finders import conditions_mask, discretise  # noqa: E402
 
 from aif360_subjective.datasets import make_planted_slice  # noqa: E402
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
-from aif360_subjective.detectors.continuous import max_t_means  # noqa: E402
 from aif360_subjective.detectors.detect import mine  # noqa: E402
-from aif360_subjective.detectors.maxt import class_offsets  # noqa: E402
+from aif360_subjective.detectors.error_control.continuous import max_t_means  # noqa: E402
+from aif360_subjective.detectors.error_control.maxt import class_offsets  # noqa: E402
+from aif360_subjective.detectors.error_control.resampling import canonical_order, row_keys  # noqa: E402
 from aif360_subjective.detectors.options import check_analysis_options  # noqa: E402
-from aif360_subjective.detectors.resampling import canonical_order, row_keys  # noqa: E402
 from aif360_subjective.detectors.tasks import outcome_columns, resolve_task  # noqa: E402
 
 TASKS = ("regression", "multiclass", "ordinal")

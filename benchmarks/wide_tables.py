@@ -9,7 +9,7 @@ the phases:
 
 * clustering: encoding, single linkage (Prim up to 10,000 rows), x-means' k, the cut and, on a table of more
   than ``cluster_sample`` (10,000) rows, the nearest-sampled-row rule for the other rows
-  (:mod:`~aif360_subjective.detectors.cluster_sample`);
+  (:mod:`~aif360_subjective.detectors.asdf.cluster_sample`);
 * mining: the mined patterns (at most ``max_patterns`` = 200,000; the column says how many and up to how many
   conditions);
 * ``detect_subgroups``: the whole call (clustering and mining overlap in two threads; the rest is the candidates'
@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from aif360_subjective.datasets import make_planted_slice  # noqa: E402
 from aif360_subjective.detectors import detect as detect_module  # noqa: E402
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
-from aif360_subjective.detectors import mst as mst_module  # noqa: E402
+from aif360_subjective.detectors.asdf import mst as mst_module  # noqa: E402
 
 DEFAULT_ROWS, DEFAULT_COLUMNS = (5_000, 20_000), (10, 30)
 FULL_ROWS, FULL_COLUMNS = (5_000, 20_000, 50_000), (10, 30, 60)
@@ -76,7 +76,7 @@ def _timed(phases: dict, name: str, fn):
 
 def _counted_whole(X, rep) -> dict:
     """The mining alone (options of ``rep``), as it runs and with the left-out length counted whole: seconds."""
-    from aif360_subjective.detectors import pattern_mining
+    from aif360_subjective.detectors.mining import pattern_mining
     from aif360_subjective.detectors.options import check_analysis_options
 
     opts = check_analysis_options(X, max_patterns=rep.settings()["max_patterns"])

@@ -102,6 +102,18 @@ NEW_PACKAGE_DOCS: dict[str, str] = {
                                   "patterns, permutation max-T) behind :func:`aif360.detectors.detect_subgroups`.",
 }
 
+def _plugin_package_doc(plan: Plan, package: str) -> str:
+    """The docstring of the plugin package whose modules become AIF360 package ``package``."""
+    plugin = {m.rsplit(".", 1)[0] for m, target in plan.targets.items() if target.rsplit(".", 1)[0] == package}
+    if len(plugin) != 1:
+        raise GenerationError(f"{package} comes from {sorted(plugin)}: one plugin package expected")
+    init = PKG_DIR.joinpath(*plugin.pop().split(".")[1:], "__init__.py")
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) if init.is_file() else None
+    if not doc:
+        raise GenerationError(f"{init} needs a docstring: it becomes {package}'s")
+    return doc
+
+
 #: Plugin-only parts: reaching one of these from an exported name is an error (they stay in the plugin).
 FORBIDDEN = ("cli", "dashboard", "report", "plotting", "sklearn", "explainers", "__main__")
 #: Left out with their call sites (``if <dask test>: ...`` keeps its ``else``).
@@ -1079,12 +1091,15 @@ def build(plan: Plan | None = None) -> dict[str, str]:
     if absent:
         print(f"make_aif360_patches: not in the series any more (DROP/REPLACE entries to delete): {absent}",
               file=sys.stderr)
-    # new subpackages need an __init__.py
+    # new subpackages need an __init__.py; one nested in a new subpackage (detectors' family folders) takes the
+    # docstring of the plugin package it comes from
     packages = {t.rsplit(".", 1)[0] for t in plan.targets.values()}
     for package in sorted(packages):
         init = target_path(package).replace(".py", "/__init__.py")
         if package in NEW_PACKAGE_DOCS:
             files[init] = f'"""{NEW_PACKAGE_DOCS[package]}"""\n' + _exports_of(plan, package)
+        elif any(package.startswith(new + ".") for new in NEW_PACKAGE_DOCS):
+            files[init] = f'"""{_plugin_package_doc(plan, package)}"""\n'
     patches = [Patch(slug, subject, body) for slug, subject, body, _ in PATCHES]
     by_slug = {p.slug: p for p in patches}
 

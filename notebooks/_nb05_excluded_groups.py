@@ -83,7 +83,7 @@ is the answer in one line.
 """),
     code("""
 ex = excluded_groups(y, pred, item_ids=items, annotator_ids=who, annotators=annotators, max_conditions=2,
-                     n_perm=N_PERM, random_state=0)
+                     n_permutations=N_PERM, random_state=0)
 print(ex.sentence())
 """),
     md("""
@@ -144,7 +144,7 @@ would have been found with 80% power, from the largest single-condition group to
 """),
     code("""
 y0, pred0, items0, who0, annotators0, _ = simulate(gap=0.0)
-ex0 = excluded_groups(y0, pred0, item_ids=items0, annotator_ids=who0, annotators=annotators0, n_perm=N_PERM,
+ex0 = excluded_groups(y0, pred0, item_ids=items0, annotator_ids=who0, annotators=annotators0, n_permutations=N_PERM,
                       random_state=0)
 print(ex0.sentence())
 print("groups reported:", len(ex0.findings()))
@@ -167,7 +167,7 @@ print(f"{annotatorsc['region'].eq('east').sum()} annotators in region=east; {on_
 naming_east = {}
 for adjust in ("none", "items"):
     exc = excluded_groups(yc, predc, item_ids=itemsc, annotator_ids=whoc, annotators=annotatorsc, adjust=adjust,
-                          n_perm=N_PERM, random_state=0)
+                          n_permutations=N_PERM, random_state=0)
     named = exc.findings()["description"]
     print(f"\\nadjust={adjust!r}: {exc.sentence()}")
     naming_east[adjust] = int(named.str.contains("region=east").sum())
@@ -190,7 +190,7 @@ part.
 """),
     code("""
 exn = excluded_groups(y, pred, item_ids=items, annotator_ids=who, annotators=annotators, balance="none",
-                      n_perm=N_PERM, random_state=0)
+                      n_permutations=N_PERM, random_state=0)
 thresholds = pd.DataFrame({
     'balance="conditions"': ex.candidates().groupby("n_conditions")["threshold"].median(),
     'balance="none"': exn.candidates().groupby("n_conditions")["threshold"].median(),
@@ -228,7 +228,7 @@ if HAVE_POPQUORN:
     print(f"{test.n_annotators} annotators, {len(test.item_ids):,} annotations of {test.n_items} held-out items; "
           f"attributes {list(test.annotators.columns)}")
     for adjust in ("none", "items"):
-        pq_ex = metric.excluded_groups(adjust=adjust, n_perm=N_PERM, random_state=0)
+        pq_ex = metric.excluded_groups(adjust=adjust, n_permutations=N_PERM, random_state=0)
         print(f"\\nPOPQUORN, adjust={adjust!r}: {pq_ex.sentence()}")
         display(pq_ex.findings()[["description", "n_annotators", "n_annotations", "gap", "ci_low", "ci_high",
                                    "p_adjusted", "shared_items"]].round(3))

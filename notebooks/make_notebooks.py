@@ -440,8 +440,10 @@ disadvantaged**.
 
 1. AIF360's `CompasDataset` from the data folder, a logistic-regression classifier;
 2. `SubgroupDiscoveryMetric` on the test predictions;
-3. the most disadvantaged subgroup exported with `aif360_groups`, checked with AIF360's `ClassificationMetric`,
-   mitigated with AIF360's `Reweighing`;
+3. the most disadvantaged *entropy-based* subgroup (the ASDF paper's kind, a conjunction of attribute values that
+   AIF360's group dicts can state) exported with `aif360_groups`, checked with AIF360's `ClassificationMetric`,
+   mitigated with AIF360's `Reweighing` (the answer of step 2 ranks every kind, mined ranges included: its first
+   finding can be another subgroup);
 4. the FairVis COMPAS predictions analysed as in the ASDF paper's dashboard figures.
 """),
     code("""
@@ -540,6 +542,11 @@ top
     md("""
 ## The discovered subgroup as AIF360 groups
 
+The answer above names the most significant finding of every kind; a mined range such as `priors_count ∈ [5, 36]`
+has no AIF360 group dict (AIF360 groups are attribute = value conditions). This section exports the most
+disadvantaged *entropy-based* subgroup, whose pattern is such a conjunction; `rep.to_aif360` (below, on the FairVis
+predictions) exports a subgroup of any kind as a membership attribute.
+
 `aif360_groups` returns the subgroup and the rest as AIF360 lists of dicts. AIF360 evaluates groups on protected
 attributes, so `subgroup_datasets` gives copies of the datasets where the pattern's features are protected
 attributes. With `privileged_groups = subgroup`, AIF360's statistical parity difference (unprivileged minus
@@ -549,6 +556,9 @@ privileged) is exactly our "rest minus subgroup".
 assert len(top), "no significantly disadvantaged subgroup: nothing to mitigate"
 sid = top.index[0]
 subgroup, rest = sdm.aif360_groups("entropy", sid)
+first = sdm.findings().query("direction == 'disadvantaged'").iloc[0]
+print(f"the answer's first finding: {first['description']} ({first['kind']}); exported here: the first "
+      f"entropy-based subgroup, {top.loc[sid, 'subgroup']}")
 print("subgroup:", subgroup)
 t_sg, p_sg = sdm.subgroup_datasets("entropy")
 cm = ClassificationMetric(t_sg, p_sg, privileged_groups=subgroup, unprivileged_groups=rest)

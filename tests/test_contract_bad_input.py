@@ -32,7 +32,7 @@ from aif360_subjective.datasets import (
     make_subjective_dataset,
 )
 from aif360_subjective.detectors import compare_clusterings, detect_subgroups
-from aif360_subjective.detectors.maxt import max_t
+from aif360_subjective.detectors.error_control.maxt import max_t
 from aif360_subjective.metrics import OpinionExclusionMetric, SubgroupDiscoveryMetric
 from aif360_subjective.plotting import (
     group_performance_table,
@@ -954,7 +954,7 @@ def _excluded(c, **kw):
 
 
 def _keyed(name):
-    return getattr(importlib.import_module("aif360_subjective.detectors.keyed_permutation"), name)
+    return getattr(importlib.import_module("aif360_subjective.detectors.error_control.keyed_permutation"), name)
 
 
 CASES += [

@@ -16,6 +16,19 @@ MOVED = {
     "aif360_subjective._dask.opinion": "aif360_subjective.opinion._dask",
     "aif360_subjective._dask.crowdtruth": "aif360_subjective.quality._dask",
 }
+#: detectors/ modules that moved into the family sub-folders (asdf/, mining/, error_control/, _dask/).
+DETECTOR_MOVES = {
+    "clustering": "asdf.clustering", "xmeans": "asdf.xmeans", "mst": "asdf.mst",
+    "cluster_sample": "asdf.cluster_sample", "lopsided": "asdf.lopsided", "selection": "asdf.selection",
+    "patterns": "asdf.patterns", "families": "asdf.families",
+    "pattern_mining": "mining.pattern_mining", "cell_counts": "mining.cell_counts",
+    "maxt": "error_control.maxt", "keyed_permutation": "error_control.keyed_permutation",
+    "resampling": "error_control.resampling", "inference": "error_control.inference",
+    "continuous": "error_control.continuous",
+    "dask_counts": "_dask.counts", "dask_detect": "_dask.detect", "dask_summary": "_dask.summary",
+}
+MOVED.update({f"aif360_subjective.detectors.{old}": f"aif360_subjective.detectors.{new}"
+              for old, new in DETECTOR_MOVES.items()})
 
 
 @pytest.mark.parametrize("old, new", sorted(MOVED.items()))
@@ -24,6 +37,22 @@ def test_old_path_warns_and_is_the_new_module(old, new):
     with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
         module = importlib.import_module(old)
     assert module is importlib.import_module(new)
+
+
+def test_moved_detector_modules_leave_no_file_behind_and_keep_their_names():
+    from pathlib import Path
+
+    import aif360_subjective.detectors as det
+
+    root = Path(det.__file__).parent
+    for old in DETECTOR_MOVES:
+        assert not (root / f"{old}.py").exists(), old  # the former path is an alias, not a file
+    sys.modules.pop("aif360_subjective.detectors.maxt", None)
+    with pytest.warns(DeprecationWarning, match="detectors.maxt moved to aif360_subjective.detectors.error_control"):
+        from aif360_subjective.detectors.maxt import max_t_from_counts
+    from aif360_subjective.detectors.error_control.maxt import max_t_from_counts as new
+
+    assert max_t_from_counts is new
 
 
 def test_private_names_still_import_from_an_old_path():
@@ -64,7 +93,7 @@ def test_grouping_report_method_and_report_property_warn_and_return_the_summary(
 
 
 @pytest.mark.parametrize(("old", "name", "home"), [
-    ("aif360_subjective.detectors.clustering", "MST_METHODS", "aif360_subjective.detectors.mst"),
+    ("aif360_subjective.detectors.asdf.clustering", "MST_METHODS", "aif360_subjective.detectors.asdf.mst"),
     ("aif360_subjective.detectors.detect", "DISCOVERIES", "aif360_subjective.detectors.options"),
     ("aif360_subjective.metrics.perspectivist", "unit_within_one", "aif360_subjective.opinion.annotations"),
     ("aif360_subjective.opinion.equal_service", "verdict_sentence", "aif360_subjective.opinion.verdict"),

@@ -3,6 +3,7 @@ engine's vocabularies and defaults, the functions' signatures, the command line,
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -109,11 +110,11 @@ def test_ground_floor_imports_nothing_heavy():
 def test_engine_vocabularies_are_the_tables():
     from aif360_subjective.detectors import CLUSTERINGS
     from aif360_subjective.detectors._validation import UNDEFINED_RATES
+    from aif360_subjective.detectors.asdf.mst import MST_METHODS
+    from aif360_subjective.detectors.asdf.patterns import NORMALIZATIONS
+    from aif360_subjective.detectors.asdf.selection import SELECTION_METRICS
     from aif360_subjective.detectors.directions import DIRECTION_CHOICES
-    from aif360_subjective.detectors.mst import MST_METHODS
     from aif360_subjective.detectors.options import DISCOVERIES, MAX_T_PENALTIES
-    from aif360_subjective.detectors.patterns import NORMALIZATIONS
-    from aif360_subjective.detectors.selection import SELECTION_METRICS
     from aif360_subjective.detectors.subgroup_metrics import METRICS
     from aif360_subjective.opinion import options as o
 
@@ -138,9 +139,49 @@ def test_engine_vocabularies_are_the_tables():
                          ("small_groups", o.SMALL_GROUP_POLICIES), ("bootstrap_levels", o.BOOTSTRAP_LEVELS),
                          ("test_statistic", o.TEST_STATISTICS)]:
         assert values == OPINION_PARAMS.choices(name), name
-    from aif360_subjective.opinion.excluded import BALANCES
+    from aif360_subjective.opinion import excluded as ex
 
-    assert BALANCES == OPINION_PARAMS.choices("balance") == ("conditions", "none")
+    assert ex.BALANCES == OPINION_PARAMS.choices("balance") == ("conditions", "none")
+    assert ex.ADJUSTMENTS == OPINION_PARAMS.choices("adjust") == ("none", "items")
+    assert OPINION_PARAMS.choices("discovery_performance") == ex.DISCOVERY_PERFORMANCES
+    assert set(ex.DISCOVERY_PERFORMANCES) <= set(OPINION_PARAMS.choices("performance"))
+    # every option of the discovery is a row of the table, and every discovery row is an option
+    assert set(ex.DISCOVERY_ROWS.values()) <= set(OPINION_PARAMS)
+    options = set(inspect.signature(ex.check_discovery_options).parameters) - {"renamed", "random_state"}
+    assert set(ex.DISCOVERY_ROWS) == options
+
+
+def test_discovery_defaults_are_the_tables_defaults():
+    from aif360_subjective.cli.audit import AuditSpec
+    from aif360_subjective.metrics import OpinionExclusionMetric
+    from aif360_subjective.opinion import excluded as ex
+
+    faces = (ex.excluded_groups, ex.check_discovery_options, OpinionExclusionMetric.excluded_groups)
+    for face in faces:
+        params = inspect.signature(face).parameters
+        for name, row in ex.DISCOVERY_ROWS.items():
+            if name in params and params[name].default is not inspect.Parameter.empty:
+                if face is OpinionExclusionMetric.excluded_groups and name == "performance":
+                    continue  # None: the metric's own measure
+                assert params[name].default == OPINION_PARAMS.default(row), (face.__qualname__, name)
+    spec = {f.name: f.default for f in dataclasses.fields(AuditSpec)}
+    for name in ("max_conditions", "min_annotators", "n_permutations", "adjust", "balance"):
+        assert spec[name] == OPINION_PARAMS.default(ex.DISCOVERY_ROWS[name]), name
+
+
+def test_discover_command_line_reads_the_table_and_keeps_the_old_flag():
+    from aif360_subjective.cli import build_parser
+
+    parser = build_parser().commands["audit"]
+    help_text = " ".join(parser.format_help().split())
+    assert "--max-conditions {1,2,3}" in help_text and "--n-permutations N" in help_text
+    assert OPINION_PARAMS.help("discovery_n_permutations") in help_text
+    assert OPINION_PARAMS.help("min_annotators") in help_text
+    args = parser.parse_args(["x.csv", "--discover"])
+    assert (args.max_conditions, args.min_annotators, args.n_permutations) == (2, 5, 999)
+    args = parser.parse_args(["x.csv", "--discover", "--n-perm", "199"])
+    assert args.n_permutations == 199 and "--n-perm is deprecated" in args.deprecated_spellings[0]
+    assert parser.parse_args(["x.csv", "--n-permutations", "59"]).n_permutations == 59
 
 
 def _defaults_agree(func, table, skip=()):
@@ -177,6 +218,7 @@ def test_function_defaults_are_the_tables_defaults():
     ("audit", "--performance", OPINION_PARAMS, "performance"),
     ("audit", "--adr-fit", OPINION_PARAMS, "adr_fit"),
     ("audit", "--balance", OPINION_PARAMS, "balance"),
+    ("audit", "--adjust", OPINION_PARAMS, "adjust"),
     ("demo", "--adr-fit", OPINION_PARAMS, "adr_fit"),
 ])
 def test_command_line_choices_are_the_tables(command, option, table, name):

@@ -429,11 +429,14 @@ def significance_line(rk: pd.DataFrame, metric_name: str, what: str) -> str:
     if len(rk):
         row = rk.iloc[0]
         metric = rk.columns[1]
+        from ..detectors.subgroup_metrics import value_format
+
+        f = value_format(metric)
         if a.get("alpha") is None:
-            return f"Most disadvantaged {what} (raw ranking): {row['subgroup']} ({metric_name} {row[metric]:+.3f})."
+            return f"Most disadvantaged {what} (raw ranking): {row['subgroup']} ({metric_name} {row[metric]:{f}})."
         return (f"Most disadvantaged {what}: {row['subgroup']} ({int(row['size']):,} rows; {metric_name} "
-                f"{row[metric]:+.3f}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:+.3f}, "
-                f"{row[metric + '_ci_high']:+.3f}], {_adjusted_text(row, metric, a.get('n_permutations'))}).")
+                f"{row[metric]:{f}}, {a['ci']:.0%} CI [{row[metric + '_ci_low']:{f}}, "
+                f"{row[metric + '_ci_high']:{f}}], {_adjusted_text(row, metric, a.get('n_permutations'))}).")
     test = "q" if a.get("control") == "fdr" else "adjusted p"
     return (f"No {what} is significantly disadvantaged by {metric_name} at {test} < {a['alpha']:g} "
             f"({a['n_not_significant']} not significant, {a.get('n_other_side', 0)} significantly favoured, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ class AuditSpec:
         ci, n_boot: the intervals (``ci`` None: the paper's raw figures).
         test_adjust: the item adjustment of the test of equal service behind the verdict ("none" or "items").
         out: the HTML report's path, if any.
-        discover, max_conditions, adjust, min_annotators, n_perm, balance: whose opinions are excluded
+        discover, max_conditions, adjust, min_annotators, n_permutations, balance: whose opinions are excluded
             (``--discover``: :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups`).
     """
 
@@ -55,11 +56,11 @@ class AuditSpec:
     test_adjust: str = "none"
     out: str | None = None
     discover: bool = False
-    max_conditions: int = 2
-    adjust: str = "none"
-    min_annotators: int = 5
-    n_perm: int = 999
-    balance: str = "conditions"
+    max_conditions: int = OPINION_PARAMS.default("max_conditions")
+    adjust: str = OPINION_PARAMS.default("adjust")
+    min_annotators: int = OPINION_PARAMS.default("min_annotators")
+    n_permutations: int = OPINION_PARAMS.default("discovery_n_permutations")
+    balance: str = OPINION_PARAMS.default("balance")
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> AuditSpec:
@@ -125,8 +126,21 @@ def console_words(text: str) -> str:
     return common.cli_words(re.sub(r"(?<![\w])adjust='items'", "test_adjust='items'", text), CONSOLE_FLAGS)
 
 def run(args: argparse.Namespace) -> int:
-    """The command's boundary: the parsed namespace becomes an :class:`AuditSpec`."""
+    """The command's boundary: the parsed namespace becomes an :class:`AuditSpec` (the notes on deprecated
+    spellings the parser met are printed on stderr)."""
+    for note in getattr(args, "deprecated_spellings", ()):
+        print(f"Note: {note}.", file=sys.stderr)
     return audit(AuditSpec.from_namespace(args))
+
+
+class _NPermAction(argparse.Action):
+    """``--n-perm``: the former name of ``--n-permutations`` (a deprecated alias that still works)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any,
+                 option_string: str | None = None) -> None:
+        namespace.n_permutations = values
+        namespace.deprecated_spellings = [*getattr(namespace, "deprecated_spellings", []), (
+            f"--n-perm is deprecated: use --n-permutations {values}; --n-perm will be removed in a later release")]
 
 
 def audit(spec: AuditSpec) -> int:
@@ -199,7 +213,10 @@ def audit(spec: AuditSpec) -> int:
             # the library's sentences name Python options; the report of a command names the command's options
             report.rewrite_text(console_words)
             path = common.save_report(report, spec.out)
-    print(console_words(answer.text()))
+    if ex is not None:  # the question asked comes first; the audit by the grouping is its context
+        print("Answer (whose opinions are excluded): " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
+        print()
+    print(console_words(answer.text(f"The audit by {spec.grouping} grouping:" if ex is not None else "Answer:")))
     print()
     for note in notes:
         print(console_words(note))
@@ -238,7 +255,7 @@ def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
                        "--attributes adr for the disagreement rate alone")
     try:
         ex = metric.excluded_groups(attributes=attrs, max_conditions=spec.max_conditions, adjust=spec.adjust,
-                                    n_perm=spec.n_perm, min_annotators=spec.min_annotators,
+                                    n_permutations=spec.n_permutations, min_annotators=spec.min_annotators,
                                     performance=spec.performance, random_state=spec.inputs.seed,
                                     balance=spec.balance)
     except ValueError as err:
@@ -247,10 +264,10 @@ def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
 
 
 def print_discovery(ex: Any) -> None:
-    """The answer line of ``--discover``, what was searched, and the groups found."""
+    """What ``--discover`` searched and the groups found (its answer line comes first in the output)."""
     print()
-    print("Whose opinions are excluded: " + common.cli_words(ex.sentence(), DISCOVER_FLAGS))
-    print(common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(), DISCOVER_FLAGS))
+    print("Whose opinions are excluded (details): " + common.cli_words(ex.summary().removesuffix(ex.sentence()).strip(),
+                                                                        DISCOVER_FLAGS))
     found = ex.findings()
     if len(found):
         cols = ["description", "n_annotators", "n_annotations", "performance", "rest_performance", "gap", "ci_low",
@@ -258,13 +275,17 @@ def print_discovery(ex: Any) -> None:
         shown = found[cols].head(SHOWN_FINDINGS)
         # "≤ 0.001" at the smallest adjusted p the permutations can give, never "0.001" as if measured
         shown = shown.assign(p_adjusted=[ex.p_short(p) for p in shown["p_adjusted"]])
-        common.print_frame(shown.set_index("description"),
-                           f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)}):")
+        title = f"Groups served worse (first {min(len(found), SHOWN_FINDINGS)} of {len(found)})"
+        if ex.adjust == "items":  # the columns measure different things: say which is which
+            shown = shown.rename(columns={"performance": "performance (raw)", "rest_performance": "rest (raw)",
+                                          "gap": "gap (item-adjusted)"})
+            title += "; gap and its bounds item-adjusted, performance columns raw"
+        common.print_frame(shown.set_index("description"), title + ":")
 
 
 #: The options of --discover that library sentences may name.
-DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-perm", "--attributes", "--performance",
-                  "--balance")
+DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-permutations", "--attributes",
+                  "--performance", "--balance")
 
 
 def add_parser(sub: Any) -> common.Parser:
@@ -331,20 +352,26 @@ def add_parser(sub: Any) -> common.Parser:
                       help="also search every conjunction of annotator attribute values (--attributes, default all; "
                            "'adr' adds the cross-fitted disagreement rate) for groups served worse than the other "
                            "annotators, with the family-wise error held by a max-T over annotator permutations")
-    disc.add_argument("--max-conditions", type=int, choices=[1, 2, 3], default=2,
-                      help="most attribute values per group (default: 2)")
-    disc.add_argument("--adjust", choices=OPINION_PARAMS.choices("adjust"), default=OPINION_PARAMS.default("adjust"),
+    # the options of the search: choices, defaults and help from the opinion parameter table; the library checks
+    # the values with the same table (its messages, in this command's words)
+    rule = OPINION_PARAMS["max_conditions"]
+    assert rule.interval is not None and rule.interval.low is not None and rule.interval.high is not None
+    disc.add_argument("--max-conditions", type=int, choices=range(int(rule.interval.low), int(rule.interval.high) + 1),
+                      default=rule.default, help=common.choices_help(rule))
+    rule = OPINION_PARAMS["adjust"]
+    disc.add_argument("--adjust", choices=rule.choices, default=rule.default,
                       help="items: compare each annotation with the other annotations of its item, so that a group "
-                           "that saw harder items is not called excluded (default: none)")
-    disc.add_argument("--min-annotators", type=int, default=5, metavar="N",
-                      help="fewest annotators in a group and in the rest (>= 2; default: 5)")
-    disc.add_argument("--n-perm", type=int, default=999, metavar="N",
-                      help="permutations of annotators (default: 999; every one with at most 8 annotators)")
+                           f"that saw harder items is not called excluded (default: {rule.default})")
+    rule = OPINION_PARAMS["min_annotators"]
+    disc.add_argument("--min-annotators", type=int, default=rule.default, metavar="N",
+                      help=f"{rule.help} ({rule.expected()}; default: {rule.default})")
+    rule = OPINION_PARAMS["discovery_n_permutations"]
+    disc.add_argument("--n-permutations", type=int, default=rule.default, metavar="N",
+                      help=f"{rule.help} ({rule.expected()}; default: {rule.default:,})")
+    disc.add_argument("--n-perm", type=int, action=_NPermAction, dest="n_permutations", metavar="N",
+                      help="deprecated spelling of --n-permutations")
     rule = OPINION_PARAMS["balance"]
-    disc.add_argument("--balance", choices=rule.choices, default=rule.default,
-                      help="conditions: the groups of each number of conditions get their own threshold, so the few "
-                           "single attributes are found more easily; none: one threshold for every group, lower for "
-                           "intersections (found more easily) (default: conditions)")
+    disc.add_argument("--balance", choices=rule.choices, default=rule.default, help=common.choices_help(rule))
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
     audit.set_defaults(func=run, memory_hint=MEMORY_HINT)
     return audit

@@ -21,7 +21,7 @@ class SharedClustering:
 
     Args:
         Z: the encoded matrix the clustering was fitted on.
-        tree: a :class:`~aif360_subjective.detectors.clustering.HierarchicalTree` of ``Z``, or None.
+        tree: a :class:`~aif360_subjective.detectors.asdf.clustering.HierarchicalTree` of ``Z``, or None.
         labels: fixed cluster labels of the rows of ``Z`` (a flat clustering), or None.
     """
 

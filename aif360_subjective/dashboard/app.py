@@ -57,6 +57,13 @@ ALPHAS = {"0.05": 0.05, "0.01": 0.01, "0.1": 0.1, "none (raw ranking)": None}
 #: here is listed by its name).
 BALANCE_WORDS = {"conditions": "a threshold per number of conditions", "none": "one threshold for all"}
 BALANCES = {BALANCE_WORDS.get(v, v): v for v in OPINION_PARAMS.choices("balance")}
+#: The discovery's item adjustment in plain words (the values are the table's, as for the balance).
+ADJUST_WORDS = {"none": "as they are", "items": "with the other annotations of their item"}
+ADJUSTMENTS = {ADJUST_WORDS.get(v, v): v for v in OPINION_PARAMS.choices("adjust")}
+_CONDITIONS = OPINION_PARAMS["max_conditions"].interval
+assert _CONDITIONS is not None and _CONDITIONS.low is not None and _CONDITIONS.high is not None
+#: The numbers of conditions the discovery admits (the table's interval).
+CONDITIONS = list(range(int(_CONDITIONS.low), int(_CONDITIONS.high) + 1))
 
 
 def require_panel() -> Any:
@@ -182,14 +189,25 @@ def start_line(address: str, port: int, origins: list[str]) -> str:
             f"pages allowed to open its websocket: {', '.join(origins)}). Ctrl-C stops it.")
 
 
+#: The largest CSV the dashboard's upload takes. A browser sends an uploaded file base64-encoded in one websocket
+#: message, and Bokeh's server closes the connection, without a word to the page, on a message over its limit (20 MB
+#: by default: a 30 MB file ended the session). The server's limit is set to :data:`WEBSOCKET_MAX_MESSAGE`, so a file
+#: up to about 1.5 times this size arrives and one above this size is refused with a message; the upload's label
+#: states the limit beforehand.
+MAX_UPLOAD_BYTES = 100 * 2**20
+#: The websocket message limit of a served dashboard (``websocket_max_message_size``), well above a base64 upload of
+#: :data:`MAX_UPLOAD_BYTES` (4/3 of it, plus the message's envelope).
+WEBSOCKET_MAX_MESSAGE = 2 * MAX_UPLOAD_BYTES
+
 #: The page's Content-Security-Policy: scripts only from the server and the page's own inline scripts (their
 #: per-response nonce), so that no inline event handler (``onerror=``) or injected ``<script>`` runs; no frames
 #: (an ``<iframe srcdoc>`` loads nothing), no plugins, no ``<base>``; connections only back to the server (the
 #: websocket). Styles stay open: Bokeh sets them inline. ``'unsafe-eval'``: Bokeh and Panel compile some of their
-#: own code at run time (it allows no inline handler or tag).
+#: own code at run time (it allows no inline handler or tag). ``frame-ancestors 'none'``: no other page may frame
+#: the dashboard (clickjacking: a page of another origin overlaying its buttons).
 CSP = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
        "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; frame-src 'none'; "
-       "object-src 'none'; base-uri 'none'; form-action 'none'")
+       "frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
 
 
 def csp_transform() -> Any:
@@ -427,7 +445,8 @@ class Dashboard:
         server = pn.serve({"/": lambda: Dashboard._fresh(self).panel()}, port=port, address=address,
                           websocket_origin=origins, show=show, threaded=threaded, start=threaded,
                           title="aif360-subjective dashboard", verbose=False,
-                          transforms=[csp_transform()], **kwargs)
+                          transforms=[csp_transform()],
+                          **{"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE, **kwargs})
         if verbose:
             print(start_line(address, port, origins))
         if threaded:
@@ -538,6 +557,9 @@ class Dashboard:
         parts = [info, self.favourable]
         if self.opinion is None:
             self.upload = pn.widgets.FileInput(accept=".csv", css_classes=["upload"])
+            parts.append(pn.pane.Markdown(f"Upload a CSV of up to {MAX_UPLOAD_BYTES // 2**20} MB; open a larger "
+                                          "table with `aif360-subjective dashboard FILE`.",
+                                          css_classes=["upload-limit"]))
             self.upload_label = _widget(pn.widgets.Select, "truth column", options=[], css_classes=["upload-truth"])
             self.upload_pred = _widget(pn.widgets.Select, "prediction column", options=[],
                                        css_classes=["upload-prediction"])
@@ -589,6 +611,11 @@ class Dashboard:
         if not event.new:
             return
         name = self.upload.filename or "the uploaded file"
+        if len(event.new) > MAX_UPLOAD_BYTES:
+            raise ValueError(f"{name} holds {len(event.new) / 2**20:,.0f} MB, more than the dashboard's upload limit "
+                             f"of {MAX_UPLOAD_BYTES // 2**20} MB: analyse it with the command line "
+                             "(aif360-subjective subgroups FILE ...) or open the dashboard on it "
+                             "(aif360-subjective dashboard FILE ...)")
         try:
             df = pd.read_csv(io.BytesIO(event.new))
         except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
@@ -621,7 +648,7 @@ class Dashboard:
     # ------------------------------------------------------------------------------------------------ subgroups
     def _subgroups_tab(self):
         pn = require_panel()
-        from ..detectors.clustering import CLUSTERINGS
+        from ..detectors.asdf.clustering import CLUSTERINGS
         from ..detectors.ranking import RANKABLE
 
         s = self.initial
@@ -831,7 +858,9 @@ class Dashboard:
         table = self.subgroups.subgroup_detail(kind, sid)
         size = table.attrs.get("size")
         ci = self.subgroups.view.settings.ci
-        head = (f"**Subgroup {lit(kind)} {lit(sid)}** ({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals "
+        described = table.attrs.get("description", "")
+        head = (f"**Subgroup {lit(kind)} {lit(sid)}: {lit(described)}** "
+                f"({'' if pd.isna(size) else f'{int(size):,} rows; '}intervals "
                 f"{ci:.0%}; p_adjusted = family-wise adjusted p (permutation max-T over every subgroup of every kind, "
                 "metric and direction: the error the ranking's α controls); q = Benjamini-Hochberg over the "
                 "subgroups of one kind)")
@@ -909,10 +938,10 @@ class Dashboard:
                                   css_classes=["op-export"])
         # whose opinions are excluded: the annotator groups a model serves worse (on request: a permutation search)
         self._ex_model = _widget(w.Select, "model", options=list(o.models), css_classes=["discover-model"])
-        self._ex_adjust = _widget(w.Select, "compare annotations", options={"as they are": "none",
-                                  "with the other annotations of their item": "items"}, value="none",
-                                  css_classes=["discover-adjust"])
-        self._ex_conditions = _widget(w.Select, "most attribute values per group", options=[1, 2, 3], value=2,
+        self._ex_adjust = _widget(w.Select, "compare annotations", options=ADJUSTMENTS,
+                                  value=OPINION_PARAMS.default("adjust"), css_classes=["discover-adjust"])
+        self._ex_conditions = _widget(w.Select, "most attribute values per group", options=CONDITIONS,
+                                      value=OPINION_PARAMS.default("max_conditions"),
                                       css_classes=["discover-conditions"])
         self._ex_balance = _widget(w.Select, "thresholds of the search", options=BALANCES,
                                    value=OPINION_PARAMS.default("balance"), css_classes=["discover-balance"])
@@ -1058,6 +1087,13 @@ class Dashboard:
             self._op_heatmap.objects = [fig]
             self._op_groups.objects = groups
             self._op_command.object = command
+            shown = getattr(self, "_ex_shown", None)
+            if shown is not None and shown != (s.performance, s.attributes):
+                # a search answers for the measure and attributes it ran with: never beside views of others
+                self._ex_shown = None
+                self._ex_result.objects = [pn.pane.Markdown(
+                    f"The measure or the attributes changed since the last search ({lit(shown[0])}): search again "
+                    "for an answer about the current ones.", css_classes=["discover-stale"])]
 
     def _on_discover(self, event: Any) -> None:
         """Search the annotator groups the chosen model serves worse, and show the answer and the groups found."""
@@ -1084,6 +1120,7 @@ class Dashboard:
         blocks.append(pn.pane.Markdown(_pre(self.opinion.discover_command(s, adjust=adjust, max_conditions=conditions,
                                                                           balance=balance))))
         self._ex_result.objects = blocks
+        self._ex_shown = (s.performance, s.attributes)
 
     def _on_mitigate(self, event: Any) -> None:
         pn = require_panel()

@@ -34,6 +34,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._param_tables import OPINION_PARAMS
 from ._recut import CachedClustering, SharedClustering
 
 __all__ = [
@@ -120,7 +121,7 @@ class SubgroupSettings:
     """The controls of the subgroups tab.
 
     Attributes:
-        clustering: a name of :data:`~aif360_subjective.detectors.clustering.CLUSTERINGS`.
+        clustering: a name of :data:`~aif360_subjective.detectors.asdf.clustering.CLUSTERINGS`.
         n_clusters: k, or None for automatic (x-means).
         entropy_threshold: τ.
         categorical: categorical columns (None: detected).
@@ -292,7 +293,7 @@ class SubgroupSession:
     def _fit(self, s: SubgroupSettings) -> Any:
         """A full analysis; caches the clustering for later re-cuts."""
         from ..detectors import detect_categorical, encode_for_clustering
-        from ..detectors.clustering import HierarchicalTree
+        from ..detectors.asdf.clustering import HierarchicalTree
 
         self._check_k(s.n_clusters)
         cat = detect_categorical(self.X) if s.categorical is None else list(s.categorical)
@@ -418,6 +419,8 @@ class SubgroupSession:
             "p_adjusted": [row.get(f"{m}_p_adjusted", np.nan) for m in names],
         }, index=pd.Index(names, name="metric"))
         out.attrs["size"] = row["size"]
+        cands = rep.candidates
+        out.attrs["description"] = str(cands.family(kind).description(cands.position(kind, sid)))
         return out
 
     def command(self) -> str:
@@ -860,8 +863,9 @@ class OpinionSession:
         out.index = pd.RangeIndex(1, len(out) + 1, name="try")
         return out
 
-    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2,
-                 balance: str = "conditions") -> Any:
+    def excluded(self, name: str, s: OpinionSettings, *, adjust: str = OPINION_PARAMS.default("adjust"),
+                 max_conditions: int = OPINION_PARAMS.default("max_conditions"),
+                 balance: str = OPINION_PARAMS.default("balance")) -> Any:
         """Whose opinions model ``name`` excludes: the annotator groups it serves worse
         (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups` on the held-out items, with the
         settings' measure and attributes; cached per model and options).
@@ -885,10 +889,28 @@ class OpinionSession:
             cache[key] = metric.excluded_groups(attributes=attrs, adjust=adjust, max_conditions=max_conditions,
                                                 performance=s.performance, random_state=self.seed,
                                                 balance=balance)
+        self.__dict__.setdefault("_last_search", {})[name] = key  # what the export reports for this model
         return cache[key]
 
-    def discover_command(self, s: OpinionSettings, *, adjust: str = "none", max_conditions: int = 2,
-                         balance: str = "conditions") -> str:
+    def _excluded_sections(self, s: OpinionSettings) -> list[Any]:
+        """"Whose opinions are excluded" of each model's last search with the view's measure and attributes (a
+        search with other ones does not answer for this view)."""
+        from ..report.excluded_sections import excluded_groups_section
+
+        cache = self.__dict__.get("_excluded", {})
+        sections = []
+        for name, key in self.__dict__.get("_last_search", {}).items():
+            if (key[1], key[2]) != (s.performance, s.attributes):
+                continue
+            sec = excluded_groups_section(cache[key])
+            if len(self.models) > 1:
+                sec.title += f": {name}"
+            sections.append(sec)
+        return sections
+
+    def discover_command(self, s: OpinionSettings, *, adjust: str = OPINION_PARAMS.default("adjust"),
+                         max_conditions: int = OPINION_PARAMS.default("max_conditions"),
+                         balance: str = OPINION_PARAMS.default("balance")) -> str:
         """The ``aif360-subjective audit ... --discover`` command of the discovery view."""
         opts = ["--performance", s.performance]
         if s.attributes is not None:
@@ -930,6 +952,7 @@ class OpinionSession:
         for name in summary.index:
             report.fact(f"unfairness, {name}", summary.loc[name, "unfairness"])
         report.extend(opinion_sections(self.metrics(s), ci=s.ci, n_boot=s.n_boot, random_state=self.seed))
+        report.extend(self._excluded_sections(s))
         if self.history:
             sec = Section("Mitigations tried")
             sec.text("Each mitigation was audited on the same held-out items as its baseline, with the grouping and "

@@ -17,7 +17,7 @@ EDUCATION = ("hs", "bachelors", "masters", "doctorate")
 PROTECTED = ("gender", "age_group", "education")
 
 
-def _check_sizes(n_items: Any, n_annotators: Any, annotations_per_item: Any) -> tuple[int, int, int]:
+def check_sizes(n_items: Any, n_annotators: Any, annotations_per_item: Any) -> tuple[int, int, int]:
     """The three sizes of a generated job (ints >= 1, each item annotated by at most every annotator)."""
     n_items = check_int(n_items, "n_items", low=1)
     n_annotators = check_int(n_annotators, "n_annotators", low=1)
@@ -27,8 +27,8 @@ def _check_sizes(n_items: Any, n_annotators: Any, annotations_per_item: Any) -> 
     return n_items, n_annotators, k
 
 
-def _assign(rng: np.random.Generator, n_items: int, n_annotators: int, k: int,
-            activity: np.ndarray) -> np.ndarray:
+def assign_annotators(rng: np.random.Generator, n_items: int, n_annotators: int, k: int,
+                      activity: np.ndarray) -> np.ndarray:
     """k distinct annotators per item, drawn in proportion to ``activity``.
 
     Rows are drawn with replacement and redrawn while they hold a repeated annotator: the result is a
@@ -105,7 +105,7 @@ def make_subjective_dataset(
         TypeError: a size is not an int, or ``random_state`` is not None, an int or a Generator.
         ValueError: a size or fraction out of range.
     """
-    n_items, n_annotators, k = _check_sizes(n_items, n_annotators, annotations_per_item)
+    n_items, n_annotators, k = check_sizes(n_items, n_annotators, annotations_per_item)
     n_features = check_int(n_features, "n_features", low=2)
     minority_fraction = check_fraction(minority_fraction, "minority_fraction")
     spammer_fraction = check_fraction(spammer_fraction, "spammer_fraction")
@@ -156,7 +156,7 @@ def make_subjective_dataset(
         n_annotators)
 
     # Annotations: one row per (item, assigned annotator), labels by the annotator's kind.
-    who = _assign(rng, n_items, n_annotators, k, activity).ravel()
+    who = assign_annotators(rng, n_items, n_annotators, k, activity).ravel()
     item = np.repeat(np.arange(n_items), k)
     truth = consensus[item]
     flip = rng.random(len(who)) < noise

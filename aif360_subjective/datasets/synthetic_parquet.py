@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_fraction, check_int, check_random_state
-from .synthetic import AGE_GROUPS, _assign, _check_sizes
+from .synthetic import AGE_GROUPS, assign_annotators, check_sizes
 
 
 def write_synthetic_parquet(
@@ -68,7 +68,7 @@ def write_synthetic_parquet(
         TypeError: a size is not an int.
         ValueError: a size or fraction out of range.
     """
-    n_items, n_annotators, k = _check_sizes(n_items, n_annotators, annotations_per_item)
+    n_items, n_annotators, k = check_sizes(n_items, n_annotators, annotations_per_item)
     items_per_file = check_int(items_per_file, "items_per_file", low=1)
     fractions = {
         name: check_fraction(value, name)
@@ -118,7 +118,7 @@ def _write_chunk(file: Path, rng: np.random.Generator, lo: int, hi: int, k: int,
     contested[np.argsort(-x0, kind="stable")[: int(round(fr["contested_fraction"] * m))]] = True
     prediction = np.where(rng.random(m) < fr["model_error"], 1 - consensus, consensus).astype(np.int8)
 
-    who = np.sort(_assign(rng, m, len(activity), k, activity), axis=1).ravel()  # sorted: item, annotator
+    who = np.sort(assign_annotators(rng, m, len(activity), k, activity), axis=1).ravel()  # sorted: item, annotator
     item = np.repeat(np.arange(m), k)
     truth = consensus[item]
     flip = rng.random(len(who)) < fr["noise"]

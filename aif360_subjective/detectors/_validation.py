@@ -21,6 +21,7 @@ __all__ = [
     "check_sample_size",
     "check_threshold",
     "check_weights",
+    "eq_array",
 ]
 
 UNDEFINED_RATES: tuple[str, ...] = SUBGROUP_PARAMS.choices("undefined_rates")
@@ -130,13 +131,13 @@ def check_labels(
         arr = arrays[name]
         ok = np.zeros(len(arr), dtype=bool)
         for a in allowed:
-            ok |= _eq_array(arr, a)
+            ok |= eq_array(arr, a)
         if not ok.all():
             bad = pd.unique(arr[~ok].astype(object))[:5].tolist()
             raise ValueError(
                 f"{name} has values {bad} outside the admissible labels {allowed} ({int((~ok).sum())} rows)"
             )
-        out.append(_eq_array(arr, pos_label))
+        out.append(eq_array(arr, pos_label))
     return out[0], out[1]
 
 
@@ -164,8 +165,9 @@ def check_threshold(entropy_threshold: Any) -> float:
     return check_fraction(entropy_threshold, "entropy_threshold")
 
 
-def check_n_clusters(n_clusters: Any, n: int) -> int | tuple[int, ...] | None:
-    """``None`` (automatic), an int in [2, n], or a non-empty sequence of such ints (fairness-aware k)."""
+def check_n_clusters(n_clusters: Any, n: int | None) -> int | tuple[int, ...] | None:
+    """``None`` (automatic), an int in [2, n], or a non-empty sequence of such ints (fairness-aware k); with
+    ``n=None`` (rows not known yet) the types only."""
     if n_clusters is None:
         return None
     if isinstance(n_clusters, Sequence) and not isinstance(n_clusters, str):
@@ -175,11 +177,11 @@ def check_n_clusters(n_clusters: Any, n: int) -> int | tuple[int, ...] | None:
     return _check_one_k(n_clusters, n)
 
 
-def _check_one_k(n_clusters: Any, n: int) -> int:
+def _check_one_k(n_clusters: Any, n: int | None) -> int:
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
         raise TypeError(f"n_clusters must be an int, a sequence of ints or None, got {n_clusters!r}")
     k = int(n_clusters)
-    if not 2 <= k <= n:
+    if n is not None and not 2 <= k <= n:
         raise ValueError(f"n_clusters must be between 2 and the number of rows ({n}), got {k}")
     return k
 
@@ -202,7 +204,7 @@ def _equal(a: Any, b: Any) -> bool:
         return False
 
 
-def _eq_array(arr: np.ndarray, value: Any) -> np.ndarray:
+def eq_array(arr: np.ndarray, value: Any) -> np.ndarray:
     """Elementwise ``arr == value`` that never raises on mixed types (returns False instead)."""
     # booleans compare with boolean and numeric arrays (True == 1), never with text
     if arr.dtype.kind in "biuf" and not (is_number(value) or is_bool(value)):

@@ -12,7 +12,7 @@ binary predictions, the permuted counts of max-T, and for a continuous outcome t
 (a studentized difference of means needs nothing else). So a family offers one counter, ``counter().count(Y)``:
 for a ``(rows, c)`` array ``Y`` it returns the ``(candidates, c)`` sums of each column over each candidate's rows,
 exact integers for 0/1 columns and float64 sums otherwise. How it sums is the family's business: through the
-memberships (:class:`~.maxt.MemberCounter`), through the cells of a data cube (:class:`~.cell_counts.CellCounter`),
+memberships (:class:`~.counters.MemberCounter`), through the cells of a data cube (:class:`~.cell_counts.CellCounter`),
 or per partition of a Dask collection, summed on the client (the counts of a partition add up; only counts
 travel). :class:`Candidates` stacks the families' counters in order, so the max-T and the metrics see one
 counter whatever the families are.
@@ -34,12 +34,13 @@ import scipy.sparse as sp
 
 from .._labels import cell_codes
 from .._validation import check_choice
+from .asdf.families import ClusterFamily, EntropyFamily
 from .bitsets import n_words
-from .families import ClusterFamily, EntropyFamily
-from .inference import bootstrap_metric_intervals, rate_z, subgroup_inference
-from .maxt import ALL_TESTS, METRIC_TEST, Counter, MaxTResult, MemberCounter, StackedCounter, max_t
-from .pattern_mining import MinedPatterns
-from .resampling import Sampling
+from .error_control.counters import Counter, MemberCounter, StackedCounter
+from .error_control.inference import bootstrap_metric_intervals, rate_z, subgroup_inference
+from .error_control.maxt import ALL_TESTS, METRIC_TEST, MaxTResult, max_t
+from .error_control.resampling import Sampling
+from .mining.pattern_mining import MinedPatterns
 from .subgroup_metrics import METRICS, metrics_from_counts
 
 __all__ = ["CandidateFamily", "Candidates", "CandidateMetrics", "FAMILY_CLASSES", "KINDS", "candidate_metrics"]

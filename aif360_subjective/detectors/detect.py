@@ -19,9 +19,8 @@ from .._dask import is_dask_collection
 from .._deprecation import moved_names
 from .._validation import check_choice, is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_weights
-from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
-from .cluster_sample import assign_to_nearest, sample_rows
-from .clustering import (
+from .asdf.cluster_sample import assign_to_nearest, sample_rows
+from .asdf.clustering import (
     HierarchicalTree,
     as_generator,
     choose_n_clusters,
@@ -29,20 +28,16 @@ from .clustering import (
     fit_clustering,
     validity_indices,
 )
-from .continuous import OutcomeColumn
+from .asdf.families import Clustering, EntropyFamily
+from .asdf.lopsided import flag_lopsided
+from .asdf.patterns import entropy_patterns
+from .asdf.selection import compare_clusterings_encoded, fairness_separation
+from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
 from .encoding import encode_for_clustering, factorize_columns
-from .families import Clustering, EntropyFamily
-from .lopsided import flag_lopsided
-from .maxt import DEFAULT_PERMUTATIONS
-from .options import (
-    DEFAULT_CLUSTER_SAMPLE,
-    DEFAULT_MAX_PATTERNS,
-    DEFAULT_MIN_SUPPORT,
-    AnalysisOptions,
-    check_analysis_options,
-)
-from .outcome_metrics import OutcomeMetrics, outcome_metrics
-from .pattern_mining import (
+from .error_control.continuous import OutcomeColumn
+from .error_control.maxt import DEFAULT_PERMUTATIONS
+from .error_control.resampling import Sampling, row_keys, sampling_of, warn_id_like_columns
+from .mining.pattern_mining import (
     DEFAULT_BINS,
     DEFAULT_MAX_MERGE,
     DEFAULT_THRESHOLDS,
@@ -51,10 +46,16 @@ from .pattern_mining import (
     check_min_support,
     mine_patterns,
 )
-from .patterns import entropy_patterns
+from .options import (
+    DEFAULT_CLUSTER_SAMPLE,
+    DEFAULT_MAX_PATTERNS,
+    DEFAULT_MIN_SUPPORT,
+    PERMUTATION_CHOICES,
+    AnalysisOptions,
+    check_analysis_options,
+)
+from .outcome_metrics import OutcomeMetrics, outcome_metrics
 from .report import SubgroupReport
-from .resampling import Sampling, row_keys, sampling_of, warn_id_like_columns
-from .selection import compare_clusterings_encoded, fairness_separation
 from .tasks import Task, check_loss, outcome_columns, resolve_task
 
 __all__ = ["alternative_clusterings", "compare_clusterings", "detect_subgroups"]
@@ -112,9 +113,10 @@ def detect_subgroups(
     conjunction of up to ``max_length`` conditions ``attribute = value``, ``attribute ∈ [low, high)`` (runs of
     up to ``max_merge`` adjacent quantile bins of a numeric column) or ``attribute ≥ t`` / ``attribute < t``
     (one-sided, at the quantile steps ``thresholds``) holding at least ``min_support`` rows; see
-    :mod:`~aif360_subjective.detectors.pattern_mining`. The significance filter of the rankings
+    :mod:`~aif360_subjective.detectors.mining.pattern_mining`. The significance filter of the rankings
     (``alpha``) then controls the family-wise error over every candidate of every kind by permutation max-T
-    (:mod:`~aif360_subjective.detectors.maxt`, ``n_permutations`` permutations). Each candidate's z is first
+    (:mod:`~aif360_subjective.detectors.error_control.maxt`, ``n_permutations`` permutations). Each candidate's z is
+    first
     lowered by ``sqrt(2 ln K)``, ``K`` the candidates of its description class (``max_t_penalty="classes"``:
     the clusters, the entropy patterns, the mined patterns of each shape), so that a short conjunction of
     categorical values is not drowned by the thousands of longer patterns with numeric ranges.
@@ -170,11 +172,13 @@ def detect_subgroups(
         max_merge: longest run of adjacent bins merged into one range condition (>= 1).
         thresholds: quantile steps of the one-sided conditions of a numeric column (20: ``age ≥ t`` and
             ``age < t`` at its 5 %, 10 %, ..., 95 % quantiles, with ``t`` the roundest number that selects the
-            same rows), or None for ranges only; see :mod:`~aif360_subjective.detectors.numeric_conditions`.
+            same rows), or None for ranges only; see :mod:`~aif360_subjective.detectors.mining.numeric_conditions`.
         n_permutations: permutations of the max-T error control (>= 19).
         max_t_penalty: what each candidate's z loses before the maximum: ``"classes"`` (default,
-            :func:`~aif360_subjective.detectors.maxt.class_offsets` of the description classes), ``"size"``
-            (``sqrt(2 ln(N / n_S))``, :func:`~aif360_subjective.detectors.maxt.scan_penalty`: favours large
+            :func:`~aif360_subjective.detectors.error_control.maxt.class_offsets` of the description classes),
+            ``"size"``
+            (``sqrt(2 ln(N / n_S))``, :func:`~aif360_subjective.detectors.error_control.maxt.scan_penalty`: favours
+            large
             subgroups) or ``"none"`` (plain max-T). Every choice controls the family-wise error; they differ in
             power (``benchmarks/pattern_error_control.py``).
         patterns_from: an earlier report of the same rows whose mined patterns to reuse (with
@@ -237,21 +241,24 @@ def detect_subgroups(
     References:
         J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis".
     """
+    # the options check_analysis_options checks, once for both engines
+    options = {"entropy_threshold": entropy_threshold, "n_clusters": n_clusters, "undefined_rates": undefined_rates,
+               "normalization": normalization, "selection_metric": selection_metric,
+               "silhouette_sample_size": silhouette_sample_size, "clustering": clustering,
+               "categorical_features": categorical_features, "inclusive": inclusive, "mst": mst,
+               "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
+               "max_merge": max_merge, "thresholds": thresholds, "n_permutations": n_permutations,
+               "max_t_penalty": max_t_penalty, "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
-        from ._dask import detect_subgroups_dask
+        from ._dask import dask_frame, detect_subgroups_dask
 
+        X = dask_frame(X)
         return detect_subgroups_dask(
-            X, y_true, y_pred, pos_label=pos_label, labels=labels, random_state=random_state, task=task,
-            groups=groups, sample_weight=sample_weight, loss=loss, patterns_from=patterns_from, discovery=discovery,
-            entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
-            normalization=normalization, selection_metric=selection_metric,
-            silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-            categorical_features=categorical_features, inclusive=inclusive, mst=mst, max_length=max_length,
-            min_support=min_support, n_bins=n_bins, max_merge=max_merge, thresholds=thresholds,
-            n_permutations=n_permutations, max_t_penalty=max_t_penalty, permutation=permutation,
-            cluster_sample=cluster_sample, max_patterns=max_patterns)
-    check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
+            X, y_true, y_pred, check_analysis_options(X, **options), pos_label=pos_label, labels=labels,
+            random_state=random_state, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
+            patterns_from=patterns_from, design=design, permutation=permutation)
+    check_choice(permutation, "permutation", PERMUTATION_CHOICES)
     if permutation == "keyed" and (groups is not None or task not in ("auto", "binary")):
         raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "
                          "use permutation='classical' (or 'auto')")
@@ -280,15 +287,7 @@ def detect_subgroups(
     w = check_weights(sample_weight, n)
     warn_id_like_columns(X, groups, stacklevel=3)
     sampling = sampling_of([row_keys(X), row_keys(X, _plain_labels(y_true), _plain_labels(y_pred))], groups, design)
-    opts = check_analysis_options(
-        X, entropy_threshold=entropy_threshold, n_clusters=n_clusters, undefined_rates=undefined_rates,
-        normalization=normalization, selection_metric=selection_metric,
-        silhouette_sample_size=silhouette_sample_size, clustering=clustering,
-        categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
-        max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
-        n_permutations=n_permutations, max_t_penalty=max_t_penalty, cluster_sample=cluster_sample,
-        max_patterns=max_patterns, thresholds=thresholds,
-    )
+    opts = check_analysis_options(X, **options)
     mined = None if patterns_from is None else reusable_patterns(patterns_from, X, opts)
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined, sampling=sampling,
                    outcome=outcome, task_reason=kind.reason,
@@ -541,7 +540,7 @@ def compare_clusterings(
         bias-corrected share of the metric's rate explained by the clusters, higher = better), silhouette,
         davies_bouldin, calinski_harabasz, cut_is_unique and cut_distance (hierarchical candidates: whether
         the cut falls inside a tie of merge distances), seconds, best, and largest_share, tiny_clusters, lopsided
-        (see :func:`~aif360_subjective.detectors.lopsided.lopsidedness`).
+        (see :func:`~aif360_subjective.detectors.asdf.lopsided.lopsidedness`).
 
     References:
         W. Bergsma, "A bias-correction for Cramér's V and Tschuprow's T", 2013.

@@ -18,22 +18,27 @@ from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
+from .._dask import is_dask_collection
 from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_columns
 from ._validation import check_n_clusters
 from .encoding import detect_categorical
-from .maxt import DEFAULT_PERMUTATIONS
-from .numeric_conditions import check_thresholds
-from .pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, DEFAULT_THRESHOLDS, check_min_support
+from .error_control.maxt import DEFAULT_PERMUTATIONS
+from .mining.numeric_conditions import check_thresholds
+from .mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, DEFAULT_THRESHOLDS, check_min_support
 
 __all__ = ["AnalysisOptions", "CLUSTERING_ONLY_OPTIONS", "Clusterer", "DEFAULT_CLUSTER_SAMPLE", "DEFAULT_MAX_PATTERNS",
-           "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES", "check_analysis_options"]
+           "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES", "PERMUTATION_CHOICES", "check_analysis_options"]
 
 #: Values of the ``discovery`` option: the seed's clusters and entropy patterns, mined patterns, or both.
 DISCOVERIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("discovery")
 #: Values of the ``max_t_penalty`` option: what each candidate's z loses before the maximum (see
-#: :func:`~aif360_subjective.detectors.maxt.class_offsets` and :func:`~aif360_subjective.detectors.maxt.scan_penalty`).
+#: :func:`~aif360_subjective.detectors.error_control.maxt.class_offsets` and
+#: :func:`~aif360_subjective.detectors.error_control.maxt.scan_penalty`).
 MAX_T_PENALTIES: tuple[str, ...] = SUBGROUP_PARAMS.choices("max_t_penalty")
+#: Values of the ``permutation`` option of ``detect_subgroups``: the max-T's permutations (``"auto"``: classical in
+#: memory, keyed on Dask collections; see :mod:`~aif360_subjective.detectors.keyed_permutation`).
+PERMUTATION_CHOICES: tuple[str, ...] = SUBGROUP_PARAMS.choices("permutation")
 #: Default ``min_support`` of the pattern candidates (a share of the rows); see ``detect_subgroups``.
 DEFAULT_MIN_SUPPORT: float = SUBGROUP_PARAMS.default("min_support")
 #: Default ``cluster_sample``: the most rows the clustering is fitted on (``benchmarks/wide_tables.py``).
@@ -75,13 +80,13 @@ class AnalysisOptions:
         mst: single linkage's minimum-spanning-tree back end.
         discovery: ``"asdf"``, ``"patterns"`` or ``"both"`` (the kinds of candidates).
         max_length, min_support, n_bins, max_merge, thresholds: the mined patterns (see
-            :mod:`~aif360_subjective.detectors.pattern_mining`).
+            :mod:`~aif360_subjective.detectors.mining.pattern_mining`).
         n_permutations: permutations of the max-T error control.
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``: the max-T statistic's penalty.
         cluster_sample: the most rows the clustering is fitted on (``None``: all rows); see
-            :mod:`~aif360_subjective.detectors.cluster_sample`.
+            :mod:`~aif360_subjective.detectors.asdf.cluster_sample`.
         max_patterns: the most mined patterns (``None``: no bound); see
-            :func:`~aif360_subjective.detectors.pattern_mining.mine_patterns`.
+            :func:`~aif360_subjective.detectors.mining.pattern_mining.mine_patterns`.
     """
 
     clustering: str | Clusterer
@@ -163,12 +168,15 @@ def check_analysis_options(
     :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
 
     Args:
-        X: the feature table (its rows bound ``n_clusters``; its columns are the categorical candidates).
+        X: the feature table (its rows bound ``n_clusters``; its columns are the categorical candidates): a pandas
+            DataFrame, or the Dask DataFrame of :func:`~aif360_subjective.detectors.detect_subgroups`' Dask path,
+            whose columns and dtypes are read but whose rows are not counted (the bounds by rows concern the
+            clustering, which the Dask path does not run).
         entropy_threshold: tau in [0, 1].
         n_clusters: ``None``, an int in [2, len(X)] or a non-empty sequence of such ints.
         undefined_rates: ``"nan"`` or ``"asdf"``.
         normalization: ``"cluster"`` or ``"domain"``.
-        selection_metric: a metric of :data:`~aif360_subjective.detectors.selection.SELECTION_METRICS`.
+        selection_metric: a metric of :data:`~aif360_subjective.detectors.asdf.selection.SELECTION_METRICS`.
         silhouette_sample_size: ``None`` or an int >= 2.
         clustering: a name in :data:`~aif360_subjective.detectors.CLUSTERINGS` or a clusterer object.
         categorical_features: column names of ``X``, or ``None`` to detect them.
@@ -180,7 +188,7 @@ def check_analysis_options(
         n_bins: an int >= 2.
         max_merge: an int >= 1.
         thresholds: ``None`` or an int from 2 to the number of rows: quantile steps of the one-sided conditions
-            (:mod:`~aif360_subjective.detectors.numeric_conditions`).
+            (:mod:`~aif360_subjective.detectors.mining.numeric_conditions`).
         n_permutations: an int from 19 to 100,000 (``maxt.MAX_PERMUTATIONS``).
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``.
         cluster_sample: ``None`` or an int >= 2: the most rows the clustering is fitted on.
@@ -197,8 +205,9 @@ def check_analysis_options(
             clustering.
         TypeError: an option of the wrong type.
     """
+    frame, n = _columns_and_rows(X)
     tau = float(SUBGROUP_PARAMS.check("entropy_threshold", entropy_threshold))
-    k = check_n_clusters(n_clusters, len(X))
+    check_n_clusters(n_clusters, None)  # its type here; its bound by the rows below
     given = {"undefined_rates": undefined_rates, "normalization": normalization, "selection_metric": selection_metric,
              "silhouette_sample_size": silhouette_sample_size, "mst": mst, "clustering": clustering,
              "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
@@ -207,21 +216,22 @@ def check_analysis_options(
              "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     for name, value in given.items():  # in the table's order of declaration
         SUBGROUP_PARAMS.check(name, value)
-    largest_k = max(k) if isinstance(k, tuple) else k
-    sampled = cluster_sample is not None and len(X) > cluster_sample  # the clustering will see a sample
-    if sampled and largest_k is not None and largest_k > cluster_sample:
-        raise ValueError(f"n_clusters={n_clusters!r} asks for more clusters than the cluster_sample={cluster_sample} "
-                         f"rows the clustering is fitted on (of {len(X)}); raise cluster_sample, or pass "
-                         "cluster_sample=None to cluster every row")
-    if discovery == "patterns":
+    if discovery == "patterns":  # before the bounds by rows, which the Dask path (no clustering) cannot know
         _refuse_clustering_options({**given, "n_clusters": n_clusters, "entropy_threshold": entropy_threshold,
                                     "inclusive": inclusive})
-    check_min_support(min_support, max(len(X), 1))
+    k = check_n_clusters(n_clusters, n)
+    largest_k = max(k) if isinstance(k, tuple) else k
+    sampled = cluster_sample is not None and n is not None and n > cluster_sample  # the clustering sees a sample
+    if sampled and largest_k is not None and largest_k > cluster_sample:
+        raise ValueError(f"n_clusters={n_clusters!r} asks for more clusters than the cluster_sample={cluster_sample} "
+                         f"rows the clustering is fitted on (of {n}); raise cluster_sample, or pass "
+                         "cluster_sample=None to cluster every row")
+    check_min_support(min_support, max(n or 0, 1))
     check_thresholds(thresholds, 0)  # its type and range; the rows are checked where a column is cut (mining)
     if categorical_features is None:
-        cat = detect_categorical(X)
+        cat = detect_categorical(frame)
     else:
-        cat = check_columns(categorical_features, X, "categorical_features")
+        cat = check_columns(categorical_features, frame, "categorical_features")
     return AnalysisOptions(
         clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
         normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
@@ -232,6 +242,17 @@ def check_analysis_options(
         cluster_sample=None if cluster_sample is None else int(cluster_sample),
         max_patterns=None if max_patterns is None else int(max_patterns),
     )
+
+
+def _columns_and_rows(X: Any) -> tuple[pd.DataFrame, int | None]:
+    """The frame whose columns and dtypes the options are checked against, and its rows: a Dask DataFrame gives its
+    empty frame of the dtypes and ``None`` (counting its rows would be a pass over the data)."""
+    if is_dask_collection(X):
+        from dask.dataframe.utils import make_meta
+
+        meta: pd.DataFrame = make_meta(X)
+        return meta, None
+    return X, len(X)
 
 
 def _refuse_clustering_options(given: dict[str, Any]) -> None:

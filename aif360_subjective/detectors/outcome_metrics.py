@@ -18,9 +18,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .continuous import OutcomeColumn, bootstrap_intervals, max_t_means, mean_inference, moments, moments_z
-from .maxt import Counter, MaxTResult
-from .resampling import Sampling
+from .error_control.continuous import (
+    OutcomeColumn,
+    bootstrap_intervals,
+    max_t_means,
+    mean_inference,
+    moments,
+    moments_z,
+)
+from .error_control.counters import Counter
+from .error_control.maxt import MaxTResult
+from .error_control.resampling import Sampling
 from .tasks import Task
 
 __all__ = ["OutcomeMetrics", "outcome_metrics"]

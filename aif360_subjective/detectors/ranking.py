@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_alpha, check_choice
 from .directions import check_direction, sort_descending
 from .redundancy import merge_rows, redundant_among
@@ -23,7 +24,7 @@ from .subgroup_metrics import METRICS, base_metric
 __all__ = ["CONTROLS", "RANKABLE", "ASCENDING_DEPRECATION", "RankingQuery", "check_query", "ranking"]
 
 #: What ``alpha`` controls in a ranking.
-CONTROLS = ("fwer", "fdr")
+CONTROLS: tuple[str, ...] = SUBGROUP_PARAMS.choices("control")
 #: Columns a ranking accepts.
 RANKABLE = (*METRICS, "size")
 ASCENDING_DEPRECATION = (

@@ -17,8 +17,8 @@ from scipy.linalg.blas import ssyrk
 
 from .bitsets import bits_at
 from .candidates import CandidateMetrics, Candidates
-from .inference import rate_z
-from .maxt import MaxTResult
+from .error_control.inference import rate_z
+from .error_control.maxt import MaxTResult
 
 __all__ = ["REDUNDANCY_Z", "MAX_REDUNDANCY_CHECK", "redundant", "redundant_among", "containment", "merge_rows"]
 

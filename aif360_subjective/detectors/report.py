@@ -19,14 +19,14 @@ import pandas as pd
 from .._deprecation import moved_names
 from .._validation import check_alpha, check_choice
 from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
+from .asdf.cluster_sample import sample_note
+from .asdf.families import Clustering
+from .asdf.lopsided import lopsidedness
 from .candidates import CandidateMetrics, Candidates
-from .cluster_sample import sample_note
 from .comparison import discovery_summary
-from .families import Clustering
-from .lopsided import lopsidedness
+from .mining.pattern_mining import PatternText
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
-from .pattern_mining import PatternText
 from .ranking import ranking
 from .significance import Significance
 
@@ -52,10 +52,10 @@ class SubgroupReport:
         clustering (str): the clustering method used (``"none"`` without a clustering).
         validity (pandas.Series): classical validity indices (silhouette on a sample, Davies-Bouldin,
             Calinski-Harabasz) and the fairness separation of the clustering (see
-            :func:`~aif360_subjective.detectors.selection.fairness_separation`).
+            :func:`~aif360_subjective.detectors.asdf.selection.fairness_separation`).
         model_selection (pandas.DataFrame or None): the candidates compared when ``n_clusters`` was a
             sequence (or ``None``), with ``largest_share``, ``tiny_clusters`` and ``lopsided`` columns.
-        lopsided (dict): :func:`~aif360_subjective.detectors.lopsided.lopsidedness` of the clustering used:
+        lopsided (dict): :func:`~aif360_subjective.detectors.asdf.lopsided.lopsidedness` of the clustering used:
             ``lopsided`` is True when its largest cluster holds >= 90 % of the rows or more than half of its
             clusters hold <= 1 % of the rows each; ``reason`` says which. See
             :func:`~aif360_subjective.detectors.alternative_clusterings` for a balanced alternative.
@@ -73,7 +73,7 @@ class SubgroupReport:
             clusterings).
         cluster_sample (int or None): the rows the clustering was fitted on when the table had more than
             ``cluster_sample`` rows (a random sample; every other row joined its nearest sampled row's cluster,
-            :mod:`~aif360_subjective.detectors.cluster_sample`); None when every row was clustered (or none ran).
+            :mod:`~aif360_subjective.detectors.asdf.cluster_sample`); None when every row was clustered (or none ran).
             :meth:`clustering_note` says it in a sentence.
         candidates (Candidates): the candidate families (:mod:`~aif360_subjective.detectors.candidates`).
         candidate_metrics (CandidateMetrics or OutcomeMetrics): their metrics, counts and the outcomes (a binary
@@ -197,9 +197,10 @@ class SubgroupReport:
         ``<metric>_ci_high`` (the ``ci`` confidence interval), ``<metric>_p`` (two-sided p-value of "no
         difference between the subgroup and the rest"), ``<metric>_q`` (Benjamini-Hochberg q-value) and
         ``<metric>_p_adjusted`` (permutation max-T adjusted p-value over every subgroup of every kind, both
-        directions: the family-wise error the rankings control; see :mod:`~aif360_subjective.detectors.maxt`).
+        directions: the family-wise error the rankings control; see
+        :mod:`~aif360_subjective.detectors.error_control.maxt`).
 
-        The methods are those of :mod:`~aif360_subjective.detectors.inference`: Newcombe's hybrid score
+        The methods are those of :mod:`~aif360_subjective.detectors.error_control.inference`: Newcombe's hybrid score
         interval and a mid-p Fisher test for statistical parity, equal opportunity and accuracy error (the
         latter as ``(n_R / N) (acc_S - acc_R)``, since the subgroup is part of "all"), Wilson's interval for
         accuracy (tested as accuracy error), a MOVER interval and an intersection-union test for equalized
@@ -296,7 +297,8 @@ class SubgroupReport:
         every subgroup of **every kind** the report holds, in the requested direction of the metric's test (the
         ``_p_adjusted`` column of :meth:`subgroup_metrics` is two-sided: its family holds both directions), so
         that on data without any effect a ranking lists something with probability at most ``alpha``, however
-        many overlapping candidates were mined (see :mod:`~aif360_subjective.detectors.maxt`). ``control="fdr"`` is the
+        many overlapping candidates were mined (see :mod:`~aif360_subjective.detectors.error_control.maxt`).
+        ``control="fdr"`` is the
         previous filter: Benjamini-Hochberg q-values over the subgroups of one kind (``<metric>_q``), which
         bounds the expected share of false claims among those listed, not the chance of any.
 
@@ -364,7 +366,7 @@ class SubgroupReport:
 
         A finding is a (metric, subgroup, direction) whose permutation max-T adjusted p-value in the global
         family (every subgroup of every kind, the four tests of the five metrics (accuracy and accuracy error
-        share one), both directions; see :mod:`~aif360_subjective.detectors.maxt`) is below ``alpha`` and
+        share one), both directions; see :mod:`~aif360_subjective.detectors.error_control.maxt`) is below ``alpha`` and
         whose ``ci`` interval lies on that side of the reference. On data without any effect the table is
         empty with probability at least ``1 - alpha``: "nothing significant anywhere" means what it says. As
         in :meth:`ranking`, a finding contained in a larger finding of the same metric and direction whose

@@ -1,7 +1,7 @@
 """Significance of the subgroup family, as functions over ``(candidates, metrics, options)``.
 
 * :func:`kind_intervals`: intervals, mid-p values and Benjamini-Hochberg q-values of one kind's candidates
-  (:mod:`~aif360_subjective.detectors.inference`);
+  (:mod:`~aif360_subjective.detectors.error_control.inference`);
 * :func:`run_max_t`: the permutation max-T over every candidate of every kind (:mod:`~.maxt`);
 * :func:`findings_frame`: every significant disparity under one family-wise error;
 * :class:`Significance`: the one object that owns the caches (each interval table, max-T run and findings
@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import check_alpha
 from .candidates import CandidateMetrics, Candidates
 from .directions import sort_descending
-from .inference import benjamini_hochberg, check_ci
-from .maxt import TESTS, MaxTResult, class_offsets
+from .error_control.inference import benjamini_hochberg, check_ci
+from .error_control.maxt import TESTS, MaxTResult, class_offsets
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
 from .redundancy import merge_rows, redundant_among
@@ -161,7 +162,7 @@ class Significance:
 
     def findings(self, alpha: float, ci: float, keep_redundant: bool, merge_identical: bool) -> pd.DataFrame:
         """:func:`findings_frame` (computed once per arguments; a copy, callers may edit their table)."""
-        key = (float(alpha), float(ci), bool(keep_redundant), bool(merge_identical))
+        key = (check_alpha(alpha), check_ci(ci), bool(keep_redundant), bool(merge_identical))
         if key not in self._findings:
             self._findings[key] = findings_frame(self, alpha, ci, keep_redundant, merge_identical)
         return self._findings[key].copy()

@@ -32,6 +32,7 @@ import pandas as pd
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 
 __all__ = [
+    "value_format",
     "FAIRNESS_METRICS",
     "METRICS",
     "ALL_METRICS",
@@ -93,7 +94,8 @@ SUBGROUP_METRICS: dict[str, SubgroupMetric] = {
 }
 
 #: The metrics of multi-class, ordinal and regression models and of a per-row ``loss``
-#: (:mod:`~aif360_subjective.detectors.continuous`: a subgroup's mean of a per-row value against the rest's).
+#: (:mod:`~aif360_subjective.detectors.error_control.continuous`: a subgroup's mean of a per-row value against the
+#: rest's).
 #: Higher predictions are taken as favourable: a subgroup predicted lower than the rest (``mean_prediction``), or
 #: under-predicted more (``mean_error``), is on the disadvantaged side.
 OUTCOME_METRICS: dict[str, SubgroupMetric] = {
@@ -138,6 +140,13 @@ def metric_label(name: str) -> str:
     if m is None:
         return name
     return f"{m.label} (class {name[len(m.name) + 1:-1]})" if name != m.name else m.label
+
+
+def value_format(name: str) -> str:
+    """The format of a metric's values in sentences and tables: signed (``+.3f``) for a difference from the rest
+    (its reference is 0), plain (``.3f``) for a level such as the subgroup's accuracy, which has no sign to show."""
+    m = ALL_METRICS.get(base_metric(name))
+    return ".3f" if m is not None and m.reference != "0" else "+.3f"
 
 
 # Confusion cells (positive = favourable): TN, FP, FN, TP = 0, 1, 2, 3 and ``cell_codes`` come from the shared

@@ -33,7 +33,7 @@ import pandas as pd
 
 from .._param_tables import SUBGROUP_PARAMS
 from .._validation import check_choice, plain
-from .continuous import OutcomeColumn
+from .error_control.continuous import OutcomeColumn
 
 __all__ = ["MAX_ORDINAL_LEVELS", "TASKS", "Task", "check_loss", "outcome_columns", "resolve_task"]
 

@@ -17,14 +17,16 @@ import pandas as pd
 from aif360.decorating_metaclass import dont_decorate
 from aif360.metrics import ClassificationMetric
 
-from .._deprecation import renamed_member
+from .._deprecation import renamed_keyword, renamed_member
+from .._param_tables import OPINION_PARAMS
 from ..datasets.multi_annotator import check_multi_annotator_dataset
 from ..opinion.annotations import EncodedAnnotations, check_ratings, encode_annotations
 from ..opinion.bootstrap import BootstrapInterval
 from ..opinion.core import OpinionExclusionResult, compute_opinion_exclusion, individual_figures
 from ..opinion.design import warn_design
-from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, exclusion_test
-from ..opinion.excluded import ExcludedGroups, check_discovery_options, discover_excluded
+from ..opinion.equal_service import ExclusionTest, UnfairnessInterval, attach_test, exclusion_test
+from ..opinion.excluded import check_discovery_options, discover_excluded
+from ..opinion.excluded_result import ExcludedGroups
 from ..opinion.groups import GroupingSummary
 from ..opinion.options import OpinionOptions, check_interval_options, check_opinion_options, check_test_options
 from ..opinion.uncertainty import (
@@ -386,7 +388,9 @@ class OpinionExclusionMetric(ClassificationMetric):
             undefined, skipped); with ``ci``, also ``ci_low`` and ``ci_high``.
         """
         table = self._result().group_table.copy()
-        if ci is None:
+        if ci is None:  # no intervals: the bootstrap options are not read, but a bad one is still refused
+            OPINION_PARAMS.check("n_boot", n_boot)
+            OPINION_PARAMS.check("bootstrap_levels", bootstrap_levels)
             return table
         return table.join(self._intervals(ci, n_boot, random_state, bootstrap_levels).groups)
 
@@ -473,27 +477,31 @@ class OpinionExclusionMetric(ClassificationMetric):
     @dont_decorate
     def excluded_groups(
         self,
+        *,
         attributes: str | Sequence[str] | None = None,
         max_conditions: int = 2,
         adjust: str = "none",
         alpha: float = 0.05,
-        n_perm: int = 999,
+        n_permutations: int = 999,
         min_annotators: int = 5,
         performance: str | None = None,
         ranges: int = 4,
         random_state: Any = None,
         balance: str = "conditions",
+        **renamed: Any,
     ) -> ExcludedGroups:
         """Whose opinions are excluded: the annotator groups (conjunctions of attribute values) served worse.
 
         The class face of :func:`~aif360_subjective.opinion.excluded_groups` on this metric's annotations, with
-        the dataset's annotator table (``dataset.annotators``) and its binary view for the ADR.
+        the dataset's annotator table (``dataset.annotators``) and its binary view for the ADR. Every argument is
+        keyword-only, as in the function.
 
         Args:
             attributes: annotator attributes to combine (default: every column of ``dataset.annotators``);
                 ``"adr"`` adds the cross-fitted ADR.
-            max_conditions, adjust, alpha, n_perm, min_annotators, ranges: as in
-                :func:`~aif360_subjective.opinion.excluded_groups`.
+            max_conditions, adjust, alpha, n_permutations, min_annotators, ranges: as in
+                :func:`~aif360_subjective.opinion.excluded_groups` (``n_perm``: the former name of
+                ``n_permutations``, a DeprecationWarning).
             balance: the classes of the max-T. "conditions" (default): each number of conditions gets its own
                 threshold, so the few single attributes are found more easily; "none": one threshold for every
                 candidate, lower for intersections (found more easily). As in
@@ -508,15 +516,17 @@ class OpinionExclusionMetric(ClassificationMetric):
         Raises:
             ValueError: as :func:`~aif360_subjective.opinion.excluded_groups`.
         """
+        n_permutations = renamed_keyword("OpinionExclusionMetric.excluded_groups", renamed, "n_perm",
+                                         "n_permutations", n_permutations, 999)
         perf = performance if performance is not None else self.performance_metric
         seed = self.options.random_state if random_state is None else random_state
         key = (attributes if not isinstance(attributes, list) else tuple(attributes), max_conditions, adjust, alpha,
-               n_perm, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
+               n_permutations, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
                id(seed) if isinstance(seed, np.random.Generator) else seed, balance)
         cache: dict[tuple[Any, ...], ExcludedGroups] = self.__dict__.setdefault("_discoveries", {})
         if key not in cache:
             opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators,
-                                           ranges=ranges, adjust=adjust, alpha=alpha, n_perm=n_perm,
+                                           ranges=ranges, adjust=adjust, alpha=alpha, n_permutations=n_permutations,
                                            performance=perf, random_state=seed, balance=balance)
             cache[key] = discover_excluded(self._encoded, self.dataset.annotators, attributes, opts,
                                            tie=self.options.tie, adr_reference=self.options.adr_reference)
@@ -543,7 +553,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         """
         intervals = self._intervals(ci, n_boot, random_state, "both")
         test = self.exclusion_test(n_permutations=n_permutations, random_state=random_state, adjust=adjust)
-        result = dataclasses.replace(with_intervals(self._result(), intervals), exclusion_test=test)
+        result = attach_test(with_intervals(self._result(), intervals), test)
         return verdict_sentence(result)
 
     @dont_decorate

@@ -13,7 +13,6 @@ References:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,17 +26,16 @@ from aif360.metrics import ClassificationMetric
 from .._validation import check_columns, check_random_state
 from ..detectors.candidates import KINDS
 from ..detectors.detect import analyse
-from ..detectors.maxt import DEFAULT_PERMUTATIONS
+from ..detectors.error_control.maxt import DEFAULT_PERMUTATIONS
+from ..detectors.error_control.resampling import row_keys, sampling_of, warn_id_like_columns
+from ..detectors.mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, DEFAULT_THRESHOLDS
 from ..detectors.options import (
     DEFAULT_CLUSTER_SAMPLE,
     DEFAULT_MAX_PATTERNS,
     DEFAULT_MIN_SUPPORT,
     check_analysis_options,
 )
-from ..detectors.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, DEFAULT_THRESHOLDS
-from ..detectors.ranking import ASCENDING_DEPRECATION
 from ..detectors.report import SubgroupReport
-from ..detectors.resampling import row_keys, sampling_of, warn_id_like_columns
 
 __all__ = ["SubgroupDiscoveryMetric", "decode_attributes"]
 
@@ -146,6 +144,24 @@ def decode_attributes(dataset: Any) -> tuple[pd.DataFrame, dict[str, AttributeCo
             plain_or_mapped(c, dataset.protected_attributes[:, i], "protected_attributes")
     table = pd.DataFrame(data, index=pd.Index(list(dataset.instance_names), name="instance"))
     return table, codings
+
+
+class _ReportMethod:
+    """A method of :class:`SubgroupDiscoveryMetric` that is the method of the same name of its ``report``.
+
+    On the metric, ``metric.ranking`` is ``metric.report.ranking`` (a bound method: the report's signature and
+    docstring, and no frame of its own, so a warning names the caller); on the class, the report's function (what
+    ``inspect.signature`` and the documentation read).
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.__doc__ = getattr(SubgroupReport, name).__doc__
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return getattr(SubgroupReport, self.name)
+        return getattr(obj.report, self.name)
 
 
 class SubgroupDiscoveryMetric(ClassificationMetric):
@@ -287,72 +303,17 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             task_reason="binary decisions (an AIF360 BinaryLabelDataset)",
         )
 
-    # The report computes everything once; accessors return fresh objects, so no memoization (which would
-    # also hand every caller the same mutable DataFrame).
-    @dont_decorate
-    def patterns(self, all_columns: bool = True, kind: str = "entropy") -> pd.DataFrame:
-        """Entropy (``kind="entropy"``) or mined (``"pattern"``) patterns: index id, a column per attribute,
-        NaN = not in the pattern; see :meth:`SubgroupReport.patterns`."""
-        return self.report.patterns(all_columns, kind=kind)
-
-    @dont_decorate
-    def findings(self, alpha: float = 0.05, ci: float = 0.95) -> pd.DataFrame:
-        """Every significant disparity under one family-wise error; see :meth:`SubgroupReport.findings`."""
-        return self.report.findings(alpha, ci)
-
-    @dont_decorate
-    def discovery_summary(self, alpha: float = 0.05, ci: float = 0.95) -> pd.DataFrame:
-        """Candidates, significant subgroups and the best one per discovery method; see
-        :meth:`SubgroupReport.discovery_summary`."""
-        return self.report.discovery_summary(alpha, ci)
-
-    @dont_decorate
-    def pattern_info(self) -> pd.DataFrame:
-        """Pattern text, length, empty/duplicate flags and size per id."""
-        return self.report.pattern_info()
-
-    @dont_decorate
-    def subgroup_metrics(self, ci: float | None = 0.95, kind: str | None = None) -> pd.DataFrame:
-        """Index (kind, id); columns size, statistical_parity, equal_opportunity, equalized_odds, accuracy,
-        accuracy_error and, unless ``ci`` is None, each metric's ``_ci_low``, ``_ci_high``, ``_p`` and ``_q``;
-        see :meth:`SubgroupReport.subgroup_metrics` (``ci`` needs uniform instance weights)."""
-        return self.report.subgroup_metrics(ci=ci, kind=kind)
-
-    @dont_decorate
-    def summary(self) -> pd.DataFrame:
-        """The radar: per kind, signed mean accuracy error, mean ``|SP|``, ``|EO|``, ``|EOdds|`` and accuracy."""
-        return self.report.summary()
-
-    @dont_decorate
-    def ranking(
-        self,
-        metric: str,
-        kind: str = "entropy",
-        n: int | None = 5,
-        direction: str = "disadvantaged",
-        alpha: float | None = 0.05,
-        min_size: int = 1,
-        *,
-        ci: float = 0.95,
-        ascending: bool | None = None,
-        control: str = "fwer",
-        keep_redundant: bool = False,
-    ) -> pd.DataFrame:
-        """Top ``n`` subgroups disadvantaged (or favoured) by ``metric``, only significant ones when ``alpha``
-        is given (the default; ``alpha=None`` = the seed's raw ranking); see :meth:`SubgroupReport.ranking`.
-        ``ascending`` is deprecated."""
-        if ascending is not None or isinstance(direction, bool | np.bool_):
-            # warn here so that the warning names the caller, then let the report map the old argument
-            warnings.warn(ASCENDING_DEPRECATION, DeprecationWarning, stacklevel=2)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                return self.report.ranking(metric, kind=kind, n=n, direction=direction, alpha=alpha,
-                                           min_size=min_size, ci=ci, ascending=ascending, control=control,
-                                           keep_redundant=keep_redundant)
-        return self.report.ranking(
-            metric, kind=kind, n=n, direction=direction, alpha=alpha, min_size=min_size, ci=ci, control=control,
-            keep_redundant=keep_redundant,
-        )
+    # The report's questions, delegated: the face's method is the report's bound method (same signature, docstring
+    # and warnings' caller), so the two cannot drift. The report computes everything once and its accessors return
+    # fresh objects; a descriptor is not callable, so AIF360's memoizing metaclass leaves them alone.
+    patterns = _ReportMethod()
+    findings = _ReportMethod()
+    discovery_summary = _ReportMethod()
+    discovery_sentence = _ReportMethod()
+    pattern_info = _ReportMethod()
+    subgroup_metrics = _ReportMethod()
+    summary = _ReportMethod()
+    ranking = _ReportMethod()
 
     @property
     def clusters(self) -> pd.Series:

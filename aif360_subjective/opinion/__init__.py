@@ -8,7 +8,8 @@ Modules, in the order the data flows: :mod:`.options` (options, declared and che
 (encoding, majority vote, ADR), :mod:`.groupers` (one function per grouping kind), :mod:`.groups` (bins, group
 sizes, summary), :mod:`.core` (the computation from counts), :mod:`.bootstrap` and :mod:`.uncertainty`
 (intervals), :mod:`.equal_service` (the test of equal service, the unfairness interval) and :mod:`.verdict` (the
-verdict sentence), :mod:`.excluded` and :mod:`.excluded_candidates` (discovering whose opinions are excluded),
+verdict sentence), :mod:`.excluded`, :mod:`.excluded_candidates`, :mod:`.excluded_statistic` and
+:mod:`.excluded_result` (discovering whose opinions are excluded),
 :mod:`.functional` (the function face), ``_dask`` (the Dask back end, imported only when a Dask collection arrives).
 
 References:
@@ -18,7 +19,8 @@ References:
 from .._deprecation import renamed
 from .core import OpinionExclusionResult
 from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, unfairness_interval
-from .excluded import ExcludedGroups, excluded_groups
+from .excluded import excluded_groups
+from .excluded_result import ExcludedGroups
 from .functional import opinion_exclusion
 from .groups import GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options

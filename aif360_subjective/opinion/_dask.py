@@ -79,7 +79,7 @@ from .groupers import ANNOTATOR_GROUPINGS, group_annotators, group_by_adr_cross
 from .groups import assign_bins, enforce_min_group_size, validate_bins
 from .options import (
     OpinionOptions,
-    _check_grouping,  # the Series/annotator overlap check, repeated once the annotator ids are known
+    check_grouping,  # the Series/annotator overlap check, repeated once the annotator ids are known
     check_opinion_options,
 )
 
@@ -170,7 +170,9 @@ def paired_frame(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) ->
         # columns of one frame share every partition and its index: the blockwise assign pairs them by position
         # (and Dask fuses it with the read), so the per-partition check has nothing to find
         return y_true.to_frame("y_true").assign(y_pred=y_pred, item=item_ids, annotator=annotator_ids)
-    meta = _pair_partition(*(s._meta for s in series))  # noqa: SLF001 (Dask's empty meta frame, its documented role)
+    from dask.dataframe.utils import make_meta
+
+    meta = _pair_partition(*(make_meta(s) for s in series))  # each Series' empty frame of its dtype
     # partition i of each input with partition i of the others (no alignment by index: that is the check's job)
     return dd.map_partitions(_pair_partition, *series, meta=meta, align_dataframes=False,
                              enforce_metadata=False)
@@ -604,7 +606,7 @@ def group_counts(counts: dict, options: OpinionOptions, annotator_table: pd.Data
     _, ann_index = _factorize(table.index.to_numpy(), "annotator_ids")  # the in-memory id order and dtype
     table = table.loc[ann_index]
     if options.grouping == "series":
-        _check_grouping(options.group_labels, ann_index)
+        check_grouping(options.group_labels, ann_index)
     n_counted = table["n_counted"].to_numpy(np.float64)
     rates = DisagreementRates(
         adr=adr_from_counts(table["n_dis"].to_numpy(np.float64), n_counted), n_counted=n_counted,

@@ -30,10 +30,12 @@ __all__ = [
     "EncodedAnnotations",
     "adr_from_counts",
     "annotation_popularity",
+    "binary_view",
     "check_positive_from",
     "check_ratings",
     "disagreement_rates",
     "encode_annotations",
+    "ids_or_level",
     "CrossFit",
     "HalfCounts",
     "cross_fit",
@@ -122,6 +124,33 @@ def check_positive_from(positive_from: Any, pos_label: Any) -> float:
         raise ValueError(f"with positive_from, the binary view codes a rating >= positive_from as 1 and the others "
                          f"as 0: pos_label must be 1 or 0, got {pos_label!r}")
     return float(positive_from)
+
+
+def ids_or_level(y_true: Any, ids: Any, default_level: str, name: str) -> Any:
+    """The item or annotator of each annotation: ``ids`` itself when it is an array, else the index level of
+    ``y_true`` it names (None: ``default_level``).
+
+    Raises:
+        ValueError: no such index level (``name`` says which argument to pass).
+    """
+    if ids is None or isinstance(ids, str):
+        level = default_level if ids is None else ids
+        index = getattr(y_true, "index", None)
+        if index is None or level not in (index.names or []):
+            raise ValueError(
+                f"{name} not given and y_true has no index level {level!r}: pass {name} as an array "
+                "aligned with y_true, or the name of an index level of y_true"
+            )
+        return index.get_level_values(level).to_numpy()
+    return ids
+
+
+def binary_view(y_true: Any, y_pred: Any, positive_from: Any, pos_label: Any) -> tuple[Any, ...]:
+    """Ratings as (binary y_true, binary y_pred, (ratings, predicted ratings)): 1 = rating >= positive_from."""
+    cut = check_positive_from(positive_from, pos_label)
+    n = len(y_true)
+    r_true, r_pred = check_ratings(y_true, "y_true", n), check_ratings(y_pred, "y_pred", n)
+    return (r_true >= cut).astype(np.int64), (r_pred >= cut).astype(np.int64), (r_true, r_pred)
 
 
 def _as_1d(x: Any, name: str) -> np.ndarray:

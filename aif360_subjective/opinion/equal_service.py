@@ -43,7 +43,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,6 +52,9 @@ from scipy import optimize, special, stats
 
 from .._deprecation import moved_names
 from .._labels import TN, TP, cell_codes, confusion_counts, ratio
+from .._maxt import count_at_least, tie_tolerance
+from .._maxt import critical_value as maxt_critical_value
+from .._maxt import tail_p as maxt_tail_p
 from .._validation import check_choice, check_ci, check_random_state
 from .annotations import EncodedAnnotations, HalfCounts, cross_fit, rating_error_counts
 from .bootstrap import Interval
@@ -79,6 +82,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ExclusionTest",
     "UnfairnessInterval",
+    "attach_test",
     "cross_fitted_test",
     "critical_value",
     "exclusion_test",
@@ -196,14 +200,10 @@ def permutation_distribution(
 def tail_p(observed: float | np.ndarray, null: np.ndarray, exact: bool) -> np.ndarray:
     """Permutation p-values: the share of arrangements at least as extreme, ``count / M`` when every distinct one
     was enumerated, else ``(1 + count) / (1 + B)``; values equal up to rounding count as at least as extreme (sums
-    in another order differ in the last bits). NaN where the observed value is NaN."""
+    in another order differ in the last bits). NaN where the observed value is not finite. The package's one tail
+    (:func:`aif360_subjective._maxt.tail_p`: its tie and "+1" rules)."""
     obs = np.atleast_1d(np.asarray(observed, dtype=np.float64))
-    ref = np.sort(null[np.isfinite(null)])
-    tol = 1e-9 * np.maximum(1.0, np.abs(obs))
-    count = len(ref) - np.searchsorted(ref, obs - tol, side="left")
-    off = 0 if exact else 1
-    p = (off + count) / (off + len(null)) if len(null) else np.full(len(obs), np.nan)
-    return np.where(np.isfinite(obs), p, np.nan)
+    return np.where(np.isfinite(obs), maxt_tail_p(obs, null, exact), np.nan)
 
 
 def smallest_p(null: np.ndarray, exact: bool) -> float:
@@ -219,22 +219,15 @@ def smallest_p(null: np.ndarray, exact: bool) -> float:
         return float("nan")
     if exact:
         return float(tail_p(finite.max(), null, exact)[0])
-    tol = 1e-9 * max(1.0, abs(float(finite.max())))
-    return float(np.count_nonzero(finite >= finite.max() - tol) / (1 + len(null)))
+    return float(count_at_least(finite, finite.max()) / (1 + len(null)))
 
 
 def critical_value(null: np.ndarray, exact: bool, alpha: float) -> float:
     """The threshold ``c`` with ``p <= alpha`` exactly when the observed value exceeds ``c`` (with :func:`tail_p`'s
-    tolerance); +inf when no value can reach ``alpha``, -inf when every one does."""
-    ref = np.sort(null[np.isfinite(null)])[::-1]
-    off = 0 if exact else 1
-    j = int(np.floor(alpha * (off + len(null)) - off + 1e-9))  # arrangements allowed at or above the value
-    if j < 0 or not len(ref):
-        return float("inf")
-    if j >= len(ref):
-        return float("-inf")
-    c = float(ref[j])
-    return c + 1e-9 * max(1.0, abs(c))
+    tolerance): the max-T tail's critical value past its ties (:func:`aif360_subjective._maxt.critical_value`);
+    +inf when no value can reach ``alpha``, -inf when every one does."""
+    c = maxt_critical_value(null, alpha, exact)
+    return float(c + tie_tolerance(c)) if np.isfinite(c) else c
 
 
 def permutation_test(patterns: np.ndarray, *args: Any, **kwargs: Any) -> tuple[float, float, int, bool]:
@@ -313,7 +306,8 @@ class ExclusionTest:
             with the smaller p-value).
         p_value: the permutation p-value of the test across all groups (the omnibus test: it asks whether the
             groups differ, not which one; for the cross-fitted ADR test, twice the smaller of its two halves'
-            p-values, at most 1).
+            p-values, at most 1). NaN when the design cannot answer (:attr:`cannot_decide`): the value the
+            permutations gave is then :attr:`undecided_p_value`, which is not a p-value of equal service.
         method: how it was computed, in words.
         n_permutations: permutations used (per half for the cross-fitted test); all distinct ones when
             ``exact``.
@@ -340,6 +334,9 @@ class ExclusionTest:
             over the groups of each ``|t|``'s normal equivalent: family-wise over them) and ``binomial_coef``
             (``sum_i 1/n_i / k_g^2`` for a 0/1 score, for the detectable gap; NaN otherwise).
         design_notes: caveats of the design (:func:`~aif360_subjective.opinion.design.design_checks`).
+        undecided_p_value: when the design cannot answer, what the permutations gave (NaN otherwise). With
+            groups on separate batches of items it rejects far more often than the level under equal service
+            (item difficulty and group are confounded), so the object carries it apart from :attr:`p_value`.
     """
 
     statistic: float
@@ -361,6 +358,19 @@ class ExclusionTest:
     group_tests: pd.DataFrame | None = field(default=None, compare=False, repr=False)
     design_notes: tuple[str, ...] = field(default=(), compare=False)
     max_t_null: np.ndarray | None = field(default=None, compare=False, repr=False)
+    undecided_p_value: float = float("nan")
+
+    def __post_init__(self) -> None:
+        # The object agrees with the verdict: a design that cannot answer has no p-value (the sentence says "cannot
+        # decide"; a caller reading p_value must not get a number that reads as an answer).
+        if self.cannot_decide and np.isfinite(self.p_value):
+            object.__setattr__(self, "undecided_p_value", float(self.p_value))
+            object.__setattr__(self, "p_value", float("nan"))
+
+    @property
+    def decidable(self) -> bool:
+        """Whether the design can answer whatever the level (:attr:`cannot_decide` is empty)."""
+        return not self.cannot_decide
 
     @property
     def n_thin_groups(self) -> int:
@@ -371,6 +381,8 @@ class ExclusionTest:
         """``p = 0.41 (permutation of annotators across groups, 9,999 permutations)``; ``all 6 permutations`` when
         every distinct one was enumerated."""
         count = f"{'all ' if self.exact else ''}{self.n_permutations:,} permutations"
+        if self.cannot_decide:
+            return f"no p-value: the design cannot answer ({self.cannot_decide}; {self.method}, {count})"
         return f"{p_value_text(self.p_value)} ({self.method}, {count})"
 
     def undecidable(self, alpha: float = 0.05) -> str:
@@ -953,7 +965,7 @@ def cross_fitted_test(
     thin, size = _thin(result)
     design = design_checks(result, enc, adjust) if result.row_units is not None and enc is not None else None
     notes = ["ADR bins are refitted on each half of the items, so the cross-fitted test compares the groups as a "
-             "whole and names no single bin"]
+             "whole: the bins named served worst and best are the raw figures, not tested one by one"]
     if adjust == "items":
         notes.append("each annotation compared with the other annotations of its item")
     return ExclusionTest(
@@ -1048,6 +1060,28 @@ def _invert(f_obs: float, df1: float, df2: float, ci: float) -> tuple[float, flo
         return float(optimize.brentq(lambda nc: cdf(nc) - target, 0.0, hi, xtol=1e-10, rtol=1e-10))
 
     return bound(1.0 - alpha), bound(alpha)
+
+
+def attach_test(result: OpinionExclusionResult, test: ExclusionTest) -> OpinionExclusionResult:
+    """The result with its test of equal service; when the design cannot answer, its unfairness interval too says
+    so (NaN bounds, the reason in ``method``), as the test's p-value does.
+
+    With groups on separate batches of items, an interval of the groups' spread covers item difficulty as much as
+    the groups: it held the true spread in about two thirds of such designs (issue 41), so it is not reported as an
+    interval of the groups' unfairness.
+
+    Args:
+        result: an analysis, with or without ``unfairness_ci``.
+        test: its :func:`exclusion_test` (or :func:`cross_fitted_test`).
+
+    Returns:
+        OpinionExclusionResult
+    """
+    iv = result.unfairness_ci
+    if test.cannot_decide and isinstance(iv, UnfairnessInterval) and np.isfinite(iv.low):
+        iv = UnfairnessInterval(np.nan, np.nan, estimate=iv.estimate, debiased=iv.debiased, ci=iv.ci,
+                                method=f"no interval: the design cannot answer ({test.cannot_decide})", df=iv.df)
+    return replace(result, exclusion_test=test, unfairness_ci=iv)
 
 
 def unfairness_interval(result: OpinionExclusionResult, ci: float = 0.95,

@@ -3,8 +3,8 @@
 A candidate is a conjunction of up to ``max_conditions`` conditions on distinct annotator attributes: a value of a
 categorical attribute (``gender=woman``), or a range of a numeric one cut at its quantiles (``age ∈ [25, 34)``,
 runs of adjacent ranges included). They are mined by the pattern miner of the subgroup discovery
-(:func:`~aif360_subjective.detectors.pattern_mining.build_items`,
-:func:`~aif360_subjective.detectors.pattern_mining.mine_patterns`), whose rows here are annotators, or with the
+(:func:`~aif360_subjective.detectors.mining.pattern_mining.build_items`,
+:func:`~aif360_subjective.detectors.mining.pattern_mining.mine_patterns`), whose rows here are annotators, or with the
 cross-fitted ADR, annotator half-samples.
 
 **ADR.** The attribute name :data:`ADR_ATTRIBUTE` (``"adr"``) asks for the annotator's average disagreement rate
@@ -13,7 +13,16 @@ with the majority vote, cross-fitted exactly as ``adr_fit="cross"`` does
 and the row of half ``h`` (the annotations scored there) carries the ADR measured on the *other* half. Its other
 attributes are the same on both rows, so a candidate without ADR holds both rows or neither.
 
-Missing attribute values put an annotator in no condition on that attribute (counted in :class:`CandidateSet`).
+Missing attribute values put an annotator in no condition on that attribute (counted in
+:attr:`AnnotatorGroups.missing`).
+
+**A candidate family.** :class:`AnnotatorGroups` is the mined patterns of the subgroup discovery
+(:class:`~aif360_subjective.detectors.mining.pattern_mining.MinedPatterns`) over the units, so it is a
+:class:`~aif360_subjective.detectors.candidates.CandidateFamily` of kind ``"annotator"``: ``members()``,
+``description(i)``, ``conditions(i)``, ``condition_table()`` and the bitsets are the patterns' own. What differs is
+``description_class()``: the classes of the balanced max-T (``balance="conditions"``) are the numbers of conditions
+(``annotator:1``, ``annotator:2``, ...), not the subgroup family's shapes, which also count the numeric ranges
+(``pattern:2:1``).
 
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning
@@ -26,39 +35,59 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import combinations
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from ..detectors import detect_categorical
-from ..detectors.pattern_mining import Items, build_items, mine_patterns
+from ..detectors.mining.pattern_mining import Items, MinedPatterns, build_items, mine_patterns
 
-__all__ = ["ADR_ATTRIBUTE", "CandidateSet", "build_candidates", "count_small_groups"]
+__all__ = ["ADR_ATTRIBUTE", "AnnotatorGroups", "build_candidates", "count_small_groups"]
 
 #: The attribute name that asks for the cross-fitted ADR (when the annotator table has no column of that name).
 ADR_ATTRIBUTE = "adr"
 
 
 @dataclass(frozen=True)
-class CandidateSet:
-    """The candidate groups over the units (annotators, or annotator half-samples with ADR).
+class AnnotatorGroups(MinedPatterns):
+    """The candidate annotator groups over the units (annotators, or annotator half-samples with ADR): the family
+    of kind ``"annotator"`` (see the module's docstring).
 
     Attributes:
-        members: (units, candidates) boolean CSC membership.
-        descriptions: readable description per candidate (``"gender=woman AND age ∈ [25, 34)"``).
-        n_conditions: conditions per candidate.
-        n_identical: conjunctions left out because a shorter one holds the same units.
-        missing: attribute -> annotators without a value (in no condition on it).
+        missing: attribute -> units without a value (in no condition on it).
+        (the others: :class:`~aif360_subjective.detectors.mining.pattern_mining.MinedPatterns`; ``n_identical``
+        counts the conjunctions left out because a shorter one holds the same units)
     """
 
-    members: sp.csc_matrix
-    descriptions: list[str]
-    n_conditions: np.ndarray
-    n_identical: int
     missing: dict[str, int] = field(default_factory=dict)
+
+    kind: ClassVar[str] = "annotator"
+    method_name: ClassVar[str] = "the annotator groups"
+    count_label: ClassVar[str | None] = "annotator groups"
+
+    @classmethod
+    def of(cls, mined: MinedPatterns, missing: dict[str, int]) -> AnnotatorGroups:
+        """The family of the patterns ``mined`` over the units."""
+        return cls(**{f.name: getattr(mined, f.name) for f in fields(mined)}, missing=missing)
+
+    def members(self) -> sp.csc_matrix:
+        """(units, candidates) boolean CSC membership (no column without a candidate)."""
+        if not len(self.patterns):
+            return sp.csc_matrix((self.n_rows, 0), dtype=bool)
+        return super().members()
+
+    @property
+    def n_conditions(self) -> np.ndarray:
+        """Conditions per candidate."""
+        return np.array([len(p) for p in self.patterns], dtype=np.int64)
+
+    def description_class(self) -> np.ndarray:
+        """Per candidate, its class of the balanced max-T: ``annotator:<number of conditions>``."""
+        return np.array([f"{self.kind}:{len(p)}" for p in self.patterns], dtype=object)
 
 
 def _items_with_missing(table: pd.DataFrame, ranges: int) -> Items:
@@ -87,7 +116,7 @@ def _items_with_missing(table: pd.DataFrame, ranges: int) -> Items:
                  np.ones(k, dtype=np.int64))
 
 
-def build_candidates(unit_table: pd.DataFrame, max_conditions: int, min_units: int, ranges: int) -> CandidateSet:
+def build_candidates(unit_table: pd.DataFrame, max_conditions: int, min_units: int, ranges: int) -> AnnotatorGroups:
     """Every conjunction of up to ``max_conditions`` attribute conditions holding at least ``min_units`` units.
 
     Args:
@@ -98,18 +127,11 @@ def build_candidates(unit_table: pd.DataFrame, max_conditions: int, min_units: i
         ranges: quantile ranges of a numeric attribute (one condition per value when it has no more values).
 
     Returns:
-        CandidateSet
+        AnnotatorGroups
     """
     items = _items_with_missing(unit_table, ranges)
     mined = mine_patterns(items, min_support=min_units, max_length=max_conditions)
-    descriptions = [mined.description(i) for i in range(len(mined.patterns))]
-    return CandidateSet(
-        members=mined.members() if len(mined.patterns) else sp.csc_matrix((len(unit_table), 0), dtype=bool),
-        descriptions=descriptions,
-        n_conditions=np.array([len(p) for p in mined.patterns], dtype=np.int64),
-        n_identical=mined.n_identical,
-        missing={str(c): int(n) for c, n in unit_table.isna().sum().items() if n},
-    )
+    return AnnotatorGroups.of(mined, {str(c): int(n) for c, n in unit_table.isna().sum().items() if n})
 
 
 def count_small_groups(table: pd.DataFrame, attributes: Sequence[str], max_conditions: int, ranges: int,

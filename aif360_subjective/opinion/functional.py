@@ -20,7 +20,6 @@ References:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,14 +28,14 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from .._validation import check_choice, check_random_state, check_same_index
-from .annotations import check_positive_from, check_ratings, check_unique_pairs, encode_annotations
+from .annotations import binary_view, check_positive_from, check_unique_pairs, encode_annotations, ids_or_level
 from .core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
     individual_figures,
 )
 from .design import warn_design
-from .equal_service import exclusion_test
+from .equal_service import attach_test, exclusion_test
 from .options import ADJUSTMENTS, check_interval_options, check_opinion_options, check_test_options
 from .uncertainty import opinion_intervals, warn_single_group, warn_thin_groups, with_intervals
 
@@ -51,27 +50,6 @@ __all__ = [
 ]
 
 Performance = str | Callable[..., float] | Sequence[Any]
-
-
-def _ids(y_true: Any, ids: Any, default_level: str, name: str) -> Any:
-    if ids is None or isinstance(ids, str):
-        level = default_level if ids is None else ids
-        index = getattr(y_true, "index", None)
-        if index is None or level not in (index.names or []):
-            raise ValueError(
-                f"{name} not given and y_true has no index level {level!r}: pass {name} as an array "
-                "aligned with y_true, or the name of an index level of y_true"
-            )
-        return index.get_level_values(level).to_numpy()
-    return ids
-
-
-def _binary_view(y_true: Any, y_pred: Any, positive_from: Any, pos_label: Any) -> tuple[Any, ...]:
-    """Ratings as (binary y_true, binary y_pred, (ratings, predicted ratings)): 1 = rating >= positive_from."""
-    cut = check_positive_from(positive_from, pos_label)
-    n = len(y_true)
-    r_true, r_pred = check_ratings(y_true, "y_true", n), check_ratings(y_pred, "y_pred", n)
-    return (r_true >= cut).astype(np.int64), (r_pred >= cut).astype(np.int64), (r_true, r_pred)
 
 
 def opinion_exclusion(
@@ -243,12 +221,12 @@ def opinion_exclusion(
         ratings = None
         y_true_view, y_pred_view = y_true, y_pred
         if positive_from is not None:
-            y_true_view, y_pred_view, ratings = _binary_view(y_true, y_pred, positive_from, pos_label)
+            y_true_view, y_pred_view, ratings = binary_view(y_true, y_pred, positive_from, pos_label)
         enc = encode_annotations(
             y_true_view,
             y_pred_view,
-            _ids(y_true, item_ids, "item", "item_ids"),
-            _ids(y_true, annotator_ids, "annotator", "annotator_ids"),
+            ids_or_level(y_true, item_ids, "item", "item_ids"),
+            ids_or_level(y_true, annotator_ids, "annotator", "annotator_ids"),
             pos_label=pos_label,
             ratings=ratings,
         )
@@ -271,7 +249,7 @@ def opinion_exclusion(
     if interval is not None:
         result = with_intervals(result, opinion_intervals(result, interval, rng, enc))
     if test_options is not None:
-        result = dataclasses.replace(result, exclusion_test=exclusion_test(
+        result = attach_test(result, exclusion_test(
             result, enc, n_permutations=test_options.n_permutations, statistic=test_options.statistic,
             adjust=test_adjust, random_state=rng, halves=halves))
     return result

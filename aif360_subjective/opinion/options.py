@@ -46,6 +46,7 @@ __all__ = [
     "BOOTSTRAP_LEVELS",
     "IntervalOptions",
     "ExclusionTestOptions",
+    "check_grouping",
     "check_interval_options",
     "check_test_options",
     "check_opinion_options",
@@ -308,7 +309,13 @@ def _check_ratings_given(specs: Sequence[PerformanceSpec], has_ratings: bool) ->
         )
 
 
-def _check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series | None]:
+def check_grouping(grouping: Any, annotators: pd.Index) -> tuple[str, pd.Series | None]:
+    """The grouping's name and, for a grouping Series, the Series (its index checked against ``annotators``).
+
+    Raises:
+        ValueError: an unknown grouping name, or a Series sharing no annotator id with the data or repeating one.
+        TypeError: neither a name nor a Series.
+    """
     if isinstance(grouping, pd.Series):
         if not grouping.index.isin(annotators).any():
             raise ValueError(
@@ -404,7 +411,9 @@ def check_opinion_options(
     ``aggregate``, ``ambiguity``, ``attributes``, ``nan_policy``, ``clustering``, ``n_clusters``,
     ``random_state`` and ``warn_group_size`` are those of
     :class:`~aif360_subjective.metrics.OpinionExclusionMetric`; ``clustering`` and
-    ``n_clusters`` are checked only for ``grouping="discovered"`` (the only grouping that uses them).
+    ``n_clusters`` are checked against their rules whatever the grouping (an invalid value is a mistake even where it
+    is not read), and ``n_clusters`` against the number of annotators for ``grouping="discovered"``, the only
+    grouping that uses them.
     ``greater_is_better`` states the direction of callable measures (:func:`performance_direction`);
     ``adr_reference`` what ADR disagreement is measured against (:data:`ADR_REFERENCES`); ``adr_fit`` how ADR
     bins are fitted (:data:`ADR_FITS`; "cross" only with ``grouping="adr"``).
@@ -425,7 +434,7 @@ def check_opinion_options(
         TypeError: an option of the wrong type (``min_group_size=1.5``, ``random_state=True``, ...).
         ValueError: an option of the right type but an invalid value.
     """
-    kind, group_labels = _check_grouping(grouping, annotators)
+    kind, group_labels = check_grouping(grouping, annotators)
     validate_bins(bins)
     specs = resolve_performance(performance)
     higher = performance_direction(specs, greater_is_better)
@@ -451,7 +460,11 @@ def check_opinion_options(
     OPINION_PARAMS.check("ambiguity", ambiguity)
     OPINION_PARAMS.check("nan_policy", nan_policy)
     attrs = _check_attributes(attributes, kind, annotator_table, default_attributes)
-    k = _check_clustering(clustering, n_clusters, len(annotators)) if kind == "discovered" else n_clusters
+    if kind == "discovered":
+        k = _check_clustering(clustering, n_clusters, len(annotators))
+    else:
+        OPINION_PARAMS.check("clustering", clustering)
+        k = OPINION_PARAMS.check("n_clusters", n_clusters)
     check_random_state(random_state)
     warn_size = int(OPINION_PARAMS.check("warn_group_size", warn_group_size))
     return OpinionOptions(

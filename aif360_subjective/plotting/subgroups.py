@@ -199,8 +199,15 @@ def plot_ranking(
     # a ranking of every kind is indexed by (kind, id): label its bars c3, e3, p45 as the one-kind rankings do
     ax.set_yticklabels([f"{i[0][0]}{i[1]}" if isinstance(i, tuple) else f"{kind[0]}{i}" for i in rk.index])
     ax.axvline(0, color="black", linewidth=0.8)
-    title = f"Top {len(rk)} {direction} {kind}-based subgroups by {_LABELS.get(metric, metric)}"
+    what = f"{direction} {kind}-based subgroups by {_LABELS.get(metric, metric)}"
+    test = ""
     if alpha is not None:  # the ranking's filter: max-T adjusted p-values by default, q-values under control="fdr"
-        title += f" ({'q' if rk.attrs.get('control') == 'fdr' else 'adjusted p'} < {alpha:g})"
-    ax.set_title(title)
+        test = f" ({'q' if rk.attrs.get('control') == 'fdr' else 'adjusted p'} < {alpha:g})"
+    if len(rk):
+        ax.set_title(f"Top {len(rk)} {what}{test}")
+    else:  # an empty ranking says so instead of drawing an empty "Top 0" chart
+        ax.set_title(f"No {what.replace('subgroups', 'subgroup', 1)}{test}")
+        ax.text(0.5, 0.5, "no subgroup passes the ranking's filter" if alpha is not None else "no subgroup",
+                ha="center", va="center", transform=ax.transAxes)
+        ax.set_yticks([])
     return ax

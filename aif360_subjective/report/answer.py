@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._labels import group_label
-from ..detectors.subgroup_metrics import ALL_METRICS, SUBGROUP_METRICS, metric_label
+from ..detectors.subgroup_metrics import ALL_METRICS, SUBGROUP_METRICS, metric_label, value_format
 from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, interval_text
 from .model import Section
@@ -311,8 +311,10 @@ def findings_table(findings: pd.DataFrame, pattern_text: pd.Series | None = None
         "subgroup": desc,
         "rows": findings["size"].astype("Int64").to_numpy(),
         # no-break spaces: a value and its interval stay on one line
-        f"value [{ci:.0%} interval]": [f"{v:+.3f}\u00a0[{lo:+.3f},\u00a0{hi:+.3f}]" for v, lo, hi in
-                                      zip(findings["value"], findings["ci_low"], findings["ci_high"], strict=True)],
+        f"value [{ci:.0%} interval]": [
+            f"{v:{f}}\u00a0[{lo:{f}},\u00a0{hi:{f}}]" for f, v, lo, hi in
+            zip(map(value_format, findings["metric"]), findings["value"], findings["ci_low"], findings["ci_high"],
+                strict=True)],
         "adjusted p": [p_text(float(q), b).replace(" ", "\u00a0") for q in findings["p_adjusted"]],
     }, index=pd.RangeIndex(1, len(findings) + 1, name="#"))
 
@@ -321,8 +323,9 @@ def _finding_text(one: pd.DataFrame, pattern_text: pd.Series | None) -> str:
     """One finding in words: ``subgroup (N rows), metric +0.123 [+0.069, +0.174], adjusted p < 0.001``."""
     top = findings_table(one, pattern_text).iloc[0]
     row = one.iloc[0]
-    return (f"{top['subgroup']} ({top['rows']:,} rows), {top['metric']} {row['value']:+.3f} "
-            f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], adjusted p "
+    f = value_format(row["metric"])
+    return (f"{top['subgroup']} ({top['rows']:,} rows), {top['metric']} {row['value']:{f}} "
+            f"[{row['ci_low']:{f}}, {row['ci_high']:{f}}], adjusted p "
             f"{p_text(float(row['p_adjusted']), one.attrs.get('n_permutations'))}")
 
 

@@ -8,6 +8,7 @@ mistake elsewhere could not run code or fetch anything when the file is opened.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import jinja2
@@ -21,11 +22,30 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
+#: Unicode's explicit directional formatting characters (embeddings, overrides, isolates, marks): in a data string
+#: an unterminated right-to-left override would reverse the text that follows it on the page.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def isolate_bidi(value: Any) -> Any:
+    """A data string holding directional formatting characters wrapped in FIRST STRONG ISOLATE ... POP DIRECTIONAL
+    ISOLATE, so that whatever it opens ends with it (the isolate's end closes every embedding and override opened
+    inside it); other values as they are. Characters, not markup: it is safe in an attribute and in ``<title>``.
+
+    References:
+        Unicode Standard Annex #9, "Unicode Bidirectional Algorithm", rules X5a-X6a (isolates).
+    """
+    if isinstance(value, str) and not isinstance(value, Markup) and BIDI_CONTROLS.search(value):
+        return "\u2068" + value + "\u2069"
+    return value
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("aif360_subjective.report", "templates"),
         autoescape=True,  # always, whatever the template's file name
+        finalize=isolate_bidi,  # every value printed by the templates, before it is escaped
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_int
-from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS
+from ..detectors.subgroup_metrics import FAIRNESS_METRICS, SUBGROUP_METRICS, value_format
 from ._text import as_float, count, q_columns_as_text, share_text
 from .answer import answer_section, as_subgroup_report, subgroup_answer
 from .model import Section
@@ -340,7 +340,7 @@ def _clustering_section(rep: Any, alternatives: pd.DataFrame | str | None) -> Se
 def auto_k_note(rep: Any) -> str | None:
     """The sentence saying that x-means stopped at its upper bound (the number of clusters was chosen
     automatically and equals ``floor(sqrt(n / 2))``), with the next step; None otherwise."""
-    from ..detectors.clustering import default_kmax
+    from ..detectors.asdf.clustering import default_kmax
 
     opts = rep.options
     requested = opts.get("n_clusters") if isinstance(opts, dict) else opts.n_clusters
@@ -463,7 +463,8 @@ def subgroup_interval_table(inference: pd.DataFrame, sid: Any, ci: float, alpha:
             low, high = as_float(row.get(metric + "_ci_low", np.nan)), as_float(row.get(metric + "_ci_high", np.nan))
             cols["value"].append(value)
             defined = np.isfinite(low) and np.isfinite(high)  # no-break space: the interval never wraps
-            cols[f"{ci:.0%} interval"].append(f"[{low:+.3f},\u00a0{high:+.3f}]" if defined else "–")
+            f = value_format(metric)
+            cols[f"{ci:.0%} interval"].append(f"[{low:{f}},\u00a0{high:{f}}]" if defined else "–")
             if family_p is not None:
                 p_fam = _family_p(family_p, kind, sid, metric)
                 cols["adjusted p"].append("–" if not np.isfinite(value) else
@@ -579,7 +580,8 @@ def _clustering_blocks(s: Section, rep: Any, alternatives: pd.DataFrame | str | 
 def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int) -> None:
     if alternatives is None:
         s.text("Compare other clusterers at the same number of clusters with alternative_clusterings(X, y_true, "
-               f"y_pred, n_clusters={k}) (aif360_subjective.detectors.lopsided), or pass its result to this report.",
+               f"y_pred, n_clusters={k}) (aif360_subjective.detectors.asdf.lopsided), or pass its result to this "
+               "report.",
                kind="note")
         return
     if isinstance(alternatives, str):

@@ -38,30 +38,46 @@ def test_discover_matches_library(capsys, files):
     ann_csv, ann_table, df, table = files
     report = ann_csv.parent / "audit.html"
     code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
-                          "--min-annotators", "3", "--adjust", "items", "--n-perm", "199", "--out", str(report))
+                          "--min-annotators", "3", "--adjust", "items", "--n-permutations", "199", "--out", str(report))
     assert code == 0, err
     ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0,
                                annotators=table)
     m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()))
-    ex = m.excluded_groups(min_annotators=3, adjust="items", n_perm=199, random_state=0)
-    line = "Whose opinions are excluded: " + cli_words(ex.sentence(), DISCOVER_FLAGS)
-    assert line in out
+    ex = m.excluded_groups(min_annotators=3, adjust="items", n_permutations=199, random_state=0)
+    line = "Answer (whose opinions are excluded): " + cli_words(ex.sentence(), DISCOVER_FLAGS)
+    assert out[out.index("Answer"):].startswith(line)  # after the progress lines, the question asked, answered
+    assert out.index(line) < out.index("The audit by adr grouping:")  # the ADR audit follows as its context
+    assert "\nAnswer:" not in out  # one answer block
     assert "--adjust items" in out  # the summary names the command's option, not adjust='items'
     html = report.read_text(encoding="utf-8")
     assert "Whose opinions are excluded" in html
     assert cli_words(ex.sentence(), DISCOVER_FLAGS).split(":")[0] in html
 
 
+def test_item_adjusted_table_says_which_columns_are_adjusted(capsys, files):
+    ann_csv, ann_table, df, table = files
+    # the model errs on half of the women's annotations: a group served worse, item-adjusted too
+    women = df["annotator"].map(table["gender"]).eq("female").to_numpy()
+    flip = women & (np.random.default_rng(1).random(len(df)) < 0.5)
+    df.assign(pred=np.where(flip, 1 - df["label"], df["pred"])).to_csv(ann_csv, index=False)
+    code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
+                          "--min-annotators", "3", "--adjust", "items", "--n-permutations", "199", "--ci", "none")
+    assert code == 0, err
+    assert "Served worse: gender=female" in out
+    assert "gap and its bounds item-adjusted, performance columns raw:" in out
+    assert "gap (item-adjusted)" in out and "performance (raw)" in out
+
+
 def test_discover_balance_reaches_the_result(capsys, files):
     ann_csv, ann_table, df, table = files
     code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
-                          "--min-annotators", "3", "--n-perm", "199", "--balance", "none", "--ci", "none")
+                          "--min-annotators", "3", "--n-permutations", "199", "--balance", "none", "--ci", "none")
     assert code == 0, err
     ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0,
                                annotators=table)
     m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()))
-    ex = m.excluded_groups(min_annotators=3, n_perm=199, random_state=0, balance="none")
-    default = m.excluded_groups(min_annotators=3, n_perm=199, random_state=0)
+    ex = m.excluded_groups(min_annotators=3, n_permutations=199, random_state=0, balance="none")
+    default = m.excluded_groups(min_annotators=3, n_permutations=199, random_state=0)
     assert ex.critical_value != default.critical_value
     assert f"critical value {ex.critical_value:.3f}" in out
     assert "--balance none: one threshold for every candidate" in out  # the summary in the command's words
@@ -91,8 +107,9 @@ def test_hs_brexit_cannot_decide(capsys, shared_data):
     code, out, err = _run(capsys, "audit", str(shared_data / "lewidi2023" / "HS-Brexit"), "--model", "majority",
                           "--discover", "--min-annotators", "3", "--ci", "none")
     assert code == 0, err
-    assert ("Whose opinions are excluded: Cannot decide: with 6 annotators the smallest attainable adjusted p-value "
-            "is 0.1") in out
+    first = out[out.index("Answer"):]  # after the progress lines, the answer to the question asked
+    assert first.startswith("Answer (whose opinions are excluded): Cannot decide: with 6 annotators the smallest "
+                            "attainable adjusted p-value is 0.1")
 
 
 def test_discover_table_writes_the_floor_as_a_bound(capsys, tmp_path):
@@ -109,8 +126,20 @@ def test_discover_table_writes_the_floor_as_a_bound(capsys, tmp_path):
     df.to_csv(tmp_path / "a.csv", index=False)
     table.to_csv(tmp_path / "t.csv", index=False)
     code, out, err = _run(capsys, "audit", str(tmp_path / "a.csv"), *COLS, "--annotators", str(tmp_path / "t.csv"),
-                          "--discover", "--n-perm", "199", "--ci", "none")
+                          "--discover", "--n-permutations", "199", "--ci", "none")
     assert code == 0, err
     assert "adjusted p ≤ 0.005 (the smallest a max-T with B = 199 permutations can give)" in out
     row = next(line for line in out.splitlines() if line.startswith("group=c"))
     assert "≤ 0.005" in row
+
+
+def test_n_perm_still_works_with_a_note(capsys, files):
+    ann_csv, ann_table, _, _ = files
+    base = ("audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover", "--min-annotators", "3",
+            "--ci", "none")
+    code, old_out, err = _run(capsys, *base, "--n-perm", "199")
+    assert code == 0, err
+    assert "Note: --n-perm is deprecated: use --n-permutations 199" in err
+    code, new_out, err = _run(capsys, *base, "--n-permutations", "199")
+    assert code == 0 and "deprecated" not in err
+    assert old_out == new_out and "199 permutations of annotators" in new_out

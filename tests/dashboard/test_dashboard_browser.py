@@ -160,6 +160,10 @@ def test_compas_table_subgroups_and_export(browser, compas_url, tmp_path):
     detail.wait_for()
     text = _text(detail)
     assert "statistical_parity" in text and "ci_low" in text
+    # its heading names the subgroup as the ranking's first row describes it
+    first = page.locator(".ranking-table .tabulator-row").first.locator(".tabulator-cell[tabulator-field=subgroup]")
+    heading = _text(page.locator(".subgroup-detail").locator("strong").first)
+    assert heading.endswith(_text(first)) and ": " in heading
     # export: the HTML report and the command
     with page.expect_download() as dl:
         page.locator(".sg-export").locator("button, a").first.click()
@@ -232,6 +236,21 @@ def test_annotations_discover_excluded_groups(browser, annotations_url):
     page.close()
 
 
+def test_a_search_is_withdrawn_when_the_measure_changes(browser, annotations_url):
+    # issue 41: after a search, another measure left the old answer (and its --performance accuracy command) beside
+    # views that now show the false positive rate
+    page = _opinion_tab(browser, annotations_url)
+    page.locator(".discover button").click()
+    page.locator(".discover-answer").wait_for()
+    page.locator(".performance select").select_option("false_positive_rate")
+    stale = page.locator(".discover-stale")
+    stale.wait_for()
+    assert "search again" in _text(stale) and "accuracy" in _text(stale)
+    assert page.locator(".discover-answer").count() == 0
+    assert "--performance accuracy" not in _text(page.locator(".discover-result"))
+    page.close()
+
+
 def test_annotations_discover_one_threshold_for_all(browser, annotations_url):
     page = _opinion_tab(browser, annotations_url)
     page.locator(".discover-balance select").select_option(label="one threshold for all")
@@ -283,6 +302,27 @@ def _upload(page, name: str, data: bytes) -> None:
     page.locator(".upload input[type=file]").set_input_files({"name": name, "mimeType": "text/csv", "buffer": data})
 
 
+def test_a_30_mb_upload_arrives_and_one_over_the_limit_gets_a_message(browser, small_url, monkeypatch):
+    # issue 41: a 30 MB upload closed the session's websocket without a word, and the page never answered again
+    from aif360_subjective.dashboard import app
+
+    page = _open(browser, small_url)
+    assert "up to 100 MB" in _text(page.locator(".upload-limit"))
+    row = b"0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+    head = b"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,class,out,x1,x2,x3,x4\n"
+    big = head + row * (30 * 2**20 // len(row))
+    _upload(page, "big.csv", big)
+    truth = page.locator(".upload-truth select")
+    _until(lambda: "class" in _text(truth), "the 30 MB file's columns")
+    # above the upload limit (lowered here so the test stays light): a message, and the page still answers
+    monkeypatch.setattr(app, "MAX_UPLOAD_BYTES", 2**20)
+    _upload(page, "over.csv", big[: 2 * 2**20])
+    page.locator(".dashboard-message", has_text="more than the dashboard's upload limit of 1 MB").wait_for()
+    _upload(page, "small.csv", _small_table(3).to_csv(index=False).encode())
+    _until(lambda: "out" in _text(page.locator(".upload-prediction select")), "the small file's columns")
+    page.close()
+
+
 def test_hostile_data_is_shown_as_text_and_never_runs(browser, small_url):
     """Issue 33 item 12: column names, values (group names, patterns), the upload's file name and label values in
     messages are shown literally; no payload runs (the window flag stays unset)."""
@@ -290,6 +330,7 @@ def test_hostile_data_is_shown_as_text_and_never_runs(browser, small_url):
     # the page's Content-Security-Policy: scripts from the server and nonce'd inline ones only, no frames
     csp = page.request.get(small_url).headers["content-security-policy"]
     assert "script-src 'self' 'nonce-" in csp and "frame-src 'none'" in csp and "unsafe-inline' 'unsafe-eval" not in csp
+    assert "frame-ancestors 'none'" in csp  # no other page may frame it
     # an unreadable upload whose file name is a payload: the message quotes the name as text
     _upload(page, PAYLOADS[0] + ".csv", b"\x00\xff\xfe")
     message = page.locator(".dashboard-message")

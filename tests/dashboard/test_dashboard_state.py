@@ -127,6 +127,8 @@ def test_subgroup_detail_and_command():
     assert d.loc["accuracy", "ci_low"] == row["accuracy_ci_low"]
     assert d.loc["equal_opportunity", "p_adjusted"] == row["equal_opportunity_p_adjusted"]
     assert 0 < d.loc["statistical_parity", "p_adjusted"] <= 1
+    # the detail's heading names the subgroup in words, as the ranking does
+    assert d.attrs["description"] == v.ranking.loc[v.ranking.index[0], "subgroup"]
     with pytest.raises(ValueError, match="no subgroup"):
         s.subgroup_detail("entropy", 999)
     cmd = s.command()
@@ -227,6 +229,11 @@ def test_opinion_excluded_groups_view(opinion):
     assert cmd[cmd.index("--adjust") + 1] == "items" and cmd[cmd.index("--max-conditions") + 1] == "3"
     with pytest.raises(ValueError, match="not a mean of per-annotation scores"):
         opinion.excluded("Model 1 (majority vote)", OpinionSettings(ci=None, performance="f1"))
+    # the export holds the search of the view's measure, and only of it
+    html = opinion.report(s).render()
+    assert "Whose opinions are excluded" in html and ex.sentence().split(":")[0] in html
+    other = OpinionSettings(ci=None, performance="false_positive_rate")
+    assert "Whose opinions are excluded" not in opinion.report(other).render()
 
 
 def test_opinion_excluded_groups_balance(opinion):

@@ -12,8 +12,9 @@ import pytest
 
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import dask_summary as ds
-from aif360_subjective.detectors import detect_subgroups, pattern_mining
-from aif360_subjective.detectors.dask_detect import _chunks, _unchunk
+from aif360_subjective.detectors import detect_subgroups
+from aif360_subjective.detectors._dask.detect import _chunks, _unchunk
+from aif360_subjective.detectors.mining import pattern_mining
 from aif360_subjective.detectors.redundancy import containment
 
 
@@ -122,7 +123,7 @@ def test_max_patterns_bounds_the_dask_mining_as_in_memory(table, monkeypatch):
 def test_an_early_stop_in_memory_leaves_out_the_length_dask_leaves_out(table, monkeypatch):
     # in memory, a level counted one pattern at a time stops once its patterns pass the bound (a lower bound on
     # their number); Dask counts the level in one pass (the exact number): the same length is left out
-    from aif360_subjective.detectors import pattern_mining
+    from aif360_subjective.detectors.mining import pattern_mining
 
     X, b, frame = table
     with dask.config.set(scheduler="sync"):

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from aif360_subjective.datasets import make_planted_slice
-from aif360_subjective.detectors.dask_counts import partition_class_counts, permuted_counts
-from aif360_subjective.detectors.maxt import KeyedCounts, max_t, max_t_from_counts
-from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
+from aif360_subjective.detectors._dask.counts import partition_class_counts, permuted_counts
+from aif360_subjective.detectors.error_control.maxt import KeyedCounts, max_t, max_t_from_counts
+from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
 
 
 @pytest.fixture(scope="module")

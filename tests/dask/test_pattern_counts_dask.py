@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from aif360_subjective.datasets import make_planted_slice
-from aif360_subjective.detectors.dask_counts import (
+from aif360_subjective.detectors._dask.counts import (
     count_patterns,
     partition_codes,
 )
-from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
+from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
 
 
 @pytest.fixture(scope="module")

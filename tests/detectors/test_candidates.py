@@ -10,10 +10,10 @@ import pytest
 import scipy.sparse as sp
 
 from aif360_subjective.detectors import detect_subgroups
+from aif360_subjective.detectors.asdf.families import ClusterFamily
 from aif360_subjective.detectors.bitsets import bit_keys, pack_columns
 from aif360_subjective.detectors.candidates import CandidateFamily, Candidates, candidate_metrics
-from aif360_subjective.detectors.families import ClusterFamily
-from aif360_subjective.detectors.maxt import MemberCounter
+from aif360_subjective.detectors.error_control.counters import MemberCounter
 from aif360_subjective.detectors.options import check_analysis_options
 from aif360_subjective.detectors.ranking import ranking
 from aif360_subjective.detectors.significance import Significance, findings_frame

@@ -7,12 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aif360_subjective.detectors import clustering as clustering_module
 from aif360_subjective.detectors import detect as detect_module
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors import mst as mst_module
-from aif360_subjective.detectors.cluster_sample import assign_to_nearest, sample_note, sample_rows
-from aif360_subjective.detectors.clustering import HierarchicalTree, default_kmax
+from aif360_subjective.detectors.asdf import clustering as clustering_module
+from aif360_subjective.detectors.asdf import mst as mst_module
+from aif360_subjective.detectors.asdf.cluster_sample import assign_to_nearest, sample_note, sample_rows
+from aif360_subjective.detectors.asdf.clustering import HierarchicalTree, default_kmax
 from aif360_subjective.detectors.encoding import encode_for_clustering
 from aif360_subjective.detectors.options import CLUSTERING_ONLY_OPTIONS, check_analysis_options
 from aif360_subjective.report.answer import subgroup_answer
@@ -43,7 +43,7 @@ def test_assignment_in_blocks_equals_one_block(monkeypatch):
     sample = np.sort(rng.choice(500, 50, replace=False))
     lab = rng.integers(0, 6, 50)
     whole = assign_to_nearest(Z, sample, lab)
-    monkeypatch.setattr("aif360_subjective.detectors.cluster_sample._BLOCK_PAIRS", 50 * 7)  # blocks of 7 rows
+    monkeypatch.setattr("aif360_subjective.detectors.asdf.cluster_sample._BLOCK_PAIRS", 50 * 7)  # blocks of 7 rows
     np.testing.assert_array_equal(assign_to_nearest(Z, sample, lab), whole)
     # against the brute force: the label of the nearest sampled row
     d = ((Z[:, None, :] - Z[sample][None, :, :]) ** 2).sum(axis=2)
@@ -202,7 +202,7 @@ def _items_table():
 
 
 def test_a_length_that_would_pass_max_patterns_is_not_mined_and_said():
-    from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
+    from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
 
     items = build_items(_items_table(), list("abcd"), 2, 1)
     whole = mine_patterns(items, 1, 3)

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 
-from aif360_subjective.detectors.continuous import (
+from aif360_subjective.detectors.error_control.continuous import (
     OutcomeColumn,
     bootstrap_intervals,
     max_t_means,
@@ -13,8 +13,8 @@ from aif360_subjective.detectors.continuous import (
     moments,
     welch_t,
 )
-from aif360_subjective.detectors.maxt import MemberCounter
-from aif360_subjective.detectors.resampling import Permuter
+from aif360_subjective.detectors.error_control.counters import MemberCounter
+from aif360_subjective.detectors.error_control.resampling import Permuter
 
 
 def _members(*masks):
@@ -179,7 +179,7 @@ def test_max_t_means_holds_its_level_on_null_data():
 def test_bootstrap_resamples_whole_clusters():
     rng = np.random.default_rng(2)
     groups = np.repeat(np.arange(30), 4)
-    from aif360_subjective.detectors.resampling import cluster_bootstrap_weights
+    from aif360_subjective.detectors.error_control.resampling import cluster_bootstrap_weights
 
     W = cluster_bootstrap_weights(rng, groups, len(groups), 5)
     assert W.shape == (120, 5) and np.all(W.reshape(30, 4, 5).std(axis=1) == 0)  # one multiplicity per cluster

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from aif360_subjective.detectors.inference import (
+from aif360_subjective.detectors.error_control.inference import (
     benjamini_hochberg,
     check_ci,
     mid_p_fisher,

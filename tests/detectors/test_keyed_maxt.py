@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from aif360_subjective.detectors.keyed_permutation import derive_seed, permuted_classes
-from aif360_subjective.detectors.maxt import (
+from aif360_subjective.detectors.error_control.keyed_permutation import derive_seed, permuted_classes
+from aif360_subjective.detectors.error_control.maxt import (
     ALL_TESTS,
     KeyedCounts,
     max_t,
     max_t_from_counts,
 )
-from aif360_subjective.detectors.resampling import canonical_order, row_keys
+from aif360_subjective.detectors.error_control.resampling import canonical_order, row_keys
 
 FIELDS = ("z", "p_adjusted", "p_two_sided", "p_global", "offset")
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from aif360_subjective.detectors.keyed_permutation import (
+from aif360_subjective.detectors.error_control.keyed_permutation import (
     derive_seed,
     keyed_permutation,
     permuted_classes,

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from sklearn.cluster import AgglomerativeClustering
 
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors import mst as mst_module
-from aif360_subjective.detectors.clustering import HierarchicalTree
+from aif360_subjective.detectors.asdf import mst as mst_module
+from aif360_subjective.detectors.asdf.clustering import HierarchicalTree
+from aif360_subjective.detectors.asdf.mst import cut_tie, resolve_mst, single_linkage
 from aif360_subjective.detectors.encoding import encode_for_clustering
-from aif360_subjective.detectors.mst import cut_tie, resolve_mst, single_linkage
 
 pytest.importorskip("mlpack")
 
@@ -102,11 +102,11 @@ def test_auto_uses_prim_on_small_data_and_mlpack_on_large():
 
 def test_slow_path_notice_names_the_extra(monkeypatch, caplog):
     monkeypatch.setattr(mst_module, "mlpack_available", lambda: False)
-    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.mst"):
+    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.asdf.mst"):
         assert resolve_mst("auto", 20_000, 100) == "sklearn"
     assert "aif360-subjective[fast]" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.mst"):
+    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.asdf.mst"):
         resolve_mst("auto", 5_000, 100)
     assert caplog.text == ""
     with pytest.raises(ImportError, match=r"mst='mlpack' needs mlpack.*\[fast\]"):
@@ -117,7 +117,7 @@ def test_no_install_advice_when_mlpack_is_installed(monkeypatch, caplog):
     """Issue 33: 20,000 rows of 2 columns run Prim (n^2 d below AUTO_PRIM_WORK) and printed
     "pip install 'aif360-subjective[fast]'" although mlpack was installed."""
     monkeypatch.setattr(mst_module, "mlpack_available", lambda: True)
-    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.mst"):
+    with caplog.at_level(logging.WARNING, logger="aif360_subjective.detectors.asdf.mst"):
         assert resolve_mst("auto", 20_000, 2) == "sklearn"
     assert "pip install" not in caplog.text
 
@@ -207,7 +207,7 @@ def test_sigterm_of_the_parent_leaves_no_emst_child_running(tmp_path):
 
     parent_code = (
         "import numpy as np\n"
-        "import aif360_subjective.detectors.mst as m\n"
+        "import aif360_subjective.detectors.asdf.mst as m\n"
         "m._EMST_BODY = 'import time\\ntime.sleep(120)\\n'  # a long MST\n"
         "m._emst_in_child(np.zeros((3, 2)))\n"
     )

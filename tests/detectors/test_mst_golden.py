@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors.clustering import HierarchicalTree
+from aif360_subjective.detectors.asdf.clustering import HierarchicalTree
 from aif360_subjective.detectors.encoding import encode_for_clustering
 
 pytestmark = pytest.mark.data

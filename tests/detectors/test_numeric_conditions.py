@@ -7,15 +7,15 @@ import pandas as pd
 import pytest
 
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors.maxt import MemberCounter
-from aif360_subjective.detectors.numeric_conditions import (
+from aif360_subjective.detectors.error_control.counters import MemberCounter
+from aif360_subjective.detectors.mining.numeric_conditions import (
     check_thresholds,
     condition_text,
     cut_text,
     readable_cut,
     threshold_quantiles,
 )
-from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
+from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
 
 
 @pytest.mark.parametrize(("below", "at", "cut"), [

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from aif360_subjective.detectors.maxt import MemberCounter
+from aif360_subjective.detectors.error_control.counters import MemberCounter
+from aif360_subjective.detectors.error_control.resampling import Sampling, sampling_of
 from aif360_subjective.detectors.outcome_metrics import outcome_metrics
-from aif360_subjective.detectors.resampling import Sampling, sampling_of
 from aif360_subjective.detectors.tasks import outcome_columns, resolve_task
 
 

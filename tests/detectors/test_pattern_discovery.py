@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors.maxt import (
+from aif360_subjective.detectors.error_control.maxt import (
     _Standardiser,
     _StepDown,
     draw_permutations,
@@ -17,7 +17,7 @@ from aif360_subjective.detectors.maxt import (
     observed_z,
     scan_penalty,
 )
-from aif360_subjective.detectors.pattern_mining import build_items, check_min_support, mine_patterns
+from aif360_subjective.detectors.mining.pattern_mining import build_items, check_min_support, mine_patterns
 
 
 def _tiny():
@@ -347,7 +347,7 @@ def test_ranking_kind_pattern_needs_patterns():
 
 
 def test_step_down_tail_is_single_step_and_conservative(monkeypatch):
-    from aif360_subjective.detectors import maxt
+    from aif360_subjective.detectors.error_control import maxt
 
     rng = np.random.default_rng(9)
     obs = np.array([4.0, 3.0, 2.0, 1.0, 0.5])
@@ -426,7 +426,7 @@ def test_bitsets_pack_unpack_hash_and_test_membership_exactly():
 
 
 def test_cell_counts_equal_member_counts_for_every_pattern():
-    from aif360_subjective.detectors.maxt import MemberCounter
+    from aif360_subjective.detectors.error_control.counters import MemberCounter
 
     rng = np.random.default_rng(3)
     n = 1500
@@ -443,7 +443,7 @@ def test_cell_counts_equal_member_counts_for_every_pattern():
     w = rng.random((n, 2))
     np.testing.assert_allclose(mp.counter().count(w), mp.members().T.astype(np.float64) @ w, rtol=1e-12)
     # more rows than one 16-bit block: the blocks' counts add up
-    from aif360_subjective.detectors.cell_counts import CellCounter
+    from aif360_subjective.detectors.mining.cell_counts import CellCounter
 
     big = CellCounter(np.repeat(mp.items.codes, 50, axis=0), mp.items.column, mp.items.lo, mp.items.hi, mp.patterns)
     Yb = np.repeat(Y, 50, axis=0)
@@ -451,7 +451,7 @@ def test_cell_counts_equal_member_counts_for_every_pattern():
 
 
 def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
-    from aif360_subjective.detectors import maxt
+    from aif360_subjective.detectors.error_control import maxt
 
     monkeypatch.setattr(maxt, "STEP_DOWN_EXACT", 3)  # short heads: the set-aside rows and the tails matter
     rng = np.random.default_rng(5)
@@ -474,7 +474,7 @@ def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
 
 
 def test_permuted_counts_in_row_blocks_are_exact(monkeypatch):
-    from aif360_subjective.detectors import maxt
+    from aif360_subjective.detectors.error_control import counters
 
     rng = np.random.default_rng(6)
     n, m, b = 50, 7, 4
@@ -482,14 +482,14 @@ def test_permuted_counts_in_row_blocks_are_exact(monkeypatch):
     t = rng.integers(0, 2, n)
     p_a, c_a, p_b = (rng.integers(0, 2, (n, b)).astype(float) for _ in range(3))
     want = [members.T @ p_a, members.T @ (t[:, None] * p_b), members.T @ ((1 - t)[:, None] * p_b), members.T @ c_a]
-    monkeypatch.setattr(maxt.MemberCounter, "_BLOCK", 8)  # 7 blocks of rows, the last one short
-    got = maxt._PermutedCounts(maxt.MemberCounter(members), t).counts(p_a, c_a, p_b)
+    monkeypatch.setattr(counters.MemberCounter, "_BLOCK", 8)  # 7 blocks of rows, the last one short
+    got = counters.PermutedCounts(counters.MemberCounter(members), t).counts(p_a, c_a, p_b)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, np.asarray(w))
 
 
 def test_class_offsets_by_hand():
-    from aif360_subjective.detectors.maxt import class_offsets
+    from aif360_subjective.detectors.error_control.maxt import class_offsets
 
     got = class_offsets(np.array(["a", "a", "b", "c", "c", "c", "c"], dtype=object))
     np.testing.assert_allclose(got, [np.sqrt(2 * np.log(2))] * 2 + [0.0] + [np.sqrt(2 * np.log(4))] * 4)
@@ -559,7 +559,7 @@ def test_mined_members_equal_their_conditions_over_several_unpacking_blocks():
 
 
 def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_cheaper():
-    from aif360_subjective.detectors.maxt import MemberCounter
+    from aif360_subjective.detectors.error_control.counters import MemberCounter
 
     rng = np.random.default_rng(21)
     n = 600
@@ -571,7 +571,7 @@ def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_chea
     assert any(len(p) == 3 for p in mp.patterns)
     Y = rng.random((n, 5)) < 0.5
     want = MemberCounter(mp.members()).count(Y)
-    from aif360_subjective.detectors.cell_counts import CellCounter
+    from aif360_subjective.detectors.mining.cell_counts import CellCounter
 
     cells_only = CellCounter(mp.items.codes, mp.items.column, mp.items.lo, mp.items.hi, mp.patterns)  # no bitsets
     assert len(cells_only.member_ids) == 0 and np.array_equal(cells_only.count(Y), want)

@@ -10,9 +10,9 @@ import pytest
 
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors import pattern_mining as pm
 from aif360_subjective.detectors.bitsets import bit_keys, pack, popcount_and
-from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
+from aif360_subjective.detectors.mining import pattern_mining as pm
+from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
 from aif360_subjective.report.answer import subgroup_answer
 
 DEFAULT_BLOCK_BYTES = pm.COUNT_BLOCK_BYTES

@@ -8,8 +8,8 @@ import pytest
 
 from aif360_subjective.datasets import make_subgroup_benchmark
 from aif360_subjective.detectors import DIRECTIONS, METRICS, alternative_clusterings, detect_subgroups, lopsidedness
-from aif360_subjective.detectors.lopsided import flag_lopsided
-from aif360_subjective.detectors.maxt import METRIC_TEST
+from aif360_subjective.detectors.asdf.lopsided import flag_lopsided
+from aif360_subjective.detectors.error_control.maxt import METRIC_TEST
 
 PLANTED = make_subgroup_benchmark(random_state=0)
 

@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from aif360_subjective.detectors.continuous import OutcomeColumn, max_t_means
-from aif360_subjective.detectors.maxt import max_t
-from aif360_subjective.detectors.resampling import (
+from aif360_subjective.detectors.error_control.continuous import OutcomeColumn, max_t_means
+from aif360_subjective.detectors.error_control.maxt import max_t
+from aif360_subjective.detectors.error_control.resampling import (
     Permuter,
     canonical_order,
     check_groups,
@@ -78,7 +78,7 @@ def test_canonical_order_sorts_by_the_first_key_then_the_next():
 
 
 def test_warning_names_the_id_column_and_suggests_groups():
-    from aif360_subjective.detectors.resampling import ClusteredRowsWarning, warn_id_like_columns
+    from aif360_subjective.detectors.error_control.resampling import ClusteredRowsWarning, warn_id_like_columns
 
     X = pd.DataFrame({"person_id": np.repeat(np.arange(50), 4), "sex": np.tile(["f", "m"], 100)})
     with pytest.warns(ClusteredRowsWarning, match=r"column 'person_id' looks like an id with repeated values "
@@ -186,7 +186,7 @@ def test_max_t_by_clusters_equals_brute_force():
 
 
 def test_unit_counts_the_rows_that_cannot_move():
-    from aif360_subjective.detectors.resampling import Sampling
+    from aif360_subjective.detectors.error_control.resampling import Sampling
 
     groups = np.repeat(np.arange(5), [3, 3, 2, 2, 4])
     assert Sampling(groups=groups).unit.endswith("; 4 rows in clusters of a size no other cluster has stay in place)")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors.resampling import ClusteredRowsWarning
+from aif360_subjective.detectors.error_control.resampling import ClusteredRowsWarning
 
 
 def _table(n=800, seed=0):

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from aif360_subjective._compat import import_pyclustering
-from aif360_subjective.detectors import clustering as clustering_module
-from aif360_subjective.detectors.clustering import choose_n_clusters, default_kmax, xmeans_n_clusters
+from aif360_subjective.detectors.asdf import clustering as clustering_module
+from aif360_subjective.detectors.asdf.clustering import choose_n_clusters, default_kmax, xmeans_n_clusters
+from aif360_subjective.detectors.asdf.xmeans import bic_score, fast_xmeans
 from aif360_subjective.detectors.encoding import encode_for_clustering
-from aif360_subjective.detectors.xmeans import bic_score, fast_xmeans
 
 
 def _pyclustering_bic(Z, clusters, centers):

@@ -291,3 +291,27 @@ def test_groups_permute_clusters_on_the_aif360_face(compas):
         SubgroupDiscoveryMetric(true, pred, discovery="patterns", n_permutations=19, groups="person_id")
     with pytest.raises(ValueError, match="groups must have one cluster id per row"):
         SubgroupDiscoveryMetric(true, pred, discovery="patterns", n_permutations=19, groups=person[:10])
+
+
+@pytest.mark.parametrize("name", ["patterns", "findings", "discovery_summary", "discovery_sentence", "pattern_info",
+                                  "subgroup_metrics", "summary", "ranking"])
+def test_face_methods_are_the_reports(small, name):
+    """The AIF360 face delegates: its methods have the report's signatures and docstrings (they cannot drift, as
+    the copies did: ``ranking`` without ``label=``, ``findings`` without ``keep_redundant``)."""
+    import inspect
+
+    from aif360_subjective.detectors import SubgroupReport
+
+    face, report = getattr(SubgroupDiscoveryMetric, name), getattr(SubgroupReport, name)
+    assert inspect.signature(face) == inspect.signature(report)
+    assert face.__doc__ == report.__doc__ and face.__doc__
+    _, _, m = small
+    assert getattr(m, name) == getattr(m.report, name)  # the report's bound method
+    assert getattr(m, name).__self__ is m.report
+
+
+def test_face_findings_keep_redundant_reaches_the_report(small):
+    _, _, m = small
+    kept = m.findings(keep_redundant=True)
+    pd.testing.assert_frame_equal(kept, m.report.findings(keep_redundant=True))
+    assert len(kept) >= len(m.findings())

@@ -10,7 +10,8 @@ import pytest
 from scipy import stats
 
 from aif360_subjective.opinion import ExcludedGroups, excluded_groups
-from aif360_subjective.opinion.excluded import _statistic, _Sums
+from aif360_subjective.opinion.excluded_statistic import Sums as _Sums
+from aif360_subjective.opinion.excluded_statistic import statistic as _statistic
 
 
 def _hand_data():
@@ -121,7 +122,8 @@ def _simulate(rng, n_annotators=400, n_items=800, gap=0.0, planted=None, batch=F
 def test_planted_intersection_found_first():
     rng = np.random.default_rng(11)
     y, pred, item, who, table = _simulate(rng, gap=0.12, planted="gender == 'woman' and education == 'phd'")
-    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=199)
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0,
+                         n_permutations=199)
     f = ex.findings()
     assert f.iloc[0]["description"] == "gender=woman AND education=phd"
     truth = set(table.index[(table["gender"] == "woman") & (table["education"] == "phd")])
@@ -133,7 +135,8 @@ def test_planted_intersection_found_first():
 def test_reported_exactly_when_interval_excludes_zero():
     rng = np.random.default_rng(12)
     y, pred, item, who, table = _simulate(rng, gap=0.08, planted="education == 'phd'")
-    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=1, n_perm=199)
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=1,
+                         n_permutations=199)
     t = ex.candidates()
     reported = (t["p_adjusted"] <= ex.alpha) & (t["gap"] > 0)
     assert reported.any()
@@ -145,8 +148,10 @@ def test_item_confounded_group_needs_adjust_items():
     rng = np.random.default_rng(13)
     # gender=x annotators label their own batch of harder items; on any item everyone is served alike
     y, pred, item, who, table = _simulate(rng, batch=True)
-    raw = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=199)
-    adj = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=199,
+    raw = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0,
+                          n_permutations=199)
+    adj = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0,
+                          n_permutations=199,
                           adjust="items")
     assert raw.findings()["description"].str.contains("gender=x").any()
     first = raw.findings().iloc[0]
@@ -159,7 +164,7 @@ def test_no_finding_states_detectable_gap():
     rng = np.random.default_rng(14)
     y, pred, item, who, table = _simulate(rng, n_annotators=200)
     ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, attributes=["gender"],
-                         random_state=0, n_perm=199)
+                         random_state=0, n_permutations=199)
     assert len(ex.findings()) == 0
     assert ex.sentence().startswith("No annotator group is served worse")
     assert "would have been found about 80% of the time (normal approximation)" in ex.sentence()
@@ -178,13 +183,13 @@ def test_permutation_engine_matches_a_permuted_table():
     rng = np.random.default_rng(15)
     y, pred, item, who, table = _simulate(rng, n_annotators=60, per=(5, 30))
     ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table,
-                         attributes=["gender", "education"], random_state=0, n_perm=99, min_annotators=2)
+                         attributes=["gender", "education"], random_state=0, n_permutations=99, min_annotators=2)
     perm = rng.permutation(len(table))
     # slot i receives the data of annotator perm[i]: equivalently annotator perm[i] takes slot i's attributes
     shuffled = table.copy()
     shuffled.iloc[perm] = table.to_numpy()
     ex2 = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=shuffled,
-                          attributes=["gender", "education"], random_state=0, n_perm=99, min_annotators=2)
+                          attributes=["gender", "education"], random_state=0, n_permutations=99, min_annotators=2)
     a = ex2.candidates().set_index("description")[["gap", "se", "t"]]
     # the engine on ex's memberships with the permutation
     import scipy.sparse as sp
@@ -203,7 +208,7 @@ def test_permutation_engine_matches_a_permuted_table():
 def test_adr_halves_leave_other_candidates_unchanged():
     rng = np.random.default_rng(16)
     y, pred, item, who, table = _simulate(rng, n_annotators=120)
-    kw = dict(item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99, max_conditions=1)
+    kw = dict(item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_permutations=99, max_conditions=1)
     plain = excluded_groups(y, pred, attributes=["gender", "education"], **kw)
     with_adr = excluded_groups(y, pred, attributes=["gender", "education", "adr"], **kw)
     a = plain.candidates().set_index("description")[["gap", "se", "t", "n_annotators", "n_annotations"]]
@@ -225,7 +230,7 @@ def test_majority_model_excludes_high_adr():
     item, who = item[keep], who[keep]
     y = np.where(rng.random(len(item)) < flip[who], 1 - truth[item], truth[item])
     ex = excluded_groups(y, truth[item], item_ids=item, annotator_ids=table.index[who], annotators=table,
-                         attributes=["gender", "adr"], random_state=0, n_perm=199)
+                         attributes=["gender", "adr"], random_state=0, n_permutations=199)
     assert ex.findings().iloc[0]["description"].startswith("adr")
     assert set(ex.members(ex.findings().index[0])) & set(table.index[:20])
 
@@ -238,7 +243,7 @@ def test_mae_lower_is_better():
     err = np.where(rng.random(len(y)) < np.where(worse, 0.5, 0.2), 1, 0)
     predicted = np.clip(ratings + err, 1, 5)
     ex = excluded_groups(ratings, predicted, item_ids=item, annotator_ids=who, annotators=table, performance="mae",
-                         random_state=0, n_perm=199, attributes=["education"])
+                         random_state=0, n_permutations=199, attributes=["education"])
     top = ex.findings().iloc[0]
     assert top["description"] == "education=phd"
     assert top["gap"] > 0 and top["performance"] > top["rest_performance"]
@@ -247,7 +252,7 @@ def test_mae_lower_is_better():
 def test_small_groups_counted_and_items_dropped_counted():
     rng = np.random.default_rng(19)
     y, pred, item, who, table = _simulate(rng, n_annotators=60, per=(5, 15))
-    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99,
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_permutations=99,
                          adjust="items", max_conditions=3)
     assert ex.counts["n_small_groups"] > 0
     assert f"{ex.counts['n_small_groups']} attribute-value groups with fewer than 5 annotators" in ex.summary()
@@ -269,8 +274,8 @@ def test_deterministic():
     rng = np.random.default_rng(20)
     data = _simulate(rng, n_annotators=100)
     y, pred, item, who, table = data
-    a = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=5, n_perm=99)
-    b = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=5, n_perm=99)
+    a = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=5, n_permutations=99)
+    b = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=5, n_permutations=99)
     pd.testing.assert_frame_equal(a.candidates(), b.candidates())
     assert isinstance(a, ExcludedGroups)
 
@@ -283,7 +288,7 @@ def test_deterministic():
     (dict(max_conditions=4), r"max_conditions must be <= 3, got 4"),
     (dict(adjust="annotators"), "adjust must be one of"),
     (dict(performance="balanced_accuracy"), "not a mean of per-annotation scores"),
-    (dict(alpha=0.01, n_perm=19), "cannot reach alpha"),
+    (dict(alpha=0.01, n_permutations=19), "cannot reach alpha"),
 ])
 def test_bad_input(kw, match):
     df, table = _hand_data()
@@ -294,7 +299,7 @@ def test_bad_input(kw, match):
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(max_conditions=2.5), r"max_conditions must be an int >= 1, got 2.5"),
+    (dict(max_conditions=2.5), r"max_conditions must be an int from 1 to 3, got 2.5"),
     (dict(min_annotators="3"), r"min_annotators must be an int >= 2, got '3'"),
 ])
 def test_bad_option_types(kw, match):
@@ -311,6 +316,21 @@ def test_bad_annotator_table_type():
                         annotators={"a1": "A"})  # type: ignore[arg-type]
 
 
+def test_annotator_table_with_a_repeated_id_or_an_infinite_value_is_refused_by_name():
+    df, table = _hand_data()
+    args = (df["label"], np.ones(len(df), dtype=int))
+    kw = {"item_ids": df["item"], "annotator_ids": df["annotator"]}
+    repeated = pd.concat([table, table.iloc[[0]]])
+    with pytest.raises(ValueError, match=r"annotators holds 1 annotator id\(s\) on more than one row \(e.g. \['"
+                                         + str(table.index[0]) + r"'\]\)"):
+        excluded_groups(*args, **kw, annotators=repeated)
+    numeric = table.assign(age=np.arange(len(table), dtype=float))
+    numeric.loc[numeric.index[1], "age"] = np.inf
+    with pytest.raises(ValueError, match=r"annotators: column 'age' holds 1 infinite value\(s\) \(e.g. annotator "
+                                         + str(table.index[1]) + r"\)"):
+        excluded_groups(*args, **kw, annotators=numeric)
+
+
 def test_class_face_matches_function():
     from aif360_subjective.datasets import MultiAnnotatorDataset
     from aif360_subjective.metrics import OpinionExclusionMetric
@@ -322,12 +342,12 @@ def test_class_face_matches_function():
                                unfavorable_label=0)
     classified = ds.with_predictions(pred)
     metric = OpinionExclusionMetric(ds, classified, grouping="adr")
-    face = metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_perm=199)
+    face = metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_permutations=199)
     func = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table[["gender", "education"]],
-                           attributes=["gender", "education", "adr"], random_state=3, n_perm=199)
+                           attributes=["gender", "education", "adr"], random_state=3, n_permutations=199)
     pd.testing.assert_frame_equal(face.candidates(), func.candidates())
     assert face.findings().iloc[0]["description"] == "education=phd"
-    assert metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_perm=199) is face
+    assert metric.excluded_groups(attributes=["gender", "education", "adr"], random_state=3, n_permutations=199) is face
     with pytest.raises(ValueError, match="max_conditions"):
         metric.excluded_groups(max_conditions=5)
 
@@ -338,7 +358,7 @@ def test_missing_values_in_no_condition_and_counted():
     table = table.astype({"age": float})
     table.iloc[:7, table.columns.get_loc("gender")] = np.nan
     table.iloc[3:12, table.columns.get_loc("age")] = np.nan
-    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_permutations=99)
     assert ex.counts["missing"] == {"gender": 7, "age": 9}
     assert "7 annotators without a value of gender" in ex.summary()
     no_gender = set(table.index[:7])
@@ -368,7 +388,7 @@ def test_small_groups_counted_exactly():
     who = np.repeat(ids, 10)
     item = np.tile(np.arange(10), 12)
     y = rng.integers(0, 2, len(who))
-    ex = excluded_groups(y, y, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
+    ex = excluded_groups(y, y, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_permutations=99)
     assert ex.counts["n_small_groups"] == 3
     assert "3 attribute-value groups with fewer than 5 annotators not tested" in ex.summary()
 
@@ -379,12 +399,13 @@ def test_items_adjustment_cannot_decide_about_a_group_on_its_own_items():
     # for them)
     rng = np.random.default_rng(31)
     y, pred, item, who, table = _simulate(rng, n_annotators=200, batch=True)
-    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99,
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_permutations=99,
                          adjust="items")
     c = ex.candidates().set_index("description")
     assert c.loc["gender=x", "shared_items"] == 0.0
     assert "Cannot decide about" in ex.sentence() and "gender=x" in ex.sentence()
-    raw = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0, n_perm=99)
+    raw = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=0,
+                          n_permutations=99)
     assert "Cannot decide about" not in raw.sentence()
 
 
@@ -525,18 +546,19 @@ def test_class_face_balance():
     ds = MultiAnnotatorDataset(pd.DataFrame({"item": item, "annotator": who, "label": y}),
                                annotators=table[["gender", "education"]], favorable_label=1, unfavorable_label=0)
     metric = OpinionExclusionMetric(ds, ds.with_predictions(pred), grouping="adr")
-    face = metric.excluded_groups(random_state=3, n_perm=99, balance="none")
+    face = metric.excluded_groups(random_state=3, n_permutations=99, balance="none")
     func = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table[["gender", "education"]],
-                           random_state=3, n_perm=99, balance="none")
+                           random_state=3, n_permutations=99, balance="none")
     pd.testing.assert_frame_equal(face.candidates(), func.candidates())
     assert face.balance == "none"
     # the cache tells the balances apart
-    assert metric.excluded_groups(random_state=3, n_perm=99).balance == "conditions"
+    assert metric.excluded_groups(random_state=3, n_permutations=99).balance == "conditions"
 
 
 def _data_from_scores(data, y_units):
     """The engine's annotator columns rebuilt from unit scores ``y_units`` (one array per half), weights kept."""
-    from aif360_subjective.opinion.excluded import _F, _K, _W, _Data
+    from aif360_subjective.opinion.excluded_statistic import _F, _K, _W
+    from aif360_subjective.opinion.excluded_statistic import AnnotatorData as _Data
 
     halves = []
     for d, y in zip(data.halves, y_units, strict=True):
@@ -553,12 +575,14 @@ def _data_from_scores(data, y_units):
 def test_wild_bootstrap_sums_equal_the_statistic_of_sign_flipped_scores(attributes):
     # a wild draw gives annotator a the scores mean + v_a (y - mean) (both halves the same sign): the engine's
     # linear update must equal the statistic computed afresh from those scores
-    from aif360_subjective.opinion.excluded import _A, _W, _Flips, _wild_parts
+    from aif360_subjective.opinion.excluded_statistic import _A, _W
+    from aif360_subjective.opinion.excluded_statistic import Flips as _Flips
+    from aif360_subjective.opinion.excluded_statistic import wild_parts as _wild_parts
 
     rng = np.random.default_rng(21)
     y, pred, item, who, table = _simulate(rng, n_annotators=50, per=(5, 30))
     ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, attributes=attributes,
-                         random_state=0, n_perm=99, min_annotators=2)
+                         random_state=0, n_permutations=99, min_annotators=2)
     data, totals = ex.engine
     H = len(data.halves)
     k = data.halves[0].shape[0]
@@ -590,7 +614,8 @@ def test_wild_bootstrap_sums_equal_the_statistic_of_sign_flipped_scores(attribut
 def test_p_value_is_the_larger_of_permutation_and_wild_bootstrap():
     rng = np.random.default_rng(22)
     y, pred, item, who, table = _simulate(rng, n_annotators=120, gap=0.1, planted="education == 'phd'")
-    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=3, n_perm=199)
+    ex = excluded_groups(y, pred, item_ids=item, annotator_ids=who, annotators=table, random_state=3,
+                         n_permutations=199)
     c = ex.candidates()
     assert not ex.exact and np.isfinite(ex.wild_critical_value)
     np.testing.assert_array_equal(c["p_adjusted"], np.maximum(c["p_permutation"], c["p_wild"]))
@@ -609,7 +634,8 @@ def test_detectable_gap_solves_the_gap_with_the_variance_it_moves():
     # the moved mean, (mu - g)(1 - mu + g) = mu (1 - mu) + g (2 mu - 1) - g^2 per annotation
     from scipy.optimize import brentq
 
-    from aif360_subjective.opinion.excluded import _F, _W, _detectable_gap
+    from aif360_subjective.opinion.excluded_statistic import _F, _W
+    from aif360_subjective.opinion.excluded_statistic import detectable_gap as _detectable_gap
 
     sigma2, mu = 0.16, 0.8
     W = np.array([40.0, 10.0])
@@ -634,3 +660,100 @@ def test_detectable_gap_solves_the_gap_with_the_variance_it_moves():
     assert (low < c * se).all()
     np.testing.assert_allclose(_detectable_gap(c, se, obs, np.array([0, 1]), sigma2, totals, binary=False,
                                                higher=True), c * se)
+
+
+# ------------------------------------------------------------------ issue 41: sentences true to their numbers
+def _equal_design(n_annotators=40, per=20, seed=0):
+    """Every annotator labels the same ``per`` items; two attributes of two values each."""
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], n_annotators // 2),
+                          "age": np.tile(["young", "old"], n_annotators // 2)},
+                         index=[f"a{i:02d}" for i in range(n_annotators)])
+    ann = np.repeat(table.index.to_numpy(), per)
+    item = np.tile(np.arange(per), n_annotators)
+    y = rng.integers(0, 2, len(ann))
+    return y, item, ann, table, rng
+
+
+def test_every_score_equal_names_the_cause():
+    y, item, ann, table, _ = _equal_design()
+    ex = excluded_groups(y, y, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=99,
+                         random_state=0)
+    assert ex.sentence().startswith("Cannot answer: every scored annotation has the same accuracy score (1), so no "
+                                    "annotator group can be served worse or better")
+    assert "holds at least" not in ex.sentence()
+
+
+def test_one_scored_annotation_per_annotator_cannot_answer():
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], 20)}, index=[f"a{i:02d}" for i in range(40)])
+    y = rng.integers(0, 2, 40)
+    p = np.where(rng.random(40) < 0.8, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=np.zeros(40, int), annotator_ids=table.index, annotators=table,
+                         n_permutations=99, random_state=0)
+    assert ex.sentence().startswith("Cannot answer: each of the 40 annotators has one scored annotation")
+    assert "would have been found" not in ex.sentence()
+
+
+def test_groups_on_their_own_items_without_the_adjustment_cannot_answer():
+    # each annotator labels items no one else labels (one annotation per item): accuracy measures the items
+    rng = np.random.default_rng(4)
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], 20)}, index=[f"a{i:02d}" for i in range(40)])
+    ann = np.repeat(table.index.to_numpy(), 15)
+    item = np.arange(len(ann))
+    y = rng.integers(0, 2, len(ann))
+    p = np.where(rng.random(len(ann)) < 0.8, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=99,
+                         random_state=0)
+    assert ex.sentence().startswith("Cannot answer: under 5% of every group's annotations are on items someone "
+                                    "outside the group also labelled")
+    with pytest.raises(ValueError, match=r"adjust='items' compares each annotation with the other annotations of its "
+                                         r"item, and every item scored here carries one annotation"):
+        excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, adjust="items",
+                        n_permutations=99, random_state=0)
+
+
+def test_a_stated_detectable_gap_is_never_beyond_what_the_measure_allows():
+    # twelve groups of 2 annotators with 6 annotations each, accuracy 0.95: one group's normal-approximation gap
+    # passes what accuracy allows (the rest's accuracy: the group cannot fall below 0)
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"c": np.repeat(list("abcdefghijkl"), 2)}, index=[f"a{i:02d}" for i in range(24)])
+    ann = np.repeat(table.index.to_numpy(), 6)
+    item = np.tile(np.arange(6), 24)
+    y = rng.integers(0, 2, len(ann))
+    p = np.where(rng.random(len(ann)) < 0.95, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, min_annotators=2,
+                         n_permutations=99, random_state=0)
+    bound = ex.gap_bound()
+    np.testing.assert_allclose(bound, ex.table["rest_performance"])  # raw accuracy: the rest's accuracy
+    beyond = (ex.table["detectable_gap"] > bound).to_numpy()
+    assert beyond.sum() == 1
+    low, high = ex.table["detectable_gap"][~beyond].min(), ex.table["detectable_gap"][~beyond].max()
+    assert ex.sentence() == (
+        "No annotator group is served worse at alpha = 0.05 among 12 annotator groups of up to 2 conditions; with "
+        f"these annotators a gap of {low:.3f} (largest single-condition group) to {high:.3f} (smallest) would have "
+        "been found about 80% of the time (normal approximation); for 1 other group no gap accuracy allows would be "
+        "found that reliably.")
+
+
+def test_a_finding_at_the_edge_of_alpha_is_called_borderline():
+    n, per = 40, 30
+    table = pd.DataFrame({"gender": np.repeat(["m", "f"], n // 2), "age": np.tile(["young", "old"], n // 2)},
+                         index=[f"a{i:02d}" for i in range(n)])
+    ann = np.repeat(table.index.to_numpy(), per)
+    item = np.tile(np.arange(per), n)
+    hit = table["gender"].eq("f").to_numpy()[np.repeat(np.arange(n), per)]
+    rng = np.random.default_rng(3)  # a planted gap of 0.06 that lands at adjusted p = 0.03 (found by a search)
+    y = rng.integers(0, 2, len(ann))
+    p = np.where(rng.random(len(y)) < 0.85 - 0.06 * hit, y, 1 - y)
+    ex = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=199,
+                         random_state=0)
+    top = ex.findings().iloc[0]
+    assert 0.025 < top["p_adjusted"] <= 0.05
+    assert (f"Borderline: the adjusted p is above alpha / 2 = 0.025 and the interval starts at {top['ci_low']:.3f}, "
+            "near no gap.") in ex.sentence()
+    # a clear finding is not called borderline
+    p2 = np.where(rng.random(len(y)) < 0.85 - 0.2 * hit, y, 1 - y)
+    ex2 = excluded_groups(y, p2, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=199,
+                          random_state=0)
+    assert ex2.findings()["p_adjusted"].iloc[0] <= 0.025 and "Borderline" not in ex2.sentence()

@@ -187,10 +187,16 @@ def test_groups_on_separate_items_cannot_decide_and_partial_overlap_is_noted():
                                       "items)")
     assert res.verdict().startswith("the test cannot decide whether a group is served worse: the groups share "
                                     "almost no items")
+    # the object agrees with the sentence: no p-value, no interval of the groups' spread, each saying why
+    assert not t.decidable and np.isnan(t.p_value) and np.isfinite(t.undecided_p_value)
+    assert t.text().startswith("no p-value: the design cannot answer (the groups share almost no items")
+    assert np.isnan(res.unfairness_ci.low) and np.isnan(res.unfairness_ci.high)
+    assert res.unfairness_ci.method.startswith("no interval: the design cannot answer (the groups share almost")
+    assert np.isfinite(res.unfairness)  # the paper's figure itself is still given
     # half of B's items shared with A
     items2 = np.where((items >= 1000) & (items % 1000 < 15), items - 1000, items)
     t2 = _quiet(y, p, item_ids=items2, annotator_ids=ann, grouping=groups, test=True, n_permutations=99).exclusion_test
-    assert t2.cannot_decide == ""
+    assert t2.cannot_decide == "" and t2.decidable and np.isfinite(t2.p_value) and np.isnan(t2.undecided_p_value)
     assert any(n.startswith("the groups labelled partly different items (group A has 50% of its 180 annotations "
                             "on items another group also labelled, and the other groups 50% of theirs on its items)")
                for n in t2.design_notes)

@@ -127,6 +127,15 @@ def test_ranking_title_names_the_filter_it_used(report):
     assert ax.get_title().endswith("(adjusted p < 0.05)")  # max-T, the rankings' default
 
 
+def test_an_empty_ranking_says_so_instead_of_top_0(report):
+    empty = report.ranking("statistical_parity", kind="cluster", n=None, direction="favoured", alpha=None).iloc[:0]
+    ax = plot_ranking(report, "statistical_parity", kind="cluster", n=4, direction="favoured", ranking=empty,
+                      alpha=0.05)
+    assert ax.get_title() == "No favoured cluster-based subgroup by Statistical parity (adjusted p < 0.05)"
+    assert "Top 0" not in ax.get_title() and not ax.patches
+    assert [t.get_text() for t in ax.texts] == ["no subgroup passes the ranking's filter"]
+
+
 def test_ranking_given_is_drawn_as_it_is(report):
     """Issue 33: the report's table lists the rankings under the whole report's family; the figure beside it draws
     that table's rows, not a ranking of its own."""

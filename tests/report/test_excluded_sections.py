@@ -21,7 +21,7 @@ def _data(gap: float, seed: int = 0):
     ok = rng.random(len(who)) < 0.85 - gap * worse
     y = rng.integers(0, 2, len(who))
     return excluded_groups(y, np.where(ok, y, 1 - y), item_ids=item, annotator_ids=table.index[who],
-                           annotators=table, random_state=0, n_perm=199)
+                           annotators=table, random_state=0, n_permutations=199)
 
 
 def test_section_lists_findings_and_members():
@@ -62,7 +62,7 @@ def _hostile():
     ok = rng.random(len(who)) < 0.85 - 0.25 * (value == _WORSE)[who]
     y = rng.integers(0, 2, len(who))
     return excluded_groups(y, np.where(ok, y, 1 - y), item_ids=item, annotator_ids=np.asarray(ids, dtype=object)[who],
-                           annotators=table, random_state=0, n_perm=199)
+                           annotators=table, random_state=0, n_permutations=199)
 
 
 def test_hostile_attribute_names_and_values_are_escaped():

@@ -396,3 +396,18 @@ def test_answer_says_the_permutations_the_floor_and_how_findings_are_counted(pla
     assert f"on {subgroups:,} subgroup" in ans.lines[0]
     if found.attrs["n_redundant"]:
         assert f"{found.attrs['n_redundant']:,} more, on sub-patterns" in ans.lines[0]
+
+
+def test_a_level_is_printed_without_a_sign_and_a_difference_with_one():
+    from aif360_subjective.detectors.subgroup_metrics import value_format
+    from aif360_subjective.report.answer import findings_table
+
+    assert value_format("accuracy") == ".3f"  # the subgroup's own accuracy: a level
+    assert value_format("accuracy_error") == "+.3f" and value_format("statistical_parity[dog]") == "+.3f"
+    assert value_format("mean_absolute_error") == "+.3f"  # continuous metrics: subgroup minus rest
+    findings = pd.DataFrame({"kind": ["pattern", "pattern"], "id": [0, 1], "description": ["a=1", "b=2"],
+                             "direction": ["disadvantaged"] * 2, "metric": ["accuracy", "accuracy_error"],
+                             "size": [10, 12], "value": [0.713, -0.152], "ci_low": [0.64, -0.222],
+                             "ci_high": [0.776, -0.091], "p_adjusted": [0.004, 0.004]})
+    values = findings_table(findings).iloc[:, 4].tolist()
+    assert values == ["0.713\u00a0[0.640,\u00a00.776]", "-0.152\u00a0[-0.222,\u00a0-0.091]"]

@@ -185,3 +185,21 @@ def test_rewrite_text_reaches_every_sentence_and_nothing_else():
     assert table.header == [["", "col x"]]
     assert isinstance(details, Details) and details.summary == "details Y" and details.blocks[0].text == "inner Y"
     assert sec.title == "section x"
+
+
+def test_bidi_controls_in_data_are_isolated_everywhere():
+    # An unterminated right-to-left override in a value would reverse the page's text after it; each data string
+    # holding one is wrapped in FSI ... PDI (characters, so titles and attributes stay valid).
+    evil = "region\u202egnp.exe"
+    rep = Report(title=f"audit {evil}", summary=[f"lead {evil}"], facts={f"fact {evil}": evil}, footer=f"foot {evil}")
+    rep.section(f"Section {evil}").text(f"text {evil}").table(
+        pd.DataFrame({f"col {evil}": [evil, "plain"]}, index=pd.Index([evil, "b"], name="id")), caption=evil)
+    html = render_report(rep)
+    wrapped_count = html.count("\u2068")
+    assert wrapped_count >= 10 and wrapped_count == html.count("\u2069")
+    assert "\u2068plain" not in html and "plain\u2069" not in html  # strings without controls are untouched
+    # every override opened in the page is closed before its element ends: between two tags, each U+202E
+    # follows an FSI that a later PDI closes
+    for chunk in re.split(r"<[^>]+>", html):
+        for pos in (m.start() for m in re.finditer("\u202e", chunk)):
+            assert chunk.rfind("\u2068", 0, pos) >= 0 and chunk.find("\u2069", pos) > pos, repr(chunk)

@@ -20,7 +20,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ..._validation import check_random_state
 from ...datasets.multi_annotator import MultiAnnotatorDataset, check_multi_annotator_dataset
-from .majority_vote import _check_estimator, seeded_estimator
+from .majority_vote import check_estimator, seeded_estimator
 
 __all__ = ["AnnotatorAwareClassifier"]
 
@@ -79,7 +79,7 @@ class AnnotatorAwareClassifier(Transformer):
                 int or a Generator.
         """
         check_random_state(random_state)
-        _check_estimator(estimator)
+        check_estimator(estimator)
         super().__init__(
             estimator=estimator,
             use_attributes=use_attributes,

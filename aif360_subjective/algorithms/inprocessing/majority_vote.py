@@ -23,7 +23,7 @@ from ..._labels import OneClassPredictionWarning, check_tie, one_class_message
 from ..._validation import check_random_state
 from ...datasets.multi_annotator import check_multi_annotator_dataset
 
-__all__ = ["MajorityVoteClassifier", "text_columns"]
+__all__ = ["MajorityVoteClassifier", "check_estimator", "text_columns"]
 
 #: A text column holds strings whose median length is at least this many words (a name of a few words, such as
 #: "synthetic item 12", is a label, not text) ...
@@ -71,7 +71,12 @@ def _check_text(text: Any) -> None:
         raise TypeError(f"text must be 'auto', None or a non-empty list of item column names, got {text!r}")
 
 
-def _check_estimator(estimator: Any) -> None:
+def check_estimator(estimator: Any) -> None:
+    """An unfitted scikit-learn classifier or None (the estimator argument of both models).
+
+    Raises:
+        TypeError: ``estimator`` lacks ``fit``, ``predict`` or ``get_params``.
+    """
     if estimator is not None and not all(hasattr(estimator, a) for a in ("fit", "predict", "get_params")):
         raise TypeError(
             "estimator must be an unfitted scikit-learn classifier (with fit, predict and get_params) or "
@@ -137,7 +142,7 @@ class MajorityVoteClassifier(Transformer):
                 int or a Generator, or ``text`` is not "auto", None or a list of column names.
             ValueError: ``tie`` is not a tie policy.
         """
-        _check_estimator(estimator)
+        check_estimator(estimator)
         check_tie(tie)
         check_random_state(random_state)
         _check_text(text)

@@ -10,7 +10,7 @@ same sums as on the repeated rows).
 The rule and its stopping condition are pyclustering's; the random draws are not (pyclustering's C++
 random engine cannot be replayed from numpy), so the trial splits can differ, and so can the k where either
 stops below ``kmax`` (which happens only when *no* cluster of a round gains BIC by splitting, or k-means
-empties a cluster). :func:`~aif360_subjective.detectors.clustering.choose_n_clusters` therefore keeps this
+empties a cluster). :func:`~aif360_subjective.detectors.asdf.clustering.choose_n_clusters` therefore keeps this
 result only when it is ``kmax`` and asks pyclustering otherwise; it can still differ when pyclustering's C++
 core stops early where this rule (and pyclustering's own Python implementation) reaches ``kmax``.
 
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from .._validation import check_random_state
+from ..._validation import check_random_state
 
 __all__ = ["fast_xmeans", "bic_score"]
 

@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, plain
+from ..._param_tables import SUBGROUP_PARAMS
+from ..._validation import check_choice, plain
 
 __all__ = [
     "ClusteredRowsWarning",
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 #: The values of ``design``: move whole clusters between clusters of equal size, or permute rows within clusters.
-DESIGNS = ("between", "within")
+DESIGNS: tuple[str, ...] = SUBGROUP_PARAMS.choices("design")
 
 
 def row_keys(*parts: Any) -> np.ndarray:

@@ -3,7 +3,7 @@
 Single linkage is the MST with its edges merged by increasing weight. scikit-learn builds it with Prim's
 O(n^2 d) loop; mlpack's dual-tree Borůvka ``emst`` finds the same exact tree far faster on low-to-medium
 dimensional data. This module turns an MST into *exactly* the merges scikit-learn would produce, so that
-:meth:`~aif360_subjective.detectors.clustering.HierarchicalTree.cut` numbers the clusters as before:
+:meth:`~aif360_subjective.detectors.asdf.clustering.HierarchicalTree.cut` numbers the clusters as before:
 
 * scikit-learn's Prim (``mst_linkage_core``) starts at row 0 and emits, per visited row, the pair
   (previously visited row, newly visited row) with the new row's distance to the tree; the pairs are sorted
@@ -44,8 +44,8 @@ from scipy.cluster.hierarchy import leaves_list
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
-from .._param_tables import SUBGROUP_PARAMS
-from .._validation import check_choice
+from ..._param_tables import SUBGROUP_PARAMS
+from ..._validation import check_choice
 
 __all__ = [
     "MST_METHODS",

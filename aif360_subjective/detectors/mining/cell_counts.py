@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .bitsets import unpack_to_csc
-from .maxt import MemberCounter, float_ones, is_binary
+from ..bitsets import unpack_to_csc
+from ..error_control.counters import MemberCounter, float_ones, is_binary
 
 __all__ = ["CellCounter"]
 
@@ -42,7 +42,8 @@ __all__ = ["CellCounter"]
 class CellCounter:
     """Exact counts of mined patterns' rows in 0/1 (or weighted) columns, through their cells.
 
-    The same interface as :class:`~aif360_subjective.detectors.maxt.MemberCounter`: ``shape`` is (rows,
+    The same interface as :class:`~aif360_subjective.detectors.error_control.counters.MemberCounter`: ``shape`` is
+    (rows,
     patterns) and :meth:`count` returns one row of counts per pattern.
 
     Each column set is counted the cheaper way: through its cells (``rows`` entries for the cells plus, per

@@ -66,8 +66,6 @@ class ColumnSummary:
     low: float = np.inf
     high: float = -np.inf
     counts: pd.Series | None = None
-    _parts: list[pd.Series] = field(default_factory=list, repr=False)
-    _complete: bool = True
 
 
 @dataclass
@@ -133,9 +131,12 @@ def summarise(X: Any, t: Any, p: Any) -> TableSummary:
 def merge(parts: list[dict[str, Any]]) -> TableSummary:
     """The summaries of every partition added up."""
     columns: dict[str, ColumnSummary] = {}
+    # per column, the partitions' value counts while every partition returned them (None once one did not)
+    count_parts: dict[str, list[pd.Series] | None] = {}
     for part in parts:
         for c, (dtype, inferred, missing, infinite, low, high, counts) in part["columns"].items():
             col = columns.setdefault(c, ColumnSummary())
+            seen = count_parts.setdefault(c, [])
             if dtype:
                 col.dtypes.add(dtype)
             if inferred:
@@ -147,14 +148,14 @@ def merge(parts: list[dict[str, Any]]) -> TableSummary:
             if np.isfinite(high):
                 col.high = max(col.high, high)
             if counts is None:
-                col._complete = False
-            elif len(counts):
-                col._parts.append(counts)
-    for col in columns.values():
-        if col._complete:
-            col.counts = (pd.concat(col._parts).groupby(level=0, sort=False, observed=True).sum()
-                          if col._parts else pd.Series(dtype=np.int64))
-        col._parts = []
+                count_parts[c] = None
+            elif len(counts) and seen is not None:
+                seen.append(counts)
+    for c, col in columns.items():
+        seen = count_parts[c]
+        if seen is not None:
+            col.counts = (pd.concat(seen).groupby(level=0, sort=False, observed=True).sum()
+                          if seen else pd.Series(dtype=np.int64))
     pair_parts = [part["pairs"] for part in parts if len(part["pairs"])]
     pairs = (pd.concat(pair_parts).groupby(level=[0, 1], sort=False, dropna=False).sum() if pair_parts
              else pd.Series(dtype=np.int64))

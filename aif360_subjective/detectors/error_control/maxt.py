@@ -66,15 +66,16 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
-from .._param_tables import SUBGROUP_PARAMS
-from .._validation import check_choice
+from ..._maxt import StepDown
+from ..._param_tables import SUBGROUP_PARAMS
+from ..._validation import check_choice
+from .counters import Counter, MemberCounter, PermutedCounts, as_counter
 from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
 
-__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "Counter", "MemberCounter", "StackedCounter",
-           "as_counter", "max_t", "observed_z", "check_n_permutations", "MAX_PERMUTATIONS", "scan_penalty",
-           "class_offsets", "draw_permutations", "is_binary", "PERMUTATIONS", "CLASSES", "COUNTS",
-           "PermutedCountsProvider", "KeyedScheme", "KeyedCounts", "keyed_positions", "counts_needed",
+__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "max_t", "observed_z", "check_n_permutations",
+           "MAX_PERMUTATIONS", "scan_penalty", "class_offsets", "draw_permutations", "PERMUTATIONS", "CLASSES",
+           "COUNTS", "PermutedCountsProvider", "KeyedScheme", "KeyedCounts", "keyed_positions", "counts_needed",
            "max_t_from_counts"]
 
 #: The five tests, in the order of :attr:`MaxTResult.z` columns.
@@ -105,7 +106,6 @@ DEFAULT_PERMUTATIONS: int = SUBGROUP_PARAMS.default("n_permutations")
 _BATCH = 50
 #: Batches of permutations counted at the same time (scipy's sparse products release the GIL).
 _WORKERS = max(1, min(2, os.cpu_count() or 1))
-_TIE = 1e-9  # z values equal up to float rounding count as ties (>=)
 #: Hypotheses per family whose step-down adjusted p-value is exact (see ``_StepDown``).
 STEP_DOWN_EXACT = 512
 
@@ -261,61 +261,12 @@ def _observed(counter: Counter, std: _Standardiser, t: np.ndarray, p: np.ndarray
     return np.column_stack([z[:, 0] for z in std.z_all([obs[:, [i]] for i in range(4)])])
 
 
-class _StepDown:
-    """Accumulates the step-down exceedance counts of one family over permutation batches.
-
-    The successive maxima are exact for the :data:`STEP_DOWN_EXACT` most significant hypotheses; every
-    later one gets the single-step max-T p-value (the share of permutations whose maximum over the whole
-    family reaches it), raised to the last exact one. The single-step value is never below the step-down
-    value, so the tail stays valid (conservative) while a batch costs two passes over the family instead of a
-    sort-ordered cumulative maximum of all of it; the hypotheses near ``alpha`` are always among the first
-    few hundred.
-    """
+class _StepDown(StepDown):
+    """The step-down of one family of :func:`max_t` (:class:`~aif360_subjective._maxt.StepDown`, the package's one
+    max-T tail), exact for the :data:`STEP_DOWN_EXACT` most significant hypotheses (read when the family is built)."""
 
     def __init__(self, observed: np.ndarray):
-        finite = np.isfinite(observed)
-        self.index = np.flatnonzero(finite)
-        self.order = self.index[np.argsort(-observed[self.index], kind="stable")]
-        self.sorted_obs = observed[self.order]
-        self.head = self.order[:STEP_DOWN_EXACT]
-        self.tail = np.zeros(len(observed), dtype=bool)
-        self.tail[self.order[STEP_DOWN_EXACT:]] = True
-        self.count = np.zeros(len(self.order), dtype=np.int64)
-        self.maxima: list[np.ndarray] = []
-        self.size = len(observed)
-
-    def add(self, perm: np.ndarray) -> None:
-        """``perm``: (b, hypotheses) permuted statistics (NaN = not defined)."""
-        if len(self.order) == 0:
-            return
-        # the maximum over the hypotheses after the exact head (-inf when there are none)
-        rest = perm[:, self.tail].max(axis=1) if len(self.head) < len(self.order) else np.full(len(perm), -np.inf)
-        self.add_parts(perm[:, self.head], rest)
-
-    def add_parts(self, head: np.ndarray, rest: np.ndarray) -> None:
-        """One batch given the head hypotheses' permuted statistics ``head`` (b, len(head), in the order of
-        ``self.head``) and the maximum over the rest of the family ``rest`` (b,)."""
-        if len(self.order) == 0:
-            return
-        h = len(self.head)
-        v = np.column_stack([head, rest])  # defined hypotheses only: finite
-        succ = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
-        self.count[:h] += np.sum(succ[:, :h] >= self.sorted_obs[None, :h] - _TIE, axis=0)
-        self.maxima.append(succ[:, 0])
-
-    def adjusted(self, n_perm: int) -> np.ndarray:
-        out = np.full(self.size, np.nan)
-        if len(self.order) == 0:
-            return out
-        h = len(self.head)
-        count = self.count.copy()
-        if h < len(self.order):
-            maxima = np.sort(np.concatenate(self.maxima))
-            # single step: permutations whose family maximum reaches the observed statistic
-            count[h:] = len(maxima) - np.searchsorted(maxima, self.sorted_obs[h:] - _TIE, side="left")
-        p = (count + 1.0) / (n_perm + 1.0)
-        out[self.order] = np.maximum.accumulate(p)  # monotone: never below a more significant hypothesis
-        return out
+        super().__init__(observed, head=STEP_DOWN_EXACT)
 
 
 class _Families:
@@ -373,130 +324,6 @@ class _Families:
     def adjusted(self, n_perm: int) -> list[np.ndarray]:
         """Adjusted p-values per family, in the order of ``self.members``."""
         return [sd.adjusted(n_perm) for sd in self.families]
-
-
-def is_binary(Y: np.ndarray) -> bool:
-    """Whether every value of ``Y`` is 0 or 1 (counted exactly in 16 bits; other values are weights)."""
-    return Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
-
-
-def float_ones(M: sp.spmatrix) -> sp.spmatrix:
-    """The 0/1 sparse matrix ``M`` (no repeated entries) with float64 ones: weights are summed in 64 bits, and
-    scipy's ``astype`` would sort and merge entries first."""
-    return type(M)((np.ones(M.nnz), M.indices, M.indptr), shape=M.shape)
-
-
-class MemberCounter:
-    """Counts of every subgroup's rows in 0/1 columns, by sparse products on 16-bit integers.
-
-    A sparse product's inner loop runs once per (stored entry, right-hand column); on 16-bit integers it
-    vectorises over twice the lanes of float32 (``benchmarks/maxt_speed.py`` times both). A 16-bit count is
-    exact up to 65,535, so the rows are taken in blocks of at most that many and the blocks' counts added in 64
-    bits. The products release the GIL (two run at once on two cores). Columns of other values (weights) are
-    summed in float64.
-
-    Args:
-        members: (rows, m) boolean membership, one column per subgroup.
-    """
-
-    _BLOCK = 2**16 - 1
-
-    def __init__(self, members: sp.spmatrix):
-        MT = sp.csr_matrix(sp.csc_matrix(members).T, dtype=np.uint16)
-        n = MT.shape[1]
-        self.shape = (n, MT.shape[0])  # (rows, subgroups), as ``members``
-        self.blocks = [(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)] or [(0, 0)]
-        self.MT = [MT] if len(self.blocks) == 1 else [MT[:, s0:s1] for s0, s1 in self.blocks]
-
-    def count(self, Y: np.ndarray) -> np.ndarray:
-        """(m, c) float64: rows of each subgroup where each column of the (rows, c) 0/1 array ``Y`` is 1; for a
-        ``Y`` of other values (weights), their sums over each subgroup's rows."""
-        Y = np.asarray(Y)
-        binary = is_binary(Y)
-        cnt = np.zeros((self.MT[0].shape[0], Y.shape[1]), dtype=np.float64)
-        for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
-            cnt += M @ Y[s0:s1].astype(np.uint16) if binary else float_ones(M) @ Y[s0:s1].astype(np.float64)
-        return cnt
-
-
-class Counter(Protocol):
-    """Anything that counts every candidate's rows: ``shape`` (rows, candidates) and ``count(Y)`` -> (candidates,
-    columns of Y) exact counts of the rows where each 0/1 column of ``Y`` is 1 (:class:`MemberCounter`,
-    :class:`~.cell_counts.CellCounter`, :class:`StackedCounter`)."""
-
-    shape: tuple[int, int]
-
-    def count(self, Y: np.ndarray) -> np.ndarray: ...
-
-
-class StackedCounter:
-    """Several counters' candidates one after the other (the kinds of a report, each counted its own way).
-
-    Args:
-        parts: counters of the same rows.
-    """
-
-    def __init__(self, parts: list[Counter]):
-        if not parts:
-            raise ValueError("StackedCounter needs at least one counter")
-        rows = {c.shape[0] for c in parts}
-        if len(rows) != 1:
-            raise ValueError(f"the counters count different rows: {sorted(rows)}")
-        self.parts = parts
-        self.shape = (rows.pop(), sum(c.shape[1] for c in parts))
-
-    def count(self, Y: np.ndarray) -> np.ndarray:
-        """(candidates, c) counts, the parts' candidates in order."""
-        return np.vstack([c.count(Y) for c in self.parts])
-
-
-def as_counter(members: Counter | sp.spmatrix | np.ndarray) -> Counter:
-    """A counter as it is; a (rows, candidates) membership matrix as a :class:`MemberCounter`."""
-    if hasattr(members, "count") and hasattr(members, "shape") and not isinstance(members, np.ndarray | sp.spmatrix):
-        return members
-    return MemberCounter(members)
-
-
-class _PermutedCounts:
-    """The four counts of every candidate under a batch of permutations (a :class:`Counter`)."""
-
-    def __init__(self, counter: Counter, t: np.ndarray):
-        self.counter = counter
-        self.t = np.asarray(t, dtype=bool)[:, None]
-
-    def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray,
-               need: tuple[bool, ...] = (True, True, True, True),
-               t_b: np.ndarray | None = None) -> list[np.ndarray | None]:
-        """Favourable and correct predictions (pairs permuted jointly: ``p_a``, ``c_a``), true and false
-        positives (predictions permuted within the truth strata: ``p_b``); each (m, b) float64, or None where
-        ``need`` is False (a count no requested test uses is not computed). With ``t_b`` (the truths permuted
-        with ``p_b``: whole clusters moved) a fifth count is returned: each candidate's truth-positive rows."""
-        b = p_a.shape[1]
-        fav = p_b > 0
-        t = self.t if t_b is None else t_b > 0
-        # a prediction permuted within the truth strata is a true positive on truth-positive rows, a false
-        # positive on the others
-        which = [i for i in range(4) if need[i]] + ([4] if t_b is not None else [])
-        cnt = self.counter.count(np.hstack([_part(i, p_a, c_a, t, fav) for i in which]))
-        out: list[np.ndarray | None] = [None] * 5
-        for j, i in enumerate(which):
-            out[i] = cnt[:, j * b:(j + 1) * b]
-        return out if t_b is not None else out[:4]
-
-
-def _part(i: int, p_a: np.ndarray, c_a: np.ndarray, t: np.ndarray, fav: np.ndarray) -> np.ndarray:
-    """Count ``i`` of :meth:`_PermutedCounts.counts`: favourable predictions, true positives, false positives,
-    correct predictions, truth positives."""
-    out: np.ndarray
-    if i == 0:
-        out = p_a > 0
-    elif i == 1:
-        out = t & fav
-    elif i == 2:
-        out = ~t & fav
-    else:
-        out = c_a > 0 if i == 3 else np.broadcast_to(t, fav.shape)
-    return out
 
 
 def scan_penalty(size: np.ndarray, n: int) -> np.ndarray:
@@ -691,7 +518,7 @@ def max_t(
         # the conditional tests permute predictions within cluster x truth
         strata = Permuter(n, order, np.asarray(groups, dtype=np.int64) * 2 + (t == 1), "within")
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
-    permuted = _PermutedCounts(counter, t)
+    permuted = PermutedCounts(counter, t)
 
     def batches() -> Iterator[list[np.ndarray | None]]:
         # The permutations are drawn here, in batch order, from the one generator (the same draws whatever the

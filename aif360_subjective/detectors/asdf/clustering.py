@@ -29,10 +29,10 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .._compat import import_pyclustering
-from .._deprecation import moved_names
-from .._param_tables import SUBGROUP_PARAMS
-from .._validation import check_choice, check_random_state
+from ..._compat import import_pyclustering
+from ..._deprecation import moved_names
+from ..._param_tables import SUBGROUP_PARAMS
+from ..._validation import check_choice, check_random_state
 from .mst import cut_tie, prim_numbered_cut, single_linkage
 from .xmeans import fast_xmeans
 
@@ -419,4 +419,4 @@ def validity_indices(
 
 
 # a name whose home is another module: still importable from here, with a DeprecationWarning
-__getattr__ = moved_names(__name__, {"MST_METHODS": "aif360_subjective.detectors.mst"})
+__getattr__ = moved_names(__name__, {"MST_METHODS": "aif360_subjective.detectors.asdf.mst"})

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._param_tables import SUBGROUP_PARAMS
-from .._validation import check_choice
+from ..._param_tables import SUBGROUP_PARAMS
+from ..._validation import check_choice
 from .clustering import CLUSTERINGS, ClusteringResult, HierarchicalTree, as_generator, fit_clustering, validity_indices
 
 __all__ = ["SELECTION_METRICS", "fairness_separation", "compare_clusterings_encoded"]

@@ -45,16 +45,15 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from .._validation import check_ci
+from ..._validation import check_ci
+from .counters import Counter, as_counter
 from .inference import newcombe_interval
 from .maxt import (
     _BATCH,
     _WORKERS,
     DEFAULT_PERMUTATIONS,
-    Counter,
     MaxTResult,
     _Families,
-    as_counter,
     check_n_permutations,
     scan_penalty,
 )
@@ -220,7 +219,7 @@ def max_t_means(
     (every column, both directions, every candidate) has one permutation distribution.
 
     Args:
-        counter: the candidates (a :class:`~.maxt.Counter` or (rows, m) membership).
+        counter: the candidates (a :class:`~.counters.Counter` or (rows, m) membership).
         columns: the outcome columns (each one "test" of the result, in order).
         n_permutations: B (>= 19).
         random_state: numpy Generator or int seed.

@@ -68,9 +68,9 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import stats
 
-from .._labels import FN, FP, TN, TP
-from .._validation import check_ci
-from .subgroup_metrics import METRICS
+from ..._labels import FN, FP, TN, TP
+from ..._validation import check_ci
+from ..subgroup_metrics import METRICS
 
 __all__ = [
     "INFERENCE_SUFFIXES",
@@ -290,8 +290,8 @@ def bootstrap_metric_intervals(counter: Any, cells: np.ndarray, groups: np.ndarr
     References:
         A. C. Davison and D. V. Hinkley, "Bootstrap Methods and their Application", 1997, 3.8.
     """
+    from ..subgroup_metrics import metrics_from_counts
     from .resampling import cluster_bootstrap_weights
-    from .subgroup_metrics import metrics_from_counts
 
     ci = check_ci(ci)
     rng = np.random.default_rng(random_state)

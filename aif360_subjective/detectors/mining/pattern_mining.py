@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._param_tables import SUBGROUP_PARAMS
-from .bitsets import bit_keys, pack, popcount_and, unpack_one, unpack_to_csc
+from ..._param_tables import SUBGROUP_PARAMS
+from ..bitsets import bit_keys, pack, popcount_and, unpack_one, unpack_to_csc
 from .cell_counts import CellCounter
 from .numeric_conditions import (
     base_edges,

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._param_tables import SUBGROUP_PARAMS
-from .encoding import RawCodes
+from ..._param_tables import SUBGROUP_PARAMS
+from ..encoding import RawCodes
 
 __all__ = ["EntropyPatterns", "cluster_value_stats", "entropy_patterns", "pattern_members"]
 

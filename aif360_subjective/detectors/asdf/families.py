@@ -1,7 +1,7 @@
 """The seed's two candidate families: the clusters of a clustering, and the subgroups of their entropy patterns.
 
 Both implement :class:`~aif360_subjective.detectors.candidates.CandidateFamily`; the third family, the mined
-patterns, is :class:`~aif360_subjective.detectors.pattern_mining.MinedPatterns`. A family depends on the features
+patterns, is :class:`~aif360_subjective.detectors.mining.pattern_mining.MinedPatterns`. A family depends on the features
 only (never on the outcome), so a re-cut of the dashboard can rebuild one family and keep the others.
 
 References:
@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .bitsets import bit_keys, pack_columns
-from .encoding import RawCodes
-from .maxt import MemberCounter
+from ..bitsets import bit_keys, pack_columns
+from ..encoding import RawCodes
+from ..error_control.counters import MemberCounter
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
 
 __all__ = ["ClusterFamily", "Clustering", "EntropyFamily"]

@@ -41,19 +41,18 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._dask import check_workers
-from .._dask._partitions import tree_reduce
-from .._labels import cell_codes
-from .._validation import check_choice
-from ._validation import _eq_array, check_labels
-from .candidates import CandidateMetrics, Candidates
-from .cell_counts import CellCounter
-from .clustering import as_generator
-from .dask_counts import keyed_partition_counts, partition_codes
-from .dask_summary import TableSummary, exact_quantiles, summarise
-from .keyed_permutation import mix64, seed_of
-from .maxt import KeyedScheme, MaxTResult, max_t_from_counts
-from .numeric_conditions import (
+from ..._dask import check_workers
+from ..._dask._partitions import tree_reduce
+from ..._labels import cell_codes
+from ..._validation import check_choice
+from .._validation import check_labels, eq_array
+from ..asdf.clustering import as_generator
+from ..candidates import CandidateMetrics, Candidates
+from ..error_control.keyed_permutation import mix64, seed_of
+from ..error_control.maxt import KeyedScheme, MaxTResult, max_t_from_counts
+from ..error_control.resampling import DESIGNS
+from ..mining.cell_counts import CellCounter
+from ..mining.numeric_conditions import (
     base_edges,
     bin_quantiles,
     check_thresholds,
@@ -62,10 +61,13 @@ from .numeric_conditions import (
     numeric_items,
     threshold_quantiles,
 )
-from .options import AnalysisOptions, check_analysis_options
-from .pattern_mining import Items, PatternText, check_min_support, extensions, value_items
-from .report import SubgroupReport
-from .subgroup_metrics import METRICS, metrics_from_counts
+from ..mining.pattern_mining import Items, PatternText, check_min_support, extensions, value_items
+from ..options import PERMUTATION_CHOICES, AnalysisOptions
+from ..report import SubgroupReport
+from ..subgroup_metrics import METRICS, metrics_from_counts
+from ..tasks import TASKS
+from .counts import keyed_partition_counts, partition_codes
+from .summary import TableSummary, exact_quantiles, summarise
 
 __all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]
 
@@ -79,18 +81,22 @@ def _refuse(name: str, value: Any, why: str, shown: str | None = None) -> None:
 
 
 def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weight: Any, loss: Any,
-                         patterns_from: Any, permutation: Any = "auto") -> None:
-    """Refuse what the Dask analysis does not do, naming the argument (before any pass over the data).
+                         patterns_from: Any, permutation: Any = "auto", design: Any = "between") -> None:
+    """Refuse what the Dask analysis does not do, naming the argument (before any pass over the data). The values
+    are first checked as in memory (an unknown ``task``, ``design`` or ``permutation`` gets the in-memory message).
 
     Raises:
-        ValueError: ``discovery`` other than ``"patterns"``, ``permutation="classical"``, a task other than binary,
-            ``groups``, ``sample_weight``, ``loss`` or ``patterns_from`` given.
+        ValueError: an unknown ``task``, ``design`` or ``permutation``; ``discovery`` other than ``"patterns"``,
+            ``permutation="classical"``, a task other than binary, ``groups``, ``sample_weight``, ``loss`` or
+            ``patterns_from`` given.
     """
+    check_choice(task, "task", TASKS)
+    check_choice(design, "design", DESIGNS)
     if discovery != "patterns":
         _refuse("discovery", discovery, 'the clustering runs in memory; pass discovery="patterns" (mined patterns, '
                 "counted per partition), or cluster a sample in memory: "
                 "detect_subgroups(X.sample(frac=...).compute(), ...)")
-    check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
+    check_choice(permutation, "permutation", PERMUTATION_CHOICES)
     if permutation == "classical":
         _refuse("permutation", permutation, "a classical permutation moves rows across partitions; the Dask "
                 "analysis draws keyed permutations (permutation='auto' or 'keyed'), which the in-memory analysis "
@@ -132,11 +138,7 @@ def align(X: Any, y_true: Any, y_pred: Any) -> tuple[Any, Any, Any]:
         TypeError: ``X`` is not a Dask DataFrame, or a label is not a Dask Series.
         ValueError: other partitions whose divisions are unknown (alignment needs them).
     """
-    import dask.dataframe as dd
-
-    if not isinstance(X, dd.DataFrame):
-        raise TypeError(f"X must be a Dask DataFrame when y_true or y_pred is a Dask collection, got "
-                        f"{type(X).__name__} (pass dd.from_pandas(X, npartitions=...) or pandas labels)")
+    X = dask_frame(X)
     out = []
     for name, y in (("y_true", y_true), ("y_pred", y_pred)):
         y = _as_series(y, name)
@@ -180,7 +182,18 @@ def _check_summary(summary: TableSummary, X: Any) -> None:
                              "before subgroup discovery")
 
 
-def _check_frame(X: Any) -> Any:
+def dask_frame(X: Any) -> Any:
+    """``X`` as the Dask analysis reads it: a Dask DataFrame with unique string column names and no dates.
+
+    Raises:
+        TypeError: ``X`` is not a Dask DataFrame (a Dask label beside an in-memory ``X``).
+        ValueError: no columns, duplicated names, or columns of dates or durations.
+    """
+    import dask.dataframe as dd
+
+    if not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a Dask DataFrame when y_true or y_pred is a Dask collection, got "
+                        f"{type(X).__name__} (pass dd.from_pandas(X, npartitions=...) or pandas labels)")
     dated = [c for c, d in X.dtypes.items() if pd.api.types.is_datetime64_any_dtype(d)
              or pd.api.types.is_timedelta64_dtype(d) or isinstance(d, pd.PeriodDtype)]
     if dated:
@@ -227,7 +240,7 @@ def truth_offsets(summary: TableSummary, pos_label: Any) -> np.ndarray:
     per = np.zeros((len(summary.pair_parts), 2), dtype=np.int64)
     for i, pairs in enumerate(summary.pair_parts):
         if len(pairs):
-            fav = _eq_array(pairs.index.get_level_values(0).to_numpy(), pos_label)
+            fav = eq_array(pairs.index.get_level_values(0).to_numpy(), pos_label)
             per[i] = [int(pairs.to_numpy()[~fav].sum()), int(pairs.to_numpy()[fav].sum())]
     return np.vstack([np.zeros((1, 2), dtype=np.int64), np.cumsum(per, axis=0)[:-1]])
 
@@ -241,12 +254,13 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
                 thresholds: int | None = None) -> Items:
     """:func:`~.pattern_mining.build_items` from the summary's counts and the exact quantile edges (the items
     carry no rows: an empty membership matrix and codes); the one-sided conditions' readable cuts from one more
-    pass (each threshold edge's nearest values below and at or above it, :func:`~.numeric_conditions.cut_neighbours`
-    per partition, reduced by the maximum and the minimum).
+    pass (each threshold edge's nearest values below and at or above it,
+    :func:`~aif360_subjective.detectors.mining.numeric_conditions.cut_neighbours` per partition, reduced by the maximum
+    and the minimum).
 
     Raises:
         ValueError: a column whose quantile edges collapse with too many values to code by value; ``thresholds``
-            finer than the rows (:func:`~.numeric_conditions.check_thresholds`).
+            finer than the rows (:func:`~aif360_subjective.detectors.mining.numeric_conditions.check_thresholds`).
     """
     import dask
 
@@ -310,7 +324,7 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
 
 
 def _partition_neighbours(frame: pd.DataFrame, cuts: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per column, :func:`~.numeric_conditions.cut_neighbours` of the partition's values at the column's cuts."""
+    """Per column, the ``cut_neighbours`` of the partition's values at the column's cuts."""
     return {c: cut_neighbours(frame[c].to_numpy(dtype=np.float64), t) for c, t in cuts.items()}
 
 
@@ -404,7 +418,7 @@ def _unpacked(packed: np.ndarray) -> list[tuple[int, ...]]:
 
 def favourable(y: pd.Series, pos_label: Any) -> np.ndarray:
     """A partition's labels as booleans, True = favourable (the labels were checked on the client)."""
-    return _eq_array(y.to_numpy(), pos_label)
+    return eq_array(y.to_numpy(), pos_label)
 
 
 def _partition_count(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, items: Items,
@@ -702,14 +716,15 @@ def _partition_permuted(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start
     return out
 
 
-def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 1, labels: Any = None,
-                          random_state: Any = None, task: str = "auto", groups: Any = None,
+def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, opts: AnalysisOptions, *, pos_label: Any = 1,
+                          labels: Any = None, random_state: Any = None, task: str = "auto", groups: Any = None,
                           sample_weight: Any = None, loss: Any = None, patterns_from: Any = None,
-                          discovery: str = "both", permutation: str = "auto", **options: Any) -> SubgroupReport:
+                          design: str = "between", permutation: str = "auto") -> SubgroupReport:
     """:func:`~.detect.detect_subgroups` on a Dask DataFrame and Dask Series (see the module's docstring).
 
-    ``options`` are :func:`~.options.check_analysis_options`' (validated as in memory; the clustering's are not
-    used). The report equals the in-memory one on the same rows: the same candidates and counts, hence the same
+    ``opts`` are the options :func:`~.options.check_analysis_options` checked on ``X`` (:func:`dask_frame`), as
+    in memory; the keywords are the run's other arguments, refused by name where the Dask analysis cannot honour
+    them. The report equals the in-memory one on the same rows: the same candidates and counts, hence the same
     metrics, intervals, rankings and findings; its max-T uses keyed permutations.
 
     Raises:
@@ -717,12 +732,10 @@ def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, *, pos_label: Any = 
             them, collections of other rows, missing or infinite values, labels outside the pair.
         TypeError: non-Dask labels beside a Dask X, a column of several dtypes or of mixed objects.
     """
-    check_dask_arguments(discovery=discovery, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
-                         patterns_from=patterns_from, permutation=permutation)
+    check_dask_arguments(discovery=opts.discovery, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
+                         patterns_from=patterns_from, permutation=permutation, design=design)
     X, t, p = align(X, y_true, y_pred)
-    X = _check_frame(X)
     check_workers()  # a cluster whose workers lack the package fails here, not inside a task
-    opts = check_analysis_options(X._meta, discovery=discovery, **options)  # noqa: SLF001 - Dask's empty frame of the dtypes
     summary = summarise(X, t, p)
     _check_summary(summary, X)
     totals = class_totals(summary, pos_label, labels, task)

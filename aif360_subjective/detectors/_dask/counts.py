@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._dask._partitions import tree_reduce
-from .cell_counts import CellCounter
-from .pattern_mining import Items, MinedPatterns
+from ..._dask._partitions import tree_reduce
+from ..mining.cell_counts import CellCounter
+from ..mining.pattern_mining import Items, MinedPatterns
 
 __all__ = ["count_patterns", "keyed_partition_counts", "partition_class_counts", "partition_codes", "permuted_counts"]
 
@@ -177,12 +177,12 @@ def keyed_partition_counts(counter: Any, t: np.ndarray, start: int, strata_start
     time (the rows' 0/1 columns stay rows x 4 batch).
 
     Args:
-        counter: the partition's candidates (a :class:`~.maxt.Counter` of its rows).
+        counter: the partition's candidates (a :class:`~.counters.Counter` of its rows).
         t: the partition's truths (0/1).
         start: rows before the partition; ``strata_start``: rows of truth 0 and of truth 1 before it.
         scheme: the :class:`~.maxt.KeyedScheme` (seed and the table's class counts).
     """
-    from .maxt import keyed_positions
+    from ..error_control.maxt import keyed_positions
 
     position, within = keyed_positions(t, None, start, strata_start)
     k, width = sum(need), b_stop - b_start
@@ -237,8 +237,8 @@ def permuted_counts(X: Any, t: Any, p: Any, mined: MinedPatterns, seed: int, b_s
     """
     import dask
 
-    from .keyed_permutation import seed_of
-    from .maxt import KeyedScheme
+    from ..error_control.keyed_permutation import seed_of
+    from ..error_control.maxt import KeyedScheme
 
     _pair(X, t, p)
     classes = partition_class_counts(t, p) if classes is None else np.asarray(classes, dtype=np.int64)

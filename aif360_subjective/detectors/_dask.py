@@ -1,7 +1,0 @@
-"""The Dask back end of :func:`~aif360_subjective.detectors.detect_subgroups` (:mod:`.dask_detect`), reached through
-this module as every Dask back end of the package is (``opinion._dask``, ``quality._dask``): the AIF360 patch
-series (``contrib/make_aif360_patches.py``) leaves the ``_dask`` modules out."""
-
-from __future__ import annotations
-
-from .dask_detect import detect_subgroups_dask as detect_subgroups_dask  # re-exported for detect.py (home: dask_detect)

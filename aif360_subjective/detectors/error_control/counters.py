@@ -1,0 +1,141 @@
+"""Counting every candidate's rows in 0/1 columns: the counters the max-T and the metrics share.
+
+A counter has ``shape`` (rows, candidates) and ``count(Y)``: the exact counts of each candidate's rows where each 0/1
+column of ``Y`` is 1 (weights are summed). :class:`MemberCounter` counts from a sparse membership,
+:class:`~aif360_subjective.detectors.mining.cell_counts.CellCounter` from the cells of a data cube,
+:class:`StackedCounter` several kinds one after the other; :class:`PermutedCounts` gives the four counts of the
+max-T's tests under a batch of permutations.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Counter", "MemberCounter", "PermutedCounts", "StackedCounter", "as_counter", "float_ones", "is_binary"]
+
+
+def is_binary(Y: np.ndarray) -> bool:
+    """Whether every value of ``Y`` is 0 or 1 (counted exactly in 16 bits; other values are weights)."""
+    return Y.dtype == bool or bool(np.all((Y == 0) | (Y == 1)))
+
+
+def float_ones(M: sp.spmatrix) -> sp.spmatrix:
+    """The 0/1 sparse matrix ``M`` (no repeated entries) with float64 ones: weights are summed in 64 bits, and
+    scipy's ``astype`` would sort and merge entries first."""
+    return type(M)((np.ones(M.nnz), M.indices, M.indptr), shape=M.shape)
+
+
+class MemberCounter:
+    """Counts of every subgroup's rows in 0/1 columns, by sparse products on 16-bit integers.
+
+    A sparse product's inner loop runs once per (stored entry, right-hand column); on 16-bit integers it
+    vectorises over twice the lanes of float32 (``benchmarks/maxt_speed.py`` times both). A 16-bit count is
+    exact up to 65,535, so the rows are taken in blocks of at most that many and the blocks' counts added in 64
+    bits. The products release the GIL (two run at once on two cores). Columns of other values (weights) are
+    summed in float64.
+
+    Args:
+        members: (rows, m) boolean membership, one column per subgroup.
+    """
+
+    _BLOCK = 2**16 - 1
+
+    def __init__(self, members: sp.spmatrix):
+        MT = sp.csr_matrix(sp.csc_matrix(members).T, dtype=np.uint16)
+        n = MT.shape[1]
+        self.shape = (n, MT.shape[0])  # (rows, subgroups), as ``members``
+        self.blocks = [(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)] or [(0, 0)]
+        self.MT = [MT] if len(self.blocks) == 1 else [MT[:, s0:s1] for s0, s1 in self.blocks]
+
+    def count(self, Y: np.ndarray) -> np.ndarray:
+        """(m, c) float64: rows of each subgroup where each column of the (rows, c) 0/1 array ``Y`` is 1; for a
+        ``Y`` of other values (weights), their sums over each subgroup's rows."""
+        Y = np.asarray(Y)
+        binary = is_binary(Y)
+        cnt = np.zeros((self.MT[0].shape[0], Y.shape[1]), dtype=np.float64)
+        for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
+            cnt += M @ Y[s0:s1].astype(np.uint16) if binary else float_ones(M) @ Y[s0:s1].astype(np.float64)
+        return cnt
+
+
+class Counter(Protocol):
+    """Anything that counts every candidate's rows: ``shape`` (rows, candidates) and ``count(Y)`` -> (candidates,
+    columns of Y) exact counts of the rows where each 0/1 column of ``Y`` is 1 (:class:`MemberCounter`,
+    :class:`~.cell_counts.CellCounter`, :class:`StackedCounter`)."""
+
+    shape: tuple[int, int]
+
+    def count(self, Y: np.ndarray) -> np.ndarray: ...
+
+
+class StackedCounter:
+    """Several counters' candidates one after the other (the kinds of a report, each counted its own way).
+
+    Args:
+        parts: counters of the same rows.
+    """
+
+    def __init__(self, parts: list[Counter]):
+        if not parts:
+            raise ValueError("StackedCounter needs at least one counter")
+        rows = {c.shape[0] for c in parts}
+        if len(rows) != 1:
+            raise ValueError(f"the counters count different rows: {sorted(rows)}")
+        self.parts = parts
+        self.shape = (rows.pop(), sum(c.shape[1] for c in parts))
+
+    def count(self, Y: np.ndarray) -> np.ndarray:
+        """(candidates, c) counts, the parts' candidates in order."""
+        return np.vstack([c.count(Y) for c in self.parts])
+
+
+def as_counter(members: Counter | sp.spmatrix | np.ndarray) -> Counter:
+    """A counter as it is; a (rows, candidates) membership matrix as a :class:`MemberCounter`."""
+    if hasattr(members, "count") and hasattr(members, "shape") and not isinstance(members, np.ndarray | sp.spmatrix):
+        return members
+    return MemberCounter(members)
+
+
+class PermutedCounts:
+    """The four counts of every candidate under a batch of permutations (a :class:`Counter`)."""
+
+    def __init__(self, counter: Counter, t: np.ndarray):
+        self.counter = counter
+        self.t = np.asarray(t, dtype=bool)[:, None]
+
+    def counts(self, p_a: np.ndarray, c_a: np.ndarray, p_b: np.ndarray,
+               need: tuple[bool, ...] = (True, True, True, True),
+               t_b: np.ndarray | None = None) -> list[np.ndarray | None]:
+        """Favourable and correct predictions (pairs permuted jointly: ``p_a``, ``c_a``), true and false
+        positives (predictions permuted within the truth strata: ``p_b``); each (m, b) float64, or None where
+        ``need`` is False (a count no requested test uses is not computed). With ``t_b`` (the truths permuted
+        with ``p_b``: whole clusters moved) a fifth count is returned: each candidate's truth-positive rows."""
+        b = p_a.shape[1]
+        fav = p_b > 0
+        t = self.t if t_b is None else t_b > 0
+        # a prediction permuted within the truth strata is a true positive on truth-positive rows, a false
+        # positive on the others
+        which = [i for i in range(4) if need[i]] + ([4] if t_b is not None else [])
+        cnt = self.counter.count(np.hstack([_part(i, p_a, c_a, t, fav) for i in which]))
+        out: list[np.ndarray | None] = [None] * 5
+        for j, i in enumerate(which):
+            out[i] = cnt[:, j * b:(j + 1) * b]
+        return out if t_b is not None else out[:4]
+
+
+def _part(i: int, p_a: np.ndarray, c_a: np.ndarray, t: np.ndarray, fav: np.ndarray) -> np.ndarray:
+    """Count ``i`` of :meth:`PermutedCounts.counts`: favourable predictions, true positives, false positives,
+    correct predictions, truth positives."""
+    out: np.ndarray
+    if i == 0:
+        out = p_a > 0
+    elif i == 1:
+        out = t & fav
+    elif i == 2:
+        out = ~t & fav
+    else:
+        out = c_a > 0 if i == 3 else np.broadcast_to(t, fav.shape)
+    return out
