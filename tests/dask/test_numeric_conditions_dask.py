@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aif360_subjective.detectors import dask_summary as ds
 from aif360_subjective.detectors import detect_subgroups
+from aif360_subjective.detectors._dask import summary as ds
 
 
 @pytest.fixture
