@@ -216,3 +216,15 @@ def test_every_task_finds_the_slice_first(task, metric, grouped):
     err = found[(found["metric"] == metric) & (found["direction"] == "disadvantaged")]
     assert err["description"].iloc[0] == "age ≥ 50 AND colour=g"
     np.testing.assert_array_equal(rep.members(err["kind"].iloc[0], err["id"].iloc[0]), s)
+
+
+def test_the_answer_says_how_findings_tied_at_the_floor_are_ordered():
+    from aif360_subjective.report.answer import subgroup_answer
+
+    X, t, p, _ = _planted(0)
+    rep = detect_subgroups(X, t, p, discovery="patterns", random_state=0)
+    floor = 1 / (rep.options.n_permutations + 1)
+    n_tied = int(np.isclose(rep.findings()["p_adjusted"], floor).sum())
+    assert n_tied > 1
+    text = " ".join(subgroup_answer(rep).lines)
+    assert f"{n_tied:,} findings share that floor" in text and "listed by the max-T statistic" in text
