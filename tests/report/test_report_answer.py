@@ -164,6 +164,7 @@ def test_summary_table_names_the_worst_group(hand):
     assert table.loc["model", "worst_group_performance"] == pytest.approx(0.375)
 
 
+@pytest.mark.slow
 def test_many_groups_draw_a_dot_plot(named_groups_metric):
     m = named_groups_metric(lambda i: f"group {i % 15:02d}", n_annotators=30)
     assert len(m.group_performance()) == 15
@@ -269,6 +270,7 @@ def test_summary_caption_does_not_contradict_itself():
     assert "accuracy error is the signed mean" in SUMMARY_CAPTION
 
 
+@pytest.mark.slow
 def test_xmeans_at_its_bound_is_said(planted):
     *_, rep = planted
     assert auto_k_note(rep) is None  # n_clusters was given
