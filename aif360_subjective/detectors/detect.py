@@ -40,6 +40,7 @@ from .error_control.resampling import Sampling, row_keys, sampling_of, warn_id_l
 from .mining.pattern_mining import (
     DEFAULT_BINS,
     DEFAULT_MAX_MERGE,
+    DEFAULT_THRESHOLDS,
     MinedPatterns,
     build_items,
     check_min_support,
@@ -98,6 +99,7 @@ def detect_subgroups(
     min_support: int | float = DEFAULT_MIN_SUPPORT,
     n_bins: int = DEFAULT_BINS,
     max_merge: int = DEFAULT_MAX_MERGE,
+    thresholds: int | None = DEFAULT_THRESHOLDS,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     max_t_penalty: str = "classes",
     task: str = "auto",
@@ -120,8 +122,9 @@ def detect_subgroups(
     accuracy error.
 
     Pattern candidates (``discovery="patterns"`` or ``"both"``, the third kind ``"pattern"``): every
-    conjunction of up to ``max_length`` conditions ``attribute = value`` or ``attribute ∈ [low, high)`` (runs of
-    up to ``max_merge`` adjacent quantile bins of a numeric column) holding at least ``min_support`` rows; see
+    conjunction of up to ``max_length`` conditions ``attribute = value``, ``attribute ∈ [low, high)`` (runs of
+    up to ``max_merge`` adjacent quantile bins of a numeric column) or ``attribute ≥ t`` / ``attribute < t``
+    (one-sided, at the quantile steps ``thresholds``) holding at least ``min_support`` rows; see
     :mod:`~aif360_subjective.detectors.mining.pattern_mining`. The significance filter of the rankings
     (``alpha``) then controls the family-wise error over every candidate of every kind by permutation max-T
     (:mod:`~aif360_subjective.detectors.error_control.maxt`, ``n_permutations`` permutations). Each candidate's z is
@@ -179,6 +182,9 @@ def detect_subgroups(
             (``benchmarks/pattern_error_control.py``), so smaller patterns would only cost time.
         n_bins: quantile bins per numeric column (>= 2).
         max_merge: longest run of adjacent bins merged into one range condition (>= 1).
+        thresholds: quantile steps of the one-sided conditions of a numeric column (20: ``age ≥ t`` and
+            ``age < t`` at its 5 %, 10 %, ..., 95 % quantiles, with ``t`` the roundest number that selects the
+            same rows), or None for ranges only; see :mod:`~aif360_subjective.detectors.mining.numeric_conditions`.
         n_permutations: permutations of the max-T error control (>= 19).
         max_t_penalty: what each candidate's z loses before the maximum: ``"classes"`` (default,
             :func:`~aif360_subjective.detectors.error_control.maxt.class_offsets` of the description classes),
@@ -190,8 +196,8 @@ def detect_subgroups(
         patterns_from: an earlier report of the same rows whose mined patterns to reuse (with
             ``discovery="both"`` or ``"patterns"``): mining depends on neither the clustering, k nor τ, so a
             re-analysis at another k or τ (the dashboard's re-cut) skips it. The patterns must come from the same
-            table under the same ``categorical_features``, ``min_support``, ``max_length``, ``n_bins`` and
-            ``max_merge``; the report is then the one a fresh run gives.
+            table under the same ``categorical_features``, ``min_support``, ``max_length``, ``n_bins``,
+            ``max_merge`` and ``thresholds``; the report is then the one a fresh run gives.
         task: ``"auto"`` (default: decided from the labels, :attr:`SubgroupReport.task_reason` says what and
             why), ``"binary"``, ``"multiclass"``, ``"ordinal"`` or ``"regression"``. A task other than binary
             compares the subgroups' means of per-row values with the rest's (:mod:`~.tasks`): mean absolute
@@ -253,8 +259,8 @@ def detect_subgroups(
                "silhouette_sample_size": silhouette_sample_size, "clustering": clustering,
                "categorical_features": categorical_features, "inclusive": inclusive, "mst": mst,
                "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
-               "max_merge": max_merge, "n_permutations": n_permutations, "max_t_penalty": max_t_penalty,
-               "cluster_sample": cluster_sample, "max_patterns": max_patterns}
+               "max_merge": max_merge, "thresholds": thresholds, "n_permutations": n_permutations,
+               "max_t_penalty": max_t_penalty, "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
         from ._dask import dask_frame, detect_subgroups_dask
@@ -362,7 +368,7 @@ def analyse(
 
 def mine(X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
     """The pattern candidates of ``X`` under ``opts`` (see :mod:`.pattern_mining`)."""
-    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
+    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
     return mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
 
 
@@ -384,12 +390,13 @@ def reusable_patterns(report: Any, X: pd.DataFrame, opts: AnalysisOptions) -> Mi
     mined = next((f for f in report.candidates.families if isinstance(f, MinedPatterns)), None)
     if mined is None:
         raise ValueError(f"patterns_from holds no mined patterns (its discovery was {report.options.discovery!r})")
-    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
+    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
     same = (mined.n_rows == len(X) and mined.items.columns == items.columns and mined.items.labels == items.labels
             and np.array_equal(mined.items.codes, items.codes))
     if not same:
         raise ValueError("patterns_from holds patterns mined from other rows or columns, or with other "
-                         "categorical_features, n_bins or max_merge; run without patterns_from to mine them again")
+                         "categorical_features, n_bins, max_merge or thresholds; run without patterns_from to mine "
+                         "them again")
     wanted = (check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
     if (mined.min_support, mined.max_length, mined.max_patterns) != wanted:
         raise ValueError(f"patterns_from was mined with min_support {mined.min_support} rows, max_length "

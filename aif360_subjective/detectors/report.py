@@ -147,9 +147,10 @@ class SubgroupReport:
 
     def mining_note(self) -> str:
         """The sentence saying that a length of mined patterns was not mined because of ``max_patterns`` (empty
-        when every length up to ``max_length`` was, or no pattern was mined)."""
+        when every length up to ``max_length`` was, or no pattern was mined), then those naming the numeric
+        columns without one-sided conditions (``thresholds``) and why."""
         mined = next((f for f in self.candidates.families if isinstance(f, PatternText)), None)
-        return "" if mined is None else mined.truncation_note()
+        return "" if mined is None else " ".join(filter(None, [mined.truncation_note(), mined.conditions_note()]))
 
     def settings(self) -> Mapping[str, Any]:
         """The options of the run as the report records them, with ``pos_label`` (a read-only dict view)."""
@@ -281,6 +282,7 @@ class SubgroupReport:
 
         With ``control="fwer"`` they are ordered by adjusted p-value (the strongest evidence once the search
         over every candidate is accounted for: a small pattern that only just passes comes after a clear one),
+        then (equal p-values: the floor 1 / (B + 1) of the permutations) by the max-T statistic, the penalised z,
         then by the interval's bound nearest the reference; with ``"fdr"`` by that bound alone: the first
         subgroup is the one disadvantaged "by at least X with 95 % confidence" for the largest X (the 95 %
         intervals are per subgroup, not adjusted for the search). Unless ``keep_redundant``, a
@@ -357,7 +359,8 @@ class SubgroupReport:
 
         Returns:
             pandas.DataFrame: columns metric, kind, id, description, size, value, ci_low, ci_high, p_adjusted,
-            direction; sorted by adjusted p-value, then by the interval's bound nearest the reference.
+            direction; sorted by adjusted p-value, then (equal p-values, as at the floor of the permutations) by
+            the max-T statistic, then by the interval's bound nearest the reference.
             ``attrs``: alpha, ci, n_hypotheses (of the global family), n_permutations, n_redundant.
 
         Raises:
@@ -371,7 +374,8 @@ class SubgroupReport:
         Built from :meth:`findings` (one family-wise error over everything): ``candidates`` counts the
         subgroups of the kind that define one (empty and repeated entropy patterns do not), ``significant``
         the distinct subgroups of the kind with at least one finding (before the redundancy filter), and
-        ``best`` the kind's first finding (smallest adjusted p-value, then the bound nearest the reference),
+        ``best`` the kind's first finding (smallest adjusted p-value, then the max-T statistic, then the bound
+        nearest the reference, the order of :meth:`findings`),
         with its metric, direction, value, interval and adjusted p-value (empty when there is none).
 
         Args:

@@ -32,7 +32,7 @@ from ..detectors.subgroup_metrics import SUBGROUP_METRICS, metric_label, value_f
 from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, interval_text
 from .model import Section
-from .significance import at_floor, counts_text, family_text, floor_note, p_text
+from .significance import at_floor, counts_text, family_text, floor_note, p_text, tie_note
 
 __all__ = [
     "ANSWER_TITLE",
@@ -395,8 +395,11 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
             lines.append("No subgroup is significantly disadvantaged; every finding is a favoured subgroup.")
         lines.append(task.sign_sentence(names, _metric_word))
         facts["significant findings"] = f"{len(found):,}"
-        if any(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float)):
+        n_floor = sum(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float))
+        if n_floor:
             lines.append(floor_note(n_perm))
+        if n_floor > 1:
+            lines.append(tie_note(n_floor, n_perm))
     if not task.decisions:  # binary decisions are the seed's case, said by the favourable label
         lines.append(f"Task: {rep.task_reason}.")
         facts["task"] = task.name

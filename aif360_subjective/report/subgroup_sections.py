@@ -158,9 +158,11 @@ def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 
         top = found.head(4 * n).drop(columns=["kind", "id"])
         s.details(f"Findings ({len(found)})").table(
             p_columns_text(top, b),
-            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first (a sub-pattern "
-            f"whose rate does not differ from the rest of a listed larger subgroup is left out: "
-            f"{found.attrs['n_redundant']}).", index=False)
+            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first; equal p-values "
+            f"(the floor of the permutations) by the max-T statistic, then the interval's bound nearest the "
+            f"reference (a sub-pattern whose rate does not differ from the rest of a listed larger subgroup, or a "
+            f"larger subgroup that only dilutes a listed slice, is left out: {found.attrs['n_redundant']}).",
+            index=False)
     return s
 
 

@@ -14,6 +14,7 @@ from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import dask_summary as ds
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.detectors._dask.detect import _chunks, _unchunk
+from aif360_subjective.detectors.mining import pattern_mining
 from aif360_subjective.detectors.redundancy import containment
 
 
@@ -103,9 +104,11 @@ def test_same_report_as_pandas(table, scheduler, small_counts, npartitions):
 
 
 @pytest.mark.slow
-def test_max_patterns_bounds_the_dask_mining_as_in_memory(table):
+def test_max_patterns_bounds_the_dask_mining_as_in_memory(table, monkeypatch):
     # the bound is decided per length from the frequent extensions, as the in-memory miner decides it
     X, b, frame = table
+    # the in-memory level in one block, counted whole (the one-sided conditions of issue 38 made it several blocks)
+    monkeypatch.setattr(pattern_mining, "COUNT_BLOCK_BYTES", 2**28)
     with dask.config.set(scheduler="sync"):
         full = _dask_report(frame, X, 3).candidates.family("pattern")
         n_short = sum(len(p) < 3 for p in full.patterns) + full.n_identical
