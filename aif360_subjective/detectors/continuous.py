@@ -259,7 +259,16 @@ def max_t_means(
             out.append(st.z(j, s_S, q_S))
         return out
 
-    z_obs = np.column_stack([z[:, 0] for z in zs(st.V, 1)])
+    permuter = Permuter(n, order, groups, design)
+    flips = None
+    if permuter.flips:  # clusters of unequal sizes: whole clusters' residuals sign-flipped (a studentized t each)
+        from .cluster_flips import ClusterFlips, FlipColumn
+
+        assert groups is not None
+        flips = ClusterFlips(counter, groups, [FlipColumn(c.values, None, c.sign) for c in columns])
+        z_obs = flips.observed()
+    else:
+        z_obs = np.column_stack([z[:, 0] for z in zs(st.V, 1)])
     if isinstance(penalty, np.ndarray):
         pen = np.asarray(penalty, dtype=np.float64).reshape(m, 1)
     else:
@@ -267,9 +276,10 @@ def max_t_means(
     blocks = [s for j in range(k) for s in (z_obs[:, j] - pen[:, 0], -z_obs[:, j] - pen[:, 0])]
     members_of = [[j] for j in range(2 * k)] + [[2 * j, 2 * j + 1] for j in range(k)] + [list(range(2 * k))]
     fams = _Families(blocks, members_of)
-    permuter = Permuter(n, order, groups, design)
 
     def batch(idx: np.ndarray) -> list[np.ndarray]:
+        if flips is not None:  # idx: the clusters' signs
+            return flips.statistics(idx)
         b = idx.shape[1]
         return zs(np.hstack([st.V[idx, j] for j in range(k)]), b)
 
@@ -284,7 +294,7 @@ def max_t_means(
         done = 0
         while done < B:
             b = min(_BATCH, B - done)
-            in_flight.append(pool.submit(batch, permuter.draw(rng, b)))
+            in_flight.append(pool.submit(batch, permuter.draw(rng, b) if flips is None else flips.draw(rng, b)))
             if len(in_flight) >= _WORKERS:
                 feed(in_flight.popleft().result())
             done += b

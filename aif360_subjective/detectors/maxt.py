@@ -418,6 +418,15 @@ class MemberCounter:
             cnt += M @ Y[s0:s1].astype(np.uint16) if binary else float_ones(M) @ Y[s0:s1].astype(np.float64)
         return cnt
 
+    def sparse_count(self, D: sp.spmatrix) -> sp.csr_matrix:
+        """(m, c) sparse float64 sums of the columns of the sparse (rows, c) ``D`` over each subgroup's rows (the
+        candidates x clusters sums of :mod:`.cluster_flips`): one sparse product, about one pass over the memberships."""
+        D = sp.csr_matrix(D, dtype=np.float64)
+        out = sp.csr_matrix((self.shape[1], D.shape[1]), dtype=np.float64)
+        for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
+            out = out + float_ones(M) @ D[s0:s1]
+        return sp.csr_matrix(out)
+
 
 class Counter(Protocol):
     """Anything that counts every candidate's rows: ``shape`` (rows, candidates) and ``count(Y)`` -> (candidates,
@@ -564,7 +573,14 @@ def _offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: int) -> np
     return scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
 
 
-def _adjust(std: _Standardiser, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
+class _ZOfCounts(Protocol):
+    """What :func:`_adjust` standardises a batch with: :class:`_Standardiser`, or the sign flips' tests
+    (:mod:`.cluster_flips`)."""
+
+    def z(self, counts: list[np.ndarray | None], n1: np.ndarray | None = None) -> list[np.ndarray | None]: ...
+
+
+def _adjust(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
             batches: Iterable[list[np.ndarray | None]], by_clusters: bool = False, unit: str = "rows",
             permutation: str = "classical") -> MaxTResult:
     """The step-down families of :func:`max_t` fed with the permuted counts of every batch (each the list of
@@ -679,12 +695,17 @@ def max_t(
         keyed = KeyedCounts(counter, t, p, seed_of(random_state), order=order)
         return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=_WORKERS)
     rng = np.random.default_rng(random_state)
+    permuter = Permuter(n, order, groups, design)
+    if permuter.flips:  # clusters of unequal sizes: whole clusters' residuals sign-flipped
+        from .cluster_flips import flip_max_t
+
+        assert groups is not None
+        return flip_max_t(counter, t, p, groups, B, rng, penalty, tests, permuter.unit)
     c = (t == p).astype(np.float64)
     std = _Standardiser(counter, t, p)
     z_obs = _observed(counter, std, t, p)
     pen = _offsets(penalty, std.size, n, m)
     need = counts_needed(tests)
-    permuter = Permuter(n, order, groups, design)
     by_clusters = groups is not None and design == "between"
     strata = None
     if groups is not None and design == "within":

@@ -29,6 +29,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -184,14 +185,80 @@ class Sampling:
         if self.groups is None:
             return "rows (each row an independent unit)"
         k = int(self.groups.max()) + 1
-        if self.design == "between":
+        if self.design == "between" and unequal_sizes(self.groups):
             sizes = np.bincount(self.groups)
-            of_size = np.bincount(sizes)
-            fixed = int(sizes[of_size[sizes] == 1].sum())  # a cluster alone with its size has no one to swap with
-            stay = f"; {fixed:,} rows in clusters of a size no other cluster has stay in place" if fixed else ""
-            return (f"{k:,} clusters of rows by {self.group_name} (whole clusters permuted among those with as many "
-                    f"rows, resampled for the intervals{stay})")
-        return f"rows within {k:,} clusters by {self.group_name} (permuted inside each)"
+            return (f"{_count(k, 'cluster')} of rows by {self.group_name} of {plain(sizes.min())} to "
+                    f"{plain(sizes.max())} rows (whole clusters' residuals sign-flipped, the wild cluster bootstrap; "
+                    "resampled for the intervals)")
+        if self.design == "between":
+            return (f"{_count(k, 'cluster')} of rows by {self.group_name} (whole clusters permuted among those with "
+                    "as many rows, resampled for the intervals)")
+        return f"rows within {_count(k, 'cluster')} by {self.group_name} (permuted inside each)"
+
+    def smallest_p(self, n_permutations: int) -> float:
+        """The smallest adjusted p-value the design can give with ``n_permutations`` draws (``1 / (B + 1)``), or
+        that its distinct arrangements allow: ``1 / G!`` for ``G`` equal clusters permuted, ``2^(1 - G)`` for
+        clusters sign-flipped (a pattern and its negation give a family of both directions the same largest
+        statistic), ``1 / prod(n_c!)`` for rows permuted within clusters."""
+        floor = 1.0 / (int(n_permutations) + 1.0)
+        if self.groups is None:
+            return floor
+        sizes = np.bincount(self.groups)
+        sizes = sizes[sizes > 0]
+        if self.design == "between":
+            G = len(sizes)
+            log_arr = G * math.log(2.0) - math.log(2.0) if unequal_sizes(self.groups) else math.lgamma(G + 1.0)
+        else:
+            log_arr = float(sum(math.lgamma(s + 1.0) for s in sizes.tolist()))
+        return max(floor, math.exp(-min(log_arr, 700.0)))
+
+    def undecidable(self, alpha: float, n_permutations: int) -> str:
+        """Why no adjusted p-value can reach ``alpha`` in this design (empty when one can): too few clusters to
+        exchange or sign-flip, rows that cannot move. The reports say "cannot decide" with this reason."""
+        if self.groups is None:
+            return ""
+        smallest = self.smallest_p(n_permutations)
+        if smallest <= alpha:
+            return ""
+        sizes = np.bincount(self.groups)
+        G = int((sizes > 0).sum())
+        if self.design == "between" and unequal_sizes(self.groups):
+            how = (f"signs of {_count(G, 'cluster')} of rows by {self.group_name} give {2 ** G:,} arrangements, "
+                   f"so no adjusted p-value can fall below {smallest:.3g}")
+        elif self.design == "between":
+            how = (f"{_count(G, 'cluster')} of rows by {self.group_name} permuted give {math.factorial(G):,} "
+                   f"arrangement{'' if G < 2 else 's'}, so no adjusted p-value can fall below {smallest:.3g}")
+        else:
+            how = (f"rows permuted within {_count(G, 'cluster')} by {self.group_name} give too few arrangements, so "
+                   f"no adjusted p-value can fall below {smallest:.3g}")
+        return (f"cannot decide: {how}, above alpha = {plain(alpha)}; with clusters as the units a test needs "
+                f"more clusters (at least {_least_clusters(alpha, self.design, unequal_sizes(self.groups))})")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 cluster``, ``5 clusters``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _least_clusters(alpha: float, design: str, flips: bool) -> int:
+    """The fewest clusters whose arrangements can give an adjusted p-value at ``alpha``."""
+    G = 1
+    while G < 64:
+        log_arr = (G - 1) * math.log(2.0) if flips or design != "between" else math.lgamma(G + 1.0)
+        if math.exp(-log_arr) <= alpha:
+            return G
+        G += 1
+    return G
+
+
+def unequal_sizes(groups: np.ndarray | None) -> bool:
+    """Whether the dense cluster codes ``groups`` make clusters of more than one size (``design="between"`` then
+    sign-flips whole clusters instead of permuting them: :mod:`.cluster_flips`)."""
+    if groups is None or len(groups) == 0:
+        return False
+    sizes = np.bincount(np.asarray(groups, dtype=np.int64))
+    sizes = sizes[sizes > 0]
+    return bool(sizes.min() != sizes.max())
 
 
 def sampling_of(keys: Sequence[np.ndarray], groups: Any = None, design: str = "between",
@@ -260,7 +327,9 @@ class Permuter:
         self.groups = None if groups is None else np.asarray(groups, dtype=np.int64)
         self.blocks: list[np.ndarray] = []  # "between": per cluster size, a (clusters, size) matrix of rows
         self.n_fixed_rows = 0  # rows of clusters no other cluster has the size of: they never move
-        if self.groups is not None and self.design == "between":
+        # "between" with clusters of unequal sizes: no permutation of rows (the max-T flips the clusters' signs)
+        self.flips = self.design == "between" and unequal_sizes(self.groups)
+        if self.groups is not None and self.design == "between" and not self.flips:
             g = self.groups[self.order]  # cluster of each row, in canonical row order
             seq = self.order[np.argsort(g, kind="stable")]  # rows by cluster (sorted ids), canonical within
             sizes = np.bincount(self.groups)
@@ -286,11 +355,21 @@ class Permuter:
         """The unit of inference, in words."""
         if self.groups is None:
             return "rows"
+        if self.flips:
+            return "clusters (whole clusters' residuals sign-flipped: clusters of unequal sizes)"
         return "clusters (whole clusters permuted among clusters of equal size)" if self.design == "between" \
             else "rows within clusters (permuted inside each cluster)"
 
     def draw(self, rng: np.random.Generator, b: int) -> np.ndarray:
-        """(n, b) source row of each row under ``b`` permutations."""
+        """(n, b) source row of each row under ``b`` permutations.
+
+        Raises:
+            ValueError: clusters of unequal sizes under ``design="between"``, which are sign-flipped, not permuted
+                (:mod:`.cluster_flips`).
+        """
+        if self.flips:
+            raise ValueError("clusters of unequal sizes are not permuted under design='between': their residuals "
+                             "are sign-flipped (cluster_flips)")
         n = self.n
         if self.groups is None:
             canon = rng.permuted(np.tile(np.arange(n), (b, 1)), axis=1).T  # (n, b) canonical positions
