@@ -568,6 +568,12 @@ def _print_task_rankings(rep: SubgroupReport, spec: SubgroupsSpec) -> None:
     from ..report.sections import q_columns_as_text
 
     metrics = rep.candidate_metrics
+    if spec.alpha is not None:
+        why = metrics.sampling.undecidable(spec.alpha, rep.options.n_permutations)
+        if why:  # too few clusters: no ranking can say "no subgroup is significantly disadvantaged"
+            print(f"Cannot decide which subgroups are disadvantaged: {why[len('cannot decide: '):]}.")
+            print()
+            return
     # the classes of a multi-class task (OutcomeMetrics.task); a binary audit's CandidateMetrics has none
     classes = ({str(c): c for c in (metrics.task.classes or ())} if isinstance(metrics, OutcomeMetrics) else {})
     for metric in metrics.names:

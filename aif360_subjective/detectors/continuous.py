@@ -261,11 +261,11 @@ def max_t_means(
 
     permuter = Permuter(n, order, groups, design)
     flips = None
-    if permuter.flips:  # clusters of unequal sizes: whole clusters' residuals sign-flipped (a studentized t each)
-        from .cluster_flips import ClusterFlips, FlipColumn
+    if permuter.blocks_of_any_size:  # clusters of unequal sizes: whole outcome blocks permuted among clusters
+        from .cluster_permutation import ClusterColumn, ClusterPermutation
 
         assert groups is not None
-        flips = ClusterFlips(counter, groups, [FlipColumn(c.values, None, c.sign) for c in columns])
+        flips = ClusterPermutation(counter, groups, [ClusterColumn(c.values, None, c.sign) for c in columns])
         z_obs = flips.observed()
     else:
         z_obs = np.column_stack([z[:, 0] for z in zs(st.V, 1)])

@@ -420,7 +420,7 @@ class MemberCounter:
 
     def sparse_count(self, D: sp.spmatrix) -> sp.csr_matrix:
         """(m, c) sparse float64 sums of the columns of the sparse (rows, c) ``D`` over each subgroup's rows (the
-        candidates x clusters sums of :mod:`.cluster_flips`): one sparse product, about one pass over the memberships."""
+        candidates x clusters sums of :mod:`.cluster_permutation`): one sparse product over the memberships."""
         D = sp.csr_matrix(D, dtype=np.float64)
         out = sp.csr_matrix((self.shape[1], D.shape[1]), dtype=np.float64)
         for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
@@ -574,8 +574,8 @@ def _offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: int) -> np
 
 
 class _ZOfCounts(Protocol):
-    """What :func:`_adjust` standardises a batch with: :class:`_Standardiser`, or the sign flips' tests
-    (:mod:`.cluster_flips`)."""
+    """What :func:`_adjust` standardises a batch with: :class:`_Standardiser`, or the cluster blocks' tests
+    (:mod:`.cluster_permutation`)."""
 
     def z(self, counts: list[np.ndarray | None], n1: np.ndarray | None = None) -> list[np.ndarray | None]: ...
 
@@ -696,11 +696,11 @@ def max_t(
         return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=_WORKERS)
     rng = np.random.default_rng(random_state)
     permuter = Permuter(n, order, groups, design)
-    if permuter.flips:  # clusters of unequal sizes: whole clusters' residuals sign-flipped
-        from .cluster_flips import flip_max_t
+    if permuter.blocks_of_any_size:  # clusters of unequal sizes: whole outcome blocks permuted among clusters
+        from .cluster_permutation import cluster_max_t
 
         assert groups is not None
-        return flip_max_t(counter, t, p, groups, B, rng, penalty, tests, permuter.unit)
+        return cluster_max_t(counter, t, p, groups, B, rng, penalty, tests, permuter.unit)
     c = (t == p).astype(np.float64)
     std = _Standardiser(counter, t, p)
     z_obs = _observed(counter, std, t, p)

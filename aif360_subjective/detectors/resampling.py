@@ -188,8 +188,8 @@ class Sampling:
         if self.design == "between" and unequal_sizes(self.groups):
             sizes = np.bincount(self.groups)
             return (f"{_count(k, 'cluster')} of rows by {self.group_name} of {plain(sizes.min())} to "
-                    f"{plain(sizes.max())} rows (whole clusters' residuals sign-flipped, the wild cluster bootstrap; "
-                    "resampled for the intervals)")
+                    f"{plain(sizes.max())} rows (whole clusters' outcome blocks permuted among clusters of any size; "
+                    f"subgroups that split a cluster's rows are not tested; resampled for the intervals)")
         if self.design == "between":
             return (f"{_count(k, 'cluster')} of rows by {self.group_name} (whole clusters permuted among those with "
                     "as many rows, resampled for the intervals)")
@@ -197,24 +197,22 @@ class Sampling:
 
     def smallest_p(self, n_permutations: int) -> float:
         """The smallest adjusted p-value the design can give with ``n_permutations`` draws (``1 / (B + 1)``), or
-        that its distinct arrangements allow: ``1 / G!`` for ``G`` equal clusters permuted, ``2^(1 - G)`` for
-        clusters sign-flipped (a pattern and its negation give a family of both directions the same largest
-        statistic), ``1 / prod(n_c!)`` for rows permuted within clusters."""
+        that its distinct arrangements allow: ``1 / G!`` for ``G`` clusters permuted whole, ``1 / prod(n_c!)`` for
+        rows permuted within clusters."""
         floor = 1.0 / (int(n_permutations) + 1.0)
         if self.groups is None:
             return floor
         sizes = np.bincount(self.groups)
         sizes = sizes[sizes > 0]
         if self.design == "between":
-            G = len(sizes)
-            log_arr = G * math.log(2.0) - math.log(2.0) if unequal_sizes(self.groups) else math.lgamma(G + 1.0)
+            log_arr = math.lgamma(len(sizes) + 1.0)
         else:
             log_arr = float(sum(math.lgamma(s + 1.0) for s in sizes.tolist()))
         return max(floor, math.exp(-min(log_arr, 700.0)))
 
     def undecidable(self, alpha: float, n_permutations: int) -> str:
         """Why no adjusted p-value can reach ``alpha`` in this design (empty when one can): too few clusters to
-        exchange or sign-flip, rows that cannot move. The reports say "cannot decide" with this reason."""
+        exchange, rows that cannot move. The reports say "cannot decide" with this reason."""
         if self.groups is None:
             return ""
         smallest = self.smallest_p(n_permutations)
@@ -222,17 +220,16 @@ class Sampling:
             return ""
         sizes = np.bincount(self.groups)
         G = int((sizes > 0).sum())
-        if self.design == "between" and unequal_sizes(self.groups):
-            how = (f"signs of {_count(G, 'cluster')} of rows by {self.group_name} give {2 ** G:,} arrangements, "
-                   f"so no adjusted p-value can fall below {smallest:.3g}")
-        elif self.design == "between":
-            how = (f"{_count(G, 'cluster')} of rows by {self.group_name} permuted give {math.factorial(G):,} "
-                   f"arrangement{'' if G < 2 else 's'}, so no adjusted p-value can fall below {smallest:.3g}")
+        if self.design == "between":
+            how = (f"{_count(G, 'cluster')} of rows by {self.group_name} permuted {'gives' if G == 1 else 'give'} "
+                   f"{math.factorial(G):,} arrangement{'' if G < 2 else 's'}, so no adjusted p-value can fall below "
+                   f"{smallest:.3g}")
         else:
             how = (f"rows permuted within {_count(G, 'cluster')} by {self.group_name} give too few arrangements, so "
                    f"no adjusted p-value can fall below {smallest:.3g}")
-        return (f"cannot decide: {how}, above alpha = {plain(alpha)}; with clusters as the units a test needs "
-                f"more clusters (at least {_least_clusters(alpha, self.design, unequal_sizes(self.groups))})")
+        more = (f"; with whole clusters as the units a test needs at least {_least_clusters(alpha)} clusters"
+                if self.design == "between" else "")
+        return f"cannot decide: {how}, above alpha = {plain(alpha)}{more}"
 
 
 def _count(n: int, noun: str) -> str:
@@ -240,20 +237,17 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _least_clusters(alpha: float, design: str, flips: bool) -> int:
-    """The fewest clusters whose arrangements can give an adjusted p-value at ``alpha``."""
+def _least_clusters(alpha: float) -> int:
+    """The fewest clusters whose permutations (``G!``) can give an adjusted p-value at ``alpha``."""
     G = 1
-    while G < 64:
-        log_arr = (G - 1) * math.log(2.0) if flips or design != "between" else math.lgamma(G + 1.0)
-        if math.exp(-log_arr) <= alpha:
-            return G
+    while G < 170 and 1.0 / math.factorial(G) > alpha:
         G += 1
     return G
 
 
 def unequal_sizes(groups: np.ndarray | None) -> bool:
     """Whether the dense cluster codes ``groups`` make clusters of more than one size (``design="between"`` then
-    sign-flips whole clusters instead of permuting them: :mod:`.cluster_flips`)."""
+    permutes whole outcome blocks among the clusters, not rows: :mod:`.cluster_permutation`)."""
     if groups is None or len(groups) == 0:
         return False
     sizes = np.bincount(np.asarray(groups, dtype=np.int64))
@@ -327,9 +321,9 @@ class Permuter:
         self.groups = None if groups is None else np.asarray(groups, dtype=np.int64)
         self.blocks: list[np.ndarray] = []  # "between": per cluster size, a (clusters, size) matrix of rows
         self.n_fixed_rows = 0  # rows of clusters no other cluster has the size of: they never move
-        # "between" with clusters of unequal sizes: no permutation of rows (the max-T flips the clusters' signs)
-        self.flips = self.design == "between" and unequal_sizes(self.groups)
-        if self.groups is not None and self.design == "between" and not self.flips:
+        # "between" with clusters of unequal sizes: no permutation of rows (the max-T permutes whole outcome blocks)
+        self.blocks_of_any_size = self.design == "between" and unequal_sizes(self.groups)
+        if self.groups is not None and self.design == "between" and not self.blocks_of_any_size:
             g = self.groups[self.order]  # cluster of each row, in canonical row order
             seq = self.order[np.argsort(g, kind="stable")]  # rows by cluster (sorted ids), canonical within
             sizes = np.bincount(self.groups)
@@ -355,8 +349,8 @@ class Permuter:
         """The unit of inference, in words."""
         if self.groups is None:
             return "rows"
-        if self.flips:
-            return "clusters (whole clusters' residuals sign-flipped: clusters of unequal sizes)"
+        if self.blocks_of_any_size:
+            return "clusters (whole outcome blocks permuted among clusters of unequal sizes)"
         return "clusters (whole clusters permuted among clusters of equal size)" if self.design == "between" \
             else "rows within clusters (permuted inside each cluster)"
 
@@ -365,11 +359,11 @@ class Permuter:
 
         Raises:
             ValueError: clusters of unequal sizes under ``design="between"``, which are sign-flipped, not permuted
-                (:mod:`.cluster_flips`).
+                (:mod:`.cluster_permutation`).
         """
-        if self.flips:
-            raise ValueError("clusters of unequal sizes are not permuted under design='between': their residuals "
-                             "are sign-flipped (cluster_flips)")
+        if self.blocks_of_any_size:
+            raise ValueError("clusters of unequal sizes are not permuted row for row under design='between': their "
+                             "whole outcome blocks are (cluster_permutation)")
         n = self.n
         if self.groups is None:
             canon = rng.permuted(np.tile(np.arange(n), (b, 1)), axis=1).T  # (n, b) canonical positions

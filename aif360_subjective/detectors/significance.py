@@ -178,6 +178,11 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
     kinds, ids = index.get_level_values("kind").to_numpy(), index.get_level_values("id").to_numpy()
     desc = candidates.descriptions()
     has = candidates.defined()
+    # too few clusters to exchange or sign-flip: no adjusted p-value can reach alpha, and the answer says it cannot
+    # decide (a Monte Carlo p-value below the design's smallest would be luck of the draws, not evidence)
+    undecidable = metrics.sampling.undecidable(alpha, int(mt.n_permutations))
+    if undecidable:
+        has = np.zeros_like(has)
     sizes = metrics.table["size"].to_numpy(dtype=np.float64, na_value=0.0)
     frames, n_redundant = [], 0
     for metric in metrics.names:
@@ -221,7 +226,8 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
     attrs: dict[str, Any] = {
         "alpha": float(alpha), "ci": float(ci), "n_hypotheses": int(mt.n_hypotheses[1]),
         "n_permutations": int(mt.n_permutations), "n_redundant": n_redundant,
-        "family": _family_text(metrics), "unit": metrics.sampling.unit, "task": metrics.task_name}
+        "family": _family_text(metrics), "unit": metrics.sampling.unit, "task": metrics.task_name,
+        "undecidable": undecidable}
     out.attrs.update(attrs)
     return out
 
