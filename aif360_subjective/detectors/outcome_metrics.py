@@ -18,7 +18,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .continuous import OutcomeColumn, bootstrap_intervals, max_t_means, mean_inference, moments, moments_z
+from .continuous import (
+    OutcomeColumn,
+    bootstrap_intervals,
+    max_t_means,
+    mean_inference,
+    moments,
+    moments_z,
+    standardise,
+)
 from .maxt import Counter, MaxTResult
 from .resampling import Sampling
 from .tasks import Task
@@ -131,20 +139,19 @@ class OutcomeMetrics:
         """What the redundancy filter compares: per candidate ``(n, sum, sum of squares)`` of the metric's
         per-row value (centred), their totals, and the z of one set of rows against another."""
         j = self.names.index(metric)
+        is_prop = np.array([c.kind == "proportion" for c in self.columns])
+        Z, _, _ = standardise(np.column_stack([c.values for c in self.columns]), is_prop)
         if self._moments is None:
-            V = np.column_stack([c.values for c in self.columns]).astype(np.float64)
-            n_S, s_S, q_S = moments(self.counter, V - V.mean(axis=0))
+            # centred on a unit scale (a z is scale-free): the sums stay in range whatever the values' unit;
+            # proportions stay counts of ones
+            n_S, s_S, q_S = moments(self.counter, Z)
             assert q_S is not None
             self._moments = (n_S, s_S, q_S)
         n_S, s_S, q_S = self._moments
         col = self.columns[j]
-        v = col.values - (0.0 if col.kind == "proportion" else np.mean(col.values))
+        v = Z[:, j]
         pos = np.asarray(positions, dtype=np.intp)
-        if col.kind == "proportion":  # counts of ones, not centred
-            s = s_S[pos, j] + n_S[pos] * float(np.mean(col.values))
-            q = s
-        else:
-            s, q = s_S[pos, j], q_S[pos, j]
+        s, q = s_S[pos, j], (s_S[pos, j] if col.kind == "proportion" else q_S[pos, j])
         counts = np.column_stack([n_S[pos], s, q])
         total = np.array([float(len(v)), float(v.sum()), float((v * v).sum())])
         return counts, total, lambda a, b: moments_z(a, b, col.kind)
