@@ -1003,6 +1003,14 @@ CASES += [
 ]
 
 
+CASES += [
+    # ---- fifth round: silent wrong results of subgroup discovery (issue 41)
+    Case("ds-auto-stray-prediction", lambda c: _ds(c, discovery="patterns", n_clusters=None,
+                                                   y_pred=np.where(np.arange(c.n) == 4, 3, c.yp)), ValueError,
+         r"y_pred holds 1 value that y_true never takes: 3 \(1 row, first at row 4\)"),
+]
+
+
 def test_case_ids_are_unique():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))
