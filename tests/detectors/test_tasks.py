@@ -103,7 +103,8 @@ def test_metric_labels_of_per_class_columns():
 @pytest.mark.parametrize(("y_true", "y_pred", "match"), [
     ([0, 1, 1, 0, 1], [0, 1, 3, 0, 1], r"y_pred holds 1 value that y_true never takes: 3 \(1 row, first at row 2\); "
                                        r"y_true's labels are \[0, 1\]"),
-    ([0, 1, 1, 0, 1], [2, 1, 3, 2, 1], r"y_pred holds 2 values that y_true never takes: 2, 3 \(3 rows, first at row 0\)"),
+    ([0, 1, 1, 0, 1], [2, 1, 3, 2, 1],
+     r"y_pred holds 2 values that y_true never takes: 2, 3 \(3 rows, first at row 0\)"),
     ([1, 2, 5, 3], [1, 2, 6, 3], r"y_pred holds 1 value that y_true never takes: 6 \(1 row"),
     (["cat", "dog", "cat"], ["cat", "dog", "Dog"], r"y_pred holds 1 value that y_true never takes: 'Dog' \(1 row"),
 ])
