@@ -1008,6 +1008,11 @@ CASES += [
     Case("ds-auto-stray-prediction", lambda c: _ds(c, discovery="patterns", n_clusters=None,
                                                    y_pred=np.where(np.arange(c.n) == 4, 3, c.yp)), ValueError,
          r"y_pred holds 1 value that y_true never takes: 3 \(1 row, first at row 4\)"),
+    Case("ds-y-pred-misordered-series", lambda c: _ds(c, y_pred=pd.Series(c.yp, index=np.arange(c.n))[::-1]),
+         ValueError, r"y_pred is a pandas Series whose index differs from X's \(the same labels in another order"),
+    Case("ds-groups-other-index", lambda c: _ds(c, discovery="patterns", n_clusters=None,
+                                                groups=pd.Series(np.arange(c.n) // 2, index=np.arange(c.n) + 100)),
+         ValueError, r"groups is a pandas Series whose index differs from X's \(other labels"),
 ]
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 from .._dask import is_dask_collection
 from .._deprecation import moved_names
 from .._validation import check_choice, is_number
-from ._validation import as_frame, check_labels, check_n_clusters, check_weights
+from ._validation import as_frame, check_labels, check_n_clusters, check_paired_index, check_weights
 from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
 from .cluster_sample import assign_to_nearest, sample_rows
 from .clustering import (
@@ -245,6 +245,8 @@ def detect_subgroups(
             min_support=min_support, n_bins=n_bins, max_merge=max_merge, n_permutations=n_permutations,
             max_t_penalty=max_t_penalty, permutation=permutation, cluster_sample=cluster_sample,
             max_patterns=max_patterns)
+    # one pairing rule for both engines: rows by position, pandas inputs carrying X's index (else refused)
+    check_paired_index(X, y_true=y_true, y_pred=y_pred, sample_weight=sample_weight, groups=groups, loss=loss)
     check_choice(permutation, "permutation", ("auto", "classical", "keyed"))
     if permutation == "keyed" and (groups is not None or task not in ("auto", "binary")):
         raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "
