@@ -269,10 +269,14 @@ def _table_features(spec: inputs.InputSpec, feature_spec: FeatureSpec, groups: s
     table's excluded ones, unless ``--columns`` names them), refused when a value is missing."""
     others = [c for c in df.columns if c not in (label_col, spec.prediction_col, groups)]
     available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
+    from .._validation import missing_counts
+
     X = df[_features(feature_spec, available, spec.path)]
-    if X.isna().any().any():
-        bad = X.columns[X.isna().any()].tolist()
-        raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    missing, blank = missing_counts(X)
+    if missing:  # empty and blank strings count as missing: they would become groups such as region=
+        of_them = f", of which {sum(blank.values()):,} empty or blank strings" if blank else ""
+        raise CLIError(f"feature columns {common.show_values(list(missing))} have missing values (column: count) "
+                       f"{missing}{of_them}; fill or --exclude them")
     return X
 
 
@@ -520,7 +524,8 @@ def subgroups(spec: SubgroupsSpec) -> int:
         print()
     lop = rep.lopsided
     if lop["lopsided"]:
-        print(f"The clustering ({rep.clustering}, {rep.n_clusters} clusters) is lopsided: {lop['reason']}.")
+        print(f"The clustering ({rep.clustering}, {common.count(rep.n_clusters, 'cluster')}) is lopsided: "
+              f"{lop['reason']}.")
         if isinstance(alternatives, str):
             print(alternatives)
         elif alternatives is not None:
@@ -530,7 +535,8 @@ def subgroups(spec: SubgroupsSpec) -> int:
                       f"{alternatives_sample_text(alternatives, ' ({})')} is lopsided too.")
             else:
                 row = alternatives.loc[[suggestion]].iloc[0]
-                print(f"Not lopsided at {rep.n_clusters} clusters: --clustering {suggestion[0]} (largest cluster "
+                at = common.count(rep.n_clusters, 'cluster')
+                print(f"Not lopsided at {at}: --clustering {suggestion[0]} (largest cluster "
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       f"most 1%{alternatives_sample_text(alternatives, '; {}')}).")
         print()
@@ -581,12 +587,14 @@ def _print_task_rankings(rep: SubgroupReport, spec: SubgroupsSpec) -> None:
         label = classes.get(metric[len(base) + 1:-1]) if base != metric else None  # one class of a multi-class
         rk = rep.ranking(base, kind="all", n=spec.top, alpha=spec.alpha, min_size=spec.min_size, ci=spec.ci,
                          label=label)
-        name = metric_label(metric)
+        label_text = metric_label(metric)
+        # only the metric's first letter lowered: class names keep their case (Dog and dog are two classes)
+        name = label_text[:1].lower() + label_text[1:]
         if len(rk):
-            common.print_frame(q_columns_as_text(rk), f"Most disadvantaged by {name.lower()} (top {spec.top}"
+            common.print_frame(q_columns_as_text(rk), f"Most disadvantaged by {name} (top {spec.top}"
                                + ("" if spec.alpha is None else f", adjusted p < {spec.alpha:g}") + "):")
         elif spec.alpha is not None:
-            print(f"No subgroup is significantly disadvantaged by {name.lower()} (adjusted p < {spec.alpha:g}).")
+            print(f"No subgroup is significantly disadvantaged by {name} (adjusted p < {spec.alpha:g}).")
             print()
 
 

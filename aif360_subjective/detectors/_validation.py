@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._param_tables import SUBGROUP_PARAMS
-from .._validation import check_finite_features, check_fraction, is_bool, is_number, plain
+from .._validation import check_finite_features, check_fraction, is_bool, is_number, missing_counts, plain
 
 __all__ = [
     "UNDEFINED_RATES",
@@ -55,11 +55,12 @@ def as_frame(X: Any, name: str = "X") -> pd.DataFrame:
             f"cannot use as they are: make each a number (e.g. X[{dated[0]!r}].dt.year, or days since a date) or "
             f"a category (e.g. X[{dated[0]!r}].dt.strftime('%Y-%m')), or leave it out"
         )
-    na = df.isna().sum()
-    if na.any():
-        bad = {c: int(v) for c, v in na[na > 0].items()}
+    bad, blank = missing_counts(df)
+    if bad:
+        # '' and ' ' would become the groups region= and region= (a value no one chose): they count as missing
+        of_them = (f", of which {sum(blank.values()):,} empty or blank strings {blank}" if blank else "")
         raise ValueError(
-            f"{name} contains missing values (column: count) {bad}; impute them or encode them as a "
+            f"{name} contains missing values (column: count) {bad}{of_them}; impute them or encode them as a "
             "category (e.g. the string 'missing') before subgroup discovery"
         )
     check_finite_features(df, name)  # inf / overflowing ranges would make the scaled matrix NaN (a clusterer crash)

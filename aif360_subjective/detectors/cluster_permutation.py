@@ -15,27 +15,25 @@ rows (a record-level condition: the phone records of a region) has no place for 
 tested here (``design="within"`` tests those, with each person's outcomes held).
 
 **The statistic.** For a per-row value ``v`` on the rows of a stratum (all rows, or the truth-positive rows of
-the conditional tests), centred and on a unit scale, each cluster contributes its stratum rows ``n_c`` and sum
-``s_c``. A subgroup S of whole clusters has the means ``m_S = sum_S s_c / sum_S n_c`` and ``m_R`` (the other
-clusters), and the cluster-robust (sandwich) variance of their difference, ``V = sum_{c in S} (s_c - n_c m_S)^2 /
-n_S^2 + sum_{c in R} (s_c - n_c m_R)^2 / n_R^2`` (Liang and Zeger 1986): ``T = (m_S - m_R) / sqrt(V)``, a
-studentized difference whatever the sizes of S's clusters. ``T`` is put on the normal scale with Student's t on
-Welch and Satterthwaite's degrees of freedom from Kish's effective numbers of clusters ``n^2 / sum n_c^2`` of each
-side, so that a subgroup of a few clusters (heavy tails) does not set every threshold of the max-T. Five sums per
-cluster (``n_c``, ``s_c``, ``s_c^2``, ``s_c n_c``, ``n_c^2``) give every statistic, so a batch of permutations is
-one sparse product of the candidates x clusters membership with the permuted sums, and the step-down max-T of
-:mod:`.maxt` takes the draws.
+the conditional tests), centred on its mean and put on a unit scale, each cluster contributes its stratum rows
+``n_c`` and its residual sum ``s_c``. Under the null a cluster's residual sum has the variance of a one-way
+random-effects model, ``v_c = sigma^2 n_c + tau^2 n_c^2`` (its rows' own noise, and an effect its rows share),
+fitted once by least squares of ``s_c^2`` on ``(n_c, n_c^2)`` with both components non-negative. A subgroup S of
+whole clusters then has ``T = (m_S - m_R) / sqrt(sum_S v_c / n_S^2 + sum_R v_c / n_R^2)``, ``m`` each side's mean
+residual. The fit reads the clusters as a set, the same under every permutation, so ``T`` is about standard normal
+for every candidate whatever the sizes of its clusters; a statistic studentized by each side's own clusters was
+not (a subgroup of a few heavy clusters got a noisy variance, and its tail set the max-T's threshold: a doubled
+error of 8 % of 500 persons was found on 2 of 20 tables). Four sums per cluster (``n_c``, ``s_c``, 1, ``v_c``) give
+every statistic, so a batch of permutations is one sparse product of the candidates x clusters membership with
+the permuted sums, and the step-down max-T of :mod:`.maxt` takes the draws.
 
 **What it cannot decide.** ``G`` clusters have ``G!`` arrangements: no adjusted p-value falls below ``1 / G!``. With
 3 clusters or fewer that is above 0.05, and the analysis says it cannot decide
 (:meth:`~.resampling.Sampling.undecidable`).
 
 References:
-    K.-Y. Liang and S. L. Zeger, "Longitudinal data analysis using generalized linear models", Biometrika 73, 1986
-    (the cluster-robust variance).
-    E. Chung and J. P. Romano, "Exact and asymptotically robust permutation tests", Annals of Statistics 41(2),
-    2013 (studentized permutation statistics).
-    L. Kish, "Survey Sampling", Wiley, 1965 (effective sample size).
+    S. R. Searle, G. Casella and C. E. McCulloch, "Variance Components", Wiley, 1992 (the one-way random-effects
+    model of the clusters' sums).
     P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", Wiley, 1993 (max-T).
 """
 
@@ -48,7 +46,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import special
 
 from .cell_counts import CellCounter
 from .maxt import (
@@ -64,15 +61,7 @@ from .maxt import (
     counts_needed,
 )
 
-__all__ = ["ClusterPermutation", "ClusterColumn", "binary_columns", "cluster_max_t", "cluster_sums", "signed_normal"]
-
-#: A variance below this share of its terms' size is cancellation noise: the statistic is undefined.
-_REL_FLOOR = 1e-10
-#: Degrees of freedom above this are the normal (scipy's Student t takes any positive df).
-_DF_CAP = 1e12
-#: Tails below this are taken as this (the normal-equivalent of a t stays finite).
-_TAIL_FLOOR = 1e-300
-
+__all__ = ["ClusterColumn", "ClusterPermutation", "binary_columns", "cluster_max_t", "cluster_sums"]
 
 def cluster_sums(counter: Counter, values: np.ndarray, groups: np.ndarray, n_clusters: int) -> sp.csr_matrix:
     """(candidates, clusters) sparse sums of ``values`` over each candidate's rows in each cluster.
@@ -100,14 +89,24 @@ def cluster_sums(counter: Counter, values: np.ndarray, groups: np.ndarray, n_clu
     return sp.csr_matrix(counter.count(D.toarray()))  # any other counter: dense (it has no sparse product)
 
 
-def signed_normal(t: np.ndarray, df: np.ndarray) -> np.ndarray:
-    """``t`` on ``df`` degrees of freedom as the standard normal value of the same tail, with its sign:
-    ``sign(t) Phi^-1(1 - P(T_df > |t|))``. Candidates whose standard errors rest on few clusters (a t with few
-    degrees of freedom, heavy tails) then compete with the others on one scale in the max-T."""
-    with np.errstate(invalid="ignore"):
-        tail = special.stdtr(np.minimum(df, _DF_CAP), -np.abs(t))
-        z = -special.ndtri(np.maximum(tail, _TAIL_FLOOR))
-    out: np.ndarray = np.where(np.isfinite(t), np.sign(t) * z, np.nan)
+def _count_model(n_c: np.ndarray, s_c: np.ndarray) -> np.ndarray:
+    """Each cluster's variance of its residual sum under the null, ``v_c = sigma^2 n_c + tau^2 n_c^2`` (rows' own
+    noise plus a cluster effect shared by its rows), fitted once by least squares of ``s_c^2`` on ``(n_c, n_c^2)``
+    with both components non-negative (the method of moments of a one-way random-effects model). The fit reads the
+    clusters as a set, so every permutation standardises with the same variances: a subgroup's statistic is then
+    about normal whatever the sizes, and no subgroup of a few heavy clusters gets a noisy variance estimate that
+    blows up its tail (which a studentized statistic of each side's own clusters did, drowning planted effects)."""
+    keep = n_c > 0
+    n, y = n_c[keep], s_c[keep] ** 2
+    if not keep.any():
+        return np.zeros_like(n_c)
+    A = np.column_stack([n, n * n])
+    coef = np.linalg.lstsq(A, y, rcond=None)[0]
+    if coef[0] < 0 or coef[1] < 0:  # one component only: the better of the two non-negative fits
+        n2 = n * n
+        fits = [np.array([max(y @ n / (n @ n), 0.0), 0.0]), np.array([0.0, max(y @ n2 / (n2 @ n2), 0.0)])]
+        coef = min(fits, key=lambda c: float(((A @ c - y) ** 2).sum()))
+    out: np.ndarray = coef[0] * n_c + coef[1] * n_c * n_c
     return out
 
 
@@ -175,31 +174,23 @@ class ClusterPermutation:
                 u = dev / sd if sd > 0 else dev
             n_c = np.bincount(self.groups, weights=r.astype(np.float64), minlength=G)
             s_c = np.bincount(self.groups, weights=u, minlength=G)
-            F.append(np.column_stack([n_c, s_c, s_c * s_c, s_c * n_c, n_c * n_c, (n_c > 0).astype(np.float64)]))
-        self.F = np.stack(F) if F else np.zeros((0, G, 6))  # (J, G, 6) per cluster: the sums a statistic reads
-        self.total = self.F.sum(axis=1)  # (J, 6)
+            F.append(np.column_stack([n_c, s_c, (n_c > 0).astype(np.float64), _count_model(n_c, s_c)]))
+        self.F = np.stack(F) if F else np.zeros((0, G, 4))  # (J, G, 4) per cluster: the sums a statistic reads
+        self.total = self.F.sum(axis=1)  # (J, 4)
         self._observed = [self._z(j, np.asarray(K @ self.F[j])[:, :, None]) for j in range(len(columns))]
 
     def _z(self, j: int, S: np.ndarray) -> np.ndarray:
-        """(m, b) statistic of column ``j`` on the normal scale from the candidates' (m, 6, b) cluster sums."""
-        n_S, s_S, ss_S, sn_S, nn_S, g_S = (S[:, i, :] for i in range(6))
+        """(m, b) statistic of column ``j`` from the candidates' (m, 4, b) cluster sums (rows, residual sums,
+        clusters, modelled variances)."""
+        n_S, s_S, g_S, v_S = (S[:, i, :] for i in range(4))
         tot = self.total[j]
-        n_R, s_R, ss_R, sn_R, nn_R, g_R = (tot[i] - S[:, i, :] for i in range(6))
+        n_R, s_R, g_R, v_R = (tot[i] - S[:, i, :] for i in range(4))
         with np.errstate(divide="ignore", invalid="ignore"):
-            m_S, m_R = s_S / n_S, s_R / n_R
-            e_S = ss_S - 2.0 * m_S * sn_S + m_S * m_S * nn_S  # sum_c (cluster's residual sum around S's mean)^2
-            e_R = ss_R - 2.0 * m_R * sn_R + m_R * m_R * nn_R
-            VS, VR = e_S / (n_S * n_S), e_R / (n_R * n_R)
-            V = VS + VR
-            size = (ss_S + m_S * m_S * nn_S) / (n_S * n_S) + (ss_R + m_R * m_R * nn_R) / (n_R * n_R)
-            good = (self.whole[:, None] & (g_S >= 2) & (g_R >= 2) & (VS >= 0) & (VR >= 0)
-                    & (_REL_FLOOR * size < V))
-            t = np.where(good, (m_S - m_R) / np.sqrt(np.where(good, V, 1.0)), np.nan)
-            # Welch and Satterthwaite's degrees of freedom on Kish's effective numbers of clusters of each side
-            k_S, k_R = n_S * n_S / nn_S, n_R * n_R / nn_R
-            df = V * V / (VS * VS / (k_S - 1.0) + VR * VR / (k_R - 1.0))
-        df = np.where(np.isfinite(df) & (df > 0), df, _DF_CAP)
-        return signed_normal(self.sign[j] * t, df)
+            V = v_S / (n_S * n_S) + v_R / (n_R * n_R)
+            good = self.whole[:, None] & (g_S >= 2) & (g_R >= 2) & (V > 0)
+            t = np.where(good, (s_S / n_S - s_R / n_R) / np.sqrt(np.where(good, V, 1.0)), np.nan)
+        out: np.ndarray = self.sign[j] * t
+        return out
 
     def observed(self) -> np.ndarray:
         """(m, J) every candidate's statistic on the data, on the normal scale (NaN where untested: a subgroup
@@ -216,8 +207,8 @@ class ClusterPermutation:
         b = perms.shape[0]
         out = []
         for j in range(len(self.F)):
-            moved = self.F[j][perms]  # (b, G, 6)
-            S = np.asarray(self.K @ moved.transpose(1, 2, 0).reshape(self.n_clusters, 6 * b)).reshape(-1, 6, b)
+            moved = self.F[j][perms]  # (b, G, 4)
+            S = np.asarray(self.K @ moved.transpose(1, 2, 0).reshape(self.n_clusters, 4 * b)).reshape(-1, 4, b)
             out.append(self._z(j, S))
         return out
 

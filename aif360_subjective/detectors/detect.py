@@ -7,6 +7,7 @@ References:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -386,8 +387,9 @@ def analyse(
         metrics = outcome_metrics(candidates.counter(), candidates.index(), np.nan_to_num(sizes).astype(np.int64),
                                   candidates.defined(), outcome[0], outcome[1], sampling, seed)
         if clustering is not None:  # the clusters' fairness separation compares binary rates
-            clustering.validity.drop(
-                [i for i in clustering.validity.index if str(i).startswith("fairness_separation")], inplace=True)
+            # a new Series (pandas warns that drop(inplace=True) is going away)
+            kept = [not str(i).startswith("fairness_separation") for i in clustering.validity.index]
+            clustering = dataclasses.replace(clustering, validity=clustering.validity[kept])
     return SubgroupReport(index=X.index, candidates=candidates, candidate_metrics=metrics, options=opts,
                           pos_label=pos_label, features=list(map(str, X.columns)), clustering=clustering)
 

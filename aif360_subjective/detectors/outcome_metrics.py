@@ -176,8 +176,8 @@ def outcome_metrics(counter: Counter, index: pd.MultiIndex, sizes: Any, defined:
     values = mean_inference(counter, columns, 0.95)  # the values do not depend on ci
     if sampling.groups is None:  # with clusters the intervals come from the cluster bootstrap, when asked for
         m._inference[0.95] = values  # noqa: SLF001 (the module's own builder fills the cache it defines)
-    table = pd.DataFrame({"size": pd.array(np.asarray(sizes), dtype="Int64")}, index=index)
-    for c in columns:
-        table[c.metric] = np.where(m.defined, values[c.metric]["value"], np.nan)
-    m.table = table
+    # one frame built at once: a column added at a time fragments it (pandas' PerformanceWarning with 200 classes)
+    cols: dict[str, Any] = {"size": pd.array(np.asarray(sizes), dtype="Int64")}
+    cols.update({c.metric: np.where(m.defined, values[c.metric]["value"], np.nan) for c in columns})
+    m.table = pd.DataFrame(cols, index=index)
     return m

@@ -62,9 +62,9 @@ def kind_intervals(candidates: Candidates, metrics: AnyMetrics, kind: str, ci: f
     pos = candidates.positions(kind)
     df = metrics.kind_inference(pos, ci, tests, candidates.counter())
     df.loc[~candidates.family(kind).defined(), :] = np.nan
-    for m in metrics.names:
-        df[m + "_q"] = benjamini_hochberg(df[m + "_p"].to_numpy())
-    return df
+    # the q columns joined at once (one at a time fragments the frame: pandas' PerformanceWarning with 200 classes)
+    q = {m + "_q": benjamini_hochberg(df[m + "_p"].to_numpy()) for m in metrics.names}
+    return pd.concat([df, pd.DataFrame(q, index=df.index)], axis=1)
 
 
 def run_max_t(candidates: Candidates, metrics: AnyMetrics, options: AnalysisOptions,
@@ -143,9 +143,10 @@ class Significance:
         rows = (np.concatenate([self.candidates.positions(k) for k in kinds]) if kinds
                 else np.zeros(0, dtype=np.intp))
         mt = self.max_t() if adjusted else None
-        for m in names:
-            # two-sided: one family holds both directions of the test
-            inf[m + "_p_adjusted"] = mt.p_two_sided[rows, self.metrics.metric_test[m]] if mt is not None else np.nan
+        # two-sided: one family holds both directions of the test (the columns joined at once, not one at a time)
+        adj = {m + "_p_adjusted": mt.p_two_sided[rows, self.metrics.metric_test[m]] if mt is not None
+               else np.full(len(inf), np.nan) for m in names}
+        inf = pd.concat([inf, pd.DataFrame(adj, index=inf.index)], axis=1)
         inf = inf[[m + s for m in names for s in INFERENCE_COLUMNS]]
         inf.index = self.metrics.table.index[rows]
         inf.attrs = {

@@ -272,7 +272,8 @@ class ExcludedGroups:
         what = (f"{c['n_candidates']:,} annotator group{'s' if c['n_candidates'] != 1 else ''} of up to "
                 f"{self.max_conditions} condition{'s' if self.max_conditions != 1 else ''}")
         if c["n_candidates"] == 0:
-            return (f"Cannot answer: no annotator group of up to {self.max_conditions} conditions holds at least "
+            up_to = _count(self.max_conditions, 'condition')
+            return (f"Cannot answer: no annotator group of up to {up_to} holds at least "
                     f"{self.min_annotators} annotators with at least {self.min_annotators} others to compare "
                     f"({c['n_small_groups']:,} smaller groups not tested).")
         if self.smallest_p > self.alpha:
@@ -332,7 +333,7 @@ class ExcludedGroups:
         parts = [
             f"{c['n_annotators']:,} annotators, {c['n_annotations']:,} annotations scored by {self.performance} "
             f"({'higher' if self.higher_is_better else 'lower'} is better), adjust={self.adjust!r}",
-            f"attributes: {', '.join(self.attributes)}; up to {self.max_conditions} conditions",
+            f"attributes: {', '.join(self.attributes)}; up to {_count(self.max_conditions, 'condition')}",
             (f"{_count(c['n_candidates'], 'candidate group')} tested (max-T over all of them, "
              f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators"
              f"{'' if self.exact else ' and as many wild-bootstrap draws, p the larger of the two'}"

@@ -6,14 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from scipy import stats
 
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.detectors.cluster_permutation import (
     ClusterColumn,
     ClusterPermutation,
     cluster_sums,
-    signed_normal,
 )
 from aif360_subjective.detectors.maxt import MemberCounter, StackedCounter, max_t
 from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
@@ -21,23 +19,29 @@ from aif360_subjective.detectors.resampling import Sampling, check_groups
 from aif360_subjective.report.answer import subgroup_answer
 
 
-def _wald_t(v, member, groups):
-    """The cluster-robust t of mean_S - mean_R and its Welch-Satterthwaite df on Kish's cluster counts, written out
-    cluster by cluster."""
-    mS, mR = v[member].mean(), v[~member].mean()
+def _model_t(v, member, groups):
+    """The difference of means over the count model's standard error, written out cluster by cluster: residual sums
+    ``s_c`` around the overall mean, ``v_c = sigma^2 n_c + tau^2 n_c^2`` by least squares of ``s_c^2``."""
+    u = v - v.mean()
+    ids = np.unique(groups)
+    n_c = np.array([(groups == c).sum() for c in ids], dtype=float)
+    s_c = np.array([u[groups == c].sum() for c in ids])
+    A, y = np.column_stack([n_c, n_c ** 2]), s_c ** 2
+    (a, b), *_ = np.linalg.lstsq(A, y, rcond=None)
+    if a < 0 or b < 0:  # one component: the better of sigma^2 alone and tau^2 alone
+        fits = [(y @ n_c / (n_c @ n_c), 0.0), (0.0, y @ n_c ** 2 / (n_c ** 2 @ n_c ** 2))]
+        a, b = min(fits, key=lambda f: ((A @ np.array(f) - y) ** 2).sum())
+    var = dict(zip(ids.tolist(), (a * n_c + b * n_c ** 2).tolist(), strict=True))
     nS, nR = member.sum(), (~member).sum()
-    VS = sum((v[member & (groups == c)] - mS).sum() ** 2 for c in np.unique(groups[member])) / nS ** 2
-    VR = sum((v[~member & (groups == c)] - mR).sum() ** 2 for c in np.unique(groups[~member])) / nR ** 2
-    kS = nS ** 2 / (np.bincount(groups[member]) ** 2).sum()
-    kR = nR ** 2 / (np.bincount(groups[~member]) ** 2).sum()
-    df = (VS + VR) ** 2 / (VS ** 2 / (kS - 1) + VR ** 2 / (kR - 1))
-    return (mS - mR) / np.sqrt(VS + VR), df
+    VS = sum(var[c] for c in np.unique(groups[member])) / nS ** 2
+    VR = sum(var[c] for c in np.unique(groups[~member])) / nR ** 2
+    return (u[member].mean() - u[~member].mean()) / np.sqrt(VS + VR)
 
 
 def _check(z, members, groups, v, sign=1.0):
     for i in range(members.shape[1]):
-        t, df = _wald_t(v, members[:, i], groups)
-        assert z[i] == pytest.approx(np.sign(sign * t) * stats.norm.isf(stats.t.sf(abs(t), df)), rel=1e-8)
+        # the statistic is scale-free: the values' unit scale does not change it
+        assert z[i] == pytest.approx(sign * _model_t(v, members[:, i], groups), rel=1e-8)
 
 
 def _table(seed: int = 0):
@@ -50,7 +54,7 @@ def _table(seed: int = 0):
     return v, members, groups
 
 
-def test_statistic_is_the_cluster_robust_t_of_whole_clusters_on_the_data_and_permuted():
+def test_statistic_is_the_count_models_t_of_whole_clusters_on_the_data_and_permuted():
     v, members, groups = _table()
     perm = ClusterPermutation(sp.csc_matrix(members), groups, [ClusterColumn(v)])
     np.testing.assert_array_equal(perm.whole, [True, True, False])
@@ -80,13 +84,19 @@ def test_statistic_on_a_stratum_with_a_sign_and_in_any_unit():
     assert keep.sum() >= 2
 
 
-def test_signed_normal():
-    t = np.array([-3.0, 0.0, 2.0, np.nan])
-    out = signed_normal(t, np.array([5.0, 5.0, 1e15, 5.0]))
-    assert out[0] == pytest.approx(-stats.norm.isf(stats.t.sf(3.0, 5)))
-    assert out[1] == 0.0
-    assert out[2] == pytest.approx(2.0)  # very many df: the normal
-    assert np.isnan(out[3])
+def test_count_model_by_hand():
+    from aif360_subjective.detectors.cluster_permutation import _count_model
+
+    n = np.array([1.0, 2.0, 3.0, 0.0])
+    s = np.array([1.0, 2.0, 3.0, 0.0])  # s^2 = 1, 4, 9 = n^2 exactly: tau^2 = 1, sigma^2 = 0
+    np.testing.assert_allclose(_count_model(n, s), [1.0, 4.0, 9.0, 0.0], atol=1e-12)
+    s = np.sqrt(np.array([2.0, 4.0, 6.0, 0.0]))  # s^2 = 2 n: sigma^2 = 2, tau^2 = 0
+    np.testing.assert_allclose(_count_model(n, s), [2.0, 4.0, 6.0, 0.0], atol=1e-12)
+    s = np.array([3.0, 0.1, 0.1, 0.0])  # least squares gives a negative tau^2: the better one-component fit
+    out = _count_model(n, s)
+    assert np.all(out >= 0)
+    lin = (9.0 + 0.02 + 0.03) / 14.0 * n  # sigma^2 alone (sum s^2 n / sum n^2) fits better than tau^2 alone
+    np.testing.assert_allclose(out, lin, atol=1e-12)
 
 
 def test_a_side_in_fewer_than_two_clusters_is_undefined():
