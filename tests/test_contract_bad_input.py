@@ -1013,6 +1013,8 @@ CASES += [
     Case("ds-groups-other-index", lambda c: _ds(c, discovery="patterns", n_clusters=None,
                                                 groups=pd.Series(np.arange(c.n) // 2, index=np.arange(c.n) + 100)),
          ValueError, r"groups is a pandas Series whose index differs from X's \(other labels"),
+    Case("ds-X-blank-strings", lambda c: _ds(c, X=c.X.assign(g=np.where(np.arange(c.n) % 10 == 0, " ", c.X["g"]))),
+         ValueError, r"X contains missing values \(column: count\) \{'g': 3\}, of which 3 empty or blank strings"),
 ]
 
 
