@@ -560,6 +560,8 @@ def subgroups(spec: SubgroupsSpec) -> int:
         common.print_frame(p_columns_text(patterns_as_in_table(rk, texts), rep.options.n_permutations),
                            f"Entropy-based subgroups significantly disadvantaged by statistical parity "
                            f"(adjusted p < {spec.alpha:g}, the answer's family; rest minus subgroup), top {spec.top}:")
+    elif rep.candidate_metrics.sampling.undecidable(spec.alpha, rep.options.n_permutations):
+        print("Entropy-based subgroups by statistical parity: cannot decide (too few clusters; see the answer).")
     else:
         print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
@@ -611,6 +613,10 @@ def _print_discovery(rep: SubgroupReport, alpha: float, ci: float) -> None:
     common.print_frame(p_columns_text(shown, b),
                        f"Discovery methods (family-wise error {alpha:g} over the whole report: every candidate, "
                        f"metric and direction, B = {b:,} permutations; best = smallest adjusted p):")
+    if found.attrs.get("undecidable"):  # no method can find anything: say why, not "found none"
+        print("No method can find a subgroup here: cannot decide (too few clusters; see the answer).")
+        print()
+        return
     print(summary.attrs["sentence"])
     # the two counts side by side: subgroups per method before sub-patterns are left out, findings after
     print(f"\"significant\" counts each method's subgroups with a finding before sub-patterns of a larger finding "

@@ -189,8 +189,10 @@ def detect_subgroups(
             clusters and the intervals resample clusters (:mod:`~.resampling`); the report's ``unit`` says so.
             Without it, a column that looks like an id with repeated values is named in a
             :class:`~.resampling.ClusteredRowsWarning`.
-        design: with ``groups``, ``"between"`` (whole clusters permuted among those with as many rows) or
-            ``"within"`` (rows permuted within their cluster).
+        design: with ``groups``, ``"between"`` (whole clusters permuted among those with as many rows; with clusters
+            of unequal sizes, whole outcome blocks permuted among all clusters, testing the subgroups of whole
+            clusters: :mod:`~.cluster_permutation`) or ``"within"`` (rows permuted within their cluster). With too few
+            clusters to reach ``alpha`` the findings are empty and the answer says it cannot decide.
         loss: a per-row loss (an array, or a callable ``loss(y_true, y_pred)``) compared as ``mean_loss`` by a
             task other than binary.
         cluster_sample: the most rows the clustering is fitted on (default 10,000; ``None``: every row). On a

@@ -8,8 +8,9 @@ Two things decide which permutations are valid and reproducible:
   subgroup on 23 % of tables with a per-person error propensity and no subgroup effect). With ``groups``
   (a cluster id per row) the permutations move **whole clusters**: a cluster's rows take, position by position,
   the outcomes of another cluster of the same size (clusters of one size are exchangeable under the null
-  hypothesis that the subgroups do not matter; clusters of different sizes cannot swap rows one for one, so
-  the size classes are the strata). ``design="within"`` permutes rows **within** each cluster instead: the valid
+  hypothesis that the subgroups do not matter). Clusters of different sizes cannot swap rows one for one: then
+  whole outcome blocks, with their sizes, are permuted among all clusters (:mod:`.cluster_permutation`; the
+  subgroups of whole clusters are tested). ``design="within"`` permutes rows **within** each cluster instead: the valid
   design when every cluster is its own stratum (a cluster effect that is a nuisance, subgroups that vary inside
   clusters, e.g. annotators' traits within an item's ratings). Intervals resample clusters with replacement
   (the cluster bootstrap, :func:`cluster_bootstrap_weights`).

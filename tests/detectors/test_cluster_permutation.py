@@ -188,3 +188,20 @@ def test_one_or_two_clusters_cannot_decide_on_every_face(sizes):
     assert len(f) == 0 and f.attrs["undecidable"].startswith("cannot decide")
     text = " ".join(subgroup_answer(rep).lines)
     assert "Cannot decide" in text and "No subgroup differs" not in text
+
+
+def test_cli_says_cannot_decide_with_two_persons_and_nothing_contrary(tmp_path, capsys):
+    from aif360_subjective.cli import main
+
+    rng = np.random.default_rng(0)
+    n = 200
+    df = pd.DataFrame({"person": np.repeat(["p1", "p2"], [150, 50]), "region": rng.choice(["a", "b"], n),
+                       "label": rng.integers(0, 2, n)})
+    df["pred"] = np.where(rng.random(n) < 0.8, df["label"], 1 - df["label"])
+    df.to_csv(tmp_path / "two.csv", index=False)
+    assert main(["subgroups", str(tmp_path / "two.csv"), "--label-col", "label", "--prediction-col", "pred",
+                 "--groups", "person"]) == 0
+    out = capsys.readouterr().out
+    assert out.split("Answer:\n")[1].startswith("Cannot decide whether any subgroup differs from the rest: 2 clusters")
+    assert "no adjusted p-value can fall below 0.5" in out and "at least 4 clusters" in out
+    assert "No subgroup differs" not in out and "found none" not in out and "stay in place" not in out
