@@ -614,6 +614,9 @@ def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str, n_pe
         shown = p_columns_text(rk, n_permutations) if n_permutations is not None else q_columns_as_text(rk)
         block.table(shown, f"{name}: most {direction} subgroups", index=True)
         return
+    if a.get("undecidable"):
+        block.text(f"{name}: {a['undecidable']}.")
+        return
     other = "favoured" if direction == "disadvantaged" else "disadvantaged"
     left = [f"{a['n_not_significant']} not significant"]
     if a.get("n_other_side"):

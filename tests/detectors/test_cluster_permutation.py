@@ -188,6 +188,19 @@ def test_one_or_two_clusters_cannot_decide_on_every_face(sizes):
     assert len(f) == 0 and f.attrs["undecidable"].startswith("cannot decide")
     text = " ".join(subgroup_answer(rep).lines)
     assert "Cannot decide" in text and "No subgroup differs" not in text
+    rk = rep.ranking("mean_absolute_error", kind="pattern", alpha=0.05)
+    assert len(rk) == 0 and rk.attrs["undecidable"].startswith("cannot decide")
+    from aif360_subjective.report.subgroup_sections import _ranking_table
+
+    class _Block:
+        blocks: list = []
+
+        def text(self, t):
+            self.blocks.append(t)
+
+    block = _Block()
+    _ranking_table(block, rk, "Mean absolute error", "disadvantaged")
+    assert block.blocks[-1].startswith("Mean absolute error: cannot decide:")
 
 
 def test_cli_says_cannot_decide_with_two_persons_and_nothing_contrary(tmp_path, capsys):
