@@ -101,17 +101,22 @@ class OutcomeColumn:
         return c if self.larger_is_worse else -c
 
 
-def standardise(V: np.ndarray, proportion: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(Z, centre, scale)`` with ``V = centre + scale * Z`` column by column and ``Z`` centred with unit spread.
+def standardise(V: np.ndarray, proportion: np.ndarray | None = None,
+                unit: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Z, centre, scale)`` with ``V = centre + scale * Z`` column by column and ``Z`` centred (``unit``: with unit
+    spread).
 
-    The statistics compared are scale-free (a t, a z): computed on ``Z``, they do not depend on the unit of the
-    values (a target in metres or in nanometres, 1e-15 or 1e90), and the sums of squares neither underflow nor
-    overflow (each column is first divided by its largest absolute value, so even values near 1e308 have a mean and
-    a spread). Proportion columns (0/1 values, counted exactly) stay as they are (``centre`` 0, ``scale`` 1).
+    The statistics compared are scale-free (a t, a z): computed on ``Z`` they do not depend on the unit of the
+    values (a target in metres or in nanometres, ``1e-15`` or ``1e90``). Values whose squares would underflow or
+    overflow (largest absolute value outside ``1e-50`` to ``1e50``) are first divided by their largest absolute
+    value, so even values near ``1e308`` have a mean and a spread; other values take the plain formulas (the
+    results of earlier versions, to the bit). Proportion columns (0/1 values, counted exactly) stay as they are
+    (``centre`` 0, ``scale`` 1).
 
     Args:
         V: (rows, k) finite values.
         proportion: (k,) bool, the 0/1 columns left as they are.
+        unit: scale the centred values to unit spread (False: only where the range requires it).
 
     Returns:
         tuple: ``Z`` (rows, k), ``centre`` (k,), ``scale`` (k,; 1 for a constant column).
@@ -120,13 +125,17 @@ def standardise(V: np.ndarray, proportion: np.ndarray | None = None) -> tuple[np
     if V.ndim == 1:
         V = V[:, None]
     peak = np.max(np.abs(V), axis=0) if len(V) else np.ones(V.shape[1])
-    peak = np.where(peak > 0, peak, 1.0)
-    W = V / peak
+    wide = (peak > 1e50) | ((peak < 1e-50) & (peak > 0))
+    pre = np.where(wide, peak, 1.0)  # divided first only where the squares would leave the float range
+    W = V / pre if wide.any() else V
     mu = W.mean(axis=0)
-    sd = W.std(axis=0)
-    unit = np.where(sd > 0, sd, 1.0)
-    Z = (W - mu) / unit
-    centre, scale = mu * peak, unit * peak
+    Z = W - mu
+    spread = np.ones(V.shape[1])
+    if unit or wide.any():
+        sd = W.std(axis=0)
+        spread = np.where((sd > 0) & (unit | wide), sd, 1.0)
+        Z = Z / spread
+    centre, scale = mu * pre, spread * pre
     if proportion is not None and np.any(proportion):
         prop = np.asarray(proportion, dtype=bool)
         Z[:, prop], centre[prop], scale[prop] = V[:, prop], 0.0, 1.0
@@ -372,7 +381,7 @@ def mean_inference(counter: Counter, columns: list[OutcomeColumn],
     V = np.column_stack([c.values for c in columns]).astype(np.float64)
     # centred sums on a unit scale: no cancellation, underflow or overflow in the sums of squares, whatever the
     # unit of the values; differences and bounds are scaled back
-    Zc, centre, scale = standardise(V)
+    Zc, centre, scale = standardise(V, unit=False)
     n_S, s_S, q_S = moments(counter, Zc)
     assert q_S is not None
     n_R = N - n_S
@@ -384,7 +393,7 @@ def mean_inference(counter: Counter, columns: list[OutcomeColumn],
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             m_S, m_R = s / n_S * scale[j] + centre[j], (s_T - s) / n_R * scale[j] + centre[j]
         if col.kind == "proportion":
-            ones_S = np.rint(s * scale[j] + n_S * centre[j])  # back to counts of ones
+            ones_S = s * scale[j] + n_S * centre[j]  # back to counts of ones
             d, lo, hi = newcombe_interval(ones_S, n_S, float(V[:, j].sum()) - ones_S, n_R, ci)
             z = _pooled_z(n_S, ones_S, N, float(V[:, j].sum()))
             p = 2.0 * stats.norm.sf(np.abs(z))
@@ -421,7 +430,7 @@ def bootstrap_intervals(counter: Counter, columns: list[OutcomeColumn], groups: 
     rng = np.random.default_rng(random_state)
     V0 = np.column_stack([c.values for c in columns]).astype(np.float64)
     # centred on a unit scale: the sums are well conditioned and in range; differences are scaled back below
-    V, _, scale = standardise(V0)
+    V, _, scale = standardise(V0, unit=False)
     draws: list[list[np.ndarray]] = [[] for _ in columns]
     done = 0
     while done < n_boot:

@@ -139,19 +139,21 @@ class OutcomeMetrics:
         """What the redundancy filter compares: per candidate ``(n, sum, sum of squares)`` of the metric's
         per-row value (centred), their totals, and the z of one set of rows against another."""
         j = self.names.index(metric)
-        is_prop = np.array([c.kind == "proportion" for c in self.columns])
-        Z, _, _ = standardise(np.column_stack([c.values for c in self.columns]), is_prop)
+        # centred (and on a unit scale where the values' squares would leave the float range: a z is scale-free)
+        Z, centre, scale = standardise(np.column_stack([c.values for c in self.columns]), unit=False)
         if self._moments is None:
-            # centred on a unit scale (a z is scale-free): the sums stay in range whatever the values' unit;
-            # proportions stay counts of ones
             n_S, s_S, q_S = moments(self.counter, Z)
             assert q_S is not None
             self._moments = (n_S, s_S, q_S)
         n_S, s_S, q_S = self._moments
         col = self.columns[j]
-        v = Z[:, j]
+        v = Z[:, j] if col.kind != "proportion" else col.values
         pos = np.asarray(positions, dtype=np.intp)
-        s, q = s_S[pos, j], (s_S[pos, j] if col.kind == "proportion" else q_S[pos, j])
+        if col.kind == "proportion":  # counts of ones, not centred
+            s = s_S[pos, j] * scale[j] + n_S[pos] * centre[j]
+            q = s
+        else:
+            s, q = s_S[pos, j], q_S[pos, j]
         counts = np.column_stack([n_S[pos], s, q])
         total = np.array([float(len(v)), float(v.sum()), float((v * v).sum())])
         return counts, total, lambda a, b: moments_z(a, b, col.kind)
