@@ -21,6 +21,7 @@ __all__ = [
     "check_columns",
     "check_finite_features",
     "check_same_index",
+    "missing_counts",
     "duplicate_pairs_error",
     "check_fraction",
     "check_int",
@@ -266,3 +267,26 @@ def check_finite_features(frame: Any, name: str = "X") -> None:
                     f"{plain(frame.index[i])!r}), a range too wide for min-max scaling (it overflows); rescale the "
                     "column"
                 )
+
+
+def missing_counts(df: Any) -> tuple[dict[str, int], dict[str, int]]:
+    """Missing values per column, empty and blank strings (``''``, ``' '``) counted as missing, and those strings
+    alone: ``({column: missing}, {column: empty or blank})``, columns without any left out."""
+    import pandas as pd
+
+    missing: dict[str, int] = {}
+    blank: dict[str, int] = {}
+    for c in df.columns:
+        col = df[c]
+        n_na = int(col.isna().sum())
+        n_blank = 0
+        if col.dtype == object or isinstance(col.dtype, pd.StringDtype | pd.CategoricalDtype):
+            try:  # pandas' string methods: NaN for what is not a string
+                n_blank = int(col.astype(object).str.strip().eq("").sum())
+            except AttributeError:  # no string at all
+                n_blank = 0
+        if n_na + n_blank:
+            missing[str(c)] = n_na + n_blank
+        if n_blank:
+            blank[str(c)] = n_blank
+    return missing, blank

@@ -57,34 +57,40 @@ from aif360_subjective.detectors import detect_subgroups  # noqa: E402
 PERSONS, RECORDS = 1000, 5
 
 
-def clustered_table(seed: int, task: str, effect: float = 0.0, level: str = "person"):
+def clustered_table(seed: int, task: str, effect: float = 0.0, level: str = "person", persons: int = PERSONS,
+                    records: tuple[int, int] = (RECORDS, RECORDS)):
     """(X, y_true, y_pred, person, planted rows) of the audit's design; ``level`` says whether the planted slice
-    is a set of persons (``region = r0 and education = e0``) or of records (``region = r0 and channel = phone``)."""
+    is a set of persons (``region = r0 and education = e0``) or of records (``region = r0 and channel = phone``);
+    ``records``: each person's records, drawn uniformly from ``low..high`` (a fixed number when equal)."""
     rng = np.random.default_rng(seed)
-    person = np.repeat(np.arange(PERSONS), RECORDS)
+    low, high = records
+    # equal sizes draw nothing here, so the default tables are those of earlier runs
+    counts = np.full(persons, low) if low == high else rng.integers(low, high + 1, persons)
+    person = np.repeat(np.arange(persons), counts)
     feats = {"sex": 2, "age_band": 5, "region": 4, "education": 3}
-    P = {k: rng.integers(0, v, PERSONS) for k, v in feats.items()}
+    P = {k: rng.integers(0, v, persons) for k, v in feats.items()}
     X = pd.DataFrame({k: np.array([f"{k[0]}{i}" for i in range(feats[k])])[P[k][person]] for k in feats})
     X["channel"] = np.array(["web", "phone", "desk"])[rng.integers(0, 3, len(person))]
     other = "education" if level == "person" else "channel"
     planted = (X["region"] == "r0").to_numpy() & (X[other] == ("e0" if level == "person" else "phone")).to_numpy()
     if task == "binary":
         # the planted rows' odds of an error multiplied by exp(effect)
-        logit = np.log(0.2 / 0.8) + rng.normal(0.0, 1.5, PERSONS)[person] + effect * planted
+        logit = np.log(0.2 / 0.8) + rng.normal(0.0, 1.5, persons)[person] + effect * planted
         err = 1.0 / (1.0 + np.exp(-logit))
         t = rng.integers(0, 2, len(person))
         flip = rng.random(len(person)) < err
         return X, t, np.where(flip, 1 - t, t), person, planted
-    scale = np.exp(rng.normal(0.0, 0.5, PERSONS))[person] * np.where(planted, 1.0 + effect, 1.0)
+    scale = np.exp(rng.normal(0.0, 0.5, persons))[person] * np.where(planted, 1.0 + effect, 1.0)
     y = rng.normal(size=len(person))
     return X, y, y + scale * rng.normal(size=len(person)), person, planted
 
 
 def run(task: str, effect: float, seed: int, design: str | None, B: int, discovery: str = "patterns",
-        level: str = "person") -> tuple[bool, bool]:
+        level: str = "person", persons: int = PERSONS,
+        records: tuple[int, int] = (RECORDS, RECORDS)) -> tuple[bool, bool]:
     """(``findings()`` lists anything, the first finding of the error metric is the planted slice); ``design``
     None for rows as units, else ``groups=person`` in that design."""
-    X, t, p, person, planted = clustered_table(seed, task, effect, level)
+    X, t, p, person, planted = clustered_table(seed, task, effect, level, persons, records)
     grouped = {} if design is None else {"groups": pd.Series(person, name="person"), "design": design}
     rep = detect_subgroups(X, t, p, task=task, random_state=seed, n_permutations=B, discovery=discovery, **grouped)
     f = rep.findings(0.05)
@@ -127,10 +133,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--settings", default="", help="comma-separated setting numbers to run (default all)")
     ap.add_argument("--units", default="rows,between,within", help="units to run: rows, between, within")
     ap.add_argument("--first-seed", type=int, default=0, help="seed of the first table (to split a run)")
+    ap.add_argument("--persons", type=int, default=PERSONS, help=f"persons per table (default {PERSONS})")
+    ap.add_argument("--records", default=str(RECORDS),
+                    help=f"records per person: a number (default {RECORDS}) or a range such as 1-40 (unequal cluster "
+                         "sizes, drawn uniformly per person)")
     args = ap.parse_args(argv)
+    low, _, high = args.records.partition("-")
+    records = (int(low), int(high or low))
     warnings.simplefilter("ignore")
-    print(f"# Clustered rows: {PERSONS} persons x {RECORDS} records; {args.null} null tables per grouped design, "
-          f"{args.tables} other tables per setting; {args.permutations} permutations, discovery={args.discovery!r}")
+    print(f"# Clustered rows: {args.persons} persons x {args.records} records; {args.null} null tables per grouped "
+          f"design, {args.tables} other tables per setting; {args.permutations} permutations, "
+          f"discovery={args.discovery!r}")
     print("| setting | unit | reports something | planted slice first |")
     print("|---|---|---|---|")
     start = time.perf_counter()
@@ -140,7 +153,8 @@ def main(argv: list[str] | None = None) -> None:
                 ("regression", 0.0, "person", "regression, no effect"),
                 ("regression", 1.0, "person", "regression, MAE x2 for 8.3 % of persons"),
                 ("regression", 0.3, "person", "regression, MAE x1.3 for 8.3 % of persons"),
-                ("regression", 0.3, "record", "regression, MAE x1.3 for 8.3 % of records (phone in r0)"))
+                ("regression", 0.3, "record", "regression, MAE x1.3 for 8.3 % of records (phone in r0)"),
+                ("binary", 1.5, "person", "binary, error odds x 4.5 for 8.3 % of persons"))
     chosen = [int(i) for i in args.settings.split(",") if i] or range(len(settings))
     units = [(d, u) for d, u in ((None, "rows"), ("between", "groups=person, between"),
                                  ("within", "groups=person, within")) if (d or "rows") in args.units.split(",")]
@@ -150,7 +164,8 @@ def main(argv: list[str] | None = None) -> None:
             n_tables = args.null if not effect and design is not None else args.tables
             hits = found = 0
             for i, seed in enumerate(range(args.first_seed, args.first_seed + n_tables)):
-                h, f = run(task, effect, seed, design, args.permutations, args.discovery, level)
+                h, f = run(task, effect, seed, design, args.permutations, args.discovery, level, args.persons,
+                           records)
                 hits += h
                 found += f
                 if (i + 1) % 25 == 0:  # progress on stderr: a long run stopped early still says how far it got

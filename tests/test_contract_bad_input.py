@@ -1003,6 +1003,21 @@ CASES += [
 ]
 
 
+CASES += [
+    # ---- fifth round: silent wrong results of subgroup discovery (issue 41)
+    Case("ds-auto-stray-prediction", lambda c: _ds(c, discovery="patterns", n_clusters=None,
+                                                   y_pred=np.where(np.arange(c.n) == 4, 3, c.yp)), ValueError,
+         r"y_pred holds 1 value that y_true never takes: 3 \(1 row, first at row 4\)"),
+    Case("ds-y-pred-misordered-series", lambda c: _ds(c, y_pred=pd.Series(c.yp, index=np.arange(c.n))[::-1]),
+         ValueError, r"y_pred is a pandas Series whose index differs from X's \(the same labels in another order"),
+    Case("ds-groups-other-index", lambda c: _ds(c, discovery="patterns", n_clusters=None,
+                                                groups=pd.Series(np.arange(c.n) // 2, index=np.arange(c.n) + 100)),
+         ValueError, r"groups is a pandas Series whose index differs from X's \(other labels"),
+    Case("ds-X-blank-strings", lambda c: _ds(c, X=c.X.assign(g=np.where(np.arange(c.n) % 10 == 0, " ", c.X["g"]))),
+         ValueError, r"X contains missing values \(column: count\) \{'g': 3\}, of which 3 empty or blank strings"),
+]
+
+
 def test_case_ids_are_unique():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))

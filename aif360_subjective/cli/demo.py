@@ -179,7 +179,8 @@ def demo(spec: DemoSpec) -> int:
     lop = subgroups.lopsided
     if lop["lopsided"]:
         suggestion = getattr(alternatives, "attrs", {}).get("suggestion")
-        print(f"Subgroup clustering ({subgroups.clustering}, {subgroups.n_clusters} clusters) is lopsided: "
+        print(f"Subgroup clustering ({subgroups.clustering}, {common.count(subgroups.n_clusters, 'cluster')}) is "
+              "lopsided: "
               f"{lop['reason']}" + (f"; {suggestion[0]} is not lopsided at that number of clusters (see the "
                                     "report)." if suggestion else "."))
     from ..report.answer import as_subgroup_report

@@ -271,10 +271,14 @@ def _table_features(spec: inputs.InputSpec, feature_spec: FeatureSpec, groups: s
     table's excluded ones, unless ``--columns`` names them), refused when a value is missing."""
     others = [c for c in df.columns if c not in (label_col, spec.prediction_col, groups)]
     available = others if feature_spec.columns else [c for c in others if c not in table.excluded]
+    from .._validation import missing_counts
+
     X = df[_features(feature_spec, available, spec.path)]
-    if X.isna().any().any():
-        bad = X.columns[X.isna().any()].tolist()
-        raise CLIError(f"feature columns {common.show_values(bad)} have missing values; fill or --exclude them")
+    missing, blank = missing_counts(X)
+    if missing:  # empty and blank strings count as missing: they would become groups such as region=
+        of_them = f", of which {sum(blank.values()):,} empty or blank strings" if blank else ""
+        raise CLIError(f"feature columns {common.show_values(list(missing))} have missing values (column: count) "
+                       f"{missing}{of_them}; fill or --exclude them")
     return X
 
 
@@ -513,7 +517,8 @@ def subgroups(spec: SubgroupsSpec) -> int:
         print()
     lop = rep.lopsided
     if lop["lopsided"]:
-        print(f"The clustering ({rep.clustering}, {rep.n_clusters} clusters) is lopsided: {lop['reason']}.")
+        print(f"The clustering ({rep.clustering}, {common.count(rep.n_clusters, 'cluster')}) is lopsided: "
+              f"{lop['reason']}.")
         if isinstance(alternatives, str):
             print(alternatives)
         elif alternatives is not None:
@@ -523,7 +528,8 @@ def subgroups(spec: SubgroupsSpec) -> int:
                       f"{alternatives_sample_text(alternatives, ' ({})')} is lopsided too.")
             else:
                 row = alternatives.loc[[suggestion]].iloc[0]
-                print(f"Not lopsided at {rep.n_clusters} clusters: --clustering {suggestion[0]} (largest cluster "
+                at = common.count(rep.n_clusters, 'cluster')
+                print(f"Not lopsided at {at}: --clustering {suggestion[0]} (largest cluster "
                       f"{float(row['largest_share']):.1%} of the rows, {int(row['tiny_clusters'])} clusters with at "
                       f"most 1%{alternatives_sample_text(alternatives, '; {}')}).")
         print()
@@ -547,6 +553,8 @@ def subgroups(spec: SubgroupsSpec) -> int:
         common.print_frame(p_columns_text(patterns_as_in_table(rk, texts), rep.options.n_permutations),
                            f"Entropy-based subgroups significantly disadvantaged by statistical parity "
                            f"(adjusted p < {spec.alpha:g}, the answer's family; rest minus subgroup), top {spec.top}:")
+    elif rep.candidate_metrics.sampling.undecidable(spec.alpha, rep.options.n_permutations):
+        print("Entropy-based subgroups by statistical parity: cannot decide (too few clusters; see the answer).")
     else:
         print(common.significance_line(rk, "statistical parity", "entropy-based subgroup"))
     if path:
@@ -559,16 +567,25 @@ def _print_task_rankings(rep: SubgroupReport, spec: SubgroupsSpec) -> None:
     from ..detectors.subgroup_metrics import metric_label
     from ..report.sections import q_columns_as_text
 
-    for metric in rep.candidate_metrics.names:
+    metrics = rep.candidate_metrics
+    if spec.alpha is not None:
+        why = metrics.sampling.undecidable(spec.alpha, rep.options.n_permutations)
+        if why:  # too few clusters: no ranking can say "no subgroup is significantly disadvantaged"
+            print(f"Cannot decide which subgroups are disadvantaged: {why[len('cannot decide: '):]}.")
+            print()
+            return
+    for metric in metrics.names:
         base, label = rep.task_type.ranking_arguments(metric)  # one class of a multi-class: its label
         rk = rep.ranking(base, kind="all", n=spec.top, alpha=spec.alpha, min_size=spec.min_size, ci=spec.ci,
                          label=label)
-        name = metric_label(metric)
+        label_text = metric_label(metric)
+        # only the metric's first letter lowered: class names keep their case (Dog and dog are two classes)
+        name = label_text[:1].lower() + label_text[1:]
         if len(rk):
-            common.print_frame(q_columns_as_text(rk), f"Most disadvantaged by {name.lower()} (top {spec.top}"
+            common.print_frame(q_columns_as_text(rk), f"Most disadvantaged by {name} (top {spec.top}"
                                + ("" if spec.alpha is None else f", adjusted p < {spec.alpha:g}") + "):")
         elif spec.alpha is not None:
-            print(f"No subgroup is significantly disadvantaged by {name.lower()} (adjusted p < {spec.alpha:g}).")
+            print(f"No subgroup is significantly disadvantaged by {name} (adjusted p < {spec.alpha:g}).")
             print()
 
 
@@ -585,6 +602,10 @@ def _print_discovery(rep: SubgroupReport, alpha: float, ci: float) -> None:
     common.print_frame(p_columns_text(shown, b),
                        f"Discovery methods (family-wise error {alpha:g} over the whole report: every candidate, "
                        f"metric and direction, B = {b:,} permutations; best = smallest adjusted p):")
+    if found.attrs.get("undecidable"):  # no method can find anything: say why, not "found none"
+        print("No method can find a subgroup here: cannot decide (too few clusters; see the answer).")
+        print()
+        return
     print(summary.attrs["sentence"])
     # the two counts side by side: subgroups per method before sub-patterns are left out, findings after
     print(f"\"significant\" counts each method's subgroups with a finding before sub-patterns of a larger finding "

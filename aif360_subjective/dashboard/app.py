@@ -770,7 +770,8 @@ class Dashboard:
         auto = " (x-means)" if settings.n_clusters is None and settings.clustering in HIERARCHICAL else ""
         # the ranking's setting too: every change of a control changes the status (a browser, or a reader, can tell
         # the new view from the last)
-        status = (f"**{v.k} clusters**{auto}, τ = {settings.entropy_threshold:g}, task {lit(v.report.task)}: {what} in "
+        k_text = f"{v.k} cluster{'' if v.k == 1 else 's'}"
+        status = (f"**{k_text}**{auto}, τ = {settings.entropy_threshold:g}, task {lit(v.report.task)}: {what} in "
                   f"{v.seconds:.2f} s. Ranked by {lit(v.settings.metric)} ({lit(settings.kind)} subgroups, "
                   f"{lit(settings.direction)}, α = {'none' if settings.alpha is None else f'{settings.alpha:g}'}, "
                   f"minimum size {settings.min_size}).")

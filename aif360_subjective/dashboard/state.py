@@ -369,13 +369,15 @@ class SubgroupSession:
         notes = []
         lop = rep.lopsided
         if lop["lopsided"]:
-            notes.append(f"The clustering ({s.clustering}, {rep.n_clusters} clusters) is lopsided: {lop['reason']}. "
+            k_text = f"{rep.n_clusters} cluster{'' if rep.n_clusters == 1 else 's'}"
+            notes.append(f"The clustering ({s.clustering}, {k_text}) is lopsided: {lop['reason']}. "
                          "Another clusterer or k may give comparable subgroups.")
         unique, distance = rep.cut_is_unique, rep.cut_distance
         if self._shared is not None and self._shared.tree is not None:
             unique, distance = self._shared.tree.cut_is_unique(rep.n_clusters)
         if unique is False:
-            notes.append(f"The cut into {rep.n_clusters} clusters falls inside a tie of merge distances "
+            k_text = f"{rep.n_clusters} cluster{'' if rep.n_clusters == 1 else 's'}"
+            notes.append(f"The cut into {k_text} falls inside a tie of merge distances "
                          f"({distance:.6g}): other, equally valid clusterings exist.")
         a = rk.attrs
         metric = s.metric.replace("_", " ")

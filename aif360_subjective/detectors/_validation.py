@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._param_tables import SUBGROUP_PARAMS
-from .._validation import check_finite_features, check_fraction, is_bool, is_number
+from .._validation import check_finite_features, check_fraction, is_bool, is_number, missing_counts, plain
 
 __all__ = [
     "UNDEFINED_RATES",
@@ -56,15 +56,58 @@ def as_frame(X: Any, name: str = "X") -> pd.DataFrame:
             f"cannot use as they are: make each a number (e.g. X[{dated[0]!r}].dt.year, or days since a date) or "
             f"a category (e.g. X[{dated[0]!r}].dt.strftime('%Y-%m')), or leave it out"
         )
-    na = df.isna().sum()
-    if na.any():
-        bad = {c: int(v) for c, v in na[na > 0].items()}
+    bad, blank = missing_counts(df)
+    if bad:
+        # '' and ' ' would become the groups region= and region= (a value no one chose): they count as missing
+        of_them = (f", of which {sum(blank.values()):,} empty or blank strings {blank}" if blank else "")
         raise ValueError(
-            f"{name} contains missing values (column: count) {bad}; impute them or encode them as a "
+            f"{name} contains missing values (column: count) {bad}{of_them}; impute them or encode them as a "
             "category (e.g. the string 'missing') before subgroup discovery"
         )
     check_finite_features(df, name)  # inf / overflowing ranges would make the scaled matrix NaN (a clusterer crash)
     return df
+
+
+def check_paired_index(X: Any, **inputs: Any) -> None:
+    """Per-row inputs given as pandas objects must carry ``X``'s index, row for row (or, without a DataFrame ``X``,
+    each other's).
+
+    Rows are paired by position, as numpy arrays are. A Series whose index differs (the same labels in another
+    order, other labels) was sorted or filtered on its own: pairing it by position would silently mismatch rows, and
+    aligning it by label would answer differently from an array of the same values. Both engines hold this one rule:
+    a Dask collection's partitions must carry ``X``'s index too (:mod:`.dask_detect`).
+
+    Args:
+        X: the features (a DataFrame's index is the reference).
+        inputs: argument name -> value (``y_true``, ``y_pred``, ``sample_weight``, ``groups``, ``loss``); values that
+            are not pandas Series or one-column DataFrames are not checked here.
+
+    Raises:
+        ValueError: naming the argument, the reference and the first position where the indexes differ.
+    """
+    ref_name, ref = ("X", X.index) if isinstance(X, pd.DataFrame) else ("", None)
+    for name, value in inputs.items():
+        if not isinstance(value, pd.Series | pd.DataFrame):
+            continue
+        index = value.index
+        if ref is None:
+            ref_name, ref = name, index
+            continue
+        if index.equals(ref):
+            continue
+        if len(index) != len(ref):
+            continue  # the length checks say so, with their own message
+        pos = int(np.flatnonzero(index.to_numpy() != ref.to_numpy())[0])
+        try:
+            reordered = index.sort_values().equals(ref.sort_values())
+        except TypeError:  # labels of types that do not compare
+            reordered = False
+        same = "the same labels in another order" if reordered else "other labels"
+        raise ValueError(
+            f"{name} is a pandas {type(value).__name__} whose index differs from {ref_name}'s ({same}; first "
+            f"difference at position {pos}: {plain(index[pos])!r} vs {plain(ref[pos])!r}). Rows are paired by "
+            f"position, not aligned by label: align it first ({name}.reindex({ref_name}.index)) or pass "
+            f"{name}.to_numpy()")
 
 
 def check_labels(

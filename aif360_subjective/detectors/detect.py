@@ -18,7 +18,7 @@ import pandas as pd
 from .._dask import is_dask_collection
 from .._deprecation import moved_names
 from .._validation import check_choice, is_number
-from ._validation import as_frame, check_labels, check_n_clusters, check_weights
+from ._validation import as_frame, check_labels, check_n_clusters, check_paired_index, check_weights
 from .asdf.cluster_sample import assign_to_nearest, sample_rows
 from .asdf.clustering import (
     HierarchicalTree,
@@ -210,8 +210,10 @@ def detect_subgroups(
             clusters and the intervals resample clusters (:mod:`~.resampling`); the report's ``unit`` says so.
             Without it, a column that looks like an id with repeated values is named in a
             :class:`~.resampling.ClusteredRowsWarning`.
-        design: with ``groups``, ``"between"`` (whole clusters permuted among those with as many rows) or
-            ``"within"`` (rows permuted within their cluster).
+        design: with ``groups``, ``"between"`` (whole clusters permuted among those with as many rows; with clusters
+            of unequal sizes, whole outcome blocks permuted among all clusters, testing the subgroups of whole
+            clusters: :mod:`~.cluster_permutation`) or ``"within"`` (rows permuted within their cluster). With too few
+            clusters to reach ``alpha`` the findings are empty and the answer says it cannot decide.
         loss: a per-row loss (an array, or a callable ``loss(y_true, y_pred)``) compared as ``mean_loss`` by a
             task other than binary.
         cluster_sample: the most rows the clustering is fitted on (default 10,000; ``None``: every row). On a
@@ -270,6 +272,8 @@ def detect_subgroups(
             X, y_true, y_pred, check_analysis_options(X, **options), pos_label=pos_label, labels=labels,
             random_state=random_state, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
             patterns_from=patterns_from, design=design, permutation=permutation)
+    # one pairing rule for both engines: rows by position, pandas inputs carrying X's index (else refused)
+    check_paired_index(X, y_true=y_true, y_pred=y_pred, sample_weight=sample_weight, groups=groups, loss=loss)
     check_choice(permutation, "permutation", PERMUTATION_CHOICES)
     if permutation == "keyed" and (groups is not None or names_label_task(task)):
         raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "

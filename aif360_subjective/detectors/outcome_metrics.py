@@ -25,6 +25,7 @@ from .error_control.continuous import (
     mean_inference,
     moments,
     moments_z,
+    standardise,
 )
 from .error_control.counters import Counter
 from .error_control.maxt import MaxTResult
@@ -139,17 +140,18 @@ class OutcomeMetrics:
         """What the redundancy filter compares: per candidate ``(n, sum, sum of squares)`` of the metric's
         per-row value (centred), their totals, and the z of one set of rows against another."""
         j = self.names.index(metric)
+        # centred (and on a unit scale where the values' squares would leave the float range: a z is scale-free)
+        Z, centre, scale = standardise(np.column_stack([c.values for c in self.columns]), unit=False)
         if self._moments is None:
-            V = np.column_stack([c.values for c in self.columns]).astype(np.float64)
-            n_S, s_S, q_S = moments(self.counter, V - V.mean(axis=0))
+            n_S, s_S, q_S = moments(self.counter, Z)
             assert q_S is not None
             self._moments = (n_S, s_S, q_S)
         n_S, s_S, q_S = self._moments
         col = self.columns[j]
-        v = col.values - (0.0 if col.kind == "proportion" else np.mean(col.values))
+        v = Z[:, j] if col.kind != "proportion" else col.values
         pos = np.asarray(positions, dtype=np.intp)
         if col.kind == "proportion":  # counts of ones, not centred
-            s = s_S[pos, j] + n_S[pos] * float(np.mean(col.values))
+            s = s_S[pos, j] * scale[j] + n_S[pos] * centre[j]
             q = s
         else:
             s, q = s_S[pos, j], q_S[pos, j]
@@ -177,8 +179,8 @@ def outcome_metrics(counter: Counter, index: pd.MultiIndex, sizes: Any, defined:
     values = mean_inference(counter, columns, 0.95)  # the values do not depend on ci
     if sampling.groups is None:  # with clusters the intervals come from the cluster bootstrap, when asked for
         m._inference[0.95] = values  # noqa: SLF001 (the module's own builder fills the cache it defines)
-    table = pd.DataFrame({"size": pd.array(np.asarray(sizes), dtype="Int64")}, index=index)
-    for c in columns:
-        table[c.metric] = np.where(m.defined, values[c.metric]["value"], np.nan)
-    m.table = table
+    # one frame built at once: a column added at a time fragments it (pandas' PerformanceWarning with 200 classes)
+    cols: dict[str, Any] = {"size": pd.array(np.asarray(sizes), dtype="Int64")}
+    cols.update({c.metric: np.where(m.defined, values[c.metric]["value"], np.nan) for c in columns})
+    m.table = pd.DataFrame(cols, index=index)
     return m

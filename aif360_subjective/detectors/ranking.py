@@ -152,18 +152,21 @@ def significant_set(sig: Significance, q: RankingQuery, pos: np.ndarray, kinds: 
     # the subgroup's value must lie on the requested side of the reference: its bound nearest it does
     bound, side, bound_col = (lo, lo > ref, "_ci_low") if q.descending else (hi, hi < ref, "_ci_high")
     candidates = has & big & defined
+    # too few clusters to reach alpha: nothing is ranked significant, and the attrs say why (never "not significant")
+    undecidable = sig.metrics.sampling.undecidable(q.alpha, mt.n_permutations) if q.control != "fdr" else ""
     with np.errstate(invalid="ignore"):
-        keep = candidates & (test < q.alpha) & side
+        keep = candidates & (test < q.alpha) & side & (not undecidable)
         # significant on the other side: not "not significant" (a favoured subgroup in a ranking of the
         # disadvantaged ones, and vice versa)
-        other = candidates & ~keep & (test_other < q.alpha) & ((hi < ref) if q.descending else (lo > ref))
+        other = (candidates & ~keep & (test_other < q.alpha) & ((hi < ref) if q.descending else (lo > ref))
+                 & (not undecidable))
     n_significant = int(keep.sum())
     attrs = dict(
         ci=float(q.ci), control=q.control, reference=float(ref), bound_column=metric + bound_col,
         n_subgroups=int(len(has)), n_no_metrics=int(np.sum(~has)), n_too_small=int(np.sum(has & ~big)),
         n_undefined=int((has & big & ~defined).sum()),
         n_not_significant=int(np.sum(candidates) - n_significant - int(other.sum())),
-        n_other_side=int(other.sum()), n_significant=n_significant,
+        n_other_side=int(other.sum()), n_significant=n_significant, undecidable=undecidable,
     )
     extra = {metric + "_ci_low": lo, metric + "_ci_high": hi}
     extra.update({metric + "_q": qv} if q.control == "fdr" else {metric + "_p_adjusted": p_dir})

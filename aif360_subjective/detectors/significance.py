@@ -63,9 +63,9 @@ def kind_intervals(candidates: Candidates, metrics: AnyMetrics, kind: str, ci: f
     pos = candidates.positions(kind)
     df = metrics.kind_inference(pos, ci, tests, candidates.counter())
     df.loc[~candidates.family(kind).defined(), :] = np.nan
-    for m in metrics.names:
-        df[m + "_q"] = benjamini_hochberg(df[m + "_p"].to_numpy())
-    return df
+    # the q columns joined at once (one at a time fragments the frame: pandas' PerformanceWarning with 200 classes)
+    q = {m + "_q": benjamini_hochberg(df[m + "_p"].to_numpy()) for m in metrics.names}
+    return pd.concat([df, pd.DataFrame(q, index=df.index)], axis=1)
 
 
 def run_max_t(candidates: Candidates, metrics: AnyMetrics, options: AnalysisOptions,
@@ -144,9 +144,10 @@ class Significance:
         rows = (np.concatenate([self.candidates.positions(k) for k in kinds]) if kinds
                 else np.zeros(0, dtype=np.intp))
         mt = self.max_t() if adjusted else None
-        for m in names:
-            # two-sided: one family holds both directions of the test
-            inf[m + "_p_adjusted"] = mt.p_two_sided[rows, self.metrics.metric_test[m]] if mt is not None else np.nan
+        # two-sided: one family holds both directions of the test (the columns joined at once, not one at a time)
+        adj = {m + "_p_adjusted": mt.p_two_sided[rows, self.metrics.metric_test[m]] if mt is not None
+               else np.full(len(inf), np.nan) for m in names}
+        inf = pd.concat([inf, pd.DataFrame(adj, index=inf.index)], axis=1)
         inf = inf[[m + s for m in names for s in INFERENCE_COLUMNS]]
         inf.index = self.metrics.table.index[rows]
         inf.attrs = {
@@ -179,6 +180,11 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
     kinds, ids = index.get_level_values("kind").to_numpy(), index.get_level_values("id").to_numpy()
     desc = candidates.descriptions()
     has = candidates.defined()
+    # too few clusters to exchange or sign-flip: no adjusted p-value can reach alpha, and the answer says it cannot
+    # decide (a Monte Carlo p-value below the design's smallest would be luck of the draws, not evidence)
+    undecidable = metrics.sampling.undecidable(alpha, int(mt.n_permutations))
+    if undecidable:
+        has = np.zeros_like(has)
     sizes = metrics.table["size"].to_numpy(dtype=np.float64, na_value=0.0)
     frames, n_redundant = [], 0
     for metric in metrics.names:
@@ -222,6 +228,7 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
     attrs: dict[str, Any] = {
         "alpha": float(alpha), "ci": float(ci), "n_hypotheses": int(mt.n_hypotheses[1]),
         "n_permutations": int(mt.n_permutations), "n_redundant": n_redundant,
-        "family": metrics.task.family_text(metrics.names), "unit": metrics.sampling.unit, "task": metrics.task_name}
+        "family": metrics.task.family_text(metrics.names), "unit": metrics.sampling.unit, "task": metrics.task_name,
+        "undecidable": undecidable}
     out.attrs.update(attrs)
     return out

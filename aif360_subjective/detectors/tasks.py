@@ -456,6 +456,29 @@ def resolve_task(y_true: Any, y_pred: Any, task: str = "auto", n: int | None = N
         classes: tuple[Any, ...] | None = tuple(c for c in cat.categories if c in set(levels.tolist()))
     else:
         classes = tuple(sorted(levels.tolist())) if numeric else tuple(sorted(levels.tolist(), key=str))
+    if task == "auto" and not any(isinstance(x.dtype, pd.CategoricalDtype) for x in (t, p)):
+        # no guess from a prediction outside the truth's few labels (text not among them, or whole numbers outside
+        # their range): one stray 3 among 0/1 decisions would make the audit ordinal. A 4 on a 1-5 scale whose truths
+        # lack it, fractions predicting whole numbers (a regression) and a categorical (it declares its levels) are
+        # not refused.
+        true_levels = pd.unique(t.astype(object))
+        stray = np.zeros(len(p), dtype=bool)
+        if not numeric:
+            stray = ~p.astype(object).isin(set(true_levels.tolist())).to_numpy()
+        elif integral and len(true_levels) <= MAX_ORDINAL_LEVELS:
+            tv, pv = t.to_numpy(np.float64), p.to_numpy(np.float64)
+            stray = (pv < tv.min()) | (pv > tv.max())
+        if stray.any():
+            values = pd.unique(p[stray].astype(object))
+            shown = ", ".join(repr(plain(v)) for v in values[:5]) + (
+                f", ... ({len(values)} values)" if len(values) > 5 else "")
+            rows = int(stray.sum())
+            raise ValueError(
+                f"y_pred holds {len(values)} value{'' if len(values) == 1 else 's'} that y_true never takes: {shown} "
+                f"({rows} row{'' if rows == 1 else 's'}, first at row {int(np.flatnonzero(stray)[0])}); y_true's "
+                f"labels are {[plain(v) for v in sorted(true_levels.tolist(), key=str)[:10]]}. task='auto' does not "
+                "guess the task from a stray prediction: fix y_pred, or pass task='binary', 'multiclass', 'ordinal' "
+                "or 'regression'")
     kind: type[Task]
     if task == "auto":
         if k <= 2:

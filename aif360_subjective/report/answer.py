@@ -368,7 +368,12 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     lines: list[str] = []
     caveats: list[str] = []
     facts: dict[str, str] = {}
-    if not len(found):
+    undecidable = str(found.attrs.get("undecidable", ""))
+    if undecidable:
+        why = undecidable[len("cannot decide: "):]
+        lines.append(f"Cannot decide whether any subgroup differs from the rest: {why}.")
+        facts["significant findings"] = "cannot decide"
+    elif not len(found):
         lines.append(f"No subgroup differs significantly from the rest on any metric at {family}.")
         facts["significant findings"] = "0"
     else:

@@ -170,7 +170,7 @@ def _summary_section(rep: Any, figures: bool) -> Section:
     s = Section("Subgroup fairness summary")
     n_clusters = rep.n_clusters
     s.text(
-        f"The rows were clustered into {n_clusters} clusters. Each cluster is a cluster-based subgroup; its "
+        f"The rows were clustered into {count(n_clusters, 'cluster')}. Each cluster is a cluster-based subgroup; its "
         "entropy pattern (the attributes whose values are concentrated in the cluster, with their most frequent "
         "value) defines an entropy-based subgroup: every row of the data matching the pattern. Each subgroup "
         "is compared with the rest of the rows.",
@@ -549,8 +549,8 @@ def _clustering_blocks(s: Section, rep: Any, alternatives: pd.DataFrame | str | 
     lop = rep.lopsided
     k = lop["n_clusters"]
     s.text(f"Clustering: {rep.clustering} into {count(k, 'cluster')}; the largest holds "
-           f"{share_text(lop['largest_share'])} of the rows; {lop['tiny_clusters']} of the {k} clusters hold at "
-           "most 1% of the rows each.")
+           f"{share_text(lop['largest_share'])} of the rows; {lop['tiny_clusters']} of the {count(k, 'cluster')} hold "
+           "at most 1% of the rows each.")
     note = auto_k_note(rep)
     if note is not None:
         s.text(note, kind="warning")
@@ -587,7 +587,8 @@ def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int
         return
     suggestion = alternatives.attrs.get("suggestion")
     if suggestion is None:
-        s.text(f"Every other clusterer compared at {k} clusters{alternatives_sample_text(alternatives, ' ({})')} "
+        sample = alternatives_sample_text(alternatives, ' ({})')
+        s.text(f"Every other clusterer compared at {count(k, 'cluster')}{sample} "
                "is lopsided too: this data has no balanced clustering at this number of clusters among those tried.",
                kind="note")
     else:
@@ -599,7 +600,7 @@ def _alternatives_blocks(s: Any, alternatives: pd.DataFrame | str | None, k: int
                       f"{int(row['tiny_clusters'])} of its clusters hold at most 1%")
             if "fairness_separation" in row and np.isfinite(float(row["fairness_separation"])):
                 detail += f"; fairness separation {float(row['fairness_separation']):.3f}"
-        s.text(f"Suggested instead: {name} at {k_alt if k_alt is not None else k} clusters, the not-lopsided "
+        s.text(f"Suggested instead: {name} at {count(k_alt if k_alt is not None else k, 'cluster')}, the not-lopsided "
                f"clusterer that best separates the favourable-prediction rates{detail}"
                f"{alternatives_sample_text(alternatives)}.", kind="note")
     s.table(alternatives, "The other clusterers at the same number of clusters (fairness-aware comparison"
@@ -614,6 +615,9 @@ def _ranking_table(block: Any, rk: pd.DataFrame, name: str, direction: str, n_pe
     if len(rk) or a.get("alpha") is None:
         shown = p_columns_text(rk, n_permutations) if n_permutations is not None else q_columns_as_text(rk)
         block.table(shown, f"{name}: most {direction} subgroups", index=True)
+        return
+    if a.get("undecidable"):
+        block.text(f"{name}: {a['undecidable']}.")
         return
     other = "favoured" if direction == "disadvantaged" else "disadvantaged"
     left = [f"{a['n_not_significant']} not significant"]

@@ -306,3 +306,43 @@ def test_in_memory_permutation_argument_is_checked(table):
     with pytest.raises(ValueError, match="permutation='keyed' permutes the rows of binary decisions"):
         detect_subgroups(X, b.y_true, b.y_pred, discovery="patterns", permutation="keyed",
                          groups=np.arange(len(X)) // 2)
+
+
+def _misordered(table):
+    """The table's labels as pandas Series with X's index labels in another order (a Series sorted on its own)."""
+    X, _, frame = table
+    X = X.iloc[:1500]
+    f = frame.iloc[:1500]
+    shuffled = np.random.default_rng(0).permutation(len(f))
+    return X, f["t"].iloc[shuffled], f["p"].iloc[shuffled]
+
+
+def test_one_pairing_rule_pandas_refuses_misordered_series(table):
+    X, t, p = _misordered(table)
+    with pytest.raises(ValueError, match=r"y_true is a pandas Series whose index differs from X's \(the same labels "
+                                         r"in another order; first difference at position 0"):
+        detect_subgroups(X, t, p, discovery="patterns", random_state=0, n_permutations=19)
+    with pytest.raises(ValueError, match=r"y_pred is a pandas Series whose index differs from X's"):
+        detect_subgroups(X, t.reindex(X.index), p, discovery="patterns", random_state=0, n_permutations=19)
+
+
+def test_one_pairing_rule_dask_refuses_misordered_partitions(table):
+    X, t, p = _misordered(table)
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match=r"X, y_true and y_pred come from "
+                                                                            r"different Dask collections"):
+        detect_subgroups(dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(t, npartitions=3, sort=False),
+                         dd.from_pandas(p, npartitions=3, sort=False), discovery="patterns", random_state=0,
+                         n_permutations=19)
+
+
+def test_one_pairing_rule_same_index_gives_the_same_findings_on_both_engines(table):
+    X, t, p = _misordered(table)
+    t, p = t.reindex(X.index), p.reindex(X.index)  # aligned by the caller: both engines pair the same rows
+    mem = detect_subgroups(X, t, p, discovery="patterns", random_state=0, n_permutations=99, permutation="keyed")
+    with dask.config.set(scheduler="sync"):
+        parts = [dd.from_pandas(v, npartitions=3, sort=False) for v in (X, t, p)]
+        dsk = detect_subgroups(*parts, discovery="patterns", random_state=0, n_permutations=99)
+    cols = ["metric", "description", "direction", "size"]
+    a, b = mem.findings(0.05)[cols], dsk.findings(0.05)[cols]
+    assert len(a) > 0
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))

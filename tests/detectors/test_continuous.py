@@ -1,6 +1,7 @@
 """Continuous outcomes: Welch's t from sums, the pooled proportion z, intervals, and the max-T over means."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from scipy import stats
@@ -200,3 +201,52 @@ def test_cluster_bootstrap_interval_is_wider_when_rows_share_a_cluster_effect():
     # five nearly equal records per person: the cluster interval is about sqrt(5) times as wide
     ratio = (clus[1] - clus[0]) / (rows[1] - rows[0])
     assert 1.6 < ratio[0] < 3.0
+
+
+def _scaled_regression(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    n = 600
+    X = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["p", "q"], n), "c": rng.normal(size=n)})
+    y = rng.normal(size=n)
+    planted = ((X["a"] == "x") & (X["b"] == "p")).to_numpy()
+    return X, y, y + rng.normal(size=n) + 1.0 * planted
+
+
+@pytest.mark.parametrize("k", [-15, -12, -1, 12, 75, 90, 150])
+def test_regression_findings_do_not_depend_on_the_targets_unit(k):
+    """The same planted bias in another unit (y * 10^k) gives the same findings: before, an absolute floor on the
+    standard error dropped them all at 1e-12 and squares of the sums overflowed at 1e90."""
+    from aif360_subjective.detectors import detect_subgroups
+
+    X, y, yhat = _scaled_regression()
+    kw = dict(task="regression", discovery="patterns", random_state=0, n_permutations=99)
+    base = detect_subgroups(X, y, yhat, **kw).findings(0.05)
+    other = detect_subgroups(X, y * 10.0 ** k, yhat * 10.0 ** k, **kw).findings(0.05)
+    assert len(base) > 0
+    cols = ["metric", "kind", "id", "direction", "p_adjusted", "size"]
+    pd.testing.assert_frame_equal(other[cols], base[cols])
+    for c in ("value", "ci_low", "ci_high"):
+        np.testing.assert_allclose(other[c].to_numpy() / 10.0 ** k, base[c].to_numpy(), rtol=1e-6)
+
+
+def test_standardise_is_exact_and_in_range():
+    from aif360_subjective.detectors.continuous import standardise
+
+    V = np.array([[1.0, 0.0, 1e300], [3.0, 1.0, -1e300], [5.0, 1.0, 1e300]])
+    Z, centre, scale = standardise(V, np.array([False, True, False]))
+    np.testing.assert_allclose(centre[0] + scale[0] * Z[:, 0], V[:, 0])
+    np.testing.assert_allclose(Z[:, 0], [-1.5 ** 0.5, 0.0, 1.5 ** 0.5])  # (v - 3) / sd, sd = sqrt(8 / 3)
+    np.testing.assert_array_equal(Z[:, 1], V[:, 1])  # a proportion stays 0/1
+    assert np.all(np.isfinite(Z[:, 2])) and np.isfinite(scale[2])
+    np.testing.assert_allclose(Z[:, 2], [2 ** -0.5, -(2 ** 0.5), 2 ** -0.5])
+
+
+def test_welch_t_floor_is_relative():
+    from aif360_subjective.detectors.continuous import welch_t
+
+    args = (np.array([5.0]), np.array([1.0]), np.array([2.0]), 20.0, 3.0, 8.0)
+    d, se, t = welch_t(*args, prior_df=0.0)
+    for s in (1e-13, 1e100):
+        d2, se2, t2 = welch_t(args[0], args[1] * s, args[2] * s * s, args[3], args[4] * s, args[5] * s * s,
+                              prior_df=0.0)
+        np.testing.assert_allclose([d2[0] / s, se2[0] / s, t2[0]], [d[0], se[0], t[0]], rtol=1e-9)

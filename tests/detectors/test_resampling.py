@@ -22,24 +22,31 @@ def _hyper_z(x, k, K, N):
 
 
 def test_between_design_moves_whole_clusters_onto_clusters_of_the_same_size():
-    sizes = [3, 3, 3, 2, 2, 4]  # the one cluster of size 4 cannot move
+    sizes = [3, 3, 3, 3, 3, 3]
     groups = np.repeat(np.arange(6), sizes)
     rng = np.random.default_rng(0)
     shuffle = rng.permutation(len(groups))
     groups = groups[shuffle]
     perm = Permuter(len(groups), groups=groups)
-    assert perm.n_fixed_rows == 4
+    assert perm.n_fixed_rows == 0 and not perm.blocks_of_any_size
     idx = perm.draw(np.random.default_rng(1), 30)
     for b in range(30):
         for g in range(6):
             rows = np.flatnonzero(groups == g)
             src = set(groups[idx[rows, b]].tolist())
             assert len(src) == 1  # all rows of a cluster come from one cluster
-            assert np.sum(groups == src.pop()) == len(rows)  # of the same size
             assert len(set(idx[rows, b].tolist())) == len(rows)
-        if b == 0:
-            assert np.array_equal(idx[groups == 5, b], np.flatnonzero(groups == 5))
     assert sorted(idx[:, 3].tolist()) == list(range(len(groups)))  # a permutation
+
+
+def test_between_design_with_clusters_of_unequal_sizes_permutes_blocks_not_rows():
+    # a cluster of size 4 alone used to stay in place (with 1-40 records per person nothing moved): the max-T now
+    # permutes whole outcome blocks among every cluster (cluster_permutation), not rows
+    groups = np.repeat(np.arange(6), [3, 3, 3, 2, 2, 4])
+    perm = Permuter(len(groups), groups=groups)
+    assert perm.blocks_of_any_size and "unequal sizes" in perm.unit
+    with pytest.raises(ValueError, match="whole outcome blocks"):
+        perm.draw(np.random.default_rng(1), 3)
 
 
 def test_within_design_keeps_rows_in_their_cluster():
@@ -185,10 +192,14 @@ def test_max_t_by_clusters_equals_brute_force():
         np.testing.assert_allclose(res.p_adjusted[:, f, 0], want, atol=1e-12)
 
 
-def test_unit_counts_the_rows_that_cannot_move():
+def test_unit_says_how_clusters_move():
     from aif360_subjective.detectors.error_control.resampling import Sampling
 
     groups = np.repeat(np.arange(5), [3, 3, 2, 2, 4])
-    assert Sampling(groups=groups).unit.endswith("; 4 rows in clusters of a size no other cluster has stay in place)")
-    assert "stay in place" not in Sampling(groups=np.repeat(np.arange(4), 2)).unit
+    unit = Sampling(groups=groups).unit
+    assert unit.startswith("5 clusters of rows by id of 2 to 4 rows (whole clusters' outcome blocks permuted")
+    assert "stay in place" not in unit and "split a cluster's rows are not tested" in unit
+    assert Sampling(groups=np.repeat(np.arange(4), 2)).unit.startswith("4 clusters of rows by id (whole clusters "
+                                                                       "permuted among those with as many rows")
+    assert "1 cluster " in Sampling(groups=np.zeros(3, dtype=np.int64)).unit
     assert Sampling().unit.startswith("rows")

@@ -98,3 +98,35 @@ def test_metric_labels_of_per_class_columns():
     assert base_metric("statistical_parity[cat]") == "statistical_parity"
     assert metric_label("statistical_parity[cat]") == "Statistical parity (class cat)"
     assert metric_label("mean_error") == "Mean error (bias)" and metric_label("nope") == "nope"
+
+
+@pytest.mark.parametrize(("y_true", "y_pred", "match"), [
+    ([0, 1, 1, 0, 1], [0, 1, 3, 0, 1], r"y_pred holds 1 value that y_true never takes: 3 \(1 row, first at row 2\); "
+                                       r"y_true's labels are \[0, 1\]"),
+    ([0, 1, 1, 0, 1], [2, 1, 3, 2, 1],
+     r"y_pred holds 2 values that y_true never takes: 2, 3 \(3 rows, first at row 0\)"),
+    ([1, 2, 5, 3], [1, 2, 6, 3], r"y_pred holds 1 value that y_true never takes: 6 \(1 row"),
+    (["cat", "dog", "cat"], ["cat", "dog", "Dog"], r"y_pred holds 1 value that y_true never takes: 'Dog' \(1 row"),
+])
+def test_auto_refuses_a_stray_prediction_and_names_it(y_true, y_pred, match):
+    with pytest.raises(ValueError, match=match):
+        resolve_task(y_true, y_pred)
+    # given explicitly, the task is the caller's: no guess is refused
+    assert resolve_task(y_true, y_pred, task="multiclass").name == "multiclass"
+
+
+def test_auto_keeps_a_scale_value_the_truths_lack_and_regression_predictions():
+    assert resolve_task([1, 2, 5, 3], [2, 2, 4, 1]).name == "ordinal"  # 4 lies on the 1-5 scale
+    assert resolve_task([1, 2, 3, 2], [1.5, 2.2, 2.9, 2.0]).name == "regression"
+
+
+def test_detect_subgroups_auto_refuses_a_stray_prediction():
+    from aif360_subjective.detectors import detect_subgroups
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(["x", "y"], 60)})
+    t = rng.integers(0, 2, 60)
+    p = t.copy()
+    p[7] = 3
+    with pytest.raises(ValueError, match=r"y_pred holds 1 value that y_true never takes: 3 \(1 row, first at row 7\)"):
+        detect_subgroups(X, t, p, discovery="patterns")

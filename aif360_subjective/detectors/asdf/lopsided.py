@@ -51,7 +51,8 @@ def lopsidedness(labels: npt.ArrayLike) -> dict[str, Any]:
     if largest >= LARGEST_SHARE:
         reasons.append(f"its largest cluster holds {largest:.1%} of the rows (>= {LARGEST_SHARE:.0%})")
     if tiny > k / 2:
-        reasons.append(f"{tiny} of its {k} clusters hold <= {TINY_SHARE:.0%} of the rows each (more than half)")
+        reasons.append(f"{tiny} of its {k} cluster{'' if k == 1 else 's'} hold <= {TINY_SHARE:.0%} of the rows each "
+                       "(more than half)")
     return {
         "n_clusters": k,
         "largest_share": largest,

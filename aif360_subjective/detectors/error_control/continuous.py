@@ -61,6 +61,7 @@ from .resampling import Permuter, cluster_bootstrap_weights
 
 __all__ = [
     "OutcomeColumn",
+    "standardise",
     "moments_z",
     "bootstrap_intervals",
     "max_t_means",
@@ -97,6 +98,47 @@ class OutcomeColumn:
         """``z = sign (mean_S - mean_R) / se`` is positive when the subgroup is disadvantaged."""
         c = -1.0 if self.contrast == "R-S" else 1.0
         return c if self.larger_is_worse else -c
+
+
+def standardise(V: np.ndarray, proportion: np.ndarray | None = None,
+                unit: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Z, centre, scale)`` with ``V = centre + scale * Z`` column by column and ``Z`` centred (``unit``: with unit
+    spread).
+
+    The statistics compared are scale-free (a t, a z): computed on ``Z`` they do not depend on the unit of the
+    values (a target in metres or in nanometres, ``1e-15`` or ``1e90``). Values whose squares would underflow or
+    overflow (largest absolute value outside ``1e-50`` to ``1e50``) are first divided by their largest absolute
+    value, so even values near ``1e308`` have a mean and a spread; other values take the plain formulas (the
+    results of earlier versions, to the bit). Proportion columns (0/1 values, counted exactly) stay as they are
+    (``centre`` 0, ``scale`` 1).
+
+    Args:
+        V: (rows, k) finite values.
+        proportion: (k,) bool, the 0/1 columns left as they are.
+        unit: scale the centred values to unit spread (False: only where the range requires it).
+
+    Returns:
+        tuple: ``Z`` (rows, k), ``centre`` (k,), ``scale`` (k,; 1 for a constant column).
+    """
+    V = np.asarray(V, dtype=np.float64)
+    if V.ndim == 1:
+        V = V[:, None]
+    peak = np.max(np.abs(V), axis=0) if len(V) else np.ones(V.shape[1])
+    wide = (peak > 1e50) | ((peak < 1e-50) & (peak > 0))
+    pre = np.where(wide, peak, 1.0)  # divided first only where the squares would leave the float range
+    W = V / pre if wide.any() else V
+    mu = W.mean(axis=0)
+    Z = W - mu
+    spread = np.ones(V.shape[1])
+    if unit or wide.any():
+        sd = W.std(axis=0)
+        spread = np.where((sd > 0) & (unit | wide), sd, 1.0)
+        Z = Z / spread
+    centre, scale = mu * pre, spread * pre
+    if proportion is not None and np.any(proportion):
+        prop = np.asarray(proportion, dtype=bool)
+        Z[:, prop], centre[prop], scale[prop] = V[:, prop], 0.0, 1.0
+    return Z, centre, scale
 
 
 def moments(counter: Counter, V: np.ndarray, squares: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -141,7 +183,11 @@ def welch_t(n_S: np.ndarray, s_S: np.ndarray, q_S: np.ndarray, N: float, s_T: fl
         d = m_S - m_R
         t = d / se
     low = 2.0 if prior_df == 0 else 1.0
-    bad = (n_S < low) | (n_R < low) | ~(se > 1e-12 * max(1.0, abs(var_all) ** 0.5 if np.isfinite(var_all) else 1.0))
+    # a standard error below 1e-12 of the values' spread is rounding, not evidence: relative, so that the same data in
+    # another unit (y * 1e-12) keep their statistics
+    with np.errstate(invalid="ignore"):
+        floor = 1e-12 * np.sqrt(var_all) if np.isfinite(var_all) and var_all > 0 else np.inf
+    bad = (n_S < low) | (n_R < low) | ~(se > floor)
     return np.where(n_S > 0, d, np.nan), np.where(bad, np.nan, se), np.where(bad, np.nan, t)
 
 
@@ -180,13 +226,10 @@ class _Stat:
         self.n_S = n_S[:, None]
         V = np.column_stack([c.values for c in columns]).astype(np.float64)
         self.N = float(len(V))
-        # centred and scaled: sums of squares without cancellation, the same statistic (t is scale-free)
-        self.centre = V.mean(axis=0)
-        sd = V.std(axis=0)
-        self.scale = np.where(sd > 0, sd, 1.0)
+        # centred and scaled: sums of squares without cancellation, the same statistic (t is scale-free); proportions
+        # stay 0/1 (counted exactly)
         is_prop = np.array([c.kind == "proportion" for c in columns])
-        self.centre[is_prop], self.scale[is_prop] = 0.0, 1.0  # proportions stay 0/1 (counted exactly)
-        self.V = (V - self.centre) / self.scale
+        self.V, self.centre, self.scale = standardise(V, is_prop)
         self.s_T = self.V.sum(axis=0)
         self.q_T = (self.V * self.V).sum(axis=0)
         self.prior_df = prior_df
@@ -258,7 +301,16 @@ def max_t_means(
             out.append(st.z(j, s_S, q_S))
         return out
 
-    z_obs = np.column_stack([z[:, 0] for z in zs(st.V, 1)])
+    permuter = Permuter(n, order, groups, design)
+    flips = None
+    if permuter.blocks_of_any_size:  # clusters of unequal sizes: whole outcome blocks permuted among clusters
+        from .cluster_permutation import ClusterColumn, ClusterPermutation
+
+        assert groups is not None
+        flips = ClusterPermutation(counter, groups, [ClusterColumn(c.values, None, c.sign) for c in columns])
+        z_obs = flips.observed()
+    else:
+        z_obs = np.column_stack([z[:, 0] for z in zs(st.V, 1)])
     if isinstance(penalty, np.ndarray):
         pen = np.asarray(penalty, dtype=np.float64).reshape(m, 1)
     else:
@@ -266,9 +318,10 @@ def max_t_means(
     blocks = [s for j in range(k) for s in (z_obs[:, j] - pen[:, 0], -z_obs[:, j] - pen[:, 0])]
     members_of = [[j] for j in range(2 * k)] + [[2 * j, 2 * j + 1] for j in range(k)] + [list(range(2 * k))]
     fams = _Families(blocks, members_of)
-    permuter = Permuter(n, order, groups, design)
 
     def batch(idx: np.ndarray) -> list[np.ndarray]:
+        if flips is not None:  # idx: the clusters' signs
+            return flips.statistics(idx)
         b = idx.shape[1]
         return zs(np.hstack([st.V[idx, j] for j in range(k)]), b)
 
@@ -283,7 +336,7 @@ def max_t_means(
         done = 0
         while done < B:
             b = min(_BATCH, B - done)
-            in_flight.append(pool.submit(batch, permuter.draw(rng, b)))
+            in_flight.append(pool.submit(batch, permuter.draw(rng, b) if flips is None else flips.draw(rng, b)))
             if len(in_flight) >= _WORKERS:
                 feed(in_flight.popleft().result())
             done += b
@@ -325,19 +378,21 @@ def mean_inference(counter: Counter, columns: list[OutcomeColumn],
     counter = as_counter(counter)
     N = float(counter.shape[0])
     V = np.column_stack([c.values for c in columns]).astype(np.float64)
-    mu = V.mean(axis=0)
-    n_S, s_S, q_S = moments(counter, V - mu)  # centred sums: no cancellation in the sums of squares
+    # centred sums on a unit scale: no cancellation, underflow or overflow in the sums of squares, whatever the
+    # unit of the values; differences and bounds are scaled back
+    Zc, centre, scale = standardise(V, unit=False)
+    n_S, s_S, q_S = moments(counter, Zc)
     assert q_S is not None
     n_R = N - n_S
     out: dict[str, dict[str, np.ndarray]] = {}
     for j, col in enumerate(columns):
-        vc = V[:, j] - mu[j]
+        vc = Zc[:, j]
         s_T, q_T = float(vc.sum()), float((vc * vc).sum())
         s, q = s_S[:, j], q_S[:, j]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m_S, m_R = s / n_S + mu[j], (s_T - s) / n_R + mu[j]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            m_S, m_R = s / n_S * scale[j] + centre[j], (s_T - s) / n_R * scale[j] + centre[j]
         if col.kind == "proportion":
-            ones_S = s + n_S * mu[j]  # back to counts of ones
+            ones_S = s * scale[j] + n_S * centre[j]  # back to counts of ones
             d, lo, hi = newcombe_interval(ones_S, n_S, float(V[:, j].sum()) - ones_S, n_R, ci)
             z = _pooled_z(n_S, ones_S, N, float(V[:, j].sum()))
             p = 2.0 * stats.norm.sf(np.abs(z))
@@ -351,6 +406,7 @@ def mean_inference(counter: Counter, columns: list[OutcomeColumn],
             q_t = stats.t.ppf(0.5 + ci / 2.0, df)
             lo, hi = d - q_t * se, d + q_t * se
             p = 2.0 * stats.t.sf(np.abs(t), df)
+            d, lo, hi = d * scale[j], lo * scale[j], hi * scale[j]  # back to the values' unit
         v, vlo, vhi = _value(col, d, n_S, N), _value(col, lo, n_S, N), _value(col, hi, n_S, N)
         out[col.metric] = {"value": v, "ci_low": np.fmin(vlo, vhi), "ci_high": np.fmax(vlo, vhi), "p": p,
                            "mean_S": m_S, "mean_R": m_R}
@@ -371,8 +427,9 @@ def bootstrap_intervals(counter: Counter, columns: list[OutcomeColumn], groups: 
     counter = as_counter(counter)
     n = counter.shape[0]
     rng = np.random.default_rng(random_state)
-    V = np.column_stack([c.values for c in columns]).astype(np.float64)
-    V = V - V.mean(axis=0)  # centred: the difference of means is unchanged, the sums better conditioned
+    V0 = np.column_stack([c.values for c in columns]).astype(np.float64)
+    # centred on a unit scale: the sums are well conditioned and in range; differences are scaled back below
+    V, _, scale = standardise(V0, unit=False)
     draws: list[list[np.ndarray]] = [[] for _ in columns]
     done = 0
     while done < n_boot:
@@ -385,6 +442,7 @@ def bootstrap_intervals(counter: Counter, columns: list[OutcomeColumn], groups: 
             s_T = (W * V[:, [j]]).sum(axis=0)[None, :]
             with np.errstate(divide="ignore", invalid="ignore"):
                 d = s_S / n_S - (s_T - s_S) / (n_T - n_S)
+            d = d * scale[j]
             draws[j].append(_value(col, d, n_S, n_T) if col.contrast != "S-all" else (n_T - n_S) / n_T * d)
         done += b
     out = {}

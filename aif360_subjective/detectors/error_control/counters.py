@@ -60,6 +60,15 @@ class MemberCounter:
             cnt += M @ Y[s0:s1].astype(np.uint16) if binary else float_ones(M) @ Y[s0:s1].astype(np.float64)
         return cnt
 
+    def sparse_count(self, D: sp.spmatrix) -> sp.csr_matrix:
+        """(m, c) sparse float64 sums of the columns of the sparse (rows, c) ``D`` over each subgroup's rows (the
+        candidates x clusters sums of :mod:`.cluster_permutation`): one sparse product over the memberships."""
+        D = sp.csr_matrix(D, dtype=np.float64)
+        out = sp.csr_matrix((self.shape[1], D.shape[1]), dtype=np.float64)
+        for M, (s0, s1) in zip(self.MT, self.blocks, strict=True):
+            out = out + float_ones(M) @ D[s0:s1]
+        return sp.csr_matrix(out)
+
 
 class Counter(Protocol):
     """Anything that counts every candidate's rows: ``shape`` (rows, candidates) and ``count(Y)`` -> (candidates,

@@ -391,7 +391,14 @@ def _offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: int) -> np
     return scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
 
 
-def _adjust(std: _Standardiser, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
+class _ZOfCounts(Protocol):
+    """What :func:`_adjust` standardises a batch with: :class:`_Standardiser`, or the cluster blocks' tests
+    (:mod:`.cluster_permutation`)."""
+
+    def z(self, counts: list[np.ndarray | None], n1: np.ndarray | None = None) -> list[np.ndarray | None]: ...
+
+
+def _adjust(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
             batches: Iterable[list[np.ndarray | None]], by_clusters: bool = False, unit: str = "rows",
             permutation: str = "classical") -> MaxTResult:
     """The step-down families of :func:`max_t` fed with the permuted counts of every batch (each the list of
@@ -506,12 +513,17 @@ def max_t(
         keyed = KeyedCounts(counter, t, p, seed_of(random_state), order=order)
         return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=_WORKERS)
     rng = np.random.default_rng(random_state)
+    permuter = Permuter(n, order, groups, design)
+    if permuter.blocks_of_any_size:  # clusters of unequal sizes: whole outcome blocks permuted among clusters
+        from .cluster_permutation import cluster_max_t
+
+        assert groups is not None
+        return cluster_max_t(counter, t, p, groups, B, rng, penalty, tests, permuter.unit)
     c = (t == p).astype(np.float64)
     std = _Standardiser(counter, t, p)
     z_obs = _observed(counter, std, t, p)
     pen = _offsets(penalty, std.size, n, m)
     need = counts_needed(tests)
-    permuter = Permuter(n, order, groups, design)
     by_clusters = groups is not None and design == "between"
     strata = None
     if groups is not None and design == "within":

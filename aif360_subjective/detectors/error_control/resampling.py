@@ -8,8 +8,9 @@ Two things decide which permutations are valid and reproducible:
   subgroup on 23 % of tables with a per-person error propensity and no subgroup effect). With ``groups``
   (a cluster id per row) the permutations move **whole clusters**: a cluster's rows take, position by position,
   the outcomes of another cluster of the same size (clusters of one size are exchangeable under the null
-  hypothesis that the subgroups do not matter; clusters of different sizes cannot swap rows one for one, so
-  the size classes are the strata). ``design="within"`` permutes rows **within** each cluster instead: the valid
+  hypothesis that the subgroups do not matter). Clusters of different sizes cannot swap rows one for one: then
+  whole outcome blocks, with their sizes, are permuted among all clusters (:mod:`.cluster_permutation`; the
+  subgroups of whole clusters are tested). ``design="within"`` permutes rows **within** each cluster instead: the valid
   design when every cluster is its own stratum (a cluster effect that is a nuisance, subgroups that vary inside
   clusters, e.g. annotators' traits within an item's ratings). Intervals resample clusters with replacement
   (the cluster bootstrap, :func:`cluster_bootstrap_weights`).
@@ -29,6 +30,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -185,14 +187,74 @@ class Sampling:
         if self.groups is None:
             return "rows (each row an independent unit)"
         k = int(self.groups.max()) + 1
-        if self.design == "between":
+        if self.design == "between" and unequal_sizes(self.groups):
             sizes = np.bincount(self.groups)
-            of_size = np.bincount(sizes)
-            fixed = int(sizes[of_size[sizes] == 1].sum())  # a cluster alone with its size has no one to swap with
-            stay = f"; {fixed:,} rows in clusters of a size no other cluster has stay in place" if fixed else ""
-            return (f"{k:,} clusters of rows by {self.group_name} (whole clusters permuted among those with as many "
-                    f"rows, resampled for the intervals{stay})")
-        return f"rows within {k:,} clusters by {self.group_name} (permuted inside each)"
+            return (f"{_count(k, 'cluster')} of rows by {self.group_name} of {plain(sizes.min())} to "
+                    f"{plain(sizes.max())} rows (whole clusters' outcome blocks permuted among clusters of any size; "
+                    f"subgroups that split a cluster's rows are not tested; resampled for the intervals)")
+        if self.design == "between":
+            return (f"{_count(k, 'cluster')} of rows by {self.group_name} (whole clusters permuted among those with "
+                    "as many rows, resampled for the intervals)")
+        return f"rows within {_count(k, 'cluster')} by {self.group_name} (permuted inside each)"
+
+    def smallest_p(self, n_permutations: int) -> float:
+        """The smallest adjusted p-value the design can give with ``n_permutations`` draws (``1 / (B + 1)``), or
+        that its distinct arrangements allow: ``1 / G!`` for ``G`` clusters permuted whole, ``1 / prod(n_c!)`` for
+        rows permuted within clusters."""
+        floor = 1.0 / (int(n_permutations) + 1.0)
+        if self.groups is None:
+            return floor
+        sizes = np.bincount(self.groups)
+        sizes = sizes[sizes > 0]
+        if self.design == "between":
+            log_arr = math.lgamma(len(sizes) + 1.0)
+        else:
+            log_arr = float(sum(math.lgamma(s + 1.0) for s in sizes.tolist()))
+        return max(floor, math.exp(-min(log_arr, 700.0)))
+
+    def undecidable(self, alpha: float, n_permutations: int) -> str:
+        """Why no adjusted p-value can reach ``alpha`` in this design (empty when one can): too few clusters to
+        exchange, rows that cannot move. The reports say "cannot decide" with this reason."""
+        if self.groups is None:
+            return ""
+        smallest = self.smallest_p(n_permutations)
+        if smallest <= alpha:
+            return ""
+        sizes = np.bincount(self.groups)
+        G = int((sizes > 0).sum())
+        if self.design == "between":
+            how = (f"{_count(G, 'cluster')} of rows by {self.group_name} permuted {'gives' if G == 1 else 'give'} "
+                   f"{math.factorial(G):,} arrangement{'' if G < 2 else 's'}, so no adjusted p-value can fall below "
+                   f"{smallest:.3g}")
+        else:
+            how = (f"rows permuted within {_count(G, 'cluster')} by {self.group_name} give too few arrangements, so "
+                   f"no adjusted p-value can fall below {smallest:.3g}")
+        more = (f"; with whole clusters as the units a test needs at least {_least_clusters(alpha)} clusters"
+                if self.design == "between" else "")
+        return f"cannot decide: {how}, above alpha = {plain(alpha)}{more}"
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 cluster``, ``5 clusters``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _least_clusters(alpha: float) -> int:
+    """The fewest clusters whose permutations (``G!``) can give an adjusted p-value at ``alpha``."""
+    G = 1
+    while G < 170 and 1.0 / math.factorial(G) > alpha:
+        G += 1
+    return G
+
+
+def unequal_sizes(groups: np.ndarray | None) -> bool:
+    """Whether the dense cluster codes ``groups`` make clusters of more than one size (``design="between"`` then
+    permutes whole outcome blocks among the clusters, not rows: :mod:`.cluster_permutation`)."""
+    if groups is None or len(groups) == 0:
+        return False
+    sizes = np.bincount(np.asarray(groups, dtype=np.int64))
+    sizes = sizes[sizes > 0]
+    return bool(sizes.min() != sizes.max())
 
 
 def sampling_of(keys: Sequence[np.ndarray], groups: Any = None, design: str = "between",
@@ -261,7 +323,9 @@ class Permuter:
         self.groups = None if groups is None else np.asarray(groups, dtype=np.int64)
         self.blocks: list[np.ndarray] = []  # "between": per cluster size, a (clusters, size) matrix of rows
         self.n_fixed_rows = 0  # rows of clusters no other cluster has the size of: they never move
-        if self.groups is not None and self.design == "between":
+        # "between" with clusters of unequal sizes: no permutation of rows (the max-T permutes whole outcome blocks)
+        self.blocks_of_any_size = self.design == "between" and unequal_sizes(self.groups)
+        if self.groups is not None and self.design == "between" and not self.blocks_of_any_size:
             g = self.groups[self.order]  # cluster of each row, in canonical row order
             seq = self.order[np.argsort(g, kind="stable")]  # rows by cluster (sorted ids), canonical within
             sizes = np.bincount(self.groups)
@@ -287,11 +351,21 @@ class Permuter:
         """The unit of inference, in words."""
         if self.groups is None:
             return "rows"
+        if self.blocks_of_any_size:
+            return "clusters (whole outcome blocks permuted among clusters of unequal sizes)"
         return "clusters (whole clusters permuted among clusters of equal size)" if self.design == "between" \
             else "rows within clusters (permuted inside each cluster)"
 
     def draw(self, rng: np.random.Generator, b: int) -> np.ndarray:
-        """(n, b) source row of each row under ``b`` permutations."""
+        """(n, b) source row of each row under ``b`` permutations.
+
+        Raises:
+            ValueError: clusters of unequal sizes under ``design="between"``, which are sign-flipped, not permuted
+                (:mod:`.cluster_permutation`).
+        """
+        if self.blocks_of_any_size:
+            raise ValueError("clusters of unequal sizes are not permuted row for row under design='between': their "
+                             "whole outcome blocks are (cluster_permutation)")
         n = self.n
         if self.groups is None:
             canon = rng.permuted(np.tile(np.arange(n), (b, 1)), axis=1).T  # (n, b) canonical positions

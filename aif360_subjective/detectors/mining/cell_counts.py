@@ -195,6 +195,25 @@ class CellCounter:
             out[self.member_ids] = self._members.count(Y)
         return out
 
+    def sparse_count(self, D: sp.spmatrix) -> sp.csr_matrix:
+        """(patterns, c) sparse float64 sums of the columns of the sparse (rows, c) ``D`` over each pattern's rows (the
+        candidates x clusters sums of :mod:`.cluster_flips`), by sparse products through the cells."""
+        D = sp.csr_matrix(D, dtype=np.float64)
+        out = sp.csr_matrix((self.shape[1], D.shape[1]), dtype=np.float64)
+        if self._blocks:
+            cells = sp.csr_matrix((self.n_cells + 1, D.shape[1]), dtype=np.float64)
+            s0 = 0
+            for C in self._blocks:
+                s1 = s0 + C.shape[1]
+                cells = cells + float_ones(C) @ D[s0:s1]
+                s0 = s1
+            out = sp.csr_matrix(self.A @ cells)
+        if self._members is not None:  # their rows of ``A`` are empty: scatter the members' sums there
+            k = len(self.member_ids)
+            P = sp.csr_matrix((np.ones(k), (self.member_ids, np.arange(k))), shape=(self.shape[1], k))
+            out = sp.csr_matrix(out + P @ self._members.sparse_count(D))
+        return out
+
 
     def _prefix_sums(self, cells: np.ndarray) -> np.ndarray:
         """(prefix entries, c): per corner-counted column set, ``S[h_1, ..., h_L]`` = the counts of the cells with
