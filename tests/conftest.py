@@ -7,7 +7,7 @@ above the checkout holding ``shared/<name>`` (``../shared``, or ``../../shared``
 folder of worktrees), so the golden tests run without a variable wherever the data folder is found. When the
 folder is missing they FAIL under CI (``CI=true``) and skip elsewhere, naming the folder looked for and the
 variable that sets it. A test that reads either folder carries the ``data`` marker (checked here and by
-tests/test_conftest_paths.py), and a test that takes 0.7 s or more of one core the ``slow`` marker:
+tests/test_conftest_paths.py), and a test that takes 0.5 s or more of one core the ``slow`` marker:
 ``pytest -m "not slow"`` is the edit-test loop, CI runs everything.
 """
 

@@ -162,6 +162,7 @@ def test_all_predictions_one_class_subgroups():
     assert (m["equal_opportunity"] == 0.0).all()  # TPR 0 everywhere
 
 
+@pytest.mark.slow
 def test_thousands_of_levels_bounded_memory_and_warning():
     rng = np.random.default_rng(0)
     n = 2000

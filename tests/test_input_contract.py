@@ -40,6 +40,7 @@ def _run(argv, capsys):
 
 
 # --------------------------------------------------------------------------------------------- ids as written
+@pytest.mark.slow
 def test_numeric_looking_ids_stay_distinct_on_the_command_line(tmp_path, capsys):
     # annotators "007" and "7", items "01" and "1": four different ids, as written
     (tmp_path / "a.csv").write_text("item,annotator,label,pred\n01,007,0,0\n01,7,1,0\n1,007,1,1\n1,7,1,1\n"

@@ -80,6 +80,7 @@ def test_opinion_exclusion_invariant_to_row_order_and_ids(df, seed, grouping, ti
 
 @FEW
 @given(annotation_tables(), st.integers(0, 10**6))
+@pytest.mark.slow
 def test_opinion_exclusion_metric_class_invariant_to_row_order(df, seed):
     other, _, _ = _permuted_and_renamed(df, seed)
     metrics = []
@@ -106,6 +107,7 @@ def test_item_summary_invariant_to_row_order_and_ids(df, seed):
 @SETTINGS
 @given(annotation_tables(), st.sampled_from(["adr", "ambiguity", "popularity"]),
        st.sampled_from(["accuracy", "balanced_accuracy", "f1"]))
+@pytest.mark.slow
 def test_perfect_predictions_are_fair_and_perfect(df, grouping, performance):
     res = _oe(df.assign(pred=df["label"]), grouping=grouping, performance=performance, bins=3)
     defined = res.group_table["performance"].dropna()

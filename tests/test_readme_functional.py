@@ -20,6 +20,7 @@ def _functional_block() -> str:
     return re.search(r"```python\n(.*?)```", section, flags=re.DOTALL).group(1)
 
 
+@pytest.mark.slow
 def test_functional_example_agrees_with_the_class():
     code = _functional_block()
     assert "pos_label=ds.favorable_label" in code

@@ -28,6 +28,7 @@ def _model1(train, test):
     return MajorityVoteClassifier().fit(train).predict(test)
 
 
+@pytest.mark.slow
 def test_paper_three_models(split):
     train, test = split
     m1 = OpinionExclusionMetric(test, _model1(train, test), min_group_size=10)
@@ -59,6 +60,7 @@ def test_predict_returns_a_classified_dataset_per_annotation(split):
     assert np.array_equal(test.labels, split[1].labels)
 
 
+@pytest.mark.slow
 def test_annotator_ids_seen_and_unseen(split):
     train, test = split
     tr_a, te_a = train.split(2, by="annotator")  # te_a's annotators are unseen in tr_a

@@ -42,6 +42,7 @@ def test_acceptance_larger_minority():
         assert share["spammer"] >= 0.9 and share["minority"] <= 0.1 and share["regular"] <= 0.05, share
 
 
+@pytest.mark.slow
 def test_protection_is_what_keeps_the_minority(generated):
     """The same threshold without protection removes many minority annotators (CrowdTruth ranks
     them below regular annotators); protection keeps them and still removes the spammers."""

@@ -330,6 +330,7 @@ def test_python_m_entry_point(tmp_path):
     assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
+@pytest.mark.slow
 def test_subgroups_significance_options(subgroup_csv, capsys):
     from aif360_subjective.detectors import detect_subgroups
 

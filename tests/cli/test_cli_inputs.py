@@ -296,6 +296,7 @@ def test_demographic_attributes_and_left_out_annotators(capsys, tmp_path, annota
     assert "--attributes applies to --grouping demographic or --discover, not --grouping adr" in msg
 
 
+@pytest.mark.slow
 def test_demographic_notes_singletons_and_numeric(capsys, tmp_path, annotations_csv):
     path, df, _ = annotations_csv
     annotators = pd.DataFrame({"annotator": pd.unique(df["annotator"])})
@@ -310,6 +311,7 @@ def test_demographic_notes_singletons_and_numeric(capsys, tmp_path, annotations_
 
 
 # ----------------------------------------------------------------------------------------------- bad input
+@pytest.mark.slow
 def test_semicolon_file_is_sniffed_and_said(capsys, tmp_path, annotations_csv):
     _, df, _ = annotations_csv
     df.to_csv(tmp_path / "semi.csv", sep=";", index=False)

@@ -224,6 +224,7 @@ def test_opinion_command_and_report(opinion):
     assert "Opinion-exclusion unfairness" in html
 
 
+@pytest.mark.slow
 def test_opinion_excluded_groups_view(opinion):
     s = OpinionSettings(ci=None)
     ex = opinion.excluded("Model 1 (majority vote)", s, adjust="items")

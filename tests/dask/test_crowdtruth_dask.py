@@ -171,6 +171,7 @@ def test_general_path_when_the_keys_do_not_fit(golden, scheduler, monkeypatch):
 
 
 @pytest.mark.parametrize("npartitions", [2, 7])
+@pytest.mark.slow
 def test_blocks_of_several_partitions(scheduler, npartitions):
     """Blocks of several partitions (one block per thread), some with no unit of two judgments."""
     df = _long(200, 30, 3, 8).sort_values("unit", kind="stable")

@@ -167,6 +167,7 @@ def test_a_patterns_only_report_has_no_clustering():
     assert "patterns=" in repr(rep)
 
 
+@pytest.mark.slow
 def test_patterns_from_reuses_the_mined_patterns_and_checks_them():
     X, t, p = _table()
     first = detect_subgroups(X, t, p, discovery="both", n_clusters=3, n_permutations=19, random_state=0)

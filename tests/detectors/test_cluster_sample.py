@@ -87,6 +87,7 @@ def test_clusters_come_from_the_sample_and_the_report_says_so():
     np.testing.assert_array_equal(again.clusters.to_numpy(), rep.clusters.to_numpy())
 
 
+@pytest.mark.slow
 def test_a_table_within_the_bound_is_clustered_whole_as_before():
     X, t, p = _table(200)
     whole = detect_subgroups(X, t, p, cluster_sample=None, random_state=0)

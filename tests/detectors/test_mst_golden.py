@@ -44,6 +44,7 @@ def _run(compas, k, mst, tau=0.65):
     )
 
 
+@pytest.mark.slow
 def test_same_merge_distances(trees):
     prim, boruvka = trees
     np.testing.assert_array_equal(prim.distances, boruvka.distances)  # bit for bit
@@ -78,6 +79,7 @@ def test_reports_identical(compas, k, tau):
     assert a.cut_is_unique is b.cut_is_unique is True
 
 
+@pytest.mark.slow
 def test_tied_report_flag(compas, caplog):
     rep = _run(compas, 20, "sklearn")
     assert rep.cut_is_unique is False and rep.cut_distance == 1.0

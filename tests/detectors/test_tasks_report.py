@@ -113,6 +113,7 @@ def test_groups_state_the_unit_and_resample_clusters():
     assert width > 1.2 * (sm_rows["accuracy_error_ci_high"] - sm_rows["accuracy_error_ci_low"]).median()
 
 
+@pytest.mark.slow
 def test_findings_do_not_depend_on_the_row_order():
     X, planted, rng = _table(600, 3)
     t = rng.integers(0, 2, len(X))

@@ -147,6 +147,7 @@ def test_exported_groups_reproduce_every_defined_value_in_classification_metric(
     assert checked > 50
 
 
+@pytest.mark.slow
 def test_groups_are_in_encoded_values(full):
     _, _, m = full
     subgroup, rest = m.aif360_groups("entropy", 2)
@@ -164,6 +165,7 @@ def test_groups_are_in_encoded_values(full):
     assert sg == [{"cluster": 2.0}] and len(rest_c) == 29
 
 
+@pytest.mark.slow
 def test_a_mitigator_uses_a_discovered_subgroup(small):
     true, _, m = small
     T, _ = m.subgroup_datasets("entropy")
@@ -185,6 +187,7 @@ def test_cluster_column_helper_adds_column(small):
     assert "cluster" not in true.feature_names
 
 
+@pytest.mark.slow
 def test_accessors_return_fresh_objects(small):
     _, _, m = small
     a = m.subgroup_metrics()
@@ -314,6 +317,7 @@ def test_face_methods_are_the_reports(small, name):
     assert getattr(m, name).__self__ is m.report
 
 
+@pytest.mark.slow
 def test_face_findings_keep_redundant_reaches_the_report(small):
     _, _, m = small
     kept = m.findings(keep_redundant=True)

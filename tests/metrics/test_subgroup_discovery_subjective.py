@@ -12,6 +12,7 @@ from aif360_subjective.metrics.subgroup_discovery import MISSING_LABEL
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.slow
 def test_majority_vote_model_misses_the_young_minority(seed):
     ds = make_subjective_dataset(n_items=800, n_annotators=80, minority_fraction=0.2, spammer_fraction=0,
                                  random_state=seed)

@@ -75,6 +75,7 @@ def test_radar_in_a_small_panel_keeps_labels_clear(report):
     _assert_legend_clear(ax)
 
 
+@pytest.mark.slow
 def test_sizes_with_many_ids_are_readable():
     rng = np.random.default_rng(1)
     X = pd.DataFrame({"a": rng.normal(size=400), "b": rng.normal(size=400)})

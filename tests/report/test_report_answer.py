@@ -97,6 +97,7 @@ def test_no_intervals_says_no_comparison(hand):
     assert ans.lines[1].startswith("Without intervals") and "0.500" in ans.lines[1]
 
 
+@pytest.mark.slow
 def test_several_models_say_which_is_fairer_and_whether_intervals_overlap():
     ds = make_subjective_dataset(n_items=300, n_annotators=40, random_state=2)
     with warnings.catch_warnings():
@@ -231,6 +232,7 @@ def test_findings_hand_case():
     assert "a=x" in row["description"] and row["value"] == pytest.approx(1.0) and row["size"] == 100
 
 
+@pytest.mark.slow
 def test_subgroup_answer_is_the_same_in_console_and_report(planted):
     *_, rep = planted
     texts = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False)))

@@ -66,6 +66,7 @@ def test_table_sizes_with_missing_values_are_integers():
     assert whole_numbers_as_int(pd.DataFrame({"v": [0.5, 1.0]}))["v"].dtype == float
 
 
+@pytest.mark.slow
 def test_bin_labels_one_form():
     assert format_value(pd.Interval(-0.000333, 0.0667)) == "0.00\u20130.07"
     from aif360_subjective.datasets import make_subjective_dataset

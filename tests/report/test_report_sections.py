@@ -58,6 +58,7 @@ def test_subgroup_sections_escape_and_structure(subgroup_report):
     assert "&lt;img src=x onerror=" in html
 
 
+@pytest.mark.slow
 def test_subgroup_sections_values_match_result(subgroup_report):
     sections = subgroup_sections(subgroup_report, figures=False)
     summary = next(s for s in sections if s.title == "Subgroup fairness summary")

@@ -63,6 +63,7 @@ def models():
 
 
 # ------------------------------------------------------------------------------------------- opinion side
+@pytest.mark.slow
 def test_intervals_next_to_unfairness_and_performance(models):
     sections = opinion_sections(models, figures=False, n_boot=N_BOOT, random_state=7)
     text = _texts(_sec(sections, UNFAIRNESS).blocks)
@@ -156,6 +157,7 @@ def test_no_thin_group_line_when_warning_is_off():
     assert _texts(_sec(sections, GROUPS).blocks, kind="warning") == []
 
 
+@pytest.mark.slow
 def test_callable_performance_says_why_there_is_no_interval():
     ds = make_subjective_dataset(n_items=150, n_annotators=20, random_state=4)
     with warnings.catch_warnings():
@@ -325,6 +327,7 @@ def test_lopsided_alternatives_on_a_sample_say_so(chained):
     assert any("compared on a random sample of 1,000 of the 3,000 rows" in t for t in texts)
 
 
+@pytest.mark.slow
 def test_balanced_clustering_has_no_lopsided_warning(planted):
     X, y, pred, rep = planted
     assert not rep.lopsided["lopsided"]
