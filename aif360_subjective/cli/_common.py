@@ -471,6 +471,9 @@ def console_text(text: str, keep: str = "") -> str:
 #: Library advice naming a Python argument the command line has no option for, and what to say instead.
 _NO_FLAG = [
     (re.compile(r"; pass duplicates=.*$"), "; keep one row per pair in the file"),
+    # "pass groups=None": on the command line, leaving the option out is how one says None
+    (re.compile(r"pass groups=None, or "), "leave --groups out, or give "),
+    (re.compile(r"pass groups=None"), "leave --groups out"),
 ]
 
 

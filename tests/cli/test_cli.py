@@ -583,3 +583,15 @@ def test_console_writes_q_and_adjusted_p_as_the_report_does():
     line = significance_line(ranking("statistical_parity_p_adjusted", 0.0299, n_permutations=200),
                              "statistical parity", "subgroup")
     assert "adjusted p = 0.030)" in line
+
+
+def test_the_groups_advice_is_in_the_command_lines_words():
+    # issue 41: --groups with one id per row advised "--groups None", which the command line cannot take
+    from aif360_subjective.cli import _common
+    from aif360_subjective.detectors.error_control.resampling import check_groups
+
+    with pytest.raises(ValueError) as err:
+        check_groups(np.arange(6), 6)
+    text = _common.cli_words(str(err.value), ["--groups"])
+    assert "leave --groups out, or give the id shared by a person's (item's) rows" in text
+    assert "None" not in text
