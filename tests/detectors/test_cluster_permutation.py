@@ -6,9 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from aif360_subjective.detectors.maxt import MemberCounter, StackedCounter, max_t
-from aif360_subjective.detectors.pattern_mining import build_items, mine_patterns
-from aif360_subjective.detectors.resampling import Sampling, check_groups
 
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.detectors.error_control.cluster_permutation import (
@@ -16,6 +13,10 @@ from aif360_subjective.detectors.error_control.cluster_permutation import (
     ClusterPermutation,
     cluster_sums,
 )
+from aif360_subjective.detectors.error_control.counters import MemberCounter, StackedCounter
+from aif360_subjective.detectors.error_control.maxt import max_t
+from aif360_subjective.detectors.error_control.resampling import Sampling, check_groups
+from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
 from aif360_subjective.report.answer import subgroup_answer
 
 

@@ -230,7 +230,7 @@ def test_regression_findings_do_not_depend_on_the_targets_unit(k):
 
 
 def test_standardise_is_exact_and_in_range():
-    from aif360_subjective.detectors.continuous import standardise
+    from aif360_subjective.detectors.error_control.continuous import standardise
 
     V = np.array([[1.0, 0.0, 1e300], [3.0, 1.0, -1e300], [5.0, 1.0, 1e300]])
     Z, centre, scale = standardise(V, np.array([False, True, False]))
@@ -242,7 +242,7 @@ def test_standardise_is_exact_and_in_range():
 
 
 def test_welch_t_floor_is_relative():
-    from aif360_subjective.detectors.continuous import welch_t
+    from aif360_subjective.detectors.error_control.continuous import welch_t
 
     args = (np.array([5.0]), np.array([1.0]), np.array([2.0]), 20.0, 3.0, 8.0)
     d, se, t = welch_t(*args, prior_df=0.0)
