@@ -822,3 +822,22 @@ def test_step_down_monte_carlo_never_above_the_single_step():
     assert d["p_permutation"].min() == c["p_permutation"].min()
     with pytest.raises(TypeError, match="step_down must be True or False"):
         excluded_groups(y, p, step_down="yes", **kw)
+
+
+def test_class_maxima_keeps_the_step_down_parts_of_served_worse_only():
+    from aif360_subjective.opinion.excluded_statistic import Stat, class_maxima
+
+    z = np.array([2.0, 1.0, 3.0, np.nan])
+    draws = np.array([[0.5, 1.5], [2.5, -1.0], [0.0, 0.2], [np.nan, 4.0]])  # (candidates, draws)
+    st = Stat(*([np.zeros((4, 2))] * 6), z=draws)
+    cls = np.array([0, 0, 1, 1])
+    pos, neg = class_maxima([st], cls, 2, z=z, keep=1)
+    np.testing.assert_array_equal(pos.class_max, [[2.5, 0.0], [1.5, 4.0]])  # NaN is -inf, never a maximum
+    np.testing.assert_array_equal(neg.class_max, [[-0.5, -0.0], [1.0, -0.2]])
+    kept, rest = pos.kept_null()  # each class's largest observed z: candidates 0 and 2
+    np.testing.assert_array_equal(kept, [[0.5, 0.0], [1.5, 0.2]])
+    np.testing.assert_array_equal(rest, [[2.5, -np.inf], [-1.0, 4.0]])
+    with pytest.raises(ValueError, match="keep=0"):
+        neg.kept_null()
+    with pytest.raises(ValueError, match="needs the observed z"):
+        class_maxima([st], cls, 2, keep=1)
