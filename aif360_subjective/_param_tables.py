@@ -81,6 +81,10 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "fewest rows of a mined pattern: a count, or a share of the rows"),
     Param("n_bins", (Interval("int", 2),), 10, "quantile bins of a numeric column for the mined patterns"),
     Param("max_merge", (Interval("int", 1),), 3, "longest run of adjacent bins merged into one range condition"),
+    Param("thresholds", (NONE, Interval("int", 2)), 10,
+          "one-sided conditions (age ≥ 49, income < 21,400) of a numeric column at its quantiles 1/thresholds, "
+          "2/thresholds, ... (10: the deciles, the ranges' own cuts; 20: every 5%), besides the ranges (None = ranges "
+          "only)"),
     Param("n_permutations", (Interval("int", 19, 100_000),), 200, "permutations of the max-T error control",
           why="adjusted p-values resolve to 1 / (n_permutations + 1): 19 reach 0.05; past 100,000 time and memory "
               "grow for no resolution needed"),

@@ -1024,6 +1024,11 @@ annotators worse. OpinionExclusionMetric is a ClassificationMetric over annotati
 disagreement rate with the majority vote (ADR), groupings of annotators (ADR bins, demographics, clusters,
 sample ambiguity, annotation popularity), per-group performance, unfairness() (spread across groups) and
 performance() (mean across groups), the permutation test of equal service and bootstrap intervals.
+OpinionExclusionMetric.excluded_groups (function: aif360.metrics.opinion.excluded.excluded_groups) asks
+whose opinions are excluded without naming the groups first: it searches the conjunctions of annotator
+attribute values (two by default) for the groups the model serves worse, with the annotator as the unit,
+the family-wise error held over every candidate by max-T (the larger of a permutation and a wild-bootstrap
+p-value) and an optional adjustment for groups that saw harder items.
 """, ("aif360.metrics.opinion", "aif360.metrics.opinion_exclusion_metric")),
     ("example-notebook", "examples: subjective labels demo (Figure 3 of Balayn et al., ASDF on COMPAS)",
      """
@@ -1212,6 +1217,123 @@ def prose_notes(series: dict[str, str]) -> list[str]:
     return notes
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# The figures of contrib/README.md, printed from the series itself so that they cannot go stale
+
+README = REPO / "contrib" / "README.md"
+
+
+@dataclass
+class PatchFigures:
+    """What one patch adds: files touched, lines added (in ``tests/``), test functions, new modules' text."""
+
+    name: str
+    files: int = 0
+    added: int = 0
+    test_lines: int = 0
+    tests: int = 0
+    modules: dict[str, str] = field(default_factory=dict)
+
+
+def patch_figures(name: str, text: str) -> PatchFigures:
+    """The figures of one rendered patch, read from its diff (added lines as ``git apply --stat`` counts them)."""
+    fig = PatchFigures(name)
+    path, in_hunk, new_file, lines = "", False, False, []
+
+    def close() -> None:
+        if path.endswith(".py") and new_file:
+            fig.modules[path] = "".join(lines)
+
+    for raw in text.splitlines(keepends=True):
+        if raw.startswith("diff --git "):
+            close()
+            path, in_hunk, new_file, lines = raw.rsplit(" b/", 1)[1].strip(), False, False, []
+            fig.files += 1
+        elif not in_hunk and raw.startswith("new file mode"):
+            new_file = True
+        elif raw.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and raw.startswith("+"):
+            fig.added += 1
+            fig.test_lines += path.startswith("tests/")
+            lines.append(raw[1:])
+    close()
+    for path, module in fig.modules.items():
+        if path.startswith("tests/"):
+            fig.tests += sum(isinstance(st, ast.FunctionDef) and st.name.startswith("test_")
+                             for st in ast.parse(module).body)
+    return fig
+
+
+def needs_python_310(modules: dict[str, str]) -> tuple[int, list[str]]:
+    """``isinstance(x, A | B)`` calls, and the modules using ``dataclass(slots=True)``, ``kw_only=True`` or
+    ``zip(strict=True)``: what compiles on Python 3.9 but needs 3.10 at run time."""
+    unions, modules_310 = 0, []
+    for path, text in sorted(modules.items()):
+        keywords = False
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Call):
+                continue
+            if (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2
+                    and isinstance(node.args[1], ast.BinOp) and isinstance(node.args[1].op, ast.BitOr)):
+                unions += 1
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            wanted = {"dataclass": ("slots", "kw_only"), "field": ("kw_only",), "zip": ("strict",)}.get(name, ())
+            keywords |= any(k.arg in wanted for k in node.keywords)
+        if keywords:
+            modules_310.append(path)
+    return unions, modules_310
+
+
+def readme_blocks(series: dict[str, str]) -> dict[str, str]:
+    """The generated blocks of contrib/README.md, by name: ``figures`` (the series in a table), ``tests`` (how
+    many test functions), ``excluded`` (whether they test ``excluded_groups``), ``prose`` (the added lines that
+    name plugin-only parts), ``python`` (what needs Python 3.10) and ``size`` (the largest patch)."""
+    figs = [patch_figures(name, text) for name, text in series.items()]
+    total = PatchFigures("total", sum(f.files for f in figs), sum(f.added for f in figs),
+                         sum(f.test_lines for f in figs), sum(f.tests for f in figs))
+    rows = "".join(f"| `{f.name.removesuffix('.patch')}` | {f.files} | {f.added:,} | {f.test_lines:,} | "
+                   f"{f.tests} |\n" for f in figs)
+    figures = ("| patch | files | added lines | of which tests | test functions |\n|---|---|---|---|---|\n" + rows
+               + f"| **series** | {total.files} | {total.added:,} | {total.test_lines:,} | {total.tests} |\n")
+    n_notes = len(prose_notes(series))
+    prose = (f"{n_notes} added lines still mention plugin-only parts (the Dask back end, `benchmarks/` scripts, "
+             "mlpack): `python contrib/make_aif360_patches.py --notes` lists them.")
+    code = {path: text for f in figs for path, text in f.modules.items() if path.startswith("aif360/")}
+    unions, modules_310 = needs_python_310(code)
+    python = (f"{unions} calls `isinstance(x, A | B)`, and `dataclass(slots=True)`, `kw_only=True` or "
+              f"`zip(strict=True)` in {len(modules_310)} modules")
+    largest = max(figs, key=lambda f: f.added)
+    size = (f"Patch {largest.name[:4]} alone adds {largest.added:,} lines ({largest.added / total.added:.0%} of "
+            "the series)")
+    tests = {path: text for f in figs for path, text in f.modules.items() if path.startswith("tests/")}
+    n_excluded = sum(isinstance(st, ast.FunctionDef) and st.name.startswith("test_") and "excluded_groups" in
+                     ast.get_source_segment(text, st) for text in tests.values() for st in ast.parse(text).body)
+    excluded = (f"{n_excluded} of the added tests call `excluded_groups`." if n_excluded else
+                "None of the added tests calls `excluded_groups` yet (the plugin's own suite tests it): a planted "
+                "group found and a null run with nothing found should be added to the series before submitting.")
+    return {"figures": figures, "prose": prose, "python": python, "size": size,
+            "tests": f"{total.tests} tests", "excluded": excluded}
+
+
+_BLOCK = re.compile(r"(<!-- generated: (\w+) -->)(.*?)(<!-- end \2 -->)", re.S)
+
+
+def update_readme(text: str, blocks: dict[str, str]) -> str:
+    """``text`` with every ``<!-- generated: NAME -->…<!-- end NAME -->`` span holding ``blocks[NAME]``
+    (a block that ends in a newline starts on a new line). Refuses a README missing a block or naming an unknown one."""
+    found = {m.group(2) for m in _BLOCK.finditer(text)}
+    if found != set(blocks):
+        raise GenerationError(f"contrib/README.md: generated blocks {sorted(found)}, expected {sorted(blocks)}: "
+                              "add the markers <!-- generated: NAME --> ... <!-- end NAME -->")
+
+    def fill(m: re.Match[str]) -> str:
+        block = blocks[m.group(2)]
+        return m.group(1) + ("\n" + block if block.endswith("\n") else block) + m.group(4)
+
+    return _BLOCK.sub(fill, text)
+
+
 def check_names(files: dict[str, str]) -> None:
     """Undefined and unused names in the generated modules (pyflakes rules of ruff, when ruff is installed):
     a dropped definition still called somewhere shows up here, not at the user's first call."""
@@ -1244,15 +1366,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for the .patch files (default: %(default)s)")
     parser.add_argument("--notes", action="store_true",
                         help="also list the added lines whose prose names plugin-only parts (Dask, mlpack, ...)")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="the README whose generated blocks get the series' figures (default: contrib/README.md "
+                             "when --out is the default folder, else none)")
     args = parser.parse_args(argv)
+    readme = args.readme or (README if args.out.resolve() == OUT_DIR.resolve() else None)
     try:
         series = build()
+        text = update_readme(readme.read_text(encoding="utf-8"), readme_blocks(series)) if readme else None
     except GenerationError as err:
         print(f"make_aif360_patches: {err}", file=sys.stderr)
         return 1
     write(args.out, series)
     for name in series:
         print(args.out / name)
+    if readme and text is not None:
+        readme.write_text(text, encoding="utf-8")
+        print(f"{readme} (figures)")
     notes = prose_notes(series)
     if args.notes:
         print("\n".join(notes))

@@ -6,7 +6,9 @@ Tests that read the shared data folder use the ``shared_data`` fixture (``$AIF36
 above the checkout holding ``shared/<name>`` (``../shared``, or ``../../shared`` for a git worktree kept in a
 folder of worktrees), so the golden tests run without a variable wherever the data folder is found. When the
 folder is missing they FAIL under CI (``CI=true``) and skip elsewhere, naming the folder looked for and the
-variable that sets it.
+variable that sets it. A test that reads either folder carries the ``data`` marker (checked here and by
+tests/test_conftest_paths.py), and a test that takes 0.7 s or more of one core the ``slow`` marker:
+``pytest -m "not slow"`` is the edit-test loop, CI runs everything.
 """
 
 from __future__ import annotations
@@ -59,6 +61,36 @@ def reference_dir() -> Path:
     """The reference outputs folder (``$AIF360_SUBJECTIVE_REFERENCE`` or :func:`shared_default`)."""
     default = shared_default("reference")
     return _require(_root(REFERENCE_VAR, default), "reference outputs", REFERENCE_VAR, default)
+
+
+#: The fixtures that read the shared folders: a test using one, directly or through another fixture, carries the
+#: ``data`` marker, so that ``-m "not data"`` runs without the folders (tests/test_conftest_paths.py checks the
+#: modules that read them otherwise, e.g. ``request.getfixturevalue`` or the variable itself).
+DATA_FIXTURES = ("shared_data", "reference_dir")
+#: Markers whose tests are slow by nature (a browser, a notebook kernel, a download and a fresh venv).
+SLOW_BY_NATURE = ("browser", "notebook", "upstream")
+
+
+def marker_faults(fixturenames, markers) -> list[str]:
+    """What a test's markers lack: ``data`` for a data fixture among ``fixturenames`` (its fixture closure),
+    ``slow`` for a browser, notebook or upstream test."""
+    faults = []
+    used = [f for f in DATA_FIXTURES if f in fixturenames]
+    if used and "data" not in markers:
+        faults.append(f"uses {', '.join(used)} without the data marker")
+    nature = [m for m in SLOW_BY_NATURE if m in markers]
+    if nature and "slow" not in markers:
+        faults.append(f"is marked {', '.join(nature)} but not slow")
+    return faults
+
+
+@pytest.fixture(autouse=True)
+def _markers_complete(request):
+    """A test reading the shared folders is marked ``data``; a browser, notebook or upstream test ``slow``."""
+    faults = marker_faults(request.fixturenames, {m.name for m in request.node.iter_markers()})
+    if faults:
+        pytest.fail(f"{request.node.nodeid} {'; '.join(faults)}: add the marker (@pytest.mark.NAME, or "
+                    "pytestmark = [...] for a module)", pytrace=False)
 
 
 @pytest.fixture(autouse=True)

@@ -99,6 +99,7 @@ def _same_report(a, b) -> None:
     ],
     ids=lambda o: "-".join(str(v) for v in o.values()),
 )
+@pytest.mark.slow
 def test_detect_subgroups(table, options):
     X, y, yp = table
     state = random.getstate()
@@ -111,6 +112,7 @@ def test_detect_subgroups(table, options):
     _same_report(g, h)
 
 
+@pytest.mark.slow
 def test_compare_clusterings(table):
     X, y, yp = table
     cand = {"kmeans": [2, 3], "xmeans": [None], "slink": [3]}

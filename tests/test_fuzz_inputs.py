@@ -86,6 +86,7 @@ def _same(a: tuple, b: tuple) -> bool:
        kind=st.sampled_from(["series", "arrays", "shuffled", "ids-as-text", "nan-label", "inf-label", "nan-pred",
                              "missing-id", "duplicated-row", "reordered-pred", "short-pred", "text-labels"]),
        row=st.integers(0, 1000))
+@pytest.mark.slow
 def test_functional_face_clear_error_or_clean_result(df, kind, row):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -115,6 +116,7 @@ def dataset_frames(draw) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @settings(max_examples=60, deadline=None)
 @given(frames=dataset_frames())
+@pytest.mark.slow
 def test_dataset_class_clear_error_or_a_dataset(frames):
     clean, bad = frames
     try:
@@ -137,6 +139,7 @@ def feature_tables(draw) -> pd.DataFrame:
 
 @settings(max_examples=25, deadline=None)
 @given(X=feature_tables(), clustering=st.sampled_from(["xmeans", "kmeans", "slink"]))
+@pytest.mark.slow
 def test_subgroup_discovery_clear_error_or_result(X, clustering):
     from aif360_subjective.detectors import detect_subgroups
 

@@ -438,6 +438,7 @@ def test_sigterm_unwinds_like_ctrl_c(tmp_path, capsys, monkeypatch):
     assert signal.getsignal(signal.SIGTERM) is before  # the earlier handler is put back
 
 
+@pytest.mark.slow
 def test_dask_labels_from_another_partitioning_equal_pandas():
     # the same rows under another partitioning (known divisions) are realigned: the pandas answer, keyed p-values
     dask = pytest.importorskip("dask")

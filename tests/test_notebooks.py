@@ -13,7 +13,7 @@ import pytest
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
-pytestmark = pytest.mark.notebook
+pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
 
 def test_notebooks_found():
@@ -91,6 +91,7 @@ def _execute(path: Path, data: Path, tmp_path: Path, monkeypatch):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.data
 def test_notebook_runs(path, shared_data, tmp_path, monkeypatch):
     text = _execute(path, shared_data, tmp_path, monkeypatch)
     if path.name.startswith("01_"):

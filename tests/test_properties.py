@@ -63,6 +63,7 @@ def _oe(df: pd.DataFrame, **kw):
 @SETTINGS
 @given(annotation_tables(), st.integers(0, 10**6), st.sampled_from(["adr", "ambiguity", "popularity"]),
        st.sampled_from(["favorable", "unfavorable", "drop"]))
+@pytest.mark.slow
 def test_opinion_exclusion_invariant_to_row_order_and_ids(df, seed, grouping, tie):
     other, _, ann_map = _permuted_and_renamed(df, seed)
     a, b = _oe(df, grouping=grouping, tie=tie, bins=3), _oe(other, grouping=grouping, tie=tie, bins=3)
@@ -93,6 +94,7 @@ def test_opinion_exclusion_metric_class_invariant_to_row_order(df, seed):
 
 @SETTINGS
 @given(annotation_tables(), st.integers(0, 10**6))
+@pytest.mark.slow
 def test_item_summary_invariant_to_row_order_and_ids(df, seed):
     other, item_map, _ = _permuted_and_renamed(df, seed)
     a = MultiAnnotatorDataset(df[["item", "annotator", "label"]]).item_summary()
@@ -114,6 +116,7 @@ def test_perfect_predictions_are_fair_and_perfect(df, grouping, performance):
 
 @SETTINGS
 @given(annotation_tables(), st.sampled_from(["favorable", "unfavorable"]))
+@pytest.mark.slow
 def test_majority_vote_predictor_accuracy_is_one_minus_adr(df, tie):
     ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]])
     pred = ds.with_predictions(ds.majority_labels(tie=tie))
@@ -126,6 +129,7 @@ def test_majority_vote_predictor_accuracy_is_one_minus_adr(df, tie):
 @given(annotation_tables(min_items=3), st.sampled_from(["item", "annotator", "annotation"]),
        st.one_of(st.integers(2, 3), st.lists(st.floats(0.05, 0.95), min_size=1, max_size=3)), st.booleans(),
        st.integers(0, 1000))
+@pytest.mark.slow
 def test_split_partitions_rows(df, by, spec, shuffle, seed):
     ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]])
     if isinstance(spec, list):
@@ -175,6 +179,7 @@ def subgroup_inputs(draw):
 
 @SETTINGS
 @given(subgroup_inputs(), st.integers(0, 10**6), st.sampled_from(["nan", "asdf"]))
+@pytest.mark.slow
 def test_subgroup_metrics_invariant_to_row_order_and_index(inputs, seed, undefined_rates):
     X, y, yp = inputs
     order = np.random.default_rng(seed).permutation(len(X))
@@ -190,6 +195,7 @@ def test_subgroup_metrics_invariant_to_row_order_and_index(inputs, seed, undefin
 
 @SETTINGS
 @given(subgroup_inputs(), st.sampled_from(["nan", "asdf"]))
+@pytest.mark.slow
 def test_perfect_predictions_have_no_subgroup_error_gap(inputs, undefined_rates):
     X, y, _ = inputs
     rep = detect_subgroups(X, y, y, clustering=ThresholdClusterer(3), undefined_rates=undefined_rates,
@@ -215,6 +221,7 @@ def _bld(X: pd.DataFrame, y, fav=1.0) -> BinaryLabelDataset:
 @FEW
 @given(subgroup_inputs(), st.sampled_from([0.0, 1.0]))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # aif360 divides by zero where a rate is undefined
+@pytest.mark.slow
 def test_discovered_subgroups_equal_aif360_classification_metric(inputs, fav):
     X, y, yp = inputs
     true = _bld(X, y, fav)

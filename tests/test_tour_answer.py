@@ -16,6 +16,8 @@ import pytest
 
 from aif360_subjective.cli import main
 
+pytestmark = [pytest.mark.data, pytest.mark.slow]
+
 
 def _run(capsys, *argv) -> str:
     code = main([str(a) for a in argv])

@@ -103,7 +103,9 @@ def _dashboard(spec: DashboardSpec) -> Any:
         table = X.assign(**{label: np.where(y_true == 1, fav, other), pred_col: np.where(y_pred == 1, fav, other)})
         return Dashboard(table, label_col=label, prediction_col=pred_col, favorable_label=fav,
                          features=list(X.columns), seed=given.seed, source=source, subgroups=settings)
-    if spec.task != "binary":
+    from ..detectors.tasks import names_decisions
+
+    if not names_decisions(spec.task):
         raise CLIError(f"--task {spec.task} applies to a table in the dashboard (annotation data is audited as binary "
                        "decisions; ordinal ratings: aif360-subjective subgroups DATA --task ordinal --model rating)")
     if given.model is not None:

@@ -189,14 +189,16 @@ def table_rows(spec: inputs.InputSpec, feature_spec: FeatureSpec, fmt: str = "cs
     common.check_not_missing(df, {"--label-col": label_col}, spec.path, "truth label")
     y_true = df[label_col]
     groups_col = _groups_column(groups, df, spec.path)
-    if task not in ("auto", "binary") and spec.favorable_label is not None:
+    from ..detectors.tasks import BinaryTask, names_decisions, names_label_task
+
+    if names_label_task(task) and spec.favorable_label is not None:
         raise CLIError(f"--favorable-label names the favourable label of binary decisions; --task {task} compares "
                        "the labels as they are: leave it out (or use --task binary)")
     auto_note = None
     if task == "auto":
         auto_note = _auto_binary(spec, df, label_col)
-        task = "auto" if auto_note is None else "binary"
-    if task != "binary":
+        task = "auto" if auto_note is None else BinaryTask.name
+    if not names_decisions(task):
         return (*_table_outcome_rows(spec, feature_spec, task, groups, table, df, label_col), groups_col)
     if spec.favorable_label is None and table.favorable is not None:
         fav = table.favorable
@@ -250,7 +252,7 @@ def _auto_binary(spec: inputs.InputSpec, df: pd.DataFrame, label_col: str) -> st
     except ValueError as err:
         raise CLIError(f"--task auto on --label-col {label_col!r} and --prediction-col {spec.prediction_col!r}: "
                        f"{err}") from None
-    return chosen.reason.replace("task='auto'", "--task auto") if chosen.name == "binary" else None
+    return chosen.reason.replace("task='auto'", "--task auto") if chosen.decisions else None
 
 
 def _groups_column(groups: str | None, df: pd.DataFrame, path: str) -> pd.Series | None:
@@ -448,13 +450,15 @@ def subgroups(spec: SubgroupsSpec) -> int:
     common.matplotlib_agg()
     fmt = inputs.detect_format(spec.inputs.path, spec.inputs.format)
     groups = None
+    from ..detectors.tasks import BinaryTask, names_label_task
+
     if spec.groups is not None and fmt not in inputs.TABLE_FORMATS:
         raise CLIError("--groups names a column of a CSV table; annotation rows are grouped by annotator with "
                        "--task ordinal --model rating")
     if fmt in inputs.TABLE_FORMATS:
         X, y_true, y_pred, fav, notes, model, groups = table_rows(spec.inputs, spec.features, fmt,
                                                                   task=spec.task, groups=spec.groups)
-    elif spec.task not in ("binary", "auto") or (spec.task == "auto" and spec.inputs.model == "rating"):
+    elif names_label_task(spec.task) or (spec.task == "auto" and spec.inputs.model == "rating"):
         X, y_true, y_pred, fav, notes, model, groups = _rating_rows(spec.inputs, spec.features, spec.task)
     else:
         X, y_true, y_pred, fav, notes, model = annotation_rows(spec.inputs, spec.features)
@@ -462,7 +466,7 @@ def subgroups(spec: SubgroupsSpec) -> int:
             notes.insert(0, "--task auto chose 'binary': annotation labels are binary decisions here (predicted "
                             "ratings: --model rating)")
     # the binary paths hand 0/1 decisions (1 = favourable); the others the labels as they are
-    task = "binary" if fav is not None else spec.task
+    task = BinaryTask.name if fav is not None else spec.task
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
     with common.steps(["subgroup discovery", "writing the report"]) as step:
         step("subgroup discovery")
@@ -470,33 +474,22 @@ def subgroups(spec: SubgroupsSpec) -> int:
                                n_clusters=spec.n_clusters, entropy_threshold=spec.entropy_threshold,
                                categorical_features=spec.features.categorical, random_state=spec.inputs.seed,
                                discovery=spec.discovery, task=task, groups=groups)
-        from ..report.answer import subgroup_answer
-        from ..report.sections import lopsided_alternatives, pattern_texts, whole_numbers_as_int
+        from ..report.subgroup_recipe import subgroup_recipe
         from ..report.subgroup_sections import alternatives_sample_text
 
-        # a lopsided clustering: compare the other clusterers (bounded in rows) and name a balanced one
-        alternatives = (lopsided_alternatives(rep, X, y_true, y_pred, random_state=spec.inputs.seed)
-                        if "cluster" in rep.kinds and rep.task == "binary" else None)
-        # patterns written as in the report (integer values without decimals); the same answer in both
-        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
-                 else None)
-        answer = subgroup_answer(rep, alpha=spec.alpha, ci=spec.ci, pattern_text=texts)
+        # what the console and the report show: the same answer, patterns and compared clusterers in both
+        recipe = subgroup_recipe(rep, X, y_true, y_pred, random_state=spec.inputs.seed, alpha=spec.alpha, ci=spec.ci)
+        alternatives, texts, answer = recipe.alternatives, recipe.pattern_text, recipe.answer
         step("writing the report")
         path = None
-        lines = [f"favourable label: {common.show(fav)}" if rep.task == "binary" else f"task: {rep.task}",
+        lines = [rep.task_type.label_line(common.show(fav)),
                  f"{common.count(len(X), 'row')}, {common.count(X.shape[1], 'attribute')}; {'; '.join(notes)}."]
         if spec.out:
-            from ..report import Report
-            from ..report.sections import subgroup_sections
+            from ..report.subgroup_recipe import subgroup_report
 
-            report = Report(f"Subgroup fairness of {Path(spec.inputs.path).name}",
-                            summary=[f"{lines[1]} Favourable label {common.show(fav)}." if rep.task == "binary"
-                                     else f"{lines[1]} {rep.task_reason[0].upper()}{rep.task_reason[1:]}."])
-            report.add_facts(answer.facts)
-            if "cluster" in rep.kinds:
-                report.fact("clusters", rep.n_clusters)
-            report.extend(subgroup_sections(rep, n=spec.top, model=model, alpha=spec.alpha, min_size=spec.min_size,
-                                            ci=spec.ci, alternatives=alternatives))
+            report = subgroup_report(recipe, f"Subgroup fairness of {Path(spec.inputs.path).name}",
+                                     [f"{lines[1]} {rep.task_type.label_sentence(common.show(fav))}"], n=spec.top,
+                                     model=model, alpha=spec.alpha, min_size=spec.min_size, ci=spec.ci)
             path = common.save_report(report, spec.out)
     print(answer.text())
     print()
@@ -507,14 +500,14 @@ def subgroups(spec: SubgroupsSpec) -> int:
         _print_discovery(rep, spec.alpha, spec.ci)
     from ..report.subgroup_sections import SUMMARY_CAPTION, auto_k_note
 
-    if rep.task != "binary":
+    if not rep.task_type.decisions:  # the seed's views (radar, per-cluster rates) are those of binary decisions
         _print_task_rankings(rep, spec)
         if path:
             print(f"Report: {path}")
         return 0
 
     common.print_frame(rep.summary(), SUMMARY_CAPTION + ":")
-    note = auto_k_note(rep) if "cluster" in rep.kinds else None
+    note = auto_k_note(rep) if rep.has_clusters else None
     if note is not None:
         print(note)
         print()
@@ -563,16 +556,11 @@ def subgroups(spec: SubgroupsSpec) -> int:
 
 def _print_task_rankings(rep: SubgroupReport, spec: SubgroupsSpec) -> None:
     """A multi-class, ordinal or regression audit: the most disadvantaged subgroups by each metric."""
-    from ..detectors.outcome_metrics import OutcomeMetrics
-    from ..detectors.subgroup_metrics import base_metric, metric_label
+    from ..detectors.subgroup_metrics import metric_label
     from ..report.sections import q_columns_as_text
 
-    metrics = rep.candidate_metrics
-    # the classes of a multi-class task (OutcomeMetrics.task); a binary audit's CandidateMetrics has none
-    classes = ({str(c): c for c in (metrics.task.classes or ())} if isinstance(metrics, OutcomeMetrics) else {})
-    for metric in metrics.names:
-        base = base_metric(metric)
-        label = classes.get(metric[len(base) + 1:-1]) if base != metric else None  # one class of a multi-class
+    for metric in rep.candidate_metrics.names:
+        base, label = rep.task_type.ranking_arguments(metric)  # one class of a multi-class: its label
         rk = rep.ranking(base, kind="all", n=spec.top, alpha=spec.alpha, min_size=spec.min_size, ci=spec.ci,
                          label=label)
         name = metric_label(metric)

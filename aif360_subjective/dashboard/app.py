@@ -308,7 +308,9 @@ class Dashboard:
         if task is not None:
             SUBGROUP_PARAMS.check("task", task)
             self.initial = dataclasses.replace(self.initial, task=task)
-        if annotations is not None and self.initial.task != "binary":
+        from ..detectors.tasks import names_decisions
+
+        if annotations is not None and not names_decisions(self.initial.task):
             raise ValueError(f"task={self.initial.task!r} compares the labels as they are; annotation data is audited "
                              "as binary decisions here (ordinal ratings: aif360-subjective subgroups DATA --task "
                              "ordinal --model rating)")
@@ -336,12 +338,14 @@ class Dashboard:
                 raise ValueError(f"{opt} is required with a table")
             if col not in df.columns:
                 raise ValueError(f"{opt} {col!r} is not a column of the data (columns: {list(df.columns)[:12]})")
+        from ..detectors.tasks import names_decisions
+
         values = sorted(df[label_col].dropna().unique().tolist(), key=str)
         task = self._task()
         if favorable is None:
             if set(values) <= {0, 1}:
                 favorable = 0
-            elif task == "binary":
+            elif names_decisions(task):
                 raise ValueError(f"label column {label_col!r} holds {values[:8]}; give favorable_label (binary "
                                  "decisions), or a task that compares the labels as they are (task='auto', "
                                  "'multiclass', 'ordinal' or 'regression')")
@@ -817,12 +821,10 @@ class Dashboard:
     def _verdict(self, v: Any) -> str:
         """The overall verdict of the analysis (the report's answer: significant findings over every metric)."""
         from ..report.answer import subgroup_answer
-        from ..report.sections import pattern_texts, whole_numbers_as_int
+        from ..report.subgroup_recipe import entropy_pattern_text
 
         s = v.settings
-        texts = (pattern_texts(whole_numbers_as_int(v.report.patterns(all_columns=False)))
-                 if "entropy" in v.report.kinds else None)
-        answer = subgroup_answer(v.report, alpha=s.alpha, ci=s.ci, pattern_text=texts)
+        answer = subgroup_answer(v.report, alpha=s.alpha, ci=s.ci, pattern_text=entropy_pattern_text(v.report))
         lines = list(answer.lines) + [f"Note: {c}" for c in answer.caveats]
         return "**Verdict.** " + " ".join(lit(line) for line in lines)
 
@@ -831,7 +833,7 @@ class Dashboard:
         ranking shows them, largest first: kind, id and size (drawn as a bar)."""
         m = v.report.subgroup_metrics(ci=None)
         kinds = [k for k in m.index.get_level_values(0).unique()
-                 if k in ("cluster", "entropy") or v.settings.kind in ("all", k)]
+                 if k in v.report.clustering_kinds or v.settings.kind in ("all", k)]
         rows = m.loc[m.index.get_level_values(0).isin(kinds), ["size"]].reset_index()
         rows.columns = ["kind", "id", "size"]
         rows["size"] = rows["size"].fillna(0).astype(int)
@@ -849,7 +851,7 @@ class Dashboard:
 
         views = [self._detail(kind, sid)]
         rep = self.subgroups.view.report
-        if kind in ("cluster", "entropy") and {"cluster", "entropy"} <= set(rep.kinds):
+        if kind in rep.clustering_kinds:  # the seed's chart of a cluster beside its entropy pattern
             views.append(_figure(plot_subgroup_metrics(rep, sid)))
         return views
 

@@ -248,23 +248,22 @@ class SubgroupSession:
             ValueError: an unknown task; the binary task without binary decisions (no favourable label).
         """
         from .._param_tables import SUBGROUP_PARAMS
+        from ..detectors.tasks import BinaryTask, names_decisions, resolve_task
 
         SUBGROUP_PARAMS.check("task", task)
         if task == "auto":
-            from ..detectors.tasks import resolve_task
-
             chosen = resolve_task(*self.outcomes, task="auto")
-            if chosen.name == "binary" and self.y_true is None:
+            if chosen.decisions and self.y_true is None:
                 raise ValueError(f"{chosen.reason}: binary decisions need a favourable label; choose it (the data "
                                  "tab), or the task multiclass to compare the two labels as classes")
-            if chosen.name == "binary":
-                return self.y_true, self.y_pred, "binary"
-        if task != "binary":
+            if chosen.decisions:
+                return self.y_true, self.y_pred, chosen.name
+        if not names_decisions(task):
             return self.outcomes[0], self.outcomes[1], task
         if self.y_true is None:
             raise ValueError("the binary task needs binary decisions: choose a favourable label (the data tab), or "
                              "a task that compares the labels as they are (multiclass, ordinal, regression, auto)")
-        return self.y_true, self.y_pred, "binary"
+        return self.y_true, self.y_pred, BinaryTask.name
 
     def _detect(self, s: SubgroupSettings, clustering: Any, n_clusters: int | None) -> Any:
         from ..detectors import detect_subgroups
@@ -352,15 +351,15 @@ class SubgroupSession:
             notes.append(f"Ranked by {choices[0]}: the {rep.task} task has no {settings.metric} (its metrics: "
                          f"{', '.join(choices[:-1])}).")
             settings = dataclasses.replace(settings, metric=choices[0])
-        metric, label = _metric_and_label(rep, settings.metric)
+        metric, label = rep.task_type.ranking_arguments(settings.metric)
         rk = rep.ranking(metric, kind=settings.kind, n=settings.top, direction=settings.direction,
                          alpha=settings.alpha, min_size=settings.min_size, ci=settings.ci, label=label)
         seconds = time.perf_counter() - t0
-        if settings.task == "auto" and rep.task == "binary":  # decided on the labels as they are (labels_for)
+        if not rep.task_type.decisions:
+            notes.insert(0, f"Task: {rep.task_reason}.")
+        elif settings.task == "auto":  # decided on the labels as they are (labels_for)
             notes.insert(0, "Task: 'auto' chose 'binary': the labels take two values (the favourable label of the "
                             "data tab is the favourable decision).")
-        elif rep.task != "binary":
-            notes.insert(0, f"Task: {rep.task_reason}.")
         view = SubgroupView(rep, rk, settings, int(rep.n_clusters), step, seconds,
                             notes + self._notes(rep, rk, settings))
         self.view = view
@@ -433,7 +432,7 @@ class SubgroupSession:
             opts += ["--categorical", *s.categorical]
         if s.discovery is not None:
             opts += ["--discovery", s.discovery]
-        if s.task != "binary":
+        if s.task != SubgroupSettings.task:  # the command's default (binary decisions) goes without saying
             opts += ["--task", s.task]
         opts += ["--alpha", "none" if s.alpha is None else f"{s.alpha:g}", "--min-size", str(s.min_size),
                  "--ci", f"{s.ci:g}", "--top", str(s.top), "--seed", str(self.random_state), "--out", "report.html"]
@@ -442,8 +441,7 @@ class SubgroupSession:
     def report(self, title: str | None = None) -> Any:
         """The current view as the report the ``subgroups`` command writes (a :class:`~aif360_subjective.report.
         Report`; ``.render()`` gives the self-contained HTML)."""
-        from ..report import Report
-        from ..report.sections import lopsided_alternatives, subgroup_sections
+        from ..report.subgroup_recipe import subgroup_recipe, subgroup_report
 
         if self.view is None:
             raise ValueError("no analysis yet")
@@ -454,22 +452,12 @@ class SubgroupSession:
             # command's analysis (the same clusters and, as the re-cut takes the command's random draws, the same
             # adjusted p-values)
             rep = self._detect(s, s.clustering, s.n_clusters)
-        # the other clusterers' comparison scores binary decisions (as the subgroups command, binary tasks only)
-        alternatives = (lopsided_alternatives(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state)
-                        if rep.task == "binary" and "cluster" in rep.kinds else None)
-        report = Report(title or f"Subgroup fairness of {self.source.name}",
-                        summary=[f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."])
-        # the command's cards: the answer's key figures, then the number of clusters
-        from ..report.answer import subgroup_answer
-        from ..report.sections import pattern_texts, whole_numbers_as_int
-
-        texts = (pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if "entropy" in rep.kinds
-                 else None)
-        report.add_facts(subgroup_answer(rep, alpha=s.alpha, ci=s.ci, pattern_text=texts).facts)
-        report.fact("clusters", self.view.k)
-        report.extend(subgroup_sections(rep, n=s.top, model=self.model, alpha=s.alpha, min_size=s.min_size,
-                                        ci=s.ci, alternatives=alternatives))
-        return report
+        # the command's recipe (its answer, patterns and, for binary decisions, the other clusterers compared)
+        recipe = subgroup_recipe(rep, self.X, self.y_true, self.y_pred, random_state=self.random_state,
+                                 alpha=s.alpha, ci=s.ci)
+        return subgroup_report(recipe, title or f"Subgroup fairness of {self.source.name}",
+                               [f"{len(self.X):,} rows, {self.X.shape[1]} attributes; predictions of {self.model}."],
+                               n=s.top, model=self.model, alpha=s.alpha, min_size=s.min_size, ci=s.ci)
 
 
 def _with_interval(table: pd.DataFrame, row: str, what: str) -> str:
@@ -492,20 +480,6 @@ def metric_choices(report: Any) -> list[str]:
     error, mean error and mean prediction of an ordinal or regression model, with accuracy error for ordinal;
     accuracy error and ``statistical_parity[c]`` per class of a multi-class model), then ``size``."""
     return [*report.candidate_metrics.names, "size"]
-
-
-def _metric_and_label(report: Any, column: str) -> tuple[str, Any]:
-    """A metric column as ``ranking``'s (metric, label): ``statistical_parity[c]`` is ``statistical_parity`` with
-    ``label=c`` (the class as the labels hold it), any other column itself with no label."""
-    from ..detectors.outcome_metrics import OutcomeMetrics
-    from ..detectors.subgroup_metrics import base_metric
-
-    base = base_metric(column)
-    metrics = report.candidate_metrics
-    if base == column or not isinstance(metrics, OutcomeMetrics):
-        return column, None
-    classes = {str(c): c for c in (metrics.task.classes or ())}
-    return base, classes[column[len(base) + 1:-1]]
 
 
 def subgroups_command(session: SubgroupSession) -> str:

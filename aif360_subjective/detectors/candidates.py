@@ -42,6 +42,7 @@ from .error_control.maxt import ALL_TESTS, METRIC_TEST, MaxTResult, max_t
 from .error_control.resampling import Sampling
 from .mining.pattern_mining import MinedPatterns
 from .subgroup_metrics import METRICS, metrics_from_counts
+from .tasks import BinaryTask
 
 __all__ = ["CandidateFamily", "Candidates", "CandidateMetrics", "FAMILY_CLASSES", "KINDS", "candidate_metrics"]
 
@@ -303,7 +304,12 @@ class CandidateMetrics:
     _boot: dict[float, pd.DataFrame] = field(default_factory=dict, repr=False, compare=False)
 
     #: The task of these metrics.
-    task_name: ClassVar[str] = "binary"
+    task_name: ClassVar[str] = BinaryTask.name
+
+    @property
+    def task(self) -> BinaryTask:
+        """The task: binary decisions (:class:`~.tasks.BinaryTask`), with what ``task="auto"`` decided."""
+        return BinaryTask((), self.task_reason)
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ from .error_control.resampling import Sampling, row_keys, sampling_of, warn_id_l
 from .mining.pattern_mining import (
     DEFAULT_BINS,
     DEFAULT_MAX_MERGE,
+    DEFAULT_THRESHOLDS,
     MinedPatterns,
     build_items,
     check_min_support,
@@ -55,7 +56,19 @@ from .options import (
 )
 from .outcome_metrics import OutcomeMetrics, outcome_metrics
 from .report import SubgroupReport
-from .tasks import Task, check_loss, outcome_columns, resolve_task
+from .tasks import (
+    BinaryTask,
+    Task,
+    analysis_task,
+    check_loss,
+    label_values,
+    names_decisions,
+    names_label_task,
+    outcome_columns,
+)
+
+#: Binary decisions as the clustering reads them: truth, prediction (favourable = True) and per-row weights.
+Decisions = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
 
 __all__ = ["alternative_clusterings", "compare_clusterings", "detect_subgroups"]
 
@@ -86,6 +99,7 @@ def detect_subgroups(
     min_support: int | float = DEFAULT_MIN_SUPPORT,
     n_bins: int = DEFAULT_BINS,
     max_merge: int = DEFAULT_MAX_MERGE,
+    thresholds: int | None = DEFAULT_THRESHOLDS,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     max_t_penalty: str = "classes",
     task: str = "auto",
@@ -108,8 +122,9 @@ def detect_subgroups(
     accuracy error.
 
     Pattern candidates (``discovery="patterns"`` or ``"both"``, the third kind ``"pattern"``): every
-    conjunction of up to ``max_length`` conditions ``attribute = value`` or ``attribute ∈ [low, high)`` (runs of
-    up to ``max_merge`` adjacent quantile bins of a numeric column) holding at least ``min_support`` rows; see
+    conjunction of up to ``max_length`` conditions ``attribute = value``, ``attribute ∈ [low, high)`` (runs of
+    up to ``max_merge`` adjacent quantile bins of a numeric column) or ``attribute ≥ t`` / ``attribute < t``
+    (one-sided, at the quantile steps ``thresholds``) holding at least ``min_support`` rows; see
     :mod:`~aif360_subjective.detectors.mining.pattern_mining`. The significance filter of the rankings
     (``alpha``) then controls the family-wise error over every candidate of every kind by permutation max-T
     (:mod:`~aif360_subjective.detectors.error_control.maxt`, ``n_permutations`` permutations). Each candidate's z is
@@ -167,6 +182,9 @@ def detect_subgroups(
             (``benchmarks/pattern_error_control.py``), so smaller patterns would only cost time.
         n_bins: quantile bins per numeric column (>= 2).
         max_merge: longest run of adjacent bins merged into one range condition (>= 1).
+        thresholds: quantile steps of the one-sided conditions of a numeric column (20: ``age ≥ t`` and
+            ``age < t`` at its 5 %, 10 %, ..., 95 % quantiles, with ``t`` the roundest number that selects the
+            same rows), or None for ranges only; see :mod:`~aif360_subjective.detectors.mining.numeric_conditions`.
         n_permutations: permutations of the max-T error control (>= 19).
         max_t_penalty: what each candidate's z loses before the maximum: ``"classes"`` (default,
             :func:`~aif360_subjective.detectors.error_control.maxt.class_offsets` of the description classes),
@@ -178,8 +196,8 @@ def detect_subgroups(
         patterns_from: an earlier report of the same rows whose mined patterns to reuse (with
             ``discovery="both"`` or ``"patterns"``): mining depends on neither the clustering, k nor τ, so a
             re-analysis at another k or τ (the dashboard's re-cut) skips it. The patterns must come from the same
-            table under the same ``categorical_features``, ``min_support``, ``max_length``, ``n_bins`` and
-            ``max_merge``; the report is then the one a fresh run gives.
+            table under the same ``categorical_features``, ``min_support``, ``max_length``, ``n_bins``,
+            ``max_merge`` and ``thresholds``; the report is then the one a fresh run gives.
         task: ``"auto"`` (default: decided from the labels, :attr:`SubgroupReport.task_reason` says what and
             why), ``"binary"``, ``"multiclass"``, ``"ordinal"`` or ``"regression"``. A task other than binary
             compares the subgroups' means of per-row values with the rest's (:mod:`~.tasks`): mean absolute
@@ -241,8 +259,8 @@ def detect_subgroups(
                "silhouette_sample_size": silhouette_sample_size, "clustering": clustering,
                "categorical_features": categorical_features, "inclusive": inclusive, "mst": mst,
                "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
-               "max_merge": max_merge, "n_permutations": n_permutations, "max_t_penalty": max_t_penalty,
-               "cluster_sample": cluster_sample, "max_patterns": max_patterns}
+               "max_merge": max_merge, "thresholds": thresholds, "n_permutations": n_permutations,
+               "max_t_penalty": max_t_penalty, "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
         from ._dask import dask_frame, detect_subgroups_dask
@@ -253,34 +271,31 @@ def detect_subgroups(
             random_state=random_state, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
             patterns_from=patterns_from, design=design, permutation=permutation)
     check_choice(permutation, "permutation", PERMUTATION_CHOICES)
-    if permutation == "keyed" and (groups is not None or task not in ("auto", "binary")):
+    if permutation == "keyed" and (groups is not None or names_label_task(task)):
         raise ValueError("permutation='keyed' permutes the rows of binary decisions: with groups= or another task "
                          "use permutation='classical' (or 'auto')")
     X = as_frame(X)
     n = len(X)
     # a favourable label or a label pair given by the caller says the labels are binary decisions
     binary_given = labels is not None or not (is_number(pos_label) and pos_label == 1)
-    kind = _task_of(y_true, y_pred, "binary" if task == "auto" and binary_given else task, n)
+    kind = analysis_task(y_true, y_pred, BinaryTask.name if task == "auto" and binary_given else task, n)
+    kind.check_options(n_clusters, sample_weight, loss)
     outcome: tuple[Task, list[OutcomeColumn]] | None = None
-    if kind.name == "binary":
-        if loss is not None:
-            raise ValueError("loss= is compared as mean_loss by a task other than binary; for binary decisions "
-                             "the metrics come from the confusion counts (pass task='multiclass' to audit a loss "
-                             "beside the accuracy)")
+    t: np.ndarray | None = None
+    p: np.ndarray | None = None
+    if kind.decisions:
         try:
             t, p = check_labels(y_true, y_pred, n, pos_label, labels)
         except ValueError as err:
-            if binary_given and task != "binary":
+            if binary_given and not names_decisions(task):
                 raise
             raise ValueError(f"{err}; task={task!r} reads binary decisions: pass task='multiclass', 'ordinal' or "
                              "'regression' for other labels") from err
-    else:
-        _check_other_task(kind.name, n_clusters, sample_weight)
-        t = p = np.zeros(n, dtype=bool)  # the clustering needs no outcome
+    else:  # the per-row values of the task; the clustering reads no outcome
         outcome = (kind, outcome_columns(kind, y_true, y_pred, check_loss(loss, y_true, y_pred, n)))
     w = check_weights(sample_weight, n)
     warn_id_like_columns(X, groups, stacklevel=3)
-    sampling = sampling_of([row_keys(X), row_keys(X, _plain_labels(y_true), _plain_labels(y_pred))], groups, design)
+    sampling = sampling_of([row_keys(X), row_keys(X, label_values(y_true), label_values(y_pred))], groups, design)
     opts = check_analysis_options(X, **options)
     mined = None if patterns_from is None else reusable_patterns(patterns_from, X, opts)
     return analyse(X, t, p, w, opts, as_generator(random_state), pos_label, mined, sampling=sampling,
@@ -288,48 +303,10 @@ def detect_subgroups(
                    permutation="keyed" if permutation == "keyed" else "classical")
 
 
-def _task_of(y_true: Any, y_pred: Any, task: Any, n: int) -> Task:
-    """The task of an analysis. Two-valued labels under ``task="auto"`` are binary decisions, checked (with their
-    usual messages) by ``check_labels``; anything else by :func:`~.tasks.resolve_task`."""
-    if task == "binary":  # check_labels validates, with its own messages
-        return Task("binary", (), "task='binary' (given)")
-    if task == "auto":
-        try:
-            values = pd.unique(pd.concat([pd.Series(np.asarray(_plain_labels(y)).ravel()) for y in (y_true, y_pred)],
-                                         ignore_index=True).dropna())
-        except (TypeError, ValueError):  # ragged or odd input: resolve_task and check_labels say what is wrong
-            values = np.zeros(0)
-        if len(values) <= 2:
-            return Task("binary", tuple(values.tolist()), f"task='auto' chose 'binary': the labels take "
-                                                          f"{len(values)} values {values.tolist()}")
-    return resolve_task(y_true, y_pred, task, n)
-
-
-def _plain_labels(y: Any) -> Any:
-    """Labels as a row-key part (a one-column DataFrame or Series as its values)."""
-    if isinstance(y, pd.DataFrame):
-        return y.iloc[:, 0].to_numpy()
-    return y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
-
-
-def _check_other_task(task: str, n_clusters: Any, sample_weight: Any) -> None:
-    """What a task other than binary does not take.
-
-    Raises:
-        ValueError: per-row weights, or a list of ``n_clusters`` (the fairness-aware choice of k compares
-            binary rates).
-    """
-    if sample_weight is not None:
-        raise ValueError(f"sample_weight applies to binary decisions; task={task!r} compares unweighted means")
-    if n_clusters is not None and not isinstance(n_clusters, int | np.integer):
-        raise ValueError(f"n_clusters={n_clusters!r}: the fairness-aware choice of k compares binary rates; give "
-                         f"one number of clusters (or None) with task={task!r}")
-
-
 def analyse(
     X: pd.DataFrame,
-    t: np.ndarray,
-    p: np.ndarray,
+    t: np.ndarray | None,
+    p: np.ndarray | None,
     w: np.ndarray | None,
     opts: AnalysisOptions,
     rng: np.random.Generator,
@@ -348,12 +325,14 @@ def analyse(
             dashboard keeps them across re-cuts, since mining does not depend on the clustering); None mines them
             when ``opts.discovery`` asks for patterns.
         sampling: the unit of inference and canonical row order (default: rows, in their order).
-        outcome: for a task other than binary, the task and its per-row outcome columns (``t`` and ``p`` are
-            then not read).
+        outcome: for a task other than binary, the task and its per-row outcome columns (``t``, ``p`` and ``w``
+            are then not read: None).
         task_reason: what ``task="auto"`` decided (kept by the report).
         permutation: the max-T's permutations of a binary decision (``"classical"`` or ``"keyed"``).
     """
     clustering = None
+    # the binary decisions the fairness-aware choice of k and the fairness separation score (None for another task)
+    decisions = (t, p, w) if outcome is None and t is not None and p is not None else None
     if opts.discovery == "patterns":
         mined = mine(X, opts) if mined is None else mined
     elif opts.discovery == "both" and mined is None:
@@ -361,10 +340,10 @@ def analyse(
         # numbers and its result does not depend on when it runs
         with ThreadPoolExecutor(max_workers=1) as pool:
             future = pool.submit(mine, X, opts)
-            clustering = cluster(X, t, p, w, opts, rng)
+            clustering = cluster(X, opts, rng, decisions)
             mined = future.result()
     else:
-        clustering = cluster(X, t, p, w, opts, rng)
+        clustering = cluster(X, opts, rng, decisions)
         mined = mined if opts.discovery == "both" else None
     families: list[CandidateFamily] = [*clustering.families()] if clustering is not None else []
     if mined is not None:
@@ -375,6 +354,7 @@ def analyse(
     sampling = Sampling() if sampling is None else sampling
     metrics: CandidateMetrics | OutcomeMetrics
     if outcome is None:
+        assert t is not None and p is not None  # binary decisions (detect_subgroups, SubgroupDiscoveryMetric)
         metrics = candidate_metrics(candidates, t, p, w, opts.undefined_rates, seed, sampling, task_reason,
                                     permutation)
     else:
@@ -382,16 +362,13 @@ def analyse(
                  else np.zeros(0))
         metrics = outcome_metrics(candidates.counter(), candidates.index(), np.nan_to_num(sizes).astype(np.int64),
                                   candidates.defined(), outcome[0], outcome[1], sampling, seed)
-        if clustering is not None:  # the clusters' fairness separation compares binary rates
-            clustering.validity.drop(
-                [i for i in clustering.validity.index if str(i).startswith("fairness_separation")], inplace=True)
     return SubgroupReport(index=X.index, candidates=candidates, candidate_metrics=metrics, options=opts,
                           pos_label=pos_label, features=list(map(str, X.columns)), clustering=clustering)
 
 
 def mine(X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
     """The pattern candidates of ``X`` under ``opts`` (see :mod:`.pattern_mining`)."""
-    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
+    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
     return mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
 
 
@@ -413,12 +390,13 @@ def reusable_patterns(report: Any, X: pd.DataFrame, opts: AnalysisOptions) -> Mi
     mined = next((f for f in report.candidates.families if isinstance(f, MinedPatterns)), None)
     if mined is None:
         raise ValueError(f"patterns_from holds no mined patterns (its discovery was {report.options.discovery!r})")
-    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge)
+    items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
     same = (mined.n_rows == len(X) and mined.items.columns == items.columns and mined.items.labels == items.labels
             and np.array_equal(mined.items.codes, items.codes))
     if not same:
         raise ValueError("patterns_from holds patterns mined from other rows or columns, or with other "
-                         "categorical_features, n_bins or max_merge; run without patterns_from to mine them again")
+                         "categorical_features, n_bins, max_merge or thresholds; run without patterns_from to mine "
+                         "them again")
     wanted = (check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
     if (mined.min_support, mined.max_length, mined.max_patterns) != wanted:
         raise ValueError(f"patterns_from was mined with min_support {mined.min_support} rows, max_length "
@@ -427,31 +405,39 @@ def reusable_patterns(report: Any, X: pd.DataFrame, opts: AnalysisOptions) -> Mi
     return mined
 
 
-def cluster(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, w: np.ndarray | None, opts: AnalysisOptions,
-            rng: np.random.Generator) -> Clustering:
+def cluster(X: pd.DataFrame, opts: AnalysisOptions, rng: np.random.Generator,
+            decisions: Decisions | None = None) -> Clustering:
     """The seed's pipeline: cluster (a sample of ``opts.cluster_sample`` rows on a larger table, the other rows
     joining their nearest sampled row's cluster: :mod:`.cluster_sample`), then the entropy patterns of the
-    clusters over every row."""
+    clusters over every row.
+
+    Args:
+        decisions: the binary decisions ``(truth, prediction, weights)`` that the fairness-aware choice of k
+            (``opts.k`` a sequence) and the clustering's fairness separation score; None for another task, whose
+            clustering reads no outcome (and has no fairness separation).
+    """
     cat, clustering, k, selection_metric = opts.categorical_features, opts.clustering, opts.k, opts.selection_metric
     silhouette_sample_size = opts.silhouette_sample_size
     Z, _ = encode_for_clustering(X, cat)
     raw = factorize_columns(X)
     kmax = default_kmax(len(Z))  # x-means' bound counts the table's rows, sampled or not
     sample = sample_rows(len(Z), opts.cluster_sample, rng)  # None (nothing drawn) up to cluster_sample rows
-    # the rows the clustering is fitted on (all of them, or the sample) and their outcomes
-    fit_Z, fit_t, fit_p, fit_w = (Z, t, p, w) if sample is None else (
-        Z[sample], t[sample], p[sample], None if w is None else w[sample])
+    fit_Z = Z if sample is None else Z[sample]  # the rows the clustering is fitted on (all of them, or the sample)
     model_selection = None
     tree: HierarchicalTree | None = None
     name = opts.clustering_name
     if isinstance(k, tuple):
+        if decisions is None:
+            raise ValueError("the fairness-aware choice of k compares binary rates: it needs binary decisions")
+        t, p, w = decisions if sample is None else (  # the fitted rows' outcomes
+            decisions[0][sample], decisions[1][sample], None if decisions[2] is None else decisions[2][sample])
         model_selection, results = compare_clusterings_encoded(
             fit_Z,
-            fit_t,
-            fit_p,
+            t,
+            p,
             [(clustering, kk) for kk in k],
             selection_metric,
-            weights=fit_w,
+            weights=w,
             random_state=rng,
             silhouette_sample_size=silhouette_sample_size,
             mst=opts.mst,
@@ -479,7 +465,9 @@ def cluster(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
             )
     pats = entropy_patterns(raw, cluster_idx, ids, opts.entropy_threshold, opts.normalization, opts.inclusive)
     validity = pd.Series(validity_indices(Z, labels, silhouette_sample_size, rng), name="validity")
-    validity[f"fairness_separation_{selection_metric}"] = fairness_separation(labels, t, p, selection_metric, w)
+    if decisions is not None:  # the clusters' fairness separation compares binary rates
+        validity[f"fairness_separation_{selection_metric}"] = fairness_separation(labels, *decisions[:2],
+                                                                                  selection_metric, decisions[2])
     return Clustering(labels=labels, name=name, validity=validity, model_selection=model_selection,
                       cut_is_unique=unique_cut, cut_distance=cut_distance, patterns=EntropyFamily(raw, pats),
                       sampled_rows=None if sample is None else len(sample))

@@ -24,7 +24,8 @@ from .._validation import check_columns
 from ._validation import check_n_clusters
 from .encoding import detect_categorical
 from .error_control.maxt import DEFAULT_PERMUTATIONS
-from .mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, check_min_support
+from .mining.numeric_conditions import check_thresholds
+from .mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, DEFAULT_THRESHOLDS, check_min_support
 
 __all__ = ["AnalysisOptions", "CLUSTERING_ONLY_OPTIONS", "Clusterer", "DEFAULT_CLUSTER_SAMPLE", "DEFAULT_MAX_PATTERNS",
            "DEFAULT_MIN_SUPPORT", "DISCOVERIES", "MAX_T_PENALTIES", "PERMUTATION_CHOICES", "check_analysis_options"]
@@ -78,7 +79,7 @@ class AnalysisOptions:
         silhouette_sample_size: rows sampled for the silhouette, ``None`` for all.
         mst: single linkage's minimum-spanning-tree back end.
         discovery: ``"asdf"``, ``"patterns"`` or ``"both"`` (the kinds of candidates).
-        max_length, min_support, n_bins, max_merge: the mined patterns (see
+        max_length, min_support, n_bins, max_merge, thresholds: the mined patterns (see
             :mod:`~aif360_subjective.detectors.mining.pattern_mining`).
         n_permutations: permutations of the max-T error control.
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``: the max-T statistic's penalty.
@@ -104,6 +105,7 @@ class AnalysisOptions:
     min_support: int | float = DEFAULT_MIN_SUPPORT
     n_bins: int = DEFAULT_BINS
     max_merge: int = DEFAULT_MAX_MERGE
+    thresholds: int | None = DEFAULT_THRESHOLDS
     n_permutations: int = DEFAULT_PERMUTATIONS
     max_t_penalty: str = "classes"
     cluster_sample: int | None = DEFAULT_CLUSTER_SAMPLE
@@ -130,6 +132,7 @@ class AnalysisOptions:
             "min_support": self.min_support,
             "n_bins": self.n_bins,
             "max_merge": self.max_merge,
+            "thresholds": self.thresholds,
             "n_permutations": self.n_permutations,
             "max_t_penalty": self.max_t_penalty,
             "cluster_sample": self.cluster_sample,
@@ -155,6 +158,7 @@ def check_analysis_options(
     min_support: Any = DEFAULT_MIN_SUPPORT,
     n_bins: Any = DEFAULT_BINS,
     max_merge: Any = DEFAULT_MAX_MERGE,
+    thresholds: Any = DEFAULT_THRESHOLDS,
     n_permutations: Any = DEFAULT_PERMUTATIONS,
     max_t_penalty: Any = "classes",
     cluster_sample: Any = DEFAULT_CLUSTER_SAMPLE,
@@ -183,6 +187,8 @@ def check_analysis_options(
         min_support: a row count (int >= 1) or a share in (0, 1).
         n_bins: an int >= 2.
         max_merge: an int >= 1.
+        thresholds: ``None`` or an int from 2 to the number of rows: quantile steps of the one-sided conditions
+            (:mod:`~aif360_subjective.detectors.mining.numeric_conditions`).
         n_permutations: an int from 19 to 100,000 (``maxt.MAX_PERMUTATIONS``).
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``.
         cluster_sample: ``None`` or an int >= 2: the most rows the clustering is fitted on.
@@ -205,7 +211,8 @@ def check_analysis_options(
     given = {"undefined_rates": undefined_rates, "normalization": normalization, "selection_metric": selection_metric,
              "silhouette_sample_size": silhouette_sample_size, "mst": mst, "clustering": clustering,
              "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
-             "max_merge": max_merge, "n_permutations": n_permutations, "max_t_penalty": max_t_penalty,
+             "max_merge": max_merge, "thresholds": thresholds, "n_permutations": n_permutations,
+             "max_t_penalty": max_t_penalty,
              "cluster_sample": cluster_sample, "max_patterns": max_patterns}
     for name, value in given.items():  # in the table's order of declaration
         SUBGROUP_PARAMS.check(name, value)
@@ -220,6 +227,7 @@ def check_analysis_options(
                          f"rows the clustering is fitted on (of {n}); raise cluster_sample, or pass "
                          "cluster_sample=None to cluster every row")
     check_min_support(min_support, max(n or 0, 1))
+    check_thresholds(thresholds, 0)  # its type and range; the rows are checked where a column is cut (mining)
     if categorical_features is None:
         cat = detect_categorical(frame)
     else:
@@ -229,7 +237,8 @@ def check_analysis_options(
         normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
         selection_metric=selection_metric, silhouette_sample_size=silhouette_sample_size, mst=mst,
         discovery=discovery, max_length=int(max_length), min_support=min_support, n_bins=int(n_bins),
-        max_merge=int(max_merge), n_permutations=int(n_permutations), max_t_penalty=max_t_penalty,
+        max_merge=int(max_merge), thresholds=None if thresholds is None else int(thresholds),
+        n_permutations=int(n_permutations), max_t_penalty=max_t_penalty,
         cluster_sample=None if cluster_sample is None else int(cluster_sample),
         max_patterns=None if max_patterns is None else int(max_patterns),
     )

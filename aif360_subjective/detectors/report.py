@@ -21,20 +21,16 @@ from .._validation import check_alpha, check_choice
 from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
 from .asdf.cluster_sample import sample_note
 from .asdf.families import Clustering
-from .asdf.lopsided import lopsidedness
 from .candidates import CandidateMetrics, Candidates
 from .comparison import discovery_summary
 from .mining.pattern_mining import PatternText
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
 from .ranking import ranking
+from .report_clustering import clustering_facts, entropy_table, pattern_info_table
 from .significance import Significance
 
 __all__ = ["SubgroupReport"]
-
-#: Lopsidedness of a report without a clustering (``discovery="patterns"``).
-_NO_CLUSTERING = {"n_clusters": 0, "largest_share": float("nan"), "tiny_clusters": 0, "lopsided": False, "reason": ""}
-_INFO_COLUMNS = ("pattern", "length", "is_empty", "is_duplicate", "duplicate_of", "size")
 
 
 class SubgroupReport:
@@ -51,7 +47,7 @@ class SubgroupReport:
         n_clusters (int): number of clusters (0 without a clustering).
         clustering (str): the clustering method used (``"none"`` without a clustering).
         validity (pandas.Series): classical validity indices (silhouette on a sample, Davies-Bouldin,
-            Calinski-Harabasz) and the fairness separation of the clustering (see
+            Calinski-Harabasz) and, of binary decisions, the fairness separation of the clustering (see
             :func:`~aif360_subjective.detectors.asdf.selection.fairness_separation`).
         model_selection (pandas.DataFrame or None): the candidates compared when ``n_clusters`` was a
             sequence (or ``None``), with ``largest_share``, ``tiny_clusters`` and ``lopsided`` columns.
@@ -78,8 +74,10 @@ class SubgroupReport:
         candidates (Candidates): the candidate families (:mod:`~aif360_subjective.detectors.candidates`).
         candidate_metrics (CandidateMetrics or OutcomeMetrics): their metrics, counts and the outcomes (a binary
             decision, or the per-row values of a multi-class, ordinal or regression task).
-        task (str): the task audited (``"binary"``, ``"multiclass"``, ``"ordinal"``, ``"regression"``);
+        task (str): the name of the task audited (``"binary"``, ``"multiclass"``, ``"ordinal"``, ``"regression"``);
             ``task_reason`` says what ``task="auto"`` decided and why (or that the task was given).
+        task_type (Task): the task itself (:class:`~aif360_subjective.detectors.tasks.Task`): its metrics, default
+            metric and label text.
         unit (str): the unit of inference (rows, or the clusters of ``groups=``).
         significance (Significance): the caches of the intervals, max-T runs and findings.
 
@@ -114,30 +112,33 @@ class SubgroupReport:
         self.categorical_features = list(options.categorical_features)
         self.kinds = candidates.kinds
         self.weighted = candidate_metrics.weighted
-        self.task = candidate_metrics.task_name
+        self.task_type = candidate_metrics.task
+        self.task = self.task_type.name
         self.task_reason = candidate_metrics.task_reason
         self.unit = candidate_metrics.sampling.unit
         self.significance = Significance(candidates, candidate_metrics, options)
         self._clustering = clustering
-        if clustering is None:
-            self.clusters = pd.Series(pd.array([pd.NA] * len(index), dtype="Int64"), index=index, name="cluster")
-            self.n_clusters, self.clustering = 0, "none"
-            self.validity = pd.Series(dtype=float, name="validity")
-            self.model_selection: pd.DataFrame | None = None
-            self.cut_is_unique: bool | None = None
-            self.cut_distance = float("nan")
-            self.cluster_sample: int | None = None
-            self.lopsided: dict[str, Any] = dict(_NO_CLUSTERING)
-        else:
-            self.clusters = pd.Series(clustering.labels, index=index, name="cluster")
-            self.n_clusters = int(len(clustering.patterns.ids))
-            self.clustering = clustering.name
-            self.validity = clustering.validity
-            self.model_selection = clustering.model_selection
-            self.cut_is_unique = clustering.cut_is_unique
-            self.cut_distance = float(clustering.cut_distance)
-            self.cluster_sample = clustering.sampled_rows
-            self.lopsided = lopsidedness(clustering.labels)
+        facts = clustering_facts(clustering, index)
+        self.clusters, self.n_clusters, self.clustering = facts.clusters, facts.n_clusters, facts.name
+        self.validity, self.model_selection = facts.validity, facts.model_selection
+        self.cut_is_unique, self.cut_distance = facts.cut_is_unique, facts.cut_distance
+        self.cluster_sample, self.lopsided = facts.sampled_rows, facts.lopsided
+
+    # ------------------------------------------------------------------ what the report holds
+    @property
+    def has_clusters(self) -> bool:
+        """Whether the seed's clustering ran: the report holds its clusters and their entropy patterns."""
+        return self._clustering is not None
+
+    @property
+    def clustering_kinds(self) -> tuple[str, ...]:
+        """The kinds of subgroups the seed's clustering gives (clusters, entropy patterns; none without one)."""
+        return () if self._clustering is None else tuple(f.kind for f in self._clustering.families())
+
+    @property
+    def has_mined_patterns(self) -> bool:
+        """Whether the report holds mined patterns."""
+        return any(isinstance(f, PatternText) for f in self.candidates.families)
 
     def clustering_note(self) -> str:
         """The sentence saying that the clusters come from a random sample of the rows, and how the other rows
@@ -146,9 +147,10 @@ class SubgroupReport:
 
     def mining_note(self) -> str:
         """The sentence saying that a length of mined patterns was not mined because of ``max_patterns`` (empty
-        when every length up to ``max_length`` was, or no pattern was mined)."""
+        when every length up to ``max_length`` was, or no pattern was mined), then those naming the numeric
+        columns without one-sided conditions (``thresholds``) and why."""
         mined = next((f for f in self.candidates.families if isinstance(f, PatternText)), None)
-        return "" if mined is None else mined.truncation_note()
+        return "" if mined is None else " ".join(filter(None, [mined.truncation_note(), mined.conditions_note()]))
 
     def settings(self) -> Mapping[str, Any]:
         """The options of the run as the report records them, with ``pos_label`` (a read-only dict view)."""
@@ -174,17 +176,11 @@ class SubgroupReport:
     def pattern_info(self) -> pd.DataFrame:
         """Per entropy pattern: its text, length, whether it is empty or repeats an earlier one, and its size
         (no rows without a clustering)."""
-        if self._clustering is None:
-            return pd.DataFrame({c: [] for c in _INFO_COLUMNS}, index=pd.Index([], dtype=np.int64, name="id"))
-        fam = self._clustering.patterns
-        table = self.candidate_metrics.table
-        return fam.pattern_info(table["size"].iloc[self.candidates.positions(fam.kind)].to_numpy())
+        return pattern_info_table(self._clustering, self.candidates, self.candidate_metrics.table)
 
     def entropies(self) -> pd.DataFrame:
         """Normalised entropy of every attribute in every cluster (index id, a column per attribute)."""
-        if self._clustering is None:
-            return pd.DataFrame(columns=self.features, index=pd.Index([], dtype=np.int64, name="id"), dtype=float)
-        return self._clustering.patterns.entropies()
+        return entropy_table(self._clustering, self.features)
 
     # ------------------------------------------------------------------ metrics
     def subgroup_metrics(self, ci: float | None = 0.95, kind: str | None = None) -> pd.DataFrame:
@@ -247,26 +243,9 @@ class SubgroupReport:
         """The dashboard's radar: per kind, the signed mean accuracy error, the means of the absolute
         statistical parity, equal opportunity and equalized odds, and the mean accuracy (NaN skipped). For
         another task, the mean absolute value of each of its metrics."""
-        rows = {}
-        if self.task != "binary":
-            for kind in self.kinds:
-                part = self.candidate_metrics.table.iloc[self.candidates.positions(kind)]
-                rows[kind] = {m: part[m].abs().mean() for m in self.candidate_metrics.names}
-            out = pd.DataFrame.from_dict(rows, orient="index", columns=list(self.candidate_metrics.names))
-            out.index.name = "kind"
-            return out
-        for kind in self.kinds:
-            part = self.candidate_metrics.table.iloc[self.candidates.positions(kind)]  # none mined: NaN means
-            rows[kind] = {
-                "accuracy_error": part["accuracy_error"].mean(),
-                "statistical_parity": part["statistical_parity"].abs().mean(),
-                "equal_opportunity": part["equal_opportunity"].abs().mean(),
-                "equalized_odds": part["equalized_odds"].abs().mean(),
-                "accuracy": part["accuracy"].mean(),
-            }
-        out = pd.DataFrame.from_dict(rows, orient="index")
-        out.index.name = "kind"
-        return out
+        table = self.candidate_metrics.table  # none mined: NaN means
+        parts = {kind: table.iloc[self.candidates.positions(kind)] for kind in self.kinds}
+        return self.task_type.summary(parts, self.candidate_metrics.names)
 
     def ranking(
         self,
@@ -303,6 +282,7 @@ class SubgroupReport:
 
         With ``control="fwer"`` they are ordered by adjusted p-value (the strongest evidence once the search
         over every candidate is accounted for: a small pattern that only just passes comes after a clear one),
+        then (equal p-values: the floor 1 / (B + 1) of the permutations) by the max-T statistic, the penalised z,
         then by the interval's bound nearest the reference; with ``"fdr"`` by that bound alone: the first
         subgroup is the one disadvantaged "by at least X with 95 % confidence" for the largest X (the 95 %
         intervals are per subgroup, not adjusted for the search). Unless ``keep_redundant``, a
@@ -379,7 +359,8 @@ class SubgroupReport:
 
         Returns:
             pandas.DataFrame: columns metric, kind, id, description, size, value, ci_low, ci_high, p_adjusted,
-            direction; sorted by adjusted p-value, then by the interval's bound nearest the reference.
+            direction; sorted by adjusted p-value, then (equal p-values, as at the floor of the permutations) by
+            the max-T statistic, then by the interval's bound nearest the reference.
             ``attrs``: alpha, ci, n_hypotheses (of the global family), n_permutations, n_redundant.
 
         Raises:
@@ -393,7 +374,8 @@ class SubgroupReport:
         Built from :meth:`findings` (one family-wise error over everything): ``candidates`` counts the
         subgroups of the kind that define one (empty and repeated entropy patterns do not), ``significant``
         the distinct subgroups of the kind with at least one finding (before the redundancy filter), and
-        ``best`` the kind's first finding (smallest adjusted p-value, then the bound nearest the reference),
+        ``best`` the kind's first finding (smallest adjusted p-value, then the max-T statistic, then the bound
+        nearest the reference, the order of :meth:`findings`),
         with its metric, direction, value, interval and adjusted p-value (empty when there is none).
 
         Args:
@@ -448,15 +430,12 @@ class SubgroupReport:
 
     def __repr__(self) -> str:
         s = self.summary()
-        # a binary decision's statistical parity; another task's first metric (its summary has no SP)
-        metric = "statistical_parity" if self.task == "binary" else self.candidate_metrics.names[0]
-        sp = s[metric].to_numpy(dtype=np.float64)
-        parts = ", ".join(f"{k}={v:.4f}" for k, v in zip(s.index, sp, strict=True))
+        values = s[self.task_type.default_metric].to_numpy(dtype=np.float64)  # the task's headline metric
+        parts = ", ".join(f"{k}={v:.4f}" for k, v in zip(s.index, values, strict=True))
         counted = "".join(f", {f.count_label}={len(f.ids)}" for f in self.candidates.families if f.count_label)
-        what = "SP" if self.task == "binary" else f"{metric} ({self.task})"
         return (
             f"SubgroupReport(clustering={self.clustering!r}, n_clusters={self.n_clusters}{counted}, "
-            f"rows={self.candidates.n_rows}, mean |{what}| {parts})"
+            f"rows={self.candidates.n_rows}, mean |{self.task_type.headline}| {parts})"
         )
 
 

@@ -24,7 +24,7 @@ from .._validation import check_alpha
 from .candidates import CandidateMetrics, Candidates
 from .directions import sort_descending
 from .error_control.inference import benjamini_hochberg, check_ci
-from .error_control.maxt import TESTS, MaxTResult, class_offsets
+from .error_control.maxt import MaxTResult, class_offsets
 from .options import AnalysisOptions
 from .outcome_metrics import OutcomeMetrics
 from .redundancy import merge_rows, redundant_among
@@ -222,16 +222,6 @@ def findings_frame(sig: Significance, alpha: float, ci: float, keep_redundant: b
     attrs: dict[str, Any] = {
         "alpha": float(alpha), "ci": float(ci), "n_hypotheses": int(mt.n_hypotheses[1]),
         "n_permutations": int(mt.n_permutations), "n_redundant": n_redundant,
-        "family": _family_text(metrics), "unit": metrics.sampling.unit, "task": metrics.task_name}
+        "family": metrics.task.family_text(metrics.names), "unit": metrics.sampling.unit, "task": metrics.task_name}
     out.attrs.update(attrs)
     return out
-
-
-def _family_text(metrics: AnyMetrics) -> str:
-    """What the findings' family holds, in words."""
-    if metrics.task_name == "binary":
-        return ("every subgroup of every kind, the tests " + ", ".join(TESTS)
-                + " (accuracy error shares accuracy's, the false negative rate equal opportunity's), both "
-                  "directions; permutation max-T")
-    return ("every subgroup of every kind, the metrics " + ", ".join(metrics.names)
-            + " (a studentized difference of means each), both directions; permutation max-T")

@@ -29,6 +29,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .._deprecation import moved_names
 from .._labels import FN, FP, TN, TP, cell_codes, confusion_counts, ratio
 
 __all__ = [
@@ -39,7 +40,6 @@ __all__ = [
     "OUTCOME_METRICS",
     "SUBGROUP_METRICS",
     "SubgroupMetric",
-    "TASK_METRICS",
     "base_metric",
     "metric_label",
     "cell_codes",
@@ -118,14 +118,8 @@ METRICS: tuple[str, ...] = tuple(SUBGROUP_METRICS)
 ALL_METRICS: dict[str, SubgroupMetric] = {**SUBGROUP_METRICS, **OUTCOME_METRICS}
 #: The metrics comparing the subgroup with the rest (each has its own test): every metric but accuracy.
 FAIRNESS_METRICS: tuple[str, ...] = tuple(m for m in METRICS if SUBGROUP_METRICS[m].fairness)
-#: Per task, its metrics (``mean_loss`` joins them when a ``loss`` is given; multi-class statistical parity is
-#: one class against the others, ``label=``).
-TASK_METRICS: dict[str, tuple[str, ...]] = {
-    "binary": METRICS,
-    "multiclass": ("accuracy_error", "statistical_parity"),
-    "ordinal": ("mean_absolute_error", "mean_error", "mean_prediction", "accuracy_error"),
-    "regression": ("mean_absolute_error", "mean_error", "mean_prediction"),
-}
+# TASK_METRICS (per task, its metrics) is the task registry's: :data:`~.tasks.TASK_METRICS`, each task's
+# ``metrics`` (:class:`~.tasks.Task`).
 
 def base_metric(name: str) -> str:
     """The registry name of a metric column: ``statistical_parity[c]`` (one class against the others) is
@@ -208,3 +202,7 @@ def metrics_from_counts(S: np.ndarray, total: np.ndarray, undefined_rates: str =
     out.loc[empty, ["statistical_parity", "equal_opportunity", "equalized_odds", "false_positive_rate",
                     "false_negative_rate"]] = nan
     return out
+
+
+# names whose home moved (issue 39: the tasks are objects of their own registry)
+__getattr__ = moved_names(__name__, {"TASK_METRICS": "aif360_subjective.detectors.tasks"})

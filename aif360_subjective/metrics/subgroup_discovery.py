@@ -28,7 +28,7 @@ from ..detectors.candidates import KINDS
 from ..detectors.detect import analyse
 from ..detectors.error_control.maxt import DEFAULT_PERMUTATIONS
 from ..detectors.error_control.resampling import row_keys, sampling_of, warn_id_like_columns
-from ..detectors.mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE
+from ..detectors.mining.pattern_mining import DEFAULT_BINS, DEFAULT_MAX_MERGE, DEFAULT_THRESHOLDS
 from ..detectors.options import (
     DEFAULT_CLUSTER_SAMPLE,
     DEFAULT_MAX_PATTERNS,
@@ -194,9 +194,10 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             ``cluster_sample``: the most rows the clustering is fitted on, default 10,000, ``None`` for all).
         use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
         cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
-        discovery, max_length, min_support, n_bins, max_merge, n_permutations, max_t_penalty, max_patterns: the pattern
-            candidates and the max-T error control, as in :func:`~aif360_subjective.detectors.detect_subgroups` (default
-            ``discovery="both"``: clusters, entropy patterns and mined patterns).
+        discovery, max_length, min_support, n_bins, max_merge, thresholds, n_permutations, max_t_penalty,
+            max_patterns: the pattern candidates and the max-T error control, as in
+            :func:`~aif360_subjective.detectors.detect_subgroups` (default ``discovery="both"``: clusters, entropy
+            patterns and mined patterns).
         groups: a cluster id per row (an array of the dataset's length, or the name of one of its decoded
             attributes, e.g. a person id): the max-T permutes whole clusters and the intervals resample them,
             as ``detect_subgroups(groups=...)``; ``design`` as there. AIF360's datasets hold binary labels, so
@@ -234,6 +235,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
         min_support: int | float = DEFAULT_MIN_SUPPORT,
         n_bins: int = DEFAULT_BINS,
         max_merge: int = DEFAULT_MAX_MERGE,
+        thresholds: int | None = DEFAULT_THRESHOLDS,
         n_permutations: int = DEFAULT_PERMUTATIONS,
         max_t_penalty: str = "classes",
         groups: Any = None,
@@ -283,7 +285,7 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             categorical_features=categorical_features, inclusive=inclusive, mst=mst, discovery=discovery,
             max_length=max_length, min_support=min_support, n_bins=n_bins, max_merge=max_merge,
             n_permutations=n_permutations, max_t_penalty=max_t_penalty,
-            cluster_sample=cluster_sample, max_patterns=max_patterns,
+            cluster_sample=cluster_sample, max_patterns=max_patterns, thresholds=thresholds,
         )
         if cluster_column in dataset.feature_names or cluster_column in dataset.protected_attribute_names:
             raise ValueError(f"cluster_column {cluster_column!r} is already a column of the dataset")

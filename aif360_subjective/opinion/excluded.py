@@ -65,22 +65,9 @@ References:
     subgroups instead of choosing them).
     Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley (max-T).
     Beran, R. (1988). Balanced simultaneous confidence sets. JASA 83(403), 679-686.
-    Janssen, A. (1997). Studentized permutation tests for non-i.i.d. hypotheses and the generalized
-    Behrens-Fisher problem. Statistics & Probability Letters 36, 9-21.
-    Chung, E., Romano, J. P. (2013). Exact and asymptotically robust permutation tests. Annals of Statistics
-    41(2), 484-507.
-    Cameron, A. C., Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. Journal of Human
-    Resources 50(2) (the sandwich with k/(k-1)).
-    Wu, C. F. J. (1986). Jackknife, bootstrap and other resampling methods in regression analysis. Annals of
-    Statistics 14(4), 1261-1295 (the wild bootstrap).
-    Cameron, A. C., Gelbach, J. B., Miller, D. L. (2008). Bootstrap-based improvements for inference with clustered
-    errors. Review of Economics and Statistics 90(3), 414-427 (the wild cluster bootstrap, Rademacher signs).
-    Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance components. Biometrics
-    Bulletin 2(6), 110-114; Welch, B. L. (1947). The generalization of Student's problem when several different
-    population variances are involved. Biometrika 34, 28-35.
-    Kish, L. (1965). Survey Sampling. Wiley (the effective sample size of a weighted mean).
-    Searle, S. R., Casella, G., McCulloch, C. E. (1992). Variance Components. Wiley (unbalanced one-way ANOVA
-    estimators of the variance components).
+    The statistic's references (the studentized permutation test, the cluster-robust sandwich, the wild cluster
+    bootstrap, Satterthwaite's degrees of freedom, Kish's effective size, the variance components) are those of
+    :mod:`~aif360_subjective.opinion.excluded_statistic`.
 """
 
 from __future__ import annotations

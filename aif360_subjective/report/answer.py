@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from .._labels import group_label
-from ..detectors.subgroup_metrics import ALL_METRICS, SUBGROUP_METRICS, metric_label, value_format
+from ..detectors.subgroup_metrics import SUBGROUP_METRICS, metric_label, value_format
 from ._protocols import HoldsSubgroupReport, OpinionAudit
 from ._text import bracket, count, interval_text
 from .model import Section
-from .significance import at_floor, counts_text, family_text, floor_note, p_text
+from .significance import at_floor, counts_text, family_text, floor_note, p_text, tie_note
 
 __all__ = [
     "ANSWER_TITLE",
@@ -334,26 +334,6 @@ def _short(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def _sign_sentence(names: tuple[str, ...]) -> str:
-    """Which sign means "disadvantaged" for the metrics of a task other than binary."""
-    larger = [_metric_word(m) for m in names if ALL_METRICS[m.split("[")[0]].direction == "larger"]
-    smaller = [_metric_word(m) for m in names if ALL_METRICS[m.split("[")[0]].direction == "smaller"]
-    parts = []
-    if larger:
-        parts.append("a positive " + ", ".join(larger))
-    if smaller:
-        parts.append("a negative " + ", ".join(smaller))
-    bases = {m.split("[")[0] for m in names}
-    how = ["means: subgroup minus rest"]
-    if "statistical_parity" in bases:
-        how.append("statistical parity: rest minus subgroup")
-    if "accuracy_error" in bases:
-        how.append("accuracy error: subgroup minus all rows")
-    text = " or ".join(parts)
-    return (f"{text[0].upper()}{text[1:]} means the subgroup is disadvantaged ({'; '.join(how)}); higher "
-            "predictions count as favourable.")
-
-
 def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None = 0.95,
                     pattern_text: pd.Series | None = None, max_findings: int = MAX_FINDINGS) -> Answer:
     """The answer block of a subgroup-discovery result: its significant findings across every metric.
@@ -383,7 +363,7 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
     n_perm = int(found.attrs["n_permutations"])
     family = family_text(alpha, n_tested, n_perm)
     names = tuple(getattr(rep.candidate_metrics, "names", SUBGROUP_METRICS))
-    task = getattr(rep, "task", "binary")
+    task = rep.task_type
     unit = str(getattr(rep, "unit", "rows"))
     lines: list[str] = []
     caveats: list[str] = []
@@ -413,16 +393,16 @@ def subgroup_answer(result: Any, *, alpha: float | None = 0.05, ci: float | None
                     lines.append(f"By {_metric_word(metric)}: {_finding_text(part.iloc[:1], pattern_text)}.")
         else:
             lines.append("No subgroup is significantly disadvantaged; every finding is a favoured subgroup.")
-        lines.append(_sign_sentence(names) if task != "binary" else
-                     "Positive values of statistical parity, equal opportunity and equalized odds (rest minus "
-                     "subgroup), negative accuracy errors and an accuracy below the overall one mean the subgroup is "
-                     "disadvantaged.")
+        lines.append(task.sign_sentence(names, _metric_word))
         facts["significant findings"] = f"{len(found):,}"
-        if any(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float)):
+        n_floor = sum(at_floor(float(q), n_perm) for q in found["p_adjusted"].to_numpy(dtype=float))
+        if n_floor:
             lines.append(floor_note(n_perm))
-    if task != "binary":
+        if n_floor > 1:
+            lines.append(tie_note(n_floor, n_perm))
+    if not task.decisions:  # binary decisions are the seed's case, said by the favourable label
         lines.append(f"Task: {rep.task_reason}.")
-        facts["task"] = task
+        facts["task"] = task.name
     if not unit.startswith("rows ("):
         lines.append(f"Unit of inference: {unit}.")
         facts["unit of inference"] = unit

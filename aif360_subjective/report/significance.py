@@ -62,6 +62,14 @@ def floor_note(n_permutations: int) -> str:
             "smaller p-value (n_permutations sets B).")
 
 
+def tie_note(n_tied: int, n_permutations: int) -> str:
+    """The sentence saying how findings tied at the floor are ordered: by the max-T statistic, not by p."""
+    return (f"{n_tied:,} findings share that floor, so the p-value does not order them: they are listed by the max-T "
+            "statistic (the penalised z of their metric, the evidence each shows before the permutations), then by "
+            "the bound of their interval nearest the reference. More permutations (n_permutations above "
+            f"{int(n_permutations):,}) would tell their p-values apart.")
+
+
 def family_text(alpha: float, n_hypotheses: int, n_permutations: int) -> str:
     """``family-wise error 0.05 over the whole report (permutation max-T, B = 200 permutations, 156,288
     hypotheses: every subgroup of every kind, metric and direction)``."""

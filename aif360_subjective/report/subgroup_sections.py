@@ -66,7 +66,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     """
     rep = as_subgroup_report(result)
     weighted = rep.weighted
-    asdf = "cluster" in rep.kinds  # the seed's views show its two kinds (clusters and their entropy patterns)
+    asdf = rep.has_clusters  # the seed's views show its two kinds (clusters and their entropy patterns)
     pattern_text = pattern_texts(whole_numbers_as_int(rep.patterns(all_columns=False))) if asdf else None
     out: list[Section] = []
     if answer:
@@ -79,9 +79,9 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
             first.text(f"Predictions analysed: {model}.")
         out.append(first)
     comparison: list[Section] = []  # one self-contained section, placed after the seed's views
-    if "pattern" in rep.kinds and alpha is not None and not weighted:
+    if rep.has_mined_patterns and alpha is not None and not weighted:
         comparison.append(discovery_section(rep, n=n, alpha=alpha, ci=0.95 if ci is None else ci))
-    if getattr(rep, "task", "binary") != "binary":
+    if not rep.task_type.decisions:
         # the seed's views (radar, per-cluster rates) are those of binary decisions: the task's rankings instead
         return [*out, task_rankings_section(rep, n=n, alpha=alpha, min_size=min_size, ci=ci), *comparison]
     if not asdf or pattern_text is None:
@@ -90,7 +90,7 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     inference = None
     family_p = None
     if ci is not None and not weighted:
-        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in ("cluster", "entropy")])
+        inference = pd.concat([rep.subgroup_metrics(ci=ci, kind=k) for k in rep.clustering_kinds])
         if alpha is not None:  # "significant" and "adjusted p" are the whole report's, as in the answer
             family_p = report_family_p(rep, alpha, ci)
     out.append(_rankings_section(rep, n, alpha, min_size, ci, pattern_text, figures))
@@ -105,16 +105,14 @@ def task_rankings_section(rep: Any, *, n: int = 5, alpha: float | None = 0.05, m
                           ci: float | None = 0.95) -> Section:
     """A multi-class, ordinal or regression report's rankings: per metric, the most disadvantaged and most
     favoured subgroups of every kind, with the task and the unit of inference stated."""
-    from ..detectors.subgroup_metrics import base_metric, metric_label
+    from ..detectors.subgroup_metrics import metric_label
 
     s = Section("Rankings by metric")
     s.text(f"Task: {rep.task_reason}. Unit of inference: {rep.unit}. Every metric compares the subgroup's mean "
            "of a per-row value with the rest's by a studentized difference of means; the adjusted p-values are "
            "those of a permutation max-T over every subgroup of every kind and both directions of the metric.")
-    classes = {str(c): c for c in (rep.candidate_metrics.task.classes or ())}
     for metric in rep.candidate_metrics.names:
-        base = base_metric(metric)
-        label = classes.get(metric[len(base) + 1:-1]) if base != metric else None
+        base, label = rep.task_type.ranking_arguments(metric)
         name = metric_label(metric)
         for direction in ("disadvantaged", "favoured"):
             rk = rep.ranking(base, kind="all", n=n, direction=direction, alpha=alpha, min_size=min_size,
@@ -160,9 +158,11 @@ def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 
         top = found.head(4 * n).drop(columns=["kind", "id"])
         s.details(f"Findings ({len(found)})").table(
             p_columns_text(top, b),
-            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first (a sub-pattern "
-            f"whose rate does not differ from the rest of a listed larger subgroup is left out: "
-            f"{found.attrs['n_redundant']}).", index=False)
+            f"Significant disparities at family-wise error {alpha:g}, smallest adjusted p first; equal p-values "
+            f"(the floor of the permutations) by the max-T statistic, then the interval's bound nearest the "
+            f"reference (a sub-pattern whose rate does not differ from the rest of a listed larger subgroup, or a "
+            f"larger subgroup that only dilutes a listed slice, is left out: {found.attrs['n_redundant']}).",
+            index=False)
     return s
 
 

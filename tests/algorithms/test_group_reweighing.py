@@ -67,6 +67,7 @@ def test_bad_input():
         AnnotatorGroupReweighing().fit(pd.DataFrame({"a": [1]}))
 
 
+@pytest.mark.slow
 def test_weights_reach_the_annotator_aware_model():
     ds = make_subjective_dataset(n_items=300, n_annotators=40, random_state=1)
     train, test = ds.split([0.7], shuffle=True, seed=0)

@@ -121,6 +121,7 @@ def test_parser_defaults():
 
 
 # ----------------------------------------------------------------------------------------------- audit
+@pytest.mark.slow
 def test_audit_errors(capsys, tmp_path, audit_files):
     _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, _ = audit_files
@@ -146,6 +147,7 @@ def test_audit_errors(capsys, tmp_path, audit_files):
                     match="output folder does not exist")
 
 
+@pytest.mark.slow
 def test_audit_matches_library(capsys, tmp_path, audit_files, small):
     OpinionExclusionMetric = _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, df = audit_files
@@ -165,6 +167,7 @@ def test_audit_matches_library(capsys, tmp_path, audit_files, small):
     assert "Opinion-exclusion unfairness" in html and "data:image/png;base64," in html
 
 
+@pytest.mark.slow
 def test_audit_adr_fit_cross_matches_library_and_speaks_in_options(capsys, tmp_path, audit_files, small):
     OpinionExclusionMetric = _needs("metrics", "OpinionExclusionMetric")
     ann_csv, annotators_csv, df = audit_files
@@ -192,6 +195,7 @@ def test_audit_adr_fit_cross_matches_library_and_speaks_in_options(capsys, tmp_p
 
 
 # ----------------------------------------------------------------------------------------------- subgroups
+@pytest.mark.slow
 def test_subgroups_matches_library(capsys, tmp_path, subgroup_csv):
     detect_subgroups = _needs("detectors", "detect_subgroups")
     path, df = subgroup_csv
@@ -266,6 +270,7 @@ def test_crowdtruth_multiple_choice_and_errors(capsys, tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------- demo
+@pytest.mark.slow
 def test_demo(capsys, tmp_path):
     for module, name in (("algorithms.preprocessing", "CrowdTruthFilter"),
                          ("algorithms.inprocessing", "AnnotatorAwareClassifier"),
@@ -313,6 +318,7 @@ def test_demo_missing_piece_is_one_line(capsys, tmp_path, monkeypatch):
 
 
 # ----------------------------------------------------------------------------------------------- entry point
+@pytest.mark.slow
 def test_python_m_entry_point(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "MPLBACKEND": "Agg"}
     bad = subprocess.run([sys.executable, "-m", "aif360_subjective", "crowdtruth", str(tmp_path / "none.csv"),
@@ -349,6 +355,7 @@ def test_subgroups_significance_options(subgroup_csv, capsys):
 
 
 # ----------------------------------------------------------------------------------------------- uncertainty
+@pytest.mark.slow
 def test_audit_intervals_and_thin_groups(capsys, tmp_path, audit_files, small):
     """Intervals next to unfairness and performance (the library's, seeded by --seed), one clean line naming the
     thin groups, no Python warning text; --ci none gives the paper's raw figures."""
@@ -411,6 +418,7 @@ def _run_parser_error(capsys, *argv):
     return exc.value.code, out, err
 
 
+@pytest.mark.slow
 def test_demo_prints_intervals(capsys, tmp_path):
     code, out, err = _run(capsys, "demo", "--out", str(tmp_path / "demo"), "--n-items", "400")
     assert code == 0, err
@@ -425,6 +433,7 @@ def test_demo_prints_intervals(capsys, tmp_path):
     assert "UserWarning" not in out + err
 
 
+@pytest.mark.slow
 def test_subgroups_says_when_the_clustering_is_lopsided(capsys, tmp_path):
     """Single linkage chains on a long-tailed column: the console says so and names a clusterer that does not."""
     rng = np.random.default_rng(0)

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from aif360_subjective.cli import main
 from aif360_subjective.datasets import MultiAnnotatorDataset
@@ -31,6 +32,7 @@ def _page_text(path) -> str:
     return html_lib.unescape(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")))
 
 
+@pytest.mark.slow
 def test_audit_prints_the_answer_first_and_the_report_says_the_same(capsys, tmp_path, annotations_csv):
     path, df, _ = annotations_csv
     out_html = tmp_path / "audit.html"
@@ -70,6 +72,7 @@ def test_single_annotator_count_is_taken_after_merging(capsys, tmp_path, annotat
     assert "a single annotator" not in merged  # the merged groups hold 5 or more
 
 
+@pytest.mark.slow
 def test_subgroups_console_and_report_list_the_same_findings(capsys, tmp_path, subgroup_csv):
     path, df = subgroup_csv
     out_html = tmp_path / "sg.html"

@@ -34,6 +34,7 @@ def _run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow
 def test_discover_matches_library(capsys, files):
     ann_csv, ann_table, df, table = files
     report = ann_csv.parent / "audit.html"
@@ -123,6 +124,8 @@ def test_attributes_need_demographic_or_discover(capsys, files):
     assert code == 2 and "--grouping demographic or --discover" in err
 
 
+@pytest.mark.data
+@pytest.mark.slow
 def test_hs_brexit_cannot_decide(capsys, shared_data):
     code, out, err = _run(capsys, "audit", str(shared_data / "lewidi2023" / "HS-Brexit"), "--model", "majority",
                           "--discover", "--min-annotators", "3", "--ci", "none")

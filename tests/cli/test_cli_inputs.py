@@ -74,6 +74,7 @@ CSV_COLS = ["--item-col", "item", "--annotator-col", "annotator", "--label-col",
 
 
 # ----------------------------------------------------------------------------------------------- formats
+@pytest.mark.slow
 def test_audit_lewidi_folder_with_predictions_file_matches_python(capsys, tmp_path, lewidi_dir):
     ds = LeWiDiDataset(lewidi_dir, split="dev")
     pred = pd.Series(np.where(np.arange(ds.n_items) % 2, 1, 0), index=pd.unique(ds.item_ids), name="prediction")
@@ -150,6 +151,8 @@ POPQUORN = DATA / "popquorn"
 
 
 @pytest.mark.skipif(not POPQUORN.is_dir(), reason=f"{POPQUORN} not found (set AIF360_SUBJECTIVE_DATA)")
+@pytest.mark.data
+@pytest.mark.slow
 def test_popquorn_folder_is_detected_and_equals_python(capsys):
     from aif360_subjective.algorithms.inprocessing import AnnotatorAwareClassifier
     from aif360_subjective.datasets import PopquornDataset
@@ -199,6 +202,8 @@ def test_audit_wikipedia_folder_and_split(capsys, tmp_path):
 
 @pytest.mark.skipif(not MULTIPICO.is_dir(), reason=f"MultiPICo not found at {MULTIPICO} (set "
                     "AIF360_SUBJECTIVE_DATA to the data folder)")
+@pytest.mark.data
+@pytest.mark.slow
 def test_multipico_cli_equals_python_with_default_favourable_label(capsys, tmp_path):
     """The issue's case: the same MultiPICo labels gave other numbers in the CLI (favourable 1) than in Python."""
     ds = LeWiDiDataset(MULTIPICO, split="dev")
@@ -213,6 +218,7 @@ def test_multipico_cli_equals_python_with_default_favourable_label(capsys, tmp_p
 
 
 # ----------------------------------------------------------------------------------------------- favourable label
+@pytest.mark.slow
 def test_default_favourable_label_is_zero_and_printed(capsys, tmp_path, annotations_csv):
     path, df, _ = annotations_csv
     code, out, err = _run(capsys, "audit", path, *CSV_COLS, "--prediction-col", "pred", "--out", tmp_path / "a.html")
@@ -252,6 +258,7 @@ def test_subgroups_default_favourable_label_zero(capsys, tmp_path):
     assert "--prediction-col 'p' holds" in msg and "expected one of the label values [0, 1]" in msg
 
 
+@pytest.mark.slow
 def test_subgroups_on_annotation_rows(capsys, tmp_path, lewidi_dir):
     code, out, err = _run(capsys, "subgroups", lewidi_dir, "--model", "annotator-aware", "--test-size", "0.5",
                           "--columns", "Gender", "--n-clusters", "2", "--out", tmp_path / "s.html")
@@ -347,6 +354,7 @@ def test_library_error_with_numpy_values_reaches_the_user_plainly(capsys, tmp_pa
 
 
 # ----------------------------------------------------------------------------------------------- pipes, help
+@pytest.mark.slow
 def test_closed_pipe_exits_quietly(tmp_path):
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 200), "y": rng.integers(0, 2, 200)})
@@ -385,6 +393,8 @@ def test_help_is_plain_text(capsys, monkeypatch, command):
 
 
 @pytest.mark.skipif(not COMPAS.is_file(), reason=f"{COMPAS} not found (set AIF360_SUBJECTIVE_DATA)")
+@pytest.mark.data
+@pytest.mark.slow
 def test_compas_subgroups_prints_the_favourable_label(capsys):
     code, out, err = _run(capsys, "subgroups", COMPAS, "--label-col", "class", "--prediction-col", "out",
                           "--n-clusters", "8", "--alpha", "none")  # raw ranking: a pattern table is printed

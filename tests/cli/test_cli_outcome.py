@@ -60,6 +60,7 @@ def test_errors(capsys, ratings_csv, extra, message):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_popquorn_ratings_as_an_ordinal_audit(capsys, shared_data):
     code, out, _ = _run(capsys, ["subgroups", str(shared_data / "popquorn"), "--task", "ordinal", "--model",
                                  "rating", "--discovery", "patterns", "--test-size", "0.2"])

@@ -56,6 +56,7 @@ def test_importing_the_package_imports_no_heavy_dependency():
     assert out.stdout.strip() == "[]", out.stderr
 
 
+@pytest.mark.slow
 def test_aif360_optional_extras_notices_stay_quiet():
     """aif360 0.6.1 logs a root WARNING per missing optional extra (tensorflow, fairlearn, inFairness) when
     its algorithms are imported; imported through this package, it logs none, whichever module comes first."""

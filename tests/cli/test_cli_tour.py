@@ -19,7 +19,7 @@ import pytest
 
 from aif360_subjective.cli import main
 
-pytestmark = [pytest.mark.data, pytest.mark.filterwarnings("ignore")]
+pytestmark = [pytest.mark.data, pytest.mark.slow, pytest.mark.filterwarnings("ignore")]
 
 FAST_AUDIT = ["--n-boot", "100", "--test-size", "0.2"]
 FAST_SUBGROUPS = ["--test-size", "0.2", "--n-clusters", "6"]

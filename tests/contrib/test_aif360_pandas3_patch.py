@@ -103,6 +103,7 @@ def test_patched_numeric_label_and_attribute_unchanged(patched):
 
 @pytest.mark.skipif(not (COMPAS / "compas-scores-two-years.csv").is_file(), reason="COMPAS file not found "
                     "(set AIF360_SUBJECTIVE_DATA)")
+@pytest.mark.data
 def test_patched_compas_dataset_arguments(patched):
     """CompasDataset's own arguments and preprocessing on the ProPublica file: the published shape."""
     import inspect

@@ -36,14 +36,54 @@ def _generator():
     return module
 
 
+@pytest.mark.slow
 def test_committed_series_is_current(tmp_path):
+    """Regenerating gives the committed patches, and contrib/README.md's figures (added lines, tests, plugin-only
+    lines, ...), which the generator prints into it, are those of the series."""
     gen = _generator()
-    assert gen.main(["--out", str(tmp_path)]) == 0
+    readme = tmp_path / "README.md"
+    shutil.copy(REPO / "contrib" / "README.md", readme)
+    assert gen.main(["--out", str(tmp_path), "--readme", str(readme)]) == 0
     fresh = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("*.patch")}
     committed = {p.name: p.read_text(encoding="utf-8") for p in SERIES.glob("*.patch")}
     assert sorted(fresh) == sorted(committed), "run: python contrib/make_aif360_patches.py"
     stale = [name for name in fresh if fresh[name] != committed[name]]
     assert not stale, f"{stale} differ from the package: run python contrib/make_aif360_patches.py"
+    assert readme.read_text(encoding="utf-8") == (REPO / "contrib" / "README.md").read_text(encoding="utf-8"), \
+        "contrib/README.md's figures are stale: run python contrib/make_aif360_patches.py"
+
+
+def test_patch_figures_by_hand():
+    """A new module of 3 lines and a test file of 2 test functions (5 lines), plus 1 line inserted into an existing
+    file: 3 files, 9 added lines, 5 of them tests, 2 test functions, one isinstance(x, A | B) and one zip(strict=)."""
+    gen = _generator()
+    module = ["import numpy as np", "ok = isinstance(1, int | float)", "pairs = list(zip([1], [2], strict=True))"]
+    tests = ["def test_a():", "    pass", "", "def test_b():", "    pass"]
+
+    def new(path, lines):
+        return (f"diff --git a/{path} b/{path}\nnew file mode 100644\nindex 0000000..1234567\n--- /dev/null\n"
+                f"+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines))
+
+    text = ("From x\nSubject: [PATCH 1/1] s\n\n---\n"
+            + new("aif360/m.py", module) + new("tests/test_m.py", tests)
+            + "diff --git a/aif360/__init__.py b/aif360/__init__.py\n"
+            "--- a/aif360/__init__.py\n+++ b/aif360/__init__.py\n"
+            "@@ -1,1 +1,2 @@\n import os\n+from aif360.m import ok\n--\n2.43.0\n")
+    fig = gen.patch_figures("0001-x.patch", text)
+    assert (fig.files, fig.added, fig.test_lines, fig.tests) == (3, 9, 5, 2)
+    assert sorted(fig.modules) == ["aif360/m.py", "tests/test_m.py"]
+    assert gen.needs_python_310({"aif360/m.py": fig.modules["aif360/m.py"]}) == (1, ["aif360/m.py"])
+    blocks = gen.readme_blocks({"0001-x.patch": text})
+    assert "| **series** | 3 | 9 | 5 | 2 |" in blocks["figures"]
+    assert blocks["tests"] == "2 tests" and blocks["size"] == "Patch 0001 alone adds 9 lines (100% of the series)"
+
+
+def test_readme_without_a_generated_block_is_refused():
+    gen = _generator()
+    with pytest.raises(gen.GenerationError, match=r"generated blocks \['size'\], expected \['prose', 'size'\]"):
+        gen.update_readme("a <!-- generated: size -->old<!-- end size --> b", {"size": "new", "prose": "p"})
+    assert gen.update_readme("a <!-- generated: size -->old<!-- end size --> b", {"size": "new"}) == \
+        "a <!-- generated: size -->new<!-- end size --> b"
 
 
 def test_series_names_no_plugin_module_and_only_aif360_dependencies():
@@ -62,6 +102,7 @@ def test_generator_refuses_an_unknown_dependency(monkeypatch):
         gen.check_module("aif360/x.py", '"""see aif360_subjective.detectors"""\n')
 
 
+@pytest.mark.slow
 def test_generator_keeps_the_else_branch_of_a_dask_test():
     gen = _generator()
     src = (
@@ -82,6 +123,7 @@ def test_generator_keeps_the_else_branch_of_a_dask_test():
 
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="the undefined-name check runs ruff")
+@pytest.mark.slow
 def test_generator_refuses_a_dropped_definition_still_called(monkeypatch):
     gen = _generator()
     monkeypatch.setattr(gen, "DROP", (*gen.DROP, "xmeans_n_clusters"))
@@ -103,6 +145,8 @@ def _notebook_script(ipynb: Path) -> str:
 
 
 @pytest.mark.upstream
+@pytest.mark.slow
+@pytest.mark.data
 def test_series_on_aif360_sdist(tmp_path, shared_data):
     if os.environ.get("AIF360_UPSTREAM") != "1":
         pytest.skip("set AIF360_UPSTREAM=1 (as .ci/run does) to download AIF360 and test the series in it")

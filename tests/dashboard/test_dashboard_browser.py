@@ -14,7 +14,7 @@ import socket
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TIMEOUT = 120_000  # ms; the first page build compiles the figures; a shared two-core machine can be slow
 

@@ -79,6 +79,7 @@ def test_annotations_without_anything_to_learn_or_with_model_say_what_to_do(tmp_
 
 @pytest.mark.data
 @pytest.mark.parametrize("folder", ["popquorn", "lewidi2023/HS-Brexit"])
+@pytest.mark.slow
 def test_text_datasets_train_on_the_text_and_their_mitigations_run(shared_data, folder):
     """Issue 33 item 1: the guide's example (POPQUORN) and HS-Brexit have item text, no numeric features: Model 1
     learns from TF-IDF of the text, as ``audit --model majority``, and every mitigation runs."""
@@ -96,6 +97,7 @@ def test_text_datasets_train_on_the_text_and_their_mitigations_run(shared_data, 
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_text_dataset_with_predictions_keeps_the_mitigations(shared_data, tmp_path):
     """With --predictions the trained models are audited beside the given ones, and the mitigations still run."""
     from aif360_subjective.cli import _inputs as inputs
@@ -166,6 +168,7 @@ def test_server_listens_on_loopback_and_says_so(table_csv, capsys):
         server.stop()
 
 
+@pytest.mark.slow
 def test_notebook_display_and_bad_arguments():
     ds = make_subjective_dataset(n_items=150, n_annotators=20, random_state=1)
     d = Dashboard(annotations=ds)
@@ -181,6 +184,7 @@ def test_notebook_display_and_bad_arguments():
                   favorable_label=5)
 
 
+@pytest.mark.slow
 def test_upload_and_favourable_label_controls():
     """The data tab's controls without a browser: a CSV upload replaces the table; the favourable label flips the
     binary truth and predictions the subgroups are computed on."""
@@ -268,6 +272,7 @@ def _markup(obj) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_text_items_without_features_train_and_show_markup_as_text():
     """Issue 33 items 1 and 12 without the shared data: items with text only train Model 1 on TF-IDF, the
     mitigations run, and attribute values holding markup reach the opinion tab's panes only escaped."""
@@ -308,6 +313,7 @@ def _ratings_csv(tmp_path, kind="regression"):
     return path
 
 
+@pytest.mark.slow
 def test_dashboard_task_option_builds_a_table_of_that_task(tmp_path, capsys):
     d = _dashboard(_args([str(_ratings_csv(tmp_path)), "--label-col", "y", "--prediction-col", "yhat", "--task",
                           "regression", "--n-clusters", "3"]))
@@ -334,6 +340,7 @@ def test_dashboard_task_option_builds_a_table_of_that_task(tmp_path, capsys):
         Dashboard(annotations=ds, task="ordinal")
 
 
+@pytest.mark.slow
 def test_multiclass_views_show_class_names_as_text(tmp_path):
     """Per-class statistical parity of a class whose name is markup: the metric control lists it, the ranking's
     column titles and the notes show it escaped."""

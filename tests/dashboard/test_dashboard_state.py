@@ -34,6 +34,7 @@ def _table(n=300, seed=0):
     return X, y, p
 
 
+@pytest.mark.slow
 def test_recut_equals_a_fresh_run_and_does_not_recluster():
     X, y, p = _table()
     s = SubgroupSession(X, y, p, random_state=0)
@@ -58,6 +59,7 @@ def test_recut_equals_a_fresh_run_and_does_not_recluster():
     np.testing.assert_array_equal(v4.report.clusters.to_numpy(), v3.report.clusters.to_numpy())
 
 
+@pytest.mark.slow
 def test_recut_keeps_the_mined_patterns(monkeypatch):
     from aif360_subjective.detectors import detect as detect_module
 
@@ -117,6 +119,7 @@ def test_cached_clustering_refuses_other_rows():
         SharedClustering(Z)
 
 
+@pytest.mark.slow
 def test_subgroup_detail_and_command():
     X, y, p = _table()
     s = SubgroupSession(X, y, p, random_state=3, source=Source("t.csv", ("--label-col", "y", "--prediction-col", "p")))
@@ -140,6 +143,7 @@ def test_subgroup_detail_and_command():
     assert "Subgroup fairness summary" in html
 
 
+@pytest.mark.slow
 def test_the_command_runs_and_matches(tmp_path):
     """The exported command, run, reports the same number of clusters."""
     X, y, p = _table()
@@ -165,6 +169,7 @@ def opinion():
     return OpinionSession(make_subjective_dataset(n_items=400, n_annotators=40, random_state=0), seed=0)
 
 
+@pytest.mark.slow
 def test_opinion_views_and_history(opinion):
     s = OpinionSettings(ci=None)
     table = opinion.summary(s, intervals=False)
@@ -208,6 +213,7 @@ def test_opinion_views_and_history(opinion):
     assert len(opinion.history_frame()) == n + 1  # a failed try is not recorded
 
 
+@pytest.mark.slow
 def test_opinion_command_and_report(opinion):
     s = OpinionSettings(grouping="demographic", bins="quantile:4", min_group_size=2, ci=0.9, n_boot=200)
     cmd = shlex.split(opinion.command(s))
@@ -298,6 +304,7 @@ def test_no_panel_at_import_and_cli_help():
     ("kmeans", [(5, 0.65), (5, 0.4), (None, 0.4), (None, 0.3)]),
     ("birch", [(4, 0.65), (4, 0.4)]),
 ])
+@pytest.mark.slow
 def test_every_view_has_the_adjusted_p_of_its_command(clustering, steps):
     """Issue 33 item 13: the page (and so its report) gives the adjusted p-values of the equivalent command, also
     after a re-cut: the re-cut takes the command's random draws, settings it cannot mimic are clustered again."""
@@ -343,6 +350,7 @@ def _outcomes(task: str, n: int = 300, seed: int = 0):
     # one class against the others (ranking(label=)): b = x predicted "owl" more than the rest
     ("multiclass", "statistical_parity[owl]", "owl", "favoured", None),
 ])
+@pytest.mark.slow
 def test_task_views_are_the_reports(task, metric, label, direction, names):
     """Each task's view: the task's metrics to choose from, its ranking (a class's parity through ``label=``),
     the clicked subgroup's metrics, the equivalent command with ``--task``; identical to detect_subgroups."""
@@ -373,6 +381,7 @@ def test_task_views_are_the_reports(task, metric, label, direction, names):
     assert "Rankings by metric" in html and "statistical_parity[owl]" not in html.split("<body")[0]
 
 
+@pytest.mark.slow
 def test_task_change_reanalyses_and_a_metric_of_another_task_falls_back():
     X, y, p = _outcomes("ordinal")
     binary_true, binary_pred = (y >= 4).astype(int), (p >= 4).astype(int)

@@ -18,9 +18,9 @@ def cluster():
         yield c
 
 
-@pytest.fixture(params=["sync", "distributed"])
+@pytest.fixture(params=["sync", pytest.param("distributed", marks=pytest.mark.slow)])
 def scheduler(request):
-    """Run the test on the named scheduler."""
+    """Run the test on the named scheduler (the process cluster's runs are marked slow)."""
     if request.param == "sync":
         with dask.config.set(scheduler="sync"):
             yield "sync"

@@ -45,6 +45,7 @@ def golden(request, reference_dir):
 
 
 @pytest.mark.parametrize("npartitions", [1, 3])
+@pytest.mark.data
 def test_golden_inputs(golden, scheduler, npartitions):
     """The reference jobs (the golden tests' inputs): unsorted string ids, so 3 partitions are shuffled."""
     df, mem = golden
@@ -159,6 +160,7 @@ def test_dense_pair_sums_equal_the_engine():
                                rtol=1e-13)
 
 
+@pytest.mark.data
 def test_general_path_when_the_keys_do_not_fit(golden, scheduler, monkeypatch):
     """More keys than DENSE_PAIR_KEYS: the per-partition pair structure completed in buckets; same scores."""
     from aif360_subjective.quality import _dask

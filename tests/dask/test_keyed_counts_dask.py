@@ -30,6 +30,7 @@ def _uneven(frame: pd.DataFrame) -> dd.DataFrame:
     return dd.concat(parts)
 
 
+@pytest.mark.slow
 def test_permuted_counts_equal_in_memory_keyed_counts(table, scheduler):
     X, frame, mined = table
     ddf = _uneven(frame)

@@ -227,6 +227,7 @@ def test_pandas_ids_with_dask_labels_is_a_type_error():
     {"ci": 0.8, "n_boot": 120, "random_state": 2, "grouping": "demographic", "attributes": "age_group",
      "aggregate": "pooled", "performance": ["precision", "accuracy"], "nan_policy": "omit"},
 ], ids=["adr", "ambiguity-annotators", "demographic-pooled"])
+@pytest.mark.slow
 def test_intervals_equal_to_pandas(data, scheduler, opts):
     """Bootstrap intervals redraw the result's unit counts: the same numbers as the pandas path, same seed."""
     root, pdf, annotators, _ = data
@@ -269,6 +270,7 @@ def test_bad_data(scheduler, change, match):
         M.opinion_exclusion(ddf["label"], ddf["prediction"], item_ids=ddf["item"], annotator_ids=ddf["annotator"])
 
 
+@pytest.mark.slow
 def test_no_dask_import_for_pandas_inputs():
     """The pandas path never imports Dask (checked in a fresh interpreter)."""
     import subprocess
@@ -325,6 +327,7 @@ def _rated_args(frame):
 
 
 @pytest.mark.parametrize("opts", RATING_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+@pytest.mark.slow
 def test_ratings_equal_to_pandas(rated, scheduler, opts):
     frame, annotators = rated
     opts = _options(opts, annotators)

@@ -35,6 +35,7 @@ def test_no_client_no_check(fresh):
         check_workers()  # nothing to probe: the local scheduler runs here, where the package is
 
 
+@pytest.mark.slow
 def test_healthy_cluster_passes_once(fresh, cluster):
     with Client(cluster, set_as_default=True) as client:
         assert active_client() is client
@@ -46,6 +47,7 @@ def test_healthy_cluster_passes_once(fresh, cluster):
         assert active_client() is client
 
 
+@pytest.mark.slow
 def test_workers_with_another_version(fresh, cluster, monkeypatch):
     with Client(cluster, set_as_default=True):
         monkeypatch.setattr(aif360_subjective, "__version__", "9.9.9")
@@ -54,6 +56,7 @@ def test_workers_with_another_version(fresh, cluster, monkeypatch):
             check_workers()
 
 
+@pytest.mark.slow
 def test_workers_without_the_package(fresh):
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                       memory_limit="1GB", dashboard_address=":0") as c, Client(c, set_as_default=True) as client:

@@ -213,6 +213,7 @@ def mp_all(mp_dir) -> LeWiDiDataset:
     return LeWiDiDataset(mp_dir)
 
 
+@pytest.mark.data
 def test_multipico_dev_counts(mp_dir):
     ds = LeWiDiDataset(mp_dir / "MP_dev.json")
     assert len(ds.labels) == 15178 and len(np.unique(ds.item_ids)) == 3005 and len(ds.items) == 3005
@@ -220,12 +221,15 @@ def test_multipico_dev_counts(mp_dir):
     assert len(ds.annotators) == len(np.unique(ds.annotator_ids))
 
 
+@pytest.mark.data
 def test_multipico_test_counts(mp_dir):
     ds = LeWiDiDataset(mp_dir, split="test")
     assert len(ds.labels) == 18693 and len(ds.items) == 3756
     assert set(ds.items["split"]) == {"test"}
 
 
+@pytest.mark.data
+@pytest.mark.slow
 def test_multipico_combined(mp_all):
     ds = mp_all
     assert len(ds.labels) == 15178 + 18693 and len(ds.items) == 3005 + 3756
@@ -241,6 +245,7 @@ def test_multipico_combined(mp_all):
     np.testing.assert_allclose(share_irony.loc[soft_irony.index], soft_irony, atol=0.006)
 
 
+@pytest.mark.data
 def test_multipico_spot_checks(mp_all):
     ds = mp_all
     rows = pd.DataFrame({"item": ds.item_ids, "annotator": ds.annotator_ids, "label": ds.labels.ravel()})
@@ -253,6 +258,7 @@ def test_multipico_spot_checks(mp_all):
     assert ds.feature_names[0] == "level" and ds.items["level"].isin([1.0, 2.0]).all()
 
 
+@pytest.mark.data
 def test_multipico_metadata_missing_values(mp_all):
     ds = mp_all
     ann = ds.annotators

@@ -154,6 +154,7 @@ def lewidi2023(shared_data) -> Path:
     return shared_data / "lewidi2023"
 
 
+@pytest.mark.data
 def test_real_hs_brexit(lewidi2023):
     ds = LeWiDiDataset(lewidi2023 / "HS-Brexit")
     assert (ds.n_items, ds.n_annotators, len(ds.item_ids)) == (1120, 6, 6720)
@@ -163,6 +164,8 @@ def test_real_hs_brexit(lewidi2023):
     assert int((ds.labels.ravel() == 1).sum()) == 869
 
 
+@pytest.mark.data
+@pytest.mark.slow
 def test_real_armis_md_convabuse(lewidi2023):
     ar = LeWiDiDataset(lewidi2023 / "ArMIS")
     assert ar.annotators["group"].to_dict() == {"Ann1": "Moderate_Female", "Ann2": "Liberal_Female",
@@ -181,6 +184,7 @@ def test_real_armis_md_convabuse(lewidi2023):
     assert np.allclose(share.to_numpy(), published.loc[share.index].to_numpy(), atol=0.006)
 
 
+@pytest.mark.data
 def test_real_csc_threshold(shared_data):
     ds = LeWiDiDataset(shared_data / "csc", positive_from=4)
     raw = ds.annotation_info["raw_label"].astype(int).to_numpy()

@@ -344,6 +344,7 @@ def _multiset(ds):
 @settings(max_examples=60, deadline=None)
 @given(table=annotation_tables(), by=st.sampled_from(["item", "annotator", "annotation"]),
        frac=st.floats(0.1, 0.9), seed=st.integers(0, 2**16), shuffle=st.booleans())
+@pytest.mark.slow
 def test_split_partitions_the_annotations(table, by, frac, seed, shuffle):
     ds = MultiAnnotatorDataset(table)
     parts = ds.split([frac], shuffle=shuffle, seed=seed, by=by)
@@ -358,6 +359,7 @@ def test_split_partitions_the_annotations(table, by, frac, seed, shuffle):
 
 @settings(max_examples=40, deadline=None)
 @given(table=annotation_tables())
+@pytest.mark.slow
 def test_majority_vote_is_invariant_to_row_order(table):
     ds = MultiAnnotatorDataset(table)
     shuffled = MultiAnnotatorDataset(table.iloc[::-1].reset_index(drop=True))

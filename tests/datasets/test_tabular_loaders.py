@@ -76,6 +76,7 @@ def test_popquorn_bad_file_and_options(tmp_path):
         PopquornDataset(tmp_path, positive_from=1)
 
 
+@pytest.mark.data
 def test_popquorn_real(shared_data):
     ds = PopquornDataset(shared_data / "popquorn")
     assert (len(ds.item_ids), ds.n_items, ds.n_annotators) == (13036, 1500, 262)

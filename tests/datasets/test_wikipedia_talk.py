@@ -310,6 +310,7 @@ def wiki_dir(shared_data) -> Path:
     return shared_data / "wikipedia_talk"
 
 
+@pytest.mark.data
 def test_real_toxicity_demographics(wiki_dir):
     dem = wt.read_demographics(wiki_dir / "toxicity_worker_demographics.tsv")
     assert len(dem) == 3591 and dem.index.is_unique
@@ -322,12 +323,14 @@ def test_real_toxicity_demographics(wiki_dir):
     assert dem.index.min() >= 0 and dem.index.max() <= 4300
 
 
+@pytest.mark.data
 def test_real_attack_and_aggression_demographics(wiki_dir):
     att = wt.read_demographics(wiki_dir / "attack_worker_demographics.tsv")
     agg = wt.read_demographics(wiki_dir / "aggression_worker_demographics.tsv")
     assert len(att) == 2190 and att.equals(agg)
 
 
+@pytest.mark.data
 def test_real_sample_split_into_tables(wiki_dir):
     ann, items = wt.read_labelled_sample(wiki_dir / "toxicity_labelled_comments_3k_sample.csv")
     assert len(ann) == 3000 and len(items) == 2976
@@ -355,6 +358,7 @@ def _write_sample_as_release(sample_csv: Path, folder: Path) -> None:
         folder / "toxicity_annotations.tsv", sep="\t", index=False)
 
 
+@pytest.mark.data
 def test_real_sample_through_the_release_format(wiki_dir, tmp_path):
     _write_sample_as_release(wiki_dir / "toxicity_labelled_comments_3k_sample.csv", tmp_path)
     (tmp_path / "toxicity_worker_demographics.tsv").write_bytes(
@@ -440,6 +444,7 @@ def test_dataset_missing_files(tmp_path):
         WikipediaTalkDataset("toxicity", tables=("a", "b"))
 
 
+@pytest.mark.data
 def test_dataset_from_real_sample(wiki_dir):
     ds = WikipediaTalkDataset.from_labelled_sample(
         wiki_dir / "toxicity_labelled_comments_3k_sample.csv", wiki_dir / "toxicity_worker_demographics.tsv")

@@ -9,8 +9,12 @@ disadvantaged, alpha = 0.05, max-T over the clusters and entropy subgroups). Abo
 
 from __future__ import annotations
 
+import pytest
+
 from aif360_subjective.datasets import make_subgroup_benchmark
 from aif360_subjective.detectors import detect_subgroups
+
+pytestmark = pytest.mark.slow  # acceptance: detect_subgroups on 10-20 generated tables
 
 TESTED = ("statistical_parity", "equal_opportunity", "equalized_odds", "accuracy_error")  # accuracy shares a test
 

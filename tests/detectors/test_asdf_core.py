@@ -251,6 +251,7 @@ def test_fairness_separation_hand_case():
     assert fairness_separation(labels, t, p, "equal_opportunity") == 0.0
 
 
+@pytest.mark.slow
 def test_model_selection_picks_the_best_candidate(planted):
     X, y, yhat = planted
     rep = detect_subgroups(X, y, yhat, n_clusters=[2, 9, 30], random_state=0)

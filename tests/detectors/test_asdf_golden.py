@@ -60,6 +60,7 @@ def report_nan(compas):
     )
 
 
+@pytest.mark.slow
 def test_cluster_and_entropy_sizes(report_asdf, golden):
     ref = pd.read_csv(golden / "sizes.csv", index_col="id")
     m = report_asdf.subgroup_metrics(ci=None)
@@ -155,6 +156,7 @@ def test_paper_count_felony_african_american_male(report_asdf, compas):
     assert len(whole) == 1836
 
 
+@pytest.mark.slow
 def test_nan_mode_differs_only_where_rates_are_undefined(report_asdf, report_nan):
     a, b = report_asdf.subgroup_metrics(ci=None), report_nan.subgroup_metrics()
     undefined = b[["equal_opportunity", "equalized_odds"]].isna()

@@ -64,6 +64,7 @@ def test_cut_tie_hand_computed():
     levels=st.integers(2, 4),
     dup=st.integers(0, 5),
 )
+@pytest.mark.slow
 def test_property_same_partitions_and_numbering_without_ties(seed, n, n_num, levels, dup):
     rng = np.random.default_rng(seed)
     X = pd.DataFrame({f"x{j}": rng.random(n) for j in range(n_num)})
@@ -152,6 +153,7 @@ def test_pure_python_union_find_equals_scikit_learns():
     np.testing.assert_array_equal(mst_module._union_find_python(edges), mst_module._union_find_merges(edges))
 
 
+@pytest.mark.slow
 def test_html_report_notes_a_tied_cut():
     from aif360_subjective.report.sections import subgroup_sections
 
@@ -168,6 +170,7 @@ def test_html_report_notes_a_tied_cut():
     assert "tied at the cut" not in text and "is unique (no tied merge distances" in text
 
 
+@pytest.mark.slow
 def test_child_process_mst_equals_the_one_computed_here(monkeypatch, caplog):
     # mlpack's emst holds the GIL: large inputs go to a child process; its edges must be exactly these
     rng = np.random.default_rng(5)
@@ -188,6 +191,7 @@ def test_child_process_mst_equals_the_one_computed_here(monkeypatch, caplog):
 
 
 @pytest.mark.skipif(not mst_module.mlpack_available(), reason="needs mlpack (the [fast] extra)")
+@pytest.mark.slow
 def test_emst_child_gives_the_in_process_edges():
     from mlpack import emst
 
@@ -198,6 +202,7 @@ def test_emst_child_gives_the_in_process_edges():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+@pytest.mark.slow
 def test_sigterm_of_the_parent_leaves_no_emst_child_running(tmp_path):
     """Issue 33: a SIGTERM of the process computing the MST orphaned mlpack's child (and its temporary folder,
     now gone: the points and edges go through pipes)."""

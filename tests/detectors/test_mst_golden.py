@@ -68,6 +68,7 @@ def test_tied_cuts_are_reported(trees, k):
 
 
 @pytest.mark.parametrize("k,tau", [(30, 0.4), (30, 0.8), (None, 0.65), (45, 0.5)])
+@pytest.mark.slow
 def test_reports_identical(compas, k, tau):
     a, b = _run(compas, k, "sklearn", tau), _run(compas, k, "mlpack", tau)
     np.testing.assert_array_equal(a.clusters.to_numpy(), b.clusters.to_numpy())

@@ -266,6 +266,7 @@ def test_pattern_kind_has_the_accessors(planted):
         rep.ranking("statistical_parity", kind="cluster")
 
 
+@pytest.mark.slow
 def test_null_tables_stay_silent():
     listed = 0
     for seed in range(5):
@@ -558,6 +559,7 @@ def test_mined_members_equal_their_conditions_over_several_unpacking_blocks():
     assert mp.members().has_sorted_indices
 
 
+@pytest.mark.slow
 def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_cheaper():
     from aif360_subjective.detectors.error_control.counters import MemberCounter
 
@@ -587,6 +589,7 @@ def test_cell_counts_index_huge_cross_tables_and_fall_back_to_members_where_chea
     assert np.array_equal(mp.counter().count(Y), MemberCounter(mp.members()).count(Y))
 
 
+@pytest.mark.slow
 def test_no_pattern_mined_is_a_kind_with_no_subgroups_not_an_error():
     # min_support above every item's support: the pattern kind is there, with no subgroup, everywhere
     from aif360_subjective.report import Report

@@ -68,11 +68,13 @@ def _check_first_entries(rep):
                 assert not _disadvantaged(rep, metric, fav[metric].iloc[0]), (kind, metric)
 
 
+@pytest.mark.slow
 def test_disadvantaged_list_starts_on_the_disadvantaged_side(report):
     _check_first_entries(report)
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_disadvantaged_list_starts_on_the_disadvantaged_side_compas(compas_report):
     _check_first_entries(compas_report)
     # the inverted report: accuracy error's "disadvantaged" are the subgroups the model errs on most
@@ -81,6 +83,7 @@ def test_disadvantaged_list_starts_on_the_disadvantaged_side_compas(compas_repor
         "accuracy_error"].min()
 
 
+@pytest.mark.slow
 def test_ascending_is_deprecated_and_gives_the_raw_ordering(report):
     for metric in (*METRICS, "size"):
         for ascending in (True, False):
@@ -164,6 +167,7 @@ def test_lopsidedness_hand_cases():
         flag_lopsided(table, [np.zeros(3)])
 
 
+@pytest.mark.slow
 def test_chained_single_linkage_is_flagged_and_an_alternative_named():
     rng = np.random.default_rng(0)
     # a dense blob and a few far outliers: single linkage cuts off the outliers, k-means splits the blob

@@ -92,6 +92,7 @@ def _persons(n_persons=200, k=4, seed=2):
     return X, t, np.where(err & (rng.random(len(person)) < 0.8), 1 - t, t), person
 
 
+@pytest.mark.slow
 def test_groups_state_the_unit_and_resample_clusters():
     X, t, p, person = _persons()
     with pytest.warns(ClusteredRowsWarning, match="column 'person_id' looks like an id"):

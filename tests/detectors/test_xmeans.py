@@ -98,6 +98,7 @@ def test_where_pyclustering_c_core_differs():
 
 @pytest.mark.data
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+@pytest.mark.slow
 def test_same_k_as_pyclustering_on_compas(shared_data, seed):
     df = pd.read_csv(shared_data / "compas" / "fairvis_compas_out.csv")
     Z, _ = encode_for_clustering(df.drop(columns=["out", "class"]), ["c_charge_degree", "race", "sex"])

@@ -57,6 +57,7 @@ def small(compas):
     return true, pred, SubgroupDiscoveryMetric(true, pred, n_clusters=12, random_state=0)
 
 
+@pytest.mark.slow
 def test_decoding_gives_raw_attributes(full):
     _, _, m = full
     attrs = m.attribute_table
@@ -82,6 +83,7 @@ def test_decoding_gives_raw_attributes(full):
     assert m.patterns().loc[2, "race"] == "African-American"
 
 
+@pytest.mark.slow
 def test_equals_the_raw_table_run_and_the_reference(full, compas, reference_dir):
     _, _, m = full
     raw = detect_subgroups(
@@ -114,6 +116,7 @@ def test_equals_the_raw_table_run_and_the_reference(full, compas, reference_dir)
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # aif360 divides by zero where a rate is undefined
 @pytest.mark.parametrize("kind", ["cluster", "entropy"])
+@pytest.mark.slow
 def test_exported_groups_reproduce_every_defined_value_in_classification_metric(small, kind):
     _, _, m = small
     T, P = m.subgroup_datasets(kind)
@@ -263,6 +266,7 @@ def test_groups_by_name(full):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # aif360 divides by zero where a rate is undefined
+@pytest.mark.slow
 def test_exported_pattern_groups_reproduce_classification_metric(small):
     _, _, m = small
     T, P = m.subgroup_datasets("pattern")

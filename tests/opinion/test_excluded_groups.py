@@ -473,6 +473,7 @@ def _t_of_every_subset(df):
     return t, list(nk.index), z, dfs
 
 
+@pytest.mark.slow
 def test_balance_none_is_the_plain_max_t_by_brute_force():
     # every candidate against one threshold (offset 0), and the p-values of the plain single-step max-T: the share
     # of the 8! permutations whose largest T over all candidates reaches the candidate's T, computed here from the

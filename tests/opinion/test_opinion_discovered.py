@@ -45,6 +45,7 @@ def test_the_planted_minority_is_found(seed):
     assert table.loc[minority_cluster, "regular"] <= 0.1 * table["regular"].sum()
 
 
+@pytest.mark.slow
 def test_metric_and_functional_faces_agree_and_are_seeded():
     ds = make_subjective_dataset(n_items=600, n_annotators=50, random_state=3)
     pred = ds.with_predictions(ds.majority_labels())

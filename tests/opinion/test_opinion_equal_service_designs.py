@@ -116,6 +116,7 @@ def _light_heavy(seed: int):
     return _per_annotator(correct), groups
 
 
+@pytest.mark.slow
 def test_studentized_test_holds_where_the_size_weighted_one_rejects_too_often():
     # light annotators (5-15 annotations) against heavy ones (100-300), no true difference: over 40 seeded datasets
     # the former default rejects far more often than 5%, the studentized one does not
@@ -387,6 +388,7 @@ def test_counts_that_differ_warn_with_the_former_statistic():
                           test_statistic="between", warn_group_size=0)
 
 
+@pytest.mark.data
 def test_real_wikipedia_sample_warns(shared_data):
     from aif360_subjective.datasets import WikipediaTalkDataset
     from aif360_subjective.metrics import OpinionExclusionMetric

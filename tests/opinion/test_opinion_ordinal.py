@@ -274,6 +274,7 @@ def csc(shared_data):
 
 @pytest.mark.parametrize("name", ["popquorn", "csc"])
 @pytest.mark.parametrize("performance", ORDINAL_PERFORMANCES)
+@pytest.mark.data
 def test_real_data_both_faces_and_per_annotator_values(request, name, performance):
     ds, pred, cut, column = request.getfixturevalue(name)
     m = OpinionExclusionMetric(ds, pred, performance=performance, rating_column=column, bins=5)
@@ -327,6 +328,7 @@ def test_small_case_histograms_equal_rows_exactly(monkeypatch):
 @pytest.mark.parametrize("name", ["popquorn", "csc"])
 @pytest.mark.parametrize("aggregate", ["annotator", "pooled"])
 @pytest.mark.parametrize("performance", ORDINAL_PERFORMANCES)
+@pytest.mark.data
 def test_real_data_histograms_equal_rows(request, monkeypatch, name, aggregate, performance):
     import aif360_subjective.opinion.annotations as oa
 

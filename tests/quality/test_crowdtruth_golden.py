@@ -14,6 +14,8 @@ import pytest
 
 from aif360_subjective.quality import CrowdTruthResult, crowdtruth_scores
 
+pytestmark = pytest.mark.data
+
 TOL = 1e-9
 JOBS = ["relex_binary", "synthetic_binary"]
 

@@ -211,6 +211,7 @@ def _check_against(res, expected):
             assert frame.loc[key, col] == pytest.approx(value, abs=1e-9), (col, key)
 
 
+@pytest.mark.data
 def test_relex_multiple_choice_closed(relex_multiple_choice):
     df, labels = relex_multiple_choice
     res = crowdtruth_scores(df, labels=labels)
@@ -218,6 +219,7 @@ def test_relex_multiple_choice_closed(relex_multiple_choice):
     _check_ranges(res)
 
 
+@pytest.mark.data
 def test_relex_multiple_choice_open_ended(relex_multiple_choice):
     df, _ = relex_multiple_choice
     res = crowdtruth_scores(df, open_ended=True)
@@ -234,6 +236,7 @@ def _check_ranges(res):
 
 
 @pytest.mark.parametrize("open_ended", [False, True])
+@pytest.mark.data
 def test_relex_multiple_choice_worker_relabelling(relex_multiple_choice, open_ended):
     """Renaming workers (which reorders them internally) leaves every score unchanged."""
     df, labels = relex_multiple_choice

@@ -122,6 +122,7 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 
 @SETTINGS
 @given(jobs(multiple_choice=True), st.booleans())
+@pytest.mark.slow
 def test_equals_loop_transcription(rows, open_ended):
     # A cap keeps rare slowly-oscillating jobs short; both sides stop at the same iteration.
     res = crowdtruth_scores(_frame(rows), labels=LABELS, open_ended=open_ended, max_iter=25)
@@ -174,6 +175,7 @@ def test_equals_loop_transcription_regressions(case):
 
 @SETTINGS
 @given(jobs(), st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_scores_in_unit_interval_and_invariant(rows, rnd):
     res = crowdtruth_scores(_frame(rows), max_iter=25)
     for frame in (res.units, res.workers, res.annotations):

@@ -87,6 +87,7 @@ def test_hostile_attribute_names_and_values_are_escaped():
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_hostile_section_runs_no_script_in_chromium(tmp_path):
     import json
     import re

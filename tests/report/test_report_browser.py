@@ -22,7 +22,7 @@ from payloads import payload_report
 
 from aif360_subjective.report import CONTENT_SECURITY_POLICY, Details
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 _FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
           "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",

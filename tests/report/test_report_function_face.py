@@ -51,6 +51,7 @@ def test_result_is_read_as_the_metric(faces):
         metric.group_performance(ci=0.9, n_boot=200, random_state=3))
 
 
+@pytest.mark.slow
 def test_report_from_the_function_face_equals_the_class_face(faces):
     metric, result = faces
     # the figures and intervals agree; the verdict's test was run by each face with its own permutations, so the

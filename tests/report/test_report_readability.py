@@ -41,6 +41,7 @@ def integer_subgroups():
     return detect_subgroups(X, y, rng.integers(0, 2, n), n_clusters=6, random_state=0)
 
 
+@pytest.mark.slow
 def test_integer_values_the_same_in_tables_and_captions(integer_subgroups):
     html = Report("r").extend(subgroup_sections(integer_subgroups, model="Model X")).render()
     text = _text(html)

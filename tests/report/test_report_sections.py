@@ -42,6 +42,7 @@ def subgroup_report():
     return detect_subgroups(X, y, pred, pos_label=1, n_clusters=4, random_state=0)
 
 
+@pytest.mark.slow
 def test_subgroup_sections_escape_and_structure(subgroup_report):
     sections = subgroup_sections(subgroup_report, n=3)
     # answer, rankings, then the details, then the comparison of the discovery methods
@@ -84,6 +85,7 @@ def test_sections_reject_wrong_objects():
         crowdtruth_sections(object())
 
 
+@pytest.mark.slow
 def test_opinion_sections(tmp_path):
     OpinionExclusionMetric = _needs("metrics", "OpinionExclusionMetric")
     from aif360_subjective.datasets import MultiAnnotatorDataset

@@ -122,6 +122,7 @@ def test_group_tables_carry_intervals(models):
     assert [r[col] for r in groups.rows] == [f"{v:.3f}" if np.isfinite(v) else "\u2013" for v in want["ci_low"]]
 
 
+@pytest.mark.slow
 def test_reports_are_reproducible(models):
     a = Report("r").extend(opinion_sections(models, n_boot=N_BOOT)).render()
     b = Report("r").extend(opinion_sections(models, n_boot=N_BOOT)).render()
@@ -180,6 +181,7 @@ def planted():
     return planted_subgroups(0)
 
 
+@pytest.mark.slow
 def test_significance_marks_follow_the_adjusted_p_values(planted):
     # "significant" means one thing everywhere (issue 33): a finding of the whole report's family, as the answer
     *_, rep = planted
@@ -284,6 +286,7 @@ def chained():
     return X, y, pred, detect_subgroups(X, y, pred, pos_label=1, n_clusters=10, random_state=0)
 
 
+@pytest.mark.slow
 def test_lopsided_clustering_said_plainly(chained):
     X, y, pred, rep = chained
     lop = rep.lopsided
@@ -302,6 +305,7 @@ def test_lopsided_clustering_said_plainly(chained):
     assert any(isinstance(b, Table) and "lopsided" in b.header[-1] for b in _sec(sections, CLUSTERING).blocks)
 
 
+@pytest.mark.slow
 def test_lopsided_without_alternatives_or_too_big(chained):
     X, y, pred, rep = chained
     hint = _texts(_sec(subgroup_sections(rep, figures=False), CLUSTERING).blocks, kind="note")
@@ -311,6 +315,7 @@ def test_lopsided_without_alternatives_or_too_big(chained):
     assert bounded in _texts(_sec(subgroup_sections(rep, figures=False, alternatives=bounded), CLUSTERING).blocks)
 
 
+@pytest.mark.slow
 def test_lopsided_alternatives_on_a_sample_say_so(chained):
     X, y, pred, rep = chained
     sampled = lopsided_alternatives(rep, X, y, pred, sample_rows=1000, random_state=3)
@@ -329,6 +334,7 @@ def test_balanced_clustering_has_no_lopsided_warning(planted):
     assert any(t.startswith("Clustering: slink into 12 clusters; the largest holds") for t in texts)
 
 
+@pytest.mark.slow
 def test_cut_uniqueness_only_when_known(planted):
     X, y, pred, rep = planted
     # single linkage knows whether its cut is unique (this categorical data has tied merge distances at the cut)

@@ -105,6 +105,7 @@ def test_same_numbers_as_the_metric_class():
     ),
     tie=st.sampled_from(["favorable", "unfavorable"]),
 )
+@pytest.mark.slow
 def test_property_majority_vote_predictor(data, tie):
     items, anns, y = (np.array(c) for c in zip(*data, strict=True))
     df = pd.DataFrame({"i": items, "y": y})

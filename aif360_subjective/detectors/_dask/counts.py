@@ -44,6 +44,12 @@ def _column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
     """How column ``c_pos`` is coded: ("values", its sorted values) or ("edges", its quantile bin edges)."""
     own = np.flatnonzero(items.column == c_pos)
     vals = [items.values[j] for j in own]
+    if items.edges is not None:  # the base bins' edges as recorded (ranges and one-sided conditions)
+        recorded = items.edges[c_pos]
+        if recorded is not None:
+            return "edges", recorded
+        order = np.argsort(items.lo[own], kind="stable")
+        return "values", pd.Index([vals[i] for i in order])
     if vals and isinstance(vals[0], tuple):  # numeric ranges: bin b is [edges[b], edges[b + 1])
         edges = np.zeros(int(items.hi[own].max()) + 1)
         for j, (low, high, _closed) in zip(own, vals, strict=True):

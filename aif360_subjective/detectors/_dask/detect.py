@@ -52,11 +52,20 @@ from ..error_control.keyed_permutation import mix64, seed_of
 from ..error_control.maxt import KeyedScheme, MaxTResult, max_t_from_counts
 from ..error_control.resampling import DESIGNS
 from ..mining.cell_counts import CellCounter
-from ..mining.pattern_mining import Items, PatternText, check_min_support, extensions, range_items, value_items
+from ..mining.numeric_conditions import (
+    base_edges,
+    bin_quantiles,
+    check_thresholds,
+    cut_neighbours,
+    cut_text,
+    numeric_items,
+    threshold_quantiles,
+)
+from ..mining.pattern_mining import Items, PatternText, check_min_support, extensions, value_items
 from ..options import PERMUTATION_CHOICES, AnalysisOptions
 from ..report import SubgroupReport
 from ..subgroup_metrics import METRICS, metrics_from_counts
-from ..tasks import TASKS
+from ..tasks import TASKS, names_label_task
 from .counts import keyed_partition_counts, partition_codes
 from .summary import TableSummary, exact_quantiles, summarise
 
@@ -92,7 +101,7 @@ def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weigh
         _refuse("permutation", permutation, "a classical permutation moves rows across partitions; the Dask "
                 "analysis draws keyed permutations (permutation='auto' or 'keyed'), which the in-memory analysis "
                 "reproduces with permutation='keyed'")
-    if task not in ("auto", "binary"):
+    if names_label_task(task):
         _refuse("task", task, "only binary decisions are audited on Dask (task='binary' or 'auto'); compute the "
                 "collections (or a sample) for a multi-class, ordinal or regression task")
     for name, value, why in (
@@ -241,33 +250,67 @@ def _counts_or_empty(summary: TableSummary, c: str) -> pd.Series:
     return pd.Series(dtype=np.int64) if counts is None else counts
 
 
-def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: int, max_merge: int) -> Items:
+def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: int, max_merge: int,
+                thresholds: int | None = None) -> Items:
     """:func:`~.pattern_mining.build_items` from the summary's counts and the exact quantile edges (the items
-    carry no rows: an empty membership matrix and codes)."""
-    q = np.linspace(0.0, 1.0, n_bins + 1)
+    carry no rows: an empty membership matrix and codes); the one-sided conditions' readable cuts from one more
+    pass (each threshold edge's nearest values below and at or above it,
+    :func:`~aif360_subjective.detectors.mining.numeric_conditions.cut_neighbours` per partition, reduced by the maximum
+    and the minimum).
+
+    Raises:
+        ValueError: a column whose quantile edges collapse with too many values to code by value; ``thresholds``
+            finer than the rows (:func:`~aif360_subjective.detectors.mining.numeric_conditions.check_thresholds`).
+    """
+    import dask
+
+    q_bins, q_thr = bin_quantiles(n_bins), threshold_quantiles(thresholds)
+    q = np.concatenate([q_bins, q_thr])
     cat = set(categorical)
     numeric = [c for c in X.columns if c not in cat and pd.api.types.is_numeric_dtype(X.dtypes[c])
                and not pd.api.types.is_bool_dtype(X.dtypes[c])]
     # numeric columns with few values are coded by value, as in memory: their quantiles are not needed
     few = {c for c in numeric if len(_counts_or_empty(summary, c)) <= n_bins and summary.columns[c].counts is not None}
-    edges_of = exact_quantiles(X, summary, [c for c in numeric if c not in few], q)
+    quantiles = exact_quantiles(X, summary, [c for c in numeric if c not in few], q)
+    edges_of = {c: v[:len(q_bins)] for c, v in quantiles.items()}
+    thr = {c: v[len(q_bins):] for c, v in quantiles.items() if len(np.unique(v[:len(q_bins)])) - 1 >= 2}
+    cuts = {c: base_edges(np.unique(edges_of[c]), t) for c, t in thr.items()}
+    near: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if cuts and thresholds is not None:
+        parts = dask.compute(*[dask.delayed(_partition_neighbours)(x, cuts) for x in X.to_delayed()])
+        near = {c: (np.max([p_[c][0] for p_ in parts], axis=0), np.min([p_[c][1] for p_ in parts], axis=0))
+                for c in cuts}
     col_of: list[int] = []
     labels: list[str] = []
     values: list[Any] = []
     lo_of: list[int] = []
     hi_of: list[int] = []
+    coded_edges: list[np.ndarray | None] = []
+    notes: list[str] = []
     for c_pos, c in enumerate(X.columns):
         edges = np.unique(edges_of[c]) if c in edges_of else None
         if edges is None or len(edges) - 1 < 2:
             counts = summary.columns[c].counts
             if counts is None:
                 raise ValueError(f"column {c!r}: its quantile edges collapse and it has more than "
-                                 f"{len(q)} values in a partition; pass it in categorical_features or drop it")
+                                 f"{len(q_bins)} values in a partition; pass it in categorical_features or drop it")
             distinct = pd.Series(counts.index[counts.to_numpy() > 0]).astype(X.dtypes[c])
             _, uniques = pd.factorize(distinct, sort=True)  # the in-memory order of the values
+            if thresholds is not None and c in numeric and len(uniques) == 1 and summary.n:
+                notes.append(f"numeric column {c!r} holds one value ({cut_text(float(uniques[0]))}): no one-sided "
+                             "condition cuts it.")
+            elif thresholds is not None and c in cat and pd.api.types.is_numeric_dtype(X.dtypes[c]) and not \
+                    pd.api.types.is_bool_dtype(X.dtypes[c]) and len(uniques) > n_bins:
+                notes.append(f"numeric column {c!r} is in categorical_features: one condition per value, no "
+                             "one-sided conditions (leave it out of categorical_features for age ≥ t).")
             part = value_items(c, uniques)
+            coded_edges.append(None)
         else:
-            part = range_items(c, edges, max_merge)
+            t_edges = None if check_thresholds(thresholds, summary.n) is None else thr[c]  # as in memory
+            below, at = near.get(c, (None, None))
+            cut = numeric_items(c, edges, t_edges, max_merge, below, at)
+            part = (cut.labels, cut.values, cut.lo, cut.hi)
+            coded_edges.append(cut.edges)
         labels.extend(part[0])
         values.extend(part[1])
         lo_of.extend(part[2])
@@ -276,7 +319,13 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
     k = len(col_of)
     return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values,
                  sp.csc_matrix((0, k), dtype=bool), np.zeros((0, len(X.columns)), dtype=np.int32),
-                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))
+                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64), tuple(coded_edges),
+                 tuple(notes))
+
+
+def _partition_neighbours(frame: pd.DataFrame, cuts: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per column, the ``cut_neighbours`` of the partition's values at the column's cuts."""
+    return {c: cut_neighbours(frame[c].to_numpy(dtype=np.float64), t) for c, t in cuts.items()}
 
 
 def _radix(items: Items) -> np.ndarray:
@@ -691,7 +740,7 @@ def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, opts: AnalysisOption
     _check_summary(summary, X)
     totals = class_totals(summary, pos_label, labels, task)
     n = summary.n
-    items = build_items(X, summary, opts.categorical_features, opts.n_bins, opts.max_merge)
+    items = build_items(X, summary, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
     source = _Source(X=X, t=t, p=p, offsets=summary.offsets, pos_label=pos_label, items=items, radix=_radix(items),
                      strata=truth_offsets(summary, pos_label))
     family = patterns_family(source, check_min_support(opts.min_support, n), opts.max_length, n, opts.max_patterns)

@@ -233,7 +233,7 @@ class Clustering:
     Attributes:
         labels: cluster label per row.
         name: the clustering method used.
-        validity: validity indices and the fairness separation of the clustering.
+        validity: validity indices and, of binary decisions, the fairness separation of the clustering.
         model_selection: the candidates compared when ``n_clusters`` was a sequence (or None).
         cut_is_unique: for a hierarchical clustering, False when the cut falls inside a tie of merge distances
             (None for flat clusterings).

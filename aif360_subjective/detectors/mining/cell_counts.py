@@ -13,12 +13,19 @@ cell of every column set at once:
 Counting through the members instead costs one entry per member (Adult: 134 million); the cells do the
 same exact integer sums with a sixth of the work, and a permutation batch of the max-T never touches the
 membership matrix (``benchmarks/maxt_speed.py`` times both). Cells no pattern uses share one sink that
-nothing reads. A column set whose patterns hold fewer members than its cells would cost (wide merged ranges
+nothing reads. A column set whose patterns cover long runs (the one-sided conditions ``age ≥ 49`` of
+:mod:`.numeric_conditions` span up to every base bin but one) is counted through **corner sums** instead: the
+prefix sums of its whole cross-table (one cumulative sum per axis) give each pattern's count from the 2^L corners
+of its box, by inclusion-exclusion (the summed-area table of image processing), whatever the runs' lengths; on
+5,000 rows with one-sided conditions at every 5 % this took the pattern-cell entries from 4.27 million to 820.
+Integer counts stay exact; weighted sums differ from a direct sum by rounding only. A column set whose patterns
+hold fewer members than its cells would cost (wide merged ranges
 on several columns) is counted through its members instead, from the patterns' bitsets.
 
 References:
     J. Gray et al., "Data cube: a relational aggregation operator generalizing group-by, cross-tab, and
     sub-totals", Data Mining and Knowledge Discovery 1(1), 1997.
+    F. C. Crow, "Summed-area tables for texture mapping", SIGGRAPH 1984 (sums over boxes from prefix sums).
 """
 
 from __future__ import annotations
@@ -91,7 +98,10 @@ class CellCounter:
                 cell_sets.append((cols, ids, P))
         row_cells = np.empty((n, len(cell_sets)), dtype=np.int64)  # narrowed to 32 bits below when the cells fit
         a_rows, a_cols = [], []
-        n_cells = 0
+        c_rows, c_cols, c_sign = [], [], []
+        #: the column sets counted through corner sums: (first cell, cross-table shape, first prefix entry)
+        self._corners: list[tuple[int, tuple[int, ...], int]] = []
+        n_cells = n_prefix = 0
         for g, (cols, ids, P) in enumerate(cell_sets):
             stride = np.ones(len(cols), dtype=np.int64)
             for j in range(len(cols) - 2, -1, -1):  # mixed radix, last column fastest
@@ -103,7 +113,23 @@ class CellCounter:
                     "min_support (fewer distinct values take part in patterns) or lower max_length"
                 )
             code = codes[:, list(cols)] @ stride
-            index = _CellIndex(code, n_codes, dense=n_codes <= max(4 * n, 2**20))
+            dense = n_codes <= max(4 * n, 2**20)
+            shape = tuple(int(radix[c]) for c in cols)
+            box_cost = float(np.prod(hi[P] - lo[P], axis=1, dtype=np.float64).sum())
+            corner_cost = float(np.prod(np.asarray(shape, dtype=np.float64) + 1)) + len(P) * 2.0 ** len(cols)
+            if dense and corner_cost < box_cost:
+                # long runs (one-sided conditions): each pattern from the 2^L corners of its box in the prefix sums
+                # of the whole cross-table, instead of one entry per cell of the box
+                row_cells[:, g] = n_cells + code
+                r, c_, sg = _corner_entries(lo[P], hi[P], shape)
+                c_rows.append(ids[r])
+                c_cols.append(n_prefix + c_)
+                c_sign.append(sg)
+                self._corners.append((n_cells, shape, n_prefix))
+                n_cells += n_codes
+                n_prefix += int(np.prod(np.asarray(shape) + 1))
+                continue
+            index = _CellIndex(code, n_codes, dense=dense)
             used = np.zeros(index.size, dtype=bool)
             hits = []
             step = max(1, self._GRID // max(1, int(np.prod(np.max(hi[P] - lo[P], axis=0)))))
@@ -128,6 +154,10 @@ class CellCounter:
         r = np.concatenate(a_rows) if a_rows else np.zeros(0, dtype=np.int64)
         c = np.concatenate(a_cols) if a_cols else np.zeros(0, dtype=np.int64)
         self.A = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, n_cells + 1))
+        self._corner_A = sp.csr_matrix(
+            (np.concatenate(c_sign), (np.concatenate(c_rows), np.concatenate(c_cols))), shape=(k, n_prefix)
+        ) if c_rows else None
+        self._n_prefix = n_prefix
         self._blocks = ([_cells_of(row_cells[s0:s0 + self._BLOCK], n_cells + 1) for s0 in range(0, n, self._BLOCK)]
                         if cell_sets else [])
         # the sets cheaper to count through their members
@@ -154,10 +184,51 @@ class CellCounter:
     def count(self, Y: np.ndarray) -> np.ndarray:
         """(patterns, c) float64: rows of each pattern where each column of the (rows, c) ``Y`` is 1; for a
         float ``Y`` (weights), the sum of its values over each pattern's rows."""
-        out: np.ndarray = self.A @ self.cell_counts(Y) if self._blocks else np.zeros((self.shape[1], Y.shape[1]))
+        if self._blocks:
+            cells = self.cell_counts(Y)
+            out: np.ndarray = self.A @ cells
+            if self._corner_A is not None:
+                out += self._corner_A @ self._prefix_sums(cells)
+        else:
+            out = np.zeros((self.shape[1], Y.shape[1]))
         if self._members is not None:
             out[self.member_ids] = self._members.count(Y)
         return out
+
+
+    def _prefix_sums(self, cells: np.ndarray) -> np.ndarray:
+        """(prefix entries, c): per corner-counted column set, ``S[h_1, ..., h_L]`` = the counts of the cells with
+        every code ``j`` below ``h_j`` (a zero first slice on every axis), flattened."""
+        out = np.empty((self._n_prefix, cells.shape[1]), dtype=np.float64)
+        for first, shape, at in self._corners:  # one cumulative sum per axis of each cross-table
+            cube = np.zeros(tuple(r + 1 for r in shape) + (cells.shape[1],), dtype=np.float64)
+            cube[tuple(slice(1, None) for _ in shape)] = cells[first:first + int(np.prod(shape))].reshape(
+                *shape, cells.shape[1])
+            for axis in range(len(shape)):
+                np.cumsum(cube, axis=axis, out=cube)
+            out[at:at + cube.size // cells.shape[1]] = cube.reshape(-1, cells.shape[1])
+        return out
+
+
+def _corner_entries(lo: np.ndarray, hi: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray,
+                                                                                      np.ndarray]:
+    """Inclusion-exclusion of (k, L) boxes ``lo <= code < hi`` over prefix sums of a cross-table of ``shape``: the
+    count of a box is the sum over its 2^L corners (each axis at ``hi`` or at ``lo``) of ``S[corner]`` times
+    ``(-1)^(axes at lo)``; a corner with an axis at 0 adds nothing and is left out. Returns (pattern, prefix entry,
+    sign) of every term."""
+    k, L = lo.shape
+    pstride = np.ones(L, dtype=np.int64)
+    for j in range(L - 2, -1, -1):
+        pstride[j] = pstride[j + 1] * (shape[j + 1] + 1)
+    rows, cols, signs = [], [], []
+    for bits in range(2**L):  # 2^L corners, each vectorised over the patterns
+        at_hi = np.array([(bits >> j) & 1 for j in range(L)], dtype=bool)
+        corner = np.where(at_hi[None, :], hi, lo)
+        keep = np.all(corner > 0, axis=1)
+        rows.append(np.flatnonzero(keep))
+        cols.append(corner[keep] @ pstride)
+        signs.append(np.full(int(keep.sum()), -1.0 if (L - int(at_hi.sum())) % 2 else 1.0))
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(signs)
 
 
 def _cells_of(row_cells: np.ndarray, n_cells: int) -> sp.csc_matrix:

@@ -39,6 +39,16 @@ import scipy.sparse as sp
 from ..._param_tables import SUBGROUP_PARAMS
 from ..bitsets import bit_keys, pack, popcount_and, unpack_one, unpack_to_csc
 from .cell_counts import CellCounter
+from .numeric_conditions import (
+    base_edges,
+    bin_quantiles,
+    check_thresholds,
+    condition_text,
+    cut_neighbours,
+    cut_text,
+    numeric_items,
+    threshold_quantiles,
+)
 
 __all__ = ["MinedPatterns", "PatternText", "Items", "build_items", "mine_patterns", "check_min_support"]
 
@@ -46,6 +56,8 @@ __all__ = ["MinedPatterns", "PatternText", "Items", "build_items", "mine_pattern
 DEFAULT_BINS: int = SUBGROUP_PARAMS.default("n_bins")
 #: Default longest run of adjacent bins merged into one range item.
 DEFAULT_MAX_MERGE: int = SUBGROUP_PARAMS.default("max_merge")
+#: Default quantile steps of the one-sided conditions of the analyses (:mod:`.numeric_conditions`).
+DEFAULT_THRESHOLDS: int | None = SUBGROUP_PARAMS.default("thresholds")
 #: Bytes of the bitwise AND of a block of patterns with every item (block x items x 64-bit words), the temporary
 #: of the support count: a level's extensions are counted one such block of patterns at a time (at least one
 #: pattern), and ``max_patterns`` is checked after each block, so a level that will be left out is counted only
@@ -65,8 +77,12 @@ class Items:
         matrix: (rows, items) boolean CSC matrix: row i satisfies item j.
         codes: (rows, columns) int32 base code of every row in every column: its value's position among the
             column's sorted values (categorical), or its quantile bin (numeric).
-        lo, hi: per item, the base codes it covers, ``lo <= code < hi`` (one code for a value, a run of bins for
-            a range).
+        lo, hi: per item, the base codes it covers, ``lo <= code < hi`` (one code for a value, a run of base bins
+            for a range or a one-sided condition, :mod:`.numeric_conditions`).
+        edges: per column, the edges of its base bins (base bin ``b`` is ``[edges[b], edges[b + 1])``, the last
+            one closed), None for a column coded by value; None when not recorded (items built before one-sided
+            conditions: the edges are then read from the ranges).
+        notes: what the items leave out and why (a numeric column with one value gets no one-sided condition).
     """
 
     column: np.ndarray
@@ -77,6 +93,8 @@ class Items:
     codes: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    edges: tuple[np.ndarray | None, ...] | None = None
+    notes: tuple[str, ...] = ()
 
 
 class PatternText:
@@ -124,6 +142,10 @@ class PatternText:
                 "(the max-T's time and memory grow with the patterns). Pass max_patterns=None to mine them, or a "
                 "larger min_support or fewer columns to keep fewer.")
 
+    def conditions_note(self) -> str:
+        """The sentences saying which numeric columns got no one-sided condition, and why (empty when none)."""
+        return " ".join(self.items.notes)
+
     @property
     def ids(self) -> np.ndarray:
         """The pattern ids: 0, 1, ... in mining order."""
@@ -157,15 +179,20 @@ class PatternText:
                         dtype=object)
 
     def condition_table(self) -> pd.DataFrame:
-        """Index id, a column per attribute: the value, or the range as text ``[low, high)``, of each condition
-        (NaN where the pattern has none on the attribute)."""
+        """Index id, a column per attribute: the value, or the range as text ``[low, high)`` (without thresholds)
+        or ``≥ 44 and < 49``, or the one-sided condition ``≥ 49`` / ``< 49``, of each condition (NaN where the
+        pattern has none on the attribute)."""
         cols = self.items.columns
         table = np.full((len(self.patterns), len(cols)), np.nan, dtype=object)
         for i, pat in enumerate(self.patterns):  # one row per pattern, <= max_length cells each
             for j in pat:
                 label = self.items.labels[j]
                 c = self.items.column[j]
-                table[i, c] = label[len(cols[c]) + 3:] if " ∈ " in label else self.items.values[j]
+                value = self.items.values[j]
+                if not isinstance(value, tuple):
+                    table[i, c] = value
+                else:  # "[25, 34)" (a range without thresholds), "≥ 49", "≥ 44 and < 49"
+                    table[i, c] = label[len(cols[c]) + 3:] if " ∈ " in label else condition_text(value)
         return pd.DataFrame(table, index=pd.Index(self.ids, name="id"), columns=cols)
 
 
@@ -258,10 +285,6 @@ def check_min_support(min_support: Any, n: int) -> int:
     return max(1, int(np.ceil(float(min_support) * n - 1e-9)))
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.4g}"
-
-
 def value_items(c: str, uniques: Any) -> tuple[list[str], list[Any], list[int], list[int]]:
     """Labels, values and code runs of one item per value of column ``c`` (``uniques``: its sorted values, the
     value of code ``k`` at position ``k``)."""
@@ -270,62 +293,71 @@ def value_items(c: str, uniques: Any) -> tuple[list[str], list[Any], list[int], 
     return [f"{c}={u}" for u in vals], vals, list(range(k)), list(range(1, k + 1))
 
 
-def range_items(c: str, edges: np.ndarray, max_merge: int) -> tuple[list[str], list[Any], list[int], list[int]]:
-    """Labels, ``(low, high, closed)`` ranges and bin runs of every run of 1 to ``max_merge`` adjacent quantile
-    bins of column ``c`` (``edges``: the distinct bin edges; bin ``b`` is ``[edges[b], edges[b + 1])``, the last
-    one closed), leaving out the run of every bin."""
-    n_b = len(edges) - 1
-    runs = [(lo, hi) for width in range(1, max_merge + 1) for lo in range(n_b - width + 1)
-            for hi in [lo + width] if not (lo == 0 and hi == n_b)]
-    labels, values = [], []
-    for lo, hi in runs:
-        closed = hi == n_b
-        labels.append(f"{c} ∈ [{_fmt(edges[lo])}, {_fmt(edges[hi])}{']' if closed else ')'}")
-        values.append((float(edges[lo]), float(edges[hi]), bool(closed)))
-    return labels, values, [r[0] for r in runs], [r[1] for r in runs]
-
-
 def build_items(
     X: pd.DataFrame,
     categorical: list[str],
     n_bins: int = DEFAULT_BINS,
     max_merge: int = DEFAULT_MAX_MERGE,
+    thresholds: int | None = None,
 ) -> Items:
-    """One item per categorical value and per run of adjacent quantile bins of every numeric column.
+    """One item per categorical value, per run of adjacent quantile bins of every numeric column and, with
+    ``thresholds``, per one-sided condition at its quantile steps (:mod:`.numeric_conditions`).
 
     Args:
         X: feature table (validated: no missing values).
         categorical: the categorical column names.
         n_bins: quantile bins per numeric column (>= 2).
         max_merge: longest run of adjacent bins forming one range item (>= 1).
+        thresholds: quantile steps of the one-sided conditions (``age ≥ 49``, ``age < 49`` at the quantiles
+            ``1/thresholds, ...``), or None for ranges only (the default here; the analyses pass their
+            ``thresholds`` option, :data:`DEFAULT_THRESHOLDS`). Columns coded by value (categorical, or numeric
+            with at most ``n_bins`` values) get none.
 
     Returns:
-        Items
+        Items: ``notes`` names a numeric column with one value (it has no one-sided condition).
     """
     n = len(X)
     cat = set(categorical)
     col_of, labels, values, blocks = [], [], [], []
     lo_of: list[int] = []
     hi_of: list[int] = []
+    edges_of: list[np.ndarray | None] = []
+    notes: list[str] = []
     codes_of = np.zeros((n, X.shape[1]), dtype=np.int32)
+    q_bins, q_thr = bin_quantiles(n_bins), threshold_quantiles(thresholds)
     for c_pos, c in enumerate(X.columns):
         s = X[c]
         numeric = c not in cat and pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
         if numeric:
             x = s.to_numpy(dtype=np.float64)
-            edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)))
+            edges = np.unique(np.quantile(x, q_bins))
+            if thresholds is not None and len(edges) == 1 and n:
+                notes.append(f"numeric column {c!r} holds one value ({cut_text(float(edges[0]))}): no one-sided "
+                             "condition cuts it.")
+        elif thresholds is not None and c in cat and pd.api.types.is_numeric_dtype(s) and not \
+                pd.api.types.is_bool_dtype(s) and s.nunique() > n_bins:
+            notes.append(f"numeric column {c!r} is in categorical_features: one condition per value, no one-sided "
+                         "conditions (leave it out of categorical_features for age ≥ t).")
         if not numeric or len(edges) - 1 < 2 or len(np.unique(x)) <= n_bins:
             codes, uniques = pd.factorize(s, sort=True)
             k = len(uniques)
             codes_of[:, c_pos] = codes
             blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), codes)), shape=(n, k)))
             part = value_items(c, uniques)
+            edges_of.append(None)
         else:
-            # bin b is [edges[b], edges[b+1]), the last one closed; searchsorted on the inner edges
-            b = np.searchsorted(edges[1:-1], x, side="right")
+            # a grid finer than the rows is refused where it would cut a column (a table too small for any cut
+            # codes its numeric columns by value, whatever the grid)
+            t_edges = None if check_thresholds(thresholds, n) is None else np.quantile(x, q_thr)
+            near = (None, None) if t_edges is None else cut_neighbours(x, base_edges(edges, t_edges))
+            cut = numeric_items(c, edges, t_edges, max_merge, *near)
+            # base bin b is [edges[b], edges[b+1]), the last one closed; searchsorted on the inner edges
+            b = np.searchsorted(cut.edges[1:-1], x, side="right")
             codes_of[:, c_pos] = b
-            part = range_items(c, edges, max_merge)
+            part = (cut.labels, cut.values, cut.lo, cut.hi)
+            edges_of.append(cut.edges)
             # row i is in run r when lo[r] <= b[i] < hi[r]: a dense (n, runs) test, runs <= n_bins * max_merge
+            # + 2 * thresholds
             lo_b, hi_b = np.asarray(part[2]), np.asarray(part[3])
             blocks.append(sp.csc_matrix((b[:, None] >= lo_b[None, :]) & (b[:, None] < hi_b[None, :])))
         labels.extend(part[0])
@@ -335,7 +367,8 @@ def build_items(
         col_of.extend([c_pos] * len(part[0]))
     matrix = sp.hstack(blocks, format="csc") if blocks else sp.csc_matrix((n, 0), dtype=bool)
     return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values, matrix.astype(bool), codes_of,
-                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64))
+                 np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64), tuple(edges_of),
+                 tuple(notes))
 
 
 def extensions(level: np.ndarray, col: np.ndarray) -> np.ndarray:
