@@ -61,7 +61,7 @@ def tie_tolerance(values: float | np.ndarray) -> np.ndarray:
         values: observed statistics.
 
     Returns:
-        numpy.ndarray: the tolerance of each (same shape; NaN stays NaN-free: 0).
+        numpy.ndarray: the tolerance of each (same shape; 0 where the value is not finite).
     """
     v = np.asarray(values, dtype=np.float64)
     with np.errstate(invalid="ignore"):

@@ -18,7 +18,7 @@ from typing import Any
 
 from ._params import NONE, Instance, Interval, Options, Param, ParamTable
 
-__all__ = ["CLUSTERER", "CROWDTRUTH_PARAMS", "OPINION_PARAMS", "SUBGROUP_PARAMS"]
+__all__ = ["CLUSTERER", "FLAG", "CROWDTRUTH_PARAMS", "OPINION_PARAMS", "SUBGROUP_PARAMS"]
 
 
 def _is_clusterer(value: Any) -> bool:
@@ -26,10 +26,19 @@ def _is_clusterer(value: Any) -> bool:
     return not isinstance(value, str) and hasattr(value, "fit") and hasattr(value, "get_params")
 
 
+def _is_bool(value: Any) -> bool:
+    """True or False (a numpy bool too, named ``bool_`` before numpy 2 and ``bool`` since; 0 and 1 are not: a flag
+    is not a count). Without importing numpy (this module is on the ground floor)."""
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"))
+
+
 def _is_int_sequence(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str)
 
 
+#: True or False: an on/off option.
+FLAG = Instance(_is_bool, "True or False")
 #: A clusterer object, accepted wherever a clustering name is.
 CLUSTERER = Instance(_is_clusterer, "a scikit-learn clusterer instance")
 _UNIT_INTERVAL = Interval("real", 0.0, 1.0)
@@ -168,6 +177,10 @@ OPINION_PARAMS = ParamTable("opinion exclusion", (
           "most 8 annotators)",
           why="adjusted p-values resolve to 1 / (n_permutations + 1): 19 reach 0.05; past 100,000 time and memory "
               "grow for no resolution needed"),
+    Param("step_down", (FLAG,), False,
+          "excluded_groups' adjusted p-values: Westfall-Young's free step-down, each candidate against the candidates "
+          "not more significant than it (True), or the single step, each against every candidate (False); the "
+          "thresholds and intervals are the single step's either way"),
     Param("discovery_performance", (Options(("accuracy", "true_positive_rate", "true_negative_rate",
                                              "false_positive_rate", "false_negative_rate", "precision", "mae",
                                              "within_one")),), "accuracy",

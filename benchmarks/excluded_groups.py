@@ -36,12 +36,17 @@ Rows:
 * ``exact``: with exchangeable annotators (a small design run 1,000 times), the share of runs whose smallest adjusted
   p-value is at most 0.05, 0.1, 0.2, 0.5: an exact max-T gives each share its own level; the reported p-value, the
   larger of the permutation's and the wild bootstrap's, at most that (both rows are printed).
+* ``manycolumns``: a pair ``c0=v0 AND c1=v0`` of exactly 20 annotators served 0.08 worse (500 annotators, uniform
+  counts), searched among the candidates of 4 and of 11 attribute columns of 4 values each: found first, reported,
+  and a disjoint group reported, with single-step and with step-down p-values (``step_down=True``) on the same data
+  and permutations; and the null (no gap) on each design, any group reported.
 * ``detectable gap``: per run, the gap the result states for ``education=phd`` when nothing is planted, then planted
   at that size in the same annotators (new outcomes): the share of runs that find it (the statement says 80%).
 
 Run: ``python benchmarks/excluded_groups.py`` (the figures in the guide: 400 null runs per row, 40 per planted row,
 200 per item-confounded row, 100 for the detectable gap; 999 permutations; about 0.3 s per analysis; ``--only null``,
-``--only planted`` etc. run one part, ``--null N`` etc. change the runs) or ``--quick`` (40 null runs, 10 planted,
+``--only planted`` etc. run one part, ``--null N`` etc. change the runs; ``--only manycolumns --manycolumns 40``, the
+guide's many-columns table) or ``--quick`` (40 null runs, 10 planted,
 20 confounded, 499 permutations);
 ``--real`` (or ``--only real``) also runs the three real datasets (POPQUORN, MultiPICo, HS-Brexit) through the
 command line (``audit DATA --model majority --ci none --discover``, with and without ``--adjust items``; needs
@@ -332,6 +337,75 @@ def spread_rows(args, rng) -> list[dict]:
     return out
 
 
+#: The many-columns design: ``c0=v0 AND c1=v0``, a pair of exactly 20 annotators, served 0.08 worse among 500
+#: annotators with uniform counts (30-120 annotations each), searched among the candidates of 4 or of 11 attribute
+#: columns (each of 4 values drawn uniformly, unrelated to anything else): how the threshold and the step-down move as
+#: the columns grow.
+MANY_COLUMNS = (4, 11)
+MANY_SIZE = 20
+MANY_GAP = 0.08
+MANY_NAME = "c0=v0 AND c1=v0"
+
+
+def many_columns_data(rng: np.random.Generator, n_columns: int, gap: float):
+    """One dataset of the many-columns design (:data:`MANY_COLUMNS`)."""
+    design = draw_design(rng, counts="uniform")
+    n = len(design["table"])
+    values = np.array(["v0", "v1", "v2", "v3"])
+    table = pd.DataFrame({f"c{j}": rng.choice(values, n) for j in range(n_columns)}, index=design["table"].index)
+    members = np.zeros(n, dtype=bool)
+    members[rng.choice(n, MANY_SIZE, replace=False)] = True
+    table.loc[members, ["c0", "c1"]] = "v0"
+    stray = ~members & (table["c0"] == "v0").to_numpy() & (table["c1"] == "v0").to_numpy()
+    table.loc[stray, "c1"] = rng.choice(values[1:], int(stray.sum()))  # the pair holds exactly the 20
+    design["table"] = table
+    return draw_outcomes(rng, design, planted="c0 == 'v0' and c1 == 'v0'", gap=gap)
+
+
+def many_columns_rows(args, rng) -> list[dict]:
+    """The pair of :data:`MANY_COLUMNS` found first and reported, single-step against step-down p-values on the same
+    data and the same permutations (default balance), with 4 and with 11 attribute columns; and the null (no gap)
+    rows: the share of runs reporting any group."""
+    out = []
+    for n_columns in MANY_COLUMNS:
+        first = {False: 0, True: 0}
+        reported = {False: 0, True: 0}
+        disjoint = {False: 0, True: 0}
+        candidates, crit = [], []
+        for _ in range(args.manycolumns):
+            data = many_columns_data(rng, n_columns, MANY_GAP)
+            truth = set(data[4].index[data[4].eval("c0 == 'v0' and c1 == 'v0'")])
+            twin = copy.deepcopy(rng)  # the step-down sees the single step's permutations
+            for sd, gen in ((False, rng), (True, twin)):
+                ex = run(data, n_permutations=args.n_perm, random_state=gen, step_down=sd)
+                f = ex.findings()
+                first[sd] += bool(len(f)) and f.iloc[0]["description"] == MANY_NAME
+                reported[sd] += MANY_NAME in set(f["description"])
+                disjoint[sd] += any(not (set(ex.members(i)) & truth) for i in f.index)
+            candidates.append(ex.counts["n_candidates"])
+            crit.append(ex.critical_value)
+        name = (f"{MANY_SIZE}-annotator pair {MANY_GAP:g} worse, {n_columns} columns ({np.mean(candidates):.0f} "
+                f"candidates, critical value {np.mean(crit):.2f})")
+        for sd in (False, True):
+            how = "step-down" if sd else "single step"
+            out.append(row(f"{name}, {how}: found first", first[sd], args.manycolumns, "(power)"))
+            out.append(row(f"{name}, {how}: reported", reported[sd], args.manycolumns, "(power)"))
+            out.append(row(f"{name}, {how}: a disjoint group reported", disjoint[sd], args.manycolumns, "<= 0.05"))
+    for n_columns in MANY_COLUMNS:
+        anything = {False: 0, True: 0}
+        for _ in range(args.manycolumns):
+            data = many_columns_data(rng, n_columns, 0.0)
+            twin = copy.deepcopy(rng)
+            for sd, gen in ((False, rng), (True, twin)):
+                ex = run(data, n_permutations=args.n_perm, random_state=gen, step_down=sd)
+                anything[sd] += len(ex.findings()) > 0
+        for sd in (False, True):
+            how = "step-down" if sd else "single step"
+            out.append(row(f"null, {n_columns} columns, {how}: any group reported", anything[sd], args.manycolumns,
+                           "<= 0.05"))
+    return out
+
+
 def exact_rows(args, rng) -> list[dict]:
     """Is the max-T exact when the annotators are exchangeable? A small design (80 annotators, 30-120 annotations,
     two attributes, 199 permutations) run many times: the share of runs whose smallest adjusted p-value is at most
@@ -392,7 +466,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seed", type=int, default=2029)
-    parser.add_argument("--only", choices=["planted", "null", "confounded", "detectable", "exact", "spread", "real"],
+    parser.add_argument("--only", choices=["planted", "null", "confounded", "detectable", "exact", "spread",
+                                           "manycolumns", "real"],
                         default=None)
     parser.add_argument("--spread", type=int, default=None,
                         help="runs per row of the unequal-spread null (default 400; --quick 40)")
@@ -406,6 +481,8 @@ def main() -> None:
                         help="runs per item-confounded row (default 200; --quick 20)")
     parser.add_argument("--detectable", type=int, default=None,
                         help="runs of the detectable-gap row (default 100; --quick 20)")
+    parser.add_argument("--manycolumns", type=int, default=None,
+                        help="runs per row of the many-columns design (default 40; --quick 10)")
     parser.add_argument("--real", action="store_true", help="also run the real datasets through the command line")
     args = parser.parse_args()
     if args.only == "real":
@@ -418,10 +495,11 @@ def main() -> None:
     args.detectable = args.detectable or (20 if quick else 100)
     args.exact = args.exact or (100 if quick else 1000)
     args.spread = args.spread or (40 if quick else 400)
+    args.manycolumns = args.manycolumns or (10 if quick else 40)
     args.n_perm = 499 if quick else 999
     rows: list[dict] = []
     parts = {"planted": planted_rows, "null": null_rows, "confounded": confounded_rows, "detectable": detectable_rows,
-             "exact": exact_rows, "spread": spread_rows}
+             "exact": exact_rows, "spread": spread_rows, "manycolumns": many_columns_rows}
     for i, (key, fn) in enumerate(parts.items()):
         if args.only and key != args.only:
             continue

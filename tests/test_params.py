@@ -165,7 +165,7 @@ def test_discovery_defaults_are_the_tables_defaults():
                     continue  # None: the metric's own measure
                 assert params[name].default == OPINION_PARAMS.default(row), (face.__qualname__, name)
     spec = {f.name: f.default for f in dataclasses.fields(AuditSpec)}
-    for name in ("max_conditions", "min_annotators", "n_permutations", "adjust", "balance"):
+    for name in ("max_conditions", "min_annotators", "n_permutations", "adjust", "balance", "step_down"):
         assert spec[name] == OPINION_PARAMS.default(ex.DISCOVERY_ROWS[name]), name
 
 
@@ -182,6 +182,19 @@ def test_discover_command_line_reads_the_table_and_keeps_the_old_flag():
     args = parser.parse_args(["x.csv", "--discover", "--n-perm", "199"])
     assert args.n_permutations == 199 and "--n-perm is deprecated" in args.deprecated_spellings[0]
     assert parser.parse_args(["x.csv", "--n-permutations", "59"]).n_permutations == 59
+    assert parser.parse_args(["x.csv", "--discover"]).step_down is False
+    assert parser.parse_args(["x.csv", "--discover", "--step-down"]).step_down is True
+
+
+def test_step_down_row_takes_true_or_false_only():
+    # a flag, not a count: 1, 0, "yes" and None are refused with the row's message; numpy's bool is a bool
+    rule = OPINION_PARAMS["step_down"]
+    assert rule.default is False
+    assert rule.check(True) is True and rule.check(np.bool_(False)) == np.bool_(False)
+    for bad in (1, 0, "yes", None, 1.0):
+        with pytest.raises(TypeError, match="step_down must be True or False, got"):
+            rule.check(bad)
+    assert rule.invalid_values() == ["many", b"bytes", None]
 
 
 def _defaults_agree(func, table, skip=()):

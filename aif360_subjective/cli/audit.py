@@ -39,7 +39,8 @@ class AuditSpec:
         ci, n_boot: the intervals (``ci`` None: the paper's raw figures).
         test_adjust: the item adjustment of the test of equal service behind the verdict ("none" or "items").
         out: the HTML report's path, if any.
-        discover, max_conditions, adjust, min_annotators, n_permutations, balance: whose opinions are excluded
+        discover, max_conditions, adjust, min_annotators, n_permutations, balance, step_down: whose opinions are
+            excluded
             (``--discover``: :meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups`).
     """
 
@@ -61,6 +62,7 @@ class AuditSpec:
     min_annotators: int = OPINION_PARAMS.default("min_annotators")
     n_permutations: int = OPINION_PARAMS.default("discovery_n_permutations")
     balance: str = OPINION_PARAMS.default("balance")
+    step_down: bool = OPINION_PARAMS.default("step_down")
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> AuditSpec:
@@ -257,7 +259,7 @@ def discovery(spec: AuditSpec, metric: Any, attrs: list[str] | None) -> Any:
         ex = metric.excluded_groups(attributes=attrs, max_conditions=spec.max_conditions, adjust=spec.adjust,
                                     n_permutations=spec.n_permutations, min_annotators=spec.min_annotators,
                                     performance=spec.performance, random_state=spec.inputs.seed,
-                                    balance=spec.balance)
+                                    balance=spec.balance, step_down=spec.step_down)
     except ValueError as err:
         raise CLIError(f"--discover: {common.cli_words(str(err), DISCOVER_FLAGS)}") from None
     return ex
@@ -285,7 +287,7 @@ def print_discovery(ex: Any) -> None:
 
 #: The options of --discover that library sentences may name.
 DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-permutations", "--attributes",
-                  "--performance", "--balance")
+                  "--performance", "--balance", "--step-down")
 
 
 def add_parser(sub: Any) -> common.Parser:
@@ -372,6 +374,9 @@ def add_parser(sub: Any) -> common.Parser:
                       help="deprecated spelling of --n-permutations")
     rule = OPINION_PARAMS["balance"]
     disc.add_argument("--balance", choices=rule.choices, default=rule.default, help=common.choices_help(rule))
+    rule = OPINION_PARAMS["step_down"]
+    disc.add_argument("--step-down", action="store_true", default=rule.default,
+                      help=f"{rule.help} (default: the single step)")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
     audit.set_defaults(func=run, memory_hint=MEMORY_HINT)
     return audit

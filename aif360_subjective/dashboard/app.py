@@ -948,13 +948,16 @@ class Dashboard:
                                       css_classes=["discover-conditions"])
         self._ex_balance = _widget(w.Select, "thresholds of the search", options=BALANCES,
                                    value=OPINION_PARAMS.default("balance"), css_classes=["discover-balance"])
+        self._ex_step_down = _widget(w.Checkbox, "step-down p-values (never larger; same intervals)",
+                                     value=OPINION_PARAMS.default("step_down"), css_classes=["discover-step-down"])
         self._ex_button = _widget(w.Button, "Find the groups served worse", css_classes=["discover"])
         self._ex_button.on_click(self._guard(self._on_discover))
         self._ex_result = pn.Column(css_classes=["discover-result"], sizing_mode="stretch_width")
         self._run_opinion()
         left = pn.Column("### Controls", *controls, "### Try a mitigation", self._mit_kind, self._mit_threshold,
                          self._mit_baseline, self._mit_button, "### Whose opinions are excluded", self._ex_model,
-                         self._ex_adjust, self._ex_conditions, self._ex_balance, self._ex_button, width=300)
+                         self._ex_adjust, self._ex_conditions, self._ex_balance, self._ex_step_down, self._ex_button,
+                         width=300)
         right = pn.Column(self._op_status, self._op_answer, self._op_thin, "### Models side by side",
                           self._op_summary, self._op_heatmap, "### Groups", self._op_groups,
                           "### Mitigation: before and after, on the same held-out items", self._mit_result,
@@ -1105,10 +1108,11 @@ class Dashboard:
         pn = require_panel()
         s = self._op_settings()
         adjust, conditions, balance = self._ex_adjust.value, int(self._ex_conditions.value), self._ex_balance.value
+        step_down = bool(self._ex_step_down.value)
         self._ex_button.loading = True
         try:
             ex = self.opinion.excluded(self._ex_model.value, s, adjust=adjust, max_conditions=conditions,
-                                       balance=balance)
+                                       balance=balance, step_down=step_down)
         finally:
             self._ex_button.loading = False
         found = ex.findings()
@@ -1121,7 +1125,7 @@ class Dashboard:
         blocks.append(pn.pane.Markdown(lit(ex.summary().removesuffix(ex.sentence()).strip())))
         blocks.append(pn.pane.Markdown("Equivalent command:"))
         blocks.append(pn.pane.Markdown(_pre(self.opinion.discover_command(s, adjust=adjust, max_conditions=conditions,
-                                                                          balance=balance))))
+                                                                          balance=balance, step_down=step_down))))
         self._ex_result.objects = blocks
         self._ex_shown = (s.performance, s.attributes)
 

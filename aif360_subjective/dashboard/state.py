@@ -841,7 +841,8 @@ class OpinionSession:
 
     def excluded(self, name: str, s: OpinionSettings, *, adjust: str = OPINION_PARAMS.default("adjust"),
                  max_conditions: int = OPINION_PARAMS.default("max_conditions"),
-                 balance: str = OPINION_PARAMS.default("balance")) -> Any:
+                 balance: str = OPINION_PARAMS.default("balance"),
+                 step_down: bool = OPINION_PARAMS.default("step_down")) -> Any:
         """Whose opinions model ``name`` excludes: the annotator groups it serves worse
         (:meth:`~aif360_subjective.metrics.OpinionExclusionMetric.excluded_groups` on the held-out items, with the
         settings' measure and attributes; cached per model and options).
@@ -849,22 +850,23 @@ class OpinionSession:
         Args:
             name: the model.
             s: the view's settings (measure and attributes).
-            adjust, max_conditions, balance: the discovery's options
+            adjust, max_conditions, balance, step_down: the discovery's options
                 (:func:`~aif360_subjective.opinion.excluded_groups`; ``balance`` one of
-                :data:`~aif360_subjective.opinion.excluded.BALANCES`).
+                :data:`~aif360_subjective.opinion.excluded.BALANCES`; ``step_down`` True for step-down p-values).
 
         Raises:
             ValueError: a measure the discovery cannot score (e.g. f1), an unknown ``balance``, or the library's
                 message.
+            TypeError: ``step_down`` not True or False.
         """
-        key = (name, s.performance, s.attributes, adjust, max_conditions, balance)
+        key = (name, s.performance, s.attributes, adjust, max_conditions, balance, step_down)
         cache: dict[tuple[Any, ...], Any] = self.__dict__.setdefault("_excluded", {})
         if key not in cache:
             metric = self.metrics(s)[name]
             attrs = None if s.attributes is None else list(s.attributes)
             cache[key] = metric.excluded_groups(attributes=attrs, adjust=adjust, max_conditions=max_conditions,
                                                 performance=s.performance, random_state=self.seed,
-                                                balance=balance)
+                                                balance=balance, step_down=step_down)
         self.__dict__.setdefault("_last_search", {})[name] = key  # what the export reports for this model
         return cache[key]
 
@@ -886,13 +888,14 @@ class OpinionSession:
 
     def discover_command(self, s: OpinionSettings, *, adjust: str = OPINION_PARAMS.default("adjust"),
                          max_conditions: int = OPINION_PARAMS.default("max_conditions"),
-                         balance: str = OPINION_PARAMS.default("balance")) -> str:
+                         balance: str = OPINION_PARAMS.default("balance"),
+                         step_down: bool = OPINION_PARAMS.default("step_down")) -> str:
         """The ``aif360-subjective audit ... --discover`` command of the discovery view."""
         opts = ["--performance", s.performance]
         if s.attributes is not None:
             opts += ["--attributes", *s.attributes]
         opts += ["--discover", "--adjust", adjust, "--max-conditions", str(max_conditions), "--balance", balance,
-                 "--ci", "none", "--seed", str(self.seed)]
+                 *(["--step-down"] if step_down else []), "--ci", "none", "--seed", str(self.seed)]
         if "--prediction-col" not in self.source.options and "--predictions" not in self.source.options:
             first = next(iter(self.models))
             opts += ["--model", "annotator-aware" if "annotator" in first.lower() else "majority",

@@ -488,6 +488,7 @@ class OpinionExclusionMetric(ClassificationMetric):
         ranges: int = 4,
         random_state: Any = None,
         balance: str = "conditions",
+        step_down: bool = False,
         **renamed: Any,
     ) -> ExcludedGroups:
         """Whose opinions are excluded: the annotator groups (conjunctions of attribute values) served worse.
@@ -506,6 +507,9 @@ class OpinionExclusionMetric(ClassificationMetric):
                 threshold, so the few single attributes are found more easily; "none": one threshold for every
                 candidate, lower for intersections (found more easily). As in
                 :func:`~aif360_subjective.opinion.excluded_groups`.
+            step_down: False (default): single-step max-T p-values; True: Westfall and Young's free step-down
+                p-values (never larger; the intervals and thresholds stay the single step's). As in
+                :func:`~aif360_subjective.opinion.excluded_groups`.
             performance: None = the metric's ``performance`` when it is one of
                 :data:`~aif360_subjective.opinion.excluded.DISCOVERY_PERFORMANCES`, else a name of them.
             random_state: None (the metric's ``random_state``), an int seed or a numpy Generator.
@@ -522,12 +526,13 @@ class OpinionExclusionMetric(ClassificationMetric):
         seed = self.options.random_state if random_state is None else random_state
         key = (attributes if not isinstance(attributes, list) else tuple(attributes), max_conditions, adjust, alpha,
                n_permutations, min_annotators, perf if isinstance(perf, str) else id(perf), ranges,
-               id(seed) if isinstance(seed, np.random.Generator) else seed, balance)
+               id(seed) if isinstance(seed, np.random.Generator) else seed, balance, step_down)
         cache: dict[tuple[Any, ...], ExcludedGroups] = self.__dict__.setdefault("_discoveries", {})
         if key not in cache:
             opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators,
                                            ranges=ranges, adjust=adjust, alpha=alpha, n_permutations=n_permutations,
-                                           performance=perf, random_state=seed, balance=balance)
+                                           performance=perf, random_state=seed, balance=balance,
+                                           step_down=step_down)
             cache[key] = discover_excluded(self._encoded, self.dataset.annotators, attributes, opts,
                                            tie=self.options.tie, adr_reference=self.options.adr_reference)
         return cache[key]

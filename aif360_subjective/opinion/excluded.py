@@ -82,7 +82,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._deprecation import renamed_keyword
-from .._maxt import class_tail
+from .._maxt import STEP_DOWN_HEAD, ClassNull, class_tail
 from .._param_tables import OPINION_PARAMS
 from .._validation import check_random_state, check_same_index, plain
 from .annotations import (
@@ -158,7 +158,7 @@ class _Direction:
 
     @classmethod
     def from_null(cls, class_max: np.ndarray, classes: np.ndarray, t: np.ndarray, alpha: float,
-                  exact: bool, balanced: bool = True) -> _Direction:
+                  exact: bool, balanced: bool = True, step_down: ClassNull | None = None) -> _Direction:
         """From the (permutations, classes) largest statistic of each class under the permutations.
 
         Balanced max-T: each class's statistics are offset by the median of the class's largest statistic under
@@ -170,8 +170,11 @@ class _Direction:
         rank is uniform and the test exact (a median of the B permutations alone treats the observed arrangement
         differently, which makes the p-values slightly too small); exact: ``#{null >= s} / B`` (the identity is
         among the permutations). ``balanced=False``: every offset 0, the plain max-T (``balance="none"``).
+        ``step_down``: the draws' null with each class's first candidates kept: the p-values are Westfall and Young's
+        free step-down over the offset statistics (the offsets and the critical value stay the single step's).
         """
-        tail = class_tail(class_max, classes, t, alpha, exact, balanced=balanced)
+        head = min(STEP_DOWN_HEAD, step_down.keep) if step_down is not None else STEP_DOWN_HEAD
+        tail = class_tail(class_max, classes, t, alpha, exact, balanced=balanced, step_down=step_down, head=head)
         return cls(offset=tail.offset, critical_value=tail.critical_value, p_adjusted=tail.p_adjusted)
 
 
@@ -244,8 +247,8 @@ def excluded_groups(
     y_true: Any, y_pred: Any, *, item_ids: Any = None, annotator_ids: Any = None, annotators: pd.DataFrame,
     attributes: str | list[str] | None = None, max_conditions: int = 2, adjust: str = "none", alpha: float = 0.05,
     n_permutations: int = 999, min_annotators: int = 5, performance: str = "accuracy", ranges: int = 4,
-    balance: str = "conditions", pos_label: Any = 1, positive_from: float | None = None, tie: str = "favorable",
-    random_state: Any = None, **renamed: Any,
+    balance: str = "conditions", step_down: bool = False, pos_label: Any = 1, positive_from: float | None = None,
+    tie: str = "favorable", random_state: Any = None, **renamed: Any,
 ) -> ExcludedGroups:
     """Discover the annotator groups whose opinions a model excludes: served worse than the other annotators.
 
@@ -273,6 +276,12 @@ def excluded_groups(
             of conditions get their own threshold, so the few single attributes are found more easily and the
             many intersections less easily. "none": the plain max-T, one threshold for every candidate, lower than
             the balanced one for intersections (found more easily) and higher for single attributes.
+        step_down: False (default): single-step max-T p-values, every candidate against the largest statistic of
+            all of them. True: Westfall and Young's free step-down through the same nulls (on the offset statistics
+            when balanced): each candidate against the largest statistic of the candidates not more significant than
+            it, so every p-value is at most the single step's (the most significant one's is the same) and the
+            family-wise error is still held. ``ci_low``, ``ci_high`` and ``threshold`` stay the single step's
+            simultaneous bounds: a group found by the step-down alone has ``ci_low <= 0``.
         pos_label: the positive label of the rates (binary labels).
         positive_from: with ratings, the lowest rating of the positive class (the majority vote of the ADR uses
             ``rating >= positive_from``; without it the ADR measures disagreement with the item's median rating).
@@ -287,11 +296,11 @@ def excluded_groups(
         ValueError: an annotator table without a named attribute, an attribute with one value, ``min_annotators``
             < 2, ``max_conditions`` outside 1-3, an unknown ``adjust``, ``balance`` or ``performance``, misaligned
             inputs.
-        TypeError: ``annotators`` not a DataFrame, an option of the wrong type.
+        TypeError: ``annotators`` not a DataFrame, an option of the wrong type (``step_down`` not a bool).
 
     References:
         Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
-        Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing.
+        Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing (single-step and free step-down max-T).
         Chung, E., Romano, J. P. (2013). Exact and asymptotically robust permutation tests.
         Beran, R. (1988). Balanced simultaneous confidence sets (``balance="conditions"``).
 
@@ -303,7 +312,7 @@ def excluded_groups(
     n_permutations = renamed_keyword("excluded_groups", renamed, "n_perm", "n_permutations", n_permutations, 999)
     opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
                                    adjust=adjust, alpha=alpha, n_permutations=n_permutations, performance=performance,
-                                   random_state=random_state, balance=balance)
+                                   random_state=random_state, balance=balance, step_down=step_down)
     enc, reference = _encode(y_true, y_pred, item_ids, annotator_ids, PERFORMANCES[opts.performance].needs_ratings,
                              positive_from, pos_label)
     return discover_excluded(enc, annotators, attributes, opts, tie=tie, adr_reference=reference)
@@ -346,19 +355,21 @@ class DiscoveryOptions:
     performance: str
     rng: np.random.Generator
     balance: str = "conditions"
+    step_down: bool = False
 
 
 #: The options of a discovery and the rows of the opinion parameter table that check them (the keyword's own
 #: name where the row has another: the test of equal service's ``n_permutations`` and the audit's ``performance``
 #: have other rules).
 DISCOVERY_ROWS = {"max_conditions": "max_conditions", "min_annotators": "min_annotators", "ranges": "ranges",
-                  "adjust": "adjust", "balance": "balance", "alpha": "alpha",
+                  "adjust": "adjust", "balance": "balance", "step_down": "step_down", "alpha": "alpha",
                   "n_permutations": "discovery_n_permutations", "performance": "discovery_performance"}
 
 
 def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5, ranges: Any = 4, adjust: Any = "none",
                             alpha: Any = 0.05, n_permutations: Any = 999, performance: Any = "accuracy",
-                            random_state: Any = None, balance: Any = "conditions", **renamed: Any) -> DiscoveryOptions:
+                            random_state: Any = None, balance: Any = "conditions", step_down: Any = False,
+                            **renamed: Any) -> DiscoveryOptions:
     """Validate the options of :func:`excluded_groups` against their rows of the opinion parameter table
     (:data:`DISCOVERY_ROWS`): the same checks and messages for every face. ``n_perm=`` is the former name of
     ``n_permutations`` (a DeprecationWarning).
@@ -367,12 +378,12 @@ def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5,
         ValueError: ``max_conditions`` outside 1-3, ``min_annotators`` < 2, ``ranges`` < 2, an unknown ``adjust``,
             ``balance`` (:data:`BALANCES`; a non-string included) or ``performance``, ``alpha`` outside (0, 1), too
             few permutations to reach ``alpha``.
-        TypeError: an option of the wrong type, or an unknown keyword.
+        TypeError: an option of the wrong type (``step_down`` not True or False), or an unknown keyword.
     """
     n_permutations = renamed_keyword("check_discovery_options", renamed, "n_perm", "n_permutations", n_permutations,
                                      OPINION_PARAMS.default("discovery_n_permutations"))
     given = {"max_conditions": max_conditions, "min_annotators": min_annotators, "ranges": ranges, "adjust": adjust,
-             "balance": balance, "alpha": alpha, "n_permutations": n_permutations}
+             "balance": balance, "step_down": step_down, "alpha": alpha, "n_permutations": n_permutations}
     for name, value in given.items():
         OPINION_PARAMS[DISCOVERY_ROWS[name]].check(value, name=name)
     performance = _check_performance(performance)
@@ -381,7 +392,8 @@ def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5,
                          f"(n_permutations + 1)): use n_permutations >= {math.ceil(1 / alpha) - 1}")
     return DiscoveryOptions(max_conditions=int(max_conditions), min_annotators=int(min_annotators), ranges=int(ranges),
                             adjust=adjust, alpha=float(alpha), n_permutations=int(n_permutations),
-                            performance=performance, rng=check_random_state(random_state), balance=balance)
+                            performance=performance, rng=check_random_state(random_state), balance=balance,
+                            step_down=bool(step_down))
 
 
 def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any, opts: DiscoveryOptions, *,
@@ -432,7 +444,7 @@ def discover_excluded(enc: EncodedAnnotations, annotators: Any, attributes: Any,
         smallest_p=nulls.smallest_p, n_permutations=math.factorial(k) if exact else opts.n_permutations,
         exact=exact, counts=counts, annotator_units=unit_ann, members_matrix=members, attributes=tuple(attrs),
         max_conditions=opts.max_conditions, min_annotators=opts.min_annotators, notes=tuple(notes),
-        balance=opts.balance, engine=(weights.data, weights.totals),
+        balance=opts.balance, step_down=opts.step_down, engine=(weights.data, weights.totals),
     )
 
 
@@ -627,7 +639,9 @@ def _nulls(tested: _Tested, units: _Units, weights: _Weights, opts: DiscoveryOpt
     """Step 5: the null distribution of the largest statistic, in each direction: permutations of annotators (exact
     when the annotators are exchangeable), and a wild bootstrap of annotators (each keeps its own spread: valid when
     the annotators of a group differ among themselves more than the others do); the p-value is the larger of the
-    two."""
+    two. With ``step_down`` each null also keeps the statistics of each class's first candidates ("served worse"
+    only: the other direction gives the upper bounds, which stay the single step's) for Westfall and Young's free
+    step-down."""
     k, m, H, rng = units.k, tested.m, units.n_halves, opts.rng
     cls, n_classes, z, alpha, totals = tested.cls, tested.n_classes, tested.z, opts.alpha, weights.totals
     exact = k <= EXACT_MAX_ANNOTATORS
@@ -642,20 +656,21 @@ def _nulls(tested: _Tested, units: _Units, weights: _Weights, opts: DiscoveryOpt
             batches = [perms[i:i + 4096] for i in range(0, len(perms), 4096)]
         else:
             batches = [rng.permuted(np.tile(np.arange(k), (b, 1)), axis=1) for b in batch_sizes(opts.n_permutations)]
+        kept = STEP_DOWN_HEAD if opts.step_down else 0  # candidates per class the step-down needs
         pos, neg = class_maxima((statistic(sums.sums(perm), totals, higher) for perm in batches), cls, n_classes,
-                                moments)
+                                moments, z=z, keep=kept)
         if exact:
             smallest_p = enumerated_smallest_p(tested.members, perms, k, H, m)
         balanced = opts.balance == "conditions"
-        worse = _Direction.from_null(pos, cls, z, alpha, exact, balanced)
-        better = _Direction.from_null(neg, cls, -z, alpha, exact, balanced)
+        worse = _Direction.from_null(pos.class_max, cls, z, alpha, exact, balanced, pos if kept else None)
+        better = _Direction.from_null(neg.class_max, cls, -z, alpha, exact, balanced)
         if not exact:
             flips = Flips(sums, *wild_parts(weights.data, overall_mean(totals)))
             draws = (flips.sums_and_totals(rng.choice(np.array([-1.0, 1.0]), size=(b, k)))
                      for b in batch_sizes(opts.n_permutations))
-            pos, neg = class_maxima((statistic(*d, higher) for d in draws), cls, n_classes)
-            wild_worse = _Direction.from_null(pos, cls, z, alpha, False, balanced)
-            wild_better = _Direction.from_null(neg, cls, -z, alpha, False, balanced)
+            pos, neg = class_maxima((statistic(*d, higher) for d in draws), cls, n_classes, z=z, keep=kept)
+            wild_worse = _Direction.from_null(pos.class_max, cls, z, alpha, False, balanced, pos if kept else None)
+            wild_better = _Direction.from_null(neg.class_max, cls, -z, alpha, False, balanced)
     return _Nulls(worse=worse, better=better, wild_worse=wild_worse, wild_better=wild_better, smallest_p=smallest_p,
                   exact=exact, moments=moments)
 

@@ -46,6 +46,8 @@ class ExcludedGroups:
             when ``z - offset > c`` (inf: nothing can be) and the wild bootstrap's condition holds too.
         wild_critical_value: the wild bootstrap max-T's critical value on the normal scale (NaN when every
             permutation is enumerated and the wild bootstrap is not run).
+        step_down: whether ``p_adjusted`` (and ``p_permutation``, ``p_wild``) are Westfall and Young's free step-down
+            p-values (the critical values, thresholds and intervals are the single step's either way).
         smallest_p: the smallest adjusted p-value these annotators allow.
         n_permutations: permutations drawn (or enumerated, ``exact``).
         exact: whether every permutation was enumerated.
@@ -72,6 +74,7 @@ class ExcludedGroups:
     notes: tuple[str, ...] = field(default_factory=tuple)
     balance: str = "conditions"
     wild_critical_value: float = np.nan
+    step_down: bool = False
     #: the permutation engine's inputs (annotator data, totals), for checks; not part of the result's meaning
     engine: Any = field(default=None, repr=False, compare=False)
 
@@ -264,7 +267,7 @@ class ExcludedGroups:
             (f"{_count(c['n_candidates'], 'candidate group')} tested (max-T over all of them, "
              f"{'every one of ' if self.exact else ''}{self.n_permutations:,} permutations of annotators"
              f"{'' if self.exact else ' and as many wild-bootstrap draws, p the larger of the two'}"
-             f"{_BALANCE_TEXT[self.balance]})"
+             f"{_BALANCE_TEXT[self.balance]}{_STEP_DOWN_TEXT if self.step_down else ''})"
              if c["n_candidates"] else "no candidate group to test"),
             f"{_count(c['n_small_groups'], 'attribute-value group')} with fewer than {self.min_annotators} annotators "
             "not tested",
@@ -297,6 +300,9 @@ class ExcludedGroups:
 
 #: What :meth:`ExcludedGroups.summary` says of the balance (nothing for the default).
 _BALANCE_TEXT = {"conditions": "", "none": "; balance='none': one threshold for every candidate, no class offsets"}
+#: What :meth:`ExcludedGroups.summary` says of ``step_down=True`` (nothing for the default, the single step).
+_STEP_DOWN_TEXT = ("; step-down p-values (each candidate against the candidates not more significant than it), "
+                   "intervals and thresholds of the single step")
 
 
 def _count(n: int, noun: str) -> str:

@@ -61,6 +61,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from .._maxt import ClassNull
 from .options import ORDINAL_PERFORMANCES
 from .studentized import group_moments, larger_root, normal_equivalent, t_from_normal, unit_columns
 
@@ -365,9 +366,10 @@ def batch_sizes(n: int) -> list[int]:
     return [min(BATCH, n - i) for i in range(0, n, BATCH)]
 
 
-def class_maxima(stats: Any, cls: np.ndarray, n_classes: int,
-                  moments: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The largest ``z`` and ``-z`` of each class under each draw: two (draws, classes) arrays.
+def class_maxima(stats: Any, cls: np.ndarray, n_classes: int, moments: np.ndarray | None = None, *,
+                 z: np.ndarray | None = None, keep: int = 0) -> tuple[ClassNull, ClassNull]:
+    """The nulls of ``z`` and ``-z`` by class: each :attr:`~aif360_subjective._maxt.ClassNull.class_max` is the
+    (draws, classes) largest statistic of each class under each draw.
 
     Args:
         stats: an iterable of :class:`Stat`, one per batch of draws (each field (candidates, b)).
@@ -375,19 +377,25 @@ def class_maxima(stats: Any, cls: np.ndarray, n_classes: int,
         n_classes: the number of classes.
         moments: if given, (candidates, 3) accumulates per candidate the draws with a finite ``T``, the sum of their
             ``T`` and the sum of their ``T^2``.
+        z: the observed ``z`` (needed with ``keep``).
+        keep: for the step-down of "served worse" (the ``z`` null only), the ``z`` of each class's ``keep`` largest
+            observed candidates are kept too (:class:`~aif360_subjective._maxt.ClassNull`); 0: the maxima only.
+
+    Raises:
+        ValueError: ``keep`` without the observed ``z``.
     """
-    pos: list[np.ndarray] = []
-    neg: list[np.ndarray] = []
+    if keep and z is None:
+        raise ValueError("class_maxima(keep > 0) needs the observed z, to know which candidates to keep")
+    observed = np.zeros(len(cls)) if z is None else np.asarray(z, dtype=np.float64)
+    pos, neg = ClassNull(observed, cls, n_classes, keep), ClassNull(-observed, cls, n_classes)
     for st in stats:
         if moments is not None:
             ok_t = np.isfinite(st.t)
             t0 = np.where(ok_t, st.t, 0.0)
             moments += np.column_stack([ok_t.sum(axis=1), t0.sum(axis=1), (t0 * t0).sum(axis=1)])
-        ok_z = np.isfinite(st.z)
-        for out, signed in ((pos, st.z), (neg, -st.z)):
-            stat = np.where(ok_z, signed, -np.inf)
-            out.append(np.stack([stat[cls == c].max(axis=0) for c in range(n_classes)], axis=1))
-    return np.concatenate(pos), np.concatenate(neg)
+        pos.add(st.z)
+        neg.add(-st.z)
+    return pos, neg
 
 
 def detectable_gap(c: np.ndarray, se: np.ndarray, obs: dict[str, np.ndarray], keep: np.ndarray, sigma2: float,

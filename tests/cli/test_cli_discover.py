@@ -84,6 +84,26 @@ def test_discover_balance_reaches_the_result(capsys, files):
     assert "--balance none: one threshold for every candidate" in out  # the summary in the command's words
 
 
+def test_discover_step_down_reaches_the_result(capsys, files):
+    ann_csv, ann_table, df, table = files
+    code, out, err = _run(capsys, "audit", str(ann_csv), *COLS, "--annotators", str(ann_table), "--discover",
+                          "--min-annotators", "3", "--n-permutations", "199", "--step-down", "--ci", "none")
+    assert code == 0, err
+    ds = MultiAnnotatorDataset(df[["item", "annotator", "label"]], favorable_label=1, unfavorable_label=0,
+                               annotators=table)
+    m = OpinionExclusionMetric(ds, ds.with_predictions(df["pred"].to_numpy()))
+    ex = m.excluded_groups(min_annotators=3, n_permutations=199, random_state=0, step_down=True)
+    default = m.excluded_groups(min_annotators=3, n_permutations=199, random_state=0)
+    assert ex.step_down and not default.step_down and ex is not default  # the metric caches each apart
+    line = "Answer (whose opinions are excluded): " + cli_words(ex.sentence(), DISCOVER_FLAGS)
+    assert out[out.index("Answer"):].startswith(line)
+    assert "step-down p-values (each candidate against the candidates not more significant than it)" in out
+    c, d = default.candidates(), ex.candidates()
+    assert (d["p_adjusted"] <= c["p_adjusted"] + 1e-12).all()
+    assert d["p_adjusted"].min() == c["p_adjusted"].min()
+    pd.testing.assert_series_equal(d["ci_low"], c["ci_low"])  # the single step's intervals either way
+
+
 @pytest.mark.parametrize("extra, match", [
     (["--attributes", "height"], "--attributes 'height' is not an annotator attribute"),
     (["--performance", "f1"], "--performance f1 is not one"),

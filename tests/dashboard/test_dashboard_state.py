@@ -265,6 +265,21 @@ def test_opinion_excluded_groups_balance(opinion):
         opinion.excluded(name, s, balance="classes")
 
 
+def test_opinion_excluded_groups_step_down(opinion):
+    s = OpinionSettings(ci=None)
+    name = "Model 1 (majority vote)"
+    sd = opinion.excluded(name, s, step_down=True)
+    single = opinion.excluded(name, s)
+    assert sd is not single and sd.step_down and not single.step_down  # the cache tells them apart
+    m = opinion.metrics(s)[name]
+    pd.testing.assert_frame_equal(sd.candidates(), m.excluded_groups(step_down=True, random_state=0).candidates())
+    assert (sd.candidates()["p_adjusted"] <= single.candidates()["p_adjusted"] + 1e-12).all()
+    assert "--step-down" in shlex.split(opinion.discover_command(s, step_down=True))
+    assert "--step-down" not in shlex.split(opinion.discover_command(s))
+    with pytest.raises(TypeError, match="step_down must be True or False"):
+        opinion.excluded(name, s, step_down="yes")
+
+
 def test_parse_bins():
     assert parse_bins("5") == 5
     assert parse_bins("quantile:3") == "quantile:3"

@@ -758,3 +758,87 @@ def test_a_finding_at_the_edge_of_alpha_is_called_borderline():
     ex2 = excluded_groups(y, p2, item_ids=item, annotator_ids=ann, annotators=table, n_permutations=199,
                           random_state=0)
     assert ex2.findings()["p_adjusted"].iloc[0] <= 0.025 and "Borderline" not in ex2.sentence()
+
+
+def _brute_step_down(s, null):
+    """Westfall-Young's free step-down of an enumerated null (draws, candidates), written as its definition."""
+    order = np.argsort(-s, kind="stable")
+    out, running = np.empty(len(s)), 0.0
+    for j, i in enumerate(order):
+        reach = null[:, order[j:]].max(axis=1) >= s[i] - 1e-9 * max(1.0, abs(s[i]))
+        running = max(running, reach.mean())
+        out[i] = running
+    return out
+
+
+@pytest.mark.parametrize("balance", ["none", "conditions"])
+def test_step_down_by_brute_force_on_every_permutation(balance):
+    # 8 annotators, every permutation enumerated: each candidate's z under each permutation is the z of the set of
+    # annotators the permutation maps it to, written out by hand; the step-down over the (offset) statistics
+    df, table = _eight_annotators()
+    kw = dict(item_ids=df["item"], annotator_ids=df["annotator"], annotators=table, min_annotators=2)
+    y, p = df["label"], np.ones(len(df), dtype=int)
+    single = excluded_groups(y, p, balance=balance, **kw)
+    sd = excluded_groups(y, p, balance=balance, step_down=True, **kw)
+    assert sd.exact and sd.step_down and not single.step_down
+    c, d = single.candidates(), sd.candidates()
+    pd.testing.assert_frame_equal(c.drop(columns=["p_adjusted", "p_permutation"]),
+                                  d.drop(columns=["p_adjusted", "p_permutation"]))  # intervals: the single step's
+    assert sd.critical_value == single.critical_value
+    _, ids, z_sub, _ = _t_of_every_subset(df)
+    bit = {a: 1 << i for i, a in enumerate(ids)}
+    masks = np.array([sum(bit[a] for a in sd.members(i)) for i in d.index])
+    perms = np.array(list(itertools.permutations(range(8))))
+    member = np.array([[(m >> a) & 1 for a in range(8)] for m in masks], dtype=bool)
+    null = z_sub[np.stack([(1 << perms[:, member[j]]).sum(axis=1) for j in range(len(masks))], axis=1)]
+    classes = d["n_conditions"].to_numpy()
+    offset = np.zeros(len(d))
+    if balance == "conditions":  # each class's offset: the median of its largest z over the permutations
+        for k in np.unique(classes):
+            offset[classes == k] = np.median(null[:, classes == k].max(axis=1))
+    s = d["z"].to_numpy() - offset
+    want = _brute_step_down(s, null - offset[None, :])
+    np.testing.assert_allclose(d["p_adjusted"].to_numpy(), want)
+    single_p = c.loc[d.index, "p_adjusted"].to_numpy()
+    assert np.all(want <= single_p + 1e-12)
+    top = int(np.argmax(s))
+    assert want[top] == pytest.approx(single_p[top])
+    assert (want < single_p - 1e-12).any()  # the step-down does lower some p-values here
+    assert "step-down" in sd.summary() and "step-down" not in single.summary()
+
+
+def test_step_down_monte_carlo_never_above_the_single_step():
+    df, table = _eight_annotators()
+    extra = df.assign(annotator=df["annotator"] + "x")  # 16 annotators: Monte Carlo, both nulls
+    df2 = pd.concat([df, extra], ignore_index=True)
+    table2 = pd.concat([table, table.set_axis(table.index + "x")])
+    kw = dict(item_ids=df2["item"], annotator_ids=df2["annotator"], annotators=table2, min_annotators=2,
+              n_permutations=199, random_state=3)
+    y, p = df2["label"], np.ones(len(df2), dtype=int)
+    single, sd = excluded_groups(y, p, **kw), excluded_groups(y, p, step_down=True, **kw)
+    assert not sd.exact
+    c, d = single.candidates(), sd.candidates()
+    for col in ("p_permutation", "p_wild", "p_adjusted"):
+        assert np.all(d[col].to_numpy() <= c[col].to_numpy() + 1e-12), col
+    assert d["p_permutation"].min() == c["p_permutation"].min()
+    with pytest.raises(TypeError, match="step_down must be True or False"):
+        excluded_groups(y, p, step_down="yes", **kw)
+
+
+def test_class_maxima_keeps_the_step_down_parts_of_served_worse_only():
+    from aif360_subjective.opinion.excluded_statistic import Stat, class_maxima
+
+    z = np.array([2.0, 1.0, 3.0, np.nan])
+    draws = np.array([[0.5, 1.5], [2.5, -1.0], [0.0, 0.2], [np.nan, 4.0]])  # (candidates, draws)
+    st = Stat(*([np.zeros((4, 2))] * 6), z=draws)
+    cls = np.array([0, 0, 1, 1])
+    pos, neg = class_maxima([st], cls, 2, z=z, keep=1)
+    np.testing.assert_array_equal(pos.class_max, [[2.5, 0.0], [1.5, 4.0]])  # NaN is -inf, never a maximum
+    np.testing.assert_array_equal(neg.class_max, [[-0.5, -0.0], [1.0, -0.2]])
+    kept, rest = pos.kept_null()  # each class's largest observed z: candidates 0 and 2
+    np.testing.assert_array_equal(kept, [[0.5, 0.0], [1.5, 0.2]])
+    np.testing.assert_array_equal(rest, [[2.5, -np.inf], [-1.0, 4.0]])
+    with pytest.raises(ValueError, match="keep=0"):
+        neg.kept_null()
+    with pytest.raises(ValueError, match="needs the observed z"):
+        class_maxima([st], cls, 2, keep=1)
