@@ -141,12 +141,17 @@ def draw_cut(x: np.ndarray, rng: np.random.Generator, side: str, low: float, hig
     """A cut ``t`` (one of the column's values) such that the rows ``x >= t`` (side ``">="``) or ``x < t``
     (``"<"``) are ``low`` to ``high`` of the rows and the share below ``t`` is off the quantile grid; drawn
     uniformly among the values that qualify. ``None`` when none does."""
-    values, below = _shares_below(x)
-    share = below if side == "<" else 1.0 - below
-    ok = np.flatnonzero((share >= low) & (share <= high) & off_grid(below))
+    values, ok = cut_choices(x, side, low, high)
     if not len(ok):
         return None
     return values[ok[rng.integers(len(ok))]]
+
+
+def cut_choices(x: np.ndarray, side: str, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """The column's distinct values and the positions of those :func:`draw_cut` may draw."""
+    values, below = _shares_below(x)
+    share = below if side == "<" else 1.0 - below
+    return values, np.flatnonzero((share >= low) & (share <= high) & off_grid(below))
 
 
 def _value(v):
@@ -181,8 +186,11 @@ def natural_table(shape: str, n: int = 5000, random_state: int = 0) -> NaturalTa
     elif shape == "two_thresholds":
         a, b = rng.choice(NUMERIC, size=2, replace=False)
         s1 = cut(str(a), str(rng.choice([">=", "<"])), 0.20, 0.45)
-        want = SLICE_SHARE / s1
-        cut(str(b), str(rng.choice([">=", "<"])), max(0.20, want - 0.02), min(0.45, want + 0.02))
+        want, side = SLICE_SHARE / s1, str(rng.choice([">=", "<"]))
+        for tol in (0.02, 0.04, 0.08):  # an integer column's values may jump over the narrowest range
+            if len(cut_choices(num[str(b)], side, max(0.20, want - tol), min(0.45, want + tol))[1]):
+                break
+        cut(str(b), side, max(0.20, want - tol), min(0.45, want + tol))
         share = 1.0
     elif shape == "window_cat":
         col = str(rng.choice(NUMERIC))
@@ -190,9 +198,11 @@ def natural_table(shape: str, n: int = 5000, random_state: int = 0) -> NaturalTa
         width = rng.uniform(0.15, 0.25)
         start = rng.uniform(0.05, 0.95 - width)
         ok_lo = np.flatnonzero(off_grid(below) & (below >= 0.05) & (below <= 0.75))
-        lo_i = ok_lo[np.argmin(np.abs(below[ok_lo] - start))]
-        ok_hi = np.flatnonzero(off_grid(below) & (below - below[lo_i] >= 0.15) & (below - below[lo_i] <= 0.25)
-                               & (below <= 0.95))
+        for lo_i in ok_lo[np.argsort(np.abs(below[ok_lo] - start), kind="stable")]:  # nearest start with an end
+            ok_hi = np.flatnonzero(off_grid(below) & (below - below[lo_i] >= 0.15)
+                                   & (below - below[lo_i] <= 0.25) & (below <= 0.95))
+            if len(ok_hi):
+                break
         hi_i = ok_hi[np.argmin(np.abs(below[ok_hi] - below[lo_i] - width))]
         lo, hi = values[lo_i], values[hi_i]
         conditions += [(col, ">=", _value(lo)), (col, "<", _value(hi))]
@@ -500,7 +510,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--show", action="store_true", help="print every table's first finding (stderr)")
     ap.add_argument("--records", type=Path, default=None,
                     help="append one CSV line per (table, method) here (for --summarise)")
-    ap.add_argument("--label", default="", help="suffix of the method names in --records (e.g. 'main', 'h38')")
+    ap.add_argument("--label", default="", help="suffix of our methods' names in --records (e.g. 'main', 'h38')")
     ap.add_argument("--summarise", type=Path, nargs="+", default=None,
                     help="print the tables from these --records files instead of running")
     args = ap.parse_args(argv)
@@ -576,7 +586,7 @@ def record(args, kind: str, shape: str, task: str, seed: int, method: str, j: fl
     """One CSV line of a (table, method) run, appended to ``--records``."""
     if args.records is None:
         return
-    name = f"{method} {args.label}".strip()
+    name = f"{method} {args.label}".strip() if method.startswith("ours") else method  # the others: no package
     line = pd.DataFrame([{"kind": kind, "shape": shape, "task": task, "seed": seed, "method": name,
                           "jaccard": j, "reported": r.rows is not None, "seconds": r.seconds,
                           "first": r.description}])

@@ -79,6 +79,12 @@ def test_planted_slices_as_described(bench, shape):
             assert (t.X[col] < lo).mean() >= 0.05 and (t.X[col] >= hi).mean() >= 0.05
 
 
+def test_integer_column_cuts_found(bench):
+    # seed 102005 draws age as the second threshold, whose integers jump over the narrowest share range
+    t = bench.natural_table("two_thresholds", 5000, 102005)
+    assert [c[0] for c in t.conditions][1] == "age" and 0.06 <= t.planted.mean() <= 0.12
+
+
 def test_generator_is_deterministic_by_seed(bench):
     a, b = bench.natural_table("window_cat", 2000, 5), bench.natural_table("window_cat", 2000, 5)
     pd.testing.assert_frame_equal(a.X, b.X)
