@@ -497,7 +497,9 @@ def binom_reading(k: int, n: int, b: int = 200, alpha: float = 0.05) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=3, help="planted tables per shape x task (default 3)")
+    ap.add_argument("--first", type=int, default=0, help="first planted table of each cell (default 0)")
     ap.add_argument("--null", type=int, default=20, help="null tables per task (default 20)")
+    ap.add_argument("--first-null", type=int, default=0, help="first null table of each task (default 0)")
     ap.add_argument("--null-methods", default="ours_patterns,ours_default,SliceLine,DivExplorer,maxT",
                     help="methods run on the null tables")
     ap.add_argument("--shapes", default=",".join(SHAPES))
@@ -537,7 +539,7 @@ def main(argv: list[str] | None = None) -> None:
         for shape in shapes:
             for task in tasks:
                 rec: dict[str, list] = {m: [] for m in meth}
-                for k in range(args.tables):
+                for k in range(args.first, args.first + args.tables):
                     seed = 1000 * SHAPES.index(shape) + 100 * TASKS.index(task) + k
                     t = natural_table(shape, args.rows, seed)
                     y, yhat = outcomes(task, t.planted, True, seed)
@@ -563,7 +565,7 @@ def main(argv: list[str] | None = None) -> None:
             for task in tasks:
                 cnt = dict.fromkeys(null_meth, 0)
                 secs = dict.fromkeys(null_meth, 0.0)
-                for k in range(args.null):
+                for k in range(args.first_null, args.first_null + args.null):
                     seed = 100_000 + 1000 * TASKS.index(task) + k
                     t = natural_table(SHAPES[k % len(SHAPES)], args.rows, seed)
                     y, yhat = outcomes(task, t.planted, False, seed)
