@@ -520,7 +520,8 @@ def main(argv: list[str] | None = None) -> None:
     if not set(shapes) <= set(SHAPES) or not set(tasks) <= set(TASKS):
         ap.error(f"--shapes from {SHAPES}, --tasks from {TASKS}")
     if args.summarise:
-        summarise(pd.concat([pd.read_csv(f) for f in args.summarise], ignore_index=True))
+        summarise(pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""])  # "null" is a kind here
+                             for f in args.summarise], ignore_index=True))
         return
     warnings.simplefilter("ignore")
     logging.getLogger("aif360_subjective").setLevel(logging.ERROR)
