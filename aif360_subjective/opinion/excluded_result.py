@@ -146,6 +146,12 @@ class ExcludedGroups:
         c = self.counts
         what = (f"{c['n_candidates']:,} annotator group{'s' if c['n_candidates'] != 1 else ''} of up to "
                 f"{self.max_conditions} condition{'s' if self.max_conditions != 1 else ''}")
+        if c["n_candidates"] == 0 and c.get("constant_score") is not None and self.adjust == "items":
+            return (f"Cannot answer: every item-adjusted {self.performance} score is {c['constant_score']:g}: on "
+                    "each item the annotations scored all get the same score (as with a model predicting one label "
+                    "per item), so compared item by item no annotator group can be served worse or better "
+                    f"({c.get('n_undefined', 0):,} groups of at least {self.min_annotators} annotators have no defined "
+                    "statistic); without adjust='items' the groups are compared on their raw scores.")
         if c["n_candidates"] == 0 and c.get("constant_score") is not None:
             return (f"Cannot answer: every scored annotation has the same {self.performance} score "
                     f"({c['constant_score']:g}), so no annotator group can be served worse or better than the others "

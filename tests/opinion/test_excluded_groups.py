@@ -842,3 +842,19 @@ def test_class_maxima_keeps_the_step_down_parts_of_served_worse_only():
         neg.kept_null()
     with pytest.raises(ValueError, match="needs the observed z"):
         class_maxima([st], cls, 2, keep=1)
+
+
+def test_item_adjusted_false_positive_rate_of_one_label_per_item_names_the_cause():
+    # issue 41: POPQUORN's majority model predicts one label per item, so among an item's negative annotations it
+    # errs on all or none: every item-adjusted false positive score is 0, not "no group holds 5 annotators"
+    y, item, ann, table, rng = _equal_design(n_annotators=40, per=30, seed=7)
+    per_item = rng.integers(0, 2, 30)
+    p = per_item[item]  # one prediction per item, whatever the annotator
+    raw = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, performance="false_positive_rate",
+                          n_permutations=99, random_state=0)
+    assert raw.counts["n_candidates"] > 0  # unadjusted, the groups are tested
+    ex = excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, performance="false_positive_rate",
+                         adjust="items", n_permutations=99, random_state=0)
+    assert ex.sentence().startswith("Cannot answer: every item-adjusted false_positive_rate score is 0: on each item "
+                                    "the annotations scored all get the same score")
+    assert "holds at least" not in ex.sentence()
