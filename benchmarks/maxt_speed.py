@@ -121,7 +121,7 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
         return [sd.adjusted(50) for sd in fams]
 
     def one_pass():
-        fams = maxt._Families(obs, members_of)
+        fams = maxt.Families(obs, members_of)
         fams.add([blk.copy() for blk in blocks])
         return fams.adjusted(50)
 
@@ -131,14 +131,14 @@ def table_rows(name: str, X: pd.DataFrame, t: np.ndarray, p: np.ndarray) -> list
     row("13 families, 50 permutations", "one family at a time", "one pass per block", a_secs, b_secs)
 
     # max-T end to end
-    workers = maxt._WORKERS
+    workers = maxt.WORKERS
     try:
-        maxt._WORKERS = 1
+        maxt.WORKERS = 1
         a_secs, a = best_of(lambda: maxt.max_t(mp.counter(), t, p, 200, 0), repeat=1)
-        maxt._WORKERS = max(2, workers)
+        maxt.WORKERS = max(2, workers)
         b_secs, b = best_of(lambda: maxt.max_t(mp.counter(), t, p, 200, 0), repeat=1)
     finally:
-        maxt._WORKERS = workers
+        maxt.WORKERS = workers
     assert np.array_equal(a.p_global, b.p_global, equal_nan=True)
     row("max-T, 4 tests, 200 permutations", "one batch at a time", "two batches at once", a_secs, b_secs)
     # the choice between a column set's cells and its patterns' members, end to end: with a member costing 1 cell

@@ -146,9 +146,8 @@ class SubgroupReport:
         return sample_note(self.cluster_sample, len(self.clusters))
 
     def mining_note(self) -> str:
-        """The sentence saying that a length of mined patterns was not mined because of ``max_patterns`` (empty
-        when every length up to ``max_length`` was, or no pattern was mined), then those naming the numeric
-        columns without one-sided conditions (``thresholds``) and why."""
+        """Why a length of mined patterns was not mined (``max_patterns``) and which numeric columns have no
+        one-sided conditions (``thresholds``), and why; empty when neither."""
         mined = next((f for f in self.candidates.families if isinstance(f, PatternText)), None)
         return "" if mined is None else " ".join(filter(None, [mined.truncation_note(), mined.conditions_note()]))
 
@@ -276,9 +275,8 @@ class SubgroupReport:
         ``_p_adjusted`` column of :meth:`subgroup_metrics` is two-sided: its family holds both directions), so
         that on data without any effect a ranking lists something with probability at most ``alpha``, however
         many overlapping candidates were mined (see :mod:`~aif360_subjective.detectors.error_control.maxt`).
-        ``control="fdr"`` is the
-        previous filter: Benjamini-Hochberg q-values over the subgroups of one kind (``<metric>_q``), which
-        bounds the expected share of false claims among those listed, not the chance of any.
+        ``control="fdr"`` is the previous filter: Benjamini-Hochberg q-values over the subgroups of one kind
+        (``<metric>_q``), which bound the expected share of false claims among those listed, not the chance of any.
 
         With ``control="fwer"`` they are ordered by adjusted p-value (the strongest evidence once the search
         over every candidate is accounted for: a small pattern that only just passes comes after a clear one),
@@ -294,8 +292,7 @@ class SubgroupReport:
         ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_other_side`` significant in the
         other direction, ``n_not_significant`` the rest of the tested ones, ``n_redundant``), plus
         ``n_significant``, ``direction``, ``alpha``, ``control``, ``ci``, ``reference`` and ``bound_column``.
-        ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing
-        values last, ties in id order).
+        ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing values last, ties in id order).
 
         With ``kind="all"`` every kind is ranked together, the index is (kind, id), and subgroups with
         identical rows (a cluster and its entropy pattern, say) are listed once, under the first kind, with
@@ -359,8 +356,7 @@ class SubgroupReport:
 
         Returns:
             pandas.DataFrame: columns metric, kind, id, description, size, value, ci_low, ci_high, p_adjusted,
-            direction; sorted by adjusted p-value, then (equal p-values, as at the floor of the permutations) by
-            the max-T statistic, then by the interval's bound nearest the reference.
+            direction; sorted by adjusted p-value, then the max-T statistic, then the bound nearest the reference.
             ``attrs``: alpha, ci, n_hypotheses (of the global family), n_permutations, n_redundant.
 
         Raises:
@@ -374,8 +370,7 @@ class SubgroupReport:
         Built from :meth:`findings` (one family-wise error over everything): ``candidates`` counts the
         subgroups of the kind that define one (empty and repeated entropy patterns do not), ``significant``
         the distinct subgroups of the kind with at least one finding (before the redundancy filter), and
-        ``best`` the kind's first finding (smallest adjusted p-value, then the max-T statistic, then the bound
-        nearest the reference, the order of :meth:`findings`),
+        ``best`` the kind's first finding (in the order of :meth:`findings`),
         with its metric, direction, value, interval and adjusted p-value (empty when there is none).
 
         Args:

@@ -479,6 +479,10 @@ def _units(enc: EncodedAnnotations, opts: DiscoveryOptions, use_adr: bool, tie: 
     """Step 1: scores, counted rows, the item adjustment, and the sums per unit (counts what it drops)."""
     rows, score = annotation_scores(opts.performance, enc.t, enc.p, enc.r_true, enc.r_pred)
     raw = score.copy()
+    # the share of scored annotations on items with another scored annotation: near 0, the groups' raw scores
+    # measure their items as much as their annotators (the answer says it cannot answer)
+    per_item = np.bincount(enc.item_codes[rows], minlength=len(enc.items))
+    counts["shared_share"] = float(np.mean(per_item[enc.item_codes[rows]] >= 2)) if rows.any() else float("nan")
     if opts.adjust == "items":
         items_rows = np.where(rows, enc.item_codes, len(enc.items))  # uncounted rows on a dummy item
         keep, adjusted = item_adjusted(np.where(rows, score, 0.0), items_rows, len(enc.items) + 1)

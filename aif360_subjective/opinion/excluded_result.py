@@ -234,10 +234,13 @@ class ExcludedGroups:
         return out + "." + self._unshared_text()
 
     def _confounded_with_items(self) -> bool:
-        """Without the item adjustment, whether (almost) no group shares items with annotators outside it: every
-        tested group's known ``shared_items`` is below :data:`SHARED_NONE`."""
+        """Without the item adjustment, whether (almost) no group shares items with annotators outside it: under
+        :data:`SHARED_NONE` of the scored annotations are on items with another one, or every tested group's known
+        ``shared_items`` is below it."""
         if self.adjust != "none" or not len(self.table):
             return False
+        if self.counts.get("shared_share", 1.0) < SHARED_NONE:  # (almost) every item carries one annotation
+            return True
         shared = self.table["shared_items"].to_numpy(dtype=np.float64)
         known = shared[np.isfinite(shared)]
         return bool(len(known)) and bool(np.all(known < SHARED_NONE))

@@ -460,7 +460,7 @@ def test_families_in_one_pass_equal_each_family_on_its_own(monkeypatch):
     observed = [rng.normal(size=m) * 2 for _ in range(8)]
     for k in (1, 6):
         observed[k][[0, 4]] = np.nan  # undefined hypotheses: never part of a family
-    fams = maxt._Families(observed, [[k] for k in range(8)] + [[2 * f, 2 * f + 1] for f in range(4)]
+    fams = maxt.Families(observed, [[k] for k in range(8)] + [[2 * f, 2 * f + 1] for f in range(4)]
                           + [list(range(8))])
     alone = [_StepDown(np.concatenate([observed[k] for k in ks])) for ks in fams.members]
     for _ in range(3):

@@ -708,6 +708,14 @@ def test_groups_on_their_own_items_without_the_adjustment_cannot_answer():
                          random_state=0)
     assert ex.sentence().startswith("Cannot answer: under 5% of every group's annotations are on items someone "
                                     "outside the group also labelled")
+    assert ex.counts["shared_share"] == 0.0
+    # Wikipedia Talk's design: 2 of 40 annotators also label one item each of another's (98% single-annotation)
+    item2 = item.copy()
+    item2[[0, 15]] = item2[[30, 45]]
+    ex2 = excluded_groups(y, p, item_ids=item2, annotator_ids=ann, annotators=table, n_permutations=99,
+                          random_state=0)
+    assert 0 < ex2.counts["shared_share"] < 0.05
+    assert ex2.sentence().startswith("Cannot answer: under 5% of every group's annotations")
     with pytest.raises(ValueError, match=r"adjust='items' compares each annotation with the other annotations of its "
                                          r"item, and every item scored here carries one annotation"):
         excluded_groups(y, p, item_ids=item, annotator_ids=ann, annotators=table, adjust="items",

@@ -50,11 +50,11 @@ import scipy.sparse as sp
 from ..mining.cell_counts import CellCounter
 from .counters import Counter, MemberCounter, StackedCounter, as_counter
 from .maxt import (
-    _BATCH,
-    _WORKERS,
+    BATCH,
+    WORKERS,
     MaxTResult,
-    _adjust,
-    _offsets,
+    adjust_tests,
+    candidate_offsets,
     counts_needed,
 )
 
@@ -261,7 +261,7 @@ def cluster_max_t(counter: Counter, t: np.ndarray, p: np.ndarray, groups: np.nda
         full[i] = obs[:, [j]]
     zs = _BinaryZ().z(full)
     z_obs = np.column_stack([np.full(m, np.nan) if z is None else z[:, 0] for z in zs])
-    pen = _offsets(penalty, flips.sizes, n, m)
+    pen = candidate_offsets(penalty, flips.sizes, n, m)
 
     def batch(signs: np.ndarray) -> list[np.ndarray | None]:
         stats = flips.statistics(signs)
@@ -273,16 +273,16 @@ def cluster_max_t(counter: Counter, t: np.ndarray, p: np.ndarray, groups: np.nda
     def batches() -> Iterator[list[np.ndarray | None]]:
         # the permutations are drawn here, in batch order, from one generator; the products run two at a time
         in_flight: deque[Future[list[np.ndarray | None]]] = deque()
-        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             done = 0
             while done < n_permutations:
-                b = min(_BATCH, n_permutations - done)
+                b = min(BATCH, n_permutations - done)
                 in_flight.append(pool.submit(batch, flips.draw(rng, b)))
-                if len(in_flight) >= _WORKERS:
+                if len(in_flight) >= WORKERS:
                     yield in_flight.popleft().result()
                 done += b
             while in_flight:
                 yield in_flight.popleft().result()
 
     # by_clusters: an undefined statistic is never a draw's maximum (the fifth entry, the margins, is not used)
-    return _adjust(_BinaryZ(), z_obs, pen, tests, n_permutations, batches(), True, unit)
+    return adjust_tests(_BinaryZ(), z_obs, pen, tests, n_permutations, batches(), True, unit)

@@ -49,11 +49,11 @@ from ..._validation import check_ci
 from .counters import Counter, as_counter
 from .inference import newcombe_interval
 from .maxt import (
-    _BATCH,
-    _WORKERS,
+    BATCH,
     DEFAULT_PERMUTATIONS,
+    WORKERS,
+    Families,
     MaxTResult,
-    _Families,
     check_n_permutations,
     scan_penalty,
 )
@@ -317,7 +317,7 @@ def max_t_means(
         pen = scan_penalty(n_S, n)[:, None] if penalty else np.zeros((m, 1))
     blocks = [s for j in range(k) for s in (z_obs[:, j] - pen[:, 0], -z_obs[:, j] - pen[:, 0])]
     members_of = [[j] for j in range(2 * k)] + [[2 * j, 2 * j + 1] for j in range(k)] + [list(range(2 * k))]
-    fams = _Families(blocks, members_of)
+    fams = Families(blocks, members_of)
 
     def batch(idx: np.ndarray) -> list[np.ndarray]:
         if flips is not None:  # idx: the clusters' signs
@@ -332,12 +332,12 @@ def max_t_means(
         fams.add(stats_b)
 
     in_flight: deque[Future[list[np.ndarray]]] = deque()
-    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         done = 0
         while done < B:
-            b = min(_BATCH, B - done)
+            b = min(BATCH, B - done)
             in_flight.append(pool.submit(batch, permuter.draw(rng, b) if flips is None else flips.draw(rng, b)))
-            if len(in_flight) >= _WORKERS:
+            if len(in_flight) >= WORKERS:
                 feed(in_flight.popleft().result())
             done += b
         while in_flight:
@@ -433,7 +433,7 @@ def bootstrap_intervals(counter: Counter, columns: list[OutcomeColumn], groups: 
     draws: list[list[np.ndarray]] = [[] for _ in columns]
     done = 0
     while done < n_boot:
-        b = min(_BATCH, n_boot - done)
+        b = min(BATCH, n_boot - done)
         W = cluster_bootstrap_weights(rng, groups, n, b, order)
         cnt = counter.count(np.hstack([W] + [W * V[:, [j]] for j in range(len(columns))]))
         n_S, n_T = cnt[:, :b], W.sum(axis=0)[None, :]

@@ -73,7 +73,8 @@ from .counters import Counter, MemberCounter, PermutedCounts, as_counter
 from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
 
-__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "MaxTResult", "max_t", "observed_z", "check_n_permutations",
+__all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "BATCH", "WORKERS", "Families", "MaxTResult", "adjust_tests",
+           "candidate_offsets", "max_t", "observed_z", "check_n_permutations",
            "MAX_PERMUTATIONS", "scan_penalty", "class_offsets", "draw_permutations", "PERMUTATIONS", "CLASSES",
            "COUNTS", "PermutedCountsProvider", "KeyedScheme", "KeyedCounts", "keyed_positions", "counts_needed",
            "max_t_from_counts"]
@@ -103,9 +104,9 @@ CLASSES = ((0, 0), (0, 1), (1, 0), (1, 1))
 COUNTS = ("favourable", "true_positive", "false_positive", "correct")
 #: Default number of permutations: p-values resolve to 1/201, ten times finer than alpha = 0.05.
 DEFAULT_PERMUTATIONS: int = SUBGROUP_PARAMS.default("n_permutations")
-_BATCH = 50
+BATCH = 50
 #: Batches of permutations counted at the same time (scipy's sparse products release the GIL).
-_WORKERS = max(1, min(2, os.cpu_count() or 1))
+WORKERS = max(1, min(2, os.cpu_count() or 1))
 #: Hypotheses per family whose step-down adjusted p-value is exact (see ``_StepDown``).
 STEP_DOWN_EXACT = 512
 
@@ -269,7 +270,7 @@ class _StepDown(StepDown):
         super().__init__(observed, head=STEP_DOWN_EXACT)
 
 
-class _Families:
+class Families:
     """The families of :func:`max_t` over the 8 blocks of hypotheses (test, direction), fed in one pass per block.
 
     Each block (a test and a direction) holds one hypothesis per candidate; each family is a list of blocks
@@ -384,7 +385,7 @@ def counts_needed(tests: tuple[int, ...]) -> tuple[bool, bool, bool, bool]:
     return need[0], need[1], need[2], need[3]
 
 
-def _offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: int) -> np.ndarray:
+def candidate_offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: int) -> np.ndarray:
     """(m, 1) the amount subtracted from each candidate's z (see :func:`max_t`'s ``penalty``)."""
     if isinstance(penalty, np.ndarray):
         return np.asarray(penalty, dtype=np.float64).reshape(m, 1)
@@ -392,13 +393,13 @@ def _offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: int) -> np
 
 
 class _ZOfCounts(Protocol):
-    """What :func:`_adjust` standardises a batch with: :class:`_Standardiser`, or the cluster blocks' tests
+    """What :func:`adjust_tests` standardises a batch with: :class:`_Standardiser`, or the cluster blocks' tests
     (:mod:`.cluster_permutation`)."""
 
     def z(self, counts: list[np.ndarray | None], n1: np.ndarray | None = None) -> list[np.ndarray | None]: ...
 
 
-def _adjust(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
+def adjust_tests(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
             batches: Iterable[list[np.ndarray | None]], by_clusters: bool = False, unit: str = "rows",
             permutation: str = "classical") -> MaxTResult:
     """The step-down families of :func:`max_t` fed with the permuted counts of every batch (each the list of
@@ -413,7 +414,7 @@ def _adjust(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[in
     members_of = [[j] for j in range(len(blocks))] + [[2 * i, 2 * i + 1] for i in range(len(tests))]
     if len(tests) == n_all:
         members_of.append(list(range(2 * n_all)))
-    fams = _Families(blocks, members_of)
+    fams = Families(blocks, members_of)
     for counts in batches:
         n1 = counts[4] if by_clusters else None
         zs = std.z(counts[:4], n1)  # each (m, b); None for tests not asked for
@@ -511,7 +512,7 @@ def max_t(
             raise ValueError("permutation='keyed' takes rows as the units: with groups= (clustered rows) use "
                              "permutation='classical'")
         keyed = KeyedCounts(counter, t, p, seed_of(random_state), order=order)
-        return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=_WORKERS)
+        return max_t_from_counts(keyed.observed(), keyed.totals, keyed, B, penalty, tests, workers=WORKERS)
     rng = np.random.default_rng(random_state)
     permuter = Permuter(n, order, groups, design)
     if permuter.blocks_of_any_size:  # clusters of unequal sizes: whole outcome blocks permuted among clusters
@@ -522,7 +523,7 @@ def max_t(
     c = (t == p).astype(np.float64)
     std = _Standardiser(counter, t, p)
     z_obs = _observed(counter, std, t, p)
-    pen = _offsets(penalty, std.size, n, m)
+    pen = candidate_offsets(penalty, std.size, n, m)
     need = counts_needed(tests)
     by_clusters = groups is not None and design == "between"
     strata = None
@@ -537,10 +538,10 @@ def max_t(
         # threads do); the sparse products, which release the GIL, run two batches at a time on two cores; the
         # families take the batches in order.
         in_flight: deque[Future[list[np.ndarray | None]]] = deque()
-        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             done = 0
             while done < B:
-                b = min(_BATCH, B - done)
+                b = min(BATCH, B - done)
                 idx = permuter.draw(rng, b)
                 if by_clusters:  # truth and prediction move together with their cluster
                     job = pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
@@ -549,13 +550,13 @@ def max_t(
                            else permuter.draw_within(rng, [pos, neg], p, b))
                     job = pool.submit(permuted.counts, p[idx], c[idx], p_b, need)
                 in_flight.append(job)
-                if len(in_flight) >= _WORKERS:
+                if len(in_flight) >= WORKERS:
                     yield in_flight.popleft().result()
                 done += b
             while in_flight:
                 yield in_flight.popleft().result()
 
-    return _adjust(std, z_obs, pen, tests, B, batches(), by_clusters, permuter.unit)
+    return adjust_tests(std, z_obs, pen, tests, B, batches(), by_clusters, permuter.unit)
 
 
 class PermutedCountsProvider(Protocol):
@@ -763,7 +764,7 @@ def max_t_from_counts(
     need = counts_needed(tests)
     std = _Standardiser.from_classes(obs, tot)
     z_obs = _observed_from_classes(std, obs)
-    pen = _offsets(penalty, std.size, int(round(tot.sum())), m)
+    pen = candidate_offsets(penalty, std.size, int(round(tot.sum())), m)
 
     def batch(b0: int, b1: int) -> list[np.ndarray | None]:
         arr = array[:, b0:b1] if array is not None else _check_counts(
@@ -771,7 +772,7 @@ def max_t_from_counts(
         return [np.ascontiguousarray(arr[:, :, i]) if need[i] else None for i in range(4)]
 
     def batches() -> Iterator[list[np.ndarray | None]]:
-        bounds = [(b0, min(B, b0 + _BATCH)) for b0 in range(0, B, _BATCH)]
+        bounds = [(b0, min(B, b0 + BATCH)) for b0 in range(0, B, BATCH)]
         if workers <= 1 or array is not None:
             yield from (batch(b0, b1) for b0, b1 in bounds)
             return
@@ -784,7 +785,7 @@ def max_t_from_counts(
             while in_flight:
                 yield in_flight.popleft().result()
 
-    return _adjust(std, z_obs, pen, tests, B, batches(), unit="rows", permutation="keyed")
+    return adjust_tests(std, z_obs, pen, tests, B, batches(), unit="rows", permutation="keyed")
 
 
 def _observed_from_classes(std: _Standardiser, observed: np.ndarray) -> np.ndarray:
