@@ -39,9 +39,7 @@ References:
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,16 +47,8 @@ import scipy.sparse as sp
 
 from ..mining.cell_counts import CellCounter
 from .counters import Counter, MemberCounter, StackedCounter, as_counter
-from .maxt import (
-    BATCH,
-    WORKERS,
-    MaxTResult,
-    adjust_tests,
-    candidate_offsets,
-    counts_needed,
-)
 
-__all__ = ["ClusterColumn", "ClusterPermutation", "binary_columns", "cluster_max_t", "cluster_sums"]
+__all__ = ["BinaryZ", "ClusterColumn", "ClusterPermutation", "binary_columns", "cluster_sums"]
 
 def cluster_sums(counter: Counter, values: np.ndarray, groups: np.ndarray, n_clusters: int) -> sp.csr_matrix:
     """(candidates, clusters) sparse sums of ``values`` over each candidate's rows in each cluster.
@@ -210,7 +200,7 @@ class ClusterPermutation:
         return out
 
 
-class _BinaryZ:
+class BinaryZ:
     """The five binary tests' z from the four columns' flipped statistics (:data:`~.maxt.COUNTS` order)."""
 
     def z(self, counts: list[np.ndarray | None], n1: np.ndarray | None = None) -> list[np.ndarray | None]:
@@ -231,58 +221,3 @@ def binary_columns(t: np.ndarray, p: np.ndarray,
                 ClusterColumn((t == p).astype(np.float64), None, -1.0)]
     at = [i for i in range(4) if need[i]]
     return [all_cols[i] for i in at], at
-
-
-def cluster_max_t(counter: Counter, t: np.ndarray, p: np.ndarray, groups: np.ndarray, n_permutations: int,
-               random_state: np.random.Generator | int | None, penalty: bool | np.ndarray,
-               tests: tuple[int, ...], unit: str) -> MaxTResult:
-    """:func:`~.maxt.max_t` of binary decisions, whole outcome blocks permuted among clusters of unequal sizes.
-
-    Args:
-        counter, t, p: as :func:`~.maxt.max_t`.
-        groups: (rows,) dense cluster codes.
-        n_permutations: B, the permutations (validated by the caller).
-        random_state: the draws' generator or seed.
-        penalty: as :func:`~.maxt.max_t`.
-        tests: the tests adjusted (validated).
-        unit: the unit of inference, in words.
-
-    Returns:
-        MaxTResult: as :func:`~.maxt.max_t`'s.
-    """
-    rng = np.random.default_rng(random_state)
-    counter = as_counter(counter)
-    n, m = counter.shape
-    cols, at = binary_columns(t, p, counts_needed(tests))
-    flips = ClusterPermutation(counter, groups, cols)
-    obs = flips.observed()
-    full: list[np.ndarray | None] = [None] * 4
-    for j, i in enumerate(at):
-        full[i] = obs[:, [j]]
-    zs = _BinaryZ().z(full)
-    z_obs = np.column_stack([np.full(m, np.nan) if z is None else z[:, 0] for z in zs])
-    pen = candidate_offsets(penalty, flips.sizes, n, m)
-
-    def batch(signs: np.ndarray) -> list[np.ndarray | None]:
-        stats = flips.statistics(signs)
-        out: list[np.ndarray | None] = [None] * 5
-        for j, i in enumerate(at):
-            out[i] = stats[j]
-        return out
-
-    def batches() -> Iterator[list[np.ndarray | None]]:
-        # the permutations are drawn here, in batch order, from one generator; the products run two at a time
-        in_flight: deque[Future[list[np.ndarray | None]]] = deque()
-        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            done = 0
-            while done < n_permutations:
-                b = min(BATCH, n_permutations - done)
-                in_flight.append(pool.submit(batch, flips.draw(rng, b)))
-                if len(in_flight) >= WORKERS:
-                    yield in_flight.popleft().result()
-                done += b
-            while in_flight:
-                yield in_flight.popleft().result()
-
-    # by_clusters: an undefined statistic is never a draw's maximum (the fifth entry, the margins, is not used)
-    return adjust_tests(_BinaryZ(), z_obs, pen, tests, n_permutations, batches(), True, unit)

@@ -69,12 +69,13 @@ import scipy.sparse as sp
 from ..._maxt import StepDown
 from ..._param_tables import SUBGROUP_PARAMS
 from ..._validation import check_choice
+from .cluster_permutation import BinaryZ, ClusterPermutation, binary_columns
 from .counters import Counter, MemberCounter, PermutedCounts, as_counter
 from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "BATCH", "WORKERS", "Families", "MaxTResult", "adjust_tests",
-           "candidate_offsets", "max_t", "observed_z", "check_n_permutations",
+           "candidate_offsets", "cluster_max_t", "max_t", "observed_z", "check_n_permutations",
            "MAX_PERMUTATIONS", "scan_penalty", "class_offsets", "draw_permutations", "PERMUTATIONS", "CLASSES",
            "COUNTS", "PermutedCountsProvider", "KeyedScheme", "KeyedCounts", "keyed_positions", "counts_needed",
            "max_t_from_counts"]
@@ -516,8 +517,6 @@ def max_t(
     rng = np.random.default_rng(random_state)
     permuter = Permuter(n, order, groups, design)
     if permuter.blocks_of_any_size:  # clusters of unequal sizes: whole outcome blocks permuted among clusters
-        from .cluster_permutation import cluster_max_t
-
         assert groups is not None
         return cluster_max_t(counter, t, p, groups, B, rng, penalty, tests, permuter.unit)
     c = (t == p).astype(np.float64)
@@ -793,3 +792,58 @@ def _observed_from_classes(std: _Standardiser, observed: np.ndarray) -> np.ndarr
     n00, n01, n10, n11 = (observed[:, [j]] for j in range(4))
     del n10
     return np.column_stack([z[:, 0] for z in std.z_all([n01 + n11, n11, n01, n00 + n11])])
+
+
+def cluster_max_t(counter: Counter, t: np.ndarray, p: np.ndarray, groups: np.ndarray, n_permutations: int,
+               random_state: np.random.Generator | int | None, penalty: bool | np.ndarray,
+               tests: tuple[int, ...], unit: str) -> MaxTResult:
+    """:func:`~.maxt.max_t` of binary decisions, whole outcome blocks permuted among clusters of unequal sizes.
+
+    Args:
+        counter, t, p: as :func:`~.maxt.max_t`.
+        groups: (rows,) dense cluster codes.
+        n_permutations: B, the permutations (validated by the caller).
+        random_state: the draws' generator or seed.
+        penalty: as :func:`~.maxt.max_t`.
+        tests: the tests adjusted (validated).
+        unit: the unit of inference, in words.
+
+    Returns:
+        MaxTResult: as :func:`~.maxt.max_t`'s.
+    """
+    rng = np.random.default_rng(random_state)
+    counter = as_counter(counter)
+    n, m = counter.shape
+    cols, at = binary_columns(t, p, counts_needed(tests))
+    flips = ClusterPermutation(counter, groups, cols)
+    obs = flips.observed()
+    full: list[np.ndarray | None] = [None] * 4
+    for j, i in enumerate(at):
+        full[i] = obs[:, [j]]
+    zs = BinaryZ().z(full)
+    z_obs = np.column_stack([np.full(m, np.nan) if z is None else z[:, 0] for z in zs])
+    pen = candidate_offsets(penalty, flips.sizes, n, m)
+
+    def batch(signs: np.ndarray) -> list[np.ndarray | None]:
+        stats = flips.statistics(signs)
+        out: list[np.ndarray | None] = [None] * 5
+        for j, i in enumerate(at):
+            out[i] = stats[j]
+        return out
+
+    def batches() -> Iterator[list[np.ndarray | None]]:
+        # the permutations are drawn here, in batch order, from one generator; the products run two at a time
+        in_flight: deque[Future[list[np.ndarray | None]]] = deque()
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            done = 0
+            while done < n_permutations:
+                b = min(BATCH, n_permutations - done)
+                in_flight.append(pool.submit(batch, flips.draw(rng, b)))
+                if len(in_flight) >= WORKERS:
+                    yield in_flight.popleft().result()
+                done += b
+            while in_flight:
+                yield in_flight.popleft().result()
+
+    # by_clusters: an undefined statistic is never a draw's maximum (the fifth entry, the margins, is not used)
+    return adjust_tests(BinaryZ(), z_obs, pen, tests, n_permutations, batches(), True, unit)
