@@ -37,8 +37,6 @@ References:
 from __future__ import annotations
 
 import warnings
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,10 +49,10 @@ from .inference import newcombe_interval
 from .maxt import (
     BATCH,
     DEFAULT_PERMUTATIONS,
-    WORKERS,
     Families,
     MaxTResult,
     check_n_permutations,
+    pipelined,
     scan_penalty,
 )
 from .resampling import Permuter, cluster_bootstrap_weights
@@ -331,17 +329,9 @@ def max_t_means(
             s[np.isnan(s)] = -np.inf
         fams.add(stats_b)
 
-    in_flight: deque[Future[list[np.ndarray]]] = deque()
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        done = 0
-        while done < B:
-            b = min(BATCH, B - done)
-            in_flight.append(pool.submit(batch, permuter.draw(rng, b) if flips is None else flips.draw(rng, b)))
-            if len(in_flight) >= WORKERS:
-                feed(in_flight.popleft().result())
-            done += b
-        while in_flight:
-            feed(in_flight.popleft().result())
+    for result in pipelined(B, lambda pool, b: pool.submit(batch, permuter.draw(rng, b) if flips is None
+                                                         else flips.draw(rng, b))):
+        feed(result)
     adj = fams.adjusted(B)
     p_adj = np.full((m, k, 2), np.nan)
     p_two = np.full((m, k), np.nan)

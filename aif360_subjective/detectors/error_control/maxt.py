@@ -58,10 +58,10 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -75,7 +75,7 @@ from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "BATCH", "WORKERS", "Families", "MaxTResult", "adjust_tests",
-           "candidate_offsets", "cluster_max_t", "max_t", "observed_z", "check_n_permutations",
+           "candidate_offsets", "cluster_max_t", "max_t", "pipelined", "observed_z", "check_n_permutations",
            "MAX_PERMUTATIONS", "scan_penalty", "class_offsets", "draw_permutations", "PERMUTATIONS", "CLASSES",
            "COUNTS", "PermutedCountsProvider", "KeyedScheme", "KeyedCounts", "keyed_positions", "counts_needed",
            "max_t_from_counts"]
@@ -105,6 +105,7 @@ CLASSES = ((0, 0), (0, 1), (1, 0), (1, 1))
 COUNTS = ("favourable", "true_positive", "false_positive", "correct")
 #: Default number of permutations: p-values resolve to 1/201, ten times finer than alpha = 0.05.
 DEFAULT_PERMUTATIONS: int = SUBGROUP_PARAMS.default("n_permutations")
+_T = TypeVar("_T")
 BATCH = 50
 #: Batches of permutations counted at the same time (scipy's sparse products release the GIL).
 WORKERS = max(1, min(2, os.cpu_count() or 1))
@@ -393,6 +394,26 @@ def candidate_offsets(penalty: bool | np.ndarray, size: np.ndarray, n: int, m: i
     return scan_penalty(size, n)[:, None] if penalty else np.zeros((m, 1))
 
 
+def pipelined(total: int, submit: Callable[[ThreadPoolExecutor, int], Future[_T]]) -> Iterator[_T]:
+    """The results of ``submit(pool, b)`` for batches of at most :data:`BATCH` of ``total`` draws, in batch order.
+
+    ``submit`` draws its batch (here, in batch order, from the caller's one generator: the same draws whatever the
+    threads do) and hands the work to the pool; the work (sparse products, which release the GIL) runs
+    :data:`WORKERS` batches at a time, and the caller takes the results in order.
+    """
+    in_flight: deque[Future[_T]] = deque()
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        done = 0
+        while done < total:
+            b = min(BATCH, total - done)
+            in_flight.append(submit(pool, b))
+            if len(in_flight) >= WORKERS:
+                yield in_flight.popleft().result()
+            done += b
+        while in_flight:
+            yield in_flight.popleft().result()
+
+
 class _ZOfCounts(Protocol):
     """What :func:`adjust_tests` standardises a batch with: :class:`_Standardiser`, or the cluster blocks' tests
     (:mod:`.cluster_permutation`)."""
@@ -532,30 +553,14 @@ def max_t(
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     permuted = PermutedCounts(counter, t)
 
-    def batches() -> Iterator[list[np.ndarray | None]]:
-        # The permutations are drawn here, in batch order, from the one generator (the same draws whatever the
-        # threads do); the sparse products, which release the GIL, run two batches at a time on two cores; the
-        # families take the batches in order.
-        in_flight: deque[Future[list[np.ndarray | None]]] = deque()
-        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            done = 0
-            while done < B:
-                b = min(BATCH, B - done)
-                idx = permuter.draw(rng, b)
-                if by_clusters:  # truth and prediction move together with their cluster
-                    job = pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
-                else:
-                    p_b = (p[strata.draw(rng, b)] if strata is not None
-                           else permuter.draw_within(rng, [pos, neg], p, b))
-                    job = pool.submit(permuted.counts, p[idx], c[idx], p_b, need)
-                in_flight.append(job)
-                if len(in_flight) >= WORKERS:
-                    yield in_flight.popleft().result()
-                done += b
-            while in_flight:
-                yield in_flight.popleft().result()
+    def submit(pool: ThreadPoolExecutor, b: int) -> Future[list[np.ndarray | None]]:
+        idx = permuter.draw(rng, b)
+        if by_clusters:  # truth and prediction move together with their cluster
+            return pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
+        p_b = p[strata.draw(rng, b)] if strata is not None else permuter.draw_within(rng, [pos, neg], p, b)
+        return pool.submit(permuted.counts, p[idx], c[idx], p_b, need)
 
-    return adjust_tests(std, z_obs, pen, tests, B, batches(), by_clusters, permuter.unit)
+    return adjust_tests(std, z_obs, pen, tests, B, pipelined(B, submit), by_clusters, permuter.unit)
 
 
 class PermutedCountsProvider(Protocol):
@@ -831,19 +836,6 @@ def cluster_max_t(counter: Counter, t: np.ndarray, p: np.ndarray, groups: np.nda
             out[i] = stats[j]
         return out
 
-    def batches() -> Iterator[list[np.ndarray | None]]:
-        # the permutations are drawn here, in batch order, from one generator; the products run two at a time
-        in_flight: deque[Future[list[np.ndarray | None]]] = deque()
-        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            done = 0
-            while done < n_permutations:
-                b = min(BATCH, n_permutations - done)
-                in_flight.append(pool.submit(batch, flips.draw(rng, b)))
-                if len(in_flight) >= WORKERS:
-                    yield in_flight.popleft().result()
-                done += b
-            while in_flight:
-                yield in_flight.popleft().result()
-
+    batches = pipelined(n_permutations, lambda pool, b: pool.submit(batch, flips.draw(rng, b)))
     # by_clusters: an undefined statistic is never a draw's maximum (the fifth entry, the margins, is not used)
-    return adjust_tests(BinaryZ(), z_obs, pen, tests, n_permutations, batches(), True, unit)
+    return adjust_tests(BinaryZ(), z_obs, pen, tests, n_permutations, batches, True, unit)
