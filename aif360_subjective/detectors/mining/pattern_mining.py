@@ -133,9 +133,9 @@ class PatternText:
         """The sentence saying that a length was not mined, and why (empty when none was skipped)."""
         if self.skipped_length is None:
             return ""
-        left_out = (f"at least {self.skipped_count:,} patterns of {self.skipped_length} conditions (counting stopped "
-                    "once they passed the bound)" if self.skipped_count_is_lower_bound else
-                    f"the {self.skipped_count:,} patterns of {self.skipped_length} conditions")
+        of = f"of {self.skipped_length} condition{'s' if self.skipped_length != 1 else ''}"
+        left_out = (f"at least {self.skipped_count:,} patterns {of} (counting stopped once they passed the bound)"
+                    if self.skipped_count_is_lower_bound else f"the {self.skipped_count:,} patterns {of}")
         return (f"Mined patterns stop at {self.mined_length} condition{'s' if self.mined_length > 1 else ''}: "
                 f"{left_out} would have brought the "
                 f"{len(self.patterns) + self.n_identical:,} shorter ones above max_patterns={self.max_patterns:,} "
