@@ -126,6 +126,24 @@ def test_attributes_need_demographic_or_discover(capsys, files):
 
 @pytest.mark.data
 @pytest.mark.slow
+@pytest.mark.parametrize(("adjust", "answer"), [
+    ((), "Cannot answer: under 5% of every group's annotations are on items someone outside the group also "
+         "labelled (most items carry one annotation)"),
+    (("--adjust", "items"), "Cannot answer: each of the 18 annotators has one scored annotation (after the item "
+                            "adjustment)"),
+])
+def test_wikipedia_talk_cannot_answer(capsys, shared_data, adjust, answer):
+    # issue 41: 884 of 893 items carry one annotation; the search stated detectable gaps (0.091; 0.581 to 1.757)
+    code, out, err = _run(capsys, "audit", str(shared_data / "wikipedia_talk"), "--model", "majority", "--discover",
+                          *adjust, "--ci", "none", "--n-permutations", "199")
+    assert code == 0, err
+    first = out[out.index("Answer"):]
+    assert first.startswith("Answer (whose opinions are excluded): " + answer)
+    assert "would have been found" not in first.split("\n")[0]
+
+
+@pytest.mark.data
+@pytest.mark.slow
 def test_hs_brexit_cannot_decide(capsys, shared_data):
     code, out, err = _run(capsys, "audit", str(shared_data / "lewidi2023" / "HS-Brexit"), "--model", "majority",
                           "--discover", "--min-annotators", "3", "--ci", "none")
