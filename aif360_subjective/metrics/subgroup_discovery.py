@@ -194,10 +194,11 @@ class SubgroupDiscoveryMetric(ClassificationMetric):
             ``cluster_sample``: the most rows the clustering is fitted on, default 10,000, ``None`` for all).
         use_instance_weights: weight the metrics by ``dataset.instance_weights`` (default True, as AIF360).
         cluster_column: name of the column holding the cluster label in :meth:`subgroup_datasets`.
-        discovery, max_length, min_support, n_bins, max_merge, thresholds, n_permutations, max_t_penalty,
-            max_patterns: the pattern candidates and the max-T error control, as in
-            :func:`~aif360_subjective.detectors.detect_subgroups` (default ``discovery="both"``: clusters, entropy
-            patterns and mined patterns).
+        discovery, max_length, min_support, n_bins, max_merge, thresholds, max_patterns: the pattern candidates,
+            as in :func:`~aif360_subjective.detectors.detect_subgroups` (default ``discovery="both"``: clusters,
+            entropy patterns and mined patterns).
+        n_permutations, max_t_penalty: the max-T error control, as in
+            :func:`~aif360_subjective.detectors.detect_subgroups`.
         groups: a cluster id per row (an array of the dataset's length, or the name of one of its decoded
             attributes, e.g. a person id): the max-T permutes whole clusters and the intervals resample them,
             as ``detect_subgroups(groups=...)``; ``design`` as there. AIF360's datasets hold binary labels, so
