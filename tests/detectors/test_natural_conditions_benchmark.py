@@ -1,29 +1,17 @@
 """The generator and the max-T baseline of ``benchmarks/natural_conditions.py``, without the peers."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from _benchmark_module import benchmark_module
 from scipy import stats
-
-PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "natural_conditions.py"
 
 SHARE_OF_CUT = {"cat_threshold": (0.25, 0.45), "two_thresholds": (0.20, 0.45), "tail_cat": (0.15, 0.25)}
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("natural_conditions_bench", PATH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses look their module up there
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
+    yield from benchmark_module("natural_conditions")
 
 
 def _rows(X, column, op, value):

@@ -1,26 +1,16 @@
 """The helpers of ``benchmarks/slice_finders.py`` on hand-computed cases, without the peers installed."""
 
 import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-
-PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "slice_finders.py"
+from _benchmark_module import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("slice_finders_bench", PATH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses look their module up there
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
+    yield from benchmark_module("slice_finders")
 
 
 def m(*bits):
