@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import plain
+from ._paths import resolve_data_dir
 
 
 def _ids_as_written(text: pd.Series) -> pd.Series:
@@ -112,6 +113,11 @@ def numeric_field(frame: pd.DataFrame, col: str, path: Path, allowed: Collection
     return values
 
 
+def first_per_key(frame: pd.DataFrame, key: str, columns: Sequence[str]) -> pd.DataFrame:
+    """One row per ``key`` (its first row, first-appearance order) with ``columns``, indexed by ``key``."""
+    return frame.drop_duplicates(key).set_index(key)[list(columns)]
+
+
 def constant_per_key(
     frame: pd.DataFrame, key: str, columns: Sequence[str], path: Path, what: str
 ) -> pd.DataFrame:
@@ -127,8 +133,7 @@ def constant_per_key(
             and their records.
     """
     cols = list(columns)
-    first = frame.drop_duplicates(key)
-    table = first.set_index(key)[cols]
+    table = first_per_key(frame, key, cols)
     if not cols:
         return table
     n_distinct = frame.groupby(key, sort=False)[cols].nunique(dropna=False)
@@ -160,6 +165,51 @@ def missing_as_nan(table: pd.DataFrame, missing_values: Collection[str]) -> tupl
         out[col] = s
         counts[str(col)] = int(s.isna().sum())
     return out, counts
+
+
+def annotator_table(
+    frame: pd.DataFrame, key: str, columns: Sequence[str], path: Path, missing_values: Collection[str],
+    what: str = "annotator",
+) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The annotator table of a file that repeats each annotator's attributes on every row: checked constant per
+    annotator (:func:`constant_per_key`), values meaning "missing" as NaN and counted (:func:`missing_as_nan`)."""
+    return missing_as_nan(constant_per_key(frame, key, columns, path, what), missing_values)
+
+
+def read_annotation_file(
+    path: str | os.PathLike[str] | None,
+    folder: str,
+    names: Sequence[str],
+    how_to_get: str,
+    *,
+    ids: tuple[str, str],
+    columns: Sequence[str],
+    what: str,
+) -> tuple[Path, pd.DataFrame]:
+    """Find, read and check a one-row-per-annotation file: the steps every such loader takes first.
+
+    Args:
+        path: the file, or a folder holding one of ``names`` (default: ``$AIF360_SUBJECTIVE_DATA/<folder>``).
+        folder: the dataset's folder below the data folder.
+        names: the file names looked for in a folder, in order.
+        how_to_get: where to get the file (added to the not-found messages).
+        ids: the (item, annotator) id columns: read as written, never empty, no pair twice.
+        columns: the columns the loader relies on (``what`` names the files in the message).
+        what: the dataset's name in the messages.
+
+    Returns:
+        tuple: the file's path and its table.
+
+    Raises:
+        FileNotFoundError: no file (the message says where to get it).
+        ValueError: an unreadable file, a missing column, an empty id or a repeated pair (file, record and field
+            named).
+    """
+    file = resolve_file(path, resolve_data_dir(folder), names, how_to_get)
+    frame = read_table(file, how_to_get, ids=ids)
+    require_columns(frame, columns, file, what)
+    check_ids(frame, ids, file)
+    return file, frame
 
 
 def resolve_file(

@@ -20,9 +20,8 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import pandas as pd
 
-from ._paths import resolve_data_dir
-from ._tabular import check_ids, constant_per_key, missing_as_nan, read_table, require_columns, resolve_file
-from .multi_annotator import MultiAnnotatorDataset
+from ._published import PublishedAnnotationsDataset
+from ._tabular import annotator_table, first_per_key, read_annotation_file
 
 #: Rater columns per version (README fields 2-8 of DICES-350, 2-9 of DICES-990), ``phase`` excepted.
 RATER_COLUMNS = {
@@ -49,7 +48,7 @@ _HOW_TO_GET = (
 )
 
 
-class DICESDataset(MultiAnnotatorDataset):
+class DICESDataset(PublishedAnnotationsDataset):
     """DICES-350 or DICES-990 safety ratings: one row per (conversation, rater), label 1 = unsafe.
 
     Item ids are the published ``item_id`` values and annotator ids the ``rater_id`` values. The label is
@@ -102,12 +101,12 @@ class DICESDataset(MultiAnnotatorDataset):
             raise ValueError(f"unsure={unsure!r}; expected one of {UNSURE_POLICIES}")
         if not isinstance(label, str) or not label.startswith("Q"):
             raise ValueError(f"label={label!r} must be a DICES answer column (Q_overall, Q2_harmful_content_..., ...)")
-        name = f"diverse_safety_adversarial_dialog_{version}.csv"
-        file = resolve_file(path, resolve_data_dir("dices"), (name,), _HOW_TO_GET)
-        frame = read_table(file, _HOW_TO_GET, ids=("item_id", "rater_id"))
+        ids = ("item_id", "rater_id")
         rater_cols, item_cols = RATER_COLUMNS[version], ITEM_COLUMNS[version]
-        require_columns(frame, ("rater_id", "item_id", *rater_cols, *item_cols, label), file, f"DICES-{version}")
-        check_ids(frame, ("item_id", "rater_id"), file)
+        file, frame = read_annotation_file(
+            path, "dices", (f"diverse_safety_adversarial_dialog_{version}.csv",), _HOW_TO_GET, ids=ids,
+            columns=("rater_id", "item_id", *rater_cols, *item_cols, label), what=f"DICES-{version}",
+        )
         answer = frame[label].astype(object)
         bad = ~answer.isin(ANSWERS).to_numpy()
         if bad.any():
@@ -116,37 +115,29 @@ class DICESDataset(MultiAnnotatorDataset):
                 f"{file}: record {row} (data row {row + 2}): field {label!r} is {answer.iloc[row]!r}, expected one "
                 f"of {list(ANSWERS)} ({int(bad.sum())} row(s) affected)"
             )
-        raters = constant_per_key(frame, "rater_id", rater_cols, file, "rater")
-        raters, n_missing = missing_as_nan(raters, missing_values)
-        items = frame.drop_duplicates("item_id").set_index("item_id")[list(item_cols)]
+        raters, n_missing = annotator_table(frame, "rater_id", rater_cols, file, missing_values, "rater")
         is_unsure = (answer == "Unsure").to_numpy()
         labels = np.where(answer == "Yes", 1, np.where(answer == "No", 0, 1 if unsure == "unsafe" else 0))
         info = ["answer"] + [c for c in ("id", "phase", "answer_time_ms", "answer_timestamp") if c in frame.columns]
         annotations = pd.concat(
-            [frame[["item_id", "rater_id"]], frame[[c for c in info if c != "answer"]]], axis=1
+            [frame[list(ids)], frame[[c for c in info if c != "answer"]]], axis=1
         ).assign(label=labels, answer=answer.to_numpy())
         keep = ~is_unsure if unsure == "drop" else np.ones(len(frame), dtype=bool)
         if not keep.any():
             raise ValueError(f"{file}: every {label!r} answer is 'Unsure': no row left with unsure='drop'")
-        annotations = annotations[keep]
-        self.file = file
-        super().__init__(
-            annotations,
-            item_col="item_id",
-            annotator_col="rater_id",
-            label_col="label",
+        self._init_binary_view(
+            file,
+            annotations[keep],
+            ids,
+            dataset=f"DICES-{version} ({label})",
             annotators=raters,
-            items=items,
-            favorable_label=0,
-            unfavorable_label=1,
+            items=first_per_key(frame, "item_id", item_cols),
             protected_attribute_names=(
                 list(DEFAULT_PROTECTED[version]) if protected_attribute_names is None else protected_attribute_names
             ),
             item_features=[],
             info_columns=info,
             metadata={
-                "dataset": f"DICES-{version} ({label})",
-                "file": str(file),
                 "version": version,
                 "label_question": label,
                 "unsure": unsure,

@@ -34,17 +34,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from ._paths import resolve_data_dir
-from ._tabular import (
-    check_ids,
-    constant_per_key,
-    missing_as_nan,
-    numeric_field,
-    read_table,
-    require_columns,
-    resolve_file,
-)
-from .multi_annotator import MultiAnnotatorDataset
+from ._published import PublishedAnnotationsDataset
+from ._tabular import annotator_table, first_per_key, numeric_field, read_annotation_file
 
 #: Survey items answered by each annotator (kept per annotation when present).
 SURVEY_ITEMS = ("sentiment", "respect", "insult", "humiliate", "status", "dehumanize", "violence", "genocide",
@@ -66,7 +57,7 @@ _HOW_TO_GET = (
 )
 
 
-class MeasuringHateSpeechDataset(MultiAnnotatorDataset):
+class MeasuringHateSpeechDataset(PublishedAnnotationsDataset):
     """Measuring Hate Speech: one row per (comment, annotator), label 1 = hate speech.
 
     Item ids are the published ``comment_id`` values and annotator ids the ``annotator_id`` values. The label
@@ -114,47 +105,37 @@ class MeasuringHateSpeechDataset(MultiAnnotatorDataset):
         """
         if isinstance(positive_from, bool) or not isinstance(positive_from, (int, float, np.number)):
             raise TypeError(f"positive_from must be a number, got {positive_from!r}")
-        file = resolve_file(path, resolve_data_dir("measuring_hate_speech"), FILE_NAMES, _HOW_TO_GET)
-        frame = read_table(file, _HOW_TO_GET, ids=("comment_id", "annotator_id"))
-        require_columns(frame, ("comment_id", "annotator_id", label), file, "Measuring Hate Speech")
-        check_ids(frame, ("comment_id", "annotator_id"), file)
+        ids = ("comment_id", "annotator_id")
+        file, frame = read_annotation_file(path, "measuring_hate_speech", FILE_NAMES, _HOW_TO_GET, ids=ids,
+                                           columns=(*ids, label), what="Measuring Hate Speech")
         answer = numeric_field(frame, label, file)
         demo = [c for c in DEMOGRAPHICS if c in frame.columns]
         demo += [c for c in frame.columns if str(c).startswith("annotator_race_")]
         stats = [c for c in ANNOTATOR_STATISTICS if c in frame.columns]
-        annotators = constant_per_key(frame, "annotator_id", demo, file, "annotator")
-        annotators, n_missing = missing_as_nan(annotators, missing_values)
+        annotators, n_missing = annotator_table(frame, "annotator_id", demo, file, missing_values)
         if stats:
-            annotators = annotators.join(frame.drop_duplicates("annotator_id").set_index("annotator_id")[stats])
+            annotators = annotators.join(first_per_key(frame, "annotator_id", stats))
         item_cols = [c for c in ITEM_COLUMNS if c in frame.columns]
         item_cols += [c for c in frame.columns if str(c).startswith("target_")]
-        items = frame.drop_duplicates("comment_id").set_index("comment_id")[item_cols]
         info = [c for c in SURVEY_ITEMS if c in frame.columns]
-        annotations = frame[["comment_id", "annotator_id", *info]].assign(
-            label=(answer >= positive_from).astype(np.int64)
-        )
-        self.file = file
-        super().__init__(
+        annotations = frame[[*ids, *info]].assign(label=(answer >= positive_from).astype(np.int64))
+        has_attributes = bool(len(annotators.columns))
+        self._init_binary_view(
+            file,
             annotations,
-            item_col="comment_id",
-            annotator_col="annotator_id",
-            label_col="label",
-            annotators=annotators if len(annotators.columns) else None,
-            items=items,
-            favorable_label=0,
-            unfavorable_label=1,
+            ids,
+            dataset="Measuring Hate Speech",
+            annotators=annotators if has_attributes else None,
+            items=first_per_key(frame, "comment_id", item_cols),
             protected_attribute_names=(
-                (demo if protected_attribute_names is None else protected_attribute_names)
-                if len(annotators.columns) else None
+                (demo if protected_attribute_names is None else protected_attribute_names) if has_attributes else None
             ),
             item_features=[],
             info_columns=info,
             metadata={
-                "dataset": "Measuring Hate Speech",
-                "file": str(file),
                 "label_question": label,
                 "binary_view": {"positive_from": positive_from},
-                "columns_used": {"ids": ["comment_id", "annotator_id"], "label": label, "annotators": demo + stats,
+                "columns_used": {"ids": list(ids), "label": label, "annotators": demo + stats,
                                  "items": item_cols, "annotation_info": info},
                 "n_missing_attributes": n_missing,
             },

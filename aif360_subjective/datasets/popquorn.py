@@ -21,17 +21,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from ._paths import resolve_data_dir
-from ._tabular import (
-    check_ids,
-    constant_per_key,
-    missing_as_nan,
-    numeric_field,
-    read_table,
-    require_columns,
-    resolve_file,
-)
-from .multi_annotator import MultiAnnotatorDataset
+from ._published import PublishedAnnotationsDataset
+from ._tabular import annotator_table, first_per_key, numeric_field, read_annotation_file
 
 #: The demographic columns of the published files, in file order.
 DEMOGRAPHICS = ("gender", "race", "age", "occupation", "education")
@@ -48,7 +39,7 @@ _HOW_TO_GET = (
 )
 
 
-class PopquornDataset(MultiAnnotatorDataset):
+class PopquornDataset(PublishedAnnotationsDataset):
     """POPQUORN offensiveness ratings: one row per rating, label 1 = offensive (rating >= ``positive_from``).
 
     Item ids are the published ``instance_id`` values and annotator ids the ``user_id`` values (ints, as
@@ -101,34 +92,26 @@ class PopquornDataset(MultiAnnotatorDataset):
             raise TypeError(f"positive_from must be a number on the 1-5 scale, got {positive_from!r}")
         if not 1 < positive_from <= 5:
             raise ValueError(f"positive_from={positive_from} must lie in (1, 5] so that both labels can occur")
-        path = resolve_file(path_or_dir, resolve_data_dir("popquorn"),
-                            (f"{task}_raw_data.csv", "raw_data.csv"), _HOW_TO_GET)
-        frame = read_table(path, _HOW_TO_GET, ids=("instance_id", "user_id"))
-        require_columns(frame, ("instance_id", "user_id", "text", task, *DEMOGRAPHICS), path, "POPQUORN")
-        check_ids(frame, ("instance_id", "user_id"), path)
-        rating = numeric_field(frame, task, path, allowed=SCALE)
-        annotators = constant_per_key(frame, "user_id", DEMOGRAPHICS, path, "annotator")
-        annotators, n_missing = missing_as_nan(annotators, missing_values)
-        annotators.index.name = "user_id"
-        items = frame.drop_duplicates("instance_id").set_index("instance_id")[["text"]]
-        annotations = frame[["instance_id", "user_id"]].assign(
-            label=(rating >= positive_from).astype(np.int64), rating=rating
+        ids = ("instance_id", "user_id")
+        path, frame = read_annotation_file(
+            path_or_dir, "popquorn", (f"{task}_raw_data.csv", "raw_data.csv"), _HOW_TO_GET, ids=ids,
+            columns=(*ids, "text", task, *DEMOGRAPHICS), what="POPQUORN",
         )
-        self.file = path
-        super().__init__(
+        rating = numeric_field(frame, task, path, allowed=SCALE)
+        annotators, n_missing = annotator_table(frame, "user_id", DEMOGRAPHICS, path, missing_values)
+        annotators.index.name = "user_id"
+        annotations = frame[list(ids)].assign(label=(rating >= positive_from).astype(np.int64), rating=rating)
+        self._init_binary_view(
+            path,
             annotations,
-            item_col="instance_id",
-            annotator_col="user_id",
-            label_col="label",
+            ids,
+            dataset=f"POPQUORN {task}",
             annotators=annotators,
-            items=items,
-            favorable_label=0,
-            unfavorable_label=1,
+            items=first_per_key(frame, "instance_id", ["text"]),
             protected_attribute_names=protected_attribute_names,
+            item_features=None,
             info_columns=("rating",),
             metadata={
-                "dataset": f"POPQUORN {task}",
-                "file": str(path),
                 "task": task,
                 "scale": SCALE,
                 "binary_view": {"positive_from": positive_from},
