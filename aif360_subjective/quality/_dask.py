@@ -470,19 +470,54 @@ def crowdtruth_scores(
     )
 
 
-class _Blocks:
-    """The loop's distributed state on the block path: per block, the last and the first iteration's step."""
+class _Runner:
+    """The loop's distributed state, per part (a block, or a partition), with the last and the first iteration's
+    state of each part. The two engines differ in their step and in the task functions reading a part's state; what
+    is built from that state (the units' scores, the units per worker) is asked here, the same for both."""
+
+    #: the task giving a part's units frame: ``(part, last, first, w, label_names)``
+    part_units: Any
+    #: the task giving a part's units per worker: ``(part, n_workers)``
+    part_worker_units: Any
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+        self.last: list[Any] = [None] * len(parts)
+        self.first: list[Any] = []
+
+    def keep_first(self) -> None:
+        self.first = list(self.last)
+
+    def units(self, w: np.ndarray, label_names: list[str]) -> list[Any]:
+        import dask
+
+        task = type(self).part_units
+        return [dask.delayed(task)(p, last, first, w, label_names)
+                for p, last, first in zip(self.parts, self.last, self.first, strict=True)]
+
+    def n_units_of_worker(self, n_workers: int) -> np.ndarray:
+        import dask
+
+        task = type(self).part_worker_units
+        out: np.ndarray = dask.compute(tree_reduce([dask.delayed(task)(p, n_workers) for p in self.parts], _add))[0]
+        return out
+
+
+class _Blocks(_Runner):
+    """The block path: per block, the last and the first iteration's step."""
+
+    part_units = _block_units
+    part_worker_units = _block_worker_units
 
     def __init__(self, blocks: list[Any], n_labels: int) -> None:
-        self.blocks, self.n_labels = blocks, n_labels
-        self.last: list[Any] = [None] * len(blocks)
-        self.first: list[Any] = []
+        super().__init__(blocks)
+        self.n_labels = n_labels
 
     def step(self, w: np.ndarray, g: np.ndarray, open_ended: bool) -> tuple[np.ndarray, tuple[float, float], Any]:
         import dask
 
         w_d, g_d = dask.delayed(w), dask.delayed(g)
-        steps = [dask.delayed(_block_step)(b, s, w_d, g_d, open_ended) for b, s in zip(self.blocks, self.last,
+        steps = [dask.delayed(_block_step)(b, s, w_d, g_d, open_ended) for b, s in zip(self.parts, self.last,
                                                                                         strict=True)]
         steps = list(dask.persist(*steps))
         sums, change = _worker_sums_and_change(steps)
@@ -495,22 +530,6 @@ class _Blocks:
         self.last = kept
         result: tuple[np.ndarray, tuple[float, float], Any] = dask.compute(out)[0]
         return result
-
-    def keep_first(self) -> None:
-        self.first = list(self.last)
-
-    def units(self, w: np.ndarray, label_names: list[str]) -> list[Any]:
-        import dask
-
-        return [dask.delayed(_block_units)(b, last, first, w, label_names)
-                for b, last, first in zip(self.blocks, self.last, self.first, strict=True)]
-
-    def n_units_of_worker(self, n_workers: int) -> np.ndarray:
-        import dask
-
-        out: np.ndarray = dask.compute(tree_reduce([dask.delayed(_block_worker_units)(b, n_workers)
-                                                    for b in self.blocks], _add))[0]
-        return out
 
 
 def _worker_sums_and_change(steps: list[Any]) -> tuple[Any, Any]:
@@ -526,8 +545,18 @@ def _without_pairs(step: dict[str, Any]) -> dict[str, Any]:
     return {"uqs": step["uqs"]}
 
 
-class _Buckets:
-    """The loop's distributed state on the general path (per partition; pair sums completed per bucket of keys)."""
+def _partition_worker_units(part: dict[str, Any], n_workers: int) -> np.ndarray:
+    """A partition's units per worker (counted when the partition was read, for all ``n_workers``)."""
+    out: np.ndarray = part["job"].n_units_of_worker
+    return out
+
+
+class _Buckets(_Runner):
+    """The general path: per partition, the last and the first iteration's UQS; pair sums completed per bucket of
+    keys."""
+
+    part_units = _units_frame
+    part_worker_units = _partition_worker_units
 
     def __init__(self, parts: list[Any], n_workers: int, n_labels: int) -> None:
         import dask
@@ -540,15 +569,14 @@ class _Buckets:
         layouts = [dask.delayed(_bucket_layout)([dask.delayed(operator.getitem)(p[1], b) for p in pairs],
                                                 n_workers, n_labels) for b in range(self.n_buckets)]
         persisted = dask.persist(*[p[0] for p in pairs], *layouts)
-        self.parts, self.layouts = list(persisted[:len(parts)]), list(persisted[len(parts):])
-        self.q: list[Any] = [None] * len(parts)
-        self.q_first: list[Any] = []
+        super().__init__(list(persisted[:len(parts)]))
+        self.layouts = list(persisted[len(parts):])
 
     def step(self, w: np.ndarray, g: np.ndarray, open_ended: bool) -> tuple[np.ndarray, tuple[float, float], Any]:
         import dask
 
         w_d, g_d = dask.delayed(w), dask.delayed(g)
-        steps = [dask.delayed(_step)(p, qp, w_d, g_d, open_ended) for p, qp in zip(self.parts, self.q, strict=True)]
+        steps = [dask.delayed(_step)(p, qp, w_d, g_d, open_ended) for p, qp in zip(self.parts, self.last, strict=True)]
         steps = list(dask.persist(*steps))
         sums, change = _worker_sums_and_change(steps)
         buckets = [dask.delayed(_bucket)(self.layouts[b], [dask.delayed(_piece)(st, b) for st in steps], w_d,
@@ -558,25 +586,9 @@ class _Buckets:
         # one pass: the steps run once; new UQS stay on the workers, the small sums come to the client
         *new_q, sums, change, label_sums = dask.persist(*new_q, sums, change, label_sums)
         del steps
-        self.q = new_q
+        self.last = new_q
         result: tuple[np.ndarray, tuple[float, float], Any] = dask.compute(sums, change, label_sums)
         return result
-
-    def keep_first(self) -> None:
-        self.q_first = list(self.q)
-
-    def units(self, w: np.ndarray, label_names: list[str]) -> list[Any]:
-        import dask
-
-        return [dask.delayed(_units_frame)(p, ql, qf, w, label_names)
-                for p, ql, qf in zip(self.parts, self.q, self.q_first, strict=True)]
-
-    def n_units_of_worker(self, n_workers: int) -> np.ndarray:
-        import dask
-
-        out: np.ndarray = dask.compute(tree_reduce([dask.delayed(lambda p: p["job"].n_units_of_worker)(p)
-                                                    for p in self.parts], _add))[0]
-        return out
 
 
 __all__ = ["crowdtruth_scores", "check_dask_options"]
