@@ -48,6 +48,35 @@ class SubgroupBenchmark:
     target: str = "statistical_parity"
 
 
+def _check_columns(n_categorical: int, n_numeric: int, n_levels: int, *, min_categorical: int) -> tuple[int, int, int]:
+    """The table's column counts and levels per categorical column, checked (the levels are named a, b, ...)."""
+    n_cat = check_int(n_categorical, "n_categorical", low=min_categorical)
+    n_num = check_int(n_numeric, "n_numeric", low=0)
+    levels = check_int(n_levels, "n_levels", low=2)
+    if levels > len(LEVELS):
+        raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {levels}")
+    return n_cat, n_num, levels
+
+
+def _outcomes(rng: np.random.Generator, planted: np.ndarray, target: str, effect: float, base_rate: float,
+              accuracy: float) -> tuple[np.ndarray, np.ndarray]:
+    """Truths and predictions (1 = favourable), the planted rows treated worse by ``effect``.
+
+    ``target="statistical_parity"``: the prediction is favourable with probability ``base_rate`` (planted rows:
+    ``base_rate - effect``), the truth equals it with probability ``accuracy``. ``target="error_rate"``: the truth
+    is favourable with probability ``base_rate``, the prediction equals it with probability ``accuracy`` (planted
+    rows: ``accuracy - effect``). Two uniform draws per row, in that order.
+    """
+    n = len(planted)
+    if target == "statistical_parity":
+        y_pred = (rng.random(n) < np.where(planted, base_rate - effect, base_rate)).astype(np.int64)
+        correct = rng.random(n) < accuracy
+        return np.where(correct, y_pred, 1 - y_pred), y_pred
+    y_true = (rng.random(n) < base_rate).astype(np.int64)
+    correct = rng.random(n) < np.where(planted, accuracy - effect, accuracy)
+    return y_true, np.where(correct, y_true, 1 - y_true)
+
+
 def make_subgroup_benchmark(
     n_samples: int = 6000,
     n_categorical: int = 4,
@@ -93,11 +122,7 @@ def make_subgroup_benchmark(
             ``n_samples < 2``, ``planted_share * n_levels > 1``).
     """
     n = check_int(n_samples, "n_samples", low=2)
-    n_cat = check_int(n_categorical, "n_categorical", low=2)
-    n_num = check_int(n_numeric, "n_numeric", low=0)
-    n_levels = check_int(n_levels, "n_levels", low=2)
-    if n_levels > len(LEVELS):
-        raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
+    n_cat, n_num, n_levels = _check_columns(n_categorical, n_numeric, n_levels, min_categorical=2)
     share = check_fraction(planted_share, "planted_share")
     if share <= 0 or share * n_levels > 1:
         raise ValueError(
@@ -121,10 +146,7 @@ def make_subgroup_benchmark(
     X = pd.DataFrame(cols)
     conditions: dict[str, object] = {"cat0": "a", "cat1": "a"}
     planted = (X["cat0"].to_numpy() == "a") & (X["cat1"].to_numpy() == "a")
-    rate = np.where(planted, base_rate - effect, base_rate)
-    y_pred = (rng.random(n) < rate).astype(np.int64)
-    correct = rng.random(n) < accuracy
-    y_true = np.where(correct, y_pred, 1 - y_pred)
+    y_true, y_pred = _outcomes(rng, planted, "statistical_parity", effect, base_rate, accuracy)
     return SubgroupBenchmark(X=X, y_true=y_true, y_pred=y_pred, planted=planted, conditions=conditions,
                              effect=effect)
 
@@ -200,11 +222,7 @@ def make_planted_slice(
     if target not in SLICE_TARGETS:
         raise ValueError(f"target must be one of {SLICE_TARGETS}, got {target!r}")
     c = check_int(n_conditions, "n_conditions", low=1)
-    n_cat = check_int(n_categorical, "n_categorical", low=0)
-    n_num = check_int(n_numeric, "n_numeric", low=0)
-    n_levels = check_int(n_levels, "n_levels", low=2)
-    if n_levels > len(LEVELS):
-        raise ValueError(f"n_levels must be at most {len(LEVELS)}, got {n_levels}")
+    n_cat, n_num, n_levels = _check_columns(n_categorical, n_numeric, n_levels, min_categorical=0)
     pool, pool_name = (n_cat, "n_categorical") if shape == "conjunction" else (n_num, "n_numeric")
     if c > pool:
         raise ValueError(f"n_conditions ({c}) must be at most {pool_name} ({pool}) for shape={shape!r}")
@@ -243,13 +261,6 @@ def make_planted_slice(
             planted &= (x >= low) & (x < low + q)
         cols[f"num{j}"] = x
     X = pd.DataFrame(cols, index=pd.RangeIndex(n))
-    if target == "statistical_parity":
-        y_pred = (rng.random(n) < np.where(planted, base_rate - effect, base_rate)).astype(np.int64)
-        correct = rng.random(n) < accuracy
-        y_true = np.where(correct, y_pred, 1 - y_pred)
-    else:
-        y_true = (rng.random(n) < base_rate).astype(np.int64)
-        correct = rng.random(n) < np.where(planted, accuracy - effect, accuracy)
-        y_pred = np.where(correct, y_true, 1 - y_true)
+    y_true, y_pred = _outcomes(rng, planted, target, effect, base_rate, accuracy)
     return SubgroupBenchmark(X=X, y_true=y_true, y_pred=y_pred, planted=planted, conditions=conditions,
                              effect=effect, target=target)
