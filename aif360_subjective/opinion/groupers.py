@@ -238,6 +238,18 @@ def _binned(unit: str, values: np.ndarray, bins: Any, excluded: dict[str, int]) 
     return UnitGroups(unit, codes, labels, True, tuple(notes), excluded)
 
 
+def _adr_binned(unit: str, adr: np.ndarray, bins: Any, rates: DisagreementRates, without_adr: str) -> UnitGroups:
+    """Units binned by their ADR, counting what the bins leave out: the annotations on dropped ties (not counted in
+    any ADR) and the units without an ADR (``without_adr`` names them)."""
+    excluded: dict[str, int] = {}
+    if rates.n_tie_annotations:
+        excluded["annotations on dropped ties (not counted in ADR)"] = rates.n_tie_annotations
+    n_nan = int(np.isnan(adr).sum())
+    if n_nan:
+        excluded[without_adr] = n_nan
+    return _binned(unit, adr, bins, excluded)
+
+
 def group_by_adr(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,
                  annotator_table: pd.DataFrame | None = None) -> UnitGroups:
     """Annotators binned by their average disagreement rate (ADR) with the majority vote (the paper)."""
@@ -249,13 +261,8 @@ def group_by_adr_cross(fit: CrossFit, options: OpinionOptions, rates: Disagreeme
     ADR on that half of the annotator's items and groups the annotations of the *other* half
     (:meth:`~aif360_subjective.opinion.annotations.CrossFit.half_unit`). The bins (equal-width, quantile or given
     edges) are set over all half-sample ADRs."""
-    excluded: dict[str, int] = {}
-    if rates.n_tie_annotations:
-        excluded["annotations on dropped ties (not counted in ADR)"] = rates.n_tie_annotations
-    n_nan = int(np.isnan(fit.adr).sum())
-    if n_nan:
-        excluded["annotator half-samples without ADR (no counted annotation on that half of the items)"] = n_nan
-    return _binned("annotator half-sample", fit.adr.ravel(), options.bins, excluded)
+    return _adr_binned("annotator half-sample", fit.adr.ravel(), options.bins, rates,
+                       "annotator half-samples without ADR (no counted annotation on that half of the items)")
 
 
 def group_by_ambiguity(enc: EncodedAnnotations, options: OpinionOptions, rates: DisagreementRates,
@@ -336,13 +343,7 @@ def group_annotators(options: OpinionOptions, annotators: pd.Index, rates: Disag
         UnitGroups
     """
     if options.grouping == "adr":
-        excluded: dict[str, int] = {}
-        if rates.n_tie_annotations:
-            excluded["annotations on dropped ties (not counted in ADR)"] = rates.n_tie_annotations
-        n_nan = int(np.isnan(rates.adr).sum())
-        if n_nan:
-            excluded["annotators without ADR (only tied items)"] = n_nan
-        return _binned("annotator", rates.adr, options.bins, excluded)
+        return _adr_binned("annotator", rates.adr, options.bins, rates, "annotators without ADR (only tied items)")
     if options.grouping == "series":
         assert options.group_labels is not None  # guaranteed by check_opinion_options for "series"
         return _labelled(annotators, options.group_labels)
