@@ -20,7 +20,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ..._validation import check_random_state
 from ...datasets.multi_annotator import MultiAnnotatorDataset, check_multi_annotator_dataset
-from .majority_vote import check_estimator, seeded_estimator
+from .majority_vote import check_estimator, favorable_scores, seeded_estimator
 
 __all__ = ["AnnotatorAwareClassifier"]
 
@@ -198,10 +198,6 @@ class AnnotatorAwareClassifier(Transformer):
         check_multi_annotator_dataset(dataset)
         x = self._design(dataset, fit=False)
         pred = self.estimator_.predict(x)
-        scores = None
-        if hasattr(self.estimator_, "predict_proba"):
-            classes = list(self.estimator_.classes_)
-            if self.favorable_label_ in classes:
-                scores = self.estimator_.predict_proba(x)[:, classes.index(self.favorable_label_)]
+        scores = favorable_scores(self.estimator_, x, self.favorable_label_)
         # the dataset codes string labels as 1.0/0.0; with_predictions expects the input's values
         return dataset.with_predictions(dataset.decode_labels(pred), scores=scores)

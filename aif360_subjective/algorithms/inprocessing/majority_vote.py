@@ -94,6 +94,18 @@ def seeded_estimator(estimator: Any, default: Any, random_state: Any) -> Any:
     return est
 
 
+def favorable_scores(estimator: Any, x: Any, favorable_label: Any) -> np.ndarray | None:
+    """The fitted ``estimator``'s probability of ``favorable_label`` for the rows ``x``; None when it has no
+    ``predict_proba`` or never saw that label."""
+    if not hasattr(estimator, "predict_proba"):
+        return None
+    classes = list(estimator.classes_)
+    if favorable_label not in classes:
+        return None
+    scores: np.ndarray = estimator.predict_proba(x)[:, classes.index(favorable_label)]
+    return scores
+
+
 class MajorityVoteClassifier(Transformer):
     """Predict each item's label: a scikit-learn classifier trained on the majority vote of the annotators.
 
@@ -269,11 +281,9 @@ class MajorityVoteClassifier(Transformer):
         else:
             x = self._item_features(dataset, first)
         pred = self.estimator_.predict(x)[codes]  # one prediction per item, broadcast to its rows
-        scores = None
-        if hasattr(self.estimator_, "predict_proba"):
-            classes = list(self.estimator_.classes_)
-            if self.favorable_label_ in classes:
-                scores = self.estimator_.predict_proba(x)[:, classes.index(self.favorable_label_)][codes]
+        scores = favorable_scores(self.estimator_, x, self.favorable_label_)
+        if scores is not None:
+            scores = scores[codes]
         labels = dataset.decode_labels(pred)
         message = one_class_message(labels, "MajorityVoteClassifier")  # in the input's own label values
         if message is not None:
