@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,8 +15,9 @@ from aif360_subjective.detectors.error_control.cluster_permutation import (
     ClusterPermutation,
     cluster_sums,
 )
+from aif360_subjective.detectors.error_control.continuous import OutcomeColumn, max_t_means
 from aif360_subjective.detectors.error_control.counters import MemberCounter, StackedCounter
-from aif360_subjective.detectors.error_control.maxt import max_t
+from aif360_subjective.detectors.error_control.maxt import max_t, scan_penalty
 from aif360_subjective.detectors.error_control.resampling import Sampling, check_groups
 from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
 from aif360_subjective.report.answer import subgroup_answer
@@ -163,7 +166,10 @@ def test_binary_max_t_with_unequal_clusters_permutes_blocks_and_keeps_its_shape(
 
 
 @pytest.mark.parametrize(("sizes", "design", "smallest"), [
-    ([5, 5, 5, 5], "between", 1 / 24), ([5, 5, 5], "between", 1 / 6), ([2, 3, 4, 5], "between", 1 / 24),
+    ([5, 5, 5, 5], "between", 1 / 24), ([5, 5, 5], "between", 1 / 6),
+    # whole blocks of unequal sizes: a subgroup of g of G clusters takes C(G, g) values, g and G - g at least 2
+    ([2, 3, 4, 5], "between", 1 / 6), ([2, 3, 4, 5, 6], "between", 1 / 10), ([2, 3, 4, 5, 6, 7], "between", 1 / 20),
+    ([1, 2, 3, 4, 5, 6, 7], "between", 1 / 35),
     ([2, 3, 4], "between", 1 / 6), ([1, 40], "between", 0.5), ([40], "between", 1.0), ([2, 2], "within", 0.25)])
 def test_smallest_p_and_undecidable(sizes, design, smallest):
     groups = check_groups(np.repeat(np.arange(len(sizes)), sizes), sum(sizes))
@@ -175,7 +181,7 @@ def test_smallest_p_and_undecidable(sizes, design, smallest):
         assert why.startswith("cannot decide:") and "person" in why and "0.05" in why
 
 
-@pytest.mark.parametrize("sizes", [[30, 10], [25, 25], [40]])
+@pytest.mark.parametrize("sizes", [[30, 10], [25, 25], [40], [30, 10, 20, 25, 15]])
 def test_one_or_two_clusters_cannot_decide_on_every_face(sizes):
     person = pd.Series(np.repeat(np.arange(len(sizes)), sizes), name="person")
     n = len(person)
@@ -217,5 +223,92 @@ def test_cli_says_cannot_decide_with_two_persons_and_nothing_contrary(tmp_path, 
                  "--groups", "person"]) == 0
     out = capsys.readouterr().out
     assert out.split("Answer:\n")[1].startswith("Cannot decide whether any subgroup differs from the rest: 2 clusters")
-    assert "no adjusted p-value can fall below 0.5" in out and "at least 4 clusters" in out
+    assert "no adjusted p-value can fall below 0.5" in out and "at least 6 clusters" in out
     assert "No subgroup differs" not in out and "found none" not in out and "stay in place" not in out
+
+
+_SIZES = np.array([1, 3, 8, 20, 40])  # five persons of unequal sizes: 120 arrangements
+_ARRANGEMENTS = np.array(list(itertools.permutations(range(len(_SIZES)))))
+_SETS = np.array([[c in s for c in range(5)] for s in ({0, 1}, {2, 3}, {0, 4}, {1, 2, 3}, {1, 3, 4}, {0, 2})]).T
+
+
+def _enumerated_min_p(monkeypatch, seed: int, penalty) -> np.ndarray:
+    """The smallest global adjusted p-value of :func:`max_t_means` on every arrangement of five outcome blocks of
+    unequal sizes among five persons (person ``c`` holding the block of ``tau(c)``), each arrangement tested against
+    all 120 (the draws enumerate them instead of sampling). ``penalty="rows"``: the size penalty of each
+    arrangement's own row counts (what the size penalty read before it counted clusters)."""
+    rng = np.random.default_rng(seed)
+    blocks = [rng.normal(size=s) * rng.exponential() + rng.normal() for s in _SIZES]
+    at = [0]
+
+    def enumerated(self, rng, b):
+        out = _ARRANGEMENTS[at[0]:at[0] + b]
+        at[0] += b
+        return out
+
+    monkeypatch.setattr(ClusterPermutation, "draw", enumerated)
+    out = []
+    for tau in _ARRANGEMENTS:
+        groups = np.repeat(np.arange(5), _SIZES[tau])
+        v = np.concatenate([blocks[c] for c in tau])
+        members = _SETS[groups].astype(np.float64)
+        pen = scan_penalty(members.sum(axis=0), len(v)) if isinstance(penalty, str) else penalty
+        at[0] = 0
+        res = max_t_means(sp.csc_matrix(members), [OutcomeColumn("error", v)], len(_ARRANGEMENTS), 0, penalty=pen,
+                          groups=groups)
+        assert at[0] == len(_ARRANGEMENTS)  # every arrangement drawn once
+        out.append(np.nanmin(res.p_global))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("penalty", [False, True])
+def test_every_arrangement_of_unequal_blocks_rejects_at_most_alpha(monkeypatch, penalty):
+    # Exactness by enumeration: under the null every arrangement of the persons' outcome blocks is equally likely,
+    # so the share of arrangements whose smallest adjusted p-value is below alpha is the test's size; it must not
+    # exceed alpha at any level (the +1 rule, with the observed arrangement also among the draws, keeps it below).
+    for seed in (1, 4):
+        p = _enumerated_min_p(monkeypatch, seed, penalty)
+        for alpha in (0.05, 0.1, 0.2, 0.3, 0.5):
+            assert (p < alpha).mean() <= alpha
+
+
+def test_a_size_penalty_of_each_arrangements_rows_is_not_exact(monkeypatch):
+    # the negative control of the enumeration above: offsets read from the observed rows (which move with the
+    # blocks) reject more than alpha; the size penalty counts clusters for that reason
+    p = _enumerated_min_p(monkeypatch, 4, "rows")
+    assert (p < 0.5).mean() > 0.5
+
+
+def test_size_penalty_counts_the_clusters_of_whole_blocks_by_hand():
+    groups = np.repeat(np.arange(5), _SIZES)
+    rng = np.random.default_rng(0)
+    members = sp.csc_matrix(_SETS[groups].astype(np.float64))
+    want = np.sqrt(2 * np.log(5 / np.array([2, 2, 2, 3, 3, 2])))  # sqrt(2 ln(G / clusters)), not rows
+    res = max_t_means(members, [OutcomeColumn("error", rng.normal(size=len(groups)))], 19, 0, penalty=True,
+                      groups=groups)
+    np.testing.assert_allclose(res.offset, want, rtol=1e-12)
+    t = rng.integers(0, 2, len(groups)).astype(float)
+    res = max_t(members, t, rng.integers(0, 2, len(groups)).astype(float), 19, 0, penalty=True, groups=groups)
+    np.testing.assert_allclose(res.offset, want, rtol=1e-12)
+
+
+def test_block_choices_by_hand_and_the_blatant_effect_of_five_persons_cannot_be_decided():
+    from aif360_subjective.detectors.error_control.resampling import block_choices
+
+    assert [block_choices(G) for G in (4, 5, 6, 7, 8)] == [6, 10, 20, 35, 70]
+    # five persons of unequal sizes, the persons of r0 erring 50 times more: before, "no subgroup differs" (the
+    # smallest adjusted p-value was 0.225 with 999 permutations, and could not fall below 1/10)
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(20, 60, 5)
+    person = np.repeat(np.arange(5), sizes)
+    region = np.array(["r0", "r1"])[np.arange(5) % 2][person]
+    X = pd.DataFrame({"region": region, "channel": rng.choice(["web", "phone"], len(person))})
+    y = rng.normal(size=len(person))
+    yhat = y + np.where(region == "r0", 5.0, 0.1) * rng.normal(size=len(person))
+    rep = detect_subgroups(X, y, yhat, task="regression", discovery="patterns",
+                           groups=pd.Series(person, name="person"), random_state=0, n_permutations=99)
+    assert np.nanmin(rep.significance.max_t().p_global) >= 0.1  # the bound the sentence states
+    why = rep.findings(0.05).attrs["undecidable"]
+    assert "at most 10 choices" in why and "no adjusted p-value can fall below 0.1" in why
+    assert "at least 6 clusters" in why
+    assert subgroup_answer(rep).lines[0].startswith("Cannot decide whether any subgroup differs")

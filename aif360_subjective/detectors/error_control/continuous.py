@@ -51,9 +51,9 @@ from .maxt import (
     DEFAULT_PERMUTATIONS,
     Families,
     MaxTResult,
+    candidate_offsets,
     check_n_permutations,
     pipelined,
-    scan_penalty,
 )
 from .resampling import Permuter, cluster_bootstrap_weights
 
@@ -309,10 +309,10 @@ def max_t_means(
         z_obs = flips.observed()
     else:
         z_obs = np.column_stack([z[:, 0] for z in zs(st.V, 1)])
-    if isinstance(penalty, np.ndarray):
-        pen = np.asarray(penalty, dtype=np.float64).reshape(m, 1)
-    else:
-        pen = scan_penalty(n_S, n)[:, None] if penalty else np.zeros((m, 1))
+    # the size penalty counts the units the permutations move: rows, or clusters when whole blocks of unequal sizes
+    # move (a candidate's rows then change with the arrangement, its clusters do not)
+    pen = (candidate_offsets(penalty, n_S, n, m) if flips is None
+           else candidate_offsets(penalty, flips.clusters, flips.n_clusters, m))
     blocks = [s for j in range(k) for s in (z_obs[:, j] - pen[:, 0], -z_obs[:, j] - pen[:, 0])]
     members_of = [[j] for j in range(2 * k)] + [[2 * j, 2 * j + 1] for j in range(k)] + [list(range(2 * k))]
     fams = Families(blocks, members_of)

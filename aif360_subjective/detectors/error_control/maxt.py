@@ -493,7 +493,8 @@ def max_t(
             key itself (:func:`~.keyed_permutation.seed_of`), so a Dask computation given the same int draws the
             same permutations.
         penalty: what is subtracted from each candidate's z before maximising: ``True`` the size penalty
-            ``sqrt(2 ln(N / n_S))`` (:func:`scan_penalty`), ``False`` nothing, or an (m,) array of offsets
+            ``sqrt(2 ln(N / n_S))`` (:func:`scan_penalty`; in clusters, ``G / g_S``, when whole blocks of unequal
+            sizes are permuted: :mod:`.cluster_permutation`), ``False`` nothing, or an (m,) array of offsets
             fixed without the outcome (the reports pass :func:`class_offsets` of the description classes).
         tests: which tests (positions in :data:`TESTS`; default all) to adjust; the others' adjusted p-values
             are NaN, and so is the global family unless all are asked for. Each test's adjusted p-values are the
@@ -827,7 +828,7 @@ def cluster_max_t(counter: Counter, t: np.ndarray, p: np.ndarray, groups: np.nda
         full[i] = obs[:, [j]]
     zs = BinaryZ().z(full)
     z_obs = np.column_stack([np.full(m, np.nan) if z is None else z[:, 0] for z in zs])
-    pen = candidate_offsets(penalty, flips.sizes, n, m)
+    pen = candidate_offsets(penalty, flips.clusters, flips.n_clusters, m)  # the size penalty counts clusters
 
     def batch(signs: np.ndarray) -> list[np.ndarray | None]:
         stats = flips.statistics(signs)

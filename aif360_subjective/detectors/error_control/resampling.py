@@ -46,6 +46,7 @@ __all__ = [
     "DESIGNS",
     "Permuter",
     "Sampling",
+    "block_choices",
     "sampling_of",
     "canonical_order",
     "check_groups",
@@ -200,12 +201,15 @@ class Sampling:
     def smallest_p(self, n_permutations: int) -> float:
         """The smallest adjusted p-value the design can give with ``n_permutations`` draws (``1 / (B + 1)``), or
         that its distinct arrangements allow: ``1 / G!`` for ``G`` clusters permuted whole, ``1 / prod(n_c!)`` for
-        rows permuted within clusters."""
+        rows permuted within clusters, and ``1 / C(G, floor(G / 2))`` for whole outcome blocks of unequal sizes
+        (:func:`block_choices`)."""
         floor = 1.0 / (int(n_permutations) + 1.0)
         if self.groups is None:
             return floor
         sizes = np.bincount(self.groups)
         sizes = sizes[sizes > 0]
+        if self._blocks():
+            return max(floor, 1.0 / block_choices(len(sizes)))
         if self.design == "between":
             log_arr = math.lgamma(len(sizes) + 1.0)
         else:
@@ -222,16 +226,27 @@ class Sampling:
             return ""
         sizes = np.bincount(self.groups)
         G = int((sizes > 0).sum())
-        if self.design == "between":
+        if self._blocks():
+            how = (f"{_count(G, 'cluster')} of rows by {self.group_name} of unequal sizes are permuted as whole "
+                   f"blocks, and a subgroup's statistic reads only which blocks land in it: at most "
+                   f"{block_choices(G):,} choices, so no adjusted p-value can fall below {smallest:.3g}")
+        elif self.design == "between":
             how = (f"{_count(G, 'cluster')} of rows by {self.group_name} permuted {'gives' if G == 1 else 'give'} "
                    f"{math.factorial(G):,} arrangement{'' if G < 2 else 's'}, so no adjusted p-value can fall below "
                    f"{smallest:.3g}")
         else:
             how = (f"rows permuted within {_count(G, 'cluster')} by {self.group_name} give too few arrangements, so "
                    f"no adjusted p-value can fall below {smallest:.3g}")
-        more = (f"; with whole clusters as the units a test needs at least {_least_clusters(alpha)} clusters"
-                if self.design == "between" else "")
+        least = _least_clusters(alpha, unequal_sizes(self.groups))
+        more = f"; with whole clusters as the units a test needs at least {least} clusters" \
+            if self.design == "between" else ""
         return f"cannot decide: {how}, above alpha = {plain(alpha)}{more}"
+
+    def _blocks(self) -> bool:
+        """Whether whole outcome blocks of unequal sizes, 4 or more, are permuted (:func:`block_choices` bounds the
+        p-values; with 3 or fewer no subgroup can be tested at all, and ``G!`` is the looser bound said)."""
+        return (self.design == "between" and unequal_sizes(self.groups)
+                and int((np.bincount(np.asarray(self.groups)) > 0).sum()) >= 4)
 
 
 def _count(n: int, noun: str) -> str:
@@ -239,10 +254,25 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _least_clusters(alpha: float) -> int:
-    """The fewest clusters whose permutations (``G!``) can give an adjusted p-value at ``alpha``."""
+def block_choices(G: int) -> int:
+    """``C(G, floor(G / 2))``: the most distinct values a subgroup's statistic takes when ``G >= 4`` whole outcome
+    blocks of unequal sizes are permuted (:mod:`.cluster_permutation`).
+
+    A subgroup of whole clusters is tested with at least two clusters on each side, and its statistic reads only
+    which blocks land in it (their sums), not in which order: the ``g! (G - g)!`` arrangements that move blocks
+    within each side give it the same value. The arrangements that tie with the observed maximum of the max-T
+    include those of the subgroup that attains it, so no adjusted p-value falls below ``1 / C(G, g)``, at most
+    ``1 / C(G, floor(G / 2))`` over ``2 <= g <= G - 2``: 1/6 with 4 clusters, 1/10 with 5, 1/20 with 6, 1/35 with 7
+    (not ``1 / G!``: 1/24 with 4 clusters, which said a test could decide where none can).
+    """
+    return math.comb(G, G // 2)
+
+
+def _least_clusters(alpha: float, blocks: bool = False) -> int:
+    """The fewest clusters whose permutations (``G!``, or with ``blocks`` :func:`block_choices` from 4 clusters)
+    can give an adjusted p-value at ``alpha``."""
     G = 1
-    while G < 170 and 1.0 / math.factorial(G) > alpha:
+    while G < 170 and 1.0 / (block_choices(G) if blocks and G >= 4 else math.factorial(G)) > alpha:
         G += 1
     return G
 
