@@ -12,7 +12,7 @@ random bitsets, after checking that they give the same counts:
 * **numba**: the same with ``kernel="numba"`` (compiled loops over the same tiles); and once more with 3 class
   bitsets (``support + 3 classes``: each test then yields 4 counts, as the max-T's class counts would).
 
-Each runs at three sizes of its input: **L1** (16 patterns x 16 items x 4,096 rows: 16 KB), **L2** (64 x 64 x
+Each runs at three sizes of its input: **L1** (16 patterns x 48 items x 4,096 rows: 32 KB), **L2** (64 x 64 x
 65,536 rows: 1 MB) and **memory** (256 x 16 x 4,000,000 rows: 128 MB of patterns, above the L3 cache).
 ``ceiling`` is this machine's rate for the loop alone: AND + popcount of two 2 KB word arrays that stay in L1,
 summed (Numba), the fused C figure of issue 42 measured here. Rates are per core: thread CPU time (the best of 3
@@ -40,7 +40,7 @@ from aif360_subjective.detectors.bitset_counts import and_counts, kernel_name  #
 #: The fused C kernel's in-cache rate of issue 42 (per core, L1, AVX-512): tests per second.
 C_FIGURE = 1.4e11
 SIZES = {  # name: (patterns, items, rows)
-    "L1": (16, 16, 4_096),
+    "L1": (16, 48, 4_096),
     "L2": (64, 64, 65_536),
     "memory": (256, 16, 4_000_000),
 }
