@@ -3,6 +3,8 @@
 * pyclustering 0.10.1.2 (its last release) calls ``numpy.warnings``, removed in numpy 1.24.
 * aif360 0.6.1 cannot handle pandas-3 string columns (``StringDtype``) and rejects NA: every
   frame handed to AIF360 goes through :func:`to_float_frame` first.
+* numpy >= 1.24 is supported, but ``numpy.bitwise_count`` (the bitsets' popcount) came in numpy 2.0:
+  :func:`bitwise_count` counts bytes through a table before it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 # numpy and pandas are imported inside the functions: the package's __init__ imports this module, and the command
 # line's --help and --version must stay fast.
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 
@@ -74,6 +77,35 @@ def is_string_like(s: pd.Series) -> bool:
     import pandas as pd
 
     return not (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s))
+
+
+def bitwise_count(words: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Set bits of each unsigned integer word, as uint8: ``numpy.bitwise_count`` (numpy >= 2.0) when there is one.
+
+    Args:
+        words: an array of unsigned integers (the bitsets' uint64 words).
+        out: a uint8 array of the same shape to write into, optional.
+
+    Returns:
+        numpy.ndarray: uint8 counts, ``out`` when given.
+    """
+    import numpy as np
+
+    count = getattr(np, "bitwise_count", None)
+    if count is not None:
+        result: np.ndarray = count(words, out=out)
+        return result
+    return byte_table_count(words, out)
+
+
+def byte_table_count(words: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`bitwise_count` for numpy < 2.0: each byte's count from a 256-entry table, summed per word."""
+    import numpy as np
+
+    table = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
+    words = np.ascontiguousarray(words)
+    by = table[words.view(np.uint8)].reshape(*words.shape, words.dtype.itemsize)
+    return np.add.reduce(by, axis=-1, dtype=np.uint8, out=out)
 
 
 class _OptionalDependencyFilter(logging.Filter):

@@ -134,8 +134,13 @@ DROP: tuple[str, ...] = (
 )
 
 #: Definitions replaced by name: x-means is the package's own vectorised one (no pyclustering), single linkage
-#: is scikit-learn's (no mlpack), progress bars are off (no tqdm).
+#: is scikit-learn's (no mlpack), progress bars are off (no tqdm), the bitset counts are NumPy's (no Numba).
 REPLACE: dict[str, str] = {
+    "_compiled": '''
+        def _compiled() -> _Kernel | None:
+            """None: AIF360 does not depend on Numba, so the NumPy path counts (the same counts)."""
+            return None
+    ''',
     "XMEANS_METHODS": '''
         XMEANS_METHODS = ("auto", "fast")
     ''',
@@ -367,7 +372,12 @@ def is_forbidden(module: str) -> bool:
 def internal_imports(module: str) -> Iterable[tuple[ast.ImportFrom | ast.Import, str, list[tuple[str, str]]]]:
     """Each package-internal import of ``module``: (node, source module, [(imported name, defining module)])."""
     tree = tree_of(module)
+    # a definition dropped or replaced by name takes its own imports with it (the compiled kernel's lazy import)
+    gone = [range(st.lineno, (st.end_lineno or st.lineno) + 1) for st in tree.body
+            if isinstance(st, ast.FunctionDef | ast.ClassDef) and st.name in (*DROP, *REPLACE)]
     for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom) and any(node.lineno in span for span in gone):
+            continue
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.split(".")[0] == PKG:

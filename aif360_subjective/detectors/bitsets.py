@@ -17,6 +17,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._compat import bitwise_count
+from .bitset_counts import and_counts
+
 __all__ = ["pack", "pack_columns", "unpack_to_csc", "unpack_one", "popcount_and", "bit_keys", "bits_at",
            "n_words"]
 
@@ -61,7 +64,7 @@ def unpack_to_csc(bits: np.ndarray, n: int, support: np.ndarray | None = None, b
     """
     k = len(bits)
     if support is None:
-        support = np.bitwise_count(bits).sum(axis=1) if k else np.zeros(0, dtype=np.int64)
+        support = bitwise_count(bits).sum(axis=1) if k else np.zeros(0, dtype=np.int64)
     by = bits.view(np.uint8).reshape(k, -1)
     width = by.shape[1]
     indptr = np.zeros(k + 1, dtype=np.int64)
@@ -82,12 +85,10 @@ def unpack_one(bitset: np.ndarray, n: int) -> np.ndarray:
     return np.flatnonzero(np.unpackbits(bitset.view(np.uint8))[:n])
 
 
-def popcount_and(a: np.ndarray, b: np.ndarray, block: int = 64) -> np.ndarray:
-    """(len(a), len(b)) counts of rows in both bitsets, ``block`` rows of ``a`` at a time."""
-    out = np.empty((len(a), len(b)), dtype=np.int64)
-    for s0 in range(0, len(a), block):  # block x len(b) x words words at a time
-        out[s0:s0 + block] = np.bitwise_count(a[s0:s0 + block, None, :] & b[None, :, :]).sum(axis=2)
-    return out
+def popcount_and(a: np.ndarray, b: np.ndarray, block: int | None = None) -> np.ndarray:
+    """(len(a), len(b)) counts of rows in both bitsets: the fused, cache-blocked :func:`.bitset_counts.and_counts`
+    (compiled when Numba is installed), ``block`` patterns a tile (None: from the cache sizes)."""
+    return and_counts(a, b, tile_patterns=block)[:, :, 0]
 
 
 def bit_keys(bits: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
@@ -95,7 +96,7 @@ def bit_keys(bits: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
     (equal sets have equal keys; unequal sets collide with probability about 2^-128). The multipliers are fixed
     (seed 0), so keys of bitsets of the same row count compare across calls."""
     if support is None:
-        support = np.bitwise_count(bits).sum(axis=1) if len(bits) else np.zeros(0, dtype=np.int64)
+        support = bitwise_count(bits).sum(axis=1) if len(bits) else np.zeros(0, dtype=np.int64)
     rng = np.random.default_rng(0)
     mult = rng.integers(1, 2**63, size=(2, bits.shape[1]), dtype=np.uint64) | np.uint64(1)
     with np.errstate(over="ignore"):

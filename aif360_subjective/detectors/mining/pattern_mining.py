@@ -404,7 +404,7 @@ def _frequent_extensions(level: np.ndarray, bits: np.ndarray, item_bits: np.ndar
     n_found, stop = 0, len(level)
     for s0 in range(0, len(level), block):  # m / block passes, each vectorised over its (block, items) pairs
         lv = level[s0:s0 + block]
-        counts = popcount_and(bits[s0:s0 + block], item_bits, block=block)
+        counts = popcount_and(bits[s0:s0 + block], item_bits)  # tiles of its own
         ok = extensions(lv, col) & (counts >= min_support)
         pi, ii = np.nonzero(ok)
         found.append((pi + s0, ii, counts[pi, ii]))
