@@ -37,7 +37,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..._param_tables import SUBGROUP_PARAMS
-from ..bitsets import pack_columns, popcount_and, unpack_one, unpack_to_csc
+from ..bitsets import popcount_and, unpack_one, unpack_to_csc
 from .cell_counts import CellCounter
 from .numeric_conditions import (
     base_edges,
@@ -49,7 +49,7 @@ from .numeric_conditions import (
     numeric_items,
     threshold_quantiles,
 )
-from .pattern_bits import and_of, blocks_of, keys_of, slot_matrix, with_ones
+from .pattern_bits import and_of, blocks_of, keys_of, pack_items, slot_matrix
 
 __all__ = ["MinedPatterns", "PatternText", "Items", "build_items", "mine_patterns", "check_min_support"]
 
@@ -469,7 +469,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
     # only frequent items are ever part of a pattern: work on those alone (at most n / min_support per column),
     # so that a column of thousands of rare levels costs no dense n x levels block; the patterns' bitsets are
     # formed from these a block at a time (:mod:`.pattern_bits`), never held for a whole level
-    ext_bits = with_ones(pack_columns(items.matrix[:, keep]))
+    ext_bits = pack_items(items.matrix, keep)
     level = np.arange(len(keep))[:, None]  # (m, k) positions among the frequent items, increasing
     all_pats, all_support = [level], [sup1[keep]]
     col = items.column[keep]
