@@ -13,13 +13,32 @@ reported as such, not waited for. The methods and their settings are those of ``
   (``alpha=0.99, k=1, max_l=3``) on the table discretised as there (numeric columns in 5 quantile bins);
   discretisation is timed with them.
 
-Printed per (size, method): seconds, peak resident memory of the child (MB, ``ru_maxrss``; it includes the
+Printed per (size, method): seconds, CPU seconds of the method (``ru_utime + ru_stime`` of the child after the table
+is made: the measure on a shared machine), peak resident memory of the child (MB, ``ru_maxrss``; it includes the
 interpreter, the imports and the generated table), whether the first reported subgroup is the planted slice
-(Jaccard >= 0.5); then per method the scaling exponent ``b`` of ``seconds ~ rows^b`` between consecutive sizes.
+(Jaccard >= 0.5); then per method the scaling exponent ``b`` of ``CPU seconds ~ rows^b`` between consecutive sizes.
+``--columns 30`` runs the wide table (24 categorical, 6 numeric columns; ``--sizes 20000``).
+
+``--profile ROWS`` prints ours' memory per stage on one table (start, peak and end resident MB, CPU seconds; the
+peak is reset between stages through ``/proc/self/clear_refs``, Linux). 200,000 rows, B = 200, on a loaded 2-core
+machine, before and after issue 42 (pattern bitsets formed from their items' when read, a block's cells formed
+from the codes, the permuted columns drawn one permutation at a time):
+
+=================  ===========================  ==========================
+stage              before: peak MB (CPU s)      after: peak MB (CPU s)
+=================  ===========================  ==========================
+table              238 (2.6)                    238 (3.2)
+mining + counts    5,137 (16.4)                 604 (17.6)
+max-T (ranking)    2,854 (10.7)                 785 (24.8)
+=================  ===========================  ==========================
+
+Before, 66,957 patterns held their row bitsets (1.6 GB at 200k rows, 8.4 GB at 1M: the 9-11 KB per row), three
+copies at the mining's end; the counter held every row's cell in each of the 175 column sets (1 KB per row); a
+max-T batch held (rows, 50) index and float arrays (about 2 KB per row per batch in flight).
 
 Run: ``python benchmarks/scale_patterns.py`` (all three sizes, 300 s limit per run); ``--sizes 50000 200000`` for
 the quick run. DivExplorer and SliceLine are optional (``pip install divexplorer sliceline``); a missing one is
-reported as missing.
+reported as missing. pysubgroup 0.9.0 is not run: it requires numpy < 2, which this package does not run on.
 """
 
 from __future__ import annotations
@@ -40,19 +59,47 @@ METHODS = ("ours", "DivExplorer", "SliceLine")
 _MODULE = {"DivExplorer": "divexplorer", "SliceLine": "sliceline"}
 
 
-def table(n: int, seed: int = 0):
+def table(n: int, seed: int = 0, n_categorical: int = 8, n_numeric: int = 2):
     from aif360_subjective.datasets import make_planted_slice
 
-    return make_planted_slice(n, n_conditions=2, planted_share=0.05, effect=0.2, n_categorical=8, n_numeric=2,
-                              random_state=seed)
+    return make_planted_slice(n, n_conditions=2, planted_share=0.05, effect=0.2, n_categorical=n_categorical,
+                              n_numeric=n_numeric, random_state=seed)
 
 
-def child(method: str, n: int) -> dict:
-    """One run in this process: seconds, peak memory, whether the planted slice came first."""
+def _status_mb(field: str) -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(float(line.split()[1]) / 1024.0 for line in f if line.startswith(field))
+
+
+def profile(n: int, n_permutations: int) -> None:
+    """Peak resident memory and CPU seconds per stage of ours on one table (Linux: the peak is reset between
+    stages through ``/proc/self/clear_refs``)."""
+    from aif360_subjective.detectors import detect_subgroups
+
+    def stage(name, fn):
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")  # resets the peak resident size (VmHWM)
+        start, t0 = _status_mb("VmRSS"), time.process_time()
+        out = fn()
+        print(f"{name:<26} {start:>9.0f} {_status_mb('VmHWM'):>9.0f} {_status_mb('VmRSS'):>9.0f} "
+              f"{time.process_time() - t0:>8.1f}", flush=True)
+        return out
+
+    print(f"{n:,} rows, B = {n_permutations}\n{'stage':<26} {'start MB':>9} {'peak MB':>9} {'end MB':>9} {'CPU s':>8}")
+    b = stage("table", lambda: table(n))
+    rep = stage("mining + counts", lambda: detect_subgroups(b.X, b.y_true, b.y_pred, discovery="patterns",
+                                                             random_state=0, n_permutations=n_permutations))
+    stage("max-T (ranking)", lambda: rep.ranking("statistical_parity", kind="all", n=1))
+
+
+def child(method: str, n: int, columns: int = 10) -> dict:
+    """One run in this process: seconds, CPU seconds, peak memory, whether the planted slice came first
+    (``columns``: 10 = 8 categorical and 2 numeric; 30 = 24 and 6)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import slice_finders as sf
 
-    b = table(n)
+    b = table(n, n_categorical=columns * 4 // 5, n_numeric=columns // 5)
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     if method == "ours":
         run = sf.run_ours(b.X, b.y_true, b.y_pred, "SP", "patterns", 0)
         seconds = run.seconds
@@ -68,14 +115,15 @@ def child(method: str, n: int) -> dict:
         inter = np.logical_and(run.found, b.planted).sum()
         union = np.logical_or(run.found, b.planted).sum()
         hit = bool(union and inter / union >= 0.5)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
-    return {"seconds": seconds, "peak_mb": peak_mb, "hit": hit}
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = use.ru_utime + use.ru_stime - cpu0.ru_utime - cpu0.ru_stime  # the method's, not the table's
+    return {"seconds": seconds, "cpu": cpu, "peak_mb": use.ru_maxrss / 1024.0, "hit": hit}  # kB on Linux
 
 
-def run_one(method: str, n: int, timeout: float) -> dict:
+def run_one(method: str, n: int, timeout: float, columns: int = 10) -> dict:
     if method in _MODULE and importlib.util.find_spec(_MODULE[method]) is None:
         return {"status": "not installed"}
-    cmd = [sys.executable, __file__, "--child", method, str(n)]
+    cmd = [sys.executable, __file__, "--child", method, str(n), str(columns)]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -91,23 +139,29 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[50_000, 200_000, 2_000_000])
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run (default 300)")
-    ap.add_argument("--child", nargs=2, metavar=("METHOD", "ROWS"), help=argparse.SUPPRESS)
+    ap.add_argument("--columns", type=int, default=10, help="10 (8 categorical, 2 numeric) or 30 (24, 6)")
+    ap.add_argument("--profile", type=int, metavar="ROWS", help="ours' memory and CPU per stage on one table")
+    ap.add_argument("--permutations", type=int, default=200, help="B of --profile")
+    ap.add_argument("--child", nargs=3, metavar=("METHOD", "ROWS", "COLUMNS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.child[0], int(args.child[1]))))
+        print(json.dumps(child(args.child[0], int(args.child[1]), int(args.child[2]))))
         return
-    print(f"{'rows':>10}  {'method':<12} {'seconds':>9} {'peak MB':>8}  planted first")
+    if args.profile:
+        profile(args.profile, args.permutations)
+        return
+    print(f"{'rows':>10}  {'method':<12} {'seconds':>9} {'CPU s':>8} {'peak MB':>8}  planted first")
     results: dict[str, list[tuple[int, float]]] = {m: [] for m in args.methods}
     for n in args.sizes:
         for m in args.methods:
-            r = run_one(m, n, args.timeout)
+            r = run_one(m, n, args.timeout, args.columns)
             if r["status"] != "ok":
                 print(f"{n:>10,}  {m:<12} {r['status']:>9}")
                 continue
-            results[m].append((n, r["seconds"]))
-            print(f"{n:>10,}  {m:<12} {r['seconds']:>9.2f} {r['peak_mb']:>8.0f}  {'yes' if r['hit'] else 'no'}",
-                  flush=True)
-    print("\nscaling exponent b (seconds ~ rows^b) between consecutive sizes:")
+            results[m].append((n, r["cpu"]))
+            print(f"{n:>10,}  {m:<12} {r['seconds']:>9.2f} {r['cpu']:>8.1f} {r['peak_mb']:>8.0f}  "
+                  f"{'yes' if r['hit'] else 'no'}", flush=True)
+    print("\nscaling exponent b (CPU seconds ~ rows^b) between consecutive sizes:")
     for m, pts in results.items():
         parts = [f"{a:,}->{c:,}: b = {math.log(tc / ta) / math.log(c / a):.2f} (x{tc / ta:.1f})"
                  for (a, ta), (c, tc) in zip(pts, pts[1:], strict=False)]

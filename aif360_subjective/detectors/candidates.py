@@ -238,8 +238,10 @@ class Candidates:
         for f in self.families:
             start = self._start[f.kind]
             here = (positions >= start) & (positions < start + len(f.ids))
-            if here.any():
-                out[here] = f.bits()[positions[here] - start]
+            if here.any():  # a family that forms its bitsets (the mined patterns) forms only these
+                local = positions[here] - start
+                bits_of = getattr(f, "bits_of", None)
+                out[here] = f.bits()[local] if bits_of is None else bits_of(local)
         return out
 
     def counted_containment(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

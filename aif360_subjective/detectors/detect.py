@@ -33,14 +33,16 @@ from .asdf.lopsided import flag_lopsided
 from .asdf.patterns import entropy_patterns
 from .asdf.selection import compare_clusterings_encoded, fairness_separation
 from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
+from .cost_estimate import check_cost, estimate_cost
 from .encoding import encode_for_clustering, factorize_columns
 from .error_control.continuous import OutcomeColumn
-from .error_control.maxt import DEFAULT_PERMUTATIONS
+from .error_control.maxt import BATCH, DEFAULT_PERMUTATIONS, WORKERS
 from .error_control.resampling import Sampling, row_keys, sampling_of, warn_id_like_columns
 from .mining.pattern_mining import (
     DEFAULT_BINS,
     DEFAULT_MAX_MERGE,
     DEFAULT_THRESHOLDS,
+    Items,
     MinedPatterns,
     build_items,
     check_min_support,
@@ -373,7 +375,24 @@ def analyse(
 def mine(X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:
     """The pattern candidates of ``X`` under ``opts`` (see :mod:`.pattern_mining`)."""
     items = build_items(X, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
-    return mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
+    # refused before minutes of work: the rows' part of the cost alone (no candidate yet), then with the patterns
+    check_pattern_cost(items, [], opts.n_permutations)
+    mined = mine_patterns(items, check_min_support(opts.min_support, len(X)), opts.max_length, opts.max_patterns)
+    check_pattern_cost(items, mined.patterns, opts.n_permutations)
+    return mined
+
+
+def check_pattern_cost(items: Items, patterns: list[tuple[int, ...]], n_permutations: int) -> None:
+    """Refuse a pattern analysis whose memory estimate (:mod:`.cost_estimate`) exceeds what the machine has.
+
+    Raises:
+        ValueError: naming ``max_patterns``, ``min_support``, ``n_bins`` and the Dask path.
+    """
+    n, n_cols = items.codes.shape
+    sets = {tuple(sorted({int(items.column[j]) for j in pat})) for pat in patterns}
+    cost = estimate_cost(n, n_cols, int(items.matrix.nnz), items.matrix.shape[1], len(patterns), n_permutations,
+                         len(sets), BATCH, WORKERS)
+    check_cost(cost, f"{n:,} rows and {len(patterns):,} patterns")
 
 
 def reusable_patterns(report: Any, X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:

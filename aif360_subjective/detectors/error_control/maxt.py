@@ -73,6 +73,7 @@ from .cluster_permutation import BinaryZ, ClusterPermutation, binary_columns
 from .counters import Counter, MemberCounter, PermutedCounts, as_counter
 from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
+from .row_permutations import permuted_columns
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "BATCH", "WORKERS", "Families", "MaxTResult", "adjust_tests",
            "candidate_offsets", "cluster_max_t", "max_t", "pipelined", "observed_z", "check_n_permutations",
@@ -555,6 +556,8 @@ def max_t(
     permuted = PermutedCounts(counter, t)
 
     def submit(pool: ThreadPoolExecutor, b: int) -> Future[list[np.ndarray | None]]:
+        if groups is None:  # rows as the units: the same draws, straight into the 0/1 block the counter reads
+            return pool.submit(_counted, counter, permuted_columns(permuter, rng, b, t, p, need), b, need)
         idx = permuter.draw(rng, b)
         if by_clusters:  # truth and prediction move together with their cluster
             return pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
@@ -562,6 +565,16 @@ def max_t(
         return pool.submit(permuted.counts, p[idx], c[idx], p_b, need)
 
     return adjust_tests(std, z_obs, pen, tests, B, pipelined(B, submit), by_clusters, permuter.unit)
+
+
+def _counted(counter: Counter, Y: np.ndarray, b: int, need: tuple[bool, bool, bool, bool]) -> list[np.ndarray | None]:
+    """The four permuted counts (:data:`COUNTS`, None where not needed) from the block of
+    :func:`~.row_permutations.permuted_columns`."""
+    cnt = counter.count(Y)
+    out: list[np.ndarray | None] = [None] * 4
+    for j, i in enumerate(i for i in range(4) if need[i]):
+        out[i] = cnt[:, j * b:(j + 1) * b]
+    return out
 
 
 class PermutedCountsProvider(Protocol):

@@ -30,6 +30,8 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -57,8 +59,9 @@ class CellCounter:
         column: per item, its column.
         lo, hi: per item, the codes it covers, ``lo <= code < hi``.
         patterns: per pattern, its item positions (items of distinct columns, in increasing column order).
-        bits: (patterns, words) bitsets of the patterns' rows, optional: without them every set is counted
-            through its cells.
+        bits: (patterns, words) bitsets of the patterns' rows, or a function of pattern positions giving theirs
+            (:meth:`~.pattern_mining.MinedPatterns.bits_of`: only the patterns counted through their members are
+            formed), optional: without them every set is counted through its cells.
         support: rows per pattern (with ``bits``).
         radix: per column, the number of its codes (default: the largest code in ``codes`` plus one); pass the
             whole table's when ``codes`` are a part of it.
@@ -72,9 +75,14 @@ class CellCounter:
     _MEMBER_COST = 4.0
 
     def __init__(self, codes: np.ndarray, column: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                 patterns: list[tuple[int, ...]], bits: np.ndarray | None = None, support: np.ndarray | None = None,
+                 patterns: list[tuple[int, ...]],
+                 bits: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+                 support: np.ndarray | None = None,
                  radix: np.ndarray | None = None):
-        codes = np.asarray(codes, dtype=np.int64)
+        codes = np.asarray(codes)
+        if not np.issubdtype(codes.dtype, np.integer):
+            codes = codes.astype(np.int64)
+        self._codes = codes  # kept as given (the items' int32 codes, no copy): each block's cells are read from it
         n = codes.shape[0]
         if radix is None:  # a part of a table (a Dask partition) passes the whole table's, so every code has a cell
             radix = codes.max(axis=0) + 1 if n else np.ones(codes.shape[1], dtype=np.int64)
@@ -96,13 +104,15 @@ class CellCounter:
                 by_members.append(ids)
             else:
                 cell_sets.append((cols, ids, P))
-        row_cells = np.empty((n, len(cell_sets)), dtype=np.int64)  # narrowed to 32 bits below when the cells fit
+        #: per cell set, how a row's cell is found from its codes: (columns, strides, dense map or None, sorted
+        #: codes, their cells); not a (rows, sets) array of cells, formed a block of rows at a time instead
+        self._maps: list[tuple[list[int], np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]] = []
         a_rows, a_cols = [], []
         c_rows, c_cols, c_sign = [], [], []
         #: the column sets counted through corner sums: (first cell, cross-table shape, first prefix entry)
         self._corners: list[tuple[int, tuple[int, ...], int]] = []
         n_cells = n_prefix = 0
-        for g, (cols, ids, P) in enumerate(cell_sets):
+        for cols, ids, P in cell_sets:
             stride = np.ones(len(cols), dtype=np.int64)
             for j in range(len(cols) - 2, -1, -1):  # mixed radix, last column fastest
                 stride[j] = stride[j + 1] * radix[cols[j + 1]]
@@ -112,7 +122,7 @@ class CellCounter:
                     f"the cross-table of columns {list(cols)} has {n_codes:.3g} cells: too many to index; raise "
                     "min_support (fewer distinct values take part in patterns) or lower max_length"
                 )
-            code = codes[:, list(cols)] @ stride
+            code = codes[:, list(cols)].astype(np.int64) @ stride
             dense = n_codes <= max(4 * n, 2**20)
             shape = tuple(int(radix[c]) for c in cols)
             box_cost = float(np.prod(hi[P] - lo[P], axis=1, dtype=np.float64).sum())
@@ -120,7 +130,7 @@ class CellCounter:
             if dense and corner_cost < box_cost:
                 # long runs (one-sided conditions): each pattern from the 2^L corners of its box in the prefix sums
                 # of the whole cross-table, instead of one entry per cell of the box
-                row_cells[:, g] = n_cells + code
+                self._maps.append(_cell_map(list(cols), stride, n_cells + np.arange(n_codes), None))
                 r, c_, sg = _corner_entries(lo[P], hi[P], shape)
                 c_rows.append(ids[r])
                 c_cols.append(n_prefix + c_)
@@ -143,14 +153,12 @@ class CellCounter:
             local = np.full(index.size, -1, dtype=np.int64)
             local[used] = n_cells + np.arange(int(used.sum()))
             n_cells += int(used.sum())
-            row_cells[:, g] = local[index.of(code)]
+            self._maps.append(_cell_map(list(cols), stride, None if index.lookup is None else np.where(
+                index.lookup >= 0, local[index.lookup], -1), (index.present, local)))
             for r_ids, r_pos in hits:
                 a_rows.append(r_ids)
                 a_cols.append(local[r_pos])
         self.n_cells = n_cells
-        row_cells[row_cells < 0] = n_cells  # the sink
-        itype = np.int32 if max(n_cells + 1, row_cells.size) < 2**31 else np.int64
-        row_cells = row_cells.astype(itype)  # the blocks hold these indices (Adult: 22.3 million), no other copy
         r = np.concatenate(a_rows) if a_rows else np.zeros(0, dtype=np.int64)
         c = np.concatenate(a_cols) if a_cols else np.zeros(0, dtype=np.int64)
         self.A = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, n_cells + 1))
@@ -158,14 +166,16 @@ class CellCounter:
             (np.concatenate(c_sign), (np.concatenate(c_rows), np.concatenate(c_cols))), shape=(k, n_prefix)
         ) if c_rows else None
         self._n_prefix = n_prefix
-        self._blocks = ([_cells_of(row_cells[s0:s0 + self._BLOCK], n_cells + 1) for s0 in range(0, n, self._BLOCK)]
-                        if cell_sets else [])
+        # 32-bit cell indices while they fit (as when every row's cells were held: the same products)
+        self._itype = np.int32 if max(n_cells + 1, n * len(cell_sets)) < 2**31 else np.int64
+        self._bounds = [(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)] if cell_sets else []
         # the sets cheaper to count through their members
         self.member_ids = np.concatenate(by_members) if by_members else np.zeros(0, dtype=np.int64)
         self._members: MemberCounter | None = None
         if len(self.member_ids):
             assert bits is not None and support is not None  # by_members is empty without them
-            self._members = MemberCounter(unpack_to_csc(bits[self.member_ids], n, support[self.member_ids]))
+            chosen = bits(self.member_ids) if callable(bits) else bits[self.member_ids]
+            self._members = MemberCounter(unpack_to_csc(chosen, n, support[self.member_ids]))
 
     def cell_counts(self, Y: np.ndarray) -> np.ndarray:
         """(cells + sink, c) float64 counts of every cell's rows where each column of ``Y`` is 1 (weighted:
@@ -173,18 +183,32 @@ class CellCounter:
         Y = np.asarray(Y)
         binary = is_binary(Y)
         out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=np.float64)
-        s0 = 0
-        for C in self._blocks:  # none when every set is counted through its members
-            s1 = s0 + C.shape[1]
+        for s0, s1, C in self._cell_blocks():  # none when every set is counted through its members
             # exact 16-bit counts (at most 65,535 rows per block), or weights summed in float64
             out += C @ Y[s0:s1].astype(np.uint16) if binary else float_ones(C) @ Y[s0:s1].astype(np.float64)
-            s0 = s1
         return out
+
+    def _cell_blocks(self) -> Iterator[tuple[int, int, sp.csc_matrix]]:
+        """(first row, end row, cells x rows indicator) of every block of :attr:`_BLOCK` rows, formed from the rows'
+        codes when read: a block's cells cost ``block x sets`` indices for the time of its product, where holding
+        every row's cells cost ``rows x sets`` (1 KB per row for the 175 column sets of 10 columns)."""
+        for s0, s1 in self._bounds:
+            codes = self._codes[s0:s1]
+            row_cells = np.empty((s1 - s0, len(self._maps)), dtype=self._itype)
+            for g, (cols, stride, dense, present, cell) in enumerate(self._maps):
+                code = codes[:, cols].astype(np.int64) @ stride
+                if dense is not None:
+                    row_cells[:, g] = dense[code]
+                else:  # the used cells' codes, sorted: the others (and empty cells) go to the sink
+                    pos = np.minimum(np.searchsorted(present, code), max(len(present) - 1, 0))
+                    row_cells[:, g] = np.where(present[pos] == code, cell[pos], -1) if len(present) else -1
+            row_cells[row_cells < 0] = self.n_cells  # the sink
+            yield s0, s1, _cells_of(row_cells, self.n_cells + 1)
 
     def count(self, Y: np.ndarray) -> np.ndarray:
         """(patterns, c) float64: rows of each pattern where each column of the (rows, c) ``Y`` is 1; for a
         float ``Y`` (weights), the sum of its values over each pattern's rows."""
-        if self._blocks:
+        if self._bounds:
             cells = self.cell_counts(Y)
             out: np.ndarray = self.A @ cells
             if self._corner_A is not None:
@@ -200,13 +224,10 @@ class CellCounter:
         candidates x clusters sums of :mod:`.cluster_flips`), by sparse products through the cells."""
         D = sp.csr_matrix(D, dtype=np.float64)
         out = sp.csr_matrix((self.shape[1], D.shape[1]), dtype=np.float64)
-        if self._blocks:
+        if self._bounds:
             cells = sp.csr_matrix((self.n_cells + 1, D.shape[1]), dtype=np.float64)
-            s0 = 0
-            for C in self._blocks:
-                s1 = s0 + C.shape[1]
+            for s0, s1, C in self._cell_blocks():
                 cells = cells + float_ones(C) @ D[s0:s1]
-                s0 = s1
             out = sp.csr_matrix(self.A @ cells)
         if self._members is not None:  # their rows of ``A`` are empty: scatter the members' sums there
             k = len(self.member_ids)
@@ -248,6 +269,20 @@ def _corner_entries(lo: np.ndarray, hi: np.ndarray, shape: tuple[int, ...]) -> t
         cols.append(corner[keep] @ pstride)
         signs.append(np.full(int(keep.sum()), -1.0 if (L - int(at_hi.sum())) % 2 else 1.0))
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(signs)
+
+
+def _cell_map(cols: list[int], stride: np.ndarray, dense: np.ndarray | None,
+              found: tuple[np.ndarray, np.ndarray] | None) -> tuple[list[int], np.ndarray, np.ndarray | None,
+                                                                     np.ndarray, np.ndarray]:
+    """How :meth:`CellCounter._cell_blocks` finds a row's cell in one column set: a map from every code of the
+    cross-table (``dense``, -1 for the sink; kept while it holds at most 2^20 codes), else the sorted codes of the
+    used cells and their cells (``found``: the non-empty codes and their cells, -1 unused)."""
+    if dense is not None and len(dense) <= 2**20 or found is None:
+        assert dense is not None
+        return cols, stride, dense, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    present, cell = found
+    used = cell >= 0
+    return cols, stride, None, present[used], cell[used]
 
 
 def _cells_of(row_cells: np.ndarray, n_cells: int) -> sp.csc_matrix:

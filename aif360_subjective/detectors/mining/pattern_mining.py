@@ -37,7 +37,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..._param_tables import SUBGROUP_PARAMS
-from ..bitsets import bit_keys, pack, popcount_and, unpack_one, unpack_to_csc
+from ..bitsets import popcount_and, unpack_one, unpack_to_csc
 from .cell_counts import CellCounter
 from .numeric_conditions import (
     base_edges,
@@ -49,6 +49,7 @@ from .numeric_conditions import (
     numeric_items,
     threshold_quantiles,
 )
+from .pattern_bits import and_of, blocks_of, keys_of, pack_items, slot_matrix
 
 __all__ = ["MinedPatterns", "PatternText", "Items", "build_items", "mine_patterns", "check_min_support"]
 
@@ -201,12 +202,16 @@ class MinedPatterns(PatternText):
     """Patterns mined from one table: the candidate family of kind ``"pattern"``.
 
     Implements :class:`~aif360_subjective.detectors.candidates.CandidateFamily`: its candidates are the patterns
-    in mining order (ids 0, 1, ...), counted through their cells (:meth:`counter`).
+    in mining order (ids 0, 1, ...), counted through their cells (:meth:`counter`). The patterns' row bitsets are
+    not held: each is the AND of its items' (:mod:`.pattern_bits`), formed by :meth:`bits_of` when read.
 
     Attributes:
         items: the items (see :class:`Items`).
         patterns: per pattern, the sorted tuple of its item positions.
-        row_bits: (patterns, words) uint64 bitsets of their rows (:mod:`.bitsets`).
+        item_bits: (frequent items + 1, words) uint64 bitsets of the frequent items' rows and, last, an all-ones
+            bitset (:func:`.pattern_bits.with_ones`).
+        slots: (patterns, widest) int32 rows of ``item_bits`` whose AND is each pattern's rows (padded with the
+            all-ones row).
         support: rows per pattern.
         n_identical: patterns left out because an earlier, not longer pattern had the same rows.
         min_support: the support threshold in rows.
@@ -224,7 +229,8 @@ class MinedPatterns(PatternText):
 
     items: Items
     patterns: list[tuple[int, ...]]
-    row_bits: np.ndarray
+    item_bits: np.ndarray
+    slots: np.ndarray
     support: np.ndarray
     n_identical: int
     min_support: int
@@ -241,21 +247,29 @@ class MinedPatterns(PatternText):
         return int(self.items.matrix.shape[0])
 
     @cached_property
-    def _members(self) -> sp.csc_matrix:
-        return unpack_to_csc(self.row_bits, self.n_rows, self.support)
-
-    @cached_property
     def _counter(self) -> CellCounter:
         return CellCounter(self.items.codes, self.items.column, self.items.lo, self.items.hi, self.patterns,
-                           bits=self.row_bits, support=self.support)
+                           bits=self.bits_of, support=self.support)
+
+    def bits_of(self, positions: np.ndarray | slice) -> np.ndarray:
+        """(len(positions), words) bitsets of the patterns at ``positions`` (formed: each the AND of its items')."""
+        return and_of(self.item_bits, self.slots[positions])
+
+    @property
+    def row_bits(self) -> np.ndarray:
+        """(patterns, words) every pattern's bitset, formed on each access (``patterns x rows / 8`` bytes: read
+        :meth:`bits_of` for a few)."""
+        return self.bits_of(slice(None))
 
     def members(self) -> sp.csc_matrix:
-        """(rows, patterns) boolean CSC membership, unpacked from the bitsets when first asked for (the analysis
-        itself counts through :meth:`counter` and reads the bitsets)."""
-        return self._members
+        """(rows, patterns) boolean CSC membership, unpacked from the bitsets a block at a time when asked for
+        (the analysis itself counts through :meth:`counter`)."""
+        parts = [unpack_to_csc(self.bits_of(sl), self.n_rows, self.support[sl])
+                 for sl in blocks_of(len(self.patterns), self.item_bits.shape[1])]
+        return sp.hstack(parts, format="csc") if parts else sp.csc_matrix((self.n_rows, 0), dtype=bool)
 
     def bits(self) -> np.ndarray:
-        """(patterns, words) bitsets of the patterns' rows."""
+        """(patterns, words) bitsets of the patterns' rows (every one formed: :meth:`bits_of` forms a few)."""
         return self.row_bits
 
     def counter(self) -> CellCounter:
@@ -264,7 +278,7 @@ class MinedPatterns(PatternText):
 
     def rows(self, i: int) -> np.ndarray:
         """The rows (sorted) of pattern ``i``."""
-        return unpack_one(self.row_bits[i], self.n_rows)
+        return unpack_one(self.bits_of(np.array([i]))[0], self.n_rows)
 
 
 def check_min_support(min_support: Any, n: int) -> int:
@@ -380,15 +394,15 @@ def extensions(level: np.ndarray, col: np.ndarray) -> np.ndarray:
     return ok
 
 
-def _frequent_extensions(level: np.ndarray, bits: np.ndarray, item_bits: np.ndarray, col: np.ndarray,
-                         min_support: int, room: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+def _frequent_extensions(level: np.ndarray, ext_bits: np.ndarray, col: np.ndarray, min_support: int,
+                         room: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """The frequent extensions of a level by a later item of another column, counted a block of patterns at a
     time (:data:`COUNT_BLOCK_BYTES`), stopping after the block where more than ``room`` of them have been found.
 
     Args:
         level: (m, k) the level's patterns as increasing positions among the frequent items.
-        bits: (m, words) their rows' bitsets.
-        item_bits: (items, words) the frequent items' bitsets.
+        ext_bits: (items + 1, words) the frequent items' bitsets and an all-ones one (:func:`.pattern_bits.with_ones`):
+            a block's bitsets are formed from them (never the whole level's at once).
         col: the frequent items' columns.
         min_support: rows.
         room: stop once more than this many are found (None: count them all).
@@ -398,13 +412,14 @@ def _frequent_extensions(level: np.ndarray, bits: np.ndarray, item_bits: np.ndar
         ``np.nonzero`` over the whole level), and whether they are all of them (if not, their number is a lower
         bound on the level's).
     """
+    item_bits = ext_bits[:-1]
     n_items, words = item_bits.shape
     block = max(1, COUNT_BLOCK_BYTES // max(1, n_items * words * 8))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     n_found, stop = 0, len(level)
     for s0 in range(0, len(level), block):  # m / block passes, each vectorised over its (block, items) pairs
         lv = level[s0:s0 + block]
-        counts = popcount_and(bits[s0:s0 + block], item_bits)  # tiles of its own
+        counts = popcount_and(and_of(ext_bits, lv), item_bits)  # tiles of its own
         ok = extensions(lv, col) & (counts >= min_support)
         pi, ii = np.nonzero(ok)
         found.append((pi + s0, ii, counts[pi, ii]))
@@ -424,7 +439,9 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
     """Every conjunction of up to ``max_length`` items of distinct columns with >= ``min_support`` rows.
 
     Rows are 64-bit bitsets: the supports of all extensions of a level are popcounts of bitwise ANDs (a block
-    of patterns against every item at once, :data:`COUNT_BLOCK_BYTES`), and an extension's rows are one AND.
+    of patterns against every item at once, :data:`COUNT_BLOCK_BYTES`). A pattern's bitset is the AND of its
+    items', formed for its block and dropped (:mod:`.pattern_bits`): the memory of the mining is the items'
+    bitsets and one block, not a bitset per pattern.
 
     The number of patterns of length k grows as the k-th power of the columns (5,000 rows of 24 categorical
     columns of 4 levels and 6 numeric ones: 1.06 million patterns of up to 3 conditions, whose max-T took 10
@@ -447,15 +464,14 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
     Returns:
         MinedPatterns: patterns in level order, identical row sets kept once.
     """
-    n = items.matrix.shape[0]
     sup1 = np.asarray(items.matrix.sum(axis=0)).ravel()
     keep = np.flatnonzero(sup1 >= min_support)
     # only frequent items are ever part of a pattern: work on those alone (at most n / min_support per column),
-    # so that a column of thousands of rare levels costs no dense n x levels block
-    item_bits = pack(items.matrix[:, keep].toarray())
+    # so that a column of thousands of rare levels costs no dense n x levels block; the patterns' bitsets are
+    # formed from these a block at a time (:mod:`.pattern_bits`), never held for a whole level
+    ext_bits = pack_items(items.matrix, keep)
     level = np.arange(len(keep))[:, None]  # (m, k) positions among the frequent items, increasing
-    bits = item_bits
-    all_pats, all_bits, all_support = [level], [bits], [sup1[keep]]
+    all_pats, all_support = [level], [sup1[keep]]
     col = items.column[keep]
     total, skipped = len(level), (None, 0, False)
     for _ in range(1, max_length):
@@ -464,7 +480,7 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
         # a level is cut when its frequent patterns number more than the room left (>= 1 of them, even when the
         # single items alone are above the bound): counting stops as soon as that many are found
         room = None if max_patterns is None else max(max_patterns - total, 0)
-        pi, ii, sup, complete = _frequent_extensions(level, bits, item_bits, col, min_support, room)
+        pi, ii, sup, complete = _frequent_extensions(level, ext_bits, col, min_support, room)
         if len(pi) == 0:
             break
         if room is not None and len(pi) > room:
@@ -472,21 +488,20 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
             break
         total += len(pi)
         level = np.column_stack([level[pi], ii])
-        bits = bits[pi] & item_bits[ii]
         all_pats.append(level)
-        all_bits.append(bits)
         all_support.append(sup)
-    B = np.vstack(all_bits) if all_bits else np.zeros((0, max(1, -(-n // 64))), dtype=np.uint64)
     support = np.concatenate(all_support).astype(np.int64)
+    slots = slot_matrix(all_pats, len(keep))
     pats = [tuple(row) for lv in all_pats for row in keep[lv].tolist()]  # back to item positions
     # identical row sets: keep the first (patterns are in level order, so the shortest)
-    keys = bit_keys(B, support)
+    keys = keys_of(lambda sl: and_of(ext_bits, slots[sl]), support, ext_bits.shape[1])
     _, first = np.unique(keys, axis=0, return_index=True)
     first = np.sort(first)
     return MinedPatterns(
         items=items,
         patterns=[pats[i] for i in first],
-        row_bits=B[first],
+        item_bits=ext_bits,
+        slots=slots[first],
         support=support[first],
         n_identical=int(len(pats) - len(first)),
         min_support=int(min_support),

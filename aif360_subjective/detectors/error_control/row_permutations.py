@@ -1,0 +1,79 @@
+"""The max-T's permuted outcome columns of rows as the units, drawn one permutation at a time into one 0/1 block.
+
+:func:`~.maxt.max_t` with rows as the units draws, per batch of ``b`` permutations, the source row of every row
+(:meth:`~.resampling.Permuter.draw`, an (n, b) index array) and the predictions permuted within the truths
+(:meth:`~.resampling.Permuter.draw_within`, an (n, b) float array), gathers the favourable and correct
+predictions at the source rows (two more (n, b) float arrays) and stacks the 0/1 columns it counts. At a million
+rows and b = 50 these are 400 MB each, several at once per batch in flight: most of the max-T's memory.
+
+:func:`permuted_columns` makes the same draws from the same generator in the same order (numpy's ``permuted`` of
+a (b, n) array along its rows is b shuffles one after the other, whatever the integer type), one permutation at a
+time in 32-bit positions, and writes each straight into its columns of the (n, k b) boolean block the counter
+reads: 1 byte per row and counted column, nothing else of size rows x b. The counts, and so the p-values, are
+those of the stacked float columns, bit for bit.
+
+References:
+    P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", Wiley, 1993 (the permutation schemes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .resampling import Permuter
+
+__all__ = ["permuted_columns"]
+
+
+def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np.ndarray, p: np.ndarray,
+                     need: tuple[bool, bool, bool, bool]) -> np.ndarray:
+    """(n, k b) boolean: for each needed count (favourable predictions, true positives, false positives, correct
+    predictions; k of them, in order) its (n, b) block of rows counted under the batch's ``b`` permutations.
+
+    The draws are :meth:`~.resampling.Permuter.draw` then :meth:`~.resampling.Permuter.draw_within` over the
+    truth-positive then the truth-negative rows, as :func:`~.maxt.max_t` makes them, and the block equals
+    ``np.hstack`` of :meth:`~.counters.PermutedCounts.counts`' columns on those draws.
+
+    Args:
+        permuter: rows as the units (no clusters).
+        rng: the generator (advanced as by the stacked draws).
+        b: permutations in the batch.
+        t, p: truth and prediction (0/1).
+        need: which counts are formed (all four are drawn whatever it says: the draws do not depend on it).
+
+    Raises:
+        ValueError: a permuter of clusters.
+    """
+    if permuter.groups is not None:
+        raise ValueError("permuted_columns permutes rows as the units: clusters go through Permuter.draw")
+    n = permuter.n
+    small = np.int32 if n < 2**31 else np.int64
+    t, p = np.asarray(t), np.asarray(p)
+    # as the stacked columns read them: p > 0 of the gathered predictions, (t == p) of the gathered pairs, the
+    # truths as booleans, the strata t == 1 and t != 1
+    fav_all, correct, truth = p > 0, t == p, t != 0
+    k = int(sum(need))
+    at = {i: j * b for j, i in enumerate(i for i in range(4) if need[i])}  # first column of each count
+    out = np.zeros((n, k * b), dtype=bool)
+    order = permuter.order.astype(small)
+    rows = np.empty(n, dtype=small)
+    for j in range(b):  # the joint permutation of (truth, prediction) pairs, as Permuter.draw's b columns
+        canon = rng.permuted(np.arange(n, dtype=small))
+        rows[order] = order[canon]
+        if 0 in at:
+            out[:, at[0] + j] = fav_all[rows]
+        if 3 in at:
+            out[:, at[3] + j] = correct[rows]
+    rank = np.empty(n, dtype=np.intp)
+    rank[permuter.order] = np.arange(n)
+    for stratum in (np.flatnonzero(t == 1), np.flatnonzero(t != 1)):  # draw_within's strata, in its order
+        stratum = stratum[np.argsort(rank[stratum], kind="stable")]
+        values, is_true = p[stratum] > 0, truth[stratum]
+        for j in range(b):  # b shuffles of the stratum, as draw_within's
+            fav = values[rng.permuted(np.arange(len(stratum), dtype=small))]
+            # a favourable prediction is a true positive on a truth-positive row, a false one on the others
+            if 1 in at:
+                out[stratum, at[1] + j] = fav & is_true
+            if 2 in at:
+                out[stratum, at[2] + j] = fav & ~is_true
+    return out
