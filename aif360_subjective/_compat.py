@@ -3,17 +3,20 @@
 * pyclustering 0.10.1.2 (its last release) calls ``numpy.warnings``, removed in numpy 1.24.
 * aif360 0.6.1 cannot handle pandas-3 string columns (``StringDtype``) and rejects NA: every
   frame handed to AIF360 goes through :func:`to_float_frame` first.
+* scikit-learn's OpenMP threads spin on a loaded machine during hundreds of small fits: :func:`single_threaded`
+  limits them through threadpoolctl (a dependency of scikit-learn, imported by name).
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 import types
 import warnings
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # numpy and pandas are imported inside the functions: the package's __init__ imports this module, and the command
 # line's --help and --version must stay fast.
@@ -36,6 +39,15 @@ def import_pyclustering() -> types.ModuleType:
 
     module: types.ModuleType = pyclustering
     return module
+
+
+def single_threaded() -> Any:
+    """A context manager running OpenMP and BLAS on one thread (``threadpoolctl.threadpool_limits(limits=1)``).
+
+    The limit reaches the native libraries loaded when it is entered: import the estimators first.
+    """
+    threadpoolctl = importlib.import_module("threadpoolctl")
+    return threadpoolctl.threadpool_limits(limits=1)
 
 
 def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:
