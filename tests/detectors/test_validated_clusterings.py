@@ -130,3 +130,31 @@ def test_validated_needs_binary_decisions():
     y = np.random.default_rng(0).normal(size=len(X))
     with pytest.raises(ValueError, match="needs binary decisions"):
         detect_subgroups(X, y, y + 0.1, task="regression", clusterings="validated", discovery="asdf")
+
+
+@pytest.mark.slow
+def test_chosen_clusters_export_to_aif360():
+    X, t, p = _table()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=1, n_permutations=19, discovery="asdf",
+                           clustering_models=[("kmeans", ["a"], 3)])
+    kind, ids = rep.validated.chosen()
+    sub = rep.to_aif360(X, t, p, kind, int(ids[0]))
+    assert sub.size == int(rep.members(kind, int(ids[0])).sum())
+    one = rep.to_aif360(X, t, p, "validated", 2)  # the third cluster of the k-means model on column a
+    assert one.description == "kmeans k=3 on (a): cluster 2"
+    assert one.size == int((rep.validated.family.labels[0] == 2).sum())
+
+
+@pytest.mark.slow
+def test_report_section_shows_the_table_and_why():
+    from aif360_subjective.report.subgroup_sections import subgroup_sections
+
+    X, t, p = _table()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=1, n_permutations=19, discovery="asdf",
+                           clustering_models=[("kmeans", ["a"], [2, 3])])
+    sections = subgroup_sections(rep, figures=False)
+    titles = [s.title for s in sections]
+    assert "Clustering models compared (validated clusterings)" in titles
+    seed_only = detect_subgroups(X, t, p, random_state=1, n_permutations=19, discovery="asdf")
+    assert "Clustering models compared (validated clusterings)" not in [s.title for s in
+                                                                        subgroup_sections(seed_only, figures=False)]
