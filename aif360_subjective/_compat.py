@@ -5,17 +5,20 @@
   frame handed to AIF360 goes through :func:`to_float_frame` first.
 * numpy >= 1.24 is supported, but ``numpy.bitwise_count`` (the bitsets' popcount) came in numpy 2.0:
   :func:`bitwise_count` counts bytes through a table before it.
+* scikit-learn's OpenMP threads spin on a loaded machine during hundreds of small fits: :func:`single_threaded`
+  limits them through threadpoolctl (a dependency of scikit-learn, imported by name).
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 import types
 import warnings
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # numpy and pandas are imported inside the functions: the package's __init__ imports this module, and the command
 # line's --help and --version must stay fast.
@@ -39,6 +42,15 @@ def import_pyclustering() -> types.ModuleType:
 
     module: types.ModuleType = pyclustering
     return module
+
+
+def single_threaded() -> Any:
+    """A context manager running OpenMP and BLAS on one thread (``threadpoolctl.threadpool_limits(limits=1)``).
+
+    The limit reaches the native libraries loaded when it is entered: import the estimators first.
+    """
+    threadpoolctl = importlib.import_module("threadpoolctl")
+    return threadpoolctl.threadpool_limits(limits=1)
 
 
 def to_float_frame(df: pd.DataFrame) -> pd.DataFrame:

@@ -60,6 +60,8 @@ class SubgroupsSpec:
         task: what the model predicts (``--task``: :func:`detect_subgroups`' ``task``; the command's default is
             :data:`DEFAULT_TASK`, binary decisions with ``--favorable-label``).
         groups: the table's column holding a cluster id (``--groups``), if any.
+        clusterings, clustering_models: the seed's one clustering or the validated clusterings (``--clusterings``,
+            ``--clustering-models``: algorithm names).
     """
 
     inputs: inputs.InputSpec
@@ -75,6 +77,8 @@ class SubgroupsSpec:
     out: str | None = None
     task: str = "binary"
     groups: str | None = None
+    clusterings: str = "seed"
+    clustering_models: tuple[str, ...] | None = None
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> SubgroupsSpec:
@@ -477,7 +481,9 @@ def subgroups(spec: SubgroupsSpec) -> int:
         rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=spec.clustering,
                                n_clusters=spec.n_clusters, entropy_threshold=spec.entropy_threshold,
                                categorical_features=spec.features.categorical, random_state=spec.inputs.seed,
-                               discovery=spec.discovery, task=task, groups=groups)
+                               discovery=spec.discovery, task=task, groups=groups, clusterings=spec.clusterings,
+                               clustering_models=None if spec.clustering_models is None
+                               else list(spec.clustering_models))
         from ..report.subgroup_recipe import subgroup_recipe
         from ..report.subgroup_sections import alternatives_sample_text
 
@@ -511,6 +517,13 @@ def subgroups(spec: SubgroupsSpec) -> int:
         return 0
 
     common.print_frame(rep.summary(), SUMMARY_CAPTION + ":")
+    if rep.validated is not None:
+        cv = rep.cluster_validation()
+        common.print_frame(cv.sort_values("fairness_index", ascending=False).head(spec.top)[
+            ["algorithm", "features", "k", "fairness_index", "fairness_separation", "silhouette", "selected"]],
+            f"Clustering models by fairness validation index, top {spec.top} of {len(cv)}:")
+        print(cv.attrs["why"])
+        print()
     note = auto_k_note(rep) if rep.has_clusters else None
     if note is not None:
         print(note)
@@ -682,6 +695,13 @@ def add_parser(sub: Any) -> common.Parser:
     add_task_options(sg)
     sg.add_argument("--groups", metavar="C", help="CSV table: a column holding a cluster id (person, item, "
                     "household): whole clusters are permuted and resampled, and the column is not a feature")
+    rule = SUBGROUP_PARAMS["clusterings"]
+    sg.add_argument("--clusterings", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
+    rule = SUBGROUP_PARAMS["clustering_models"]
+    sg.add_argument("--clustering-models", nargs="+", metavar="A", type=str,
+                    help="with --clusterings validated: the algorithms (slink, kmeans, ward, gmm, hdbscan), each on "
+                         "every numeric column and each pair of them at k = 5, 10, 20, 40 as the rows allow "
+                         "(default: kmeans)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     sg.set_defaults(func=run, memory_hint=MEMORY_HINT)
     return sg

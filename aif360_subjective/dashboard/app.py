@@ -252,6 +252,21 @@ def quiet_closed_websockets() -> None:
             logger.addFilter(closed)
 
 
+def _validation_markdown(report: Any, n: int = 10) -> str:
+    """The validated clusterings' models by fairness validation index and why one was chosen (empty without them);
+    their clusters are ranked with the subgroups of kind ``all``."""
+    if getattr(report, "validated", None) is None:
+        return ""
+    cv = report.cluster_validation()
+    top = cv.sort_values("fairness_index", ascending=False).head(n)
+    rows = "\n".join(f"| {'**✓**' if r.selected else ''} | {r.algorithm} | {r.features} | "
+                     f"{'auto' if pd.isna(r.k) else r.k} | {r.fairness_index:.2f} | {r.fairness_separation:.4f} |"
+                     for r in top.itertuples())
+    return ("### Clustering models (validated clusterings)\n\n" + lit(cv.attrs["why"]) + "\n\n"
+            "| selected | algorithm | features | k | fairness index | fairness separation |\n"
+            "|---|---|---|---|---|---|\n" + rows)
+
+
 def _widget(cls: Any, label: str, **kwargs: Any) -> Any:
     """A Panel widget with its label: ``label=`` where the installed Panel has it (``name=`` is deprecated from
     Panel 1.9 on), ``name=`` before."""
@@ -684,6 +699,11 @@ class Dashboard:
             self._sg_discovery = _widget(w.Select, "discovery", options=list(SUBGROUP_PARAMS.choices("discovery")),
                                          value=s.discovery or "both")
             controls.append(self._sg_discovery)
+        self._sg_clusterings = _widget(w.Select, "clusterings", options=list(SUBGROUP_PARAMS.choices("clusterings")),
+                                       value=s.clusterings)
+        controls.append(self._sg_clusterings)
+        # the validated clusterings' models by fairness validation index (empty with the seed's one clustering)
+        self._sg_validation = pn.pane.Markdown("", css_classes=["sg-validation"])
         self._syncing = False  # the metric control follows the report's task: no recomputation of its own
         for c in controls:
             c.param.watch(lambda e: None if self._syncing else
@@ -717,7 +737,7 @@ class Dashboard:
             self._sg_ranking, self._sg_detail, self._sg_rank_fig,
             pn.Row(self._sg_radar, pn.Column("### Subgroup sizes (click a bar for its metrics)", self._sg_sizes,
                                              sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-            "### Patterns (click ▸ to expand a row)", self._sg_patterns,
+            "### Patterns (click ▸ to expand a row)", self._sg_patterns, self._sg_validation,
             "### Export", download, pn.pane.Markdown("Equivalent command:"), self._sg_command,
             sizing_mode="stretch_width")
         return pn.Row(left, right, sizing_mode="stretch_width")
@@ -757,7 +777,7 @@ class Dashboard:
             entropy_threshold=float(tau), categorical=cat, metric=self._sg_metric.value,
             kind=self._sg_kind.value, direction=self._sg_direction.value, alpha=self._sg_alpha.value,
             min_size=int(min_size), discovery=None if self._sg_discovery is None else self._sg_discovery.value,
-            task=self._sg_task.value)
+            task=self._sg_task.value, clusterings=self._sg_clusterings.value)
 
     def _run_subgroups(self, settings: SubgroupSettings) -> None:
         """Every view of the subgroups tab from one result, shown together (the figures are drawn first)."""
@@ -796,6 +816,7 @@ class Dashboard:
             self._sg_status.object = status
             self._sg_verdict.object = verdict
             self._sg_notes.object = "\n\n".join(f"*{lit(n)}*" for n in v.notes)
+            self._sg_validation.object = _validation_markdown(v.report)
             _show_table(self._sg_ranking, v.ranking.reset_index())
             if patterns is not None:
                 _show_table(self._sg_patterns, patterns)

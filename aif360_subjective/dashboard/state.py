@@ -54,7 +54,7 @@ __all__ = [
 HIERARCHICAL = {"slink": "single", "ward": "ward"}
 #: Settings whose change re-clusters; re-cuts; only re-ranks. (A change of task keeps the clusters, which do not
 #: depend on the outcome, but every metric and the permutations change: it analyses again.)
-CLUSTER_FIELDS = ("clustering", "categorical", "discovery", "task")
+CLUSTER_FIELDS = ("clustering", "categorical", "discovery", "task", "clusterings")
 CUT_FIELDS = ("n_clusters", "entropy_threshold")
 #: The mitigations of the human-in-the-loop step.
 MITIGATIONS = {
@@ -132,6 +132,9 @@ class SubgroupSettings:
         task: what the model predicts, ``detect_subgroups(task=...)`` (the subgroup parameter table's values):
             ``"binary"`` analyses the 0/1 decisions, the others the labels as they are
             (:class:`SubgroupSession`'s ``outcomes``).
+        clusterings: ``detect_subgroups(clusterings=...)``: the seed's one clustering, or the validated clusterings
+            (the page then shows the models by fairness validation index, and ``kind="validated"`` ranks their
+            clusters).
     """
 
     clustering: str = "slink"
@@ -147,6 +150,7 @@ class SubgroupSettings:
     top: int = 5
     discovery: str | None = None
     task: str = "binary"
+    clusterings: str = "seed"
 
     def changed(self, other: SubgroupSettings | None) -> set[str]:
         """Names of the fields that differ from ``other`` (all when there is none)."""
@@ -272,6 +276,8 @@ class SubgroupSession:
         kwargs: dict[str, Any] = {}
         if s.discovery is not None:
             kwargs["discovery"] = s.discovery
+        if s.clusterings != "seed":  # the seed's runs call detect_subgroups as they always did
+            kwargs["clusterings"] = s.clusterings
         categorical = None if s.categorical is None else tuple(s.categorical)
         # mining depends on neither the clustering, k nor τ; kept per task, whose reports hold other metrics
         key = (categorical, s.task)
@@ -338,6 +344,8 @@ class SubgroupSession:
         prev = self.view
         changed = settings.changed(None if prev is None else prev.settings)
         flat_k = prev is not None and prev.settings.clustering not in HIERARCHICAL and "n_clusters" in changed
+        # the validated clusterings are fitted with the analysis: a new k or τ is a new analysis, not a re-cut
+        flat_k = flat_k or (settings.clusterings != "seed" and bool(changed & set(CUT_FIELDS)))
         t0 = time.perf_counter()
         if prev is None or changed & set(CLUSTER_FIELDS) or flat_k or _draws(settings) is None:
             step, rep = "clustering", self._fit(settings)

@@ -40,7 +40,7 @@ __all__ = ["AIF360Subgroup", "SUBGROUP_ATTRIBUTE", "subgroup_to_aif360"]
 #: Default name of the protected attribute holding membership of the subgroup.
 SUBGROUP_ATTRIBUTE = "subgroup"
 #: Kinds of subgroups a report can hold.
-_KINDS = ("cluster", "entropy", "pattern")
+_KINDS = ("cluster", "entropy", "pattern", "validated")
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ class AIF360Subgroup:
         unprivileged_groups: ``[{attribute: 1.0}]``, the subgroup.
         privileged_groups: ``[{attribute: 0.0}]``, the rest.
         description: the subgroup in the table's own names.
-        kind: ``"cluster"``, ``"entropy"`` or ``"pattern"``.
+        kind: ``"cluster"``, ``"entropy"``, ``"pattern"`` or ``"validated"`` (a cluster of a validated clustering
+            model: ``report.validated.chosen()`` gives the kind and ids of the selected model's clusters).
         id: the subgroup's id in the report.
         size: rows in the subgroup.
         sign: -1: an AIF360 difference (unprivileged minus privileged) is the report's value times ``sign``.
@@ -72,7 +73,8 @@ class AIF360Subgroup:
 
 def _description(report: SubgroupReport, kind: str, id: Any) -> str:
     descriptions = report.descriptions(kind)
-    ids = list(range(len(descriptions))) if kind == "pattern" else sorted(pd.unique(report.clusters).tolist())
+    ids = (list(range(len(descriptions))) if kind in ("pattern", "validated")
+           else sorted(pd.unique(report.clusters).tolist()))
     return str(descriptions[ids.index(id)])
 
 
@@ -105,7 +107,8 @@ def subgroup_to_aif360(report: SubgroupReport, X: Any, y_true: Any, y_pred: Any,
         X: the feature table given to ``detect_subgroups`` (same rows, same order).
         y_true: the truth labels given to it.
         y_pred: the predictions given to it.
-        kind: ``"cluster"``, ``"entropy"`` or ``"pattern"``.
+        kind: ``"cluster"``, ``"entropy"``, ``"pattern"`` or ``"validated"`` (a cluster of a validated clustering
+            model: ``report.validated.chosen()`` gives the kind and ids of the selected model's clusters).
         id: the subgroup's id (as in the report's rankings and findings).
         attribute: name of the protected attribute holding membership (1.0 = in the subgroup); it must not be a
             column of ``X``.

@@ -32,6 +32,7 @@ from .asdf.families import Clustering, EntropyFamily
 from .asdf.lopsided import flag_lopsided
 from .asdf.patterns import entropy_patterns
 from .asdf.selection import compare_clusterings_encoded, fairness_separation
+from .asdf.validated import ValidatedClusterings, run_validated_clusterings
 from .candidates import CandidateFamily, CandidateMetrics, Candidates, candidate_metrics
 from .cost_estimate import check_cost, estimate_cost
 from .encoding import encode_for_clustering, factorize_columns
@@ -112,6 +113,8 @@ def detect_subgroups(
     cluster_sample: int | None = DEFAULT_CLUSTER_SAMPLE,
     max_patterns: int | None = DEFAULT_MAX_PATTERNS,
     permutation: str = "auto",
+    clusterings: str = "seed",
+    clustering_models: Sequence[Any] | None = None,
 ) -> SubgroupReport:
     """Find subgroups by clustering, entropy patterns and pattern mining, and measure the classifier's
     fairness on each.
@@ -235,6 +238,17 @@ def detect_subgroups(
             binary decisions with rows as the unit). Keyed permutations are drawn over the rows' positions as given,
             so the in-memory analysis of a Dask table's rows (in partition order) gives the Dask analysis' p-values;
             the two schemes give p-values that differ by permutation noise (``benchmarks/dask_patterns.py``).
+        clusterings: ``"seed"`` (default: the seed's one clustering, exactly as before) or ``"validated"``: many
+            clustering models (algorithms x feature views x k, ``clustering_models``) are fitted, every cluster of
+            every model is a candidate of kind ``"validated"`` in the same max-T (so any finding among them, the
+            selected model's included, keeps the family-wise error), and the model with the largest fairness
+            validation index of ``selection_metric`` is selected (:meth:`SubgroupReport.cluster_validation`,
+            :mod:`~.asdf.validated`). Binary decisions only.
+        clustering_models: the models of ``clusterings="validated"``: None (k-means on every numeric column and on
+            each pair of numeric columns at k = 5, 10, 20, 40 as the rows allow) or a list of algorithm names
+            (``"slink"``, ``"kmeans"``, ``"ward"``, ``"gmm"``, ``"hdbscan"``; each on the ``"numeric"`` and
+            ``"pairs"`` views at the default ks) and ``(algorithm, view, k)`` tuples, the view ``"encoded"``,
+            ``"numeric"``, ``"pairs"`` or a list of columns (:func:`~.asdf.validated_models.expand_models`).
 
     Dask collections: ``X`` a Dask DataFrame and ``y_true`` / ``y_pred`` Dask Series are analysed per partition
     (:mod:`~.dask_detect`; only counts reach the client) with ``discovery="patterns"`` for binary decisions: the
@@ -264,7 +278,8 @@ def detect_subgroups(
                "categorical_features": categorical_features, "inclusive": inclusive, "mst": mst,
                "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
                "max_merge": max_merge, "thresholds": thresholds, "n_permutations": n_permutations,
-               "max_t_penalty": max_t_penalty, "cluster_sample": cluster_sample, "max_patterns": max_patterns}
+               "max_t_penalty": max_t_penalty, "cluster_sample": cluster_sample, "max_patterns": max_patterns,
+               "clusterings": clusterings, "clustering_models": clustering_models}
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
         from ._dask import dask_frame, detect_subgroups_dask
@@ -354,9 +369,13 @@ def analyse(
     families: list[CandidateFamily] = [*clustering.families()] if clustering is not None else []
     if mined is not None:
         families.append(mined)
-    candidates = Candidates(families, len(X), opts.discovery)
-    # drawn last: the clustering above consumes the generator exactly as before
+    # drawn after the clustering: it consumes the generator exactly as before
     seed = int(rng.integers(0, 2**31 - 1))
+    validated = None
+    if opts.clusterings == "validated":  # its models draw after the permutations' seed, which stays the seed's
+        validated = validate(X, opts, rng, decisions, clustering)
+        families.append(validated.family)
+    candidates = Candidates(families, len(X), opts.discovery)
     sampling = Sampling() if sampling is None else sampling
     metrics: CandidateMetrics | OutcomeMetrics
     if outcome is None:
@@ -369,7 +388,26 @@ def analyse(
         metrics = outcome_metrics(candidates.counter(), candidates.index(), np.nan_to_num(sizes).astype(np.int64),
                                   candidates.defined(), outcome[0], outcome[1], sampling, seed)
     return SubgroupReport(index=X.index, candidates=candidates, candidate_metrics=metrics, options=opts,
-                          pos_label=pos_label, features=list(map(str, X.columns)), clustering=clustering)
+                          pos_label=pos_label, features=list(map(str, X.columns)), clustering=clustering,
+                          validated=validated)
+
+
+def validate(X: pd.DataFrame, opts: AnalysisOptions, rng: np.random.Generator, decisions: Decisions | None,
+             clustering: Clustering | None) -> ValidatedClusterings:
+    """The validated clusterings of ``opts.clustering_models`` (:mod:`.asdf.validated`), the seed's clustering
+    compared with them when it ran.
+
+    Raises:
+        ValueError: another task than binary decisions (the index compares binary rates).
+    """
+    if decisions is None:
+        raise ValueError("clusterings='validated' selects a model by a binary fairness metric: it needs binary "
+                         "decisions (task='binary'); use clusterings='seed' for another task")
+    return run_validated_clusterings(
+        X, opts.categorical_features, opts.clustering_models, decisions, opts.selection_metric, rng,
+        cluster_sample=opts.cluster_sample, silhouette_sample_size=opts.silhouette_sample_size,
+        seed_labels=None if clustering is None else clustering.labels,
+        seed_name="slink" if clustering is None else clustering.name)
 
 
 def mine(X: pd.DataFrame, opts: AnalysisOptions) -> MinedPatterns:

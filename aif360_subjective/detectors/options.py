@@ -87,6 +87,10 @@ class AnalysisOptions:
             :mod:`~aif360_subjective.detectors.asdf.cluster_sample`.
         max_patterns: the most mined patterns (``None``: no bound); see
             :func:`~aif360_subjective.detectors.mining.pattern_mining.mine_patterns`.
+        clusterings: ``"seed"`` (the seed's one clustering) or ``"validated"`` (many models, every cluster in the
+            max-T, one selected by the fairness validation index: :mod:`~.asdf.validated`).
+        clustering_models: the models of ``clusterings="validated"`` (None: the default,
+            :data:`~.asdf.validated_models.DEFAULT_MODELS`), as a tuple.
     """
 
     clustering: str | Clusterer
@@ -110,6 +114,8 @@ class AnalysisOptions:
     max_t_penalty: str = "classes"
     cluster_sample: int | None = DEFAULT_CLUSTER_SAMPLE
     max_patterns: int | None = DEFAULT_MAX_PATTERNS
+    clusterings: str = "seed"
+    clustering_models: tuple[Any, ...] | None = None
 
     @property
     def clustering_name(self) -> str:
@@ -137,6 +143,9 @@ class AnalysisOptions:
             "max_t_penalty": self.max_t_penalty,
             "cluster_sample": self.cluster_sample,
             "max_patterns": self.max_patterns,
+            # the seed's runs record what they always did
+            **({"clusterings": self.clusterings, "clustering_models": self.clustering_models}
+               if self.clusterings != "seed" else {}),
         }
 
 
@@ -163,6 +172,8 @@ def check_analysis_options(
     max_t_penalty: Any = "classes",
     cluster_sample: Any = DEFAULT_CLUSTER_SAMPLE,
     max_patterns: Any = DEFAULT_MAX_PATTERNS,
+    clusterings: Any = "seed",
+    clustering_models: Any = None,
 ) -> AnalysisOptions:
     """Validate the options shared by :func:`detect_subgroups`, ``SubgroupDiscoveryMetric`` and
     :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
@@ -193,6 +204,9 @@ def check_analysis_options(
         max_t_penalty: ``"classes"``, ``"size"`` or ``"none"``.
         cluster_sample: ``None`` or an int >= 2: the most rows the clustering is fitted on.
         max_patterns: ``None`` or an int >= 1: the most mined patterns.
+        clusterings: ``"seed"`` or ``"validated"``.
+        clustering_models: None or a non-empty list of models (:func:`~.asdf.validated_models.expand_models`),
+            with ``clusterings="validated"`` only.
 
     Returns:
         AnalysisOptions: the options as the analysis takes them (categorical columns auto-detected when
@@ -213,7 +227,8 @@ def check_analysis_options(
              "discovery": discovery, "max_length": max_length, "min_support": min_support, "n_bins": n_bins,
              "max_merge": max_merge, "thresholds": thresholds, "n_permutations": n_permutations,
              "max_t_penalty": max_t_penalty,
-             "cluster_sample": cluster_sample, "max_patterns": max_patterns}
+             "cluster_sample": cluster_sample, "max_patterns": max_patterns, "clusterings": clusterings,
+             "clustering_models": clustering_models}
     for name, value in given.items():  # in the table's order of declaration
         SUBGROUP_PARAMS.check(name, value)
     if discovery == "patterns":  # before the bounds by rows, which the Dask path (no clustering) cannot know
@@ -232,6 +247,7 @@ def check_analysis_options(
         cat = detect_categorical(frame)
     else:
         cat = check_columns(categorical_features, frame, "categorical_features")
+    models = _check_models(clusterings, clustering_models, frame, n, cat)
     return AnalysisOptions(
         clustering=clustering, n_clusters=n_clusters, k=k, entropy_threshold=tau, categorical_features=cat,
         normalization=normalization, inclusive=bool(inclusive), undefined_rates=undefined_rates,
@@ -240,8 +256,32 @@ def check_analysis_options(
         max_merge=int(max_merge), thresholds=None if thresholds is None else int(thresholds),
         n_permutations=int(n_permutations), max_t_penalty=max_t_penalty,
         cluster_sample=None if cluster_sample is None else int(cluster_sample),
-        max_patterns=None if max_patterns is None else int(max_patterns),
+        max_patterns=None if max_patterns is None else int(max_patterns), clusterings=clusterings,
+        clustering_models=models,
     )
+
+
+def _check_models(clusterings: str, spec: Any, frame: pd.DataFrame, n: int | None,
+                  cat: list[str]) -> tuple[Any, ...] | None:
+    """``clustering_models`` as a tuple, its models checked against the table (:func:`.asdf.validated_models.
+    expand_models`) when ``clusterings="validated"``.
+
+    Raises:
+        ValueError: models given with ``clusterings="seed"``, validated clusterings of a Dask collection, or what
+            :func:`~.asdf.validated_models.expand_models` refuses.
+    """
+    if clusterings != "validated":
+        if spec is not None:
+            raise ValueError(f"clustering_models={spec!r} lists the models of clusterings='validated'; pass "
+                             "clusterings='validated' with it, or leave it None")
+        return None
+    if n is None:
+        raise ValueError("clusterings='validated' fits clustering models on the rows in memory; a Dask collection "
+                         "is analysed by mined patterns only (use clusterings='seed')")
+    from .asdf.validated_models import expand_models
+
+    expand_models(spec, frame, cat)  # every error at once, before any fitting
+    return None if spec is None else tuple(spec)
 
 
 def _columns_and_rows(X: Any) -> tuple[pd.DataFrame, int | None]:

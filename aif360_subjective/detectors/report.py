@@ -21,6 +21,7 @@ from .._validation import check_alpha, check_choice
 from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
 from .asdf.cluster_sample import sample_note
 from .asdf.families import Clustering
+from .asdf.validated import ValidatedClusterings
 from .candidates import CandidateMetrics, Candidates
 from .comparison import discovery_summary
 from .mining.pattern_mining import PatternText
@@ -89,6 +90,7 @@ class SubgroupReport:
         pos_label: the favourable label.
         features: the attribute names of X.
         clustering: the seed's clustering (None when none ran: ``discovery="patterns"``).
+        validated: the validated clusterings (``clusterings="validated"``; None otherwise).
     """
 
     def __init__(
@@ -101,6 +103,7 @@ class SubgroupReport:
         pos_label: Any = 1,
         features: list[str],
         clustering: Clustering | None = None,
+        validated: ValidatedClusterings | None = None,
     ) -> None:
         if not isinstance(options, AnalysisOptions):
             raise TypeError(f"options must be an AnalysisOptions, got {type(options).__name__}")
@@ -118,6 +121,7 @@ class SubgroupReport:
         self.unit = candidate_metrics.sampling.unit
         self.significance = Significance(candidates, candidate_metrics, options)
         self._clustering = clustering
+        self.validated = validated
         facts = clustering_facts(clustering, index)
         self.clusters, self.n_clusters, self.clustering = facts.clusters, facts.n_clusters, facts.name
         self.validity, self.model_selection = facts.validity, facts.model_selection
@@ -139,6 +143,23 @@ class SubgroupReport:
     def has_mined_patterns(self) -> bool:
         """Whether the report holds mined patterns."""
         return any(isinstance(f, PatternText) for f in self.candidates.families)
+
+    def cluster_validation(self) -> pd.DataFrame:
+        """One row per candidate clustering model of ``clusterings="validated"`` (:mod:`~.asdf.validated`): source
+        (``"seed"`` for the seed's clustering, else ``"validated"``), algorithm, view, features, k, n_clusters,
+        fairness_index (the fairness validation index: the largest |z| of ``selection_metric``'s test among its
+        clusters less ``sqrt(2 ln K)``), max_z and cluster (where it is reached), fairness_separation, silhouette,
+        davies_bouldin, seconds (fitting) and selected; ``attrs["why"]`` says why the selected model was chosen.
+
+        Raises:
+            ValueError: the analysis ran the seed's clustering only (``clusterings="seed"``).
+        """
+        if self.validated is None:
+            raise ValueError("this report holds no validated clusterings (clusterings='seed'); run "
+                             "detect_subgroups(..., clusterings='validated') to compare clustering models")
+        out = self.validated.table.copy()
+        out.attrs["why"] = self.validated.why()
+        return out
 
     def clustering_note(self) -> str:
         """The sentence saying that the clusters come from a random sample of the rows, and how the other rows

@@ -81,6 +81,8 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     comparison: list[Section] = []  # one self-contained section, placed after the seed's views
     if rep.has_mined_patterns and alpha is not None and not weighted:
         comparison.append(discovery_section(rep, n=n, alpha=alpha, ci=0.95 if ci is None else ci))
+    if getattr(rep, "validated", None) is not None:
+        comparison.append(validation_section(rep, n=n))
     if not rep.task_type.decisions:
         # the seed's views (radar, per-cluster rates) are those of binary decisions: the task's rankings instead
         return [*out, task_rankings_section(rep, n=n, alpha=alpha, min_size=min_size, ci=ci), *comparison]
@@ -99,6 +101,24 @@ def subgroup_sections(result: Any, *, n: int = 5, max_subgroups: int = 100,
     out.append(_sizes_section(rep, figures))
     out.append(_clustering_section(rep, alternatives))
     return out + comparison
+
+
+def validation_section(rep: Any, *, n: int = 5) -> Section:
+    """The validated clusterings: the models by fairness validation index (the selected one and the ``n`` best) and
+    why the selected one was chosen (:meth:`~aif360_subjective.detectors.SubgroupReport.cluster_validation`)."""
+    cv = rep.cluster_validation()
+    shown = cv.sort_values("fairness_index", ascending=False, na_position="last")
+    shown = pd.concat([shown[shown["selected"]], shown[~shown["selected"]].head(n)])
+    s = Section("Clustering models compared (validated clusterings)")
+    s.text(cv.attrs["why"],
+           f"Fairness validation index: the largest |z| of {rep.options.selection_metric} among a model's clusters "
+           "less sqrt(2 ln K) for its K clusters. Every cluster of every one of the "
+           f"{len(cv)} models is a candidate of the report's max-T family (kind 'validated'; the seed's clusters are "
+           "kind 'cluster').")
+    s.table(shown[["source", "algorithm", "features", "k", "n_clusters", "fairness_index", "max_z",
+                   "fairness_separation", "silhouette", "davies_bouldin", "selected"]].round(3),
+            caption=f"The selected model and the {min(n, len(cv) - 1)} next by fairness validation index")
+    return s
 
 
 def task_rankings_section(rep: Any, *, n: int = 5, alpha: float | None = 0.05, min_size: int = 1,

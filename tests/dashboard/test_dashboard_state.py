@@ -438,3 +438,15 @@ def test_task_errors_keep_the_previous_view():
     yes_no = np.where(y > 0, "yes", "no"), np.where(p > 0, "yes", "no")
     with pytest.raises(ValueError, match=r"task='auto' chose 'binary'.*binary decisions need a favourable label"):
         SubgroupSession(X, None, None, outcomes=yes_no).update(SubgroupSettings(task="auto", n_clusters=3))
+
+
+@pytest.mark.slow
+def test_validated_clusterings_in_the_session_are_a_fresh_run():
+    """Issue 40: the dashboard's clusterings control runs the validated clusterings, and a new k refits them."""
+    X, y, p = _table()
+    s = SubgroupSession(X, y, p, random_state=0)
+    v = s.update(SubgroupSettings(clusterings="validated", n_clusters=4, discovery="asdf"))
+    cv = v.report.cluster_validation()
+    assert cv["selected"].sum() == 1 and cv["source"].iloc[0] == "seed" and cv["k"].iloc[0] == 4
+    v = s.update(dataclasses.replace(v.settings, n_clusters=5))
+    assert v.step == "clustering" and v.report.validated is not None

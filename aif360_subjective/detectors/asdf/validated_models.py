@@ -1,0 +1,239 @@
+"""Candidate clustering models of the validated clusterings: algorithms, feature views and numbers of clusters.
+
+A **model** is one algorithm fitted on one **view** (a set of feature columns) at one k. The validated clusterings
+(:mod:`.validated`) fit every model, test every cluster of every model in one max-T family and select the model
+with the largest fairness validation index.
+
+Algorithms (:data:`ALGORITHMS`):
+
+* ``"slink"``: the seed's single linkage with x-means' k (:func:`~.clustering.fit_clustering`, reused as is);
+* ``"kmeans"``: scikit-learn's ``KMeans`` (k-means++, ``n_init=3``);
+* ``"ward"``: scikit-learn's ``AgglomerativeClustering(linkage="ward")``;
+* ``"gmm"``: scikit-learn's ``GaussianMixture`` (full covariances on views of at most 10 encoded columns,
+  diagonal above);
+* ``"hdbscan"``: scikit-learn's ``HDBSCAN`` (``min_cluster_size`` 2 % of the fitted rows, at least 10; it finds
+  its own k, and its noise rows form one cell of the partition, id -1).
+
+Views (:data:`VIEWS`): ``"encoded"`` (every column, one-hot and min-max scaled as the seed encodes them),
+``"numeric"`` (every numeric column), ``"pairs"`` (each pair of numeric columns, one model each) or a list of
+column names (a view the user names). Each view is encoded by :func:`~..encoding.encode_for_clustering`.
+
+**Bounded time.** k-means and the Gaussian mixture are fitted on at most ``cluster_sample`` rows (10,000 by
+default) and then label every row by their own ``predict``; ward, HDBSCAN and single linkage, whose cost grows as
+the square of the rows, are fitted on at most :data:`QUADRATIC_FIT_ROWS` rows, and every other row joins the
+cluster of its nearest fitted row (:func:`~.cluster_sample.assign_to_nearest`). The samples are drawn with the
+analysis' ``random_state``; every model gets its own seed from it, so the models are reproducible.
+
+References:
+    J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis", CIKM
+    workshops 2022 (future work: "testing more clustering algorithms").
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12, 2011 (KMeans,
+    AgglomerativeClustering, GaussianMixture, HDBSCAN).
+    R. J. G. B. Campello, D. Moulavi and J. Sander, "Density-based clustering based on hierarchical density
+    estimates", PAKDD 2013 (HDBSCAN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..encoding import encode_for_clustering
+from .cluster_sample import assign_to_nearest, sample_rows
+from .clustering import default_kmax, fit_clustering
+
+__all__ = ["ALGORITHMS", "DEFAULT_KS", "DEFAULT_MODELS", "QUADRATIC_FIT_ROWS", "VIEWS", "ClusteringModel",
+           "default_ks", "fit_model", "expand_models", "view_matrix"]
+
+#: The algorithms a model may use.
+ALGORITHMS: tuple[str, ...] = ("slink", "kmeans", "ward", "gmm", "hdbscan")
+#: The views named by a word (any other view is a list of column names).
+VIEWS: tuple[str, ...] = ("encoded", "numeric", "pairs")
+#: The numbers of clusters tried by default (those the rows allow, :func:`default_ks`).
+DEFAULT_KS: tuple[int, ...] = (5, 10, 20, 40)
+#: The default models: k-means on every numeric column and on each pair of them, at each default k
+#: (``benchmarks/validated_clusterings.py`` compares the others).
+DEFAULT_MODELS: tuple[str, ...] = ("kmeans",)
+#: Most rows ward, HDBSCAN and single linkage are fitted on (their cost grows as the square of the rows).
+QUADRATIC_FIT_ROWS = 3000
+#: The views of a model named by its algorithm alone.
+_DEFAULT_VIEWS = ("numeric", "pairs")
+#: Fewest rows per cluster, on average, of a default k.
+_ROWS_PER_CLUSTER = 25
+
+
+@dataclass(frozen=True)
+class ClusteringModel:
+    """One candidate clustering model.
+
+    Attributes:
+        algorithm: one of :data:`ALGORITHMS`.
+        view: ``"encoded"``, ``"numeric"``, ``"pairs"`` or ``"named"`` (how the columns were chosen).
+        features: the view's columns.
+        k: the number of clusters asked for (None: chosen by the algorithm, x-means for ``"slink"``).
+    """
+
+    algorithm: str
+    view: str
+    features: tuple[str, ...]
+    k: int | None
+
+    @property
+    def label(self) -> str:
+        """``"kmeans k=10 on (age, hours)"``."""
+        k = "auto" if self.k is None else str(self.k)
+        cols = "all encoded features" if self.view == "encoded" else f"({', '.join(self.features)})"
+        return f"{self.algorithm} k={k} on {cols}"
+
+
+def default_ks(n_rows: int) -> list[int]:
+    """The default ks the rows allow: those of :data:`DEFAULT_KS` leaving at least 25 rows per cluster on average
+    (``[2]`` when none does)."""
+    ks = [k for k in DEFAULT_KS if k * _ROWS_PER_CLUSTER <= n_rows]
+    return ks or [2]
+
+
+def _check_k(k: Any, n_rows: int, algorithm: str) -> list[int | None]:
+    if k is None:
+        return [None] if algorithm in ("slink", "hdbscan") else list(default_ks(n_rows))
+    ks = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
+    if not ks:
+        raise ValueError(f"clustering_models: an empty list of k for {algorithm!r}; give ints >= 2 or None")
+    fit_rows = n_rows if algorithm in ("kmeans", "gmm") else min(n_rows, QUADRATIC_FIT_ROWS)
+    for kk in ks:
+        if isinstance(kk, bool) or not isinstance(kk, int | np.integer):
+            raise TypeError(f"clustering_models: k must be an int >= 2 or None, got {kk!r}")
+        if kk < 2 or kk > fit_rows:
+            raise ValueError(f"clustering_models: k={kk} for {algorithm!r} is larger than the {fit_rows} rows allow "
+                             f"(or below 2); give 2 <= k <= {fit_rows}")
+    return [int(kk) for kk in ks]
+
+
+def _views(view: Any, X: pd.DataFrame, numeric: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    if isinstance(view, str):
+        if view == "encoded":
+            return [("encoded", tuple(map(str, X.columns)))]
+        if view not in VIEWS:
+            if view in X.columns:  # one column named by itself
+                return [("named", (view,))]
+            raise ValueError(f"clustering_models: unknown view {view!r}; expected one of {list(VIEWS)} or a list "
+                             f"of columns of X {list(map(str, X.columns))}")
+        if view == "numeric":
+            return [("numeric", tuple(numeric))] if numeric else []
+        return [("pairs", pair) for pair in combinations(numeric, 2)]
+    if not isinstance(view, Sequence) or len(view) == 0:
+        raise ValueError(f"clustering_models: a view must be {list(VIEWS)} or a non-empty list of columns, "
+                         f"got {view!r}")
+    missing = [c for c in view if c not in X.columns]
+    if missing:
+        raise ValueError(f"clustering_models: the view {list(view)!r} names missing column(s) {missing}; the "
+                         f"columns of X are {list(map(str, X.columns))}")
+    return [("named", tuple(map(str, view)))]
+
+
+def expand_models(spec: Any, X: pd.DataFrame, categorical: Sequence[str]) -> list[ClusteringModel]:
+    """The models of a ``clustering_models`` specification, checked against ``X``.
+
+    Args:
+        spec: None (:data:`DEFAULT_MODELS`) or a non-empty list whose entries are an algorithm's name (fitted on
+            the ``"numeric"`` and ``"pairs"`` views at :func:`default_ks`) or a tuple ``(algorithm, view, k)``:
+            ``view`` one of :data:`VIEWS` or a list of columns, ``k`` an int, a list of ints or None (the default
+            ks; chosen by the algorithm for ``"slink"`` and ``"hdbscan"``).
+        X: the feature table.
+        categorical: its categorical columns (the others are numeric).
+
+    Returns:
+        list of ClusteringModel: in the order given, each model once.
+
+    Raises:
+        ValueError: an empty list, an unknown algorithm, a view naming a missing column, k larger than the rows
+            allow (or below 2), no model at all (no numeric column for the default views).
+        TypeError: a spec that is not a list, an entry that is neither a name nor a 3-tuple, a k that is no int.
+    """
+    spec = DEFAULT_MODELS if spec is None else spec
+    if isinstance(spec, str) or not isinstance(spec, Sequence):
+        raise TypeError(f"clustering_models must be a list of algorithm names or (algorithm, view, k) tuples, "
+                        f"got {spec!r}")
+    if len(spec) == 0:
+        raise ValueError("clustering_models is an empty list of models; give at least one, e.g. ['kmeans']")
+    cat = set(categorical)
+    numeric = [str(c) for c in X.columns if c not in cat]
+    n = len(X)
+    models: list[ClusteringModel] = []
+    for entry in spec:
+        if isinstance(entry, str):
+            algorithm, views, k = entry, list(_DEFAULT_VIEWS), None
+        elif isinstance(entry, tuple | list) and len(entry) == 3:
+            algorithm, views, k = entry[0], [entry[1]], entry[2]
+        else:
+            raise TypeError(f"clustering_models: an entry must be an algorithm name or an (algorithm, view, k) "
+                            f"tuple, got {entry!r}")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"clustering_models: unknown algorithm {algorithm!r}; expected one of {list(ALGORITHMS)}")
+        ks = [None] if algorithm == "hdbscan" else _check_k(k, n, algorithm)
+        for view in views:
+            for name, cols in _views(view, X, numeric):
+                models.extend(ClusteringModel(algorithm, name, cols, kk) for kk in ks)
+    models = list(dict.fromkeys(models))
+    if not models:
+        raise ValueError(f"clustering_models {list(spec)!r} give no model: X has no numeric column for the "
+                         "'numeric' and 'pairs' views; name a view, e.g. ('kmeans', 'encoded', 10)")
+    return models
+
+
+def view_matrix(X: pd.DataFrame, features: tuple[str, ...], categorical: Sequence[str]) -> np.ndarray:
+    """The encoded matrix of a view (one-hot and min-max scaling, as the seed encodes every column)."""
+    cols = list(features)
+    Z, _ = encode_for_clustering(X[cols], [c for c in cols if c in set(categorical)])
+    return Z
+
+
+def fit_model(model: ClusteringModel, Z: np.ndarray, rng: np.random.Generator,
+              cluster_sample: int | None) -> np.ndarray:
+    """The label of every row under ``model`` fitted on the view's matrix ``Z`` (see the module's docstring for
+    the rows each algorithm is fitted on).
+
+    Args:
+        model: the model.
+        Z: (rows, d) encoded view.
+        rng: the generator its sample and its seed are drawn from.
+        cluster_sample: most rows k-means and the Gaussian mixture are fitted on (None: all).
+
+    Returns:
+        numpy.ndarray: (rows,) int labels (HDBSCAN's noise: -1).
+    """
+    n = len(Z)
+    cap = cluster_sample
+    if model.algorithm in ("slink", "ward", "hdbscan"):  # quadratic in the rows
+        cap = QUADRATIC_FIT_ROWS if cap is None else min(cap, QUADRATIC_FIT_ROWS)
+    sample = sample_rows(n, cap, rng)
+    seed = int(rng.integers(0, 2**31 - 1))
+    fit_Z = Z if sample is None else Z[sample]
+    if model.algorithm == "kmeans":
+        from sklearn.cluster import KMeans
+
+        return np.asarray(KMeans(n_clusters=model.k, n_init=3, random_state=seed).fit(fit_Z).predict(Z))
+    if model.algorithm == "gmm":
+        from sklearn.mixture import GaussianMixture
+
+        cov = "full" if Z.shape[1] <= 10 else "diag"
+        gm = GaussianMixture(n_components=model.k, covariance_type=cov, reg_covar=1e-4, random_state=seed)
+        return np.asarray(gm.fit(fit_Z).predict(Z))
+    if model.algorithm == "ward":
+        from sklearn.cluster import AgglomerativeClustering
+
+        labels = AgglomerativeClustering(n_clusters=model.k, linkage="ward").fit(fit_Z).labels_
+    elif model.algorithm == "hdbscan":
+        from sklearn.cluster import HDBSCAN
+
+        labels = HDBSCAN(min_cluster_size=max(10, len(fit_Z) // 50), copy=True).fit(fit_Z).labels_
+    else:  # the seed's single linkage, k by x-means (bound by the table's rows) when None
+        labels = fit_clustering(fit_Z, "slink", model.k, random_state=np.random.default_rng(seed),
+                                kmax=default_kmax(n)).labels
+    labels = np.asarray(labels, dtype=np.intp)
+    return labels if sample is None else assign_to_nearest(Z, sample, labels)

@@ -1,0 +1,160 @@
+"""Validated clusterings: the fairness validation index by hand, the family, the models' checks, the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aif360_subjective.detectors import detect_subgroups
+from aif360_subjective.detectors.asdf.validated import ValidatedFamily, fairness_validation_index
+from aif360_subjective.detectors.asdf.validated_models import ClusteringModel, default_ks, expand_models
+
+
+def _table(n: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.choice(["x", "y"], n)})
+    region = (X["a"] > 0.8).to_numpy()
+    p = rng.random(n) < np.where(region, 0.1, 0.7)
+    return X, p.copy(), p
+
+
+def test_index_by_hand_two_clusters():
+    # cluster 0 = rows 0, 1 with both favourable: n_S 2, N 4, P 2: E = 1, x = 2,
+    # sd^2 = 2 (1/2)(1/2)(4 - 2)/(4 - 1) = 1/3: z = (1 - 2) / sqrt(1/3) = -sqrt(3); K = 2
+    p = np.array([True, True, False, False])
+    out = fairness_validation_index([np.array([0, 0, 1, 1])], p, p)
+    assert out["fairness_index"].iloc[0] == pytest.approx(np.sqrt(3) - np.sqrt(2 * np.log(2)))
+    assert out["max_z"].iloc[0] == pytest.approx(-np.sqrt(3))
+    assert out["cluster"].iloc[0] == 0 and out["n_clusters"].iloc[0] == 2
+
+
+def test_index_by_hand_three_clusters_and_one_cluster():
+    # 6 rows, P = 3; clusters {0,1} (2 favourable), {2,3} (1), {4,5} (0):
+    # sd^2 = 2 (1/2)(1/2)(4)/5 = 0.4; z = (1 - 2)/sqrt(0.4), 0, (1 - 0)/sqrt(0.4); K = 3
+    p = np.array([1, 1, 1, 0, 0, 0], dtype=bool)
+    three = np.array([0, 0, 1, 1, 2, 2])
+    out = fairness_validation_index([three, np.zeros(6, dtype=int)], p, p)
+    assert out["fairness_index"].iloc[0] == pytest.approx(1 / np.sqrt(0.4) - np.sqrt(2 * np.log(3)))
+    assert out["max_z"].iloc[0] == pytest.approx(-1 / np.sqrt(0.4))  # the first cluster reaching the maximum
+    assert out["cluster"].iloc[0] == 0
+    # one cluster of every row: no rest, z undefined, no index
+    assert np.isnan(out["fairness_index"].iloc[1]) and pd.isna(out["cluster"].iloc[1])
+
+
+def test_family_members_descriptions_and_classes():
+    models = [ClusteringModel("kmeans", "pairs", ("a", "b"), 2), ClusteringModel("ward", "named", ("a",), 3)]
+    fam = ValidatedFamily(models, [np.array([0, 0, 1, 1]), np.array([2, 0, 1, 1])], 4)
+    assert list(fam.ids) == [0, 1, 2, 3, 4]
+    assert list(fam.sizes()) == [2, 2, 1, 2, 1]
+    assert list(fam.rows(3)) == [2, 3]
+    assert fam.description(4) == "ward k=3 on (a): cluster 2"
+    assert list(fam.description_class()) == ["validated model 0"] * 2 + ["validated model 1"] * 3
+    assert list(fam.ids_of(1)) == [2, 3, 4]
+
+
+def test_default_models_and_ks():
+    X, _, _ = _table()
+    assert default_ks(240) == [5] and default_ks(1000) == [5, 10, 20, 40] and default_ks(20) == [2]
+    models = expand_models(None, X, ["c"])
+    assert [(m.algorithm, m.view, m.features, m.k) for m in models] == [
+        ("kmeans", "numeric", ("a", "b"), 5), ("kmeans", "pairs", ("a", "b"), 5)]
+    named = expand_models([("hdbscan", ["a", "c"], None), ("slink", "encoded", None)], X, ["c"])
+    assert [(m.view, m.features, m.k) for m in named] == [("named", ("a", "c"), None),
+                                                          ("encoded", ("a", "b", "c"), None)]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ([("kmeans", ["a", "zz"], 5)], r"view \['a', 'zz'\] names missing column\(s\) \['zz'\]"),
+    ([("kmeans", "pairs", 500)], r"k=500 for 'kmeans' is larger than the 240 rows allow"),
+    (["spectral"], r"unknown algorithm 'spectral'"),
+    ([], r"empty list of models"),
+    ([("kmeans", "rings", 5)], r"unknown view 'rings'"),
+])
+def test_bad_models_are_named(spec, message):
+    X, t, p = _table()
+    with pytest.raises(ValueError, match=message):
+        expand_models(spec, X, ["c"])
+    with pytest.raises(ValueError, match=message):  # refused before anything is fitted
+        detect_subgroups(X, t, p, clusterings="validated", clustering_models=spec)
+
+
+def test_bad_option_combinations():
+    X, t, p = _table()
+    with pytest.raises(ValueError, match=r"clusterings must be one of|clusterings"):
+        detect_subgroups(X, t, p, clusterings="best")
+    with pytest.raises(ValueError, match="pass clusterings='validated' with it"):
+        detect_subgroups(X, t, p, clustering_models=["kmeans"])
+    with pytest.raises(TypeError, match="an algorithm name or an"):
+        expand_models([("kmeans", 5)], X, ["c"])
+
+
+@pytest.mark.slow
+def test_report_cluster_validation_and_ranking():
+    X, t, p = _table()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=1, n_permutations=19, discovery="asdf",
+                           clustering_models=["kmeans", ("ward", "pairs", 3)])
+    cv = rep.cluster_validation()
+    assert list(cv["source"]) == ["seed", "validated", "validated", "validated"]
+    assert list(cv["algorithm"]) == ["slink", "kmeans", "kmeans", "ward"]
+    assert cv["selected"].sum() == 1
+    assert cv["fairness_index"].idxmax() == int(np.flatnonzero(cv["selected"])[0])
+    assert "was chosen" in cv.attrs["why"]
+    # every cluster of every non-seed model is a candidate of kind "validated" in the one max-T
+    assert rep.candidates.kinds == ("cluster", "entropy", "validated")
+    assert len(rep.candidates.family("validated").ids) == 5 + 5 + 3
+    sig = rep.subgroup_metrics(kind="validated")
+    assert sig["statistical_parity_p_adjusted"].notna().all()
+    # the table's index is the max-T statistic of the model's clusters under the class penalty
+    assert cv["max_z"].abs().max() > 3  # the region a > 0.8 is served worse
+
+
+@pytest.mark.slow
+def test_seed_path_unchanged_and_same_permutation_seed():
+    X, t, p = _table()
+    seed = detect_subgroups(X, t, p, random_state=3, n_permutations=19, discovery="asdf")
+    valid = detect_subgroups(X, t, p, random_state=3, n_permutations=19, discovery="asdf", clusterings="validated")
+    assert seed.validated is None
+    with pytest.raises(ValueError, match="clusterings='seed'"):
+        seed.cluster_validation()
+    assert np.array_equal(seed.clusters.to_numpy(), valid.clusters.to_numpy())
+    assert seed.candidate_metrics.permutation_seed == valid.candidate_metrics.permutation_seed
+    assert "clusterings" not in seed.settings()
+    again = detect_subgroups(X, t, p, random_state=3, n_permutations=19, discovery="asdf", clusterings="validated")
+    pd.testing.assert_frame_equal(valid.cluster_validation().drop(columns="seconds"),
+                                  again.cluster_validation().drop(columns="seconds"))
+
+
+def test_validated_needs_binary_decisions():
+    X, _, _ = _table()
+    y = np.random.default_rng(0).normal(size=len(X))
+    with pytest.raises(ValueError, match="needs binary decisions"):
+        detect_subgroups(X, y, y + 0.1, task="regression", clusterings="validated", discovery="asdf")
+
+
+@pytest.mark.slow
+def test_chosen_clusters_export_to_aif360():
+    X, t, p = _table()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=1, n_permutations=19, discovery="asdf",
+                           clustering_models=[("kmeans", ["a"], 3)])
+    kind, ids = rep.validated.chosen()
+    sub = rep.to_aif360(X, t, p, kind, int(ids[0]))
+    assert sub.size == int(rep.members(kind, int(ids[0])).sum())
+    one = rep.to_aif360(X, t, p, "validated", 2)  # the third cluster of the k-means model on column a
+    assert one.description == "kmeans k=3 on (a): cluster 2"
+    assert one.size == int((rep.validated.family.labels[0] == 2).sum())
+
+
+@pytest.mark.slow
+def test_report_section_shows_the_table_and_why():
+    from aif360_subjective.report.subgroup_sections import subgroup_sections
+
+    X, t, p = _table()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=1, n_permutations=19, discovery="asdf",
+                           clustering_models=[("kmeans", ["a"], [2, 3])])
+    sections = subgroup_sections(rep, figures=False)
+    titles = [s.title for s in sections]
+    assert "Clustering models compared (validated clusterings)" in titles
+    seed_only = detect_subgroups(X, t, p, random_state=1, n_permutations=19, discovery="asdf")
+    assert "Clustering models compared (validated clusterings)" not in [s.title for s in
+                                                                        subgroup_sections(seed_only, figures=False)]
