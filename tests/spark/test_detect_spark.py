@@ -13,7 +13,12 @@ from aif360_subjective import _spark
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import detect_subgroups
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    # PySpark 4.3's own notices about pandas 3 (its conversions work on the columns used here)
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+    pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
+]
 
 
 @pytest.fixture(scope="module")
