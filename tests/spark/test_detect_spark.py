@@ -133,3 +133,22 @@ def test_missing_java_names_the_install_command(monkeypatch, tmp_path):
     monkeypatch.setenv("JAVA_HOME", str(tmp_path))
     with pytest.raises(RuntimeError, match="apt-get install openjdk-17-jre-headless"):
         _spark.local_session("local[1]")
+
+
+def test_sums_on_the_executors_equal_the_drivers(table, monkeypatch):
+    # above DRIVER_SUMS partitions the executors add the results in ceil(sqrt(P)) groups first: the same sums
+    from aif360_subjective.detectors._dask import summary as ds
+    from aif360_subjective.detectors._spark.detect import spark_features
+    from aif360_subjective.detectors._spark.parts import SparkParts
+
+    _, sdf, pdf = table
+    data = spark_features(sdf, "t", "p")
+    jobs = [("num0", (float(pdf["num0"].min()), float(pdf["num0"].max()), True))]
+    parts = SparkParts(data.frame, data.features, data.dtypes)
+    on_driver = parts.total(ds._partition_histograms, jobs)
+    monkeypatch.setattr(SparkParts, "DRIVER_SUMS", 1)
+    grouped = SparkParts(data.frame, data.features, data.dtypes)
+    on_executors = grouped.total(ds._partition_histograms, jobs)
+    np.testing.assert_array_equal(on_executors, on_driver)
+    np.testing.assert_array_equal(on_driver, ds._partition_histograms(pdf[data.features], jobs))
+    assert 0 < grouped.driver_bytes < 3 * parts.driver_bytes  # ceil(sqrt(3)) = 2 partial sums, not 3 results

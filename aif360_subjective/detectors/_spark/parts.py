@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._dask.counts import _column_coding
+from .._dask.counts import column_coding
 from ..mining.pattern_mining import Items
 
 __all__ = ["LABEL_COLUMNS", "SparkParts", "column"]
@@ -143,7 +143,7 @@ class SparkParts:
 
         out = F.lit(True)
         for c_pos, c in enumerate(items.columns):
-            kind, arg = _column_coding(items, c_pos)
+            kind, arg = column_coding(items, c_pos)
             a, b = int(lo[c_pos]), int(hi[c_pos])
             if kind == "edges":
                 if a > 0:
