@@ -7,9 +7,8 @@ local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with 
 
 1. ``--compare-rows`` (100,000): pandas (``permutation="keyed"``, the Parquet parts read back in order), Dask and
    Spark on the same files: whether candidates, adjusted p-values and findings are identical, and the seconds.
-   Spark reads the files in its own partition order (it packs files by size), so the Spark run sorts them by a row
-   id written into the files (``sdf.orderBy("row")``, the documented way to fix the positions), and pandas and Dask
-   read the same order.
+   Spark reads the files in its own partition order (it packs files into partitions by size), so pandas and Dask
+   are given the rows in Spark's order (``sdf.toPandas()``): the positions of the keyed permutations.
 2. ``--rows`` (2,000,000; 20,000,000 with ``--rows 20000000 --files 80``): Spark and Dask on the same Parquet
    files: seconds, peak memory (the JVM, the Python workers, the driver's Python; the Dask workers and client),
    whether the planted slice is the first finding, and the bytes of counts that reached the Spark driver.
@@ -36,16 +35,6 @@ from dask_patterns import _dask_run, _peak_mb, write_parquet  # noqa: E402
 print = functools.partial(print, flush=True)  # noqa: A001 - the tables appear as they are computed
 
 
-def _with_row_ids(path: Path) -> None:
-    """A ``row`` column numbering the rows across the parts (in name order), written into each part."""
-    start = 0
-    for part in sorted(path.glob("*.parquet")):
-        frame = pd.read_parquet(part)
-        frame.insert(0, "row", np.arange(start, start + len(frame), dtype=np.int64))
-        start += len(frame)
-        frame.to_parquet(part, index=False)
-
-
 def _worker_peaks(spark) -> list[float]:
     """Peak resident MB of the Spark Python workers (one probe per default-parallelism slot) and of the JVM."""
     def probe(batches):
@@ -67,12 +56,10 @@ def _worker_peaks(spark) -> list[float]:
     return [jvm, *workers]
 
 
-def spark_run(spark, path: Path, ordered: bool) -> tuple[float, object, object, int]:
+def spark_run(spark, path: Path) -> tuple[float, object, object, int]:
     from aif360_subjective.detectors import detect_subgroups
 
     sdf = spark.read.parquet(str(path))
-    if ordered:
-        sdf = sdf.orderBy("row").drop("row")
     t0 = time.perf_counter()
     report = detect_subgroups(sdf, "t", "p", discovery="patterns", random_state=0)
     found = report.findings()
@@ -87,9 +74,8 @@ def compare(spark, client, rows: int, files: int, tmp: Path) -> None:
 
     path = tmp / f"compare-{rows}"
     write_parquet(rows, files, path)
-    _with_row_ids(path)
-    s_spark, rs, fs, sent = spark_run(spark, path, ordered=True)
-    frame = pd.read_parquet(path).sort_values("row").drop(columns="row").reset_index(drop=True)
+    s_spark, rs, fs, sent = spark_run(spark, path)
+    frame = spark.read.parquet(str(path)).toPandas()  # the rows in Spark's order: the keyed permutations' positions
     X = frame.drop(columns=["t", "p"])
     t0 = time.perf_counter()
     rk = detect_subgroups(X, frame["t"], frame["p"], discovery="patterns", random_state=0, permutation="keyed")
@@ -128,7 +114,7 @@ def planted(spark, client, rows: int, files: int, tmp: Path) -> None:
             memory = "workers " + ", ".join(f"{v:,.0f}" for v in peaks)
             sent = "not counted"
         else:
-            seconds, report, found, sent_bytes = spark_run(spark, path, ordered=False)
+            seconds, report, found, sent_bytes = spark_run(spark, path)
             jvm, *workers = _worker_peaks(spark)
             memory = f"JVM {jvm:,.0f}; Python workers " + ", ".join(f"{v:,.0f}" for v in workers)
             sent = f"{sent_bytes:,}"

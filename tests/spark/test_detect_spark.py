@@ -152,3 +152,17 @@ def test_sums_on_the_executors_equal_the_drivers(table, monkeypatch):
     np.testing.assert_array_equal(on_executors, on_driver)
     np.testing.assert_array_equal(on_driver, ds._partition_histograms(pdf[data.features], jobs))
     assert 0 < grouped.driver_bytes < 3 * parts.driver_bytes  # ceil(sqrt(3)) = 2 partial sums, not 3 results
+
+
+def test_partitions_that_moved_between_passes_are_refused(table):
+    from aif360_subjective.detectors._spark.detect import spark_features
+    from aif360_subjective.detectors._spark.parts import SparkParts
+
+    _, sdf, pdf = table
+    data = spark_features(sdf, "t", "p")
+    parts = SparkParts(data.frame, data.features, data.dtypes)
+    rows = parts.map(len)  # rows per partition
+    assert sum(rows) == len(pdf) and len(rows) == parts.npartitions
+    parts.pin([n + 1 for n in rows])  # as if the first pass had seen one more row in each
+    with pytest.raises(RuntimeError, match="partitions changed between the passes"):
+        parts.map(len)

@@ -735,6 +735,9 @@ def analyse_parts(parts: Parts, opts: AnalysisOptions, *, pos_label: Any, labels
     """The analysis of any engine's partitions (arguments checked): the summary, the items, the patterns and
     their counts, the report (see the module's docstring)."""
     summary = summarise(parts)
+    pin = getattr(parts, "pin", None)
+    if pin is not None:  # an engine that re-reads its partitions each pass checks them against these rows
+        pin(summary.lengths)
     _check_summary(summary, parts)
     totals = class_totals(summary, pos_label, labels, task)
     n = summary.n

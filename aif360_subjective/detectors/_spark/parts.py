@@ -8,8 +8,8 @@ partial sums reach the driver (:attr:`SparkParts.driver_bytes` counts what did).
 
 The rows' global positions are their order in the DataFrame (partition by partition, each partition's rows in
 order: what ``toPandas()`` gives); every pass must see the same partitions, which is checked (their number and
-indices). A DataFrame read from files keeps its order from pass to pass; one whose order is not deterministic
-(after a shuffle) is sorted by a key column first (``sdf.orderBy("id")``), which fixes the positions.
+indices, and every partition's rows against the first pass'). A DataFrame read from files keeps its partitions
+from pass to pass; one computed by a shuffle (a sort, a repartition, a join) may not, and is persisted first.
 """
 
 from __future__ import annotations
@@ -25,11 +25,17 @@ import pandas as pd
 from .._dask.counts import column_coding
 from ..mining.pattern_mining import Items
 
-__all__ = ["LABEL_COLUMNS", "SparkParts", "column"]
+__all__ = ["LABEL_COLUMNS", "MOVED", "SparkParts", "column"]
 
 #: The names the label columns take inside the passes (never a feature's: checked).
 LABEL_COLUMNS = ("__aif360_y_true", "__aif360_y_pred")
 _SCHEMA = "pid int, payload binary"
+#: The mark of a partition whose rows moved between passes (raised in the task, recognised on the driver).
+MOVED = "aif360-subjective: partition rows moved"
+_MOVED_TEXT = ("the Spark DataFrame's partitions changed between the passes of the analysis: its rows must keep "
+               "their partitions and order from pass to pass (the keyed permutations are evaluated at the rows' "
+               "positions). Read it from files, or persist it first (sdf.persist(); after a sort or a shuffle: "
+               "sdf.orderBy('id').persist(), or write it to Parquet and read that)")
 
 
 def column(name: str) -> Any:
@@ -73,6 +79,25 @@ class SparkParts:
         #: Bytes of the results that reached the driver (pickled), over every pass so far.
         self.driver_bytes = 0
         self.passes = 0
+        #: Rows per partition once known (:meth:`pin`): every later pass checks that its partitions hold as many.
+        self.lengths: list[int] | None = None
+
+    def pin(self, lengths: Sequence[int]) -> None:
+        """Remember the rows of every partition (the first pass'): a later pass that finds another number refuses
+        (the rows' positions would no longer be theirs)."""
+        self.lengths = [int(n) for n in lengths]
+
+    def _collect(self, frame: Any) -> list[Any]:
+        """``frame.collect()``, a partition whose rows moved between passes raised as one clear RuntimeError."""
+        from pyspark.errors import PythonException
+
+        try:
+            rows: list[Any] = frame.collect()
+        except PythonException as err:
+            if MOVED in str(err):
+                raise RuntimeError(_MOVED_TEXT) from None
+            raise
+        return rows
 
     @property
     def npartitions(self) -> int:
@@ -88,7 +113,7 @@ class SparkParts:
 
     def _results(self, fn: Callable[..., Any], args: tuple[Any, ...], labels: bool,
                  each: Sequence[tuple[Any, ...]] | None) -> Any:
-        features, dtypes = self.features, self._dtypes
+        features, dtypes, lengths = self.features, self._dtypes, self.lengths
         per = None if each is None else list(each)
         empty = {c: pd.Series(dtype=d) for c, d in dtypes.items()}
         t_col, p_col = LABEL_COLUMNS
@@ -98,6 +123,9 @@ class SparkParts:
             frames = list(batches)
             frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
                 {**empty, t_col: pd.Series(dtype=np.float64), p_col: pd.Series(dtype=np.float64)})
+            if lengths is not None and len(frame) != lengths[pid]:
+                raise RuntimeError(f"{MOVED}: partition {pid} holds {len(frame)} rows in this pass and held "
+                                   f"{lengths[pid]} in the first")
             call = (frame[features], frame[t_col], frame[p_col]) if labels else (frame[features],)
             extra = () if per is None else per[pid]
             out = fn(*call, *extra, *args)
@@ -108,14 +136,12 @@ class SparkParts:
 
     def _check(self, pids: list[int]) -> None:
         if sorted(pids) != list(range(self._n)):
-            raise RuntimeError(f"the Spark DataFrame's partitions changed between passes ({self._n} expected, got "
-                               f"results of {len(set(pids))}): its rows must keep their partitions and order from "
-                               "pass to pass; persist it (sdf.persist()) or sort it by a key (sdf.orderBy(...))")
+            raise RuntimeError(f"{_MOVED_TEXT} ({self._n} partitions expected, results of {len(set(pids))})")
 
     def map(self, fn: Callable[..., Any], *args: Any, labels: bool = False,
             each: Sequence[tuple[Any, ...]] | None = None) -> list[Any]:
         """``fn``'s result on every partition, in partition order."""
-        rows = self._results(fn, args, labels, each).collect()
+        rows = self._collect(self._results(fn, args, labels, each))
         self._check([int(r["pid"]) for r in rows])
         self.driver_bytes += sum(len(r["payload"]) for r in rows)
         return [pickle.loads(r["payload"]) for r in sorted(rows, key=lambda r: int(r["pid"]))]
@@ -130,7 +156,7 @@ class SparkParts:
         groups = max(1, math.ceil(math.sqrt(self._n)))
         pairs = self._results(fn, args, labels, each).rdd.map(lambda r: (int(r["pid"]), bytes(r["payload"])))
         seen = pairs.map(lambda kv: (kv[0] % groups, ([kv[0]], kv[1])))
-        partial = seen.reduceByKey(lambda a, b: (a[0] + b[0], _add_pickled(a[1], b[1])), groups).collect()
+        partial = self._collect(seen.reduceByKey(lambda a, b: (a[0] + b[0], _add_pickled(a[1], b[1])), groups))
         self._check([pid for _, (pids, _) in partial for pid in pids])
         self.driver_bytes += sum(len(blob) for _, (_, blob) in partial)
         return np.asarray(sum(pickle.loads(blob) for _, (_, blob) in partial))
