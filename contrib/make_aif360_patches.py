@@ -8,8 +8,8 @@ The series lands the plugin's core in AIF360 0.6.1's source release (the sdist: 
 1. **Which modules.** The import graph is walked with :mod:`ast` from the modules that define the exported names
    (:data:`EXPORTS`), through package-internal imports only. A name imported from a subpackage's ``__init__`` is
    followed to the module that defines it, so a restructure of a subpackage changes the module set by itself.
-   The Dask back ends (any module named ``_dask`` or under ``_dask/``) are left out; the command line, the
-   dashboard, the report and the plotting modules must not be reached (an error says from where).
+   The Dask and Spark back ends (any module named ``_dask`` or ``_spark``, or under one) are left out; the command
+   line, the dashboard, the report and the plotting modules must not be reached (an error says from where).
 2. **Where they go.** :func:`target_module` maps every module onto AIF360's layout (:data:`FACES` for the
    modules that define the public names, :data:`SUBPACKAGES` for the rest).
 3. **What changes.** Package-internal imports become absolute ``aif360`` imports of the defining module; a
@@ -116,8 +116,8 @@ def _plugin_package_doc(plan: Plan, package: str) -> str:
 
 #: Plugin-only parts: reaching one of these from an exported name is an error (they stay in the plugin).
 FORBIDDEN = ("cli", "dashboard", "report", "plotting", "sklearn", "explainers", "__main__")
-#: Left out with their call sites (``if <dask test>: ...`` keeps its ``else``).
-DROPPED_PART = "_dask"
+#: Left out with their call sites (``if <dask test>: ...`` keeps its ``else``): the Dask and Spark back ends.
+DROPPED_PARTS = ("_dask", "_spark")
 
 #: Third-party imports allowed in the series: AIF360 0.6.1's install_requires (and aif360 itself).
 ALLOWED_ROOTS = {"numpy", "scipy", "pandas", "sklearn", "matplotlib", "aif360"}
@@ -361,7 +361,7 @@ def defining_module(module: str, name: str, _seen: frozenset[tuple[str, str]] = 
 
 
 def is_dropped(module: str) -> bool:
-    return DROPPED_PART in module.split(".")
+    return any(part in module.split(".") for part in DROPPED_PARTS)
 
 
 def is_forbidden(module: str) -> bool:

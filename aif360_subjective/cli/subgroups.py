@@ -448,7 +448,12 @@ def _clustering_options(spec: SubgroupsSpec) -> SubgroupsSpec:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The command's boundary: the parsed namespace becomes a :class:`SubgroupsSpec`."""
+    """The command's boundary: the parsed namespace becomes a :class:`SubgroupsSpec` (``--engine spark``: the Spark
+    command, :mod:`.subgroups_spark`)."""
+    if getattr(args, "engine", "pandas") == "spark":
+        from .subgroups_spark import run_spark
+
+        return run_spark(args)
     return subgroups(SubgroupsSpec.from_namespace(args))
 
 
@@ -703,5 +708,8 @@ def add_parser(sub: Any) -> common.Parser:
                          "every numeric column and each pair of them at k = 5, 10, 20, 40 as the rows allow "
                          "(default: kmeans)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
+    from .subgroups_spark import add_engine_options
+
+    add_engine_options(sg)
     sg.set_defaults(func=run, memory_hint=MEMORY_HINT)
     return sg

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from .._deprecation import moved_names
+from .._spark import is_spark_dataframe
 from .._validation import check_choice, is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_paired_index, check_weights
 from .asdf.cluster_sample import assign_to_nearest, sample_rows
@@ -254,6 +255,11 @@ def detect_subgroups(
     (:mod:`~.dask_detect`; only counts reach the client) with ``discovery="patterns"`` for binary decisions: the
     same candidates, metrics and findings as in memory on the same rows, with ``permutation="keyed"``.
 
+    Spark DataFrames: ``X`` a ``pyspark.sql.DataFrame`` with ``y_true`` and ``y_pred`` naming two of its columns
+    (or Spark Columns of it; its other columns are the features) runs the same analysis over its partitions
+    (``detectors._spark``, ``docs/guide/spark.rst``): the same report as pandas with ``permutation="keyed"`` on
+    ``X.toPandas()`` and as Dask, refusing by name what it cannot honour.
+
     Every analysis draws its permutations over a canonical order of the rows (sorted by a key of their
     content), so the same table in another row order gives the same adjusted p-values.
 
@@ -280,6 +286,15 @@ def detect_subgroups(
                "max_merge": max_merge, "thresholds": thresholds, "n_permutations": n_permutations,
                "max_t_penalty": max_t_penalty, "cluster_sample": cluster_sample, "max_patterns": max_patterns,
                "clusterings": clusterings, "clustering_models": clustering_models}
+    if is_spark_dataframe(X, y_true, y_pred):
+        # a Spark DataFrame and the names of its label columns: the Dask analysis' passes over its partitions
+        from ._spark import detect_subgroups_spark, spark_features
+
+        data = spark_features(X, y_true, y_pred)
+        return detect_subgroups_spark(
+            data, check_analysis_options(data.features_frame, **options), pos_label=pos_label, labels=labels,
+            random_state=random_state, task=task, groups=groups, sample_weight=sample_weight, loss=loss,
+            patterns_from=patterns_from, design=design, permutation=permutation)
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
         from ._dask import dask_frame, detect_subgroups_dask

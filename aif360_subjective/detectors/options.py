@@ -20,6 +20,7 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from .._param_tables import SUBGROUP_PARAMS
+from .._spark import is_spark_dataframe
 from .._validation import check_columns
 from ._validation import check_n_clusters
 from .encoding import detect_categorical
@@ -286,7 +287,11 @@ def _check_models(clusterings: str, spec: Any, frame: pd.DataFrame, n: int | Non
 
 def _columns_and_rows(X: Any) -> tuple[pd.DataFrame, int | None]:
     """The frame whose columns and dtypes the options are checked against, and its rows: a Dask DataFrame gives its
-    empty frame of the dtypes and ``None`` (counting its rows would be a pass over the data)."""
+    empty frame of the dtypes and ``None`` (counting its rows would be a pass over the data); so does a Spark
+    DataFrame (its columns as ``toPandas()`` types them)."""
+    if is_spark_dataframe(X):
+        empty: pd.DataFrame = X.limit(0).toPandas()
+        return empty, None
     if is_dask_collection(X):
         from dask.dataframe.utils import make_meta
 

@@ -424,16 +424,17 @@ class SubgroupReport:
     def members(self, kind: str, id: Any, compute: bool = False) -> Any:
         """Boolean mask over the rows: membership of subgroup ``(kind, id)``.
 
-        Of an analysis of Dask collections, a lazy boolean Dask Series (the index of X), or with ``compute=True``
-        the computed pandas Series; in memory ``compute`` changes nothing.
+        Of an analysis of Dask collections, a lazy boolean Dask Series (the index of X); of a Spark DataFrame, a
+        boolean Spark Column of it (``sdf.filter(report.members(...))``); with ``compute=True`` the computed pandas
+        Series. In memory ``compute`` changes nothing.
 
         Raises:
             ValueError: unknown kind or id, or an empty pattern (which defines no subgroup).
         """
-        lazy = getattr(self.candidates.family(kind), "lazy_members", None)
-        if lazy is not None:
-            s = lazy(self.candidates.position(kind, id))
-            return s.compute() if compute else s
+        family: Any = self.candidates.family(kind)  # a distributed family has lazy_members / computed_members
+        if hasattr(family, "lazy_members"):
+            i = self.candidates.position(kind, id)
+            return family.computed_members(i) if compute else family.lazy_members(i)
         return self.candidates.rows(kind, id)
 
     def pattern_conditions(self, id: Any, kind: str = "entropy") -> dict[str, Any]:

@@ -37,10 +37,11 @@ from ..._dask._partitions import tree_reduce
 from ..mining.cell_counts import CellCounter
 from ..mining.pattern_mining import Items, MinedPatterns
 
-__all__ = ["count_patterns", "keyed_partition_counts", "partition_class_counts", "partition_codes", "permuted_counts"]
+__all__ = ["column_coding", "count_patterns", "keyed_partition_counts", "partition_class_counts", "partition_codes",
+           "permuted_counts"]
 
 
-def _column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
+def column_coding(items: Items, c_pos: int) -> tuple[str, Any]:
     """How column ``c_pos`` is coded: ("values", its sorted values) or ("edges", its quantile bin edges)."""
     own = np.flatnonzero(items.column == c_pos)
     vals = [items.values[j] for j in own]
@@ -68,7 +69,7 @@ def partition_codes(frame: pd.DataFrame, items: Items) -> np.ndarray:
     """
     codes = np.zeros((len(frame), len(items.columns)), dtype=np.int64)
     for c_pos, c in enumerate(items.columns):
-        kind, arg = _column_coding(items, c_pos)
+        kind, arg = column_coding(items, c_pos)
         if kind == "edges":
             x = frame[c].to_numpy(dtype=np.float64)
             codes[:, c_pos] = np.searchsorted(arg[1:-1], x, side="right")

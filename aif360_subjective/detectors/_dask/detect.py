@@ -42,7 +42,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..._dask import check_workers
-from ..._dask._partitions import tree_reduce
 from ..._labels import cell_codes
 from ..._validation import check_choice
 from .._validation import check_labels, eq_array
@@ -67,6 +66,7 @@ from ..report import SubgroupReport
 from ..subgroup_metrics import METRICS, metrics_from_counts
 from ..tasks import TASKS, names_label_task
 from .counts import keyed_partition_counts, partition_codes
+from .parts import DaskParts, Parts
 from .summary import TableSummary, exact_quantiles, summarise
 
 __all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]
@@ -75,15 +75,23 @@ __all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]
 _HASH_KEYS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0)
 
 
-def _refuse(name: str, value: Any, why: str, shown: str | None = None) -> None:
+#: Per engine: what its inputs are called, and how to bring them (or a sample) into memory.
+_ENGINES = {"Dask": ("Dask collections", "compute the collections", ".sample(frac=...).compute()"),
+            "Spark": ("Spark DataFrames", "bring the rows into pandas (sdf.toPandas())",
+                      ".sample(fraction=...).toPandas()")}
+
+
+def _refuse(name: str, value: Any, why: str, shown: str | None = None, engine: str = "Dask") -> None:
     text = repr(value) if shown is None else shown
-    raise ValueError(f"{name}={text} is not available on Dask collections: {why}")
+    raise ValueError(f"{name}={text} is not available on {_ENGINES[engine][0]}: {why}")
 
 
 def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weight: Any, loss: Any,
-                         patterns_from: Any, permutation: Any = "auto", design: Any = "between") -> None:
-    """Refuse what the Dask analysis does not do, naming the argument (before any pass over the data). The values
-    are first checked as in memory (an unknown ``task``, ``design`` or ``permutation`` gets the in-memory message).
+                         patterns_from: Any, permutation: Any = "auto", design: Any = "between",
+                         engine: str = "Dask") -> None:
+    """Refuse what the distributed analysis (``engine``: ``"Dask"`` or ``"Spark"``) does not do, naming the
+    argument (before any pass over the data). The values are first checked as in memory (an unknown ``task``,
+    ``design`` or ``permutation`` gets the in-memory message).
 
     Raises:
         ValueError: an unknown ``task``, ``design`` or ``permutation``; ``discovery`` other than ``"patterns"``,
@@ -92,27 +100,28 @@ def check_dask_arguments(*, discovery: Any, task: Any, groups: Any, sample_weigh
     """
     check_choice(task, "task", TASKS)
     check_choice(design, "design", DESIGNS)
+    _, bring, sample = _ENGINES[engine]
     if discovery != "patterns":
         _refuse("discovery", discovery, 'the clustering runs in memory; pass discovery="patterns" (mined patterns, '
                 "counted per partition), or cluster a sample in memory: "
-                "detect_subgroups(X.sample(frac=...).compute(), ...)")
+                f"detect_subgroups(X{sample}, ...)", engine=engine)
     check_choice(permutation, "permutation", PERMUTATION_CHOICES)
     if permutation == "classical":
-        _refuse("permutation", permutation, "a classical permutation moves rows across partitions; the Dask "
+        _refuse("permutation", permutation, f"a classical permutation moves rows across partitions; the {engine} "
                 "analysis draws keyed permutations (permutation='auto' or 'keyed'), which the in-memory analysis "
-                "reproduces with permutation='keyed'")
+                "reproduces with permutation='keyed'", engine=engine)
     if names_label_task(task):
-        _refuse("task", task, "only binary decisions are audited on Dask (task='binary' or 'auto'); compute the "
-                "collections (or a sample) for a multi-class, ordinal or regression task")
+        _refuse("task", task, f"only binary decisions are audited on {engine} (task='binary' or 'auto'); {bring} "
+                "(or a sample) for a multi-class, ordinal or regression task", engine=engine)
     for name, value, why in (
             ("groups", groups, "the cluster permutations move whole clusters across partitions; pass groups=None "
-             "(rows as the unit) or compute the collections"),
+             f"(rows as the unit) or {bring}"),
             ("sample_weight", sample_weight, "the weighted metrics are not counted per partition; pass "
              "sample_weight=None"),
             ("loss", loss, "a per-row loss belongs to a task other than binary"),
-            ("patterns_from", patterns_from, "the patterns are mined from the Dask collection itself")):
+            ("patterns_from", patterns_from, f"the patterns are mined from the {engine} table itself")):
         if value is not None:
-            _refuse(name, value, why, shown=f"<{type(value).__name__}>")
+            _refuse(name, value, why, shown=f"<{type(value).__name__}>", engine=engine)
 
 
 def _as_series(y: Any, name: str) -> Any:
@@ -156,7 +165,7 @@ def align(X: Any, y_true: Any, y_pred: Any) -> tuple[Any, Any, Any]:
     return X, out[0], out[1]
 
 
-def _check_summary(summary: TableSummary, X: Any) -> None:
+def _check_summary(summary: TableSummary, X: Parts) -> None:
     """The in-memory analysis' input checks, on the summary's counts."""
     if not summary.aligned:
         raise ValueError("X, y_true and y_pred come from different Dask collections: their partitions hold other "
@@ -250,7 +259,7 @@ def _counts_or_empty(summary: TableSummary, c: str) -> pd.Series:
     return pd.Series(dtype=np.int64) if counts is None else counts
 
 
-def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: int, max_merge: int,
+def build_items(X: Parts, summary: TableSummary, categorical: list[str], n_bins: int, max_merge: int,
                 thresholds: int | None = None) -> Items:
     """:func:`~.pattern_mining.build_items` from the summary's counts and the exact quantile edges (the items
     carry no rows: an empty membership matrix and codes); the one-sided conditions' readable cuts from one more
@@ -262,8 +271,6 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
         ValueError: a column whose quantile edges collapse with too many values to code by value; ``thresholds``
             finer than the rows (:func:`~aif360_subjective.detectors.mining.numeric_conditions.check_thresholds`).
     """
-    import dask
-
     q_bins, q_thr = bin_quantiles(n_bins), threshold_quantiles(thresholds)
     q = np.concatenate([q_bins, q_thr])
     cat = set(categorical)
@@ -277,7 +284,7 @@ def build_items(X: Any, summary: TableSummary, categorical: list[str], n_bins: i
     cuts = {c: base_edges(np.unique(edges_of[c]), t) for c, t in thr.items()}
     near: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if cuts and thresholds is not None:
-        parts = dask.compute(*[dask.delayed(_partition_neighbours)(x, cuts) for x in X.to_delayed()])
+        parts = X.map(_partition_neighbours, cuts)
         near = {c: (np.max([p_[c][0] for p_ in parts], axis=0), np.min([p_[c][1] for p_ in parts], axis=0))
                 for c in cuts}
     col_of: list[int] = []
@@ -354,44 +361,31 @@ def _unchunk(sums: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Source:
-    """The Dask collections of one analysis and how a partition's rows are coded and labelled."""
+    """The partitions of one analysis (:class:`~.parts.Parts`) and how a partition's rows are coded and
+    labelled."""
 
-    X: Any
-    t: Any
-    p: Any
+    parts: Parts
     offsets: np.ndarray
     pos_label: Any
     items: Items
     radix: np.ndarray
     strata: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
 
-    @cached_property
-    def shipped(self) -> Any:
-        """The items as one Dask key every partition's task shares."""
-        import dask
-
-        return dask.delayed(self.items, pure=False)  # one key, not hashed (the items can be large)
-
-    def parts(self) -> list[tuple[Any, Any, Any, int]]:
-        return list(zip(self.X.to_delayed(optimize_graph=False), self.t.to_delayed(optimize_graph=False),
-                        self.p.to_delayed(optimize_graph=False), self.offsets.tolist(), strict=True))
+    def starts(self) -> list[tuple[int]]:
+        """Each partition's first row's global position."""
+        return [(int(s),) for s in self.offsets.tolist()]
 
     def count(self, patterns: list[tuple[int, ...]], what: str,
               conditions: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """(patterns, c) counts summed over the partitions: ``what="support"`` (c = 1), ``"classes"`` (the four
         (truth, prediction) classes, then the eight 16-bit pieces of the two row hashes). ``conditions``: the
         (column, lo, hi) of the conditions the patterns are made of (default: the items')."""
-        import dask
-
         if not patterns:
             return np.zeros((0, 1 if what == "support" else 12))
         items = self.items
-        conds = dask.delayed((items.column, items.lo, items.hi) if conditions is None else conditions, pure=False)
-        pats = dask.delayed(_packed(patterns), pure=False)
-        jobs = [dask.delayed(_partition_count)(x, a, b, int(s), self.shipped, conds, pats, self.radix, what,
-                                               self.pos_label)
-                for x, a, b, s in self.parts()]
-        return np.asarray(tree_reduce(jobs, sum).compute())
+        conds = (items.column, items.lo, items.hi) if conditions is None else conditions
+        return self.parts.total(_partition_count, self.items, conds, _packed(patterns), self.radix, what,
+                                self.pos_label, labels=True, each=self.starts())
 
 
 def _packed(patterns: list[tuple[int, ...]]) -> np.ndarray:
@@ -566,16 +560,16 @@ class DaskPatterns(PatternText):
     def lazy_members(self, i: int) -> Any:
         """Boolean Dask Series (index of X): the rows of pattern ``i``, not computed."""
         lo, hi = self._bounds
-        src = self.source
-        return src.X.map_partitions(_pattern_mask, src.shipped, lo[i], hi[i], meta=pd.Series(dtype=bool),
-                                    align_dataframes=False)
+        return self.source.parts.lazy_mask(_pattern_mask, self.items, lo[i], hi[i])
+
+    def computed_members(self, i: int) -> pd.Series:
+        """The rows of pattern ``i`` as a computed boolean pandas Series."""
+        return self.source.parts.computed_mask(self.lazy_members(i))
 
     def containment(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every pair (g, s) of the patterns at ``positions`` where g holds every row of s and more, and their
         sizes (as :func:`~.redundancy.containment`): pairs that nest on a seeded sample of rows (one pass of
         membership bits, no values), each then checked by counting the rows of both (one pass)."""
-        import dask
-
         positions = np.asarray(positions, dtype=np.intp)
         size = self.support[positions].astype(np.float64)
         h, n = len(positions), self.n_table_rows
@@ -587,9 +581,7 @@ class DaskPatterns(PatternText):
         target = min(n, max(4096, min(200_000, 64 * n // max(self.min_support, 1))))
         threshold = np.uint64(min(2**64 - 1, int(target / n * 2**64)))
         src = self.source
-        jobs = [dask.delayed(_sample_bits)(x, int(s), src.shipped, lo, hi, threshold)
-                for x, _, _, s in src.parts()]
-        bits = np.concatenate(dask.compute(*jobs), axis=0)
+        bits = np.concatenate(src.parts.map(_sample_bits, src.items, lo, hi, threshold, each=src.starts()), axis=0)
         sample = np.unpackbits(bits, axis=0).astype(np.float32)
         on = sample.T @ sample
         in_sample = np.diag(on)
@@ -681,7 +673,8 @@ class KeyedDaskCounts:
         chunk = self._chunk
         if chunk is None or not (chunk[0] <= b_start and b_stop <= chunk[1]) or chunk[2] != tuple(need):
             m = max(1, len(self.family.patterns))
-            width = max(b_stop - b_start, self.RESULT_BYTES // (m * 8 * max(1, sum(need))))
+            size = getattr(self.family.source.parts, "RESULT_BYTES", self.RESULT_BYTES)  # the engine's, if smaller
+            width = max(b_stop - b_start, size // (m * 8 * max(1, sum(need))))
             stop = min(self.n_permutations, b_start + width)
             chunk = (b_start, max(stop, b_stop), tuple(need), self._pass(b_start, max(stop, b_stop), need))
             self._chunk = chunk
@@ -689,16 +682,13 @@ class KeyedDaskCounts:
         return out
 
     def _pass(self, b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
-        import dask
-
         fam, src = self.family, self.family.source
         self.passes += 1
-        conds = dask.delayed((src.items.column, src.items.lo, src.items.hi), pure=False)
-        pats = dask.delayed(_packed(fam.patterns), pure=False)  # one key for every task, not hashed
-        jobs = [dask.delayed(_partition_permuted)(x, a, b, int(s), strata, src.shipped, conds, pats, src.radix,
-                                                  src.pos_label, self.scheme, b_start, b_stop, tuple(need))
-                for (x, a, b, s), strata in zip(src.parts(), src.strata.tolist(), strict=True)]
-        counts = np.asarray(tree_reduce(jobs, sum).compute(), dtype=np.float64)
+        conds = (src.items.column, src.items.lo, src.items.hi)
+        each = [(s, strata) for (s,), strata in zip(src.starts(), src.strata.tolist(), strict=True)]
+        counts = np.asarray(src.parts.total(_partition_permuted, src.items, conds, _packed(fam.patterns), src.radix,
+                                            src.pos_label, self.scheme, b_start, b_stop, tuple(need), labels=True,
+                                            each=each), dtype=np.float64)
         return KeyedScheme.assemble(counts, b_stop - b_start, need)
 
 
@@ -736,12 +726,23 @@ def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, opts: AnalysisOption
                          patterns_from=patterns_from, permutation=permutation, design=design)
     X, t, p = align(X, y_true, y_pred)
     check_workers()  # a cluster whose workers lack the package fails here, not inside a task
-    summary = summarise(X, t, p)
-    _check_summary(summary, X)
+    return analyse_parts(DaskParts(X, t, p), opts, pos_label=pos_label, labels=labels, random_state=random_state,
+                         task=task)
+
+
+def analyse_parts(parts: Parts, opts: AnalysisOptions, *, pos_label: Any, labels: Any, random_state: Any,
+                  task: str) -> SubgroupReport:
+    """The analysis of any engine's partitions (arguments checked): the summary, the items, the patterns and
+    their counts, the report (see the module's docstring)."""
+    summary = summarise(parts)
+    pin = getattr(parts, "pin", None)
+    if pin is not None:  # an engine that re-reads its partitions each pass checks them against these rows
+        pin(summary.lengths)
+    _check_summary(summary, parts)
     totals = class_totals(summary, pos_label, labels, task)
     n = summary.n
-    items = build_items(X, summary, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
-    source = _Source(X=X, t=t, p=p, offsets=summary.offsets, pos_label=pos_label, items=items, radix=_radix(items),
+    items = build_items(parts, summary, opts.categorical_features, opts.n_bins, opts.max_merge, opts.thresholds)
+    source = _Source(parts=parts, offsets=summary.offsets, pos_label=pos_label, items=items, radix=_radix(items),
                      strata=truth_offsets(summary, pos_label))
     family = patterns_family(source, check_min_support(opts.min_support, n), opts.max_length, n, opts.max_patterns)
     return _report(family, totals, opts, random_state, pos_label, n)

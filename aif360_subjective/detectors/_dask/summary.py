@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .parts import DaskParts, Parts
+
 __all__ = ["MAX_VALUE_COUNTS", "HISTOGRAM_BINS", "ColumnSummary", "TableSummary", "summarise", "merge",
            "exact_quantiles", "quantiles_from_order_statistics"]
 
@@ -117,15 +119,15 @@ def _partition_summary(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series) -> dic
     return {"n": len(frame), "aligned": bool(aligned), "columns": cols, "pairs": pairs}
 
 
-def summarise(X: Any, t: Any, p: Any) -> TableSummary:
-    """One pass over the partitions of the Dask DataFrame ``X`` and the Dask Series ``t`` and ``p`` (as many
-    partitions as ``X``, paired by position): see the module's docstring."""
-    import dask
+def _parts(X: Any, t: Any = None, p: Any = None) -> Parts:
+    """``X`` as partitions: a :class:`~.parts.Parts` as it is, a Dask DataFrame (with its label Series) wrapped."""
+    return X if hasattr(X, "total") else DaskParts(X, t, p)
 
-    parts = [dask.delayed(_partition_summary)(x, a, b) for x, a, b in
-             zip(X.to_delayed(optimize_graph=False), t.to_delayed(optimize_graph=False),
-                 p.to_delayed(optimize_graph=False), strict=True)]
-    return merge(list(dask.compute(*parts)))
+
+def summarise(X: Any, t: Any = None, p: Any = None) -> TableSummary:
+    """One pass over the partitions (a :class:`~.parts.Parts`, or the Dask DataFrame ``X`` and the Dask Series
+    ``t`` and ``p``, as many partitions as ``X``, paired by position): see the module's docstring."""
+    return merge(_parts(X, t, p).map(_partition_summary, labels=True))
 
 
 def merge(parts: list[dict[str, Any]]) -> TableSummary:
@@ -231,14 +233,14 @@ def _partition_values(frame: pd.DataFrame, ranges: dict[str, list[tuple[float, f
 
 
 def exact_quantiles(X: Any, summary: TableSummary, columns: list[str], q: np.ndarray) -> dict[str, np.ndarray]:
-    """``numpy.quantile(column, q)`` of each of ``columns`` of the Dask DataFrame ``X``, exactly (see the module's
-    docstring): from the summary's value counts where it holds them, else by histogram passes.
+    """``numpy.quantile(column, q)`` of each of ``columns`` of ``X`` (a :class:`~.parts.Parts` or a Dask
+    DataFrame), exactly (see the module's docstring): from the summary's value counts where it holds them, else by
+    histogram passes.
 
     Returns:
         dict: column -> the quantiles (float64).
     """
-    import dask
-
+    parts = _parts(X)
     n = summary.n
     ranks = _wanted_ranks(n, q)
     out: dict[str, np.ndarray] = {}
@@ -253,7 +255,6 @@ def exact_quantiles(X: Any, summary: TableSummary, columns: list[str], q: np.nda
             out[c] = quantiles_from_order_statistics(_kth_of_counts(vc.index.to_numpy(), vc.to_numpy()), n, q)
         else:
             spans[c] = [(col.low, col.high, True, 0)] * len(ranks)
-    delayed_parts = X.to_delayed(optimize_graph=False)
     for _ in range(MAX_REFINEMENTS + 1):
         wide = {c: sorted({s[:3] for s in sp if s[0] < s[1]}) for c, sp in spans.items()}
         # every span of a column is refined in its own histogram; a span of one value needs no refinement
@@ -263,8 +264,7 @@ def exact_quantiles(X: Any, summary: TableSummary, columns: list[str], q: np.nda
         counts_of_span: dict[tuple[str, tuple[float, float, bool]], np.ndarray] = {}
         for j0 in range(0, len(jobs), 64):  # one pass for up to 64 spans
             batch = jobs[j0:j0 + 64]
-            parts = [dask.delayed(_partition_histograms)(x, batch) for x in delayed_parts]
-            summed = np.sum(np.asarray(dask.compute(*parts)), axis=0)
+            summed = parts.total(_partition_histograms, batch)
             for job, h in zip(batch, summed, strict=True):
                 counts_of_span[job] = h
         done = True
@@ -287,8 +287,7 @@ def exact_quantiles(X: Any, summary: TableSummary, columns: list[str], q: np.nda
     if spans:
         # the last pass: value counts of the spans holding the wanted ranks; a value sits in the span its bin says
         per_col = {c: sorted({s[:3] for s in sp}) for c, sp in spans.items()}
-        parts = [dask.delayed(_partition_values)(x, per_col) for x in delayed_parts]
-        got = dask.compute(*parts)
+        got = parts.map(_partition_values, per_col)
         for c, sp in spans.items():
             vc = pd.concat([g[c] for g in got]).groupby(level=0).sum().sort_index()
             values, counts = vc.index.to_numpy(dtype=np.float64), vc.to_numpy()

@@ -1,0 +1,153 @@
+"""Subgroup discovery on Spark beside Dask and pandas: the same findings, and a planted slice at scale.
+
+Data: the planted-slice Parquet parts of ``benchmarks/dask_patterns.py`` (:func:`dask_patterns.write_parquet`:
+8 categorical columns, 2 numeric ones, a 2-condition slice of 5 % of the rows served 0.2 worse, written part by
+part, never whole in memory). Spark: a local session ``local[2]`` with ``--memory`` (2 GB) for the driver, which in
+local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with as much memory each.
+
+1. ``--compare-rows`` (100,000): pandas (``permutation="keyed"``, the Parquet parts read back in order), Dask and
+   Spark on the same files: whether candidates, adjusted p-values and findings are identical, and the seconds.
+   Spark reads the files in its own partition order (it packs files into partitions by size), so pandas and Dask
+   are given the rows in Spark's order (``sdf.toPandas()``): the positions of the keyed permutations.
+2. ``--rows`` (2,000,000; 20,000,000 with ``--rows 20000000 --files 80``): Spark and Dask on the same Parquet
+   files: seconds, peak memory (the JVM, the Python workers, the driver's Python; the Dask workers and client),
+   whether the planted slice is the first finding, and the bytes of counts that reached the Spark driver.
+
+Run: ``python benchmarks/spark_scale.py`` (both runs); ``--skip-compare`` or ``--rows 0`` skips one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from dask_patterns import _dask_run, _peak_mb, write_parquet  # noqa: E402
+
+print = functools.partial(print, flush=True)  # noqa: A001 - the tables appear as they are computed
+
+
+def _worker_peaks(spark) -> list[float]:
+    """Peak resident MB of the Spark Python workers (one probe per default-parallelism slot) and of the JVM."""
+    def probe(batches):
+        for _ in batches:
+            pass
+        from pathlib import Path as P
+
+        for line in P("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                yield pd.DataFrame({"mb": [int(line.split()[1]) / 1024.0]})
+
+    n = spark.sparkContext.defaultParallelism
+    workers = [r["mb"] for r in spark.range(0, n, 1, n).mapInPandas(probe, "mb double").collect()]
+    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()  # noqa: SLF001 (the JVM's pid)
+    jvm = float("nan")
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            jvm = int(line.split()[1]) / 1024.0
+    return [jvm, *workers]
+
+
+def spark_run(spark, path: Path) -> tuple[float, object, object, int]:
+    from aif360_subjective.detectors import detect_subgroups
+
+    sdf = spark.read.parquet(str(path))
+    t0 = time.perf_counter()
+    report = detect_subgroups(sdf, "t", "p", discovery="patterns", random_state=0)
+    found = report.findings()
+    seconds = time.perf_counter() - t0
+    return seconds, report, found, report.candidates.family("pattern").source.parts.driver_bytes
+
+
+def compare(spark, client, rows: int, files: int, tmp: Path) -> None:
+    import dask.dataframe as dd
+
+    from aif360_subjective.detectors import detect_subgroups
+
+    path = tmp / f"compare-{rows}"
+    write_parquet(rows, files, path)
+    s_spark, rs, fs, sent = spark_run(spark, path)
+    frame = spark.read.parquet(str(path)).toPandas()  # the rows in Spark's order: the keyed permutations' positions
+    X = frame.drop(columns=["t", "p"])
+    t0 = time.perf_counter()
+    rk = detect_subgroups(X, frame["t"], frame["p"], discovery="patterns", random_state=0, permutation="keyed")
+    fk = rk.findings()
+    s_pandas = time.perf_counter() - t0
+    ddf = dd.from_pandas(frame, npartitions=files, sort=False)
+    t0 = time.perf_counter()
+    rd = detect_subgroups(ddf[list(X.columns)], ddf["t"], ddf["p"], discovery="patterns", random_state=0)
+    fd = rd.findings()
+    s_dask = time.perf_counter() - t0
+    famk = rk.candidates.family("pattern")
+    print(f"\n1. pandas (keyed), Dask and Spark on the same {rows:,} rows ({files} Parquet parts, "
+          f"{len(famk.patterns):,} candidates)")
+    print(f"   {'analysis':28s} {'findings':>8s} {'same candidates':>15s} {'max |p_adj - pandas|':>20s} "
+          f"{'same findings':>13s} {'seconds':>8s}")
+    pk = rk.significance.max_t().p_adjusted
+    for name, r, f, s in (("pandas permutation='keyed'", rk, fk, s_pandas), ("Dask (LocalCluster)", rd, fd, s_dask),
+                          ("Spark (local[2])", rs, fs, s_spark)):
+        fam = r.candidates.family("pattern")
+        same_c = fam.patterns == famk.patterns and fam.items.labels == famk.items.labels
+        diff = np.nanmax(np.abs(r.significance.max_t().p_adjusted - pk))
+        same_f = f.reset_index(drop=True).equals(fk.reset_index(drop=True))
+        print(f"   {name:28s} {len(f):8d} {str(same_c):>15s} {diff:20.4g} {str(same_f):>13s} {s:8.1f}")
+    print(f"   bytes of counts that reached the Spark driver: {sent:,}")
+    print(fs.head(3)[["metric", "description", "size", "value", "p_adjusted"]].to_string(index=False))
+
+
+def planted(spark, client, rows: int, files: int, tmp: Path) -> None:
+    path = tmp / f"planted-{rows}"
+    ref = write_parquet(rows, files, path)
+    print(f"\n2. {rows:,} rows, {files} Parquet parts; planted {ref}")
+    print(f"   {'engine':22s} {'seconds':>8s} {'peak memory (MB)':>44s} {'planted first':>13s} {'driver bytes':>13s}")
+    for engine in ("Dask", "Spark"):
+        if engine == "Dask":
+            seconds, (report, found), peaks = _dask_run(path, client)
+            memory = "workers " + ", ".join(f"{v:,.0f}" for v in peaks)
+            sent = "not counted"
+        else:
+            seconds, report, found, sent_bytes = spark_run(spark, path)
+            jvm, *workers = _worker_peaks(spark)
+            memory = f"JVM {jvm:,.0f}; Python workers " + ", ".join(f"{v:,.0f}" for v in workers)
+            sent = f"{sent_bytes:,}"
+        fam = report.candidates.family("pattern")
+        hit = len(found) > 0 and fam.conditions(int(found.iloc[0]["id"])) == ref
+        print(f"   {engine:22s} {seconds:8.1f} {memory:>44s} {str(hit):>13s} {sent:>13s}")
+    print(f"   driver/client Python peak {_peak_mb():,.0f} MB")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--compare-rows", type=int, default=100_000)
+    ap.add_argument("--skip-compare", action="store_true")
+    ap.add_argument("--rows", type=int, default=2_000_000)
+    ap.add_argument("--files", type=int, default=8)
+    ap.add_argument("--memory", default="2g", help="Spark driver (= local executor) memory and each Dask worker's")
+    args = ap.parse_args()
+    from dask.distributed import Client, LocalCluster
+
+    from aif360_subjective._spark import local_session
+
+    spark = local_session("local[2]", **{"spark.driver.memory": args.memory, "spark.sql.shuffle.partitions": "4"})
+    spark.sparkContext.setLogLevel("ERROR")
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                           memory_limit=args.memory.upper() + ("B" if not args.memory.upper().endswith("B") else ""))
+    with Client(cluster) as client, tempfile.TemporaryDirectory() as tmp:
+        if not args.skip_compare:
+            compare(spark, client, args.compare_rows, args.files, Path(tmp))
+        if args.rows:
+            planted(spark, client, args.rows, args.files, Path(tmp))
+    cluster.close()
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
