@@ -451,9 +451,9 @@ def run(args: argparse.Namespace) -> int:
     """The command's boundary: the parsed namespace becomes a :class:`SubgroupsSpec` (``--engine spark``: the Spark
     command, :mod:`.subgroups_spark`)."""
     if getattr(args, "engine", "pandas") == "spark":
-        from .subgroups_spark import run_spark
+        from .subgroups_spark import SparkSpec, run_spark
 
-        return run_spark(args)
+        return run_spark(SparkSpec.from_namespace(args))
     return subgroups(SubgroupsSpec.from_namespace(args))
 
 

@@ -9,6 +9,7 @@ refused by name; the findings are printed as a table.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +39,57 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                    help="with --engine spark: the Spark master, passed through (default: local[*])")
 
 
-def _refuse_options(args: argparse.Namespace) -> None:
-    for name, why in REFUSED.items():
-        if getattr(args, name, None) is not None:
-            raise CLIError(f"--{name.replace('_', '-')} is not available with --engine spark: {why}")
-    # the command's default discovery ("both") means the patterns here; "asdf" asks for the clustering alone
-    if getattr(args, "discovery", None) == "asdf":
-        raise CLIError("--discovery asdf is not available with --engine spark: the clustering runs in memory; "
-                       "--engine spark runs --discovery patterns")
-    task = getattr(args, "task", None)
-    if task not in (None, "auto", "binary"):
-        raise CLIError(f"--task {task} is not available with --engine spark: binary decisions only")
-    for name in ("label_col", "prediction_col"):
-        if getattr(args, name, None) is None:
-            raise CLIError(f"--engine spark needs --{name.replace('_', '-')} (a column of the Parquet table)")
+@dataclass(frozen=True)
+class SparkSpec:
+    """The options of ``subgroups --engine spark``, typed and checked (built by :meth:`from_namespace`).
+
+    Attributes:
+        data: the Parquet file or folder.
+        master: the Spark master (None: ``local[*]``).
+        label_col, prediction_col: the label and prediction columns of the table.
+        columns, exclude, categorical: the attribute columns, those left out, those taken as categories.
+        favorable_label: the favourable label as given (None: 1).
+        seed: the permutations' seed.
+        alpha, top: the findings printed.
+    """
+
+    data: str
+    master: str | None
+    label_col: str
+    prediction_col: str
+    columns: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    categorical: tuple[str, ...] | None = None
+    favorable_label: str | None = None
+    seed: int | None = None
+    alpha: float | None = 0.05
+    top: int = 5
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> SparkSpec:
+        """The command's boundary: the namespace as a spec, once every option Spark cannot honour is refused."""
+        for name, why in REFUSED.items():
+            if getattr(args, name, None) is not None:
+                raise CLIError(f"--{name.replace('_', '-')} is not available with --engine spark: {why}")
+        # the command's default discovery ("both") means the patterns here; "asdf" asks for the clustering alone
+        if getattr(args, "discovery", None) == "asdf":
+            raise CLIError("--discovery asdf is not available with --engine spark: the clustering runs in memory; "
+                           "--engine spark runs --discovery patterns")
+        from ..detectors.tasks import names_label_task  # not at import: --help stays free of the analysis stack
+
+        task = getattr(args, "task", None)
+        if task is not None and names_label_task(task):
+            raise CLIError(f"--task {task} is not available with --engine spark: binary decisions only")
+        for name in ("label_col", "prediction_col"):
+            if getattr(args, name, None) is None:
+                raise CLIError(f"--engine spark needs --{name.replace('_', '-')} (a column of the Parquet table)")
+
+        def names(value: Any) -> tuple[str, ...] | None:
+            return None if value is None else tuple(value)
+
+        return cls(data=args.data, master=args.master, label_col=args.label_col, prediction_col=args.prediction_col,
+                   columns=names(args.columns), exclude=names(args.exclude), categorical=names(args.categorical),
+                   favorable_label=args.favorable_label, seed=args.seed, alpha=args.alpha, top=args.top)
 
 
 def _favourable(value: str | None) -> Any:
@@ -64,41 +102,41 @@ def _favourable(value: str | None) -> Any:
     return int(number) if number.is_integer() else number
 
 
-def run_spark(args: argparse.Namespace) -> int:
-    """Run the Spark subgroup discovery the parsed options describe; print the findings."""
-    _refuse_options(args)
-    path = Path(args.data)
+def run_spark(spec: SparkSpec) -> int:
+    """Run the Spark subgroup discovery ``spec`` describes; print the findings."""
+    path = Path(spec.data)
     if not path.exists():
-        raise CLIError(f"{args.data}: no such file or folder")
+        raise CLIError(f"{spec.data}: no such file or folder")
     if path.is_file() and path.suffix.lower() != ".parquet":
-        raise CLIError(f"{args.data}: --engine spark reads a Parquet file or folder (got {path.suffix or 'no suffix'})")
+        raise CLIError(f"{spec.data}: --engine spark reads a Parquet file or folder (got {path.suffix or 'no suffix'})")
     (local_session,) = common.require("_spark", "local_session")
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
     try:
-        spark = local_session(args.master or "local[*]")
+        spark = local_session(spec.master or "local[*]")
     except RuntimeError as err:  # no Java: the message names the install command
         raise CLIError(str(err)) from err
     sdf = spark.read.parquet(str(path))
-    label, pred = args.label_col, args.prediction_col
-    missing = [c for c in [label, pred, *(args.columns or []), *(args.exclude or [])] if c not in sdf.columns]
+    label, pred = spec.label_col, spec.prediction_col
+    missing = [c for c in [label, pred, *(spec.columns or []), *(spec.exclude or [])] if c not in sdf.columns]
     if missing:
-        raise CLIError(f"{args.data}: no column(s) {missing} (columns: {sdf.columns[:20]})")
-    keep = list(args.columns) if args.columns else [c for c in sdf.columns if c not in {label, pred}]
-    keep = [c for c in keep if c not in set(args.exclude or []) | {label, pred}]
+        raise CLIError(f"{spec.data}: no column(s) {missing} (columns: {sdf.columns[:20]})")
+    keep = list(spec.columns) if spec.columns else [c for c in sdf.columns if c not in {label, pred}]
+    keep = [c for c in keep if c not in set(spec.exclude or []) | {label, pred}]
     sdf = sdf.select(*keep, label, pred)
     with common.steps(["subgroup discovery"]) as step:
         step("subgroup discovery")
-        rep = detect_subgroups(sdf, label, pred, discovery="patterns", pos_label=_favourable(args.favorable_label),
-                               categorical_features=args.categorical, random_state=args.seed)
+        rep = detect_subgroups(sdf, label, pred, discovery="patterns", pos_label=_favourable(spec.favorable_label),
+                               categorical_features=None if spec.categorical is None else list(spec.categorical),
+                               random_state=spec.seed)
     n = rep.candidates.n_rows
-    print(f"{common.count(n, 'row')}, {common.count(len(keep), 'attribute')} (Spark, {args.master or 'local[*]'}, "
-          f"{sdf.rdd.getNumPartitions()} partitions); favourable label: {_favourable(args.favorable_label)!r}.")
+    print(f"{common.count(n, 'row')}, {common.count(len(keep), 'attribute')} (Spark, {spec.master or 'local[*]'}, "
+          f"{sdf.rdd.getNumPartitions()} partitions); favourable label: {_favourable(spec.favorable_label)!r}.")
     found = rep.findings()
-    if args.alpha is not None:
-        found = found[found["p_adjusted"] < args.alpha]
+    if spec.alpha is not None:
+        found = found[found["p_adjusted"] < spec.alpha]
     if len(found):
-        common.print_frame(found.head(args.top), f"Subgroups served worse (family-wise error {args.alpha}), top "
-                                                 f"{args.top}:")
+        common.print_frame(found.head(spec.top), f"Subgroups served worse (family-wise error {spec.alpha}), top "
+                                                 f"{spec.top}:")
     else:
         print("No subgroup is significantly served worse.")
     return 0

@@ -24,7 +24,7 @@ from ..encoding import RawCodes
 from ..error_control.counters import MemberCounter
 from .patterns import EntropyPatterns, pattern_frame, pattern_members, pattern_strings
 
-__all__ = ["ClusterFamily", "Clustering", "EntropyFamily"]
+__all__ = ["ClusterFamily", "Clustering", "EntropyFamily", "MembershipFamily"]
 
 
 def _plain(v: Any) -> Any:
@@ -32,7 +32,7 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-class _MembershipFamily:
+class MembershipFamily:
     """What the cluster and entropy families share: candidates held as a (rows, candidates) boolean membership
     (``_members``, defined by each family), and the bitsets, row-set keys and counter derived from it."""
 
@@ -63,7 +63,7 @@ class _MembershipFamily:
         return self._counter
 
 
-class ClusterFamily(_MembershipFamily):
+class ClusterFamily(MembershipFamily):
     """Each cluster of a clustering as a subgroup (kind ``"cluster"``).
 
     Args:
@@ -123,7 +123,7 @@ class ClusterFamily(_MembershipFamily):
         return pd.DataFrame(index=pd.Index(self.ids, name="id"))
 
 
-class EntropyFamily(_MembershipFamily):
+class EntropyFamily(MembershipFamily):
     """The subgroup of each cluster's entropy pattern: every row of the table matching it (kind ``"entropy"``).
 
     An empty pattern (no dominant attribute) and a pattern repeating an earlier one define no subgroup of their

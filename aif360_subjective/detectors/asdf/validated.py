@@ -56,7 +56,7 @@ import scipy.sparse as sp
 from ..._compat import single_threaded
 from ..error_control.maxt import METRIC_TEST, observed_z
 from .clustering import validity_indices
-from .families import ClusterFamily, _MembershipFamily
+from .families import ClusterFamily, MembershipFamily
 from .selection import fairness_separation
 from .validated_models import ClusteringModel, expand_models, fit_model, view_matrix
 
@@ -119,7 +119,7 @@ def fairness_validation_index(labels: Sequence[np.ndarray], t: np.ndarray, p: np
     })
 
 
-class ValidatedFamily(_MembershipFamily):
+class ValidatedFamily(MembershipFamily):
     """Every cluster of every validated model as a subgroup (kind ``"validated"``), ids ``0..`` in model order.
 
     Args:
