@@ -386,23 +386,23 @@ def check_opinion_options(
     annotators: pd.Index,
     annotator_table: pd.DataFrame | None = None,
     default_attributes: Sequence[str] = (),
-    grouping: str | pd.Series = "adr",
+    grouping: str | pd.Series = OPINION_PARAMS.default("grouping"),
     bins: Any = 5,
-    performance: Any = "accuracy",
+    performance: Any = OPINION_PARAMS.default("performance"),
     tie: str = "favorable",
-    min_group_size: int = 1,
-    small_groups: str = "merge",
-    aggregate: str | None = None,
-    ambiguity: str = "disagreement",
+    min_group_size: int = OPINION_PARAMS.default("min_group_size"),
+    small_groups: str = OPINION_PARAMS.default("small_groups"),
+    aggregate: str | None = OPINION_PARAMS.default("aggregate"),
+    ambiguity: str = OPINION_PARAMS.default("ambiguity"),
     attributes: str | Sequence[str] | None = None,
-    nan_policy: str = "propagate",
-    clustering: Any = "kmeans",
-    n_clusters: int | None = None,
+    nan_policy: str = OPINION_PARAMS.default("nan_policy"),
+    clustering: Any = OPINION_PARAMS.default("clustering"),
+    n_clusters: int | None = OPINION_PARAMS.default("n_clusters"),
     random_state: Any = None,
-    warn_group_size: int = 5,
+    warn_group_size: int = OPINION_PARAMS.default("warn_group_size"),
     greater_is_better: bool | None = None,
-    adr_reference: str = "majority",
-    adr_fit: str = "same",
+    adr_reference: str = OPINION_PARAMS.default("adr_reference"),
+    adr_fit: str = OPINION_PARAMS.default("adr_fit"),
     has_ratings: bool = False,
 ) -> OpinionOptions:
     """Validate every option of the opinion-exclusion analysis, in a fixed order, and freeze them.
@@ -416,7 +416,9 @@ def check_opinion_options(
     grouping that uses them.
     ``greater_is_better`` states the direction of callable measures (:func:`performance_direction`);
     ``adr_reference`` what ADR disagreement is measured against (:data:`ADR_REFERENCES`); ``adr_fit`` how ADR
-    bins are fitted (:data:`ADR_FITS`; "cross" only with ``grouping="adr"``).
+    bins are fitted (:data:`ADR_FITS`; "cross" only with ``grouping="adr"``). An option that is a row of the
+    opinion parameter table (:data:`~aif360_subjective._param_tables.OPINION_PARAMS`) defaults to the row's default,
+    the faces' default too (``tests/test_param_faces.py``); the faces pass every option.
 
     Args:
         annotators: the distinct annotator ids of the data (a grouping Series must share some of them;

@@ -489,32 +489,17 @@ class DaskPatterns(PatternText):
 
     Attributes:
         items: the items (without rows).
-        patterns: per pattern, its item positions.
-        support: rows per pattern.
         keys: (patterns, 3) the support and two hashes of the rows' global positions (equal = identical rows).
         class_counts: (patterns, 4) rows per (truth, prediction) class (TN, FP, FN, TP).
-        n_identical: patterns left out because an earlier, not longer pattern had the same rows.
-        min_support, max_length: the mining options (rows, conditions).
         n_table_rows: rows of the table.
-        max_patterns, skipped_length, skipped_count: as :class:`~.pattern_mining.MinedPatterns`' (the count of a
-            left-out length is exact: a Dask level is counted in one pass).
-        skipped_count_is_lower_bound: always False (see ``skipped_count``).
+        skipped_count: as :class:`~.pattern_mining.MinedPatterns`' (the count of a left-out length is exact: a
+            Dask level is counted in one pass, so ``skipped_count_is_lower_bound`` stays False).
+        (the others: :class:`~.pattern_mining.PatternText`)
     """
 
-    items: Items
-    patterns: list[tuple[int, ...]]
-    support: np.ndarray
-    keys: np.ndarray
     class_counts: np.ndarray
-    n_identical: int
-    min_support: int
-    max_length: int
     n_table_rows: int
     source: _Source = field(repr=False)
-    max_patterns: int | None = None
-    skipped_length: int | None = None
-    skipped_count: int = 0
-    skipped_count_is_lower_bound: bool = False
 
     @property
     def n_rows(self) -> int:

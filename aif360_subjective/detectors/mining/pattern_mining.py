@@ -28,7 +28,7 @@ References:
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -98,22 +98,41 @@ class Items:
     notes: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, eq=False)
 class PatternText:
     """What a family of mined patterns says about its candidates without their rows: descriptions, conditions,
     the max-T description classes, the condition table, sizes and row-set keys (shared by the in-memory
     :class:`MinedPatterns` and the Dask-counted :class:`~.dask_detect.DaskPatterns`), and what the mining left out
-    (``max_patterns``). The class using it holds the attributes annotated here."""
+    (``max_patterns``). It holds the fields both families have; each adds how its rows are held.
+
+    Attributes:
+        items: the items (see :class:`Items`).
+        patterns: per pattern, the sorted tuple of its item positions.
+        support: rows per pattern.
+        keys: (patterns, 3) keys of the patterns' row sets (equal keys = identical rows).
+        n_identical: patterns left out because an earlier, not longer pattern had the same rows.
+        min_support: the support threshold in rows.
+        max_length: the longest conjunction asked for.
+        max_patterns: the bound on the number of patterns (None: none).
+        skipped_length: the shortest length not mined because its patterns would have brought the total above
+            ``max_patterns`` (None: every length up to ``max_length`` was mined, or no pattern reached it).
+        skipped_count: how many patterns of that length were found (0 when none was skipped).
+        skipped_count_is_lower_bound: whether ``skipped_count`` is a lower bound (the length holds at least that
+            many) rather than the exact number.
+    """
 
     items: Items
     patterns: list[tuple[int, ...]]
-    n_identical: int
-    max_length: int
-    max_patterns: int | None
-    skipped_length: int | None
-    skipped_count: int
-    skipped_count_is_lower_bound: bool
     support: np.ndarray
     keys: np.ndarray
+    n_identical: int
+    min_support: int
+    max_length: int
+    # keyword-only: each family's own fields (without defaults) follow these in its constructor
+    max_patterns: int | None = field(default=None, kw_only=True)
+    skipped_length: int | None = field(default=None, kw_only=True)
+    skipped_count: int = field(default=0, kw_only=True)
+    skipped_count_is_lower_bound: bool = field(default=False, kw_only=True)
 
     kind: ClassVar[str] = "pattern"
     method_name: ClassVar[str] = "the mined patterns"
@@ -206,40 +225,19 @@ class MinedPatterns(PatternText):
     not held: each is the AND of its items' (:mod:`.pattern_bits`), formed by :meth:`bits_of` when read.
 
     Attributes:
-        items: the items (see :class:`Items`).
-        patterns: per pattern, the sorted tuple of its item positions.
         item_bits: (frequent items + 1, words) uint64 bitsets of the frequent items' rows and, last, an all-ones
             bitset (:func:`.pattern_bits.with_ones`).
         slots: (patterns, widest) int32 rows of ``item_bits`` whose AND is each pattern's rows (padded with the
             all-ones row).
-        support: rows per pattern.
-        n_identical: patterns left out because an earlier, not longer pattern had the same rows.
-        min_support: the support threshold in rows.
-        max_length: the longest conjunction asked for.
         keys: (patterns, 3) :func:`~.bitsets.bit_keys` of their rows (equal keys = identical rows).
-        max_patterns: the bound on the number of patterns (None: none).
-        skipped_length: the shortest length not mined because its patterns would have brought the total above
-            ``max_patterns`` (None: every length up to ``max_length`` was mined, or no pattern reached it).
-        skipped_count: how many patterns of that length were found (0 when none was skipped): all of them, or,
-            when ``skipped_count_is_lower_bound``, those found before the count stopped (it stops once they pass
-            the bound, :func:`mine_patterns`).
-        skipped_count_is_lower_bound: whether ``skipped_count`` is a lower bound (the length holds at least that
-            many) rather than the exact number.
+        skipped_count: how many patterns of the skipped length were found (0 when none was skipped): all of them,
+            or, when ``skipped_count_is_lower_bound``, those found before the count stopped (it stops once they
+            pass the bound, :func:`mine_patterns`).
+        (the others: :class:`PatternText`)
     """
 
-    items: Items
-    patterns: list[tuple[int, ...]]
     item_bits: np.ndarray
     slots: np.ndarray
-    support: np.ndarray
-    n_identical: int
-    min_support: int
-    max_length: int
-    keys: np.ndarray
-    max_patterns: int | None = None
-    skipped_length: int | None = None
-    skipped_count: int = 0
-    skipped_count_is_lower_bound: bool = False
 
     @property
     def n_rows(self) -> int:
