@@ -185,7 +185,9 @@ def significant_order(sig: Significance, q: RankingQuery, pos: np.ndarray, sel: 
     one-sided conditions among the candidates the statistic put the planted slice first (Jaccard 0.91-1.0) where
     the largest bound put a noisy sub-slice first (the bound's maximum over thousands of nested candidates is the
     luckiest of them: Jaccard 0.6-0.7). A broad parent diluting a slice is left out by the redundancy filter
-    when the slice is listed (:func:`~.redundancy.redundant`), and the answer says how ties are ordered."""
+    when the slice is listed, and so is a sub-slice whose luckier rate does not differ from the rest of a larger
+    listed one that nothing makes redundant (:func:`~.redundancy.redundant`); the answer says how ties are
+    ordered."""
     keep = sel.keep
     n_significant = int(keep.sum())
     key = -bound[keep] if q.descending else bound[keep]

@@ -305,9 +305,12 @@ class SubgroupReport:
         then by the interval's bound nearest the reference; with ``"fdr"`` by that bound alone: the first
         subgroup is the one disadvantaged "by at least X with 95 % confidence" for the largest X (the 95 %
         intervals are per subgroup, not adjusted for the search). Unless ``keep_redundant``, a
-        significant subgroup is left out when a strictly larger significant subgroup of the ranking contains
-        all its rows and has its value inside the subgroup's interval: the extra conditions of a sub-pattern
-        then add nothing the data can tell apart, and the more general description is listed instead.
+        significant subgroup is left out when a nested listed one says the same
+        (:func:`~aif360_subjective.detectors.redundancy.redundant`): a sub-pattern whose rate does not differ
+        from the other rows of a larger listed subgroup holding it (its extra conditions add nothing the data
+        can tell apart from chance: the more general description is listed instead, even when the
+        sub-pattern's luckier rate makes it the stronger), or a larger subgroup whose rows outside a listed
+        smaller one are treated like everyone else (the smaller one diluted).
 
         ``attrs`` says how many subgroups were left out and why (``n_no_metrics`` empty/repeated patterns,
         ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_other_side`` significant in the

@@ -607,3 +607,46 @@ def test_no_pattern_mined_is_a_kind_with_no_subgroups_not_an_error():
     assert comparison.loc["pattern", "candidates"] == 0 and comparison.loc["pattern", "significant"] == 0
     page = Report("none mined").extend(subgroup_sections(rep, figures=True)).render()
     assert "Discovery methods compared" in page
+
+
+def _confusion(pos: int, rows: int) -> np.ndarray:
+    """Confusion counts of ``rows`` rows with ``pos`` favourable predictions, truth equal to the prediction."""
+    from aif360_subjective._labels import FN, FP, TN, TP
+
+    out = np.zeros(4)
+    out[TP], out[TN], out[FP], out[FN] = pos, rows - pos, 0, 0
+    return out
+
+
+def test_a_sub_pattern_redundant_given_a_listed_larger_one_is_left_out_even_when_stronger():
+    """S (rows 0-199) inside G (rows 0-399) of 1,000 rows; favourable rates S 80/200, G's other rows 70/200,
+    outside G 90/600. S against G's other rows: pooled 0.375, z = 0.05 / sqrt(0.375 0.625 (1/200 + 1/200)) =
+    1.03 < 3.2, so S is redundant given G; G's other rows against the rows outside G: pooled 0.2, z = 0.2 /
+    sqrt(0.2 0.8 (1/200 + 1/600)) = 6.12, so G is not redundant given S. Strength against the rest: S 5.92, G
+    8.16 - offset 3 = 5.16, so S is visited first; G is redundant given nothing, so it is listed whatever the
+    order and S is left out (visited by strength alone, both were listed)."""
+    from aif360_subjective.detectors.bitsets import pack
+    from aif360_subjective.detectors.error_control.inference import rate_z
+    from aif360_subjective.detectors.redundancy import containment, redundant
+
+    n = 1000
+    dense = np.zeros((n, 2), dtype=bool)
+    dense[:200, 0] = True  # S
+    dense[:400, 1] = True  # G
+    counts = np.vstack([_confusion(80, 200), _confusion(150, 400)])
+    total = _confusion(240, n)
+    s_vs_ring = rate_z(counts[:1], (counts[1] - counts[0])[None], "statistical_parity")
+    ring_vs_out = rate_z((counts[1] - counts[0])[None], (total - counts[1])[None], "statistical_parity")
+    np.testing.assert_allclose([s_vs_ring[0], ring_vs_out[0]], [1.0328, 6.1237], atol=1e-4)
+    strength = np.abs(rate_z(counts, total[None] - counts, "statistical_parity")) - [0.0, 3.0]
+    np.testing.assert_allclose(strength, [5.9235, 5.1616], atol=1e-4)
+    bits = pack(dense)
+    out = redundant(bits, n, counts, "statistical_parity", total, np.array([0.0, 3.0]))
+    assert out.tolist() == [True, False]
+    # the same from the counted nesting (the Dask path)
+    out = redundant(None, n, counts, "statistical_parity", total, np.array([0.0, 3.0]), nested=containment(bits, n))
+    assert out.tolist() == [True, False]
+    # G's other rows like the outside (70 -> 27 of 200, 0.135 against 0.15): G is S diluted, S stays, G goes
+    counts[1] = _confusion(107, 400)
+    total = _confusion(197, n)
+    assert redundant(bits, n, counts, "statistical_parity", total, np.array([0.0, 3.0])).tolist() == [False, True]
