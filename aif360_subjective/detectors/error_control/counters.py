@@ -138,8 +138,14 @@ class StackedCounter:
         self.shape = (rows.pop(), sum(c.shape[1] for c in parts))
 
     def count(self, Y: np.ndarray) -> np.ndarray:
-        """(candidates, c) counts, the parts' candidates in order."""
-        return np.vstack([c.count(Y) for c in self.parts])
+        """(candidates, c) counts, the parts' candidates in order (each part's written into its rows as it comes:
+        no second copy of every candidate's counts)."""
+        out = np.empty((self.shape[1], Y.shape[1]), dtype=np.float64)
+        at = 0
+        for c in self.parts:
+            out[at:at + c.shape[1]] = c.count(Y)
+            at += c.shape[1]
+        return out
 
 
 def as_counter(members: Counter | sp.spmatrix | np.ndarray) -> Counter:
