@@ -47,6 +47,7 @@ import argparse
 import importlib.util
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -55,8 +56,8 @@ from pathlib import Path
 
 import numpy as np
 
-METHODS = ("ours", "DivExplorer", "SliceLine")
-_MODULE = {"DivExplorer": "divexplorer", "SliceLine": "sliceline"}
+METHODS = ("ours", "DivExplorer", "pysubgroup", "SliceLine")
+_MODULE = {"DivExplorer": "divexplorer", "pysubgroup": "pysubgroup", "SliceLine": "sliceline"}
 
 
 def table(n: int, seed: int = 0, n_categorical: int = 8, n_numeric: int = 2):
@@ -90,6 +91,37 @@ def profile(n: int, n_permutations: int) -> None:
     rep = stage("mining + counts", lambda: detect_subgroups(b.X, b.y_true, b.y_pred, discovery="patterns",
                                                              random_state=0, n_permutations=n_permutations))
     stage("max-T (ranking)", lambda: rep.ranking("statistical_parity", kind="all", n=1))
+    stage("max-T (findings)", lambda: rep.findings(0.05))  # every test: the four permuted counts
+
+
+def run_pysubgroup(D, y_true, y_pred, outcome: str = "SP", depth: int = 3, beam_width: int = 20):
+    """pysubgroup's beam search (``BeamSearch(beam_width)``, ``depth`` conditions, weighted relative accuracy,
+    10 results) for the rows whose prediction is unfavourable (``SP``: a lower favourable rate is the
+    disadvantage), on the discretised table (one equality selector per column value); the first result is
+    reported (no test). ``outcome`` other than ``SP`` is not run here."""
+    import pysubgroup as ps
+    from slice_finders import Run
+
+    if outcome != "SP":
+        raise ValueError(f"run_pysubgroup: outcome {outcome!r}; only 'SP' is run here")
+    t0 = time.perf_counter()
+    df = D.reset_index(drop=True).copy()
+    df["_unfavourable"] = np.asarray(y_pred) == 0
+    task = ps.SubgroupDiscoveryTask(df, ps.BinaryTarget("_unfavourable", True),
+                                    ps.create_selectors(df, ignore=["_unfavourable"]), result_set_size=10,
+                                    depth=depth, qf=ps.WRAccQF())
+    result = ps.BeamSearch(beam_width=beam_width).execute(task)
+    seconds = time.perf_counter() - t0
+    if not result.results:
+        return Run(None, False, seconds=seconds)
+    return Run(np.asarray(result.results[0][1].covers(df), dtype=bool), True, seconds=seconds)
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` is importable as a package (a left-over folder without files is a namespace package with
+    no origin: not installed)."""
+    spec = importlib.util.find_spec(module)
+    return spec is not None and spec.origin is not None
 
 
 def child(method: str, n: int, columns: int = 10) -> dict:
@@ -107,7 +139,7 @@ def child(method: str, n: int, columns: int = 10) -> dict:
         t0 = time.perf_counter()
         D = sf.discretise(b.X)
         prep = time.perf_counter() - t0
-        fn = sf.run_divexplorer if method == "DivExplorer" else sf.run_sliceline
+        fn = {"DivExplorer": sf.run_divexplorer, "SliceLine": sf.run_sliceline, "pysubgroup": run_pysubgroup}[method]
         run = fn(D, b.y_true, b.y_pred, "SP")
         seconds = prep + run.seconds
     hit = False
@@ -120,12 +152,21 @@ def child(method: str, n: int, columns: int = 10) -> dict:
     return {"seconds": seconds, "cpu": cpu, "peak_mb": use.ru_maxrss / 1024.0, "hit": hit}  # kB on Linux
 
 
-def run_one(method: str, n: int, timeout: float, columns: int = 10) -> dict:
-    if method in _MODULE and importlib.util.find_spec(_MODULE[method]) is None:
+def _capped(gb: float):
+    """A child's address space capped at ``gb`` GB (a method past it fails with MemoryError instead of taking a
+    shared machine's memory: SliceLine asked for 19.8 GB at 50,000 rows)."""
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (int(gb * 2**30), int(gb * 2**30)))
+    return cap
+
+
+def run_one(method: str, n: int, timeout: float, columns: int = 10, memory_gb: float = 8.0) -> dict:
+    if method in _MODULE and not _installed(_MODULE[method]):
         return {"status": "not installed"}
     cmd = [sys.executable, __file__, "--child", method, str(n), str(columns)]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
+                             preexec_fn=_capped(memory_gb))
     except subprocess.TimeoutExpired:
         return {"status": f"> {timeout:g} s"}
     if out.returncode != 0:
@@ -136,7 +177,10 @@ def run_one(method: str, n: int, timeout: float, columns: int = 10) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[50_000, 200_000, 2_000_000])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[50_000, 200_000, 1_000_000])
+    ap.add_argument("--wide", type=int, default=20_000, help="rows of the 30-column table run last (0: none)")
+    ap.add_argument("--peers-up-to", type=int, default=1_000_000, help="largest table the other methods run on")
+    ap.add_argument("--memory-gb", type=float, default=8.0, help="address space of each child (GB, default 8)")
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run (default 300)")
     ap.add_argument("--columns", type=int, default=10, help="10 (8 categorical, 2 numeric) or 30 (24, 6)")
@@ -150,17 +194,24 @@ def main() -> None:
     if args.profile:
         profile(args.profile, args.permutations)
         return
-    print(f"{'rows':>10}  {'method':<12} {'seconds':>9} {'CPU s':>8} {'peak MB':>8}  planted first")
+    runs = [(n, args.columns) for n in args.sizes] + ([(args.wide, 30)] if args.wide else [])
+    print(f"{'rows':>10} {'cols':>4}  {'method':<12} {'seconds':>9} {'CPU s':>8} {'peak MB':>8}  {'planted first':<13} "
+          f"{'load':>5}")
     results: dict[str, list[tuple[int, float]]] = {m: [] for m in args.methods}
-    for n in args.sizes:
+    for n, columns in runs:
         for m in args.methods:
-            r = run_one(m, n, args.timeout, args.columns)
-            if r["status"] != "ok":
-                print(f"{n:>10,}  {m:<12} {r['status']:>9}")
+            if m != "ours" and n > args.peers_up_to:
                 continue
-            results[m].append((n, r["cpu"]))
-            print(f"{n:>10,}  {m:<12} {r['seconds']:>9.2f} {r['cpu']:>8.1f} {r['peak_mb']:>8.0f}  "
-                  f"{'yes' if r['hit'] else 'no'}", flush=True)
+            load = os.getloadavg()[0]  # the machine's 1-minute load average as the run starts
+            r = run_one(m, n, args.timeout, columns, args.memory_gb)
+            if r["status"] != "ok":
+                print(f"{n:>10,} {columns:>4}  {m:<12} {r['status']:>9} {'':>8} {'':>8}  {'':<13} {load:>5.1f}",
+                      flush=True)
+                continue
+            if columns == args.columns:
+                results[m].append((n, r["cpu"]))
+            print(f"{n:>10,} {columns:>4}  {m:<12} {r['seconds']:>9.2f} {r['cpu']:>8.1f} {r['peak_mb']:>8.0f}  "
+                  f"{'yes' if r['hit'] else 'no':<13} {load:>5.1f}", flush=True)
     print("\nscaling exponent b (CPU seconds ~ rows^b) between consecutive sizes:")
     for m, pts in results.items():
         parts = [f"{a:,}->{c:,}: b = {math.log(tc / ta) / math.log(c / a):.2f} (x{tc / ta:.1f})"
