@@ -1,4 +1,5 @@
-"""How mined-pattern discovery scales in memory: 50k / 200k / 2M rows x 10 columns beside DivExplorer and SliceLine.
+"""How mined-pattern discovery scales: 50k / 200k / 1M rows x 10 columns (and 20k x 30) beside DivExplorer,
+pysubgroup and SliceLine.
 
 One table per size: :func:`aif360_subjective.datasets.make_planted_slice` with 8 categorical columns of 4 levels
 and 2 numeric columns (uniform on [0, 1]), a planted 2-condition slice of 5 % of the rows whose
@@ -11,7 +12,13 @@ reported as such, not waited for. The methods and their settings are those of ``
   kind="all", n=1)``;
 * **DivExplorer** (``min_support=0.01``, outcome the favourable prediction, t >= 2) and **SliceLine**
   (``alpha=0.99, k=1, max_l=3``) on the table discretised as there (numeric columns in 5 quantile bins);
-  discretisation is timed with them.
+  discretisation is timed with them;
+* **pysubgroup** (:func:`run_pysubgroup`: beam search, width 20, depth 3, weighted relative accuracy, target the
+  unfavourable prediction; no test) on the same discretised table.
+
+Each child's address space is capped (``--memory-gb``, default 8): a method past it fails with MemoryError
+instead of taking a shared machine's memory. Each row also prints the 1-minute load average as the run starts.
+Peers run up to ``--peers-up-to`` rows (default 1M); ``--sizes 5000000 --methods ours`` runs ours alone.
 
 Printed per (size, method): seconds, CPU seconds of the method (``ru_utime + ru_stime`` of the child after the table
 is made: the measure on a shared machine), peak resident memory of the child (MB, ``ru_maxrss``; it includes the
@@ -36,9 +43,11 @@ Before, 66,957 patterns held their row bitsets (1.6 GB at 200k rows, 8.4 GB at 1
 copies at the mining's end; the counter held every row's cell in each of the 175 column sets (1 KB per row); a
 max-T batch held (rows, 50) index and float arrays (about 2 KB per row per batch in flight).
 
-Run: ``python benchmarks/scale_patterns.py`` (all three sizes, 300 s limit per run); ``--sizes 50000 200000`` for
-the quick run. DivExplorer and SliceLine are optional (``pip install divexplorer sliceline``); a missing one is
-reported as missing. pysubgroup 0.9.0 is not run: it requires numpy < 2, which this package does not run on.
+Run: ``python benchmarks/scale_patterns.py`` (all three sizes and the wide table, 300 s limit per run);
+``--sizes 50000 200000`` for the quick run. DivExplorer and SliceLine are optional (``pip install divexplorer
+sliceline``); a missing one is reported as missing. pysubgroup 0.9.0 declares numpy < 2 but its beam search runs
+on numpy 2: install it without its requirements (``pip install --no-deps pysubgroup``), in a folder of its own on
+``PYTHONPATH`` if need be.
 """
 
 from __future__ import annotations
