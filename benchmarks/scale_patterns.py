@@ -1,4 +1,5 @@
-"""How mined-pattern discovery scales in memory: 50k / 200k / 2M rows x 10 columns beside DivExplorer and SliceLine.
+"""How mined-pattern discovery scales: 50k / 200k / 1M rows x 10 columns (and 20k x 30) beside DivExplorer,
+pysubgroup and SliceLine.
 
 One table per size: :func:`aif360_subjective.datasets.make_planted_slice` with 8 categorical columns of 4 levels
 and 2 numeric columns (uniform on [0, 1]), a planted 2-condition slice of 5 % of the rows whose
@@ -11,7 +12,13 @@ reported as such, not waited for. The methods and their settings are those of ``
   kind="all", n=1)``;
 * **DivExplorer** (``min_support=0.01``, outcome the favourable prediction, t >= 2) and **SliceLine**
   (``alpha=0.99, k=1, max_l=3``) on the table discretised as there (numeric columns in 5 quantile bins);
-  discretisation is timed with them.
+  discretisation is timed with them;
+* **pysubgroup** (:func:`run_pysubgroup`: beam search, width 20, depth 3, weighted relative accuracy, target the
+  unfavourable prediction; no test) on the same discretised table.
+
+Each child's address space is capped (``--memory-gb``, default 8): a method past it fails with MemoryError
+instead of taking a shared machine's memory. Each row also prints the 1-minute load average as the run starts.
+Peers run up to ``--peers-up-to`` rows (default 1M); ``--sizes 5000000 --methods ours`` runs ours alone.
 
 Printed per (size, method): seconds, CPU seconds of the method (``ru_utime + ru_stime`` of the child after the table
 is made: the measure on a shared machine), peak resident memory of the child (MB, ``ru_maxrss``; it includes the
@@ -36,9 +43,11 @@ Before, 66,957 patterns held their row bitsets (1.6 GB at 200k rows, 8.4 GB at 1
 copies at the mining's end; the counter held every row's cell in each of the 175 column sets (1 KB per row); a
 max-T batch held (rows, 50) index and float arrays (about 2 KB per row per batch in flight).
 
-Run: ``python benchmarks/scale_patterns.py`` (all three sizes, 300 s limit per run); ``--sizes 50000 200000`` for
-the quick run. DivExplorer and SliceLine are optional (``pip install divexplorer sliceline``); a missing one is
-reported as missing. pysubgroup 0.9.0 is not run: it requires numpy < 2, which this package does not run on.
+Run: ``python benchmarks/scale_patterns.py`` (all three sizes and the wide table, 300 s limit per run);
+``--sizes 50000 200000`` for the quick run. DivExplorer and SliceLine are optional (``pip install divexplorer
+sliceline``); a missing one is reported as missing. pysubgroup 0.9.0 declares numpy < 2 but its beam search runs
+on numpy 2: install it without its requirements (``pip install --no-deps pysubgroup``), in a folder of its own on
+``PYTHONPATH`` if need be.
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ import argparse
 import importlib.util
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -55,8 +65,8 @@ from pathlib import Path
 
 import numpy as np
 
-METHODS = ("ours", "DivExplorer", "SliceLine")
-_MODULE = {"DivExplorer": "divexplorer", "SliceLine": "sliceline"}
+METHODS = ("ours", "DivExplorer", "pysubgroup", "SliceLine")
+_MODULE = {"DivExplorer": "divexplorer", "pysubgroup": "pysubgroup", "SliceLine": "sliceline"}
 
 
 def table(n: int, seed: int = 0, n_categorical: int = 8, n_numeric: int = 2):
@@ -90,6 +100,37 @@ def profile(n: int, n_permutations: int) -> None:
     rep = stage("mining + counts", lambda: detect_subgroups(b.X, b.y_true, b.y_pred, discovery="patterns",
                                                              random_state=0, n_permutations=n_permutations))
     stage("max-T (ranking)", lambda: rep.ranking("statistical_parity", kind="all", n=1))
+    stage("max-T (findings)", lambda: rep.findings(0.05))  # every test: the four permuted counts
+
+
+def run_pysubgroup(D, y_true, y_pred, outcome: str = "SP", depth: int = 3, beam_width: int = 20):
+    """pysubgroup's beam search (``BeamSearch(beam_width)``, ``depth`` conditions, weighted relative accuracy,
+    10 results) for the rows whose prediction is unfavourable (``SP``: a lower favourable rate is the
+    disadvantage), on the discretised table (one equality selector per column value); the first result is
+    reported (no test). ``outcome`` other than ``SP`` is not run here."""
+    import pysubgroup as ps
+    from slice_finders import Run
+
+    if outcome != "SP":
+        raise ValueError(f"run_pysubgroup: outcome {outcome!r}; only 'SP' is run here")
+    t0 = time.perf_counter()
+    df = D.reset_index(drop=True).copy()
+    df["_unfavourable"] = np.asarray(y_pred) == 0
+    task = ps.SubgroupDiscoveryTask(df, ps.BinaryTarget("_unfavourable", True),
+                                    ps.create_selectors(df, ignore=["_unfavourable"]), result_set_size=10,
+                                    depth=depth, qf=ps.WRAccQF())
+    result = ps.BeamSearch(beam_width=beam_width).execute(task)
+    seconds = time.perf_counter() - t0
+    if not result.results:
+        return Run(None, False, seconds=seconds)
+    return Run(np.asarray(result.results[0][1].covers(df), dtype=bool), True, seconds=seconds)
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` is importable as a package (a left-over folder without files is a namespace package with
+    no origin: not installed)."""
+    spec = importlib.util.find_spec(module)
+    return spec is not None and spec.origin is not None
 
 
 def child(method: str, n: int, columns: int = 10) -> dict:
@@ -107,7 +148,7 @@ def child(method: str, n: int, columns: int = 10) -> dict:
         t0 = time.perf_counter()
         D = sf.discretise(b.X)
         prep = time.perf_counter() - t0
-        fn = sf.run_divexplorer if method == "DivExplorer" else sf.run_sliceline
+        fn = {"DivExplorer": sf.run_divexplorer, "SliceLine": sf.run_sliceline, "pysubgroup": run_pysubgroup}[method]
         run = fn(D, b.y_true, b.y_pred, "SP")
         seconds = prep + run.seconds
     hit = False
@@ -120,12 +161,21 @@ def child(method: str, n: int, columns: int = 10) -> dict:
     return {"seconds": seconds, "cpu": cpu, "peak_mb": use.ru_maxrss / 1024.0, "hit": hit}  # kB on Linux
 
 
-def run_one(method: str, n: int, timeout: float, columns: int = 10) -> dict:
-    if method in _MODULE and importlib.util.find_spec(_MODULE[method]) is None:
+def _capped(gb: float):
+    """A child's address space capped at ``gb`` GB (a method past it fails with MemoryError instead of taking a
+    shared machine's memory: SliceLine asked for 19.8 GB at 50,000 rows)."""
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (int(gb * 2**30), int(gb * 2**30)))
+    return cap
+
+
+def run_one(method: str, n: int, timeout: float, columns: int = 10, memory_gb: float = 8.0) -> dict:
+    if method in _MODULE and not _installed(_MODULE[method]):
         return {"status": "not installed"}
     cmd = [sys.executable, __file__, "--child", method, str(n), str(columns)]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
+                             preexec_fn=_capped(memory_gb))
     except subprocess.TimeoutExpired:
         return {"status": f"> {timeout:g} s"}
     if out.returncode != 0:
@@ -136,7 +186,10 @@ def run_one(method: str, n: int, timeout: float, columns: int = 10) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[50_000, 200_000, 2_000_000])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[50_000, 200_000, 1_000_000])
+    ap.add_argument("--wide", type=int, default=20_000, help="rows of the 30-column table run last (0: none)")
+    ap.add_argument("--peers-up-to", type=int, default=1_000_000, help="largest table the other methods run on")
+    ap.add_argument("--memory-gb", type=float, default=8.0, help="address space of each child (GB, default 8)")
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run (default 300)")
     ap.add_argument("--columns", type=int, default=10, help="10 (8 categorical, 2 numeric) or 30 (24, 6)")
@@ -150,17 +203,24 @@ def main() -> None:
     if args.profile:
         profile(args.profile, args.permutations)
         return
-    print(f"{'rows':>10}  {'method':<12} {'seconds':>9} {'CPU s':>8} {'peak MB':>8}  planted first")
+    runs = [(n, args.columns) for n in args.sizes] + ([(args.wide, 30)] if args.wide else [])
+    print(f"{'rows':>10} {'cols':>4}  {'method':<12} {'seconds':>9} {'CPU s':>8} {'peak MB':>8}  {'planted first':<13} "
+          f"{'load':>5}")
     results: dict[str, list[tuple[int, float]]] = {m: [] for m in args.methods}
-    for n in args.sizes:
+    for n, columns in runs:
         for m in args.methods:
-            r = run_one(m, n, args.timeout, args.columns)
-            if r["status"] != "ok":
-                print(f"{n:>10,}  {m:<12} {r['status']:>9}")
+            if m != "ours" and n > args.peers_up_to:
                 continue
-            results[m].append((n, r["cpu"]))
-            print(f"{n:>10,}  {m:<12} {r['seconds']:>9.2f} {r['cpu']:>8.1f} {r['peak_mb']:>8.0f}  "
-                  f"{'yes' if r['hit'] else 'no'}", flush=True)
+            load = os.getloadavg()[0]  # the machine's 1-minute load average as the run starts
+            r = run_one(m, n, args.timeout, columns, args.memory_gb)
+            if r["status"] != "ok":
+                print(f"{n:>10,} {columns:>4}  {m:<12} {r['status']:>9} {'':>8} {'':>8}  {'':<13} {load:>5.1f}",
+                      flush=True)
+                continue
+            if columns == args.columns:
+                results[m].append((n, r["cpu"]))
+            print(f"{n:>10,} {columns:>4}  {m:<12} {r['seconds']:>9.2f} {r['cpu']:>8.1f} {r['peak_mb']:>8.0f}  "
+                  f"{'yes' if r['hit'] else 'no':<13} {load:>5.1f}", flush=True)
     print("\nscaling exponent b (CPU seconds ~ rows^b) between consecutive sizes:")
     for m, pts in results.items():
         parts = [f"{a:,}->{c:,}: b = {math.log(tc / ta) / math.log(c / a):.2f} (x{tc / ta:.1f})"

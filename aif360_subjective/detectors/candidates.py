@@ -231,17 +231,18 @@ class Candidates:
         """(candidates, 3) keys of every candidate's rows (computed once)."""
         return self._row_keys
 
-    def bits(self, positions: np.ndarray) -> np.ndarray:
-        """(len(positions), words) bitsets of the candidates at ``positions``."""
+    def bits(self, positions: np.ndarray, words: slice = slice(None)) -> np.ndarray:
+        """(len(positions), words) bitsets of the candidates at ``positions``, or their ``words`` only (a block of
+        rows: what is formed on demand is formed for those words only)."""
         positions = np.asarray(positions, dtype=np.intp)
-        out = np.empty((len(positions), n_words(self.n_rows)), dtype=np.uint64)
+        out = np.empty((len(positions), len(range(n_words(self.n_rows))[words])), dtype=np.uint64)
         for f in self.families:
             start = self._start[f.kind]
             here = (positions >= start) & (positions < start + len(f.ids))
             if here.any():  # a family that forms its bitsets (the mined patterns) forms only these
                 local = positions[here] - start
                 bits_of = getattr(f, "bits_of", None)
-                out[here] = f.bits()[local] if bits_of is None else bits_of(local)
+                out[here] = f.bits()[local][:, words] if bits_of is None else bits_of(local, words)
         return out
 
     def counted_containment(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

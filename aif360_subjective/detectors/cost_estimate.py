@@ -4,8 +4,8 @@ Measured on 200,000 rows x 10 columns (8 categorical of 4 levels, 2 numeric; 110
 B = 200; ``benchmarks/million_rows.py --profile``) the memory is, after the table itself:
 
 * per row: the items' codes (4 bytes per column), their sparse indicator (5 bytes per item a row satisfies), the
-  frequent items' bitsets (1 bit per item) and the permuted 0/1 columns of the max-T batches in flight (1 byte per
-  row, permutation of a batch and count: ``4 x BATCH x (WORKERS + 1)`` bytes);
+  frequent items' bitsets (1 bit per item) and the permuted 0/1 columns of the max-T batches in flight (1 bit per
+  row, permutation of a batch and count, packed: ``4 x BATCH x (WORKERS + 1) / 8`` bytes);
 * per candidate: the max-T's batch of counts, z values and statistics (about ``20 x BATCH x 8`` bytes), its
   description, counts and metrics (about 1 KB).
 
@@ -64,7 +64,7 @@ def estimate_cost(n_rows: int, n_columns: int, item_entries: int, n_items: int, 
         column_sets: the column sets the patterns use (the cell counts' passes over the rows).
         batch, workers: the max-T's batch and batches in flight.
     """
-    per_row = 4.0 * n_columns + n_items / 8.0 + 4.0 * batch * (workers + 1)
+    per_row = 4.0 * n_columns + n_items / 8.0 + 4.0 * batch * (workers + 1) / 8.0  # permuted columns: bits
     memory = n_rows * per_row + 5.0 * item_entries + n_candidates * float(BYTES_PER_CANDIDATE)
     seconds = n_permutations * (n_rows * column_sets * SECONDS_PER_ROW_SET_PERMUTATION
                                 + n_candidates * SECONDS_PER_CANDIDATE_PERMUTATION)

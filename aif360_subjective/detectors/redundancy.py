@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.linalg.blas import ssyrk
 
-from .bitsets import bits_at
+from .bitsets import bits_at, n_words
 from .candidates import CandidateMetrics, Candidates
 from .error_control.inference import rate_z
 from .error_control.maxt import MaxTResult
@@ -41,9 +41,10 @@ def redundant_among(candidates: Candidates, metrics: CandidateMetrics | Any, pos
     counts, total, z_of = metrics.redundancy_counts(positions, metric)
     head = positions[:MAX_REDUNDANCY_CHECK]
     counted = candidates.counted_containment(head)  # a family without row bitsets (Dask) counts the nesting
-    if counted is not None:
-        return redundant(None, candidates.n_rows, counts, metric, total, offset, z_of, nested=counted)
-    return redundant(candidates.bits(head), candidates.n_rows, counts, metric, total, offset, z_of)
+    if counted is None:  # the heads' bitsets formed a block of rows at a time, never all of them at once
+        counted = containment_of(lambda words: candidates.bits(head, words), len(head), n_words(candidates.n_rows),
+                                 candidates.n_rows)
+    return redundant(None, candidates.n_rows, counts, metric, total, offset, z_of, nested=counted)
 
 
 def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
@@ -115,7 +116,16 @@ def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, 
 
 def containment(bits: np.ndarray, n: int, sample: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair (g, s) of h row sets (``bits``: (h, words) bitsets over ``n`` rows) where g holds every row of
-    s and more, exactly; and the sets' sizes.
+    s and more, exactly; and the sets' sizes (:func:`containment_of` of the held bitsets)."""
+    return containment_of(lambda words: bits[:, words], len(bits), bits.shape[1], n, sample)
+
+
+def containment_of(form: Callable[[slice], np.ndarray], h: int, words: int, n: int, sample: int = 1024,
+                   block_bytes: int = 2**25) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair (g, s) of h row sets where g holds every row of s and more, exactly; and the sets' sizes.
+    ``form(w)``: the (h, len(w)) words ``w`` (a slice) of the sets' bitsets over ``n`` rows (``words`` in all),
+    asked for a block of words of at most ``block_bytes`` at a time, twice: nothing of size h x rows is held
+    (3,000 listed patterns at a million rows: 375 MB).
 
     A pair can only nest if it nests on any subset of the rows: the overlaps on a seeded sample of ``sample``
     rows (a dense symmetric product, ``sample h^2 / 2`` instead of ``n h^2``) leave the candidate pairs, and each
@@ -124,22 +134,31 @@ def containment(bits: np.ndarray, n: int, sample: int = 1024) -> tuple[np.ndarra
     about 10 rows of a subgroup of 1% of the rows, so a pair not nested survives it only rarely, and the exact
     check of the survivors costs less than a larger sample. With ``n <= sample`` the overlaps of all rows decide.
     """
-    h = len(bits)
-    size = np.bitwise_count(bits).sum(axis=1).astype(np.float64) if h else np.zeros(0)
+    step = max(1, block_bytes // (8 * max(1, h)))
+    blocks = [slice(w0, min(words, w0 + step)) for w0 in range(0, words, step)]
     rows = np.arange(n) if n <= sample else np.sort(np.random.default_rng(0).choice(n, sample, replace=False))
-    part = np.asfortranarray(bits_at(bits, rows), dtype=np.float32)  # exact counts: at most ``sample`` rows
+    size_int = np.zeros(h, dtype=np.int64)
+    at_rows = np.zeros((h, len(rows)), dtype=bool)
+    for w in blocks:  # sizes and the sample rows' membership, a block of words at a time
+        chunk = np.ascontiguousarray(form(w))
+        size_int += np.bitwise_count(chunk).sum(axis=1, dtype=np.int64)
+        lo, hi = np.searchsorted(rows, [64 * w.start, 64 * w.stop])
+        at_rows[:, lo:hi] = bits_at(chunk, rows[lo:hi] - 64 * w.start)
+    size = size_int.astype(np.float64)
+    part = np.asfortranarray(at_rows, dtype=np.float32)  # exact counts: at most ``sample`` rows
     on_rows = ssyrk(1.0, part) if h else np.zeros((0, 0), dtype=np.float32)  # upper triangle of part @ part.T
     on_rows = np.triu(on_rows) + np.triu(on_rows, 1).T
     size_rows = np.diag(on_rows)
     g_idx, s_idx = np.nonzero((on_rows >= size_rows[None, :] - 0.5) & (size[:, None] > size[None, :]))
     if n <= sample or len(g_idx) == 0:
         return g_idx, s_idx, size
-    words = bits.shape[1]
-    inside = np.empty(len(g_idx), dtype=bool)
-    step = max(1, 2**22 // words)
-    for start in range(0, len(g_idx), step):  # candidate pairs in blocks, not one by one
-        g, s_ = g_idx[start:start + step], s_idx[start:start + step]
-        inside[start:start + step] = ~np.any(bits[s_] & ~bits[g], axis=1)
+    inside = np.ones(len(g_idx), dtype=bool)
+    for w in blocks:  # every candidate pair checked on every word, a block of words at a time
+        chunk = form(w)
+        pairs = max(1, 2**22 // max(1, chunk.shape[1]))
+        for start in range(0, len(g_idx), pairs):  # candidate pairs in blocks, not one by one
+            g, s_ = g_idx[start:start + pairs], s_idx[start:start + pairs]
+            inside[start:start + pairs] &= ~np.any(chunk[s_] & ~chunk[g], axis=1)
     return g_idx[inside], s_idx[inside], size
 
 

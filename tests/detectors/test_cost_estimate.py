@@ -17,9 +17,9 @@ from aif360_subjective.detectors.cost_estimate import (
 
 def test_the_estimate_by_hand():
     # 1,000 rows x 2 columns, 3,000 item entries, 16 items, 10 patterns, B = 20, 3 sets, batch 50, 2 workers:
-    # per row 4 * 2 + 16 / 8 + 4 * 50 * 3 = 610 bytes
+    # per row 4 * 2 + 16 / 8 + 4 * 50 * 3 / 8 = 85 bytes (the permuted columns packed: one bit each)
     cost = estimate_cost(1000, 2, 3000, 16, 10, 20, 3, batch=50, workers=2)
-    assert cost.memory == pytest.approx(1000 * 610 + 5 * 3000 + 10 * BYTES_PER_CANDIDATE)
+    assert cost.memory == pytest.approx(1000 * 85 + 5 * 3000 + 10 * BYTES_PER_CANDIDATE)
     assert cost.seconds == pytest.approx(20 * (1000 * 3 * 1.2e-9 + 10 * 4e-7))
 
 

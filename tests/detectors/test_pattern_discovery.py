@@ -513,7 +513,7 @@ def test_max_t_penalises_each_description_class_by_its_size():
 
 @pytest.mark.parametrize("sample", [50, 10_000])  # through the sampled candidates and directly
 def test_containment_finds_exactly_the_nested_pairs(sample):
-    from aif360_subjective.detectors.redundancy import containment
+    from aif360_subjective.detectors.redundancy import containment, containment_of
 
     rng = np.random.default_rng(11)
     base = rng.random((3000, 30)) < 0.2
@@ -527,6 +527,22 @@ def test_containment_finds_exactly_the_nested_pairs(sample):
     g, s_, got_size = containment(pack(dense), len(dense), sample=sample)
     assert set(zip(g.tolist(), s_.tolist(), strict=True)) == {(int(a), int(b)) for a, b in want}
     assert len(want) >= 10 and np.array_equal(got_size, size)
+    # the bitsets formed a block of words at a time (1, 3 and 7 words of the 47 per block; the last ragged): the
+    # same pairs in the same order, the same sizes, and no block asked for twice within a pass
+    bits = pack(dense)
+    for per_block in (1, 3, 7):
+        asked = []
+
+        def form(words, bits=bits, asked=asked):
+            asked.append((words.start, words.stop))
+            return bits[:, words]
+
+        g2, s2, size2 = containment_of(form, len(bits), bits.shape[1], len(dense), sample=sample,
+                                       block_bytes=8 * len(bits) * per_block)
+        np.testing.assert_array_equal(g2, g)
+        np.testing.assert_array_equal(s2, s_)
+        np.testing.assert_array_equal(size2, got_size)
+        assert all(b - a <= per_block for a, b in asked) and asked[0] == (0, per_block)
 
 
 def test_max_t_of_some_tests_equals_those_tests_of_all():

@@ -3,8 +3,9 @@ for bit to the stacked columns of the batch draws (Permuter.draw, draw_within, P
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from aif360_subjective.detectors.error_control.counters import _part
+from aif360_subjective.detectors.error_control.counters import MemberCounter, PackedColumns, _part
 from aif360_subjective.detectors.error_control.resampling import Permuter
 from aif360_subjective.detectors.error_control.row_permutations import permuted_columns
 
@@ -31,9 +32,13 @@ def test_the_same_draws_and_columns_as_the_stacked_batch(need, n, ordered):
     for b in (1, 3, 50):
         want_rng, got_rng = np.random.default_rng(11), np.random.default_rng(11)
         want = _stacked(permuter, want_rng, b, t, p, need)
-        got = permuted_columns(permuter, got_rng, b, t, p, need)
+        packed = permuted_columns(permuter, got_rng, b, t, p, need)
+        assert packed.shape == (n, sum(need) * b) and packed.bits.shape == (n, -(-sum(need) * b // 8))
+        got = np.asarray(packed)
         assert got.dtype == bool and got.shape == (n, sum(need) * b)
         np.testing.assert_array_equal(got, want)
+        for s0, s1 in ((0, n), (n // 3, n // 2), (n - 1, n)):  # a counter's blocks of rows read the same columns
+            np.testing.assert_array_equal(packed[s0:s1], want[s0:s1])
         # the generator is left where the batch draws left it: the next batch draws the same
         assert want_rng.integers(0, 2**62) == got_rng.integers(0, 2**62)
 
@@ -41,7 +46,7 @@ def test_the_same_draws_and_columns_as_the_stacked_batch(need, n, ordered):
 def test_one_stratum_empty_and_a_hand_count():
     # every truth 1: the truth-negative stratum is empty; a favourable prediction is then always a true positive
     t, p = np.ones(5), np.array([1.0, 0, 1, 1, 0])
-    got = permuted_columns(Permuter(5), np.random.default_rng(0), 4, t, p, (True, True, True, True))
+    got = np.asarray(permuted_columns(Permuter(5), np.random.default_rng(0), 4, t, p, (True, True, True, True)))
     fav, tp, fp, correct = (got[:, 4 * j:4 * j + 4] for j in range(4))
     assert (fav.sum(axis=0) == 3).all() and (tp.sum(axis=0) == 3).all()  # permutations keep the margins
     assert not fp.any()
@@ -52,3 +57,26 @@ def test_clusters_are_refused():
     with pytest.raises(ValueError, match="rows as the units"):
         permuted_columns(Permuter(4, None, np.array([0, 0, 1, 1])), np.random.default_rng(0), 2, np.ones(4),
                          np.ones(4), (True, True, True, True))
+
+
+def test_packed_columns_by_hand_and_refusals():
+    # 10 columns: bytes 0b10000001 (columns 0 and 7) and 0b01000000 (column 9)
+    packed = PackedColumns(np.array([[0b10000001, 0b01000000], [0, 0]], dtype=np.uint8), 10)
+    want = np.zeros((2, 10), dtype=bool)
+    want[0, [0, 7, 9]] = True
+    np.testing.assert_array_equal(np.asarray(packed), want)
+    np.testing.assert_array_equal(np.asarray(packed, dtype=np.uint16), want.astype(np.uint16))
+    assert len(packed) == 2 and packed.dtype == bool
+    with pytest.raises(ValueError, match=r"\(rows, 2\) uint8 bits for 10 columns"):
+        PackedColumns(np.zeros((2, 3), dtype=np.uint8), 10)
+
+
+def test_counters_count_packed_columns_as_the_boolean_block():
+    data = np.random.default_rng(5)
+    n, c = 70_000, 13  # more rows than one 16-bit block, columns not a multiple of 8
+    Y = data.random((n, c)) < 0.3
+    packed = PackedColumns(np.packbits(Y, axis=1), c)
+    members = sp.csc_matrix(data.random((n, 6)) < 0.2)
+    counter = MemberCounter(members)
+    np.testing.assert_array_equal(counter.count(packed), counter.count(Y))
+    np.testing.assert_array_equal(counter.count(packed), members.T.astype(np.int64) @ Y.astype(np.int64))

@@ -61,7 +61,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,7 +70,7 @@ from ..._maxt import StepDown
 from ..._param_tables import SUBGROUP_PARAMS
 from ..._validation import check_choice
 from .cluster_permutation import BinaryZ, ClusterPermutation, binary_columns
-from .counters import Counter, MemberCounter, PermutedCounts, as_counter
+from .counters import Counter, MemberCounter, PackedColumns, PermutedCounts, as_counter
 from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
 from .row_permutations import permuted_columns
@@ -311,8 +311,10 @@ class Families:
             self.extra_at.append(np.array([i for pos, i in local.items() if pos not in in_head and finite_tail[pos]],
                                           dtype=np.intp))
 
-    def add(self, blocks: list[np.ndarray]) -> None:
-        """``blocks``: the (m, b) permuted statistics, in block order; overwritten (their set-aside rows)."""
+    def add(self, blocks: Iterable[np.ndarray]) -> None:
+        """``blocks``: the (m, b) permuted statistics, in block order; overwritten (their set-aside rows). Each is
+        reduced (its set-aside rows and its maximum over the rest) before the next is read, so an iterator that
+        forms them one at a time holds one at a time."""
         gathered, rest = [], []
         for blk, aside in zip(blocks, self.aside, strict=True):
             gathered.append(blk[aside])
@@ -439,14 +441,7 @@ def adjust_tests(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tup
         members_of.append(list(range(2 * n_all)))
     fams = Families(blocks, members_of)
     for counts in batches:
-        n1 = counts[4] if by_clusters else None
-        zs = std.z(counts[:4], n1)  # each (m, b); None for tests not asked for
-        asked = [z for f in tests if (z := zs[f]) is not None]
-        stats = [s for z in asked for s in (z - pen, -z - pen)]
-        if by_clusters:
-            for st in stats:  # a candidate a permutation leaves without a margin has no statistic there
-                st[np.isnan(st)] = -np.inf
-        fams.add(stats)
+        fams.add(_statistics(std, counts, tests, pen, by_clusters))
     adj = fams.adjusted(B)
     k = len(tests)
     p_adj = np.full((m, n_all, 2), np.nan)
@@ -466,6 +461,29 @@ def adjust_tests(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tup
         n_hypotheses=(tuple(n_test), n_glob), tests=tests,
         offset=pen[:, 0].copy(), unit=unit, permutation=permutation,
     )
+
+
+#: The permuted counts (:data:`COUNTS`) each test's z reads.
+_COUNTS_OF = ((0,), (1,), (1, 2), (3,), (2,))
+
+
+def _statistics(std: _ZOfCounts, counts: list[np.ndarray | None], tests: tuple[int, ...], pen: np.ndarray,
+                by_clusters: bool) -> Iterator[np.ndarray]:
+    """The (m, b) statistics of one batch, in :func:`adjust_tests`' block order (per asked test, ``z - pen`` then
+    ``-z - pen``), formed one test at a time: :meth:`Families.add` reduces each block before the next is made, so
+    a batch holds its counts and one test's blocks, not every test's z and statistics at once (the same
+    arithmetic on the same numbers: the same statistics)."""
+    n1 = counts[4] if by_clusters else None
+    every = std.z(counts[:4], n1) if n1 is not None else None  # margins permuted too: computed once per batch
+    for f in tests:
+        z = every[f] if every is not None else std.z(
+            [cnt if i in _COUNTS_OF[f] else None for i, cnt in enumerate(counts[:4])])[f]
+        if z is None:  # a test whose counts were not made
+            continue
+        for st in (z - pen, -z - pen):
+            if by_clusters:  # a candidate a permutation leaves without a margin has no statistic there
+                st[np.isnan(st)] = -np.inf
+            yield st
 
 
 def max_t(
@@ -567,10 +585,13 @@ def max_t(
     return adjust_tests(std, z_obs, pen, tests, B, pipelined(B, submit), by_clusters, permuter.unit)
 
 
-def _counted(counter: Counter, Y: np.ndarray, b: int, need: tuple[bool, bool, bool, bool]) -> list[np.ndarray | None]:
-    """The four permuted counts (:data:`COUNTS`, None where not needed) from the block of
+def _counted(counter: Counter, Y: PackedColumns, b: int,
+             need: tuple[bool, bool, bool, bool]) -> list[np.ndarray | None]:
+    """The four permuted counts (:data:`COUNTS`, None where not needed) from the packed block of
     :func:`~.row_permutations.permuted_columns`."""
-    cnt = counter.count(Y)
+    # the package's counters read packed columns a block of rows at a time; any other counter reads np.asarray
+    # of them (the whole boolean block): the same counts either way
+    cnt = counter.count(cast(np.ndarray, Y))
     out: list[np.ndarray | None] = [None] * 4
     for j, i in enumerate(i for i in range(4) if need[i]):
         out[i] = cnt[:, j * b:(j + 1) * b]

@@ -8,9 +8,10 @@ rows and b = 50 these are 400 MB each, several at once per batch in flight: most
 
 :func:`permuted_columns` makes the same draws from the same generator in the same order (numpy's ``permuted`` of
 a (b, n) array along its rows is b shuffles one after the other, whatever the integer type), one permutation at a
-time in 32-bit positions, and writes each straight into its columns of the (n, k b) boolean block the counter
-reads: 1 byte per row and counted column, nothing else of size rows x b. The counts, and so the p-values, are
-those of the stacked float columns, bit for bit.
+time in 32-bit positions, and writes each straight into its bit of the (n, k b) 0/1 block the counter reads,
+packed 8 columns to a byte (:class:`~.counters.PackedColumns`, unpacked a block of rows at a time by the
+counter): 1 bit per row and counted column (25 bytes per row for b = 50 and the four counts), nothing else of
+size rows x b. The counts, and so the p-values, are those of the stacked float columns, bit for bit.
 
 References:
     P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", Wiley, 1993 (the permutation schemes).
@@ -20,19 +21,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from .counters import PackedColumns
 from .resampling import Permuter
 
 __all__ = ["permuted_columns"]
 
 
 def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np.ndarray, p: np.ndarray,
-                     need: tuple[bool, bool, bool, bool]) -> np.ndarray:
-    """(n, k b) boolean: for each needed count (favourable predictions, true positives, false positives, correct
-    predictions; k of them, in order) its (n, b) block of rows counted under the batch's ``b`` permutations.
+                     need: tuple[bool, bool, bool, bool]) -> PackedColumns:
+    """(n, k b) packed 0/1 columns: for each needed count (favourable predictions, true positives, false
+    positives, correct predictions; k of them, in order) its (n, b) block of rows counted under the batch's ``b``
+    permutations.
 
     The draws are :meth:`~.resampling.Permuter.draw` then :meth:`~.resampling.Permuter.draw_within` over the
     truth-positive then the truth-negative rows, as :func:`~.maxt.max_t` makes them, and the block equals
-    ``np.hstack`` of :meth:`~.counters.PermutedCounts.counts`' columns on those draws.
+    ``np.hstack`` of :meth:`~.counters.PermutedCounts.counts`' columns on those draws (``np.asarray`` of it, or
+    its blocks of rows read by a counter).
 
     Args:
         permuter: rows as the units (no clusters).
@@ -54,16 +58,16 @@ def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np
     fav_all, correct, truth = p > 0, t == p, t != 0
     k = int(sum(need))
     at = {i: j * b for j, i in enumerate(i for i in range(4) if need[i])}  # first column of each count
-    out = np.zeros((n, k * b), dtype=bool)
+    out = np.zeros((n, -(-k * b // 8)), dtype=np.uint8)  # column c is bit 7 - c % 8 of byte c // 8 (packbits')
     order = permuter.order.astype(small)
     rows = np.empty(n, dtype=small)
     for j in range(b):  # the joint permutation of (truth, prediction) pairs, as Permuter.draw's b columns
         canon = rng.permuted(np.arange(n, dtype=small))
         rows[order] = order[canon]
         if 0 in at:
-            out[:, at[0] + j] = fav_all[rows]
+            _set_column(out, at[0] + j, slice(None), fav_all[rows])
         if 3 in at:
-            out[:, at[3] + j] = correct[rows]
+            _set_column(out, at[3] + j, slice(None), correct[rows])
     rank = np.empty(n, dtype=np.intp)
     rank[permuter.order] = np.arange(n)
     for stratum in (np.flatnonzero(t == 1), np.flatnonzero(t != 1)):  # draw_within's strata, in its order
@@ -73,7 +77,12 @@ def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np
             fav = values[rng.permuted(np.arange(len(stratum), dtype=small))]
             # a favourable prediction is a true positive on a truth-positive row, a false one on the others
             if 1 in at:
-                out[stratum, at[1] + j] = fav & is_true
+                _set_column(out, at[1] + j, stratum, fav & is_true)
             if 2 in at:
-                out[stratum, at[2] + j] = fav & ~is_true
-    return out
+                _set_column(out, at[2] + j, stratum, fav & ~is_true)
+    return PackedColumns(out, k * b)
+
+
+def _set_column(out: np.ndarray, c: int, rows: slice | np.ndarray, values: np.ndarray) -> None:
+    """Column ``c`` of the packed block ``out`` (zero there before) set to the 0/1 ``values`` at ``rows``."""
+    out[rows, c // 8] |= values.view(np.uint8) << np.uint8(7 - c % 8)

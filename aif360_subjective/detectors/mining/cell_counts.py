@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bitsets import unpack_to_csc
-from ..error_control.counters import MemberCounter, float_ones, is_binary
+from ..error_control.counters import MemberCounter, PackedColumns, as_columns, float_ones, is_binary
 
 __all__ = ["CellCounter"]
 
@@ -69,6 +69,7 @@ class CellCounter:
 
     _BLOCK = 2**16 - 1  # rows per 16-bit product: a cell's count stays exact below 65,536
     _GRID = 2**22  # pattern x cell-offset entries formed at a time
+    _CELL_ENTRIES = 2**22  # (row, column set) cells formed at a time when counting 0/1 columns (16 MB of int32)
     #: What one member costs in a count against one cell entry (a member's product step reads a whole row of the
     #: outcomes): ``benchmarks/maxt_speed.py`` runs the max-T on Adult with Adult's 2,475 rarest patterns counted
     #: through their members (cost 1: 2.76 s) and through cells (cost 4: 1.88 s).
@@ -177,35 +178,45 @@ class CellCounter:
             chosen = bits(self.member_ids) if callable(bits) else bits[self.member_ids]
             self._members = MemberCounter(unpack_to_csc(chosen, n, support[self.member_ids]))
 
-    def cell_counts(self, Y: np.ndarray) -> np.ndarray:
+    def cell_counts(self, Y: np.ndarray | PackedColumns) -> np.ndarray:
         """(cells + sink, c) float64 counts of every cell's rows where each column of ``Y`` is 1 (weighted:
-        its sum)."""
-        Y = np.asarray(Y)
+        its sum; ``Y`` may be :class:`~..error_control.counters.PackedColumns`, read a block of rows at a time)."""
+        Y = as_columns(Y)
         binary = is_binary(Y)
         out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=np.float64)
-        for s0, s1, C in self._cell_blocks():  # none when every set is counted through its members
+        # 0/1 columns: exact integer counts whatever the blocks, so blocks of at most _CELL_ENTRIES cell indices
+        # (a few MB per thread); weights: their float sums grouped in _BLOCK rows, as always
+        rows = max(1, min(self._BLOCK, self._CELL_ENTRIES // max(1, len(self._maps)))) if binary else self._BLOCK
+        for s0, s1, C in self._cell_blocks(rows):  # none when every set is counted through its members
             # exact 16-bit counts (at most 65,535 rows per block), or weights summed in float64
             out += C @ Y[s0:s1].astype(np.uint16) if binary else float_ones(C) @ Y[s0:s1].astype(np.float64)
         return out
 
-    def _cell_blocks(self) -> Iterator[tuple[int, int, sp.csc_matrix]]:
-        """(first row, end row, cells x rows indicator) of every block of :attr:`_BLOCK` rows, formed from the rows'
-        codes when read: a block's cells cost ``block x sets`` indices for the time of its product, where holding
-        every row's cells cost ``rows x sets`` (1 KB per row for the 175 column sets of 10 columns)."""
-        for s0, s1 in self._bounds:
-            codes = self._codes[s0:s1]
-            row_cells = np.empty((s1 - s0, len(self._maps)), dtype=self._itype)
+    def _cell_blocks(self, rows: int | None = None) -> Iterator[tuple[int, int, sp.csc_matrix]]:
+        """(first row, end row, cells x rows indicator) of every block of ``rows`` rows (default :attr:`_BLOCK`),
+        formed from the rows' codes when read: a block's cells cost ``block x sets`` indices for the time of its
+        product, where holding every row's cells cost ``rows x sets`` (1 KB per row for the 175 column sets of 10
+        columns). Each set's code is summed from the block's columns, each contiguous (a quarter of the time of a
+        product of the gathered (block, L) codes with the strides: the same codes)."""
+        n = self.shape[0]
+        step = rows or self._BLOCK
+        for s0 in range(0, n, step) if self._bounds else ():
+            s1 = min(n, s0 + step)
+            by_column = np.ascontiguousarray(self._codes[s0:s1].T).astype(np.int64)  # (columns, block)
+            set_cells = np.empty((len(self._maps), s1 - s0), dtype=self._itype)  # (sets, block)
             for g, (cols, stride, dense, present, cell) in enumerate(self._maps):
-                code = codes[:, cols].astype(np.int64) @ stride
+                code = by_column[cols[0]] * stride[0]
+                for c, st in zip(cols[1:], stride[1:].tolist(), strict=True):
+                    code += by_column[c] * st
                 if dense is not None:
-                    row_cells[:, g] = dense[code]
+                    set_cells[g] = dense[code]
                 else:  # the used cells' codes, sorted: the others (and empty cells) go to the sink
                     pos = np.minimum(np.searchsorted(present, code), max(len(present) - 1, 0))
-                    row_cells[:, g] = np.where(present[pos] == code, cell[pos], -1) if len(present) else -1
-            row_cells[row_cells < 0] = self.n_cells  # the sink
-            yield s0, s1, _cells_of(row_cells, self.n_cells + 1)
+                    set_cells[g] = np.where(present[pos] == code, cell[pos], -1) if len(present) else -1
+            set_cells[set_cells < 0] = self.n_cells  # the sink
+            yield s0, s1, _cells_of(set_cells.T, self.n_cells + 1)
 
-    def count(self, Y: np.ndarray) -> np.ndarray:
+    def count(self, Y: np.ndarray | PackedColumns) -> np.ndarray:
         """(patterns, c) float64: rows of each pattern where each column of the (rows, c) ``Y`` is 1; for a
         float ``Y`` (weights), the sum of its values over each pattern's rows."""
         if self._bounds:

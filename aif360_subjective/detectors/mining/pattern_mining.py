@@ -249,9 +249,10 @@ class MinedPatterns(PatternText):
         return CellCounter(self.items.codes, self.items.column, self.items.lo, self.items.hi, self.patterns,
                            bits=self.bits_of, support=self.support)
 
-    def bits_of(self, positions: np.ndarray | slice) -> np.ndarray:
-        """(len(positions), words) bitsets of the patterns at ``positions`` (formed: each the AND of its items')."""
-        return and_of(self.item_bits, self.slots[positions])
+    def bits_of(self, positions: np.ndarray | slice, words: slice = slice(None)) -> np.ndarray:
+        """(len(positions), words) bitsets of the patterns at ``positions`` (formed: each the AND of its items'),
+        or their ``words`` only (a block of rows)."""
+        return and_of(self.item_bits[:, words], self.slots[positions])
 
     @property
     def row_bits(self) -> np.ndarray:
