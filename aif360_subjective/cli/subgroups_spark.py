@@ -86,10 +86,12 @@ def run_spark(args: argparse.Namespace) -> int:
     keep = list(args.columns) if args.columns else [c for c in sdf.columns if c not in {label, pred}]
     keep = [c for c in keep if c not in set(args.exclude or []) | {label, pred}]
     sdf = sdf.select(*keep, label, pred)
-    with common.steps(["subgroup discovery"]) as step:
+    asked = getattr(args, "progress", None)
+    with common.steps(["subgroup discovery"], asked) as step:
         step("subgroup discovery")
         rep = detect_subgroups(sdf, label, pred, discovery="patterns", pos_label=_favourable(args.favorable_label),
-                               categorical_features=args.categorical, random_state=args.seed)
+                               categorical_features=args.categorical, random_state=args.seed,
+                               progress=common.progress_enabled(asked))
     n = rep.candidates.n_rows
     print(f"{common.count(n, 'row')}, {common.count(len(keep), 'attribute')} (Spark, {args.master or 'local[*]'}, "
           f"{sdf.rdd.getNumPartitions()} partitions); favourable label: {_favourable(args.favorable_label)!r}.")
