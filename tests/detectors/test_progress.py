@@ -154,6 +154,17 @@ def test_a_task_other_than_binary_reports_its_permutations(capsys, table, no_tqd
     assert "max-T permutations: 60/60 permutations" in _lines(capsys.readouterr().err)
 
 
+def test_the_validated_clusterings_report_their_models(capsys, table, no_tqdm):
+    X, t, p = table
+    rep = detect_subgroups(X, t, p, discovery="asdf", n_clusters=3, clusterings="validated", n_permutations=B,
+                           random_state=0, progress=True)
+    n_models = int((rep.cluster_validation()["source"] == "validated").sum())
+    assert n_models >= 2
+    lines = _lines(capsys.readouterr().err)
+    assert lines[0] == f"clustering models: 0/{n_models} models"
+    assert lines[-1] == f"clustering models: {n_models}/{n_models} models"
+
+
 def test_a_report_without_progress_writes_nothing(capsys, table):
     X, t, p = table
     detect_subgroups(X, t, p, discovery="patterns", n_permutations=B, random_state=0).findings()
