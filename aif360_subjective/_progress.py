@@ -56,9 +56,6 @@ class Reporter:
     is copied and pickled): each :meth:`open` makes a new stage.
     """
 
-    #: Whether the reporter shows anything.
-    enabled = False
-
     def open(self, name: str, total: int | None, unit: str) -> Stage:
         """A new stage ``name`` of ``total`` steps (None: unknown) counted in ``unit``."""
         return Stage()
@@ -91,8 +88,6 @@ _BAR = "{l_bar}{bar}| {n_fmt}/{total_fmt} {unit} [{elapsed}<{remaining}{postfix}
 class TqdmReporter(Reporter):
     """tqdm's bars (:mod:`tqdm.auto`), on stderr or as a notebook widget; each stage's bar is left in place when
     it ends (unless it is nested under another bar), so that the log shows what ran."""
-
-    enabled = True
 
     def open(self, name: str, total: int | None, unit: str) -> Stage:
         from tqdm.auto import tqdm
@@ -139,8 +134,6 @@ class PlainReporter(Reporter):
         interval: the least seconds between two lines within a stage (0: a line per update; None:
             :data:`PLAIN_INTERVAL`).
     """
-
-    enabled = True
 
     def __init__(self, interval: float | None = None) -> None:
         self.interval = float(PLAIN_INTERVAL if interval is None else interval)

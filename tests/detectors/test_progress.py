@@ -3,6 +3,7 @@ the batches of the max-T reported, the same findings with progress on and off, a
 
 from __future__ import annotations
 
+import pickle
 import re
 import sys
 
@@ -142,6 +143,8 @@ def test_findings_p_values_and_the_random_stream_are_the_same_with_progress_on_a
     pd.testing.assert_frame_equal(runs[0][0], runs[1][0])
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
     assert runs[0][2] == runs[1][2]  # the caller's generator consumed exactly as far
+    # the report keeps its reporter, which holds no stream: a report with progress pickles
+    assert isinstance(pickle.loads(pickle.dumps(rep)).significance.reporter, type(progress.reporter_for(True)))
     assert capsys.readouterr().err.count("max-T permutations") >= 1
 
 
