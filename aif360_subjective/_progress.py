@@ -6,15 +6,10 @@ without progress calls no printing code and draws no random number more or less:
 those of a run with progress. Updates are made once per mining level and once per batch of permutations
 (:data:`~aif360_subjective.detectors.error_control.maxt.BATCH`), never per row.
 
-:func:`reporter_for` chooses the reporter: tqdm's bars (:mod:`tqdm.auto`: a widget in a notebook with ipywidgets,
-text on stderr elsewhere) when tqdm imports, else :class:`PlainReporter`, which writes a line to stderr at most
-every :data:`PLAIN_INTERVAL` seconds and one when a stage ends.
+:func:`reporter_for` chooses the reporter: bars where the installation draws them, else :class:`PlainReporter`,
+which writes a line to stderr at most every :data:`PLAIN_INTERVAL` seconds and one when a stage ends.
 
 Ground floor: imports only the parameter tables (the row ``progress``), not numpy.
-
-References:
-    C. da Costa-Luis et al., tqdm: a fast, extensible progress bar for Python and CLI,
-    https://github.com/tqdm/tqdm (the bars).
 """
 
 from __future__ import annotations
@@ -86,8 +81,13 @@ _BAR = "{l_bar}{bar}| {n_fmt}/{total_fmt} {unit} [{elapsed}<{remaining}{postfix}
 
 
 class TqdmReporter(Reporter):
-    """tqdm's bars (:mod:`tqdm.auto`), on stderr or as a notebook widget; each stage's bar is left in place when
-    it ends (unless it is nested under another bar), so that the log shows what ran."""
+    """tqdm's bars (:mod:`tqdm.auto`: a widget in a notebook with ipywidgets, else text on stderr); each stage's bar
+    is left in place when it ends (unless it is nested under another bar), so that the log shows what ran.
+
+    References:
+        C. da Costa-Luis et al., tqdm: a fast, extensible progress bar for Python and CLI,
+        https://github.com/tqdm/tqdm.
+    """
 
     def open(self, name: str, total: int | None, unit: str) -> Stage:
         from tqdm.auto import tqdm
@@ -127,7 +127,7 @@ class _LineStage(Stage):
 
 
 class PlainReporter(Reporter):
-    """Lines on stderr (``max-T permutations: 100/200 permutations [3.2 s]``), when tqdm is not installed: one when
+    """Lines on stderr (``max-T permutations: 100/200 permutations [3.2 s]``), where no bars are drawn: one when
     a stage starts, at most one every ``interval`` seconds while it runs, and its last state when it ends.
 
     Args:
