@@ -254,7 +254,7 @@ REPLACE: dict[str, str] = {
     "reporter_for": '''
         def reporter_for(progress: Any) -> Reporter:
             """The reporter of ``progress``: :data:`NO_PROGRESS` when False, :class:`PlainReporter`'s lines on
-            stderr when True (the plugin draws tqdm's bars).
+            stderr when True.
 
             Raises:
                 TypeError: ``progress`` is not True or False.

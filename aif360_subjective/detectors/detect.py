@@ -254,10 +254,10 @@ def detect_subgroups(
             (``"slink"``, ``"kmeans"``, ``"ward"``, ``"gmm"``, ``"hdbscan"``; each on the ``"numeric"`` and
             ``"pairs"`` views at the default ks) and ``(algorithm, view, k)`` tuples, the view ``"encoded"``,
             ``"numeric"``, ``"pairs"`` or a list of columns (:func:`~.asdf.validated_models.expand_models`).
-        progress: show the progress of the pattern mining (per level) and of the max-T's permutations (per batch):
-            tqdm's bars, a widget in a notebook, else on stderr; lines on stderr without tqdm
-            (:mod:`aif360_subjective._progress`). The report keeps the choice for its max-T, which runs when a
-            question first needs it. The findings and p-values are the same either way.
+        progress: show the progress of the pattern mining (per level) and of the max-T's permutations (per batch)
+            on stderr, or in a notebook (:func:`aif360_subjective._progress.reporter_for`). The report keeps the
+            choice for its max-T, which runs when a question first needs it. The findings and p-values are the same
+            either way.
 
     Dask collections: ``X`` a Dask DataFrame and ``y_true`` / ``y_pred`` Dask Series are analysed per partition
     (:mod:`~.dask_detect`; only counts reach the client) with ``discovery="patterns"`` for binary decisions: the
