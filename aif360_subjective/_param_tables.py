@@ -18,7 +18,7 @@ from typing import Any
 
 from ._params import NONE, Instance, Interval, Options, Param, ParamTable
 
-__all__ = ["CLUSTERER", "FLAG", "CROWDTRUTH_PARAMS", "OPINION_PARAMS", "SUBGROUP_PARAMS"]
+__all__ = ["CLUSTERER", "FLAG", "CROWDTRUTH_PARAMS", "OPINION_PARAMS", "PROGRESS", "SUBGROUP_PARAMS"]
 
 
 def _is_clusterer(value: Any) -> bool:
@@ -41,6 +41,10 @@ def _is_int_sequence(value: Any) -> bool:
 FLAG = Instance(_is_bool, "True or False")
 #: A clusterer object, accepted wherever a clustering name is.
 CLUSTERER = Instance(_is_clusterer, "a scikit-learn clusterer instance")
+#: The progress of long computations, shared by the tables of the faces that report it.
+PROGRESS = Param("progress", (FLAG,), False,
+                 "show the progress of long computations (the mining's levels, the max-T's permutations) on stderr, "
+                 "or in a notebook")
 _UNIT_INTERVAL = Interval("real", 0.0, 1.0)
 _OPEN_UNIT = Interval("real", 0.0, 1.0, closed="neither")
 
@@ -114,6 +118,7 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
     Param("ci", (_OPEN_UNIT,), 0.95, "confidence level of the intervals"),
     Param("min_size", (Interval("int", 1),), 1, "smaller subgroups are left out of the rankings"),
     Param("n", (Interval("int", 1),), 5, "length of a ranking"),
+    PROGRESS,
 ))
 
 #: Opinion exclusion (Balayn et al. 2019): grouping, performance, intervals, the test of equal service, and the
@@ -207,4 +212,5 @@ CROWDTRUTH_PARAMS = ParamTable("CrowdTruth", (
           "CrowdTruth filter: robust standard deviations below the median WQS for the automatic threshold"),
     Param("min_annotations", (Interval("int", 4),), 5, "CrowdTruth filter: fewest annotations for the consistency test",
           why="the z test needs n - 3 > 0"),
+    PROGRESS,
 ))

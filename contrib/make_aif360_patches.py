@@ -130,7 +130,7 @@ DROP: tuple[str, ...] = (
     "import_pyclustering", "_OptionalDependencyFilter", "import_aif360_quietly", "_QuietAif360Finder",
     "install_quiet_aif360_import", "_pyclustering_xmeans", "mlpack_available",
     "euclidean_mst", "_emst_in_child", "_EMST_CHILD", "EMST_CHILD_ROWS", "EMST_LEAF_SIZE",
-    "XMEANS_FAST_WORK",
+    "XMEANS_FAST_WORK", "TqdmReporter", "_TqdmStage", "_BAR",
 )
 
 #: Definitions replaced by name: x-means is the package's own vectorised one (no pyclustering), single linkage
@@ -250,6 +250,16 @@ REPLACE: dict[str, str] = {
         def _bar(progress: bool | None, n: int, kmax: int) -> Any:
             """No progress bar (the plugin draws one with tqdm)."""
             return _NoBar()
+    ''',
+    "reporter_for": '''
+        def reporter_for(progress: Any) -> Reporter:
+            """The reporter of ``progress``: :data:`NO_PROGRESS` when False, :class:`PlainReporter`'s lines on
+            stderr when True.
+
+            Raises:
+                TypeError: ``progress`` is not True or False.
+            """
+            return PlainReporter() if PROGRESS.check(progress) else NO_PROGRESS
     ''',
 }
 

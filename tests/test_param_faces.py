@@ -84,7 +84,7 @@ ALLOWED = {
     "kind": _SELECTOR, "label": _SELECTOR, "names": _SELECTOR, "all_columns": _SELECTOR, "compute": _SELECTOR,
     # switches
     "inclusive": _FLAG, "keep_redundant": _FLAG, "merge_identical": _FLAG, "open_ended": _FLAG,
-    "keep_history": _FLAG, "progress": _FLAG, "use_instance_weights": _FLAG, "protect": _FLAG,
+    "keep_history": _FLAG, "use_instance_weights": _FLAG, "protect": _FLAG,
     "greater_is_better": "True/False or None (None: the measure's own direction)",
     "test": "True/False or None (None: run the test of equal service when intervals are asked for)",
     "random_state": _SEED,

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from .._param_tables import OPINION_PARAMS
+from .._param_tables import OPINION_PARAMS, PROGRESS
 from .._params import Interval, Param
 
 if TYPE_CHECKING:
@@ -103,16 +103,29 @@ def spec_from(cls: type[Spec], args: argparse.Namespace, **given: Any) -> Spec:
 
 
 # ----------------------------------------------------------------------------------------------- helpers
-def progress_enabled() -> bool:
+def progress_enabled(asked: bool | None = None) -> bool:
+    """Whether to show progress: as ``--progress`` / ``--no-progress`` asked, else (None) when stderr is a terminal
+    and ``AIF360_SUBJECTIVE_NO_PROGRESS`` is not set."""
+    if asked is not None:
+        return asked
     return sys.stderr.isatty() and not os.environ.get("AIF360_SUBJECTIVE_NO_PROGRESS")
 
 
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress`` (the parameter tables' row ``progress``); not given: None, the terminal
+    decides (:func:`progress_enabled`)."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"{PROGRESS.help} (default: when stderr is a terminal and "
+                             "AIF360_SUBJECTIVE_NO_PROGRESS is not set)")
+
+
 @contextmanager
-def steps(names: Sequence[str]) -> Iterator[Callable[[str], None]]:
-    """A tqdm bar over named steps (stderr; off when stderr is not a terminal). Yields ``step(name)``."""
+def steps(names: Sequence[str], asked: bool | None = None) -> Iterator[Callable[[str], None]]:
+    """A tqdm bar over named steps (stderr; off when stderr is not a terminal, or as ``asked``:
+    :func:`progress_enabled`). Yields ``step(name)``."""
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(names), file=sys.stderr, disable=not progress_enabled(), unit="step",
+    bar = tqdm(total=len(names), file=sys.stderr, disable=not progress_enabled(asked), unit="step",
                bar_format="{desc:<38}{bar}| {n_fmt}/{total_fmt} [{elapsed}]")
     first = [True]
 

@@ -62,6 +62,8 @@ class SubgroupsSpec:
         groups: the table's column holding a cluster id (``--groups``), if any.
         clusterings, clustering_models: the seed's one clustering or the validated clusterings (``--clusterings``,
             ``--clustering-models``: algorithm names).
+        progress: ``--progress`` (True), ``--no-progress`` (False), or not given (None: when stderr is a
+            terminal, :func:`~._common.progress_enabled`).
     """
 
     inputs: inputs.InputSpec
@@ -79,6 +81,7 @@ class SubgroupsSpec:
     groups: str | None = None
     clusterings: str = "seed"
     clustering_models: tuple[str, ...] | None = None
+    progress: bool | None = None
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> SubgroupsSpec:
@@ -481,14 +484,14 @@ def subgroups(spec: SubgroupsSpec) -> int:
     # the binary paths hand 0/1 decisions (1 = favourable); the others the labels as they are
     task = BinaryTask.name if fav is not None else spec.task
     (detect_subgroups,) = common.require("detectors", "detect_subgroups")
-    with common.steps(["subgroup discovery", "writing the report"]) as step:
+    with common.steps(["subgroup discovery", "writing the report"], spec.progress) as step:
         step("subgroup discovery")
         rep = detect_subgroups(X, y_true, y_pred, pos_label=1, clustering=spec.clustering,
                                n_clusters=spec.n_clusters, entropy_threshold=spec.entropy_threshold,
                                categorical_features=spec.features.categorical, random_state=spec.inputs.seed,
                                discovery=spec.discovery, task=task, groups=groups, clusterings=spec.clusterings,
                                clustering_models=None if spec.clustering_models is None
-                               else list(spec.clustering_models))
+                               else list(spec.clustering_models), progress=common.progress_enabled(spec.progress))
         from ..report.subgroup_recipe import subgroup_recipe
         from ..report.subgroup_sections import alternatives_sample_text
 
@@ -708,6 +711,7 @@ def add_parser(sub: Any) -> common.Parser:
                          "every numeric column and each pair of them at k = 5, 10, 20, 40 as the rows allow "
                          "(default: kmeans)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
+    common.add_progress_option(sg)
     from .subgroups_spark import add_engine_options
 
     add_engine_options(sg)

@@ -51,6 +51,7 @@ class SparkSpec:
         favorable_label: the favourable label as given (None: 1).
         seed: the permutations' seed.
         alpha, top: the findings printed.
+        progress: ``--progress`` / ``--no-progress`` (None: bars when stderr is a terminal).
     """
 
     data: str
@@ -64,6 +65,7 @@ class SparkSpec:
     seed: int | None = None
     alpha: float | None = 0.05
     top: int = 5
+    progress: bool | None = None
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> SparkSpec:
@@ -89,7 +91,8 @@ class SparkSpec:
 
         return cls(data=args.data, master=args.master, label_col=args.label_col, prediction_col=args.prediction_col,
                    columns=names(args.columns), exclude=names(args.exclude), categorical=names(args.categorical),
-                   favorable_label=args.favorable_label, seed=args.seed, alpha=args.alpha, top=args.top)
+                   favorable_label=args.favorable_label, seed=args.seed, alpha=args.alpha, top=args.top,
+                   progress=getattr(args, "progress", None))
 
 
 def _favourable(value: str | None) -> Any:
@@ -123,11 +126,12 @@ def run_spark(spec: SparkSpec) -> int:
     keep = list(spec.columns) if spec.columns else [c for c in sdf.columns if c not in {label, pred}]
     keep = [c for c in keep if c not in set(spec.exclude or []) | {label, pred}]
     sdf = sdf.select(*keep, label, pred)
-    with common.steps(["subgroup discovery"]) as step:
+    asked = spec.progress
+    with common.steps(["subgroup discovery"], asked) as step:
         step("subgroup discovery")
         rep = detect_subgroups(sdf, label, pred, discovery="patterns", pos_label=_favourable(spec.favorable_label),
                                categorical_features=None if spec.categorical is None else list(spec.categorical),
-                               random_state=spec.seed)
+                               random_state=spec.seed, progress=common.progress_enabled(asked))
     n = rep.candidates.n_rows
     print(f"{common.count(n, 'row')}, {common.count(len(keep), 'attribute')} (Spark, {spec.master or 'local[*]'}, "
           f"{sdf.rdd.getNumPartitions()} partitions); favourable label: {_favourable(spec.favorable_label)!r}.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from .._deprecation import moved_names
+from .._progress import reports_progress
 from .._spark import is_spark_dataframe
 from .._validation import check_choice, is_number
 from ._validation import as_frame, check_labels, check_n_clusters, check_paired_index, check_weights
@@ -79,6 +81,7 @@ __all__ = ["alternative_clusterings", "compare_clusterings", "detect_subgroups"]
 log = logging.getLogger(__name__)
 
 
+@reports_progress
 def detect_subgroups(
     X: Any,
     y_true: Any,
@@ -116,6 +119,7 @@ def detect_subgroups(
     permutation: str = "auto",
     clusterings: str = "seed",
     clustering_models: Sequence[Any] | None = None,
+    progress: bool = False,
 ) -> SubgroupReport:
     """Find subgroups by clustering, entropy patterns and pattern mining, and measure the classifier's
     fairness on each.
@@ -250,6 +254,10 @@ def detect_subgroups(
             (``"slink"``, ``"kmeans"``, ``"ward"``, ``"gmm"``, ``"hdbscan"``; each on the ``"numeric"`` and
             ``"pairs"`` views at the default ks) and ``(algorithm, view, k)`` tuples, the view ``"encoded"``,
             ``"numeric"``, ``"pairs"`` or a list of columns (:func:`~.asdf.validated_models.expand_models`).
+        progress: show the progress of the pattern mining (per level) and of the max-T's permutations (per batch)
+            on stderr, or in a notebook (:func:`aif360_subjective._progress.reporter_for`). The report keeps the
+            choice for its max-T, which runs when a question first needs it. The findings and p-values are the same
+            either way.
 
     Dask collections: ``X`` a Dask DataFrame and ``y_true`` / ``y_pred`` Dask Series are analysed per partition
     (:mod:`~.dask_detect`; only counts reach the client) with ``discovery="patterns"`` for binary decisions: the
@@ -375,7 +383,7 @@ def analyse(
         # the mining (bitwise numpy, which releases the GIL) runs beside the clustering: it needs no random
         # numbers and its result does not depend on when it runs
         with ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(mine, X, opts)
+            future = pool.submit(copy_context().run, mine, X, opts)  # the context: the progress reporter
             clustering = cluster(X, opts, rng, decisions)
             mined = future.result()
     else:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _progress as progress
 from .._validation import check_alpha
 from .candidates import CandidateMetrics, Candidates
 from .directions import sort_descending
@@ -92,6 +93,9 @@ class Significance:
         self.candidates = candidates
         self.metrics = metrics
         self.options = options
+        #: The progress reporter of the analysis that built the report (:mod:`aif360_subjective._progress`): its
+        #: max-T runs when a question first needs it, after ``detect_subgroups`` has returned.
+        self.reporter = progress.current()
         self._intervals: dict[tuple[float, str, bool], pd.DataFrame] = {}
         self._max_t: dict[tuple[int, ...], MaxTResult] = {}
         # the answer, the console, the comparison of the discovery methods and the report ask for the same
@@ -113,7 +117,8 @@ class Significance:
             return full
         key = tuple(sorted(every if tests is None else tests))
         if key not in self._max_t:
-            self._max_t[key] = run_max_t(self.candidates, self.metrics, self.options, key)
+            with progress.reporting(self.reporter):
+                self._max_t[key] = run_max_t(self.candidates, self.metrics, self.options, key)
         return self._max_t[key]
 
     def intervals(self, ci: float, tests: bool = True, kinds: Sequence[str] | None = None,

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .._dask import is_dask_collection
 from .._deprecation import moved_names
+from .._param_tables import PROGRESS
 from ..datasets.multi_annotator import is_multi_annotator_dataset
 from ._dask import crowdtruth_scores as dask_crowdtruth_scores
 from ._vectors import build_tensor
@@ -121,6 +122,7 @@ def crowdtruth_scores(
     max_delta = check_max_delta(max_delta)
     max_iter = check_max_iter(max_iter)
     open_ended = check_open_ended(open_ended)
+    progress = bool(PROGRESS.check(progress))
     if is_dask_collection(df):  # Dask DataFrame: partitioned by unit, one pass per iteration
         return dask_crowdtruth_scores(
             df, unit_col=unit_col, worker_col=worker_col, label_col=label_col, labels=labels,

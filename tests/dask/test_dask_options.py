@@ -55,7 +55,8 @@ def test_every_argument_reaches_the_dask_path():
     options = set(inspect.signature(check_analysis_options).parameters) - {"X"}
     run = set(inspect.signature(detect_subgroups_dask).parameters) - {"X", "y_true", "y_pred", "opts"}
     assert not options & run
-    assert set(_DETECT) - {"X", "y_true", "y_pred"} == options | run
+    # progress: read by detect_subgroups' decorator (the reporter of the whole call), on every engine
+    assert set(_DETECT) - {"X", "y_true", "y_pred", "progress"} == options | run
 
 
 def test_what_the_dask_path_cannot_honour_is_refused_by_name_after_the_shared_check(frames):

@@ -43,6 +43,7 @@ import scipy.sparse as sp
 
 from ..._dask import check_workers
 from ..._labels import cell_codes
+from ..._progress import tracked
 from ..._validation import check_choice
 from .._validation import check_labels, eq_array
 from ..asdf.clustering import as_generator
@@ -443,7 +444,8 @@ def mine(source: _Source, min_support: int, max_length: int, max_patterns: int |
     level = np.arange(len(keep))[:, None]
     all_pats, all_support = [level], [sup1[keep]]
     total, skipped = len(level), (None, 0)
-    for _ in range(1, max_length):
+    for _ in tracked(range(1, max_length), "pattern mining", max_length, "levels", initial=1,
+                     note=lambda: f"{total:,} patterns"):  # noqa: B023 (read after each level: the running count)
         if len(level) == 0:
             break
         pi, ii = np.nonzero(extensions(level, col))  # the in-memory order: by pattern, then by item

@@ -54,6 +54,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..._compat import single_threaded
+from ..._progress import tracked
 from ..error_control.maxt import METRIC_TEST, observed_z
 from .clustering import validity_indices
 from .families import ClusterFamily, MembershipFamily
@@ -274,7 +275,7 @@ def run_validated_clusterings(
     import sklearn.mixture  # noqa: F401
 
     with single_threaded():
-        for model in models:
+        for model in tracked(models, "clustering models", len(models), "models"):
             start = time.perf_counter()
             if model.features not in views:
                 views[model.features] = view_matrix(X, model.features, categorical)

@@ -43,6 +43,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
+from ..._progress import tracked
 from ..._validation import check_ci
 from .counters import Counter, as_counter
 from .inference import newcombe_interval
@@ -53,6 +54,7 @@ from .maxt import (
     MaxTResult,
     candidate_offsets,
     check_n_permutations,
+    permutations_in,
     pipelined,
 )
 from .resampling import Permuter, cluster_bootstrap_weights
@@ -329,8 +331,9 @@ def max_t_means(
             s[np.isnan(s)] = -np.inf
         fams.add(stats_b)
 
-    for result in pipelined(B, lambda pool, b: pool.submit(batch, permuter.draw(rng, b) if flips is None
-                                                         else flips.draw(rng, b))):
+    for result in tracked(pipelined(B, lambda pool, b: pool.submit(batch, permuter.draw(rng, b) if flips is None
+                                                                 else flips.draw(rng, b))),
+                          "max-T permutations", B, "permutations", permutations_in):
         feed(result)
     adj = fams.adjusted(B)
     p_adj = np.full((m, k, 2), np.nan)

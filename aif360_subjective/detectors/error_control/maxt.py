@@ -68,6 +68,7 @@ import scipy.sparse as sp
 
 from ..._maxt import StepDown
 from ..._param_tables import SUBGROUP_PARAMS
+from ..._progress import tracked
 from ..._validation import check_choice
 from .cluster_permutation import BinaryZ, ClusterPermutation, binary_columns
 from .counters import Counter, MemberCounter, PackedColumns, PermutedCounts, as_counter
@@ -77,6 +78,7 @@ from .row_permutations import permuted_columns
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "BATCH", "WORKERS", "Families", "MaxTResult", "adjust_tests",
            "candidate_offsets", "cluster_max_t", "max_t", "pipelined", "observed_z", "check_n_permutations",
+           "permutations_in",
            "MAX_PERMUTATIONS", "scan_penalty", "class_offsets", "draw_permutations", "PERMUTATIONS", "CLASSES",
            "COUNTS", "PermutedCountsProvider", "KeyedScheme", "KeyedCounts", "keyed_positions", "counts_needed",
            "max_t_from_counts"]
@@ -417,6 +419,11 @@ def pipelined(total: int, submit: Callable[[ThreadPoolExecutor, int], Future[_T]
             yield in_flight.popleft().result()
 
 
+def permutations_in(batch: list[np.ndarray | None] | list[np.ndarray]) -> int:
+    """The permutations of a batch (the columns of its (m, b) arrays; None where no test asked for the count)."""
+    return next((a.shape[1] for a in batch if a is not None), 0)
+
+
 class _ZOfCounts(Protocol):
     """What :func:`adjust_tests` standardises a batch with: :class:`_Standardiser`, or the cluster blocks' tests
     (:mod:`.cluster_permutation`)."""
@@ -440,7 +447,7 @@ def adjust_tests(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tup
     if len(tests) == n_all:
         members_of.append(list(range(2 * n_all)))
     fams = Families(blocks, members_of)
-    for counts in batches:
+    for counts in tracked(batches, "max-T permutations", B, "permutations", permutations_in):
         fams.add(_statistics(std, counts, tests, pen, by_clusters))
     adj = fams.adjusted(B)
     k = len(tests)

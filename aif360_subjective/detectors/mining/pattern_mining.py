@@ -37,6 +37,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..._param_tables import SUBGROUP_PARAMS
+from ..._progress import tracked
 from ..bitsets import popcount_and, unpack_one, unpack_to_csc
 from .cell_counts import CellCounter
 from .numeric_conditions import (
@@ -473,7 +474,8 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
     all_pats, all_support = [level], [sup1[keep]]
     col = items.column[keep]
     total, skipped = len(level), (None, 0, False)
-    for _ in range(1, max_length):
+    for _ in tracked(range(1, max_length), "pattern mining", max_length, "levels", initial=1,
+                     note=lambda: f"{total:,} patterns"):  # noqa: B023 (read after each level: the running count)
         if len(level) == 0:
             break
         # a level is cut when its frequent patterns number more than the room left (>= 1 of them, even when the
