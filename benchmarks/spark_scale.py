@@ -1,4 +1,4 @@
-"""Subgroup discovery on Spark beside Dask and pandas: the same findings, and a planted slice at scale.
+"""Subgroup discovery and the opinion metrics on Spark beside Dask and pandas: the same results, and the time.
 
 Data: the planted-slice Parquet parts of ``benchmarks/dask_patterns.py`` (:func:`dask_patterns.write_parquet`:
 8 categorical columns, 2 numeric ones, a 2-condition slice of 5 % of the rows served 0.2 worse, written part by
@@ -13,7 +13,14 @@ local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with 
    files: seconds, peak memory (the JVM, the Python workers, the driver's Python; the Dask workers and client),
    whether the planted slice is the first finding, and the bytes of counts that reached the Spark driver.
 
-Run: ``python benchmarks/spark_scale.py`` (both runs); ``--skip-compare`` or ``--rows 0`` skips one.
+3. ``--opinion-rows`` (1,000,000 annotations; 0 skips it): ``opinion_exclusion`` with the test of equal service
+   (ADR groups, cross-fitted, 99 permutations) on pandas, Dask and Spark for the same synthetic annotations (5 per
+   item, 2,000 annotators who disagree with the majority at rates of 0 to 0.4, a model that errs more for the
+   annotators who disagree more), written as Parquet parts item by item: seconds, unfairness, the test's p-value,
+   whether the result equals pandas', and the bytes of counts that reached the Spark driver.
+
+Run: ``python benchmarks/spark_scale.py`` (all runs); ``--skip-compare``, ``--rows 0`` or ``--opinion-rows 0``
+skips one (``--skip-compare --rows 0 --opinion-rows 200000``: the opinion table alone).
 """
 
 from __future__ import annotations
@@ -124,12 +131,65 @@ def planted(spark, client, rows: int, files: int, tmp: Path) -> None:
     print(f"   driver/client Python peak {_peak_mb():,.0f} MB")
 
 
+def write_annotations(rows: int, files: int, path: Path, seed: int = 0) -> None:
+    """Synthetic annotations (item, annotator, label, pred) as ``files`` Parquet parts, item by item (every item's
+    rows in one part: the passes need no shuffle)."""
+    rng = np.random.default_rng(seed)
+    n_items, per, k = max(1, rows // 5), 5, 2000
+    flip = np.linspace(0.0, 0.4, k)  # each annotator's rate of disagreeing with the item's 'true' label
+    item = np.repeat(np.arange(n_items), per)
+    annotator = (np.repeat(rng.integers(0, k, n_items), per) + np.tile(np.arange(per) * 397, n_items)) % k
+    truth = np.repeat(rng.integers(0, 2, n_items), per)
+    label = np.where(rng.random(len(item)) < flip[annotator], 1 - truth, truth)
+    pred = np.where(rng.random(len(item)) < 0.1 + 0.2 * flip[annotator], 1 - truth, truth)
+    path.mkdir(parents=True, exist_ok=True)
+    bounds = np.linspace(0, len(item), files + 1).astype(int) // per * per
+    for i in range(files):
+        part = slice(bounds[i], bounds[i + 1])
+        pd.DataFrame({"item": item[part], "annotator": annotator[part], "label": label[part],
+                      "pred": pred[part]}).to_parquet(path / f"part-{i:03d}.parquet", index=False)
+
+
+def opinion(spark, client, rows: int, files: int, tmp: Path) -> None:
+    """``opinion_exclusion`` with the test on pandas, Dask and Spark, the same annotations."""
+    import dask.dataframe as dd
+
+    from aif360_subjective.opinion import opinion_exclusion
+
+    path = tmp / f"opinion-{rows}"
+    write_annotations(rows, files, path)
+    kw = {"item_ids": "item", "annotator_ids": "annotator", "test": True, "n_permutations": 99, "random_state": 0,
+          "warn_group_size": 0}
+    print(f"\n3. opinion_exclusion with the test of equal service: {rows:,} annotations, {files} Parquet parts")
+    print(f"   {'engine':8s} {'seconds':>8s} {'unfairness':>11s} {'p-value':>8s} {'equals pandas':>13s} "
+          f"{'driver bytes':>13s}")
+    results = {}
+    for engine in ("pandas", "Dask", "Spark"):
+        t0 = time.perf_counter()
+        if engine == "pandas":
+            data = pd.read_parquet(path)
+        elif engine == "Dask":
+            data = dd.read_parquet(str(path))
+        else:
+            data = spark.read.parquet(str(path))
+        res = opinion_exclusion("label", "pred", data=data, **kw)
+        seconds = time.perf_counter() - t0
+        results[engine] = res
+        ref = results["pandas"]
+        same = (res.unfairness == ref.unfairness and res.exclusion_test.p_value == ref.exclusion_test.p_value
+                and res.group_table.equals(ref.group_table))
+        sent = f"{res.extras['driver_bytes']:,}" if "driver_bytes" in res.extras else "-"
+        print(f"   {engine:8s} {seconds:8.1f} {res.unfairness:11.6f} {res.exclusion_test.p_value:8.4f} "
+              f"{str(same):>13s} {sent:>13s}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--compare-rows", type=int, default=100_000)
     ap.add_argument("--skip-compare", action="store_true")
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--files", type=int, default=8)
+    ap.add_argument("--opinion-rows", type=int, default=1_000_000)
     ap.add_argument("--memory", default="2g", help="Spark driver (= local executor) memory and each Dask worker's")
     args = ap.parse_args()
     from dask.distributed import Client, LocalCluster
@@ -145,6 +205,8 @@ def main() -> None:
             compare(spark, client, args.compare_rows, args.files, Path(tmp))
         if args.rows:
             planted(spark, client, args.rows, args.files, Path(tmp))
+        if args.opinion_rows:
+            opinion(spark, client, args.opinion_rows, args.files, Path(tmp))
     cluster.close()
     spark.stop()
 

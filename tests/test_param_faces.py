@@ -76,7 +76,7 @@ ALLOWED = {
     "categorical_features": _INPUT, "groups": _INPUT, "sample_weight": _INPUT, "loss": _INPUT, "labels": _INPUT,
     "pos_label": _INPUT, "positive_from": _INPUT, "privileged_groups": _INPUT, "unprivileged_groups": _INPUT,
     "rating_column": _INPUT, "label_col": _INPUT, "unit_col": _INPUT, "worker_col": _INPUT,
-    "cluster_column": _INPUT,
+    "cluster_column": _INPUT, "data": _INPUT,
     "patterns_from": "an earlier report whose mined patterns are reused (checked against the table by "
                      "reusable_patterns)",
     "bins": "ADR bins: a count, explicit edges or a numpy bin rule (checked by the ADR grouping)",

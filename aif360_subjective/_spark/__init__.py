@@ -19,8 +19,8 @@ import shutil
 import sys
 from typing import Any
 
-__all__ = ["INSTALL_HINT", "JAVA_HINT", "check_java", "check_workers", "is_spark_dataframe", "local_session",
-           "require_spark"]
+__all__ = ["INSTALL_HINT", "JAVA_HINT", "check_java", "check_workers", "is_spark_column", "is_spark_dataframe",
+           "local_session", "require_spark"]
 
 INSTALL_HINT = "pip install 'aif360-subjective[spark]'"
 #: How to install the Java runtime PySpark 4 needs.
@@ -35,6 +35,15 @@ def is_spark_dataframe(*objs: Any) -> bool:
     from pyspark.sql import DataFrame
 
     return any(isinstance(o, DataFrame) for o in objs)
+
+
+def is_spark_column(*objs: Any) -> bool:
+    """Whether any of ``objs`` is a Spark Column (without importing PySpark)."""
+    if "pyspark" not in sys.modules:
+        return False
+    from pyspark.sql import Column
+
+    return any(isinstance(o, Column) for o in objs)
 
 
 def require_spark() -> None:

@@ -36,6 +36,12 @@ errors are only known after the pass: a ValueError then.
 Supported on Dask: see :data:`UNSUPPORTED` for what is not (a ValueError before any computation,
 :func:`opinion_options`).
 
+One core, two engines: every pass is a function of one partition's rows run through the engines' one interface
+(``map`` and ``reduce`` of :class:`~aif360_subjective._dask.parts.DaskParts` or
+:class:`~aif360_subjective._spark.partitions.SparkPartitions`), on the :class:`Annotations` of an engine: the
+paired columns ``y_true``, ``y_pred``, ``item``, ``annotator`` and how to put each item's rows in one partition.
+:class:`DaskAnnotations` is Dask's; the Spark face (:mod:`._spark`) adds its own and nothing else.
+
 References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine
     Learning. Section 4.1.
@@ -44,7 +50,7 @@ References:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -52,7 +58,9 @@ import pandas as pd
 from aif360_subjective._labels import FN, FP, TN, TP, cell_codes, confusion_counts, majority_vote, vote_counts
 
 from .._dask import check_workers, require_dask
-from .._dask._partitions import add_frames, by_item, id_kind, id_range, items_are_local, tree_reduce
+from .._dask._partitions import add_frames, by_item, id_kind, id_range, items_are_local
+from .._dask.parts import DaskParts
+from .._spark import is_spark_dataframe
 from .._validation import duplicate_pairs_error
 from .annotations import (
     MAX_ERROR_CELLS,
@@ -61,6 +69,7 @@ from .annotations import (
     HalfCounts,
     _factorize,
     adr_from_counts,
+    check_positive_from,
     encode_annotations,
     error_histogram,
     has_repeats,
@@ -75,11 +84,14 @@ from .core import (
     histograms_suffice,
     result_from_counts,
 )
+from .data_form import data_columns
 from .groupers import ANNOTATOR_GROUPINGS, group_annotators, group_by_adr_cross
 from .groups import assign_bins, enforce_min_group_size, validate_bins
 from .options import (
+    IntervalOptions,
     OpinionOptions,
     check_grouping,  # the Series/annotator overlap check, repeated once the annotator ids are known
+    check_interval_options,
     check_opinion_options,
 )
 
@@ -178,9 +190,9 @@ def paired_frame(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any) ->
                              enforce_metadata=False)
 
 
-def _unsupported(option: str, given: str) -> ValueError:
-    return ValueError(f"{given}: {option} is not supported on Dask ({UNSUPPORTED[option]}); compute on pandas "
-                      "(docs/guide/dask.rst lists what the Dask path supports)")
+def _unsupported(option: str, given: str, engine: str = "Dask") -> ValueError:
+    return ValueError(f"{given}: {option} is not supported on {engine} ({UNSUPPORTED[option]}); compute on pandas "
+                      f"(docs/guide/{engine.lower()}.rst lists what the {engine} path supports)")
 
 
 def opinion_options(
@@ -202,9 +214,25 @@ def opinion_options(
     """
     require_dask()
     _check_inputs(y_true, y_pred, item_ids, annotator_ids)
+    options = distributed_options(annotator_table=annotator_table, positive_from=positive_from,
+                                  option_args=option_args, engine="Dask")
+    check_workers()  # a distributed cluster: every worker must import this package
+    return options
+
+
+def distributed_options(*, annotator_table: pd.DataFrame | None, positive_from: Any, option_args: dict[str, Any],
+                        engine: str) -> OpinionOptions:
+    """The options check of a distributed run (``engine``: "Dask" or "Spark"), before any computation: the one
+    options check of every face, then what the distributed passes do not support (:data:`UNSUPPORTED`, and any
+    option of the core outside :data:`HANDLED_FIELDS` away from its default), named with the engine.
+
+    Raises:
+        TypeError: a bad option type.
+        ValueError: a bad option value, or an option the distributed passes do not support.
+    """
     grouping = option_args.get("grouping")
     if isinstance(grouping, str) and grouping == "discovered":  # before its n_clusters is checked against 0 ids
-        raise _unsupported("grouping='discovered'", "grouping='discovered'")
+        raise _unsupported("grouping='discovered'", "grouping='discovered'", engine)
     placeholder = pd.Index(grouping.index) if isinstance(grouping, pd.Series) else pd.Index([])
     options = check_opinion_options(
         annotators=placeholder, annotator_table=annotator_table,
@@ -212,20 +240,35 @@ def opinion_options(
         has_ratings=positive_from is not None, **option_args,
     )
     if not counts_suffice(options.performance) and not histograms_suffice(options.performance):
-        raise _unsupported("a callable performance", f"performance={options.performance_name!r}")
+        raise _unsupported("a callable performance", f"performance={options.performance_name!r}", engine)
     if options.grouping in DISTRIBUTED_UNITS:
         if options.grouping == "ambiguity" and options.ambiguity == "uqs":
-            raise _unsupported("ambiguity='uqs'", "grouping='ambiguity' with ambiguity='uqs'")
+            raise _unsupported("ambiguity='uqs'", "grouping='ambiguity' with ambiguity='uqs'", engine)
         if validate_bins(options.bins)[0] == "quantile":
             raise _unsupported("bins='quantile:N' for 'ambiguity'/'popularity'",
-                               f"bins={options.bins!r} with grouping={options.grouping!r}")
+                               f"bins={options.bins!r} with grouping={options.grouping!r}", engine)
     for f in dataclasses.fields(OpinionOptions):
         if f.name not in HANDLED_FIELDS and (f.default is dataclasses.MISSING
                                              or not _is_default(getattr(options, f.name), f.default)):
-            raise ValueError(f"option {f.name}={getattr(options, f.name)!r} is not supported on Dask; leave it "
+            raise ValueError(f"option {f.name}={getattr(options, f.name)!r} is not supported on {engine}; leave it "
                              f"at its default or compute on pandas")
-    check_workers()  # a distributed cluster: every worker must import this package
     return options
+
+
+def check_row_options(engine: str, *, test_adjust: str, bootstrap_levels: str | None) -> None:
+    """Refuse, before any pass, the test and interval options that read annotation rows, which the distributed
+    passes do not keep (``bootstrap_levels``: None when no intervals are asked for).
+
+    Raises:
+        ValueError: ``bootstrap_levels="crossed"`` or ``test_adjust="items"``, named with the engine.
+    """
+    if bootstrap_levels == "crossed":
+        raise ValueError("bootstrap_levels='crossed' resamples items and needs the annotation rows: the metric class "
+                         f"and the pandas path of opinion_exclusion have them, the {engine} back end does not (use "
+                         "'both' there)")
+    if test_adjust == "items":
+        raise ValueError("test_adjust='items' compares each annotation with the other annotations of its item and "
+                         f"needs the annotation rows; the {engine} back end has only counts: compute on pandas")
 
 
 def _is_default(value: Any, default: Any) -> bool:
@@ -433,23 +476,64 @@ def _combine_bins(parts: list[dict]) -> dict:
             **{k: sum(p[k] for p in parts) for k in ("outside", "n_nan")}}
 
 
-def _counts(frame: Any, pos_label: Any, tie: str, values: tuple[str, str] | None, rating: RatingPass | None) -> dict:
-    import dask
+class Annotations(Protocol):
+    """The annotations of one engine, paired in the columns ``y_true``, ``y_pred``, ``item``, ``annotator``.
 
-    parts = [dask.delayed(_partition_counts)(d, pos_label, tie, values, rating) for d in frame.to_delayed()]
-    (res,) = dask.compute(tree_reduce(parts, _combine))
+    ``parts``: their partitions (``map`` and ``reduce`` of the engines' one interface); ``by_item(kinds)``: the
+    annotations with each item's rows in one partition (one shuffle; ``kinds``: the partitions' id kinds);
+    ``names``: how the four columns are named in messages; ``row_labels``: whether a partition's index labels
+    are the rows' own (a Dask Series' index; a Spark DataFrame has none); ``engine``: the result's backend.
+    """
+
+    @property
+    def parts(self) -> Any: ...
+
+    @property
+    def names(self) -> dict[str, str]: ...
+
+    @property
+    def row_labels(self) -> bool: ...
+
+    @property
+    def engine(self) -> str: ...
+
+    def by_item(self, kinds: list[str | None]) -> Annotations: ...
+
+
+#: How the Dask face's four inputs are named in messages.
+_DASK_NAMES = {"y_true": "y_true", "y_pred": "y_pred", "item": "item_ids", "annotator": "annotator_ids"}
+
+
+class DaskAnnotations:
+    """The paired Dask DataFrame of :func:`paired_frame` as :class:`Annotations`."""
+
+    names = _DASK_NAMES
+    row_labels = True
+    engine = "dask"
+
+    def __init__(self, frame: Any):
+        self.frame = frame
+        self.parts = DaskParts(frame, optimize=True)  # one frame: the projection may reach the read
+
+    def by_item(self, kinds: list[str | None]) -> DaskAnnotations:
+        return DaskAnnotations(by_item(self.frame, "item", kinds))
+
+
+def _counts(parts: Any, pos_label: Any, tie: str, values: tuple[str, str] | None, rating: RatingPass | None) -> dict:
+    res: dict = parts.reduce(_partition_counts, _combine, pos_label, tie, values, rating)
     return res
 
 
-def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, pos_label: Any = 1,
-                     tie: str = "favorable", values: tuple[str, str] | None = None, bins: Any = 5,
-                     rating: RatingPass | None = None) -> dict:
-    """Per-annotator counts (ADR numerator and denominator, confusion counts) over Dask Series.
+def annotator_counts(annotations: Annotations, *, pos_label: Any = 1, tie: str = "favorable",
+                     values: tuple[str, str] | None = None, bins: Any = 5, rating: RatingPass | None = None) -> dict:
+    """Per-annotator counts (ADR numerator and denominator, confusion counts) over an engine's
+    :class:`Annotations`.
 
     Returns:
         dict: ``table`` (pandas DataFrame indexed by annotator id: n_counted, n_dis, tn, fp, fn, tp),
         ``n_rows``, ``n_items``, ``n_tie_items``, ``n_tie_annotations``, ``n_resolved_tie_items``, ``shuffled``
-        (whether the table had to be shuffled by item first); with ``values=(grouping, measure)`` for
+        (whether the table had to be shuffled by item first), ``annotations`` (those later passes read: each item's
+        rows in one partition); with ``values=(grouping, measure)`` for
         ``"ambiguity"`` or ``"popularity"``, ``bins``: a second pass's per (bin, annotator) counts (``table``),
         units per bin (``sizes``), units outside the edges (``outside``), units without a value (``n_nan``),
         and the bin ``edges``, ``labels`` and binning ``notes``. With ``rating`` (:class:`RatingPass`) the
@@ -460,19 +544,18 @@ def annotator_counts(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any
         ValueError: missing ids or labels, non-binary labels, ``pos_label`` not a label, ratings that are not
             numbers.
     """
-    require_dask()
-    frame = paired_frame(y_true, y_pred, item_ids, annotator_ids)
-    res = _counts(frame, pos_label, tie, values, rating)
-    _check_data(res, pos_label)  # before a shuffle: bad data costs one pass, not two
+    res = _counts(annotations.parts, pos_label, tie, values, rating)
+    _check_data(res, pos_label, annotations.names, annotations.row_labels)  # before a shuffle: bad data, one pass
     shuffled = not items_are_local([p["range"] for p in res["parts"]], [p["n_rows"] for p in res["parts"]])
     if shuffled:
-        frame = by_item(frame, "item", [p["kind"] for p in res["parts"]])
-        res = _counts(frame, pos_label, tie, values, rating)
-        _check_pairs(res)  # a pair split over partitions shows only once its item's rows are together
+        annotations = annotations.by_item([p["kind"] for p in res["parts"]])
+        res = _counts(annotations.parts, pos_label, tie, values, rating)
+        # a pair split over partitions shows only once its item's rows are together
+        _check_pairs(res, annotations.names, annotations.row_labels)
     res["shuffled"] = shuffled
-    res["frame"] = frame  # items local to one partition each: the frame later passes read
+    res["annotations"] = annotations  # items local to one partition each: what later passes read
     if values is not None:
-        res["bins"] = _bin_pass(frame, pos_label, values, bins, res["value_range"], rating)
+        res["bins"] = _bin_pass(annotations.parts, pos_label, values, bins, res["value_range"], rating)
     return res
 
 
@@ -494,6 +577,10 @@ def _partition_halves(df: pd.DataFrame, items: np.ndarray, item_half: np.ndarray
         return {"table": pd.DataFrame(), "errors": pd.DataFrame()}
     view = _views(df, pos_label, rating)
     item_codes, uniq = pd.factorize(df["item"].to_numpy())
+    if not np.array_equal(_partition_items(df), items):  # the halves are this partition's items' only
+        raise RuntimeError("the annotations' partitions changed between the passes of the cross-fitting (a "
+                           "partition holds other items than in the pass before): read them from files or persist "
+                           "them first")
     counted, disagree, _ = _row_agreement(view, item_codes, len(uniq), tie, rating)
     half = item_half[np.searchsorted(items, np.asarray(uniq.astype(str), dtype=object))][item_codes]
     codes, annotators = pd.factorize(df["annotator"].to_numpy())
@@ -517,18 +604,14 @@ def half_counts(counts: dict, ann_index: pd.Index, pos_label: Any, tie: str, rat
     """Two passes over the frame of :func:`annotator_counts` (items local): the partitions' distinct item ids,
     whose global rank as text sets every item's half on the client (the in-memory :func:`item_halves`: one id per
     item travels, no row), then per (annotator, half) counts summed over partitions."""
-    import dask
-
-    frame = counts["frame"]
-    delayed = frame.to_delayed()
-    item_lists = dask.compute(*[dask.delayed(_partition_items)(d) for d in delayed])
+    parts = counts["annotations"].parts
+    item_lists = parts.map(_partition_items)
     every = np.concatenate([np.asarray(x, dtype=object) for x in item_lists]) if item_lists else np.zeros(0, object)
     rank = np.empty(len(every), dtype=np.int64)
     rank[np.argsort(every, kind="stable")] = np.arange(len(every))
     bounds = np.cumsum([0] + [len(x) for x in item_lists])
-    parts = [dask.delayed(_partition_halves)(d, item_lists[i], rank[bounds[i]:bounds[i + 1]] % 2, pos_label, tie,
-                                             rating) for i, d in enumerate(delayed)]
-    (res,) = dask.compute(tree_reduce(parts, _combine_halves))
+    each = [(item_lists[i], rank[bounds[i]:bounds[i + 1]] % 2) for i in range(len(item_lists))]
+    res = parts.reduce(_partition_halves, _combine_halves, pos_label, tie, rating, each=each)
     full = pd.MultiIndex.from_arrays([np.repeat(ann_index.to_numpy(), 2), np.tile([0, 1], len(ann_index))],
                                      names=["annotator", "half"])
     table = res["table"].reindex(full, fill_value=0)
@@ -547,11 +630,9 @@ def half_counts(counts: dict, ann_index: pd.Index, pos_label: Any, tie: str, rat
     return HalfCounts(fit=fit, counts=cell_counts, errors=hist.reshape(k, 2, -1), cells=cells)
 
 
-def _bin_pass(frame: Any, pos_label: Any, values: tuple[str, str], bins: Any, value_range: tuple,
+def _bin_pass(parts: Any, pos_label: Any, values: tuple[str, str], bins: Any, value_range: tuple,
               rating: RatingPass | None = None) -> dict:
     """Bins over the global range (as the in-memory :func:`assign_bins` sets them), then the second pass."""
-    import dask
-
     kind, arg = validate_bins(bins)
     if kind == "int":  # pandas.cut's edges depend on the minimum and the maximum only
         ends = np.asarray(value_range, dtype=np.float64)
@@ -560,18 +641,16 @@ def _bin_pass(frame: Any, pos_label: Any, values: tuple[str, str], bins: Any, va
     else:
         edges = arg
         labels = assign_bins(edges[:1], bins)[1]
-    parts = [dask.delayed(_partition_bins)(d, pos_label, *values, edges, rating) for d in frame.to_delayed()]
-    (res,) = dask.compute(tree_reduce(parts, _combine_bins))
+    res = parts.reduce(_partition_bins, _combine_bins, pos_label, *values, edges, rating)
     notes: list[str] = []
     if kind == "edges" and res["outside"]:  # the in-memory note, written by the in-memory function
         notes = assign_bins(np.full(res["outside"], edges[-1] + 1.0), bins)[2]
     return {**res, "edges": edges, "labels": labels, "notes": notes}
 
 
-def _check_data(res: dict, pos_label: Any) -> None:
+def _check_data(res: dict, pos_label: Any, names: dict[str, str], row_labels: bool) -> None:
     if res["n_rows"] == 0:
-        raise ValueError("no annotations: y_true is empty")
-    names = {"y_true": "y_true", "y_pred": "y_pred", "item": "item_ids", "annotator": "annotator_ids"}
+        raise ValueError(f"no annotations: {names['y_true']} is empty")
     bad = {names[c]: n for c, n in res["missing"].items() if n}
     if bad:
         raise ValueError(f"missing values in {bad} (count per input); drop those annotations first")
@@ -583,13 +662,17 @@ def _check_data(res: dict, pos_label: Any) -> None:
     lt, lp = (np.asarray(v, dtype=object) for v in res["labels"])
     width = max(len(lt), len(lp))
     encode_annotations(np.resize(lt, width), np.resize(lp, width), np.zeros(width), np.arange(width), pos_label)
-    _check_pairs(res)
+    _check_pairs(res, names, row_labels)
 
 
-def _check_pairs(res: dict) -> None:
-    """The in-memory duplicate rule, with its message (the row is the index label of the Dask Series)."""
+def _check_pairs(res: dict, names: dict[str, str], row_labels: bool) -> None:
+    """The in-memory duplicate rule, with its message (the row is the index label of the Dask Series; a Spark
+    DataFrame has no row labels, and its ids are named by their columns)."""
     if res["duplicates"] is not None:
-        raise duplicate_pairs_error(*res["duplicates"])
+        n, item, annotator, row = res["duplicates"]
+        raise duplicate_pairs_error(n, item, annotator, row if row_labels else None,
+                                    item_name="item" if row_labels else names["item"],
+                                    annotator_name="annotator" if row_labels else names["annotator"])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -748,27 +831,69 @@ def opinion_exclusion(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: An
             a grouping Series sharing no annotator id); for "mae"/"within_one", absolute errors taking more than
             ``MAX_ERROR_CELLS`` distinct values (after the pass).
     """
-    result, _ = analyse(y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotator_table,
-                        pos_label=pos_label, positive_from=positive_from)
+    require_dask()
+    result, _ = analyse(DaskAnnotations(paired_frame(y_true, y_pred, item_ids, annotator_ids)), options=options,
+                        annotator_table=annotator_table, pos_label=pos_label, positive_from=positive_from)
     return result
 
 
-def analyse(y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *, options: OpinionOptions,
-            annotator_table: pd.DataFrame | None = None, pos_label: Any = 1, positive_from: float | None = None,
+def analyse(annotations: Annotations, *, options: OpinionOptions, annotator_table: pd.DataFrame | None = None,
+            pos_label: Any = 1, positive_from: float | None = None,
             halves: bool = False) -> tuple[OpinionExclusionResult, HalfCounts | None]:
-    """:func:`opinion_exclusion`, and with ``halves=True`` (or ``adr_fit="cross"``) the per (annotator, half)
-    counts of cross-fitting (:func:`half_counts`), which the cross-fitted test of ADR bins reads."""
+    """:func:`opinion_exclusion` on an engine's :class:`Annotations`, and with ``halves=True`` (or
+    ``adr_fit="cross"``) the per (annotator, half) counts of cross-fitting (:func:`half_counts`), which the
+    cross-fitted test of ADR bins reads. The result's ``extras`` name the engine (``backend``); a Spark run's
+    add ``driver_bytes``, the pickled counts that reached the driver."""
     values = (options.grouping, options.ambiguity) if options.grouping in DISTRIBUTED_UNITS else None
     rating = None if positive_from is None else RatingPass(
         cut=positive_from, median=options.adr_reference == "median", errors=options.needs_ratings)
-    counts = annotator_counts(y_true, y_pred, item_ids, annotator_ids, pos_label=pos_label, tie=options.tie,
-                              values=values, bins=options.bins, rating=rating)
+    counts = annotator_counts(annotations, pos_label=pos_label, tie=options.tie, values=values, bins=options.bins,
+                              rating=rating)
     half = None
     if halves or (options.grouping == "adr" and options.adr_fit == "cross"):
         _, ann_index = _factorize(counts["table"].index.to_numpy(), "annotator_ids")
         half = half_counts(counts, ann_index, pos_label, options.tie, rating)
         counts["halves"] = half
     result = result_from_counts(group_counts(counts, options, annotator_table), options)
-    return dataclasses.replace(result, extras={"backend": "dask", "n_annotations": counts["n_rows"],
-                                               "n_items": counts["n_items"],
-                                               "shuffled_by_item": counts["shuffled"]}), half
+    extras = {"backend": annotations.engine, "n_annotations": counts["n_rows"], "n_items": counts["n_items"],
+              "shuffled_by_item": counts["shuffled"]}
+    driver_bytes = getattr(counts["annotations"].parts, "driver_bytes", None)  # Spark counts them (all passes)
+    if driver_bytes is not None:
+        extras["driver_bytes"] = int(driver_bytes)
+    return dataclasses.replace(result, extras=extras), half
+
+
+def distributed_face(data: Any, y_true: Any, y_pred: Any, item_ids: Any, annotator_ids: Any, *,
+                     annotators: pd.DataFrame | None, pos_label: Any, positive_from: Any, option_args: dict[str, Any],
+                     ci: float | None, n_boot: int, bootstrap_levels: str, test_adjust: str,
+                     test: bool) -> tuple[OpinionExclusionResult, IntervalOptions | None, HalfCounts | None]:
+    """``opinion_exclusion`` on a Spark DataFrame (``data=``) or on Dask inputs: every check before any pass, then
+    :func:`analyse`; the interval options and, when ``test`` and ADR groups, the per (annotator, half) counts the
+    cross-fitted test reads (the caller adds intervals and the test, as on pandas).
+
+    Raises:
+        TypeError, ValueError: bad inputs or options, or options the distributed passes do not support (named
+            with the engine).
+        RuntimeError: workers or executors that cannot import this package or run another version.
+    """
+    if is_spark_dataframe(data):
+        from .._spark import check_workers as check_executors
+        from ._spark import spark_annotations
+
+        annotations: Annotations = spark_annotations(data, y_true, y_pred, item_ids, annotator_ids)
+        options = distributed_options(annotator_table=annotators, positive_from=positive_from,
+                                      option_args=option_args, engine="Spark")
+        check_executors(annotations.frame.sparkSession)  # type: ignore[attr-defined]
+    else:
+        y_true, y_pred, item_ids, annotator_ids = data_columns(data, y_true, y_pred, item_ids, annotator_ids)
+        options = opinion_options(y_true, y_pred, item_ids, annotator_ids, annotator_table=annotators,
+                                  positive_from=positive_from, option_args=option_args)
+        annotations = DaskAnnotations(paired_frame(y_true, y_pred, item_ids, annotator_ids))
+    check_row_options(annotations.engine.capitalize(), test_adjust=test_adjust,
+                      bootstrap_levels=None if ci is None else bootstrap_levels)
+    interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
+    cut = None if positive_from is None else check_positive_from(positive_from, pos_label)
+    # ADR groups are tested cross-fitted: one more pass counts per (annotator, half of its items)
+    result, halves = analyse(annotations, options=options, annotator_table=annotators, pos_label=pos_label,
+                             positive_from=cut, halves=test and options.grouping == "adr")
+    return result, interval, halves

@@ -94,6 +94,7 @@ from .annotations import (
     encode_annotations,
     ids_or_level,
 )
+from .data_form import collected_columns
 from .excluded_candidates import ADR_ATTRIBUTE, AnnotatorGroups, build_candidates, count_small_groups
 from .excluded_result import ExcludedGroups
 from .excluded_statistic import (
@@ -248,7 +249,7 @@ def excluded_groups(
     attributes: str | list[str] | None = None, max_conditions: int = 2, adjust: str = "none", alpha: float = 0.05,
     n_permutations: int = 999, min_annotators: int = 5, performance: str = "accuracy", ranges: int = 4,
     balance: str = "conditions", step_down: bool = False, pos_label: Any = 1, positive_from: float | None = None,
-    tie: str = "favorable", random_state: Any = None, **renamed: Any,
+    tie: str = "favorable", random_state: Any = None, data: Any = None, **renamed: Any,
 ) -> ExcludedGroups:
     """Discover the annotator groups whose opinions a model excludes: served worse than the other annotators.
 
@@ -287,6 +288,10 @@ def excluded_groups(
             ``rating >= positive_from``; without it the ADR measures disagreement with the item's median rating).
         tie: majority-vote tie policy of the ADR.
         random_state: seed or numpy Generator of the permutations.
+        data: a pandas, Dask or Spark DataFrame of the annotations, whose columns ``y_true``, ``y_pred``,
+            ``item_ids`` and ``annotator_ids`` then name. The discovery computes in memory: a Dask or Spark
+            DataFrame's four named columns are read to the driver (its other columns are not); the answer is the
+            pandas one on those rows.
 
     Returns:
         ExcludedGroups: :meth:`~ExcludedGroups.findings`, :meth:`~ExcludedGroups.members`,
@@ -313,6 +318,7 @@ def excluded_groups(
     opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
                                    adjust=adjust, alpha=alpha, n_permutations=n_permutations, performance=performance,
                                    random_state=random_state, balance=balance, step_down=step_down)
+    y_true, y_pred, item_ids, annotator_ids = collected_columns(data, y_true, y_pred, item_ids, annotator_ids)
     enc, reference = _encode(y_true, y_pred, item_ids, annotator_ids, PERFORMANCES[opts.performance].needs_ratings,
                              positive_from, pos_label)
     return discover_excluded(enc, annotators, attributes, opts, tie=tie, adr_reference=reference)

@@ -27,13 +27,15 @@ import numpy as np
 import pandas as pd
 
 from .._dask import is_dask_collection
+from .._spark import is_spark_dataframe
 from .._validation import check_choice, check_random_state, check_same_index
-from .annotations import binary_view, check_positive_from, check_unique_pairs, encode_annotations, ids_or_level
+from .annotations import binary_view, check_unique_pairs, encode_annotations, ids_or_level
 from .core import (
     OpinionExclusionResult,
     compute_opinion_exclusion,
     individual_figures,
 )
+from .data_form import data_columns
 from .design import warn_design
 from .equal_service import attach_test, exclusion_test
 from .options import ADJUSTMENTS, check_interval_options, check_opinion_options, check_test_options
@@ -85,6 +87,7 @@ def opinion_exclusion(
     n_permutations: int = 9999,
     test_statistic: str = "studentized",
     test_adjust: str = "none",
+    data: Any = None,
 ) -> OpinionExclusionResult:
     """Compute the complete opinion-exclusion analysis.
 
@@ -165,6 +168,9 @@ def opinion_exclusion(
             itself).
         test_adjust: "none" or "items": the test compares each annotation with the other annotations of the same
             item, so that a group that saw harder items is not called served worse (pandas only).
+        data (pandas, Dask or Spark DataFrame, optional): the annotations; ``y_true``, ``y_pred``, ``item_ids`` and
+            ``annotator_ids`` then name its columns. A Spark DataFrame is counted on its executors
+            (``docs/guide/spark.rst``): the same result as pandas, the options Dask refuses refused alike.
 
     Returns:
         OpinionExclusionResult: ``disagreement_rates``, ``annotator_performance``,
@@ -202,20 +208,18 @@ def opinion_exclusion(
     check_choice(test_adjust, "test_adjust", ADJUSTMENTS)
     enc = None
     halves = None
-    if is_dask_collection(y_true, y_pred, item_ids, annotator_ids):
-        from . import _dask  # Dask is imported only when a Dask collection arrives
+    if is_spark_dataframe(data) or is_dask_collection(data, y_true, y_pred, item_ids, annotator_ids):
+        from ._dask import distributed_face  # Dask or PySpark is imported only when one of their tables arrives
 
-        # Dask Series: the same options check and the same core after the counts (counted on the cluster)
-        options = _dask.opinion_options(y_true, y_pred, item_ids, annotator_ids, annotator_table=annotators,
-                                        positive_from=positive_from, option_args=option_args)
-        interval = None if ci is None else check_interval_options(ci, n_boot, bootstrap_levels, options.performance)
-        cut = None if positive_from is None else check_positive_from(positive_from, pos_label)
-        # ADR groups are tested cross-fitted: one more pass counts per (annotator, half of its items)
-        result, halves = _dask.analyse(
-            y_true, y_pred, item_ids, annotator_ids, options=options, annotator_table=annotators, pos_label=pos_label,
-            positive_from=cut, halves=test_options is not None and options.grouping == "adr",
+        # Dask or Spark: the same options check and the same core after the counts (counted on the cluster)
+        result, interval, halves = distributed_face(
+            data, y_true, y_pred, item_ids, annotator_ids, annotators=annotators, pos_label=pos_label,
+            positive_from=positive_from, option_args=option_args, ci=ci, n_boot=n_boot,
+            bootstrap_levels=bootstrap_levels, test_adjust=test_adjust if test_options is not None else "none",
+            test=test_options is not None,
         )
     else:
+        y_true, y_pred, item_ids, annotator_ids = data_columns(data, y_true, y_pred, item_ids, annotator_ids)
         # Series are paired by position (as arrays are); a Series with another index is refused, not reordered
         check_same_index({"y_true": y_true, "y_pred": y_pred, "item_ids": item_ids, "annotator_ids": annotator_ids})
         ratings = None

@@ -42,6 +42,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..._dask import check_workers
+from ..._dask.parts import DaskParts
 from ..._labels import cell_codes
 from ..._progress import tracked
 from ..._validation import check_choice
@@ -67,7 +68,7 @@ from ..report import SubgroupReport
 from ..subgroup_metrics import METRICS, metrics_from_counts
 from ..tasks import TASKS, names_label_task
 from .counts import keyed_partition_counts, partition_codes
-from .parts import DaskParts, Parts
+from .parts import Parts
 from .summary import TableSummary, exact_quantiles, summarise
 
 __all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]

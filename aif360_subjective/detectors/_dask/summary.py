@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .parts import DaskParts, Parts
+from ..._dask.parts import DaskParts
+from .parts import Parts
 
 __all__ = ["MAX_VALUE_COUNTS", "HISTOGRAM_BINS", "ColumnSummary", "TableSummary", "summarise", "merge",
            "exact_quantiles", "quantiles_from_order_statistics"]

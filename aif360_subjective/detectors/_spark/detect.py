@@ -28,10 +28,11 @@ from typing import Any
 import pandas as pd
 
 from ..._spark import check_workers, require_spark
+from ..._spark.partitions import LABEL_COLUMNS, column
 from .._dask.detect import analyse_parts, check_dask_arguments
 from ..options import AnalysisOptions
 from ..report import SubgroupReport
-from .parts import LABEL_COLUMNS, SparkParts, column
+from .parts import SparkParts
 
 __all__ = ["SparkInput", "detect_subgroups_spark", "spark_features"]
 
@@ -39,7 +40,7 @@ __all__ = ["SparkInput", "detect_subgroups_spark", "spark_features"]
 @dataclass(frozen=True)
 class SparkInput:
     """A Spark analysis' input, resolved: the frame of the features and the two label columns (named
-    :data:`~.parts.LABEL_COLUMNS`), the features and their pandas dtypes."""
+    :data:`~aif360_subjective._spark.partitions.LABEL_COLUMNS`), the features and their pandas dtypes."""
 
     frame: Any
     features: list[str]
