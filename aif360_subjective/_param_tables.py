@@ -72,8 +72,8 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "cluster enters the max-T, the model with the largest fairness validation index selected (validated)"),
     Param("clustering_models", (NONE, Instance(_is_int_sequence, "a list of algorithm names (slink, kmeans, ward, "
                                                 "gmm, hdbscan, scan) or (algorithm, view, k) tuples")), None,
-          "the models of clusterings='validated' (None = scan windows on each pair and, with at most 10 numeric "
-          "columns, each triple of numeric columns at k = 5, 10, 20, 40 as the rows allow)"),
+          "the models of clusterings='validated' (None = k-means on every numeric column and each pair of them at "
+          "k = 5, 10, 20, 40 as the rows allow)"),
     Param("task", (Options(("auto", "binary", "multiclass", "ordinal", "regression")),), "auto",
           "what the model predicts: decided from the labels (auto), binary decisions, unordered classes "
           "(multiclass), ordered levels such as ratings (ordinal) or numbers (regression)"),

@@ -18,10 +18,10 @@ kind=..., n=1)``:
   encoded column);
 * ``patterns``: the same report, ``kind="pattern"``;
 * ``all (today)``: the same report, ``kind="all"``;
-* ``validated``: ``detect_subgroups(..., clusterings="validated")`` (default models: scan windows on each pair and
-  each triple of the numeric columns, k in {5, 10, 20, 40}; ``--models kmeans`` runs the issue's k-means baseline's
-  model list, k-means on every numeric column and each pair of them), ``kind="validated"``: the models' clusters
-  and windows, tested in the one max-T with every other candidate;
+* ``validated``: ``detect_subgroups(..., clusterings="validated")`` (default models: k-means on every numeric column
+  and each pair of them, k in {5, 10, 20, 40}, which is the issue's k-means baseline's model list; ``--models scan``
+  runs the scan windows on each pair and each triple of numeric columns), ``kind="validated"``: the models' clusters
+  (or windows), tested in the one max-T with every other candidate;
 * ``all (validated)``: the same report, ``kind="all"``.
 
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
@@ -155,8 +155,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="the analyses run on null tables (validated alone halves the time)")
     ap.add_argument("--planted-modes", nargs="+", default=["seed", "validated"], choices=["seed", "validated"],
                     help="the analyses run on planted tables (validated alone: the seed's columns are not run)")
-    ap.add_argument("--models", nargs="+", default=None, help="clustering_models of the validated analysis "
-                    "(default: the package's default models)")
+    ap.add_argument("--models", nargs="+", default=None, help="clustering_models of the validated analysis, "
+                    "algorithm names (default: the package's default models)")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)

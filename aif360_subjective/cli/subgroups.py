@@ -706,7 +706,7 @@ def add_parser(sub: Any) -> common.Parser:
     sg.add_argument("--clustering-models", nargs="+", metavar="A", type=str,
                     help="with --clusterings validated: the algorithms (slink, kmeans, ward, gmm, hdbscan, scan), "
                          "each on every numeric column and each pair of them (scan: each pair and, with at most 10 "
-                         "numeric columns, each triple) at k = 5, 10, 20, 40 as the rows allow (default: scan)")
+                         "numeric columns, each triple) at k = 5, 10, 20, 40 as the rows allow (default: kmeans)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     from .subgroups_spark import add_engine_options
 

@@ -65,11 +65,11 @@ def test_family_members_descriptions_and_classes():
 def test_default_models_and_ks():
     X, _, _ = _table()
     assert default_ks(240) == [5] and default_ks(1000) == [5, 10, 20, 40] and default_ks(20) == [2]
-    models = expand_models(None, X, ["c"])  # scan windows on the one pair (no triple of two numeric columns)
-    assert [(m.algorithm, m.view, m.features, m.k) for m in models] == [("scan", "pairs", ("a", "b"), 5)]
-    kmeans = expand_models(["kmeans"], X, ["c"])
-    assert [(m.algorithm, m.view, m.features, m.k) for m in kmeans] == [
+    models = expand_models(None, X, ["c"])
+    assert [(m.algorithm, m.view, m.features, m.k) for m in models] == [
         ("kmeans", "numeric", ("a", "b"), 5), ("kmeans", "pairs", ("a", "b"), 5)]
+    scan = expand_models(["scan"], X, ["c"])  # the one pair (no triple of two numeric columns)
+    assert [(m.algorithm, m.view, m.features, m.k) for m in scan] == [("scan", "pairs", ("a", "b"), 5)]
     named = expand_models([("hdbscan", ["a", "c"], None), ("slink", "encoded", None)], X, ["c"])
     assert [(m.view, m.features, m.k) for m in named] == [("named", ("a", "c"), None),
                                                           ("encoded", ("a", "b", "c"), None)]
