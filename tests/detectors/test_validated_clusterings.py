@@ -230,3 +230,24 @@ def test_standardize_by_hand():
     out = standardize(np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]))
     assert out[:, 0] == pytest.approx(np.array([-1.0, 0.0, 1.0]) / np.sqrt(2 / 3))
     assert out[:, 1].tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.slow
+def test_scan_model_in_the_report():
+    X, t, p = _table()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=1, n_permutations=19, discovery="asdf",
+                           clustering_models=[("scan", ["a", "b"], 4)])
+    cv = rep.cluster_validation()
+    row = cv.iloc[1]  # after the seed's clustering
+    assert row["algorithm"] == "scan" and row["n_clusters"] == 8
+    # overlapping windows: no partition for the classic indices
+    assert np.isnan(row["silhouette"]) and np.isnan(row["fairness_separation"])
+    fam = rep.candidates.family("validated")
+    assert len(fam.ids) == 8 and (np.asarray(fam.sizes()) >= 60).all()  # ceil(240 / 4) rows per window
+    assert row["selected"]  # a window of a > 0.8 (served worse) beats the seed's clusters
+    w = int(row["cluster"])  # the labels: the chosen window's number inside it, -1 outside
+    assert np.array_equal(np.flatnonzero(rep.validated.labels == w), fam.rows(w))
+    assert set(np.unique(rep.validated.labels)) == {-1, w}
+    kind, ids = rep.validated.chosen()
+    assert kind == "validated" and list(ids) == list(range(8))
+    assert rep.to_aif360(X, t, p, kind, w).size == len(fam.rows(w))
