@@ -251,3 +251,4 @@ def test_scan_model_in_the_report():
     kind, ids = rep.validated.chosen()
     assert kind == "validated" and list(ids) == list(range(8))
     assert rep.to_aif360(X, t, p, kind, w).size == len(fam.rows(w))
+    assert f"window {w} has z = " in cv.attrs["why"] and "for its 8 windows" in cv.attrs["why"]

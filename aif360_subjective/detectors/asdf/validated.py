@@ -236,10 +236,11 @@ class ValidatedClusterings:
         others = t["fairness_index"].drop(t.index[i]).dropna()
         runner = (f"; the next best, {self._label(int(np.flatnonzero(t.index == others.idxmax())[0]))}, "
                   f"reaches {others.max():.2f}") if len(others) else ""
+        unit = "window" if row["algorithm"] == "scan" else "cluster"
         return (f"{self._label(i)} was chosen: its fairness validation index {row['fairness_index']:.2f} is the "
-                f"largest of the {len(t)} models ({self.metric}: cluster {row['cluster']} has z = "
+                f"largest of the {len(t)} models ({self.metric}: {unit} {row['cluster']} has z = "
                 f"{row['max_z']:.2f} against the rest, less sqrt(2 ln {row['n_clusters']}) = "
-                f"{np.sqrt(2 * np.log(row['n_clusters'])):.2f} for its {row['n_clusters']} clusters){runner}. Every "
+                f"{np.sqrt(2 * np.log(row['n_clusters'])):.2f} for its {row['n_clusters']} {unit}s){runner}. Every "
                 "cluster of every model is in the max-T family, so the chosen model's findings keep the "
                 "family-wise error.")
 
