@@ -19,8 +19,9 @@ kind=..., n=1)``:
 * ``patterns``: the same report, ``kind="pattern"``;
 * ``all (today)``: the same report, ``kind="all"``;
 * ``validated``: ``detect_subgroups(..., clusterings="validated")`` (default models: k-means on every numeric column
-  and each pair of them, k in {5, 10, 20, 40}, which is the issue's k-means baseline's model list), ``kind=
-  "validated"``: the baseline's clusters, now tested in the one max-T with every other candidate;
+  and each pair of them, k in {5, 10, 20, 40}, which is the issue's k-means baseline's model list; ``--models scan``
+  runs the scan windows on each pair and each triple of numeric columns), ``kind="validated"``: the models' clusters
+  (or windows), tested in the one max-T with every other candidate;
 * ``all (validated)``: the same report, ``kind="all"``.
 
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
@@ -29,7 +30,7 @@ clustering (``discovery="asdf"``, clusters and entropy patterns) against the val
 (:func:`~aif360_subjective.detectors.asdf.validated.run_validated_clusterings`), wall clock on a shared machine.
 
 Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive]
-[--null-modes seed validated] [--adult] [--skip-planted]``.
+[--planted-modes seed validated] [--null-modes seed validated] [--adult] [--skip-planted]``.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def jaccard(a: np.ndarray | None, b: np.ndarray) -> float:
     return float((a & b).sum() / max((a | b).sum(), 1))
 
 
-def run_table(shape: str, seed: int, modes: tuple[str, ...] = ("seed", "validated")) -> dict[str, float]:
+def run_table(shape: str, seed: int, modes: tuple[str, ...] = ("seed", "validated"),
+              models: list[str] | None = None) -> dict[str, float]:
     """Jaccard of each method's first finding with the planted rows (null: 1 when something is reported); the
     methods of ``modes`` only (the others NaN)."""
     X, t, p, planted = planted_table(shape, seed=seed)
@@ -103,7 +105,8 @@ def run_table(shape: str, seed: int, modes: tuple[str, ...] = ("seed", "validate
     secs = {"seed": float("nan"), "validated": float("nan")}
     for mode in modes:
         start = time.perf_counter()
-        reports[mode] = detect_subgroups(X, t, p, clusterings=mode, random_state=seed)
+        extra = {"clustering_models": models} if mode == "validated" and models else {}
+        reports[mode] = detect_subgroups(X, t, p, clusterings=mode, random_state=seed, **extra)
         secs[mode] = time.perf_counter() - start
     out = {}
     for name, mode, kind in METHODS:
@@ -138,7 +141,7 @@ def adult_timing(root: Path) -> None:
     print("|---|---|")
     print(f"| today's ASDF (discovery='asdf': SLINK + x-means on a 10,000-row sample, entropy patterns, metrics) "
           f"| {seed_secs:.1f} |")
-    print(f"| validated clusterings alone ({len(cv)} k-means models) | {val_secs:.1f} |")
+    print(f"| validated clusterings alone ({len(cv)} default models) | {val_secs:.1f} |")
     print(f"| ratio | {val_secs / seed_secs:.2f} |")
     print(f"\nchosen on Adult: {v.why()}")
 
@@ -150,6 +153,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=SHAPES)
     ap.add_argument("--null-modes", nargs="+", default=["seed", "validated"], choices=["seed", "validated"],
                     help="the analyses run on null tables (validated alone halves the time)")
+    ap.add_argument("--planted-modes", nargs="+", default=["seed", "validated"], choices=["seed", "validated"],
+                    help="the analyses run on planted tables (validated alone: the seed's columns are not run)")
+    ap.add_argument("--models", nargs="+", default=None, help="clustering_models of the validated analysis, "
+                    "algorithm names (default: the package's default models)")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)
@@ -167,8 +174,9 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             res = []
             for seed in range(count):
-                modes = tuple(args.null_modes) if shape == "null" else ("seed", "validated")
-                r = run_table(shape, 1000 * SHAPES.index(shape) + seed if shape != "null" else 9000 + seed, modes)
+                modes = tuple(args.null_modes if shape == "null" else args.planted_modes)
+                r = run_table(shape, 1000 * SHAPES.index(shape) + seed if shape != "null" else 9000 + seed, modes,
+                              args.models)
                 print(f"{shape} {seed}: " + ", ".join(f"{k}={v if isinstance(v, str) else round(v, 2)}"
                                                        for k, v in r.items()), file=sys.stderr, flush=True)
                 res.append(r)
@@ -176,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
             if shape == "null":
                 cells = [f"{int(df[m].sum())}/{count} report" if df[m].notna().all() else "not run" for m in names]
             else:
-                cells = [f"{int((df[m] >= 0.5).sum())}/{count}" for m in names]
+                cells = [f"{int((df[m] >= 0.5).sum())}/{count}" if df[m].notna().all() else "not run" for m in names]
             print(f"| {shape} | " + " | ".join(cells) + f" | {df['seconds seed'].mean():.1f} | "
                   f"{df['seconds validated'].mean():.1f} |", flush=True)
     if args.adult:

@@ -8,7 +8,16 @@ import pytest
 
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.detectors.asdf.validated import ValidatedFamily, fairness_validation_index
-from aif360_subjective.detectors.asdf.validated_models import ClusteringModel, default_ks, expand_models
+from aif360_subjective.detectors.asdf.validated_models import (
+    ClusteringModel,
+    default_ks,
+    default_views,
+    expand_models,
+    fit_model,
+    scan_windows,
+    standardize,
+    view_matrix,
+)
 
 
 def _table(n: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
@@ -59,6 +68,8 @@ def test_default_models_and_ks():
     models = expand_models(None, X, ["c"])
     assert [(m.algorithm, m.view, m.features, m.k) for m in models] == [
         ("kmeans", "numeric", ("a", "b"), 5), ("kmeans", "pairs", ("a", "b"), 5)]
+    scan = expand_models(["scan"], X, ["c"])  # the one pair (no triple of two numeric columns)
+    assert [(m.algorithm, m.view, m.features, m.k) for m in scan] == [("scan", "pairs", ("a", "b"), 5)]
     named = expand_models([("hdbscan", ["a", "c"], None), ("slink", "encoded", None)], X, ["c"])
     assert [(m.view, m.features, m.k) for m in named] == [("named", ("a", "c"), None),
                                                           ("encoded", ("a", "b", "c"), None)]
@@ -158,3 +169,86 @@ def test_report_section_shows_the_table_and_why():
     seed_only = detect_subgroups(X, t, p, random_state=1, n_permutations=19, discovery="asdf")
     assert "Clustering models compared (validated clusterings)" not in [s.title for s in
                                                                         subgroup_sections(seed_only, figures=False)]
+
+
+def test_scan_windows_by_hand():
+    # rows on a line at 0, 1, 2, 3, 10; centres 0 and 9.5; windows of 2 rows: {0, 1} and {3, 10};
+    # a tie at the window's edge is included: centre 1.5 has rows 1 and 2 at 0.5, rows 0 and 3 at 1.5
+    Z = np.array([[0.0], [1.0], [2.0], [3.0], [10.0]])
+    w = scan_windows(Z, np.array([[0.0], [9.5], [1.5]]), 2).toarray()
+    assert w[:, 0].tolist() == [True, True, False, False, False]
+    assert w[:, 1].tolist() == [False, False, False, True, True]
+    assert w[:, 2].tolist() == [False, True, True, False, False]
+    assert scan_windows(Z, np.array([[1.0]]), 3).toarray().ravel().tolist() == [True, True, True, False, False]
+    with pytest.raises(ValueError, match="size must be between 1 and the 5 rows, got 6"):
+        scan_windows(Z, np.array([[0.0]]), 6)
+
+
+def test_index_of_overlapping_windows_by_hand():
+    # 6 rows, P = 3 (rows 0-2 favourable); windows {0, 1}, {1, 2, 3}: N = 6, n = 2, x = 2: E = 1,
+    # sd^2 = 2 (1/2)(1/2)(4)/5 = 0.4, z = -1/sqrt(0.4); the second: n = 3, x = 2, E = 1.5,
+    # sd^2 = 3 (1/2)(1/2)(3)/5 = 0.45, z = -0.5/sqrt(0.45); K = 2 windows
+    import scipy.sparse as sp
+
+    p = np.array([1, 1, 1, 0, 0, 0], dtype=bool)
+    windows = sp.csc_matrix(np.array([[1, 0], [1, 1], [0, 1], [0, 1], [0, 0], [0, 0]], dtype=bool))
+    out = fairness_validation_index([windows], p, p)
+    assert out["fairness_index"].iloc[0] == pytest.approx(1 / np.sqrt(0.4) - np.sqrt(2 * np.log(2)))
+    assert out["cluster"].iloc[0] == 0 and out["n_clusters"].iloc[0] == 2
+    fam = ValidatedFamily([ClusteringModel("scan", "pairs", ("a", "b"), 3)], [windows], 6)
+    assert list(fam.sizes()) == [2, 3] and list(fam.rows(1)) == [1, 2, 3]
+    assert fam.description(1) == "scan k=3 on (a, b): window 1"
+
+
+def test_triples_and_the_scans_default_views():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({c: rng.normal(size=200) for c in "abcd"} | {"e": rng.choice(["x", "y"], 200)})
+    assert default_views("kmeans", 4) == ["numeric", "pairs"]
+    assert default_views("scan", 4) == ["pairs", "triples"] and default_views("scan", 11) == ["pairs"]
+    models = expand_models(["scan"], X, ["e"])
+    # 6 pairs and 4 triples of a, b, c, d at the one default k of 200 rows (5)
+    assert [m.features for m in models] == [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d"),
+                                            ("a", "b", "c"), ("a", "b", "d"), ("a", "c", "d"), ("b", "c", "d")]
+    assert {m.view for m in models} == {"pairs", "triples"} and {m.k for m in models} == {5}
+    with pytest.raises(ValueError, match=r"k=101 for 'scan' is larger than the 100 rows allow"):  # 2k centres
+        expand_models([("scan", "pairs", 101)], X, ["e"])
+
+
+def test_scan_model_fits_windows_of_n_over_k_rows():
+    X, _, _ = _table(n=200)
+    model = ClusteringModel("scan", "pairs", ("a", "b"), 4)
+    Z = view_matrix(X, model.features, ["c"])
+    w = fit_model(model, Z, np.random.default_rng(0), None)
+    assert w.shape == (200, 8)  # 2k centres
+    assert (np.diff(w.indptr) >= 50).all()  # ceil(200 / 4) rows each, more only on ties
+    again = fit_model(model, Z, np.random.default_rng(0), None)
+    assert (w != again).nnz == 0
+
+
+def test_standardize_by_hand():
+    # column 0: 1, 2, 3 (mean 2, population sd sqrt(2/3)); column 1 constant: 0
+    out = standardize(np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]))
+    assert out[:, 0] == pytest.approx(np.array([-1.0, 0.0, 1.0]) / np.sqrt(2 / 3))
+    assert out[:, 1].tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.slow
+def test_scan_model_in_the_report():
+    X, t, p = _table()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=1, n_permutations=19, discovery="asdf",
+                           clustering_models=[("scan", ["a", "b"], 4)])
+    cv = rep.cluster_validation()
+    row = cv.iloc[1]  # after the seed's clustering
+    assert row["algorithm"] == "scan" and row["n_clusters"] == 8
+    # overlapping windows: no partition for the classic indices
+    assert np.isnan(row["silhouette"]) and np.isnan(row["fairness_separation"])
+    fam = rep.candidates.family("validated")
+    assert len(fam.ids) == 8 and (np.asarray(fam.sizes()) >= 60).all()  # ceil(240 / 4) rows per window
+    assert row["selected"]  # a window of a > 0.8 (served worse) beats the seed's clusters
+    w = int(row["cluster"])  # the labels: the chosen window's number inside it, -1 outside
+    assert np.array_equal(np.flatnonzero(rep.validated.labels == w), fam.rows(w))
+    assert set(np.unique(rep.validated.labels)) == {-1, w}
+    kind, ids = rep.validated.chosen()
+    assert kind == "validated" and list(ids) == list(range(8))
+    assert rep.to_aif360(X, t, p, kind, w).size == len(fam.rows(w))
+    assert f"window {w} has z = " in cv.attrs["why"] and "for its 8 windows" in cv.attrs["why"]

@@ -47,7 +47,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -69,23 +69,36 @@ VALIDATION_COLUMNS = ("source", "algorithm", "view", "features", "k", "n_cluster
                       "cluster", "fairness_separation", "silhouette", "davies_bouldin", "seconds", "selected")
 
 
-def _stack(labels: Sequence[np.ndarray]) -> tuple[sp.csc_matrix, np.ndarray, np.ndarray]:
-    """The clusters of several partitions side by side: the (rows, clusters) membership, each cluster's model and
-    its label within the model."""
-    parts = [ClusterFamily(lab, np.unique(lab), "") for lab in labels]
-    n = len(labels[0]) if len(labels) else 0
-    members = sp.hstack([f.members() for f in parts], format="csc") if parts else sp.csc_matrix((n, 0), dtype=bool)
-    model_of = np.repeat(np.arange(len(parts)), [len(f.ids) for f in parts])
-    cluster_of = np.concatenate([f.ids for f in parts]) if parts else np.zeros(0, dtype=np.intp)
+#: A model's fit: a partition's labels (rows,) or the scan windows' (rows, windows) boolean membership.
+Fit: TypeAlias = "np.ndarray | sp.spmatrix"
+
+
+def _columns(fit: Fit) -> tuple[sp.csc_matrix, np.ndarray]:
+    """A model's clusters as a membership and their labels (a scan's windows: ``0..``)."""
+    if sp.issparse(fit):
+        return sp.csc_matrix(fit, dtype=bool), np.arange(fit.shape[1])
+    part = ClusterFamily(np.asarray(fit), np.unique(fit), "")
+    return part.members(), np.asarray(part.ids)
+
+
+def _stack(labels: Sequence[Fit]) -> tuple[sp.csc_matrix, np.ndarray, np.ndarray]:
+    """The clusters of several models side by side: the (rows, clusters) membership, each cluster's model and
+    its label within the model (a partition's label, a scan window's number)."""
+    parts = [_columns(lab) for lab in labels]
+    n = labels[0].shape[0] if len(labels) else 0
+    members = sp.hstack([m for m, _ in parts], format="csc") if parts else sp.csc_matrix((n, 0), dtype=bool)
+    model_of = np.repeat(np.arange(len(parts)), [len(ids) for _, ids in parts])
+    cluster_of = np.concatenate([ids for _, ids in parts]) if parts else np.zeros(0, dtype=np.intp)
     return members, model_of, cluster_of
 
 
-def fairness_validation_index(labels: Sequence[np.ndarray], t: np.ndarray, p: np.ndarray,
+def fairness_validation_index(labels: Sequence[Fit], t: np.ndarray, p: np.ndarray,
                               metric: str = "statistical_parity") -> pd.DataFrame:
     """The fairness validation index of each partition (see the module's docstring).
 
     Args:
-        labels: one label array per model, each over the same rows.
+        labels: one label array per model, each over the same rows (a scan model: its windows' (rows, K)
+            membership, the windows its clusters).
         t, p: boolean truth and prediction (favourable = True).
         metric: the fairness metric whose max-T test standardises the disparities (a key of
             :data:`~..error_control.maxt.METRIC_TEST`).
@@ -125,7 +138,7 @@ class ValidatedFamily(MembershipFamily):
 
     Args:
         models: the models.
-        labels: their labels, one array over the rows per model.
+        labels: their labels, one array over the rows per model (a scan model: its windows' membership).
     """
 
     kind: ClassVar[str] = "validated"
@@ -133,9 +146,9 @@ class ValidatedFamily(MembershipFamily):
     has_conditions: ClassVar[bool] = False
     count_label: ClassVar[str | None] = None
 
-    def __init__(self, models: Sequence[ClusteringModel], labels: Sequence[np.ndarray], n_rows: int) -> None:
+    def __init__(self, models: Sequence[ClusteringModel], labels: Sequence[Fit], n_rows: int) -> None:
         self.models = tuple(models)
-        self.labels = tuple(np.asarray(lab) for lab in labels)
+        self.labels = tuple(lab if sp.issparse(lab) else np.asarray(lab) for lab in labels)
         self.n_rows = int(n_rows)
         if self.labels:
             self._members, self.model_of, self.cluster_of = _stack(self.labels)
@@ -164,8 +177,9 @@ class ValidatedFamily(MembershipFamily):
         return np.asarray(m.indices[m.indptr[i]:m.indptr[i + 1]], dtype=np.intp)
 
     def description(self, i: int) -> str:
-        """``"kmeans k=10 on (age, hours): cluster 3"``."""
-        return f"{self.models[self.model_of[i]].label}: cluster {self.cluster_of[i]}"
+        """``"kmeans k=10 on (age, hours): cluster 3"`` (``"scan k=20 on (age, hours): window 7"``)."""
+        model = self.models[self.model_of[i]]
+        return f"{model.label}: {'window' if model.algorithm == 'scan' else 'cluster'} {self.cluster_of[i]}"
 
     def conditions(self, i: int) -> dict[str, Any]:
         """A cluster has no attribute conditions: an empty dict."""
@@ -194,7 +208,8 @@ class ValidatedClusterings:
         table: one row per model (:data:`VALIDATION_COLUMNS`); the seed's clustering first (``source="seed"``)
             when it ran.
         metric: the fairness metric of the index.
-        labels: each row's labels under the selected model.
+        labels: each row's labels under the selected model (a scan model: the number of its window with the largest
+            ``|z|`` for the rows inside it, -1 outside).
     """
 
     family: ValidatedFamily
@@ -222,10 +237,11 @@ class ValidatedClusterings:
         others = t["fairness_index"].drop(t.index[i]).dropna()
         runner = (f"; the next best, {self._label(int(np.flatnonzero(t.index == others.idxmax())[0]))}, "
                   f"reaches {others.max():.2f}") if len(others) else ""
+        unit = "window" if row["algorithm"] == "scan" else "cluster"
         return (f"{self._label(i)} was chosen: its fairness validation index {row['fairness_index']:.2f} is the "
-                f"largest of the {len(t)} models ({self.metric}: cluster {row['cluster']} has z = "
+                f"largest of the {len(t)} models ({self.metric}: {unit} {row['cluster']} has z = "
                 f"{row['max_z']:.2f} against the rest, less sqrt(2 ln {row['n_clusters']}) = "
-                f"{np.sqrt(2 * np.log(row['n_clusters'])):.2f} for its {row['n_clusters']} clusters){runner}. Every "
+                f"{np.sqrt(2 * np.log(row['n_clusters'])):.2f} for its {row['n_clusters']} {unit}s){runner}. Every "
                 "cluster of every model is in the max-T family, so the chosen model's findings keep the "
                 "family-wise error.")
 
@@ -292,10 +308,14 @@ def run_validated_clusterings(
         views.setdefault(everyone, view_matrix(X, everyone, categorical))
     fvi = fairness_validation_index(all_labels, t, p, metric)
     for (source, model), lab, secs in zip(all_models, all_labels, seconds, strict=True):
-        cvi = validity_indices(views[model.features], lab, silhouette_sample_size, rng)
+        if sp.issparse(lab):  # overlapping windows: no partition for the classic indices
+            cvi, sep = {"silhouette": np.nan, "davies_bouldin": np.nan}, np.nan
+        else:
+            cvi = validity_indices(views[model.features], lab, silhouette_sample_size, rng)
+            sep = fairness_separation(lab, t, p, metric, w)
         rows.append({"source": source, "algorithm": model.algorithm, "view": model.view,
                      "features": "all encoded features" if model.view == "encoded" else ", ".join(model.features),
-                     "k": model.k, "fairness_separation": fairness_separation(lab, t, p, metric, w),
+                     "k": model.k, "fairness_separation": sep,
                      "silhouette": cvi["silhouette"], "davies_bouldin": cvi["davies_bouldin"], "seconds": secs})
     table = pd.DataFrame(rows)
     table["k"] = table["k"].astype("Int64")
@@ -306,5 +326,17 @@ def run_validated_clusterings(
     selected[int(np.nanargmax(scores)) if np.isfinite(scores).any() else 0] = True
     table["selected"] = selected
     table = table[list(VALIDATION_COLUMNS)]
+    chosen = int(np.flatnonzero(selected)[0])
     return ValidatedClusterings(family=ValidatedFamily(models, labels, len(X)), table=table, metric=metric,
-                                labels=all_labels[int(np.flatnonzero(selected)[0])])
+                                labels=_row_labels(all_labels[chosen], table["cluster"].iloc[chosen]))
+
+
+def _row_labels(fit: Fit, cluster: Any) -> np.ndarray:
+    """Each row's label under a model: a partition's labels; for scan windows, the number of the window the index
+    chose for the rows inside it and -1 for the others."""
+    if not sp.issparse(fit):
+        return np.asarray(fit)
+    out = np.full(fit.shape[0], -1, dtype=np.intp)
+    if not pd.isna(cluster):
+        out[sp.csc_matrix(fit)[:, int(cluster)].indices] = int(cluster)
+    return out

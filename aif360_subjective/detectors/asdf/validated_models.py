@@ -12,17 +12,28 @@ Algorithms (:data:`ALGORITHMS`):
 * ``"gmm"``: scikit-learn's ``GaussianMixture`` (full covariances on views of at most 10 encoded columns,
   diagonal above);
 * ``"hdbscan"``: scikit-learn's ``HDBSCAN`` (``min_cluster_size`` 2 % of the fitted rows, at least 10; it finds
-  its own k, and its noise rows form one cell of the partition, id -1).
+  its own k, and its noise rows form one cell of the partition, id -1);
+* ``"scan"``: circular scan windows (Kulldorff's spatial scan): on the view's standardized columns (each less
+  its mean, over its standard deviation, so that a window is a ball in the columns' own units), k-means places
+  ``2k`` centres, and each window holds the rows within the distance of the ``ceil(n / k)``-th nearest row of
+  its centre (ties included). The windows overlap (each row lies in about two), so they are not a partition:
+  they have the shape of a region that is a ball in a few columns, which the cells of a partition cut across (a
+  k-means cell of a region's size shares about half of its rows with it; a window centred near it shares more).
 
 Views (:data:`VIEWS`): ``"encoded"`` (every column, one-hot and min-max scaled as the seed encodes them),
-``"numeric"`` (every numeric column), ``"pairs"`` (each pair of numeric columns, one model each) or a list of
-column names (a view the user names). Each view is encoded by :func:`~..encoding.encode_for_clustering`.
+``"numeric"`` (every numeric column), ``"pairs"`` (each pair of numeric columns, one model each), ``"triples"``
+(each three numeric columns) or a list of column names (a view the user names). Each view is encoded by
+:func:`~..encoding.encode_for_clustering`. An algorithm named alone is fitted on its default views
+(:func:`default_views`): ``"numeric"`` and ``"pairs"``; for ``"scan"`` ``"pairs"`` and, when the table has at most
+:data:`MAX_TRIPLE_COLUMNS` numeric columns (120 triples), ``"triples"``.
 
 **Bounded time.** k-means and the Gaussian mixture are fitted on at most ``cluster_sample`` rows (10,000 by
 default) and then label every row by their own ``predict``; ward, HDBSCAN and single linkage, whose cost grows as
 the square of the rows, are fitted on at most :data:`QUADRATIC_FIT_ROWS` rows, and every other row joins the
-cluster of its nearest fitted row (:func:`~.cluster_sample.assign_to_nearest`). The samples are drawn with the
-analysis' ``random_state``; every model gets its own seed from it, so the models are reproducible.
+cluster of its nearest fitted row (:func:`~.cluster_sample.assign_to_nearest`); the scan's centres are placed on
+at most :data:`SCAN_CENTRE_ROWS` rows (``50 k`` when larger), and its windows hold rows of the whole table. The
+samples are drawn with the analysis' ``random_state``; every model gets its own seed from it, so the models are
+reproducible.
 
 References:
     J. Schäfer and L. Wiese, "ASDF-Dashboard: Automated Subgroup Detection and Fairness Analysis", CIKM
@@ -31,6 +42,8 @@ References:
     AgglomerativeClustering, GaussianMixture, HDBSCAN).
     R. J. G. B. Campello, D. Moulavi and J. Sander, "Density-based clustering based on hierarchical density
     estimates", PAKDD 2013 (HDBSCAN).
+    M. Kulldorff, "A spatial scan statistic", Communications in Statistics - Theory and Methods 26(6), 1997
+    (circular windows of varying size, their maximum tested by permutation).
 """
 
 from __future__ import annotations
@@ -42,26 +55,33 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ..encoding import encode_for_clustering
 from .cluster_sample import assign_to_nearest, sample_rows
 from .clustering import default_kmax, fit_clustering
 
-__all__ = ["ALGORITHMS", "DEFAULT_KS", "DEFAULT_MODELS", "QUADRATIC_FIT_ROWS", "VIEWS", "ClusteringModel",
-           "default_ks", "fit_model", "expand_models", "view_matrix"]
+__all__ = ["ALGORITHMS", "DEFAULT_KS", "DEFAULT_MODELS", "MAX_TRIPLE_COLUMNS", "QUADRATIC_FIT_ROWS",
+           "SCAN_CENTRE_ROWS", "VIEWS", "ClusteringModel", "default_ks", "default_views", "fit_model",
+           "expand_models", "scan_windows", "standardize", "view_matrix"]
 
 #: The algorithms a model may use.
-ALGORITHMS: tuple[str, ...] = ("slink", "kmeans", "ward", "gmm", "hdbscan")
+ALGORITHMS: tuple[str, ...] = ("slink", "kmeans", "ward", "gmm", "hdbscan", "scan")
 #: The views named by a word (any other view is a list of column names).
-VIEWS: tuple[str, ...] = ("encoded", "numeric", "pairs")
+VIEWS: tuple[str, ...] = ("encoded", "numeric", "pairs", "triples")
+#: Most numeric columns whose triples are a default view of ``"scan"`` (10 columns: 120 triples).
+MAX_TRIPLE_COLUMNS = 10
 #: The numbers of clusters tried by default (those the rows allow, :func:`default_ks`).
 DEFAULT_KS: tuple[int, ...] = (5, 10, 20, 40)
 #: The default models: k-means on every numeric column and on each pair of them, at each default k
-#: (``benchmarks/validated_clusterings.py`` compares the others).
+#: (``benchmarks/validated_clusterings.py`` compares the others: the scan windows on pairs and triples found fewer
+#: planted regions, their larger family costing more power than their shape gains).
 DEFAULT_MODELS: tuple[str, ...] = ("kmeans",)
 #: Most rows ward, HDBSCAN and single linkage are fitted on (their cost grows as the square of the rows).
 QUADRATIC_FIT_ROWS = 3000
-#: The views of a model named by its algorithm alone.
+#: Most rows the scan's k-means places its centres on (more when 2k centres need 25 rows each).
+SCAN_CENTRE_ROWS = 2000
+#: The views of a model named by its algorithm alone (``"scan"``: :func:`default_views`).
 _DEFAULT_VIEWS = ("numeric", "pairs")
 #: Fewest rows per cluster, on average, of a default k.
 _ROWS_PER_CLUSTER = 25
@@ -98,6 +118,15 @@ def default_ks(n_rows: int) -> list[int]:
     return ks or [2]
 
 
+def default_views(algorithm: str, n_numeric: int) -> list[str]:
+    """The views of a model named by its algorithm alone: ``["numeric", "pairs"]``; for ``"scan"`` ``["pairs"]``
+    and ``"triples"`` too when ``n_numeric <= MAX_TRIPLE_COLUMNS`` (a window is a ball in few columns, and every
+    triple of many columns would outnumber the other candidates)."""
+    if algorithm != "scan":
+        return list(_DEFAULT_VIEWS)
+    return ["pairs", "triples"] if n_numeric <= MAX_TRIPLE_COLUMNS else ["pairs"]
+
+
 def _check_k(k: Any, n_rows: int, algorithm: str) -> list[int | None]:
     if k is None:
         return [None] if algorithm in ("slink", "hdbscan") else list(default_ks(n_rows))
@@ -105,6 +134,8 @@ def _check_k(k: Any, n_rows: int, algorithm: str) -> list[int | None]:
     if not ks:
         raise ValueError(f"clustering_models: an empty list of k for {algorithm!r}; give ints >= 2 or None")
     fit_rows = n_rows if algorithm in ("kmeans", "gmm") else min(n_rows, QUADRATIC_FIT_ROWS)
+    if algorithm == "scan":  # 2k centres
+        fit_rows = n_rows // 2
     for kk in ks:
         if isinstance(kk, bool) or not isinstance(kk, int | np.integer):
             raise TypeError(f"clustering_models: k must be an int >= 2 or None, got {kk!r}")
@@ -125,7 +156,7 @@ def _views(view: Any, X: pd.DataFrame, numeric: list[str]) -> list[tuple[str, tu
                              f"of columns of X {list(map(str, X.columns))}")
         if view == "numeric":
             return [("numeric", tuple(numeric))] if numeric else []
-        return [("pairs", pair) for pair in combinations(numeric, 2)]
+        return [(view, cols) for cols in combinations(numeric, 2 if view == "pairs" else 3)]
     if not isinstance(view, Sequence) or len(view) == 0:
         raise ValueError(f"clustering_models: a view must be {list(VIEWS)} or a non-empty list of columns, "
                          f"got {view!r}")
@@ -141,7 +172,7 @@ def expand_models(spec: Any, X: pd.DataFrame, categorical: Sequence[str]) -> lis
 
     Args:
         spec: None (:data:`DEFAULT_MODELS`) or a non-empty list whose entries are an algorithm's name (fitted on
-            the ``"numeric"`` and ``"pairs"`` views at :func:`default_ks`) or a tuple ``(algorithm, view, k)``:
+            its :func:`default_views` at :func:`default_ks`) or a tuple ``(algorithm, view, k)``:
             ``view`` one of :data:`VIEWS` or a list of columns, ``k`` an int, a list of ints or None (the default
             ks; chosen by the algorithm for ``"slink"`` and ``"hdbscan"``).
         X: the feature table.
@@ -167,7 +198,7 @@ def expand_models(spec: Any, X: pd.DataFrame, categorical: Sequence[str]) -> lis
     models: list[ClusteringModel] = []
     for entry in spec:
         if isinstance(entry, str):
-            algorithm, views, k = entry, list(_DEFAULT_VIEWS), None
+            algorithm, views, k = entry, default_views(entry, len(numeric)), None
         elif isinstance(entry, tuple | list) and len(entry) == 3:
             algorithm, views, k = entry[0], [entry[1]], entry[2]
         else:
@@ -193,30 +224,68 @@ def view_matrix(X: pd.DataFrame, features: tuple[str, ...], categorical: Sequenc
     return Z
 
 
+def standardize(Z: np.ndarray) -> np.ndarray:
+    """Each column less its mean, over its standard deviation (a constant column: 0)."""
+    sd = Z.std(axis=0)
+    out: np.ndarray = (Z - Z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return out
+
+
+def scan_windows(Z: np.ndarray, centres: np.ndarray, size: int) -> sp.csc_matrix:
+    """The scan windows: around each centre, the rows within the distance of its ``size``-th nearest row.
+
+    Args:
+        Z: (rows, d) encoded view.
+        centres: (c, d) window centres.
+        size: rows per window before ties (1 <= size <= rows); a row as far as the ``size``-th is included too.
+
+    Returns:
+        scipy.sparse.csc_matrix: (rows, c) boolean membership, one column per window.
+    """
+    n = len(Z)
+    if not 1 <= size <= n:
+        raise ValueError(f"size must be between 1 and the {n} rows, got {size}")
+    # squared Euclidean distances (c, rows) without the (c, rows, d) difference array
+    d2 = (centres ** 2).sum(axis=1)[:, None] - 2.0 * centres @ Z.T + (Z ** 2).sum(axis=1)[None, :]
+    radius = np.partition(d2, size - 1, axis=1)[:, size - 1]
+    inside = d2 <= radius[:, None] + 1e-12 * np.maximum(1.0, np.abs(radius[:, None]))  # rounding of the sums
+    return sp.csc_matrix(inside.T)
+
+
 def fit_model(model: ClusteringModel, Z: np.ndarray, rng: np.random.Generator,
-              cluster_sample: int | None) -> np.ndarray:
+              cluster_sample: int | None) -> np.ndarray | sp.csc_matrix:
     """The label of every row under ``model`` fitted on the view's matrix ``Z`` (see the module's docstring for
-    the rows each algorithm is fitted on).
+    the rows each algorithm is fitted on); for ``"scan"`` the windows' membership.
 
     Args:
         model: the model.
         Z: (rows, d) encoded view.
         rng: the generator its sample and its seed are drawn from.
-        cluster_sample: most rows k-means and the Gaussian mixture are fitted on (None: all).
+        cluster_sample: most rows k-means, the scan's centres and the Gaussian mixture are fitted on (None: all).
 
     Returns:
-        numpy.ndarray: (rows,) int labels (HDBSCAN's noise: -1).
+        numpy.ndarray or scipy.sparse.csc_matrix: (rows,) int labels (HDBSCAN's noise: -1); for ``"scan"`` the
+        (rows, 2k) boolean membership of its windows (:func:`scan_windows`).
     """
     n = len(Z)
     cap = cluster_sample
     if model.algorithm in ("slink", "ward", "hdbscan"):  # quadratic in the rows
         cap = QUADRATIC_FIT_ROWS if cap is None else min(cap, QUADRATIC_FIT_ROWS)
+    elif model.algorithm == "scan":  # centres only: a small sample places them (at least 25 rows per centre)
+        fit_cap = max(SCAN_CENTRE_ROWS, 50 * int(model.k or 2))
+        cap = fit_cap if cap is None else min(cap, fit_cap)
     sample = sample_rows(n, cap, rng)
     seed = int(rng.integers(0, 2**31 - 1))
     fit_Z = Z if sample is None else Z[sample]
-    if model.algorithm == "kmeans":
+    if model.algorithm in ("kmeans", "scan"):
         from sklearn.cluster import KMeans
 
+        if model.algorithm == "scan":  # expand_models gives the scan its ks
+            k = int(model.k or 2)
+            S = standardize(Z)  # a ball in the columns' own units, whatever their ranges
+            fit_S = S if sample is None else S[sample]
+            centres = KMeans(n_clusters=2 * k, n_init=1, random_state=seed).fit(fit_S).cluster_centers_
+            return scan_windows(S, centres, -(-n // k))
         return np.asarray(KMeans(n_clusters=model.k, n_init=3, random_state=seed).fit(fit_Z).predict(Z))
     if model.algorithm == "gmm":
         from sklearn.mixture import GaussianMixture
