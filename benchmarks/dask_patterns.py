@@ -157,14 +157,20 @@ def planted(rows: int, files: int, client, tmp: Path, workers: int, memory: str)
     return seconds
 
 
-def main() -> None:
-    from dask.distributed import Client, LocalCluster
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_table_arguments(ap: argparse.ArgumentParser) -> None:
+    """The tables' options this benchmark shares with ``spark_scale.py``: the rows of the engines' comparison, the
+    rows of the planted run and its Parquet files."""
     ap.add_argument("--compare-rows", type=int, default=100_000)
     ap.add_argument("--skip-compare", action="store_true")
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--files", type=int, default=8)
+
+
+def main() -> None:
+    from dask.distributed import Client, LocalCluster
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_table_arguments(ap)
     ap.add_argument("--scaling", type=int, nargs="*", default=None,
                     help="row counts timed for the scaling exponent (default: 500000 and --rows; none: skip)")
     ap.add_argument("--workers", type=int, default=2)

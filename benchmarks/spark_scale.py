@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from dask_patterns import _dask_run, _peak_mb, write_parquet  # noqa: E402
+from dask_patterns import _dask_run, _peak_mb, add_table_arguments, write_parquet  # noqa: E402
 
 print = functools.partial(print, flush=True)  # noqa: A001 - the tables appear as they are computed
 
@@ -185,10 +185,7 @@ def opinion(spark, client, rows: int, files: int, tmp: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--compare-rows", type=int, default=100_000)
-    ap.add_argument("--skip-compare", action="store_true")
-    ap.add_argument("--rows", type=int, default=2_000_000)
-    ap.add_argument("--files", type=int, default=8)
+    add_table_arguments(ap)
     ap.add_argument("--opinion-rows", type=int, default=1_000_000)
     ap.add_argument("--memory", default="2g", help="Spark driver (= local executor) memory and each Dask worker's")
     args = ap.parse_args()
