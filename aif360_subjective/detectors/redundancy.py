@@ -8,6 +8,7 @@ pattern, say) are listed once with every description (:func:`merge_rows`).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from typing import Any
 
@@ -104,7 +105,10 @@ def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, 
     # redundant given none: listed whatever the order, so a subgroup redundant given one of them is left out
     # even when it is the stronger (a sub-pattern's luckier rate must not hide the larger finding it specialises)
     kept = start[1:] == start[:-1]
-    for i in np.argsort(-np.nan_to_num(strength, nan=-np.inf), kind="stable"):  # <= h listed subgroups
+    # G is S diluted and S differs from G's other rows: the effect lives in S, so G waits until S is decided
+    diluted = ring_same & ~sub_same
+    order = visit_order(np.nan_to_num(strength, nan=-np.inf), g_idx[diluted], s_idx[diluted])
+    for i in order:  # <= h listed subgroups
         if kept[i]:
             continue
         if kept[dst[start[i]:start[i + 1]]].any():
@@ -112,6 +116,37 @@ def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, 
         else:
             kept[i] = True
     return out
+
+
+def visit_order(strength: np.ndarray, later: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The order in which :func:`redundant` visits h subgroups: by decreasing ``strength`` (ties in index order),
+    except that subgroup ``later[j]`` is visited only after subgroup ``first[j]`` (every pair j). The pairs go
+    from a larger subgroup to a smaller one it holds, so they have no cycle and every subgroup is visited once:
+    among the subgroups whose ``first`` are all visited, the strongest comes next (Kahn's topological sort with
+    the strength as priority).
+
+    References:
+        A. B. Kahn, "Topological sorting of large networks", Communications of the ACM 5(11), 1962.
+    """
+    h = len(strength)
+    rank = np.empty(h, dtype=np.int64)
+    rank[np.argsort(-strength, kind="stable")] = np.arange(h)
+    if len(later) == 0:
+        return np.argsort(rank)
+    pending = np.bincount(later, minlength=h)
+    by_first = np.argsort(first, kind="stable")
+    waiting, start = later[by_first], np.searchsorted(first[by_first], np.arange(h + 1))
+    ready = [(int(r), int(i)) for r, i in zip(rank[pending == 0], np.flatnonzero(pending == 0), strict=True)]
+    heapq.heapify(ready)
+    order = np.empty(h, dtype=np.intp)
+    for step in range(h):  # one subgroup a step; those waiting on it become ready when it was their last
+        _, i = heapq.heappop(ready)
+        order[step] = i
+        after = waiting[start[i]:start[i + 1]]
+        pending[after] -= 1  # a pair is listed once, so ``after`` holds no subgroup twice
+        for g in after[pending[after] == 0]:
+            heapq.heappush(ready, (int(rank[g]), int(g)))
+    return order
 
 
 def containment(bits: np.ndarray, n: int, sample: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
