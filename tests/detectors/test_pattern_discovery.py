@@ -625,6 +625,67 @@ def test_no_pattern_mined_is_a_kind_with_no_subgroups_not_an_error():
     assert "Discovery methods compared" in page
 
 
+
+def test_a_parent_that_is_a_nested_finding_diluted_is_decided_after_it_even_when_stronger():
+    """The chain of issue 38 (``score < -0.8347`` listed above ``income < 25,700 AND score < -0.8347``), by hand.
+    S (rows 0-199) inside M (rows 0-299) inside G (rows 0-599) of 1,000 rows; favourable S 60/200, M's other rows
+    38/100, G's other rows 150/300, outside G 200/400 (448 in all). Pooled two-proportion z:
+
+    * S against G's other rows (60/200 against 188/400): pooled 248/600, z = -0.17 / sqrt(0.41333 0.58667 (1/200 +
+      1/400)) = -3.986, and G's other rows against the outside (188/400 against 200/400): pooled 0.485, z = -0.03
+      / sqrt(0.485 0.515 (2/400)) = -0.849: G is S diluted and S's rate is not G's (G waits for S);
+    * M against G's other rows (98/300 against 150/300): z = -0.17333 / sqrt(0.41333 0.58667 (2/300)) = -4.311,
+      G's other rows against the outside 0.5 against 0.5, z = 0: G is M diluted too (G waits for M);
+    * S against M's other rows (60/200 against 38/100): pooled 98/300, z = -0.08 / sqrt(0.32667 0.67333 (1/200 +
+      1/100)) = -1.393; M's other rows against the rows outside M (38/100 against 350/700): pooled 0.485, z =
+      -0.12 / sqrt(0.485 0.515 (1/100 + 1/700)) = -2.246: S and M are redundant given each other.
+
+    Nothing is redundant given none. Strength against the rest minus the offsets (2.5, 2.5, 0: G has the one
+    condition, the smaller penalty): S |(0.3 - 0.485)| / sqrt(0.448 0.552 (1/200 + 1/800)) - 2.5 = 4.706 - 2.5 =
+    2.206, M 0.17333 / sqrt(0.448 0.552 (1/300 + 1/700)) - 2.5 = 5.051 - 2.5 = 2.551, G 0.08667 / sqrt(0.448 0.552
+    (1/600 + 1/400)) = 2.700. By strength alone G was visited first and kept (its S and M not kept yet), then M
+    kept and S left out: G listed first, by its statistic. Visited after S and M, G is redundant given the kept M."""
+    from aif360_subjective.detectors.bitsets import pack
+    from aif360_subjective.detectors.error_control.inference import rate_z
+    from aif360_subjective.detectors.redundancy import containment, redundant
+
+    n = 1000
+    dense = np.zeros((n, 3), dtype=bool)
+    dense[:200, 0] = True  # S
+    dense[:300, 1] = True  # M
+    dense[:600, 2] = True  # G
+    counts = np.vstack([_confusion(60, 200), _confusion(98, 300), _confusion(248, 600)])
+    total = _confusion(448, n)
+
+    def z(a: np.ndarray, b: np.ndarray) -> float:
+        return float(rate_z(a[None], b[None], "statistical_parity")[0])
+
+    np.testing.assert_allclose([z(counts[0], counts[2] - counts[0]), z(counts[2] - counts[0], total - counts[2]),
+                                z(counts[1], counts[2] - counts[1]), z(counts[2] - counts[1], total - counts[2]),
+                                z(counts[0], counts[1] - counts[0]), z(counts[1] - counts[0], total - counts[1])],
+                               [-3.9863, -0.8489, -4.3110, 0.0, -1.3928, -2.2460], atol=1e-4)
+    offset = np.array([2.5, 2.5, 0.0])
+    strength = np.abs(rate_z(counts, total[None] - counts, "statistical_parity")) - offset
+    np.testing.assert_allclose(strength, [2.2057, 2.5511, 2.6999], atol=1e-4)
+    bits = pack(dense)
+    assert redundant(bits, n, counts, "statistical_parity", total, offset).tolist() == [True, False, True]
+    # the same from the counted nesting (the Dask path)
+    assert redundant(None, n, counts, "statistical_parity", total, offset,
+                     nested=containment(bits, n)).tolist() == [True, False, True]
+
+
+def test_visit_order_is_by_strength_with_each_subgroup_after_those_it_waits_for():
+    """Strengths 5, 4, 3, 2, 1 (subgroups 0-4); 0 waits for 3, 3 for 4, 1 for 2: ready at first 2 and 4, 2
+    (strength 3) goes first, which frees 1 (4); then 1, then 4 (1) frees 3, then 3 frees 0."""
+    from aif360_subjective.detectors.redundancy import visit_order
+
+    strength = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
+    order = visit_order(strength, np.array([0, 3, 1]), np.array([3, 4, 2]))
+    assert order.tolist() == [2, 1, 4, 3, 0]
+    assert visit_order(strength, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)).tolist() == [0, 1, 2, 3, 4]
+    # equal strengths in index order, -inf (undefined) last
+    assert visit_order(np.array([1.0, -np.inf, 1.0]), np.array([0]), np.array([2])).tolist() == [2, 0, 1]
+
 def _confusion(pos: int, rows: int) -> np.ndarray:
     """Confusion counts of ``rows`` rows with ``pos`` favourable predictions, truth equal to the prediction."""
     from aif360_subjective._labels import FN, FP, TN, TP
