@@ -186,8 +186,18 @@ def significant_order(sig: Significance, q: RankingQuery, pos: np.ndarray, sel: 
     the largest bound put a noisy sub-slice first (the bound's maximum over thousands of nested candidates is the
     luckiest of them: Jaccard 0.6-0.7). A broad parent diluting a slice is left out by the redundancy filter
     when the slice is listed, and so is a sub-slice whose luckier rate does not differ from the rest of a larger
-    listed one that nothing makes redundant (:func:`~.redundancy.redundant`); the answer says how ties are
-    ordered."""
+    listed one that nothing makes redundant (:func:`~.redundancy.redundant`); a parent that is a listed slice
+    diluted, whose other rows show no effect while the slice's rate differs from them, is decided after the
+    slice and left out, even when its smaller penalty makes it the stronger (``score < -0.8347`` above
+    ``income < 25,700 AND score < -0.8347``). More permutations for the tied findings (Besag and Clifford's
+    sequential draws) could not reorder them: the step-down adjusted p-value never decreases as the statistic
+    falls, so the extra draws would separate the tied p-values in the statistic's order; the answer says how
+    ties are ordered.
+
+    References:
+        J. Besag and P. Clifford, "Sequential Monte Carlo p-values", Biometrika 78(2), 1991. P. H. Westfall and
+        S. S. Young, "Resampling-Based Multiple Testing", 1993 (the step-down max-T).
+    """
     keep = sel.keep
     n_significant = int(keep.sum())
     key = -bound[keep] if q.descending else bound[keep]

@@ -310,7 +310,9 @@ class SubgroupReport:
         from the other rows of a larger listed subgroup holding it (its extra conditions add nothing the data
         can tell apart from chance: the more general description is listed instead, even when the
         sub-pattern's luckier rate makes it the stronger), or a larger subgroup whose rows outside a listed
-        smaller one are treated like everyone else (the smaller one diluted).
+        smaller one are treated like everyone else (the smaller one diluted: when the smaller one's rate differs
+        from those rows, the larger is decided after it, so a one-condition parent whose smaller penalty makes
+        it the stronger does not come before the slice that carries its effect).
 
         ``attrs`` says how many subgroups were left out and why (``n_no_metrics`` empty/repeated patterns,
         ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_other_side`` significant in the
