@@ -57,8 +57,8 @@ from aif360_subjective.detectors.error_control.maxt import class_offsets, max_t 
 SHAPES = ("blob", "ring", "conjunctive")
 METHODS = (("seed cluster", "seed", "cluster"), ("patterns", "seed", "pattern"), ("all (today)", "seed", "all"),
            ("validated", "validated", "validated"), ("all (validated)", "validated", "all"),
-           ("baseline", "baseline", "baseline"))
-MODES = ("seed", "validated", "baseline")
+           ("baseline", "baseline", "baseline"), ("split", "split", "split"))
+MODES = ("seed", "validated", "baseline", "split")
 #: The issue's k-means baseline: these k on each pair of numeric columns and on all of them.
 BASELINE_KS = (5, 10, 20, 40)
 
@@ -98,14 +98,18 @@ def baseline_members(X: pd.DataFrame, seed: int) -> sp.csc_matrix:
 
     from sklearn.cluster import KMeans
 
+    from aif360_subjective._compat import single_threaded
+
     num = [c for c in X.columns if X[c].dtype.kind == "f"]
     parts = []
-    for view in [*map(list, combinations(num, 2)), num]:
-        Z = X[view].to_numpy()
-        Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
-        for k in BASELINE_KS:
-            lab = KMeans(k, n_init=3, random_state=seed).fit_predict(Z)
-            parts.append(sp.csc_matrix((np.ones(len(Z), dtype=bool), (np.arange(len(Z)), lab)), shape=(len(Z), k)))
+    with single_threaded():  # small fits: OpenMP's threads only spin on a loaded machine
+        for view in [*map(list, combinations(num, 2)), num]:
+            Z = X[view].to_numpy()
+            Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+            for k in BASELINE_KS:
+                lab = KMeans(k, n_init=3, random_state=seed).fit_predict(Z)
+                parts.append(sp.csc_matrix((np.ones(len(Z), dtype=bool), (np.arange(len(Z)), lab)),
+                                           shape=(len(Z), k)))
     return sp.hstack(parts, format="csc")
 
 
@@ -114,13 +118,39 @@ def baseline_first(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, seed: int, n_p
     """Rows of the baseline's first finding: every cluster a candidate, the package's permutation max-T without a
     penalty (statistical parity, disadvantaged side), ordered as the rankings order (adjusted p, then z)."""
     M = baseline_members(X, seed)
+    first = _first_significant(M, t, p, seed, n_permutations, alpha)
+    return None if first is None else M[:, first].toarray().ravel()
+
+
+def _first_significant(M: sp.spmatrix, t: np.ndarray, p: np.ndarray, seed: int, n_permutations: int,
+                       alpha: float) -> int | None:
+    """The column of ``M`` ranked first among those the max-T without a penalty finds (statistical parity,
+    disadvantaged side; adjusted p, then z, as the rankings order), None when none is found."""
     res = max_t(M, t, p, n_permutations, random_state=seed, penalty=False, tests=(0,))
     p_adj, stat = res.p_adjusted[:, 0, 0], res.statistic(0, 0)
     sig = np.flatnonzero(p_adj <= alpha)
-    if not len(sig):
-        return None
-    first = sig[np.lexsort((-stat[sig], p_adj[sig]))[0]]
-    return M[:, first].toarray().ravel()
+    return int(sig[np.lexsort((-stat[sig], p_adj[sig]))[0]]) if len(sig) else None
+
+
+def split_first(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, seed: int, n_permutations: int = 200,
+                alpha: float = 0.05) -> np.ndarray | None:
+    """Rows of the first finding of the split selection: the default models fitted on every row's features (they
+    read no outcome), the model with the largest fairness validation index on a random half A of the rows
+    selected, and only its clusters tested on the other half B (max-T without a penalty over B's rows: the
+    selection saw none of B's outcomes, so the test keeps its level); the finding's rows are its cluster's rows in
+    the whole table."""
+    from aif360_subjective.detectors.asdf.validated import fairness_validation_index, run_validated_clusterings
+
+    rng = np.random.default_rng(seed)
+    v = run_validated_clusterings(X, [c for c in X.columns if X[c].dtype.kind != "f"], None,
+                                  (t == 1, p == 1, None), "statistical_parity", rng)
+    half = rng.random(len(X)) < 0.5
+    fvi = fairness_validation_index([lab[half] for lab in v.family.labels], t[half] == 1, p[half] == 1)
+    labels = np.asarray(v.family.labels[int(np.nanargmax(fvi["fairness_index"].to_numpy(dtype=float)))])
+    ids, code = np.unique(labels, return_inverse=True)
+    M = sp.csc_matrix((np.ones(len(X), dtype=bool), (np.arange(len(X)), code)), shape=(len(X), len(ids)))
+    first = _first_significant(M[~half], t[~half], p[~half], seed, n_permutations, alpha)
+    return None if first is None else M[:, first].toarray().ravel()
 
 
 def first_rows(rep, kind: str) -> np.ndarray | None:
@@ -146,8 +176,8 @@ def run_table(shape: str, seed: int, modes: tuple[str, ...] = ("seed", "validate
     secs = dict.fromkeys(MODES, float("nan"))
     for mode in modes:
         start = time.perf_counter()
-        if mode == "baseline":
-            firsts["baseline"] = baseline_first(X, t, p, seed)
+        if mode in ("baseline", "split"):
+            firsts[mode] = (baseline_first if mode == "baseline" else split_first)(X, t, p, seed)
         else:
             extra = {"clustering_models": models} if mode == "validated" and models else {}
             reports[mode] = detect_subgroups(X, t, p, clusterings=mode, random_state=seed, **extra)
@@ -157,7 +187,7 @@ def run_table(shape: str, seed: int, modes: tuple[str, ...] = ("seed", "validate
         if mode not in modes:
             out[name] = float("nan")
             continue
-        rows = firsts[mode] if mode == "baseline" else first_rows(reports[mode], kind)
+        rows = firsts[mode] if mode in firsts else first_rows(reports[mode], kind)
         out[name] = float(rows is not None) if shape == "null" else jaccard(rows, planted)
     for mode in MODES:
         out[f"seconds {mode}"] = secs[mode]
