@@ -22,7 +22,18 @@ kind=..., n=1)``:
   and each pair of them, k in {5, 10, 20, 40}, which is the issue's k-means baseline's model list; ``--models scan``
   runs the scan windows on each pair and each triple of numeric columns), ``kind="validated"``: the models' clusters
   (or windows), tested in the one max-T with every other candidate;
-* ``all (validated)``: the same report, ``kind="all"``.
+* ``all (validated)``: the same report, ``kind="all"``;
+* ``baseline``: the issue's k-means baseline (:func:`baseline_first`): scikit-learn's k-means, k in {5, 10, 20, 40},
+  on each pair of standardized numeric columns and on all of them, every cluster a candidate of the package's
+  permutation max-T without a penalty (B = 200), nothing else;
+* ``split``: selection on one half, test on the other (:func:`split_first`): the default models' clusters (fitted
+  on every row's features, which read no outcome), the model with the largest fairness validation index on a random
+  half of the rows, its clusters alone tested on the other half (max-T without a penalty).
+
+``--numeric 3`` draws the tables with 3 numeric columns (the issue's layout: a blob in two or three of three)
+instead of 8. ``--diagnose SEED ...`` prints, per blob table, the cluster nearest the planted rows (largest
+Jaccard) and its z under the validated clusterings and under the baseline, and each one's max-T critical value
+(:func:`diagnose`).
 
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
 tables reporting something per method; then (``--adult``) on Adult (48,842 rows) the seconds of the seed's
@@ -30,7 +41,8 @@ clustering (``discovery="asdf"``, clusters and entropy patterns) against the val
 (:func:`~aif360_subjective.detectors.asdf.validated.run_validated_clusterings`), wall clock on a shared machine.
 
 Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive]
-[--planted-modes seed validated] [--null-modes seed validated] [--adult] [--skip-planted]``.
+[--numeric 8] [--planted-modes seed validated baseline split] [--null-modes seed validated baseline split]
+[--diagnose 0 1 2] [--adult] [--skip-planted]``.
 """
 
 from __future__ import annotations
