@@ -22,7 +22,18 @@ kind=..., n=1)``:
   and each pair of them, k in {5, 10, 20, 40}, which is the issue's k-means baseline's model list; ``--models scan``
   runs the scan windows on each pair and each triple of numeric columns), ``kind="validated"``: the models' clusters
   (or windows), tested in the one max-T with every other candidate;
-* ``all (validated)``: the same report, ``kind="all"``.
+* ``all (validated)``: the same report, ``kind="all"``;
+* ``baseline``: the issue's k-means baseline (:func:`baseline_first`): scikit-learn's k-means, k in {5, 10, 20, 40},
+  on each pair of standardized numeric columns and on all of them, every cluster a candidate of the package's
+  permutation max-T without a penalty (B = 200), nothing else;
+* ``split``: selection on one half, test on the other (:func:`split_first`): the default models' clusters (fitted
+  on every row's features, which read no outcome), the model with the largest fairness validation index on a random
+  half of the rows, its clusters alone tested on the other half (max-T without a penalty).
+
+``--numeric 3`` draws the tables with 3 numeric columns (the issue's layout: a blob in two or three of three)
+instead of 8. ``--diagnose SEED ...`` prints, per blob table, the cluster nearest the planted rows (largest
+Jaccard) and its z under the validated clusterings and under the baseline, and each one's max-T critical value
+(:func:`diagnose`).
 
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
 tables reporting something per method; then (``--adult``) on Adult (48,842 rows) the seconds of the seed's
@@ -30,7 +41,8 @@ clustering (``discovery="asdf"``, clusters and entropy patterns) against the val
 (:func:`~aif360_subjective.detectors.asdf.validated.run_validated_clusterings`), wall clock on a shared machine.
 
 Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive]
-[--planted-modes seed validated] [--null-modes seed validated] [--adult] [--skip-planted]``.
+[--numeric 8] [--planted-modes seed validated baseline split] [--null-modes seed validated baseline split]
+[--diagnose 0 1 2] [--adult] [--skip-planted]``.
 """
 
 from __future__ import annotations
@@ -49,28 +61,36 @@ sys.path.insert(0, str(HERE))
 if str(HERE.parent) not in sys.path:
     sys.path.append(str(HERE.parent))
 
+import scipy.sparse as sp  # noqa: E402
+
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
+from aif360_subjective.detectors.error_control.maxt import class_offsets, max_t  # noqa: E402
 
 SHAPES = ("blob", "ring", "conjunctive")
 METHODS = (("seed cluster", "seed", "cluster"), ("patterns", "seed", "pattern"), ("all (today)", "seed", "all"),
-           ("validated", "validated", "validated"), ("all (validated)", "validated", "all"))
+           ("validated", "validated", "validated"), ("all (validated)", "validated", "all"),
+           ("baseline", "baseline", "baseline"), ("split", "split", "split"))
+MODES = ("seed", "validated", "baseline", "split")
+#: The issue's k-means baseline: these k on each pair of numeric columns and on all of them.
+BASELINE_KS = (5, 10, 20, 40)
 
 
-def planted_table(shape: str, n: int = 5000, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray,
-                                                                      np.ndarray]:
-    """``(X, y_true, y_pred, planted)`` of one table (see the module's docstring)."""
+def planted_table(shape: str, n: int = 5000, seed: int = 0, n_numeric: int = 8) -> tuple[
+        pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, y_true, y_pred, planted)`` of one table (see the module's docstring); ``n_numeric`` numeric columns
+    (8: the tables of the guide's first table; 3: the issue's tables, a blob in two or three of three)."""
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(8)})
+    X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(n_numeric)})
     for j in range(3):
         X[f"c{j}"] = rng.choice(list("abcd"), n)
     planted = np.zeros(n, dtype=bool)
     if shape == "blob":
-        cols = [f"x{i}" for i in rng.choice(8, size=int(rng.integers(2, 4)), replace=False)]
+        cols = [f"x{i}" for i in rng.choice(n_numeric, size=int(rng.integers(2, 4)), replace=False)]
         centre = rng.uniform(-1.0, 1.0, size=len(cols))
         d = np.sqrt(((X[cols].to_numpy() - centre) ** 2).sum(axis=1))
         planted = d <= np.quantile(d, rng.uniform(0.03, 0.08))
     elif shape == "ring":
-        a, b = rng.choice(8, size=2, replace=False)
+        a, b = rng.choice(n_numeric, size=2, replace=False)
         r = np.hypot(X[f"x{a}"], X[f"x{b}"]).to_numpy()
         r0 = rng.uniform(0.8, 1.6)
         w = np.quantile(np.abs(r - r0), 0.06)  # about 6 % of the rows
@@ -80,6 +100,69 @@ def planted_table(shape: str, n: int = 5000, seed: int = 0) -> tuple[pd.DataFram
     p = rng.random(n) < np.where(planted, 0.3, 0.5)
     t = np.where(rng.random(n) < 0.8, p, ~p)
     return X, t.astype(int), p.astype(int), planted
+
+
+def baseline_members(X: pd.DataFrame, seed: int) -> sp.csc_matrix:
+    """The clusters of the issue's k-means baseline: scikit-learn's ``KMeans`` (``n_init=3``) at each k of
+    :data:`BASELINE_KS` on each pair of numeric columns and on all of them, each column standardized; (rows,
+    clusters) membership."""
+    from itertools import combinations
+
+    from sklearn.cluster import KMeans
+
+    from aif360_subjective._compat import single_threaded
+
+    num = [c for c in X.columns if X[c].dtype.kind == "f"]
+    parts = []
+    with single_threaded():  # small fits: OpenMP's threads only spin on a loaded machine
+        for view in [*map(list, combinations(num, 2)), num]:
+            Z = X[view].to_numpy()
+            Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+            for k in BASELINE_KS:
+                lab = KMeans(k, n_init=3, random_state=seed).fit_predict(Z)
+                parts.append(sp.csc_matrix((np.ones(len(Z), dtype=bool), (np.arange(len(Z)), lab)),
+                                           shape=(len(Z), k)))
+    return sp.hstack(parts, format="csc")
+
+
+def baseline_first(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, seed: int, n_permutations: int = 200,
+                   alpha: float = 0.05) -> np.ndarray | None:
+    """Rows of the baseline's first finding: every cluster a candidate, the package's permutation max-T without a
+    penalty (statistical parity, disadvantaged side), ordered as the rankings order (adjusted p, then z)."""
+    M = baseline_members(X, seed)
+    first = _first_significant(M, t, p, seed, n_permutations, alpha)
+    return None if first is None else M[:, first].toarray().ravel()
+
+
+def _first_significant(M: sp.spmatrix, t: np.ndarray, p: np.ndarray, seed: int, n_permutations: int,
+                       alpha: float) -> int | None:
+    """The column of ``M`` ranked first among those the max-T without a penalty finds (statistical parity,
+    disadvantaged side; adjusted p, then z, as the rankings order), None when none is found."""
+    res = max_t(M, t, p, n_permutations, random_state=seed, penalty=False, tests=(0,))
+    p_adj, stat = res.p_adjusted[:, 0, 0], res.statistic(0, 0)
+    sig = np.flatnonzero(p_adj <= alpha)
+    return int(sig[np.lexsort((-stat[sig], p_adj[sig]))[0]]) if len(sig) else None
+
+
+def split_first(X: pd.DataFrame, t: np.ndarray, p: np.ndarray, seed: int, n_permutations: int = 200,
+                alpha: float = 0.05) -> np.ndarray | None:
+    """Rows of the first finding of the split selection: the default models fitted on every row's features (they
+    read no outcome), the model with the largest fairness validation index on a random half A of the rows
+    selected, and only its clusters tested on the other half B (max-T without a penalty over B's rows: the
+    selection saw none of B's outcomes, so the test keeps its level); the finding's rows are its cluster's rows in
+    the whole table."""
+    from aif360_subjective.detectors.asdf.validated import fairness_validation_index, run_validated_clusterings
+
+    rng = np.random.default_rng(seed)
+    v = run_validated_clusterings(X, [c for c in X.columns if X[c].dtype.kind != "f"], None,
+                                  (t == 1, p == 1, None), "statistical_parity", rng)
+    half = rng.random(len(X)) < 0.5
+    fvi = fairness_validation_index([lab[half] for lab in v.family.labels], t[half] == 1, p[half] == 1)
+    labels = np.asarray(v.family.labels[int(np.nanargmax(fvi["fairness_index"].to_numpy(dtype=float)))])
+    ids, code = np.unique(labels, return_inverse=True)
+    M = sp.csc_matrix((np.ones(len(X), dtype=bool), (np.arange(len(X)), code)), shape=(len(X), len(ids)))
+    first = _first_significant(M[~half], t[~half], p[~half], seed, n_permutations, alpha)
+    return None if first is None else M[:, first].toarray().ravel()
 
 
 def first_rows(rep, kind: str) -> np.ndarray | None:
@@ -97,27 +180,32 @@ def jaccard(a: np.ndarray | None, b: np.ndarray) -> float:
 
 
 def run_table(shape: str, seed: int, modes: tuple[str, ...] = ("seed", "validated"),
-              models: list[str] | None = None) -> dict[str, float]:
+              models: list[str] | None = None, n_numeric: int = 8) -> dict[str, float]:
     """Jaccard of each method's first finding with the planted rows (null: 1 when something is reported); the
     methods of ``modes`` only (the others NaN)."""
-    X, t, p, planted = planted_table(shape, seed=seed)
-    reports = {}
-    secs = {"seed": float("nan"), "validated": float("nan")}
+    X, t, p, planted = planted_table(shape, seed=seed, n_numeric=n_numeric)
+    reports, firsts = {}, {}
+    secs = dict.fromkeys(MODES, float("nan"))
     for mode in modes:
         start = time.perf_counter()
-        extra = {"clustering_models": models} if mode == "validated" and models else {}
-        reports[mode] = detect_subgroups(X, t, p, clusterings=mode, random_state=seed, **extra)
+        if mode in ("baseline", "split"):
+            firsts[mode] = (baseline_first if mode == "baseline" else split_first)(X, t, p, seed)
+        else:
+            extra = {"clustering_models": models} if mode == "validated" and models else {}
+            reports[mode] = detect_subgroups(X, t, p, clusterings=mode, random_state=seed, **extra)
         secs[mode] = time.perf_counter() - start
-    out = {}
+    out: dict[str, float | str] = {}
     for name, mode, kind in METHODS:
-        if mode not in reports:
+        if mode not in modes:
             out[name] = float("nan")
             continue
-        rows = first_rows(reports[mode], kind)
+        rows = firsts[mode] if mode in firsts else first_rows(reports[mode], kind)
         out[name] = float(rows is not None) if shape == "null" else jaccard(rows, planted)
-    out["seconds seed"], out["seconds validated"] = secs["seed"], secs["validated"]
-    cv = reports["validated"].cluster_validation()
-    out["selected"] = str(cv.loc[cv["selected"], ["algorithm", "features", "k"]].iloc[0].to_dict())
+    for mode in MODES:
+        out[f"seconds {mode}"] = secs[mode]
+    if "validated" in reports:
+        cv = reports["validated"].cluster_validation()
+        out["selected"] = str(cv.loc[cv["selected"], ["algorithm", "features", "k"]].iloc[0].to_dict())
     return out
 
 
@@ -146,26 +234,91 @@ def adult_timing(root: Path) -> None:
     print(f"\nchosen on Adult: {v.why()}")
 
 
+def _critical(z_perm: np.ndarray, offset: np.ndarray, q: float = 0.95) -> float:
+    """The max-T critical value: the ``q`` quantile over permutations of the candidates' largest ``z - offset``."""
+    s = np.where(np.isfinite(z_perm), z_perm - offset[:, None], -np.inf)
+    return float(np.quantile(s.max(axis=0), q))
+
+
+def _parity_z(counts: np.ndarray, sizes: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Statistical parity's hypergeometric z of (m, b) favourable counts, positive = served worse."""
+    N, P = len(p), float(p.sum())
+    sd = np.sqrt(sizes * (N - sizes) * P * (N - P) / (N ** 2 * (N - 1)))[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = (sizes[:, None] * P / N - counts) / sd
+    return out
+
+
+def _best_and_critical(counter, planted: np.ndarray, p: np.ndarray, perms: np.ndarray, offset: np.ndarray,
+                       among: np.ndarray) -> tuple[int, float, float, float]:
+    """Of the candidates ``among``: the one with the largest Jaccard with the planted rows, its Jaccard and z; and
+    the max-T critical value of every candidate (the same permutations ``perms``)."""
+    sizes = counter.count(np.ones((len(p), 1)))[:, 0]
+    inside = counter.count(planted[:, None].astype(np.float64))[:, 0]
+    jac = inside / (sizes + planted.sum() - inside)
+    z = _parity_z(counter.count(p[:, None].astype(np.float64)), sizes, p)[:, 0]
+    best = int(among[np.argmax(jac[among])])
+    return best, float(jac[best]), float(z[best]), _critical(_parity_z(counter.count(perms), sizes, p), offset)
+
+
+def diagnose(seeds: list[int], n_numeric: int, n_permutations: int = 200) -> None:
+    """Per blob table: the candidate nearest the planted rows (largest Jaccard) and its z under the validated
+    clusterings and under the issue's baseline, and each method's max-T critical value (statistical parity,
+    disadvantaged side; ours: ``z - sqrt(2 ln K)`` over every candidate of the report, K the candidates of its
+    description class, so a cluster of a k-model needs ``z > critical + sqrt(2 ln k)``)."""
+    from aif360_subjective.detectors.error_control.counters import MemberCounter
+
+    print("| table | planted rows | ours: nearest cluster (Jaccard, z) | ours: z it needs (critical + offset) "
+          "| ours: critical without the validated | baseline: nearest (Jaccard, z) | baseline: critical z |")
+    print("|---|---|---|---|---|---|---|")
+    for seed in seeds:
+        X, t, p, planted = planted_table("blob", seed=seed, n_numeric=n_numeric)
+        rng = np.random.default_rng(10_000 + seed)
+        perms = p[rng.permuted(np.tile(np.arange(len(p)), (n_permutations, 1)), axis=1).T].astype(np.float64)
+        rep = detect_subgroups(X, t, p, clusterings="validated", random_state=seed)
+        c = rep.candidates
+        off = class_offsets(c.description_classes())
+        b, jac, z, crit = _best_and_critical(c.counter(), planted, p, perms, off, c.positions("validated"))
+        rest = np.flatnonzero(np.isin(np.arange(len(off)), c.positions("validated"), invert=True))
+        sub = c.counter()
+        rest_crit = _critical(_parity_z(sub.count(perms)[rest], sub.count(np.ones((len(p), 1)))[rest, 0], p),
+                              off[rest])
+        M = baseline_members(X, seed)
+        bb, bjac, bz, bcrit = _best_and_critical(MemberCounter(M), planted, p, perms, np.zeros(M.shape[1]),
+                                                 np.arange(M.shape[1]))
+        print(f"| {seed} | {int(planted.sum())} | {c.descriptions()[b]} ({jac:.2f}, {z:.2f}) | "
+              f"{crit + off[b]:.2f} ({crit:.2f} + {off[b]:.2f}) | {rest_crit:.2f} | ({bjac:.2f}, {bz:.2f}) | "
+              f"{bcrit:.2f} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=10)
     ap.add_argument("--null", type=int, default=40)
     ap.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=SHAPES)
-    ap.add_argument("--null-modes", nargs="+", default=["seed", "validated"], choices=["seed", "validated"],
+    ap.add_argument("--numeric", type=int, default=8, help="numeric columns of the tables (3: the issue's tables)")
+    ap.add_argument("--null-modes", nargs="+", default=["seed", "validated"], choices=MODES,
                     help="the analyses run on null tables (validated alone halves the time)")
-    ap.add_argument("--planted-modes", nargs="+", default=["seed", "validated"], choices=["seed", "validated"],
-                    help="the analyses run on planted tables (validated alone: the seed's columns are not run)")
+    ap.add_argument("--planted-modes", nargs="+", default=["seed", "validated"], choices=MODES,
+                    help="the analyses run on planted tables (validated alone: the seed's columns are not run; "
+                         "baseline: the issue's k-means baseline)")
     ap.add_argument("--models", nargs="+", default=None, help="clustering_models of the validated analysis, "
                     "algorithm names (default: the package's default models)")
+    ap.add_argument("--diagnose", nargs="+", type=int, default=None, metavar="SEED",
+                    help="only the diagnosis of these blob tables (nearest cluster's z, critical values)")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)
     args = ap.parse_args(argv)
+    if args.diagnose is not None:
+        diagnose(args.diagnose, args.numeric)
+        return
     if not args.skip_planted:
         names = [m[0] for m in METHODS]
-        print("## Planted rows: first finding by statistical parity describes them (Jaccard >= 0.5), k of n tables")
-        print("| shape | " + " | ".join(names) + " | s/table seed | s/table validated |")
-        print("|---|" + "---|" * (len(names) + 2))
+        print(f"## Planted rows ({args.numeric} numeric columns): first finding by statistical parity describes "
+              "them (Jaccard >= 0.5), k of n tables")
+        print("| shape | " + " | ".join(names) + " | " + " | ".join(f"s/table {m}" for m in MODES) + " |")
+        print("|---|" + "---|" * (len(names) + len(MODES)))
         for shape in [*args.shapes, "null"]:
             if shape != "null" and args.tables == 0:
                 continue
@@ -176,7 +329,7 @@ def main(argv: list[str] | None = None) -> None:
             for seed in range(count):
                 modes = tuple(args.null_modes if shape == "null" else args.planted_modes)
                 r = run_table(shape, 1000 * SHAPES.index(shape) + seed if shape != "null" else 9000 + seed, modes,
-                              args.models)
+                              args.models, args.numeric)
                 print(f"{shape} {seed}: " + ", ".join(f"{k}={v if isinstance(v, str) else round(v, 2)}"
                                                        for k, v in r.items()), file=sys.stderr, flush=True)
                 res.append(r)
@@ -185,8 +338,8 @@ def main(argv: list[str] | None = None) -> None:
                 cells = [f"{int(df[m].sum())}/{count} report" if df[m].notna().all() else "not run" for m in names]
             else:
                 cells = [f"{int((df[m] >= 0.5).sum())}/{count}" if df[m].notna().all() else "not run" for m in names]
-            print(f"| {shape} | " + " | ".join(cells) + f" | {df['seconds seed'].mean():.1f} | "
-                  f"{df['seconds validated'].mean():.1f} |", flush=True)
+            print(f"| {shape} | " + " | ".join(cells) + " | "
+                  + " | ".join(f"{df[f'seconds {m}'].mean():.1f}" for m in MODES) + " |", flush=True)
     if args.adult:
         root = Path(args.data or os.environ.get("AIF360_SUBJECTIVE_DATA") or HERE.parent.parent / "shared" / "data")
         adult_timing(root)
