@@ -43,7 +43,9 @@ GROUPINGS = tuple(g for g in OPINION_PARAMS.choices("grouping") if g != "discove
 
 @dataclass(frozen=True)
 class AuditSpec(common.CommandSpec):
-    """The options of ``audit``, typed (built from the parsed namespace by :meth:`from_namespace`).
+    """The options of ``audit``, typed (built from the parsed namespace by :meth:`from_namespace`). Every field is
+    an option of the command: its default is the parser's, read from the opinion parameter table where the option
+    is a row, and not restated here.
 
     Attributes:
         inputs: how the annotations and the predictions are read.
@@ -58,24 +60,24 @@ class AuditSpec(common.CommandSpec):
     """
 
     inputs: inputs.InputSpec
-    grouping: str = "adr"
-    adr_fit: str = "same"
-    attributes: tuple[str, ...] | None = None
-    bins: str = "5"
-    min_group_size: int = 1
-    warn_group_size: int = 5
-    ci: float | None = 0.95
-    n_boot: int = 1000
-    performance: str = "accuracy"
-    test_adjust: str = "none"
-    out: str | None = None
-    discover: bool = False
-    max_conditions: int = OPINION_PARAMS.default("max_conditions")
-    adjust: str = OPINION_PARAMS.default("adjust")
-    min_annotators: int = OPINION_PARAMS.default("min_annotators")
-    n_permutations: int = OPINION_PARAMS.default("discovery_n_permutations")
-    balance: str = OPINION_PARAMS.default("balance")
-    step_down: bool = OPINION_PARAMS.default("step_down")
+    grouping: str
+    adr_fit: str
+    attributes: tuple[str, ...] | None
+    bins: str
+    min_group_size: int
+    warn_group_size: int
+    ci: float | None
+    n_boot: int
+    performance: str
+    test_adjust: str
+    out: str | None
+    discover: bool
+    max_conditions: int
+    adjust: str
+    min_annotators: int
+    n_permutations: int
+    balance: str
+    step_down: bool
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> AuditSpec:
