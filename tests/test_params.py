@@ -3,7 +3,6 @@ engine's vocabularies and defaults, the functions' signatures, the command line,
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 
 import numpy as np
@@ -164,9 +163,12 @@ def test_discovery_defaults_are_the_tables_defaults():
                 if face is OpinionExclusionMetric.excluded_groups and name == "performance":
                     continue  # None: the metric's own measure
                 assert params[name].default == OPINION_PARAMS.default(row), (face.__qualname__, name)
-    spec = {f.name: f.default for f in dataclasses.fields(AuditSpec)}
+    # the command's spec takes the parser's defaults, which are the table's
+    from aif360_subjective.cli import build_parser
+
+    spec = AuditSpec.from_namespace(build_parser().parse_args(["audit", "a.csv", "--discover"]))
     for name in ("max_conditions", "min_annotators", "n_permutations", "adjust", "balance", "step_down"):
-        assert spec[name] == OPINION_PARAMS.default(ex.DISCOVERY_ROWS[name]), name
+        assert getattr(spec, name) == OPINION_PARAMS.default(ex.DISCOVERY_ROWS[name]), name
 
 
 def test_discover_command_line_reads_the_table_and_keeps_the_old_flag():
@@ -220,6 +222,44 @@ def test_function_defaults_are_the_tables_defaults():
     _defaults_agree(check_opinion_options, OPINION_PARAMS)
     _defaults_agree(CrowdTruthFilter.__init__, CROWDTRUTH_PARAMS)
     _defaults_agree(crowdtruth_scores, CROWDTRUTH_PARAMS)
+
+
+@pytest.mark.parametrize("face", [
+    "aif360_subjective.detectors:detect_subgroups",
+    "aif360_subjective.detectors:compare_clusterings",
+    "aif360_subjective.detectors:alternative_clusterings",
+    "aif360_subjective.detectors:check_analysis_options",
+    "aif360_subjective.metrics:SubgroupDiscoveryMetric",
+])
+def test_subgroup_faces_default_each_row_to_the_table(face):
+    """A subgroup option's default is declared once, in the table: a face that restated one (as
+    ``check_analysis_options`` did, with literals) drifts when the row's default changes."""
+    import importlib
+
+    module, name = face.split(":")
+    func = getattr(importlib.import_module(module), name)
+    params = inspect.signature(func.__init__ if inspect.isclass(func) else func).parameters
+    rows = [n for n in params if n in SUBGROUP_PARAMS]
+    assert rows, face
+    drifted = {n: (params[n].default, SUBGROUP_PARAMS.default(n)) for n in rows
+               if params[n].default is not inspect.Parameter.empty and params[n].default != SUBGROUP_PARAMS.default(n)}
+    assert not drifted, drifted
+
+
+def test_analysis_options_take_the_tables_defaults_and_no_others():
+    """Every keyword of check_analysis_options but the input ``categorical_features`` and the flag ``inclusive`` is
+    a row, and leaving an option out checks the same options as passing the row's default."""
+    import pandas as pd
+
+    from aif360_subjective.detectors import check_analysis_options
+
+    params = inspect.signature(check_analysis_options).parameters
+    outside = [n for n in params if n not in SUBGROUP_PARAMS]
+    assert outside == ["X", "categorical_features", "inclusive"]
+    X = pd.DataFrame({"a": list("xyxyxy"), "b": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    explicit = {n: SUBGROUP_PARAMS.default(n) for n in params if n in SUBGROUP_PARAMS}
+    assert len(explicit) == 20
+    assert check_analysis_options(X) == check_analysis_options(X, **explicit)
 
 
 @pytest.mark.parametrize(("command", "option", "table", "name"), [

@@ -44,8 +44,9 @@ def build_parser() -> Parser:
 
     from . import audit, crowdtruth, dashboard, demo, subgroups
 
+    # each command's module declares it once (COMMAND), with its options (add_arguments) and its boundary (run)
     for command in (demo, audit, subgroups, crowdtruth, dashboard):
-        parser.commands[command.NAME] = command.add_parser(sub)
+        parser.commands[command.COMMAND.name] = command.COMMAND.add_to(sub, command.add_arguments, command.run)
     return parser
 
 

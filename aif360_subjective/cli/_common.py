@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Self, TypeVar
 
 from .._param_tables import OPINION_PARAMS, PROGRESS
 from .._params import Interval, Param
@@ -100,6 +100,57 @@ def spec_from(cls: type[Spec], args: argparse.Namespace, **given: Any) -> Spec:
         value = getattr(args, f.name, default)
         values[f.name] = tuple(value) if isinstance(value, list) else value
     return cls(**values)
+
+
+class CommandSpec:
+    """Base of the commands' typed specs (each a frozen dataclass): :meth:`from_namespace` is the command's boundary.
+
+    A spec whose fields all take the namespace's attribute of the same name uses it as it is; a spec with nested
+    specs (how the data is read, which columns describe a subgroup) overrides it and passes them to
+    :func:`spec_from`.
+    """
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> Self:
+        """The command's boundary: the namespace as a spec."""
+        return spec_from(cls, args)
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """One command of the command line, declared once by its module (``COMMAND``):
+    :func:`aif360_subjective.cli.build_parser` adds its parser with :meth:`add_to`.
+
+    Attributes:
+        name: the command's name (``aif360-subjective NAME``).
+        help: its line in the list of commands.
+        description: the paragraph its ``--help`` opens with.
+        memory_hint: what to try after running out of memory (options of this command only).
+        examples: example command lines, shown after the options (a line ending in `` \\`` is continued by the
+            next, indented).
+    """
+
+    name: str
+    help: str
+    description: str
+    memory_hint: str
+    examples: tuple[str, ...] = ()
+
+    def add_to(self, sub: Any, add_arguments: Callable[[Parser], None],
+               run: Callable[[argparse.Namespace], int]) -> Parser:
+        """Add the command's parser to the subparsers ``sub``, its options by ``add_arguments``; return the parser.
+
+        Args:
+            sub: the subparsers of the top-level parser.
+            add_arguments: adds the command's arguments and options to its parser.
+            run: the command's boundary, called with the parsed namespace (``args.func``).
+        """
+        epilog = "Examples:\n" + "\n".join("  " + line for line in self.examples) if self.examples else None
+        parser: Parser = sub.add_parser(self.name, help=self.help, description=self.description, epilog=epilog,
+                                        formatter_class=HelpFormatter)
+        add_arguments(parser)
+        parser.set_defaults(func=run, memory_hint=self.memory_hint)
+        return parser
 
 
 # ----------------------------------------------------------------------------------------------- helpers

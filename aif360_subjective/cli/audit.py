@@ -20,8 +20,21 @@ if TYPE_CHECKING:
 
     from ..datasets import MultiAnnotatorDataset
 
-#: The command's name.
-NAME = "audit"
+#: The command: its name, help texts, examples and memory hint (options of this command only).
+COMMAND = common.Command(
+    "audit", help="opinion-exclusion audit of predictions on multi-annotator data",
+    description="Measure how unequally predictions serve the opinions of different annotators (Balayn et al. "
+                "2019): annotators grouped (by default by their disagreement rate with the majority), the "
+                "model's performance per group, unfairness = standard deviation across groups. The favourable "
+                f"label defaults to {inputs.DEFAULT_FAVORABLE} (the package's convention for detection tasks: "
+                "'not flagged'); labels other than 0/1 need --favorable-label. The label used is printed.",
+    memory_hint="try a smaller input (--split), fewer bootstrap replicates (--n-boot) or no intervals (--ci none)",
+    examples=("aif360-subjective audit ann.csv --item-col item --annotator-col annotator \\",
+              "    --label-col label --prediction-col pred",
+              "aif360-subjective audit data/multipico --split dev --model majority --out audit.html",
+              "aif360-subjective audit MP_dev.json --predictions pred.csv \\",
+              "    --grouping demographic --attributes Gender"))
+
 #: A numeric attribute with more distinct values than this makes one group per value: say so.
 MANY_VALUES = 10
 #: The groupings the command offers: the table's names but "discovered" (its clusterer options are the library's).
@@ -29,8 +42,10 @@ GROUPINGS = tuple(g for g in OPINION_PARAMS.choices("grouping") if g != "discove
 
 
 @dataclass(frozen=True)
-class AuditSpec:
-    """The options of ``audit``, typed (built from the parsed namespace by :meth:`from_namespace`).
+class AuditSpec(common.CommandSpec):
+    """The options of ``audit``, typed (built from the parsed namespace by :meth:`from_namespace`). Every field is
+    an option of the command: its default is the parser's, read from the opinion parameter table where the option
+    is a row, and not restated here.
 
     Attributes:
         inputs: how the annotations and the predictions are read.
@@ -45,24 +60,24 @@ class AuditSpec:
     """
 
     inputs: inputs.InputSpec
-    grouping: str = "adr"
-    adr_fit: str = "same"
-    attributes: tuple[str, ...] | None = None
-    bins: str = "5"
-    min_group_size: int = 1
-    warn_group_size: int = 5
-    ci: float | None = 0.95
-    n_boot: int = 1000
-    performance: str = "accuracy"
-    test_adjust: str = "none"
-    out: str | None = None
-    discover: bool = False
-    max_conditions: int = OPINION_PARAMS.default("max_conditions")
-    adjust: str = OPINION_PARAMS.default("adjust")
-    min_annotators: int = OPINION_PARAMS.default("min_annotators")
-    n_permutations: int = OPINION_PARAMS.default("discovery_n_permutations")
-    balance: str = OPINION_PARAMS.default("balance")
-    step_down: bool = OPINION_PARAMS.default("step_down")
+    grouping: str
+    adr_fit: str
+    attributes: tuple[str, ...] | None
+    bins: str
+    min_group_size: int
+    warn_group_size: int
+    ci: float | None
+    n_boot: int
+    performance: str
+    test_adjust: str
+    out: str | None
+    discover: bool
+    max_conditions: int
+    adjust: str
+    min_annotators: int
+    n_permutations: int
+    balance: str
+    step_down: bool
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> AuditSpec:
@@ -113,10 +128,6 @@ def demographic_notes(ds: MultiAnnotatorDataset, attrs: list[str], groups: pd.Da
                      "a single annotator; fewer "
                      "--attributes or --min-group-size give comparable groups.")
     return notes
-
-
-#: What to try after running out of memory (options of this command only).
-MEMORY_HINT = "try a smaller input (--split), fewer bootstrap replicates (--n-boot) or no intervals (--ci none)"
 
 #: Options whose Python names library sentences may use (``adr_fit='cross'``): printed as the options.
 CONSOLE_FLAGS = ("--grouping", "--adr-fit", "--bins", "--performance", "--attributes", "--test-adjust")
@@ -290,22 +301,8 @@ DISCOVER_FLAGS = ("--adjust", "--max-conditions", "--min-annotators", "--n-permu
                   "--performance", "--balance", "--step-down")
 
 
-def add_parser(sub: Any) -> common.Parser:
-    """Add the command to the subparsers ``sub``; return its parser."""
-    audit: common.Parser = sub.add_parser(
-        NAME, help="opinion-exclusion audit of predictions on multi-annotator data",
-        description="Measure how unequally predictions serve the opinions of different annotators (Balayn et al. "
-                    "2019): annotators grouped (by default by their disagreement rate with the majority), the "
-                    "model's performance per group, unfairness = standard deviation across groups. The favourable "
-                    f"label defaults to {inputs.DEFAULT_FAVORABLE} (the package's convention for detection tasks: "
-                    "'not flagged'); labels other than 0/1 need --favorable-label. The label used is printed.",
-        epilog="Examples:\n"
-               "  aif360-subjective audit ann.csv --item-col item --annotator-col annotator \\\n"
-               "      --label-col label --prediction-col pred\n"
-               "  aif360-subjective audit data/multipico --split dev --model majority --out audit.html\n"
-               "  aif360-subjective audit MP_dev.json --predictions pred.csv \\\n"
-               "      --grouping demographic --attributes Gender",
-        formatter_class=common.HelpFormatter)
+def add_arguments(audit: common.Parser) -> None:
+    """Add the command's arguments and options to its parser ``audit``."""
     audit.add_argument("annotations", metavar="ANNOTATIONS",
                        help="a CSV file with one row per annotation (item id, annotator id, label[, prediction]), "
                             "or a published dataset (file or folder, see --format)")
@@ -378,5 +375,3 @@ def add_parser(sub: Any) -> common.Parser:
     disc.add_argument("--step-down", action="store_true", default=rule.default,
                       help=f"{rule.help} (default: the single step)")
     audit.add_argument("--out", metavar="report.html", help="write an HTML report")
-    audit.set_defaults(func=run, memory_hint=MEMORY_HINT)
-    return audit

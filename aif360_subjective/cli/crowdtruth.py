@@ -6,7 +6,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import _common as common
 from ._common import CLIError
@@ -14,12 +14,15 @@ from ._common import CLIError
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The command's name.
-NAME = "crowdtruth"
+#: The command: its name, help and memory hint (this command has no option that trades memory for precision).
+COMMAND = common.Command(
+    "crowdtruth", help="CrowdTruth 2.0 unit, worker and annotation quality scores",
+    description="Compute CrowdTruth 2.0 quality scores and write units.csv, workers.csv and annotations.csv.",
+    memory_hint="try a smaller input (fewer units or workers per file)")
 
 
 @dataclass(frozen=True)
-class CrowdTruthSpec:
+class CrowdTruthSpec(common.CommandSpec):
     """The options of ``crowdtruth``, typed.
 
     Attributes:
@@ -40,16 +43,8 @@ class CrowdTruthSpec:
     open_ended: bool = False
     out: str = "crowdtruth_scores"
 
-    @classmethod
-    def from_namespace(cls, args: argparse.Namespace) -> CrowdTruthSpec:
-        """The command's boundary: the namespace as a spec."""
-        return common.spec_from(cls, args)
-
 #: A label column with at least this many distinct answers is probably not a label column.
 MANY_LABELS = 100
-
-#: What to try after running out of memory (this command has no option that trades memory for precision).
-MEMORY_HINT = "try a smaller input (fewer units or workers per file)"
 
 
 def _distinct_labels(labels: pd.Series, separator: str | None) -> int:
@@ -103,11 +98,8 @@ def crowdtruth(spec: CrowdTruthSpec) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> common.Parser:
-    """Add the command to the subparsers ``sub``; return its parser."""
-    ct: common.Parser = sub.add_parser(NAME, help="CrowdTruth 2.0 unit, worker and annotation quality scores",
-                        description="Compute CrowdTruth 2.0 quality scores and write units.csv, workers.csv and "
-                                    "annotations.csv.")
+def add_arguments(ct: common.Parser) -> None:
+    """Add the command's arguments and options to its parser ``ct``."""
     ct.add_argument("annotations", metavar="ANNOTATIONS.csv", help="one row per judgment")
     ct.add_argument("--unit-col", required=True, metavar="C", help="unit (item) id column")
     ct.add_argument("--worker-col", required=True, metavar="C", help="worker (annotator) id column")
@@ -119,5 +111,3 @@ def add_parser(sub: Any) -> common.Parser:
     ct.add_argument("--open-ended", action="store_true", help="open-ended task (annotation quality held at 1)")
     ct.add_argument("--out", default="crowdtruth_scores", metavar="DIR",
                     help="output folder (default: %(default)s)")
-    ct.set_defaults(func=run, memory_hint=MEMORY_HINT)
-    return ct

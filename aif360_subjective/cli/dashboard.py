@@ -13,16 +13,26 @@ from typing import Any
 from . import _common as common
 from . import _inputs as inputs
 from ._common import CLIError
-from .subgroups import FeatureSpec, add_analysis_options, add_task_options, chosen_task, table_rows
+from .subgroups import FeatureSpec, TableCommandSpec, add_analysis_options, add_task_options, table_rows
 
-#: The command's name.
-NAME = "dashboard"
-#: What to try after running out of memory (options of this command only).
-MEMORY_HINT = "try a smaller input (--split) or fewer attribute columns (--columns, --exclude)"
+#: The command: its name, help texts, examples and memory hint (options of this command only).
+COMMAND = common.Command(
+    "dashboard", help="the interactive dashboard in a browser tab (extra [dashboard])",
+    description="Serve the interactive dashboard: the data with sorting and column filters, subgroup discovery "
+                "whose k and entropy threshold re-cut the clustering without recomputing it, the "
+                "opinion-exclusion audit of trained models on held-out items, and mitigations (CrowdTruth "
+                "filter, annotator-aware model, reweighted annotator groups) compared before and after. DATA is "
+                "read as by 'subgroups' (a CSV table with --label-col and --prediction-col) or 'audit' "
+                "(annotation data: a CSV with --item-col, --annotator-col, --label-col, or a published "
+                "dataset). In Jupyter: aif360_subjective.dashboard.Dashboard(...).",
+    memory_hint="try a smaller input (--split) or fewer attribute columns (--columns, --exclude)",
+    examples=("aif360-subjective dashboard compas.csv --label-col class --prediction-col out",
+              "aif360-subjective dashboard data/popquorn --port 5006",
+              "aif360-subjective dashboard data/popquorn --address 0.0.0.0 --allow-websocket-origin myhost:5006"))
 
 
 @dataclass(frozen=True)
-class DashboardSpec:
+class DashboardSpec(TableCommandSpec):
     """The options of ``dashboard``, typed.
 
     Attributes:
@@ -46,13 +56,6 @@ class DashboardSpec:
     address: str = "127.0.0.1"
     allow_websocket_origin: tuple[str, ...] | None = None
     no_browser: bool = False
-
-    @classmethod
-    def from_namespace(cls, args: argparse.Namespace) -> DashboardSpec:
-        """The command's boundary: the namespace as a spec."""
-        return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
-                                features=common.spec_from(FeatureSpec, args),
-                                task=chosen_task(args.task, args.outcome, getattr(args, "deprecated_spellings", ())))
 
 
 def _source_options(spec: DashboardSpec) -> tuple[str, ...]:
@@ -160,22 +163,8 @@ def dashboard(spec: DashboardSpec) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> common.Parser:
-    """Add the command to the subparsers ``sub``; return its parser."""
-    d: common.Parser = sub.add_parser(
-        NAME, help="the interactive dashboard in a browser tab (extra [dashboard])",
-        description="Serve the interactive dashboard: the data with sorting and column filters, subgroup discovery "
-                    "whose k and entropy threshold re-cut the clustering without recomputing it, the "
-                    "opinion-exclusion audit of trained models on held-out items, and mitigations (CrowdTruth "
-                    "filter, annotator-aware model, reweighted annotator groups) compared before and after. DATA is "
-                    "read as by 'subgroups' (a CSV table with --label-col and --prediction-col) or 'audit' "
-                    "(annotation data: a CSV with --item-col, --annotator-col, --label-col, or a published "
-                    "dataset). In Jupyter: aif360_subjective.dashboard.Dashboard(...).",
-        epilog="Examples:\n"
-               "  aif360-subjective dashboard compas.csv --label-col class --prediction-col out\n"
-               "  aif360-subjective dashboard data/popquorn --port 5006\n"
-               "  aif360-subjective dashboard data/popquorn --address 0.0.0.0 --allow-websocket-origin myhost:5006",
-        formatter_class=common.HelpFormatter)
+def add_arguments(d: common.Parser) -> None:
+    """Add the command's arguments and options to its parser ``d``."""
     d.add_argument("data", metavar="DATA", help="a CSV table or annotations, or a published dataset (file or folder)")
     d.add_argument("--label-col", metavar="C", help="ground-truth (table) or annotator label (annotations) column")
     csv = d.add_argument_group("annotation columns (CSV annotations)")
@@ -201,5 +190,3 @@ def add_parser(sub: Any) -> common.Parser:
                    help="pages besides localhost:PORT and 127.0.0.1:PORT allowed to open the dashboard's websocket "
                         "(the names other machines use for this one, with --address)")
     d.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
-    d.set_defaults(func=run, memory_hint=MEMORY_HINT)
-    return d

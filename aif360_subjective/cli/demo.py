@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._param_tables import OPINION_PARAMS
 from . import _common as common
@@ -16,12 +16,17 @@ if TYPE_CHECKING:
 
     from ..datasets import MultiAnnotatorDataset
 
-#: The command's name.
-NAME = "demo"
+#: The command: its name, help and memory hint.
+COMMAND = common.Command(
+    "demo", help="run the main job on generated data and write an HTML report",
+    description="Generate multi-annotator data, filter spammers with CrowdTruth, train a majority-vote and an "
+                "annotator-aware model, measure their opinion-exclusion unfairness, discover disadvantaged "
+                "subgroups, write DIR/report.html and the figures as PNG files.",
+    memory_hint="try fewer generated items (--n-items)")
 
 
 @dataclass(frozen=True)
-class DemoSpec:
+class DemoSpec(common.CommandSpec):
     """The options of ``demo``, typed.
 
     Attributes:
@@ -35,11 +40,6 @@ class DemoSpec:
     seed: int = 0
     adr_fit: str = "same"
     n_items: int = 2000
-
-    @classmethod
-    def from_namespace(cls, args: argparse.Namespace) -> DemoSpec:
-        """The command's boundary: the namespace as a spec."""
-        return common.spec_from(cls, args)
 
 
 def _annotator_frame(ds: MultiAnnotatorDataset) -> pd.DataFrame:
@@ -60,9 +60,6 @@ KIND_NOUNS = {"regular": "regular annotator", "minority": "minority annotator", 
 def _kinds(counts: pd.Series) -> str:
     return ", ".join(common.count(int(v), KIND_NOUNS.get(str(k), str(k))) for k, v in counts.items())
 
-
-#: What to try after running out of memory (options of this command only).
-MEMORY_HINT = "try fewer generated items (--n-items)"
 
 #: The demo's intervals: 95 %, 1,000 replicates, seeded by --seed.
 CI, N_BOOT = 0.95, 1000
@@ -196,20 +193,13 @@ def demo(spec: DemoSpec) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> common.Parser:
-    """Add the command to the subparsers ``sub``; return its parser."""
-    parser: common.Parser = sub.add_parser(NAME, help="run the main job on generated data and write an HTML report",
-                          description="Generate multi-annotator data, filter spammers with CrowdTruth, train a "
-                                      "majority-vote and an annotator-aware model, measure their opinion-exclusion "
-                                      "unfairness, discover disadvantaged subgroups, write DIR/report.html and the "
-                                      "figures as PNG files.")
+def add_arguments(parser: common.Parser) -> None:
+    """Add the command's options to its parser."""
     parser.add_argument("--out", default="aif360_subjective_demo", metavar="DIR",
-                      help="output folder (default: %(default)s)")
+                        help="output folder (default: %(default)s)")
     parser.add_argument("--seed", type=common.seed, default=0,
                         help="seed of the generated data and models (default: 0)")
     rule = OPINION_PARAMS["adr_fit"]
     parser.add_argument("--adr-fit", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
     parser.add_argument("--n-items", type=common.demo_items, default=2000,
-                      help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")
-    parser.set_defaults(func=run, memory_hint=MEMORY_HINT)
-    return parser
+                        help=f"items to generate, at most {common.MAX_DEMO_ITEMS:,} (default: 2000)")

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from .._param_tables import SUBGROUP_PARAMS
 from . import _common as common
@@ -22,13 +22,24 @@ if TYPE_CHECKING:
 
     from ..detectors import SubgroupReport
 
-#: The command's name.
-NAME = "subgroups"
-
-#: What to try after running out of memory (options of this command only): fewer columns, no mined patterns (their
-#: candidates grow with the columns' values), a fixed number of clusters (no x-means search).
-MEMORY_HINT = ("try a smaller input, fewer attribute columns (--columns, --exclude), the ASDF candidates only "
-               "(--discovery asdf) or a fixed number of clusters (--n-clusters)")
+#: The command: its name, help texts and examples; what to try after running out of memory (options of this command
+#: only): fewer columns, no mined patterns (their candidates grow with the columns' values), a fixed number of
+#: clusters (no x-means search).
+COMMAND = common.Command(
+    "subgroups",
+    help="automated subgroup discovery (ASDF) on a table with truth and predictions, or on annotation rows",
+    description="Cluster the rows, derive cluster- and entropy-based subgroups and measure statistical parity, "
+                "equal opportunity, equalized odds and accuracy of each against the rest (rest minus "
+                "subgroup: positive = subgroup disadvantaged). DATA is a CSV table (one row per instance: "
+                "attributes, truth in --label-col, prediction in --prediction-col) or a published annotation "
+                "dataset (--format lewidi|popquorn|wikipedia): one row per annotation, the annotator's "
+                "attributes as features, the annotator's label as truth. The favourable label defaults to "
+                f"{inputs.DEFAULT_FAVORABLE} (labels other than 0/1 need --favorable-label); the label used "
+                "is printed.",
+    memory_hint="try a smaller input, fewer attribute columns (--columns, --exclude), the ASDF candidates only "
+                "(--discovery asdf) or a fixed number of clusters (--n-clusters)",
+    examples=("aif360-subjective subgroups compas.csv --label-col class --prediction-col out --exclude id",
+              "aif360-subjective subgroups data/multipico --split dev --model majority --columns Gender Age"))
 
 
 @dataclass(frozen=True)
@@ -46,8 +57,20 @@ class FeatureSpec:
     categorical: tuple[str, ...] | None = None
 
 
+class TableCommandSpec(common.CommandSpec):
+    """Base of the specs of the commands that analyse a table's subgroups (``subgroups``, ``dashboard``): at their
+    boundary the namespace gives the input spec, the feature spec and the task (:func:`chosen_task`)."""
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> Self:
+        """The command's boundary: the namespace as a spec."""
+        return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
+                                features=common.spec_from(FeatureSpec, args),
+                                task=chosen_task(args.task, args.outcome, getattr(args, "deprecated_spellings", ())))
+
+
 @dataclass(frozen=True)
-class SubgroupsSpec:
+class SubgroupsSpec(TableCommandSpec):
     """The options of ``subgroups``, typed (built from the parsed namespace by :meth:`from_namespace`).
 
     Attributes:
@@ -82,13 +105,6 @@ class SubgroupsSpec:
     clusterings: str = "seed"
     clustering_models: tuple[str, ...] | None = None
     progress: bool | None = None
-
-    @classmethod
-    def from_namespace(cls, args: argparse.Namespace) -> SubgroupsSpec:
-        """The command's boundary: the namespace as a spec."""
-        return common.spec_from(cls, args, inputs=inputs.InputSpec.from_namespace(args, args.data),
-                                features=common.spec_from(FeatureSpec, args),
-                                task=chosen_task(args.task, args.outcome, getattr(args, "deprecated_spellings", ())))
 
 
 #: The rule of ``--task`` (what the model predicts): the subgroup parameter table's.
@@ -660,23 +676,8 @@ def add_analysis_options(parser: common.Parser, initial: str = "", given_or_not:
                         help="categorical columns (default: detected from the values)")
 
 
-def add_parser(sub: Any) -> common.Parser:
-    """Add the command to the subparsers ``sub``; return its parser."""
-    sg: common.Parser = sub.add_parser(
-        NAME, help="automated subgroup discovery (ASDF) on a table with truth and predictions, or on "
-                          "annotation rows",
-        description="Cluster the rows, derive cluster- and entropy-based subgroups and measure statistical parity, "
-                    "equal opportunity, equalized odds and accuracy of each against the rest (rest minus "
-                    "subgroup: positive = subgroup disadvantaged). DATA is a CSV table (one row per instance: "
-                    "attributes, truth in --label-col, prediction in --prediction-col) or a published annotation "
-                    "dataset (--format lewidi|popquorn|wikipedia): one row per annotation, the annotator's "
-                    "attributes as features, the annotator's label as truth. The favourable label defaults to "
-                    f"{inputs.DEFAULT_FAVORABLE} (labels other than 0/1 need --favorable-label); the label used "
-                    "is printed.",
-        epilog="Examples:\n"
-               "  aif360-subjective subgroups compas.csv --label-col class --prediction-col out --exclude id\n"
-               "  aif360-subjective subgroups data/multipico --split dev --model majority --columns Gender Age",
-        formatter_class=common.HelpFormatter)
+def add_arguments(sg: common.Parser) -> None:
+    """Add the command's arguments and options to its parser ``sg``."""
     sg.add_argument("data", metavar="DATA", help="a CSV table, or a published dataset (file or folder)")
     sg.add_argument("--label-col", metavar="C", help="CSV table: ground-truth label column")
     inputs.add_input_options(sg, model_task=True)
@@ -715,5 +716,3 @@ def add_parser(sub: Any) -> common.Parser:
     from .subgroups_spark import add_engine_options
 
     add_engine_options(sg)
-    sg.set_defaults(func=run, memory_hint=MEMORY_HINT)
-    return sg

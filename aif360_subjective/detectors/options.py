@@ -153,31 +153,35 @@ class AnalysisOptions:
 def check_analysis_options(
     X: pd.DataFrame,
     *,
-    entropy_threshold: Any = 0.65,
-    n_clusters: Any = None,
-    undefined_rates: Any = "nan",
-    normalization: Any = "cluster",
-    selection_metric: Any = "statistical_parity",
-    silhouette_sample_size: Any = 1000,
-    clustering: Any = "slink",
+    entropy_threshold: Any = SUBGROUP_PARAMS.default("entropy_threshold"),
+    n_clusters: Any = SUBGROUP_PARAMS.default("n_clusters"),
+    undefined_rates: Any = SUBGROUP_PARAMS.default("undefined_rates"),
+    normalization: Any = SUBGROUP_PARAMS.default("normalization"),
+    selection_metric: Any = SUBGROUP_PARAMS.default("selection_metric"),
+    silhouette_sample_size: Any = SUBGROUP_PARAMS.default("silhouette_sample_size"),
+    clustering: Any = SUBGROUP_PARAMS.default("clustering"),
     categorical_features: Any = None,
     inclusive: Any = False,
-    mst: Any = "auto",
-    discovery: Any = "both",
-    max_length: Any = 3,
-    min_support: Any = DEFAULT_MIN_SUPPORT,
-    n_bins: Any = DEFAULT_BINS,
-    max_merge: Any = DEFAULT_MAX_MERGE,
-    thresholds: Any = DEFAULT_THRESHOLDS,
-    n_permutations: Any = DEFAULT_PERMUTATIONS,
-    max_t_penalty: Any = "classes",
-    cluster_sample: Any = DEFAULT_CLUSTER_SAMPLE,
-    max_patterns: Any = DEFAULT_MAX_PATTERNS,
-    clusterings: Any = "seed",
-    clustering_models: Any = None,
+    mst: Any = SUBGROUP_PARAMS.default("mst"),
+    discovery: Any = SUBGROUP_PARAMS.default("discovery"),
+    max_length: Any = SUBGROUP_PARAMS.default("max_length"),
+    min_support: Any = SUBGROUP_PARAMS.default("min_support"),
+    n_bins: Any = SUBGROUP_PARAMS.default("n_bins"),
+    max_merge: Any = SUBGROUP_PARAMS.default("max_merge"),
+    thresholds: Any = SUBGROUP_PARAMS.default("thresholds"),
+    n_permutations: Any = SUBGROUP_PARAMS.default("n_permutations"),
+    max_t_penalty: Any = SUBGROUP_PARAMS.default("max_t_penalty"),
+    cluster_sample: Any = SUBGROUP_PARAMS.default("cluster_sample"),
+    max_patterns: Any = SUBGROUP_PARAMS.default("max_patterns"),
+    clusterings: Any = SUBGROUP_PARAMS.default("clusterings"),
+    clustering_models: Any = SUBGROUP_PARAMS.default("clustering_models"),
 ) -> AnalysisOptions:
     """Validate the options shared by :func:`detect_subgroups`, ``SubgroupDiscoveryMetric`` and
-    :func:`compare_clusterings` (the defaults are :func:`detect_subgroups`'s).
+    :func:`compare_clusterings`.
+
+    An option that is a row of the subgroup parameter table (:data:`~aif360_subjective._param_tables.SUBGROUP_PARAMS`)
+    defaults to the row's default, as :func:`detect_subgroups`' does (``tests/test_params.py``);
+    ``categorical_features`` (an input) and ``inclusive`` (a flag) are not rows.
 
     Args:
         X: the feature table (its rows bound ``n_clusters``; its columns are the categorical candidates): a pandas

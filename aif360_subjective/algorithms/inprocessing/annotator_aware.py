@@ -13,19 +13,23 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from aif360.algorithms import Transformer
-from aif360.algorithms.transformer import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ..._validation import check_random_state
-from ...datasets.multi_annotator import MultiAnnotatorDataset, check_multi_annotator_dataset
-from .majority_vote import check_estimator, favorable_scores, seeded_estimator
+from ...datasets.multi_annotator import MultiAnnotatorDataset
+from .annotation_classifier import (
+    AnnotationClassifier,
+    TrainingSet,
+    check_estimator,
+    check_two_labels,
+    favorable_scores,
+)
 
 __all__ = ["AnnotatorAwareClassifier"]
 
 
-class AnnotatorAwareClassifier(Transformer):
+class AnnotatorAwareClassifier(AnnotationClassifier):
     """Predict each annotator's label: a scikit-learn classifier on item + annotator features.
 
     Trained on the individual annotations (not their majority vote), with features
@@ -150,35 +154,15 @@ class AnnotatorAwareClassifier(Transformer):
         return sp.hstack(blocks, format="csr")
 
     # ------------------------------------------------------------------ Transformer API
-    def fit(self, dataset: MultiAnnotatorDataset) -> AnnotatorAwareClassifier:
-        """Train on the individual annotations of ``dataset``.
-
-        Args:
-            dataset (MultiAnnotatorDataset): training annotations.
-
-        Returns:
-            AnnotatorAwareClassifier: self.
-
-        Raises:
-            TypeError: ``dataset`` is not a MultiAnnotatorDataset.
-            ValueError: only one label value in the training annotations.
-        """
-        check_multi_annotator_dataset(dataset)
+    def _training_set(self, dataset: MultiAnnotatorDataset) -> TrainingSet:
+        """The individual annotations of ``dataset``: item and annotator features, labels and instance weights."""
         y = dataset.labels.ravel()
-        if len(np.unique(y)) < 2:
-            raise ValueError("the training annotations hold a single label value; a classifier needs both")
+        check_two_labels(y, "the training annotations")
         x = self._design(dataset, fit=True)
-        est = seeded_estimator(self.estimator, LogisticRegression(max_iter=1000), self.random_state)
         w = np.asarray(dataset.instance_weights, dtype=np.float64)
-        if np.ptp(w) > 0:
-            # non-uniform instance weights (e.g. AnnotatorGroupReweighing) reach the estimator; uniform ones are
-            # left out so that an unweighted fit stays bit-identical to the estimator's own default
-            self.estimator_ = est.fit(x, y, sample_weight=w)
-        else:
-            self.estimator_ = est.fit(x, y)
-        self.favorable_label_ = dataset.favorable_label
         self.n_training_annotators_ = len(np.unique(np.asarray(dataset.annotator_ids, dtype=object)))
-        return self
+        # non-uniform instance weights (e.g. AnnotatorGroupReweighing) reach the estimator
+        return TrainingSet(x, y, LogisticRegression(max_iter=1000), w if np.ptp(w) > 0 else None)
 
     def predict(self, dataset: MultiAnnotatorDataset) -> MultiAnnotatorDataset:
         """Predict a label for every (item, annotator) row of ``dataset``.
@@ -193,9 +177,7 @@ class AnnotatorAwareClassifier(Transformer):
         Raises:
             NotFittedError: ``fit`` was not called.
         """
-        if not hasattr(self, "estimator_"):
-            raise NotFittedError("AnnotatorAwareClassifier is not fitted: call fit(dataset) first")
-        check_multi_annotator_dataset(dataset)
+        self._check_fitted(dataset)
         x = self._design(dataset, fit=False)
         pred = self.estimator_.predict(x)
         scores = favorable_scores(self.estimator_, x, self.favorable_label_)

@@ -14,16 +14,19 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from aif360.algorithms import Transformer
-from aif360.algorithms.transformer import NotFittedError
-from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from ..._labels import OneClassPredictionWarning, check_tie, one_class_message
 from ..._validation import check_random_state
-from ...datasets.multi_annotator import check_multi_annotator_dataset
+from .annotation_classifier import (
+    AnnotationClassifier,
+    TrainingSet,
+    check_estimator,
+    check_two_labels,
+    favorable_scores,
+)
 
-__all__ = ["MajorityVoteClassifier", "check_estimator", "text_columns"]
+__all__ = ["MajorityVoteClassifier", "text_columns"]
 
 #: A text column holds strings whose median length is at least this many words (a name of a few words, such as
 #: "synthetic item 12", is a label, not text) ...
@@ -71,42 +74,7 @@ def _check_text(text: Any) -> None:
         raise TypeError(f"text must be 'auto', None or a non-empty list of item column names, got {text!r}")
 
 
-def check_estimator(estimator: Any) -> None:
-    """An unfitted scikit-learn classifier or None (the estimator argument of both models).
-
-    Raises:
-        TypeError: ``estimator`` lacks ``fit``, ``predict`` or ``get_params``.
-    """
-    if estimator is not None and not all(hasattr(estimator, a) for a in ("fit", "predict", "get_params")):
-        raise TypeError(
-            "estimator must be an unfitted scikit-learn classifier (with fit, predict and get_params) or "
-            f"None, got {type(estimator).__name__} {estimator!r}"
-        )
-
-
-def seeded_estimator(estimator: Any, default: Any, random_state: Any) -> Any:
-    """A clone of ``estimator`` (``default`` when None), its own ``random_state`` seeded from ``random_state``
-    when it has one left at None (numpy's global state is never used)."""
-    est = clone(default if estimator is None else estimator)
-    if random_state is not None and est.get_params().get("random_state", 0) is None:
-        rng = np.random.default_rng(random_state)
-        est.set_params(random_state=int(rng.integers(0, 2**31 - 1)))
-    return est
-
-
-def favorable_scores(estimator: Any, x: Any, favorable_label: Any) -> np.ndarray | None:
-    """The fitted ``estimator``'s probability of ``favorable_label`` for the rows ``x``; None when it has no
-    ``predict_proba`` or never saw that label."""
-    if not hasattr(estimator, "predict_proba"):
-        return None
-    classes = list(estimator.classes_)
-    if favorable_label not in classes:
-        return None
-    scores: np.ndarray = estimator.predict_proba(x)[:, classes.index(favorable_label)]
-    return scores
-
-
-class MajorityVoteClassifier(Transformer):
+class MajorityVoteClassifier(AnnotationClassifier):
     """Predict each item's label: a scikit-learn classifier trained on the majority vote of the annotators.
 
     The traditional pipeline (the paper's Model 1): the annotations of every training item are aggregated by
@@ -199,32 +167,15 @@ class MajorityVoteClassifier(Transformer):
             out = out + " " + table[col].fillna("").astype(str)
         return out
 
-    def fit(self, dataset: Any) -> MajorityVoteClassifier:
-        """Train on the majority-vote labels of the items of ``dataset``.
-
-        Args:
-            dataset (MultiAnnotatorDataset): training annotations.
-
-        Returns:
-            MajorityVoteClassifier: self.
-
-        Raises:
-            TypeError: ``dataset`` is not a MultiAnnotatorDataset.
-            ValueError: no item text and no item features, named text columns missing, or the majority votes
-                hold a single label value.
-        """
-        check_multi_annotator_dataset(dataset)
+    def _training_set(self, dataset: Any) -> TrainingSet:
+        """The majority votes of the items of ``dataset`` and their text (or numeric item features)."""
         text = self._text_columns(dataset)
         if not text and not dataset.item_feature_names:
             raise ValueError("the dataset has no item text and no item features to learn from "
                              "(MultiAnnotatorDataset(items=...) with a text column or numeric columns)")
         mv = dataset.majority_vote(self.tie)
         y = mv.labels.ravel()
-        if len(np.unique(y)) < 2:
-            raise ValueError(
-                f"the majority votes of the {len(y)} training items hold a single label value; a classifier "
-                "needs both"
-            )
+        check_two_labels(y, f"the majority votes of the {len(y)} training items")
         self.text_columns_ = text
         if text:
             from sklearn.feature_extraction.text import TfidfVectorizer
@@ -237,13 +188,10 @@ class MajorityVoteClassifier(Transformer):
             default = LogisticRegression(max_iter=1000)
             self.vectorizer_ = None
             x = mv.features  # majority_vote's features are the item features, in the dataset's order
-        est = seeded_estimator(self.estimator, default, self.random_state)
-        self.estimator_ = est.fit(x, y)
         self.item_features_ = list(dataset.item_feature_names)
-        self.favorable_label_ = dataset.favorable_label
         self.n_training_items_ = len(y)
         self.n_dropped_ties_ = int(mv.metadata.get("n_dropped_ties", 0))
-        return self
+        return TrainingSet(x, y, default)
 
     def predict(self, dataset: Any) -> Any:
         """Predict the label of every item of ``dataset``, for each of its (item, annotator) rows.
@@ -263,9 +211,7 @@ class MajorityVoteClassifier(Transformer):
         Warns:
             OneClassPredictionWarning: every prediction is the same label.
         """
-        if not hasattr(self, "estimator_"):
-            raise NotFittedError("MajorityVoteClassifier is not fitted: call fit(dataset) first")
-        check_multi_annotator_dataset(dataset)
+        self._check_fitted(dataset)
         if self.text_columns_:
             missing = [c for c in self.text_columns_ if c not in dataset.items.columns]
             if missing:
