@@ -246,9 +246,13 @@ def _check_performance(performance: Any) -> str:
 # ----------------------------------------------------------------------------------------------
 def excluded_groups(
     y_true: Any, y_pred: Any, *, item_ids: Any = None, annotator_ids: Any = None, annotators: pd.DataFrame,
-    attributes: str | list[str] | None = None, max_conditions: int = 2, adjust: str = "none", alpha: float = 0.05,
-    n_permutations: int = 999, min_annotators: int = 5, performance: str = "accuracy", ranges: int = 4,
-    balance: str = "conditions", step_down: bool = False, pos_label: Any = 1, positive_from: float | None = None,
+    attributes: str | list[str] | None = None, max_conditions: int = OPINION_PARAMS.default("max_conditions"),
+    adjust: str = OPINION_PARAMS.default("adjust"), alpha: float = OPINION_PARAMS.default("alpha"),
+    n_permutations: int = OPINION_PARAMS.default("discovery_n_permutations"),
+    min_annotators: int = OPINION_PARAMS.default("min_annotators"),
+    performance: str = OPINION_PARAMS.default("discovery_performance"),
+    ranges: int = OPINION_PARAMS.default("ranges"), balance: str = OPINION_PARAMS.default("balance"),
+    step_down: bool = OPINION_PARAMS.default("step_down"), pos_label: Any = 1, positive_from: float | None = None,
     tie: str = "favorable", random_state: Any = None, data: Any = None, **renamed: Any,
 ) -> ExcludedGroups:
     """Discover the annotator groups whose opinions a model excludes: served worse than the other annotators.
@@ -372,9 +376,15 @@ DISCOVERY_ROWS = {"max_conditions": "max_conditions", "min_annotators": "min_ann
                   "n_permutations": "discovery_n_permutations", "performance": "discovery_performance"}
 
 
-def check_discovery_options(*, max_conditions: Any = 2, min_annotators: Any = 5, ranges: Any = 4, adjust: Any = "none",
-                            alpha: Any = 0.05, n_permutations: Any = 999, performance: Any = "accuracy",
-                            random_state: Any = None, balance: Any = "conditions", step_down: Any = False,
+def check_discovery_options(*, max_conditions: Any = OPINION_PARAMS.default("max_conditions"),
+                            min_annotators: Any = OPINION_PARAMS.default("min_annotators"),
+                            ranges: Any = OPINION_PARAMS.default("ranges"),
+                            adjust: Any = OPINION_PARAMS.default("adjust"),
+                            alpha: Any = OPINION_PARAMS.default("alpha"),
+                            n_permutations: Any = OPINION_PARAMS.default("discovery_n_permutations"),
+                            performance: Any = OPINION_PARAMS.default("discovery_performance"),
+                            random_state: Any = None, balance: Any = OPINION_PARAMS.default("balance"),
+                            step_down: Any = OPINION_PARAMS.default("step_down"),
                             **renamed: Any) -> DiscoveryOptions:
     """Validate the options of :func:`excluded_groups` against their rows of the opinion parameter table
     (:data:`DISCOVERY_ROWS`): the same checks and messages for every face. ``n_perm=`` is the former name of
