@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _timing import tree_cpu_seconds  # noqa: E402
 from dask_patterns import _dask_run, _peak_mb, add_table_arguments, write_parquet  # noqa: E402
 
 print = functools.partial(print, flush=True)  # noqa: A001 - the tables appear as they are computed
@@ -63,15 +64,34 @@ def _worker_peaks(spark) -> list[float]:
     return [jvm, *workers]
 
 
-def spark_run(spark, path: Path) -> tuple[float, object, object, int]:
+def spark_run(spark, path: Path) -> tuple[float, float, object, object, int]:
+    """Seconds and CPU-seconds (driver, JVM, Python workers) of the analysis, the report, the findings and the
+    bytes that reached the driver."""
     from aif360_subjective.detectors import detect_subgroups
 
     sdf = spark.read.parquet(str(path))
-    t0 = time.perf_counter()
+    c0, t0 = tree_cpu_seconds(), time.perf_counter()
     report = detect_subgroups(sdf, "t", "p", discovery="patterns", random_state=0)
     found = report.findings()
-    seconds = time.perf_counter() - t0
-    return seconds, report, found, report.candidates.family("pattern").source.parts.driver_bytes
+    seconds, cpu = time.perf_counter() - t0, tree_cpu_seconds() - c0
+    return seconds, cpu, report, found, report.candidates.family("pattern").source.parts.driver_bytes
+
+
+def dask_run(path: Path, client) -> tuple[float, float, object, object, list[float]]:
+    """:func:`dask_patterns._dask_run` with the CPU-seconds of the client and the workers."""
+    c0 = tree_cpu_seconds()
+    seconds, (report, found), peaks = _dask_run(path, client)
+    return seconds, tree_cpu_seconds() - c0, report, found, peaks
+
+
+def warm_up(spark, client, tmp: Path) -> None:
+    """Both engines once on 5,000 rows: their workers start and import the package here, not in the timed runs."""
+    path = tmp / "warm-up"
+    write_parquet(5000, 2, path)
+    s_spark, c_spark, *_ = spark_run(spark, path)
+    s_dask, c_dask, *_ = dask_run(path, client)
+    print(f"warm-up on 5,000 rows (the workers start and import the package): Spark {s_spark:.1f} s "
+          f"({c_spark:.1f} CPU-s), Dask {s_dask:.1f} s ({c_dask:.1f} CPU-s)")
 
 
 def compare(spark, client, rows: int, files: int, tmp: Path) -> None:
@@ -81,31 +101,32 @@ def compare(spark, client, rows: int, files: int, tmp: Path) -> None:
 
     path = tmp / f"compare-{rows}"
     write_parquet(rows, files, path)
-    s_spark, rs, fs, sent = spark_run(spark, path)
+    s_spark, c_spark, rs, fs, sent = spark_run(spark, path)
     frame = spark.read.parquet(str(path)).toPandas()  # the rows in Spark's order: the keyed permutations' positions
     X = frame.drop(columns=["t", "p"])
-    t0 = time.perf_counter()
+    c0, t0 = tree_cpu_seconds(), time.perf_counter()
     rk = detect_subgroups(X, frame["t"], frame["p"], discovery="patterns", random_state=0, permutation="keyed")
     fk = rk.findings()
-    s_pandas = time.perf_counter() - t0
+    s_pandas, c_pandas = time.perf_counter() - t0, tree_cpu_seconds() - c0
     ddf = dd.from_pandas(frame, npartitions=files, sort=False)
-    t0 = time.perf_counter()
+    c0, t0 = tree_cpu_seconds(), time.perf_counter()
     rd = detect_subgroups(ddf[list(X.columns)], ddf["t"], ddf["p"], discovery="patterns", random_state=0)
     fd = rd.findings()
-    s_dask = time.perf_counter() - t0
+    s_dask, c_dask = time.perf_counter() - t0, tree_cpu_seconds() - c0
     famk = rk.candidates.family("pattern")
     print(f"\n1. pandas (keyed), Dask and Spark on the same {rows:,} rows ({files} Parquet parts, "
           f"{len(famk.patterns):,} candidates)")
     print(f"   {'analysis':28s} {'findings':>8s} {'same candidates':>15s} {'max |p_adj - pandas|':>20s} "
-          f"{'same findings':>13s} {'seconds':>8s}")
+          f"{'same findings':>13s} {'seconds':>8s} {'CPU-s':>8s}")
     pk = rk.significance.max_t().p_adjusted
-    for name, r, f, s in (("pandas permutation='keyed'", rk, fk, s_pandas), ("Dask (LocalCluster)", rd, fd, s_dask),
-                          ("Spark (local[2])", rs, fs, s_spark)):
+    for name, r, f, s, c in (("pandas permutation='keyed'", rk, fk, s_pandas, c_pandas),
+                             ("Dask (LocalCluster)", rd, fd, s_dask, c_dask),
+                             ("Spark (local[2])", rs, fs, s_spark, c_spark)):
         fam = r.candidates.family("pattern")
         same_c = fam.patterns == famk.patterns and fam.items.labels == famk.items.labels
         diff = np.nanmax(np.abs(r.significance.max_t().p_adjusted - pk))
         same_f = f.reset_index(drop=True).equals(fk.reset_index(drop=True))
-        print(f"   {name:28s} {len(f):8d} {str(same_c):>15s} {diff:20.4g} {str(same_f):>13s} {s:8.1f}")
+        print(f"   {name:28s} {len(f):8d} {str(same_c):>15s} {diff:20.4g} {str(same_f):>13s} {s:8.1f} {c:8.1f}")
     print(f"   bytes of counts that reached the Spark driver: {sent:,}")
     print(fs.head(3)[["metric", "description", "size", "value", "p_adjusted"]].to_string(index=False))
 
@@ -114,20 +135,21 @@ def planted(spark, client, rows: int, files: int, tmp: Path) -> None:
     path = tmp / f"planted-{rows}"
     ref = write_parquet(rows, files, path)
     print(f"\n2. {rows:,} rows, {files} Parquet parts; planted {ref}")
-    print(f"   {'engine':22s} {'seconds':>8s} {'peak memory (MB)':>44s} {'planted first':>13s} {'driver bytes':>13s}")
+    print(f"   {'engine':22s} {'seconds':>8s} {'CPU-s':>8s} {'peak memory (MB)':>44s} {'planted first':>13s} "
+          f"{'driver bytes':>13s}")
     for engine in ("Dask", "Spark"):
         if engine == "Dask":
-            seconds, (report, found), peaks = _dask_run(path, client)
+            seconds, cpu, report, found, peaks = dask_run(path, client)
             memory = "workers " + ", ".join(f"{v:,.0f}" for v in peaks)
             sent = "not counted"
         else:
-            seconds, report, found, sent_bytes = spark_run(spark, path)
+            seconds, cpu, report, found, sent_bytes = spark_run(spark, path)
             jvm, *workers = _worker_peaks(spark)
             memory = f"JVM {jvm:,.0f}; Python workers " + ", ".join(f"{v:,.0f}" for v in workers)
             sent = f"{sent_bytes:,}"
         fam = report.candidates.family("pattern")
         hit = len(found) > 0 and fam.conditions(int(found.iloc[0]["id"])) == ref
-        print(f"   {engine:22s} {seconds:8.1f} {memory:>44s} {str(hit):>13s} {sent:>13s}")
+        print(f"   {engine:22s} {seconds:8.1f} {cpu:8.1f} {memory:>44s} {str(hit):>13s} {sent:>13s}")
     print(f"   driver/client Python peak {_peak_mb():,.0f} MB")
 
 
@@ -198,6 +220,7 @@ def main() -> None:
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                            memory_limit=args.memory.upper() + ("B" if not args.memory.upper().endswith("B") else ""))
     with Client(cluster) as client, tempfile.TemporaryDirectory() as tmp:
+        warm_up(spark, client, Path(tmp))
         if not args.skip_compare:
             compare(spark, client, args.compare_rows, args.files, Path(tmp))
         if args.rows:

@@ -7,7 +7,10 @@ either each partition's (:meth:`SparkPartitions.map`, in partition order) or the
 :class:`~aif360_subjective._dask.parts.DaskParts`, with the same methods.
 
 Each pass is one ``mapInPandas``: the function of one partition runs on its rows (its Arrow batches joined into
-one pandas frame, in their order) and returns one row, the partition's index and its pickled result. A
+one pandas frame, in their order) and returns its pickled result, cut into rows of at most
+:attr:`SparkPartitions.CHUNK_BYTES` (the partition's index, the piece's place, the piece): a result of tens of
+megabytes (the keyed max-T's permuted counts) crosses the JVM as many small values rather than one, which moves it
+faster and never near the JVM's limit of 2 GB per row. A
 :meth:`SparkPartitions.map` collects those rows; a :meth:`SparkPartitions.reduce` combines them on the executors
 first, in ``ceil(sqrt(P))`` groups of partitions (one shuffle of the pickled results, no row), so that only that
 many partial results reach the driver (:attr:`SparkPartitions.driver_bytes` counts what did).
@@ -32,7 +35,7 @@ __all__ = ["LABEL_COLUMNS", "MOVED", "SparkPartitions", "column"]
 
 #: The names the label columns take inside the passes (never a feature's: checked).
 LABEL_COLUMNS = ("__aif360_y_true", "__aif360_y_pred")
-_SCHEMA = "pid int, payload binary"
+_SCHEMA = "pid int, piece int, payload binary"
 #: The mark of a partition whose rows moved between passes (raised in the task, recognised on the driver).
 MOVED = "aif360-subjective: partition rows moved"
 _MOVED_TEXT = ("the Spark DataFrame's partitions changed between the passes of the analysis: its rows must keep "
@@ -55,6 +58,21 @@ def _partition_id() -> int:
     return 0 if ctx is None else int(ctx.partitionId())
 
 
+def _pieces(pid: int, blob: bytes, size: int) -> pd.DataFrame:
+    """The rows of one partition's pickled result: ``blob`` in numbered pieces of at most ``size`` bytes."""
+    starts = range(0, max(len(blob), 1), size)
+    return pd.DataFrame({"pid": [pid] * len(starts), "piece": list(range(len(starts))),
+                         "payload": [blob[s:s + size] for s in starts]})
+
+
+def _joined(rows: Any) -> dict[int, bytes]:
+    """Each partition's pickled result from its rows (:func:`_pieces`), in any order."""
+    got: dict[int, list[tuple[int, bytes]]] = {}
+    for r in rows:
+        got.setdefault(int(r["pid"]), []).append((int(r["piece"]), bytes(r["payload"])))
+    return {pid: b"".join(piece for _, piece in sorted(pieces)) for pid, pieces in got.items()}
+
+
 def _combine_pickled(combine: Callable[[list[Any]], Any]) -> Callable[[bytes, bytes], bytes]:
     def both(a: bytes, b: bytes) -> bytes:
         return pickle.dumps(combine([pickle.loads(a), pickle.loads(b)]), protocol=5)
@@ -75,6 +93,8 @@ class SparkPartitions:
         dtypes: their pandas dtypes (those ``toPandas()`` gives), for a partition without rows.
     """
 
+    #: Largest piece of a partition's pickled result in one row (the result crosses the JVM in such pieces).
+    CHUNK_BYTES = 4 * 2**20
     #: Partitions up to which the driver combines the partitions' results itself (:meth:`reduce`).
     DRIVER_SUMS = 16
 
@@ -120,7 +140,7 @@ class SparkPartitions:
 
     def _results(self, fn: Callable[..., Any], args: tuple[Any, ...], labels: bool,
                  each: Sequence[tuple[Any, ...]] | None) -> Any:
-        features, dtypes, lengths = self.features, self._dtypes, self.lengths
+        features, dtypes, lengths, size = self.features, self._dtypes, self.lengths, int(self.CHUNK_BYTES)
         per = None if each is None else list(each)
         empty = {c: pd.Series(dtype=d) for c, d in dtypes.items()}
         t_col, p_col = LABEL_COLUMNS
@@ -136,7 +156,7 @@ class SparkPartitions:
             call = (frame[features], frame[t_col], frame[p_col]) if labels else (frame[features],)
             extra = () if per is None else per[pid]
             out = fn(*call, *extra, *args)
-            yield pd.DataFrame({"pid": [pid], "payload": [pickle.dumps(out, protocol=5)]})
+            yield _pieces(pid, pickle.dumps(out, protocol=5), size)
 
         self.passes += 1
         return self.sdf.mapInPandas(task, _SCHEMA)
@@ -148,10 +168,10 @@ class SparkPartitions:
     def map(self, fn: Callable[..., Any], *args: Any, labels: bool = False,
             each: Sequence[tuple[Any, ...]] | None = None) -> list[Any]:
         """``fn``'s result on every partition, in partition order."""
-        rows = self._collect(self._results(fn, args, labels, each))
-        self._check([int(r["pid"]) for r in rows])
-        self.driver_bytes += sum(len(r["payload"]) for r in rows)
-        return [pickle.loads(r["payload"]) for r in sorted(rows, key=lambda r: int(r["pid"]))]
+        blobs = _joined(self._collect(self._results(fn, args, labels, each)))
+        self._check(list(blobs))
+        self.driver_bytes += sum(len(b) for b in blobs.values())
+        return [pickle.loads(blobs[pid]) for pid in sorted(blobs)]
 
     def reduce(self, fn: Callable[..., Any], combine: Callable[[list[Any]], Any], *args: Any, labels: bool = False,
                each: Sequence[tuple[Any, ...]] | None = None) -> Any:
@@ -162,7 +182,8 @@ class SparkPartitions:
         if self._n <= self.DRIVER_SUMS:
             return combine(self.map(fn, *args, labels=labels, each=each))
         groups = max(1, math.ceil(math.sqrt(self._n)))
-        pairs = self._results(fn, args, labels, each).rdd.map(lambda r: (int(r["pid"]), bytes(r["payload"])))
+        # a partition's pieces stay in its partition (mapInPandas is narrow): joined there, with no shuffle
+        pairs = self._results(fn, args, labels, each).rdd.mapPartitions(lambda rows: iter(_joined(rows).items()))
         seen = pairs.map(lambda kv: (kv[0] % groups, ([kv[0]], kv[1])))
         both = _combine_pickled(combine)
         partial = self._collect(seen.reduceByKey(lambda a, b: (a[0] + b[0], both(a[1], b[1])), groups))

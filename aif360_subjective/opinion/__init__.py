@@ -16,16 +16,33 @@ References:
     Balayn, A., Bozzon, A., Szlavik, Z. (2019). Unfairness towards subjective opinions in Machine Learning.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .._deprecation import renamed
 from .core import OpinionExclusionResult
-from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, unfairness_interval
-from .excluded import excluded_groups
-from .excluded_result import ExcludedGroups
-from .functional import opinion_exclusion
 from .groups import GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options
-from .result_audit import ResultAudit
-from .verdict import verdict_sentence
+
+if TYPE_CHECKING:
+    from .equal_service import ExclusionTest, UnfairnessInterval, exclusion_test, unfairness_interval
+    from .excluded import excluded_groups
+    from .excluded_result import ExcludedGroups
+    from .functional import opinion_exclusion
+    from .result_audit import ResultAudit
+    from .verdict import verdict_sentence
+
+#: The public names imported on first use, by module: a Dask or Spark worker imports this package to run
+#: ``_dask``'s per-partition counts, which need only the core, the groups and the options; the test of equal
+#: service (scipy.stats) and the discovery of excluded groups (the subgroup discovery) would cost each worker
+#: seconds of imports it never uses.
+_LAZY = {
+    "ExclusionTest": "equal_service", "UnfairnessInterval": "equal_service", "exclusion_test": "equal_service",
+    "unfairness_interval": "equal_service", "excluded_groups": "excluded", "ExcludedGroups": "excluded_result",
+    "opinion_exclusion": "functional", "ResultAudit": "result_audit", "verdict_sentence": "verdict",
+}
 
 __all__ = [
     "ExcludedGroups",
@@ -45,4 +62,18 @@ __all__ = [
 ]
 
 # ``GroupingReport``: the former name of GroupingSummary, served with a DeprecationWarning
-__getattr__ = renamed(__name__, {"GroupingReport": ("GroupingSummary", lambda: GroupingSummary)})
+_renamed = renamed(__name__, {"GroupingReport": ("GroupingSummary", lambda: GroupingSummary)})
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of :data:`_LAZY` (imported once, then a module attribute) or a former name."""
+    home = _LAZY.get(name)
+    if home is None:
+        return _renamed(name)
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

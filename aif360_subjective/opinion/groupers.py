@@ -23,8 +23,6 @@ import numpy as np
 import pandas as pd
 
 from .._labels import majority_vote, ratio
-from ..detectors import detect_categorical, encode_for_clustering, fit_clustering
-from ..quality import crowdtruth_scores
 from .annotations import (
     CrossFit,
     DisagreementRates,
@@ -188,6 +186,10 @@ def discovered_labels(
     if n_clusters is not None and not 2 <= int(n_clusters) <= len(profile):
         raise ValueError(f"n_clusters must be between 2 and the number of annotators ({len(profile)}), "
                          f"got {n_clusters}")
+    # imported here, not at the top: the Dask and Spark workers import this module (through opinion._dask) and
+    # never cluster; the subgroup discovery would cost each worker seconds of imports (scipy.stats, sklearn)
+    from ..detectors import detect_categorical, encode_for_clustering, fit_clustering
+
     Z, _ = encode_for_clustering(profile, detect_categorical(profile))
     labels = np.asarray(fit_clustering(Z, clustering, n_clusters, random_state).labels)
     return pd.Series([f"cluster {c}" for c in labels], index=profile.index, name="discovered")
@@ -198,6 +200,8 @@ def uqs_ambiguity(enc: EncodedAnnotations) -> np.ndarray:
 
     Uses :func:`aif360_subjective.quality.crowdtruth_scores` on the binary labels.
     """
+    from ..quality import crowdtruth_scores  # here: the workers never score (it imports the datasets and aif360)
+
     df = pd.DataFrame(
         {"unit": enc.item_codes, "worker": enc.annotator_codes, "label": enc.t.astype(np.int64)}
     )

@@ -166,3 +166,36 @@ def test_partitions_that_moved_between_passes_are_refused(table):
     parts.pin([n + 1 for n in rows])  # as if the first pass had seen one more row in each
     with pytest.raises(RuntimeError, match="partitions changed between the passes"):
         parts.map(len)
+
+
+def test_results_in_pieces_are_joined_in_order():
+    from aif360_subjective._spark.partitions import _joined, _pieces
+
+    blob = bytes(range(256)) * 3
+    rows = pd.concat([_pieces(4, blob, 100), _pieces(1, b"", 100), _pieces(2, b"xyz", 100)]).iloc[::-1]
+    assert len(_pieces(4, blob, 100)) == 8  # ceil(768 / 100) pieces, the last of 68 bytes
+    assert _joined(rows.to_dict("records")) == {4: blob, 1: b"", 2: b"xyz"}
+
+
+def test_results_cut_into_small_pieces_give_the_same_sums(table, monkeypatch):
+    # every partition's result crosses the JVM in pieces of CHUNK_BYTES: 64-byte pieces (hundreds per result) give the
+    # results whole, on the driver's path and on the executors'
+    from aif360_subjective.detectors._dask import summary as ds
+    from aif360_subjective.detectors._spark.detect import spark_features
+    from aif360_subjective.detectors._spark.parts import SparkParts
+
+    _, sdf, pdf = table
+    data = spark_features(sdf, "t", "p")
+    jobs = [("num0", (float(pdf["num0"].min()), float(pdf["num0"].max()), True))]
+    whole = SparkParts(data.frame, data.features, data.dtypes)
+    expected = whole.map(ds._partition_histograms, jobs)
+    monkeypatch.setattr(SparkParts, "CHUNK_BYTES", 64)
+    cut = SparkParts(data.frame, data.features, data.dtypes)
+    got = cut.map(ds._partition_histograms, jobs)
+    assert len(got) == len(expected) == cut.npartitions
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert cut.driver_bytes == whole.driver_bytes > 64 * cut.npartitions
+    monkeypatch.setattr(SparkParts, "DRIVER_SUMS", 1)
+    np.testing.assert_array_equal(SparkParts(data.frame, data.features, data.dtypes).total(
+        ds._partition_histograms, jobs), ds._partition_histograms(pdf[data.features], jobs))
