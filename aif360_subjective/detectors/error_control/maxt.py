@@ -240,10 +240,18 @@ class _Standardiser:
         too). ``n1``: (m, b) truth-positive rows of each candidate under each permutation (clusters permuted),
         or None (fixed margins)."""
         e, inv = (self.expected, self.inv_sd) if n1 is None else self._margins(n1)
-        z = [None if cnt is None else (e[i] - cnt) * inv[i] for i, cnt in enumerate(counts)]
+        z: list[np.ndarray | None] = []
+        for i, cnt in enumerate(counts):
+            d = None if cnt is None else e[i] - cnt
+            if d is not None:
+                d *= inv[i]  # over the difference: the same numbers, one (m, b) array fewer at a time
+            z.append(d)
         # a cluster permutation can leave a candidate without truth positives (or negatives): undefined, and it
         # must not be the maximum
-        z_eodds = None if z[1] is None or z[2] is None else (z[1] + z[2]) / np.sqrt(2.0)
+        z_eodds = None
+        if z[1] is not None and z[2] is not None:
+            z_eodds = z[1] + z[2]
+            z_eodds /= np.sqrt(2.0)
         return [z[0], z[1], z_eodds, z[3], z[2]]
 
     def z_all(self, counts: list[np.ndarray]) -> list[np.ndarray]:
@@ -492,10 +500,17 @@ def _statistics(std: _ZOfCounts, counts: Sequence[np.ndarray | None], tests: tup
             counts.forget(i for g in tests[at + 1:] for i in _COUNTS_OF[g])
         if z is None:  # a test whose counts were not made
             continue
-        for st in (z - pen, -z - pen):
-            if by_clusters:  # a candidate a permutation leaves without a margin has no statistic there
+        if by_clusters:  # a candidate a permutation leaves without a margin has no statistic there
+            for st in (z - pen, -z - pen):
                 st[np.isnan(st)] = -np.inf
-            yield st
+                yield st
+            continue
+        yield z - pen
+        # the favoured direction's statistics over this test's own z (formed for it alone): the same numbers as
+        # -z - pen, two (m, b) arrays fewer than forming both directions at once
+        z = np.negative(z, out=z)
+        z -= pen
+        yield z
 
 
 def max_t(
