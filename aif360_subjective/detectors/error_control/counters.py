@@ -9,13 +9,14 @@ max-T's tests under a batch of permutations.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol, cast, overload
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Counter", "MemberCounter", "PackedColumns", "PermutedCounts", "StackedCounter", "as_columns", "as_counter",
-           "float_ones", "is_binary"]
+__all__ = ["Counter", "DeferredCounts", "Finish", "MemberCounter", "PackedColumns", "PermutedCounts", "StackedCounter",
+           "as_columns", "as_counter", "deferred_count", "float_ones", "is_binary"]
 
 
 class PackedColumns:
@@ -114,11 +115,84 @@ class MemberCounter:
 class Counter(Protocol):
     """Anything that counts every candidate's rows: ``shape`` (rows, candidates) and ``count(Y)`` -> (candidates,
     columns of Y) exact counts of the rows where each 0/1 column of ``Y`` is 1 (:class:`MemberCounter`,
-    :class:`~.cell_counts.CellCounter`, :class:`StackedCounter`)."""
+    :class:`~.cell_counts.CellCounter`, :class:`StackedCounter`). A counter may also have ``deferred(Y)``
+    (:func:`deferred_count`)."""
 
     shape: tuple[int, int]
 
     def count(self, Y: np.ndarray) -> np.ndarray: ...
+
+
+#: What :func:`deferred_count` returns: the (candidates, columns) counts of a slice of ``Y``'s columns.
+Finish = Callable[[slice], np.ndarray]
+
+
+def deferred_count(counter: Counter, Y: np.ndarray | PackedColumns) -> Finish:
+    """``counter.count(Y)`` in two steps: the pass over the rows now, the candidates' counts of a slice of ``Y``'s
+    columns when the returned function is called with it (``finish(cols)`` equals ``counter.count(Y)[:, cols]``
+    bit for bit).
+
+    A counter through cells (:class:`~.cell_counts.CellCounter`) passes over the rows into its cells' counts
+    (thousands of cells) and sums each candidate's cells only for the columns asked: the max-T's batch then holds
+    its cells' counts and one count's (candidates, permutations) block at a time, not the (candidates, 4
+    permutations) counts of every column (107 MB for 67,000 candidates and 50 permutations, of each batch in
+    flight). A counter without ``deferred`` counts every column at once and hands out slices of the counts.
+    """
+    deferred = getattr(counter, "deferred", None)
+    if deferred is not None:
+        out: Finish = deferred(Y)
+        return out
+    cnt = counter.count(cast(np.ndarray, Y))
+    return lambda cols: cnt[:, cols]
+
+
+class DeferredCounts(Sequence[np.ndarray | None]):
+    """The four permuted counts of a batch (:data:`~.maxt.COUNTS`, each (candidates, b), None where not asked),
+    each summed from the counter's pass over the rows when first read (:func:`deferred_count`) and held until
+    :meth:`forget`: what :func:`~.maxt.adjust_tests` reads one test at a time.
+
+    Args:
+        finish: the counts of a slice of the batch's columns.
+        b: permutations in the batch.
+        need: which counts the batch's columns hold (each a block of ``b`` columns, in order).
+    """
+
+    def __init__(self, finish: Finish, b: int, need: tuple[bool, ...]):
+        self._finish: Finish | None = finish
+        self.n_permutations = b
+        self._at = {i: j * b for j, i in enumerate(i for i in range(len(need)) if need[i])}
+        self._held: dict[int, np.ndarray] = {}
+        self._size = len(need)
+
+    def __len__(self) -> int:
+        return self._size
+
+    @overload
+    def __getitem__(self, i: int) -> np.ndarray | None: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[np.ndarray | None]: ...
+
+    def __getitem__(self, i: int | slice) -> np.ndarray | None | list[np.ndarray | None]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._size))]
+        if i < 0 or i >= self._size:
+            raise IndexError(f"count {i} of {self._size}")
+        if i not in self._at:
+            return None
+        if i not in self._held:
+            if self._finish is None:
+                raise ValueError(f"count {i} was read after the batch was forgotten")
+            self._held[i] = self._finish(slice(self._at[i], self._at[i] + self.n_permutations))
+        return self._held[i]
+
+    def forget(self, keep: Iterable[int] = ()) -> None:
+        """Drop the counts held other than ``keep``; with nothing to keep, the pass over the rows too."""
+        keep = set(keep)
+        for i in [i for i in self._held if i not in keep]:
+            del self._held[i]
+        if not keep:
+            self._finish = None
 
 
 class StackedCounter:
@@ -139,13 +213,30 @@ class StackedCounter:
 
     def count(self, Y: np.ndarray) -> np.ndarray:
         """(candidates, c) counts, the parts' candidates in order (each part's written into its rows as it comes:
-        no second copy of every candidate's counts)."""
+        no second copy of every candidate's counts; one part's counts as they come)."""
+        if len(self.parts) == 1:
+            return self.parts[0].count(Y)
         out = np.empty((self.shape[1], Y.shape[1]), dtype=np.float64)
         at = 0
         for c in self.parts:
             out[at:at + c.shape[1]] = c.count(Y)
             at += c.shape[1]
         return out
+
+    def deferred(self, Y: np.ndarray | PackedColumns) -> Finish:
+        """:func:`deferred_count` of every part; the finished counts stacked as :meth:`count` stacks them."""
+        parts = [(c.shape[1], deferred_count(c, Y)) for c in self.parts]
+        if len(parts) == 1:
+            return parts[0][1]
+
+        def finish(cols: slice) -> np.ndarray:
+            out = np.empty((self.shape[1], len(range(*cols.indices(Y.shape[1])))), dtype=np.float64)
+            at = 0
+            for k, part in parts:
+                out[at:at + k] = part(cols)
+                at += k
+            return out
+        return finish
 
 
 def as_counter(members: Counter | sp.spmatrix | np.ndarray) -> Counter:

@@ -58,10 +58,10 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -71,7 +71,7 @@ from ..._param_tables import SUBGROUP_PARAMS
 from ..._progress import tracked
 from ..._validation import check_choice
 from .cluster_permutation import BinaryZ, ClusterPermutation, binary_columns
-from .counters import Counter, MemberCounter, PackedColumns, PermutedCounts, as_counter
+from .counters import Counter, DeferredCounts, MemberCounter, PackedColumns, PermutedCounts, as_counter, deferred_count
 from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
 from .row_permutations import permuted_columns
@@ -240,10 +240,18 @@ class _Standardiser:
         too). ``n1``: (m, b) truth-positive rows of each candidate under each permutation (clusters permuted),
         or None (fixed margins)."""
         e, inv = (self.expected, self.inv_sd) if n1 is None else self._margins(n1)
-        z = [None if cnt is None else (e[i] - cnt) * inv[i] for i, cnt in enumerate(counts)]
+        z: list[np.ndarray | None] = []
+        for i, cnt in enumerate(counts):
+            d = None if cnt is None else e[i] - cnt
+            if d is not None:
+                d *= inv[i]  # over the difference: the same numbers, one (m, b) array fewer at a time
+            z.append(d)
         # a cluster permutation can leave a candidate without truth positives (or negatives): undefined, and it
         # must not be the maximum
-        z_eodds = None if z[1] is None or z[2] is None else (z[1] + z[2]) / np.sqrt(2.0)
+        z_eodds = None
+        if z[1] is not None and z[2] is not None:
+            z_eodds = z[1] + z[2]
+            z_eodds /= np.sqrt(2.0)
         return [z[0], z[1], z_eodds, z[3], z[2]]
 
     def z_all(self, counts: list[np.ndarray]) -> list[np.ndarray]:
@@ -419,8 +427,11 @@ def pipelined(total: int, submit: Callable[[ThreadPoolExecutor, int], Future[_T]
             yield in_flight.popleft().result()
 
 
-def permutations_in(batch: list[np.ndarray | None] | list[np.ndarray]) -> int:
-    """The permutations of a batch (the columns of its (m, b) arrays; None where no test asked for the count)."""
+def permutations_in(batch: Sequence[np.ndarray | None] | list[np.ndarray]) -> int:
+    """The permutations of a batch (the columns of its (m, b) arrays; None where no test asked for the count;
+    a :class:`~.counters.DeferredCounts` says without summing its counts)."""
+    if isinstance(batch, DeferredCounts):
+        return batch.n_permutations
     return next((a.shape[1] for a in batch if a is not None), 0)
 
 
@@ -432,7 +443,7 @@ class _ZOfCounts(Protocol):
 
 
 def adjust_tests(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tuple[int, ...], B: int,
-            batches: Iterable[list[np.ndarray | None]], by_clusters: bool = False, unit: str = "rows",
+            batches: Iterable[Sequence[np.ndarray | None]], by_clusters: bool = False, unit: str = "rows",
             permutation: str = "classical") -> MaxTResult:
     """The step-down families of :func:`max_t` fed with the permuted counts of every batch (each the list of
     :data:`COUNTS` as (m, b) arrays, None where no test uses it, and with ``by_clusters`` a fifth: the
@@ -474,23 +485,32 @@ def adjust_tests(std: _ZOfCounts, z_obs: np.ndarray, pen: np.ndarray, tests: tup
 _COUNTS_OF = ((0,), (1,), (1, 2), (3,), (2,))
 
 
-def _statistics(std: _ZOfCounts, counts: list[np.ndarray | None], tests: tuple[int, ...], pen: np.ndarray,
+def _statistics(std: _ZOfCounts, counts: Sequence[np.ndarray | None], tests: tuple[int, ...], pen: np.ndarray,
                 by_clusters: bool) -> Iterator[np.ndarray]:
     """The (m, b) statistics of one batch, in :func:`adjust_tests`' block order (per asked test, ``z - pen`` then
     ``-z - pen``), formed one test at a time: :meth:`Families.add` reduces each block before the next is made, so
     a batch holds its counts and one test's blocks, not every test's z and statistics at once (the same
     arithmetic on the same numbers: the same statistics)."""
     n1 = counts[4] if by_clusters else None
-    every = std.z(counts[:4], n1) if n1 is not None else None  # margins permuted too: computed once per batch
-    for f in tests:
+    every = std.z(list(counts[:4]), n1) if n1 is not None else None  # margins permuted too: once per batch
+    for at, f in enumerate(tests):
         z = every[f] if every is not None else std.z(
-            [cnt if i in _COUNTS_OF[f] else None for i, cnt in enumerate(counts[:4])])[f]
+            [counts[i] if i in _COUNTS_OF[f] else None for i in range(4)])[f]
+        if isinstance(counts, DeferredCounts):  # the counts no later test reads are let go (all after the last)
+            counts.forget(i for g in tests[at + 1:] for i in _COUNTS_OF[g])
         if z is None:  # a test whose counts were not made
             continue
-        for st in (z - pen, -z - pen):
-            if by_clusters:  # a candidate a permutation leaves without a margin has no statistic there
+        if by_clusters:  # a candidate a permutation leaves without a margin has no statistic there
+            for st in (z - pen, -z - pen):
                 st[np.isnan(st)] = -np.inf
-            yield st
+                yield st
+            continue
+        yield z - pen
+        # the favoured direction's statistics over this test's own z (formed for it alone): the same numbers as
+        # -z - pen, two (m, b) arrays fewer than forming both directions at once
+        z = np.negative(z, out=z)
+        z -= pen
+        yield z
 
 
 def max_t(
@@ -580,7 +600,7 @@ def max_t(
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     permuted = PermutedCounts(counter, t)
 
-    def submit(pool: ThreadPoolExecutor, b: int) -> Future[list[np.ndarray | None]]:
+    def submit(pool: ThreadPoolExecutor, b: int) -> Future[Sequence[np.ndarray | None]]:
         if groups is None:  # rows as the units: the same draws, straight into the 0/1 block the counter reads
             return pool.submit(_counted, counter, permuted_columns(permuter, rng, b, t, p, need), b, need)
         idx = permuter.draw(rng, b)
@@ -592,17 +612,13 @@ def max_t(
     return adjust_tests(std, z_obs, pen, tests, B, pipelined(B, submit), by_clusters, permuter.unit)
 
 
-def _counted(counter: Counter, Y: PackedColumns, b: int,
-             need: tuple[bool, bool, bool, bool]) -> list[np.ndarray | None]:
+def _counted(counter: Counter, Y: PackedColumns, b: int, need: tuple[bool, bool, bool, bool]) -> DeferredCounts:
     """The four permuted counts (:data:`COUNTS`, None where not needed) from the packed block of
-    :func:`~.row_permutations.permuted_columns`."""
+    :func:`~.row_permutations.permuted_columns`: the pass over the rows here (a worker's), each count's
+    candidates summed when :func:`_statistics` first reads it (:class:`~.counters.DeferredCounts`)."""
     # the package's counters read packed columns a block of rows at a time; any other counter reads np.asarray
     # of them (the whole boolean block): the same counts either way
-    cnt = counter.count(cast(np.ndarray, Y))
-    out: list[np.ndarray | None] = [None] * 4
-    for j, i in enumerate(i for i in range(4) if need[i]):
-        out[i] = cnt[:, j * b:(j + 1) * b]
-    return out
+    return DeferredCounts(deferred_count(counter, Y), b, need)
 
 
 class PermutedCountsProvider(Protocol):

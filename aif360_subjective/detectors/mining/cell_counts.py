@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bitsets import unpack_to_csc
-from ..error_control.counters import MemberCounter, PackedColumns, as_columns, float_ones, is_binary
+from ..error_control.counters import Finish, MemberCounter, PackedColumns, as_columns, float_ones, is_binary
 
 __all__ = ["CellCounter"]
 
@@ -219,16 +219,33 @@ class CellCounter:
     def count(self, Y: np.ndarray | PackedColumns) -> np.ndarray:
         """(patterns, c) float64: rows of each pattern where each column of the (rows, c) ``Y`` is 1; for a
         float ``Y`` (weights), the sum of its values over each pattern's rows."""
-        if self._bounds:
-            cells = self.cell_counts(Y)
-            out: np.ndarray = self.A @ cells
-            if self._corner_A is not None:
-                out += self._corner_A @ self._prefix_sums(cells)
-        else:
-            out = np.zeros((self.shape[1], Y.shape[1]))
-        if self._members is not None:
-            out[self.member_ids] = self._members.count(Y)
-        return out
+        return self.deferred(Y)(slice(None))
+
+    def deferred(self, Y: np.ndarray | PackedColumns) -> Finish:
+        """:meth:`count` in two steps (:func:`~..error_control.counters.deferred_count`): the pass over the rows
+        into the cells' counts (and the prefix sums, and the patterns counted through their members) now; each
+        pattern's sum of its cells for a slice of the columns when the returned function is called. Every
+        column is summed as :meth:`count` sums it (a sparse product's columns are independent): the same
+        counts."""
+        Y = as_columns(Y)
+        c = Y.shape[1]
+        cells = self.cell_counts(Y) if self._bounds else None
+        prefix = self._prefix_sums(cells) if cells is not None and self._corner_A is not None else None
+        members = self._members.count(Y) if self._members is not None else None
+
+        def finish(cols: slice) -> np.ndarray:
+            out: np.ndarray
+            if cells is not None:
+                out = self.A @ cells[:, cols]
+                if prefix is not None:
+                    assert self._corner_A is not None
+                    out += self._corner_A @ prefix[:, cols]
+            else:
+                out = np.zeros((self.shape[1], len(range(*cols.indices(c)))))
+            if members is not None:
+                out[self.member_ids] = members[:, cols]
+            return out
+        return finish
 
     def sparse_count(self, D: sp.spmatrix) -> sp.csr_matrix:
         """(patterns, c) sparse float64 sums of the columns of the sparse (rows, c) ``D`` over each pattern's rows (the
