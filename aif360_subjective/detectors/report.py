@@ -284,45 +284,11 @@ class SubgroupReport:
     ) -> pd.DataFrame:
         """The subgroups most disadvantaged (or favoured) by a metric, significant ones only by default.
 
-        "Disadvantaged" follows :data:`~aif360_subjective.detectors.directions.DIRECTIONS`: larger statistical
-        parity, equal opportunity and equalized odds (rest minus subgroup), smaller accuracy error and
-        accuracy (below the overall accuracy).
-
-        With ``alpha`` (default 0.05) only subgroups whose disparity in the requested direction is
-        significant are ranked: the adjusted p-value below ``alpha`` **and** the ``ci`` interval entirely on
-        that side of the reference (0, or the overall accuracy for ``accuracy``). With ``control="fwer"``
-        (default) the adjusted p-value is the permutation max-T one (``<metric>_p_adjusted``): its family is
-        every subgroup of **every kind** the report holds, in the requested direction of the metric's test (the
-        ``_p_adjusted`` column of :meth:`subgroup_metrics` is two-sided: its family holds both directions), so
-        that on data without any effect a ranking lists something with probability at most ``alpha``, however
-        many overlapping candidates were mined (see :mod:`~aif360_subjective.detectors.error_control.maxt`).
-        ``control="fdr"`` is the previous filter: Benjamini-Hochberg q-values over the subgroups of one kind
-        (``<metric>_q``), which bound the expected share of false claims among those listed, not the chance of any.
-
-        With ``control="fwer"`` they are ordered by adjusted p-value (the strongest evidence once the search
-        over every candidate is accounted for: a small pattern that only just passes comes after a clear one),
-        then (equal p-values: the floor 1 / (B + 1) of the permutations) by the max-T statistic, the penalised z,
-        then by the interval's bound nearest the reference; with ``"fdr"`` by that bound alone: the first
-        subgroup is the one disadvantaged "by at least X with 95 % confidence" for the largest X (the 95 %
-        intervals are per subgroup, not adjusted for the search). Unless ``keep_redundant``, a
-        significant subgroup is left out when a nested listed one says the same
-        (:func:`~aif360_subjective.detectors.redundancy.redundant`): a sub-pattern whose rate does not differ
-        from the other rows of a larger listed subgroup holding it (its extra conditions add nothing the data
-        can tell apart from chance: the more general description is listed instead, even when the
-        sub-pattern's luckier rate makes it the stronger), or a larger subgroup whose rows outside a listed
-        smaller one are treated like everyone else (the smaller one diluted: when the smaller one's rate differs
-        from those rows, the larger is decided after it, so a one-condition parent whose smaller penalty makes
-        it the stronger does not come before the slice that carries its effect).
-
-        ``attrs`` says how many subgroups were left out and why (``n_no_metrics`` empty/repeated patterns,
-        ``n_too_small`` below ``min_size``, ``n_undefined`` undefined rates, ``n_other_side`` significant in the
-        other direction, ``n_not_significant`` the rest of the tested ones, ``n_redundant``), plus
-        ``n_significant``, ``direction``, ``alpha``, ``control``, ``ci``, ``reference`` and ``bound_column``.
-        ``alpha=None`` is the seed's raw ranking: every subgroup by its value (missing values last, ties in id order).
-
-        With ``kind="all"`` every kind is ranked together, the index is (kind, id), and subgroups with
-        identical rows (a cluster and its entropy pattern, say) are listed once, under the first kind, with
-        all their descriptions joined by ``" | "``.
+        The core is :func:`~aif360_subjective.detectors.ranking.ranking`, whose docstring says what is listed
+        (the adjusted p-value below ``alpha`` and the ``ci`` interval on the requested side), in which order
+        (adjusted p-value, then the max-T statistic, then the bound nearest the reference), which nested
+        subgroups the redundancy filter leaves out, and what ``attrs`` counts. ``alpha=None`` is the seed's raw
+        ranking; ``kind="all"`` ranks every kind together, identical row sets listed once.
 
         Args:
             metric: one of the report's metrics (a binary decision: ``statistical_parity``,

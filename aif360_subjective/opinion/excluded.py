@@ -248,12 +248,13 @@ def excluded_groups(
     y_true: Any, y_pred: Any, *, item_ids: Any = None, annotator_ids: Any = None, annotators: pd.DataFrame,
     attributes: str | list[str] | None = None, max_conditions: int = OPINION_PARAMS.default("max_conditions"),
     adjust: str = OPINION_PARAMS.default("adjust"), alpha: float = OPINION_PARAMS.default("alpha"),
+    ranges: int = OPINION_PARAMS.default("ranges"),
     n_permutations: int = OPINION_PARAMS.default("discovery_n_permutations"),
     min_annotators: int = OPINION_PARAMS.default("min_annotators"),
     performance: str = OPINION_PARAMS.default("discovery_performance"),
-    ranges: int = OPINION_PARAMS.default("ranges"), balance: str = OPINION_PARAMS.default("balance"),
-    step_down: bool = OPINION_PARAMS.default("step_down"), pos_label: Any = 1, positive_from: float | None = None,
-    tie: str = "favorable", random_state: Any = None, data: Any = None, **renamed: Any,
+    balance: str = OPINION_PARAMS.default("balance"), step_down: bool = OPINION_PARAMS.default("step_down"),
+    pos_label: Any = 1, positive_from: float | None = None, tie: str = "favorable", random_state: Any = None,
+    data: Any = None, **renamed: Any,
 ) -> ExcludedGroups:
     """Discover the annotator groups whose opinions a model excludes: served worse than the other annotators.
 
@@ -277,25 +278,21 @@ def excluded_groups(
             counted in the summary.
         performance: one of :data:`DISCOVERY_PERFORMANCES`.
         ranges: quantile ranges a numeric attribute (and the ADR) is cut into (>= 2).
-        balance: the classes of the max-T (:data:`BALANCES`). "conditions" (default): the candidates of each number
-            of conditions get their own threshold, so the few single attributes are found more easily and the
-            many intersections less easily. "none": the plain max-T, one threshold for every candidate, lower than
-            the balanced one for intersections (found more easily) and higher for single attributes.
-        step_down: False (default): single-step max-T p-values, every candidate against the largest statistic of
-            all of them. True: Westfall and Young's free step-down through the same nulls (on the offset statistics
-            when balanced): each candidate against the largest statistic of the candidates not more significant than
-            it, so every p-value is at most the single step's (the most significant one's is the same) and the
-            family-wise error is still held. ``ci_low``, ``ci_high`` and ``threshold`` stay the single step's
-            simultaneous bounds: a group found by the step-down alone has ``ci_low <= 0``.
+        balance: the classes of the max-T (:data:`BALANCES`). "conditions" (default): each number of conditions gets its
+            own threshold (the few single attributes found more easily, the many intersections less); "none": the plain
+            max-T, one threshold for every candidate.
+        step_down: False (default): the single step, every candidate against the largest statistic of all. True:
+            Westfall and Young's free step-down through the same nulls (each candidate against the largest statistic of
+            those not more significant; every p-value at most the single step's, the family-wise error held).
+            ``ci_low``, ``ci_high`` and ``threshold`` stay the single step's bounds: a group found by the step-down
+            alone has ``ci_low <= 0``.
         pos_label: the positive label of the rates (binary labels).
         positive_from: with ratings, the lowest rating of the positive class (the majority vote of the ADR uses
             ``rating >= positive_from``; without it the ADR measures disagreement with the item's median rating).
-        tie: majority-vote tie policy of the ADR.
-        random_state: seed or numpy Generator of the permutations.
-        data: a pandas, Dask or Spark DataFrame of the annotations, whose columns ``y_true``, ``y_pred``,
-            ``item_ids`` and ``annotator_ids`` then name. The discovery computes in memory: a Dask or Spark
-            DataFrame's four named columns are read to the driver (its other columns are not); the answer is the
-            pandas one on those rows.
+        tie, random_state: the majority vote's tie policy (ADR); the permutations' seed or numpy Generator.
+        data: a pandas, Dask or Spark DataFrame of the annotations, whose columns ``y_true``, ``y_pred``, ``item_ids``
+            and ``annotator_ids`` then name. A Dask or Spark DataFrame's four named columns are read to the driver (not
+            its other columns): the answer is the pandas one on those rows.
 
     Returns:
         ExcludedGroups: :meth:`~ExcludedGroups.findings`, :meth:`~ExcludedGroups.members`,
@@ -318,7 +315,8 @@ def excluded_groups(
         ...                      attributes=["gender", "age"], adjust="items", random_state=0)
         >>> ex.findings()[["description", "gap", "p_adjusted"]]  # doctest: +SKIP
     """
-    n_permutations = renamed_keyword("excluded_groups", renamed, "n_perm", "n_permutations", n_permutations, 999)
+    n_permutations = renamed_keyword("excluded_groups", renamed, "n_perm", "n_permutations", n_permutations,
+                                     OPINION_PARAMS.default("discovery_n_permutations"))
     opts = check_discovery_options(max_conditions=max_conditions, min_annotators=min_annotators, ranges=ranges,
                                    adjust=adjust, alpha=alpha, n_permutations=n_permutations, performance=performance,
                                    random_state=random_state, balance=balance, step_down=step_down)
