@@ -11,6 +11,8 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._lazy import lazy_names
+
 
 def moved(old: str, new: str) -> None:
     """Make module ``old`` an alias of module ``new`` and warn once that it is deprecated.
@@ -71,15 +73,12 @@ def moved_names(module: str, names: Mapping[str, str]) -> Callable[[str], Any]:
         The function to bind as the module's ``__getattr__``.
     """
 
-    def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's own name
-        if name not in names:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        home = names[name]
+    def warn(name: str, home: str) -> None:
         warnings.warn(f"import {name} from {home}, not from {module}; the old path will be removed in 0.4",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(home), name)
+                      DeprecationWarning, stacklevel=3)
 
-    return __getattr__
+    # not remembered: every import from the old path warns
+    return lazy_names(module, names, remember=False, before=warn)
 
 
 class _MovedModules(importlib.abc.MetaPathFinder):

@@ -8,14 +8,13 @@ Importing this package does not import Panel: :class:`Dashboard` loads it on fir
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from .app import Dashboard
 
 __all__ = ["Dashboard"]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "Dashboard":
-        from .app import Dashboard
-
-        return Dashboard
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, {"Dashboard": ".app"})

@@ -18,10 +18,10 @@ References:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._deprecation import renamed
+from .._lazy import lazy_names
 from .core import OpinionExclusionResult
 from .groups import GroupingSummary
 from .options import IntervalOptions, OpinionOptions, check_opinion_options
@@ -65,14 +65,8 @@ __all__ = [
 _renamed = renamed(__name__, {"GroupingReport": ("GroupingSummary", lambda: GroupingSummary)})
 
 
-def __getattr__(name: str) -> Any:
-    """A public name of :data:`_LAZY` (imported once, then a module attribute) or a former name."""
-    home = _LAZY.get(name)
-    if home is None:
-        return _renamed(name)
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+# a public name of _LAZY (imported once, then a module attribute) or a former name
+__getattr__ = lazy_names(__name__, {name: f".{home}" for name, home in _LAZY.items()}, fallback=_renamed)
 
 
 def __dir__() -> list[str]:
