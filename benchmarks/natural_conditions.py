@@ -51,7 +51,8 @@ Wilson 95 % upper bound); then the timing block: 20,000 rows ours (default disco
 DivExplorer (``min_support=0.01``), and ours (``patterns``) at 50,000 and 200,000 rows with the growth factor
 (one run each, each in a child process of its own, in wall-clock and CPU seconds: on a shared machine the CPU
 seconds are the measure). ``--option KEY=VALUE`` passes a keyword to our methods' ``detect_subgroups`` (e.g.
-``--option thresholds=20``), in the planted, null and timing runs alike.
+``--option thresholds=20``), in the planted, null and timing runs alike; ``--candidates 10 20 None`` prints
+the items and mined patterns of the timing tables for each grid of one-sided conditions.
 
 Usage: ``python benchmarks/natural_conditions.py [--tables 3] [--null 20] [--shapes ...] [--tasks ...]
 [--methods ...] [--skip-timing] [--timing-only]``. Peers need ``pip install sliceline divexplorer``; a missing one
@@ -529,6 +530,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rows", type=int, default=5000)
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--timing-only", action="store_true")
+    ap.add_argument("--candidates", nargs="+", default=None, metavar="THRESHOLDS",
+                    help="print the candidates of discovery='patterns' for each thresholds (an int or None) instead")
     ap.add_argument("--timing-item", nargs=2, metavar=("WHAT", "ROWS"), default=None,
                     help=f"(internal) time one of {TIMED} on ROWS rows in this process and print it as JSON")
     ap.add_argument("--show", action="store_true", help="print every table's first finding (stderr)")
@@ -550,6 +553,9 @@ def main(argv: list[str] | None = None) -> None:
     OURS_OPTIONS.update(dict(args.option))
     warnings.simplefilter("ignore")
     logging.getLogger("aif360_subjective").setLevel(logging.ERROR)
+    if args.candidates:
+        candidate_counts(args.candidates)
+        return
     if args.timing_item:
         import json
 
@@ -700,6 +706,31 @@ def timed_in_child(what: str, n: int) -> dict[str, float]:
     out = subprocess.run([sys.executable, __file__, "--timing-item", what, str(n), *opts], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def candidate_counts(grids: list[str]) -> None:
+    """Items and mined patterns (the candidates of ``discovery="patterns"``) of the timing tables (cat_threshold,
+    seed 7) at 5,000 and 20,000 rows for each ``thresholds`` of ``grids`` ("None": ranges only), with the
+    defaults otherwise (10 bins, runs of up to 3, ``min_support=0.01``, up to 3 conditions, ``max_patterns``
+    200,000) and the CPU seconds of building and mining them."""
+    from aif360_subjective._param_tables import SUBGROUP_PARAMS
+    from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
+
+    print("\n## Candidates of discovery='patterns' by the grid of one-sided conditions (cat_threshold tables, seed 7)")
+    print("| rows | thresholds | items | mined patterns | conditions mined | patterns of the next length, not mined "
+          "(at least) | CPU s |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (5000, 20_000):
+        t = natural_table("cat_threshold", n, 7)
+        for g in grids:
+            grid = None if g == "None" else int(g)
+            c0 = time.process_time()
+            items = build_items(t.X, list(CATEGORICAL), SUBGROUP_PARAMS.default("n_bins"),
+                                SUBGROUP_PARAMS.default("max_merge"), grid)
+            mined = mine_patterns(items, max(1, int(np.ceil(0.01 * n))), SUBGROUP_PARAMS.default("max_length"),
+                                  SUBGROUP_PARAMS.default("max_patterns"))
+            print(f"| {n:,} | {g} | {len(items.labels):,} | {len(mined.slots):,} | up to {mined.mined_length} | "
+                  f"{mined.skipped_count:,} | {time.process_time() - c0:.1f} |", flush=True)
 
 
 def timing(rows: int) -> None:
