@@ -516,6 +516,7 @@ def binom_reading(k: int, n: int, b: int = 200, alpha: float = 0.05) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    global GRID_STEP  # --off-grid: the grid the planted edges keep away from
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=3, help="planted tables per shape x task (default 3)")
     ap.add_argument("--first", type=int, default=0, help="first planted table of each cell (default 0)")
@@ -528,6 +529,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--methods", default="ours_patterns,ours_default,SliceLine,DivExplorer,maxT")
     ap.add_argument("--permutations", type=int, default=200, help="permutations of the max-T baseline")
     ap.add_argument("--rows", type=int, default=5000)
+    ap.add_argument("--off-grid", type=float, default=GRID_STEP,
+                    help=f"planted edges stay 1 %% of the rows away from every multiple of this share (default "
+                         f"{GRID_STEP}: deciles, quintiles, ventiles; 0.0625 for a grid of sixteenths)")
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--timing-only", action="store_true")
     ap.add_argument("--candidates", nargs="+", default=None, metavar="THRESHOLDS",
@@ -551,6 +555,7 @@ def main(argv: list[str] | None = None) -> None:
                              for f in args.summarise], ignore_index=True))
         return
     OURS_OPTIONS.update(dict(args.option))
+    GRID_STEP = args.off_grid
     warnings.simplefilter("ignore")
     logging.getLogger("aif360_subjective").setLevel(logging.ERROR)
     if args.candidates:
@@ -566,7 +571,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"# natural conditions: package from {Path(aif360_subjective.__file__).parent.parent.name}, "
           f"{args.rows} rows, {args.tables} planted tables per cell, {args.null} null tables per task, "
-          f"baseline B = {args.permutations}"
+          f"baseline B = {args.permutations}, planted edges off the multiples of {GRID_STEP:g}"
           + (f", ours with {', '.join(f'{k}={v!r}' for k, v in OURS_OPTIONS.items())}" if OURS_OPTIONS else ""))
     meth, missing = methods(args.methods.split(","), args.permutations)
     null_meth, _ = methods(args.null_methods.split(","), args.permutations) if args.null_methods else ({}, [])
