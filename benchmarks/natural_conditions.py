@@ -49,7 +49,10 @@ then per task x method the null tables reporting something, with the binomial re
 exact test at B = 200 as ``benchmarks/null_exactness.py --counts`` prints it (P(at least this many) and the
 Wilson 95 % upper bound); then the timing block: 20,000 rows ours (default discovery and ``patterns``) against
 DivExplorer (``min_support=0.01``), and ours (``patterns``) at 50,000 and 200,000 rows with the growth factor
-(one run each, wall clock: on a shared machine these are loaded-machine times).
+(one run each, each in a child process of its own, in wall-clock and CPU seconds: on a shared machine the CPU
+seconds are the measure). ``--option KEY=VALUE`` passes a keyword to our methods' ``detect_subgroups`` (e.g.
+``--option thresholds=20``), in the planted, null and timing runs alike; ``--candidates 10 20 None`` prints
+the items and mined patterns of the timing tables for each grid of one-sided conditions.
 
 Usage: ``python benchmarks/natural_conditions.py [--tables 3] [--null 20] [--shapes ...] [--tasks ...]
 [--methods ...] [--skip-timing] [--timing-only]``. Peers need ``pip install sliceline divexplorer``; a missing one
@@ -426,12 +429,30 @@ def jaccard(a: np.ndarray | None, b: np.ndarray) -> float:
     return float((a & b).sum() / max((a | b).sum(), 1))
 
 
+OURS_OPTIONS: dict[str, object] = {}  # --option KEY=VALUE: detect_subgroups keywords of our methods
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` of ``--option``: the value an int, None or a float when it reads as one, else the text."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--option takes KEY=VALUE, got {text!r}")
+    if raw == "None":
+        return key, None
+    for kind in (int, float):
+        try:
+            return key, kind(raw)
+        except ValueError:
+            pass
+    return key, raw
+
+
 def run_ours(discovery: str | None, task: str, X, y, yhat, seed: int) -> Result:
     from slice_finders import _members_of_first
 
     from aif360_subjective.detectors import detect_subgroups
 
-    kw = {"discovery": discovery} if discovery else {}
+    kw = {**OURS_OPTIONS, **({"discovery": discovery} if discovery else {})}
     t0 = time.perf_counter()
     rep = detect_subgroups(X, y, yhat, task=TASK_ARG[task], random_state=seed, **kw)
     rk = rep.ranking(METRIC[task], kind="all", n=1)
@@ -495,6 +516,7 @@ def binom_reading(k: int, n: int, b: int = 200, alpha: float = 0.05) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    global GRID_STEP  # --off-grid: the grid the planted edges keep away from
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=3, help="planted tables per shape x task (default 3)")
     ap.add_argument("--first", type=int, default=0, help="first planted table of each cell (default 0)")
@@ -507,9 +529,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--methods", default="ours_patterns,ours_default,SliceLine,DivExplorer,maxT")
     ap.add_argument("--permutations", type=int, default=200, help="permutations of the max-T baseline")
     ap.add_argument("--rows", type=int, default=5000)
+    ap.add_argument("--off-grid", type=float, default=GRID_STEP,
+                    help=f"planted edges stay 1 %% of the rows away from every multiple of this share (default "
+                         f"{GRID_STEP}: deciles, quintiles, ventiles; 0.0625 for a grid of sixteenths)")
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--timing-only", action="store_true")
+    ap.add_argument("--candidates", nargs="+", default=None, metavar="THRESHOLDS",
+                    help="print the candidates of discovery='patterns' for each thresholds (an int or None) instead")
+    ap.add_argument("--timing-item", nargs=2, metavar=("WHAT", "ROWS"), default=None,
+                    help=f"(internal) time one of {TIMED} on ROWS rows in this process and print it as JSON")
     ap.add_argument("--show", action="store_true", help="print every table's first finding (stderr)")
+    ap.add_argument("--option", type=parse_option, action="append", default=[], metavar="KEY=VALUE",
+                    help="a detect_subgroups keyword of our methods, e.g. thresholds=20 (repeatable)")
     ap.add_argument("--records", type=Path, default=None,
                     help="append one CSV line per (table, method) here (for --summarise)")
     ap.add_argument("--label", default="", help="suffix of our methods' names in --records (e.g. 'main', 'h38')")
@@ -523,11 +554,25 @@ def main(argv: list[str] | None = None) -> None:
         summarise(pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""])  # "null" is a kind here
                              for f in args.summarise], ignore_index=True))
         return
+    OURS_OPTIONS.update(dict(args.option))
+    GRID_STEP = args.off_grid
     warnings.simplefilter("ignore")
     logging.getLogger("aif360_subjective").setLevel(logging.ERROR)
+    if args.candidates:
+        candidate_counts(args.candidates)
+        return
+    if args.timing_item:
+        import json
+
+        what, n = args.timing_item
+        if what not in TIMED:
+            ap.error(f"--timing-item WHAT from {TIMED}, got {what!r}")
+        print(json.dumps(timing_item(what, int(n))))
+        return
     print(f"# natural conditions: package from {Path(aif360_subjective.__file__).parent.parent.name}, "
           f"{args.rows} rows, {args.tables} planted tables per cell, {args.null} null tables per task, "
-          f"baseline B = {args.permutations}")
+          f"baseline B = {args.permutations}, planted edges off the multiples of {GRID_STEP:g}"
+          + (f", ours with {', '.join(f'{k}={v!r}' for k, v in OURS_OPTIONS.items())}" if OURS_OPTIONS else ""))
     meth, missing = methods(args.methods.split(","), args.permutations)
     null_meth, _ = methods(args.null_methods.split(","), args.permutations) if args.null_methods else ({}, [])
     for line in missing:
@@ -631,31 +676,97 @@ def summarise(df: pd.DataFrame) -> None:
                   f"{g['seconds'].mean():.1f} |")
 
 
-def timing(rows: int) -> None:
-    """20,000 rows ours vs DivExplorer; ours (patterns) at 50,000 and 200,000 rows."""
-    print("\n## Timing (one run each, wall clock, cat_threshold binary_sp tables)")
-    print("| what | rows | seconds |")
-    print("|---|---|---|")
-    t = natural_table("cat_threshold", 20_000, 7)
+TIMED = ("default", "patterns", "DivExplorer")  # what --timing-item runs: ours by discovery, or the peer
+
+
+def timing_item(what: str, n: int) -> dict[str, float]:
+    """One timed run on the cat_threshold binary_sp table of ``n`` rows (seed 7), in this process: wall seconds and
+    CPU seconds (``ru_utime + ru_stime`` of this process and its waited-for children, so the threads and any child
+    process of the run count) of the call alone, the table made before."""
+    import resource
+
+    def cpu() -> float:
+        return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                     resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+    t = natural_table("cat_threshold", n, 7)
     y, yhat = outcomes("binary_sp", t.planted, True, 7)
-    r = run_ours(None, "binary_sp", t.X, y, yhat, 0)
-    print(f"| ours default discovery + ranking | 20,000 | {r.seconds:.1f} |", flush=True)
-    r = run_ours("patterns", "binary_sp", t.X, y, yhat, 0)
-    print(f"| ours discovery='patterns' + ranking | 20,000 | {r.seconds:.1f} |", flush=True)
-    if importlib.util.find_spec("divexplorer") is not None:
+    c0, t0 = cpu(), time.perf_counter()
+    if what == "DivExplorer":
         import slice_finders as sf
 
-        t0 = time.perf_counter()
         sf.run_divexplorer(sf.discretise(t.X), y, yhat, "SP", min_support=0.01)
-        print(f"| DivExplorer min_support=0.01 (discretisation included) | 20,000 | "
-              f"{time.perf_counter() - t0:.1f} |", flush=True)
-    secs = {}
-    for n in (50_000, 200_000):
+    else:
+        run_ours(None if what == "default" else what, "binary_sp", t.X, y, yhat, 0)
+    return {"seconds": time.perf_counter() - t0, "cpu": cpu() - c0}
+
+
+def timed_in_child(what: str, n: int) -> dict[str, float]:
+    """:func:`timing_item` in a fresh interpreter of its own (no warm caches or pools shared between the tools),
+    with this run's ``--option`` keywords."""
+    import json
+    import subprocess
+
+    opts = [a for k, v in OURS_OPTIONS.items() for a in ("--option", f"{k}={v}")]
+    out = subprocess.run([sys.executable, __file__, "--timing-item", what, str(n), *opts], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def candidate_counts(grids: list[str]) -> None:
+    """Items and mined patterns (the candidates of ``discovery="patterns"``) of the timing tables (cat_threshold,
+    seed 7) at 5,000 and 20,000 rows for each ``thresholds`` of ``grids`` ("None": ranges only), with the
+    defaults otherwise (10 bins, runs of up to 3, ``min_support=0.01``, up to 3 conditions, ``max_patterns``
+    200,000) and the CPU seconds of building and mining them."""
+    from aif360_subjective._param_tables import SUBGROUP_PARAMS
+    from aif360_subjective.detectors.mining.pattern_mining import build_items, mine_patterns
+
+    print("\n## Candidates of discovery='patterns' by the grid of one-sided conditions (cat_threshold tables, seed 7)")
+    print("| rows | thresholds | items | mined patterns | conditions mined | patterns of the next length, not mined "
+          "(at least) | CPU s |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (5000, 20_000):
         t = natural_table("cat_threshold", n, 7)
-        y, yhat = outcomes("binary_sp", t.planted, True, 7)
-        secs[n] = run_ours("patterns", "binary_sp", t.X, y, yhat, 0).seconds
-        print(f"| ours discovery='patterns' + ranking | {n:,} | {secs[n]:.1f} |", flush=True)
-    print(f"| growth 50,000 -> 200,000 | | {secs[200_000] / secs[50_000]:.2f}x |")
+        for g in grids:
+            grid = None if g == "None" else int(g)
+            c0 = time.process_time()
+            items = build_items(t.X, list(CATEGORICAL), SUBGROUP_PARAMS.default("n_bins"),
+                                SUBGROUP_PARAMS.default("max_merge"), grid)
+            mined = mine_patterns(items, max(1, int(np.ceil(0.01 * n))), SUBGROUP_PARAMS.default("max_length"),
+                                  SUBGROUP_PARAMS.default("max_patterns"))
+            print(f"| {n:,} | {g} | {len(items.labels):,} | {len(mined.slots):,} | up to {mined.mined_length} | "
+                  f"{mined.skipped_count:,} | {time.process_time() - c0:.1f} |", flush=True)
+
+
+def timing(rows: int) -> None:
+    """20,000 rows ours (default discovery and ``patterns``) against DivExplorer (``min_support=0.01``); ours
+    (``patterns``) at 50,000 and 200,000 rows, and the growth; each run in a child process of its own, in wall
+    and CPU seconds (the CPU seconds are the measure on a shared machine)."""
+    import os
+
+    print(f"\n## Timing (one run each, each in its own process; cat_threshold binary_sp tables; load average "
+          f"{os.getloadavg()[0]:.1f} at the start)")
+    print("| what | rows | seconds | CPU seconds |")
+    print("|---|---|---|---|")
+    label = {"default": "ours default discovery + ranking", "patterns": "ours discovery='patterns' + ranking",
+             "DivExplorer": "DivExplorer min_support=0.01 (discretisation included)"}
+    got: dict[tuple[str, int], dict[str, float]] = {}
+    for what, n in (("default", 20_000), ("patterns", 20_000), ("DivExplorer", 20_000), ("patterns", 50_000),
+                    ("patterns", 200_000)):
+        if what == "DivExplorer" and importlib.util.find_spec("divexplorer") is None:
+            print("| DivExplorer: not installed (pip install divexplorer); skipped | | | |")
+            continue
+        r = got[what, n] = timed_in_child(what, n)
+        print(f"| {label[what]} | {n:,} | {r['seconds']:.1f} | {r['cpu']:.1f} |", flush=True)
+    if ("DivExplorer", 20_000) in got:
+        d = got["DivExplorer", 20_000]
+        for what in ("default", "patterns"):
+            r = got[what, 20_000]
+            print(f"| {label[what]} / DivExplorer | 20,000 | {r['seconds'] / d['seconds']:.2f}x | "
+                  f"{r['cpu'] / d['cpu']:.2f}x |")
+    a, b = got["patterns", 50_000], got["patterns", 200_000]
+    print(f"| growth 50,000 -> 200,000 (patterns) | | {b['seconds'] / a['seconds']:.2f}x | "
+          f"{b['cpu'] / a['cpu']:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -644,10 +644,10 @@ def _print_discovery(rep: SubgroupReport, alpha: float, ci: float) -> None:
         print()
         return
     print(summary.attrs["sentence"])
-    # the two counts side by side: subgroups per method before sub-patterns are left out, findings after
-    print(f"\"significant\" counts each method's subgroups with a finding before sub-patterns of a larger finding "
-          f"are left out ({found.attrs.get('n_redundant', 0):,} findings); the answer lists the {len(found):,} "
-          "findings left (one per subgroup, metric and direction).")
+    # the two counts side by side: subgroups per method before nested findings are left out, findings after
+    print(f"\"significant\" counts each method's subgroups with a finding before the nested findings that say "
+          f"the same as a listed one are left out ({found.attrs.get('n_redundant', 0):,} findings); the answer "
+          f"lists the {len(found):,} findings left (one per subgroup, metric and direction).")
     print()
     # the findings themselves are the answer's table, printed first (the same list as the report's)
 

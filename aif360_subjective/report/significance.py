@@ -78,7 +78,7 @@ def family_text(alpha: float, n_hypotheses: int, n_permutations: int) -> str:
 
 
 def report_findings(rep: Any, alpha: float, ci: float) -> pd.DataFrame:
-    """Every finding of the whole report's family, before sub-patterns are left out and with one row per kind
+    """Every finding of the whole report's family, before nested findings are left out and with one row per kind
     and id (the rows the rankings and per-subgroup tables are checked against)."""
     found: pd.DataFrame = rep.findings(alpha, ci, keep_redundant=True, merge_identical=False)
     return found
@@ -134,12 +134,12 @@ def p_columns_text(frame: pd.DataFrame, n_permutations: int) -> pd.DataFrame:
 
 
 def counts_text(found: pd.DataFrame) -> str:
-    """How the findings were counted: ``on 1,234 subgroups; 3,161 more of sub-patterns that do not differ from a
-    larger finding are left out``."""
+    """How the findings were counted: ``on 1,234 subgroups; 3,161 more, nested in or around a listed finding and
+    saying the same, are left out`` (the redundancy filter's two kinds: a sub-pattern whose rate does not differ
+    from the rest of a listed larger finding, and a larger subgroup that only dilutes a listed slice)."""
     subgroups = len(found[["kind", "id"]].drop_duplicates()) if len(found) else 0
     text = f"on {count(subgroups, 'subgroup')}"
     redundant = int(found.attrs.get("n_redundant", 0))
     if redundant:
-        text += (f"; {redundant:,} more, on sub-patterns whose rate does not differ from a larger finding's, are "
-                 "left out")
+        text += f"; {redundant:,} more, nested in or around a listed finding and saying the same, are left out"
     return text

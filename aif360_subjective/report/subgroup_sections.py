@@ -172,8 +172,9 @@ def discovery_section(rep: Any, *, n: int = 5, alpha: float = 0.05, ci: float = 
             f"family-wise error {alpha:g} (permutation max-T, B = {b:,} permutations, over every candidate of every "
             f"method, every metric and both directions: {summary.attrs['n_hypotheses']:,} hypotheses), and the "
             f"best one (smallest adjusted p) with its {ci:.0%} interval. \"significant\" counts subgroups before "
-            f"sub-patterns of a larger finding are left out; the answer's {len(found):,} findings are counted after "
-            f"({found.attrs['n_redundant']:,} left out), one per subgroup, metric and direction.")
+            f"the nested findings that say the same as a listed one are left out; the answer's {len(found):,} "
+            f"findings are counted after ({found.attrs['n_redundant']:,} left out), one per subgroup, metric and "
+            "direction.")
     if len(found):
         top = found.head(4 * n).drop(columns=["kind", "id"])
         s.details(f"Findings ({len(found)})").table(

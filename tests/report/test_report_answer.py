@@ -397,11 +397,27 @@ def test_answer_says_the_permutations_the_floor_and_how_findings_are_counted(pla
     assert not (table["adjusted p"] == "0.005").any()
     assert any(line.startswith(f"An adjusted p written ≤ 0.005 is at the floor 1/(B + 1) = 1/{b + 1:,}")
                for line in ans.lines)
-    # the findings' count names the subgroups it is made of and the sub-patterns left out
+    # the findings' count names the subgroups it is made of and the nested findings left out (sub-patterns and
+    # diluted parents alike)
     subgroups = len(found[["kind", "id"]].drop_duplicates())
     assert f"on {subgroups:,} subgroup" in ans.lines[0]
     if found.attrs["n_redundant"]:
-        assert f"{found.attrs['n_redundant']:,} more, on sub-patterns" in ans.lines[0]
+        assert (f"{found.attrs['n_redundant']:,} more, nested in or around a listed finding and saying the same, "
+                "are left out") in ans.lines[0]
+
+
+def test_the_count_of_findings_left_out_names_both_kinds_of_redundant_finding():
+    """Hand-made findings: 3 rows on 2 subgroups; the redundancy filter's count (sub-patterns and diluted parents
+    alike) is said as nested findings, and nothing is said when it left none out."""
+    from aif360_subjective.report.significance import counts_text
+
+    found = pd.DataFrame({"kind": ["patterns", "patterns", "asdf"], "id": [4, 4, 1]})
+    found.attrs["n_redundant"] = 1234
+    assert counts_text(found) == ("on 2 subgroups; 1,234 more, nested in or around a listed finding and saying "
+                                  "the same, are left out")
+    found.attrs["n_redundant"] = 0
+    assert counts_text(found) == "on 2 subgroups"
+    assert counts_text(found.iloc[:0]) == "on 0 subgroups"
 
 
 def test_a_level_is_printed_without_a_sign_and_a_difference_with_one():
