@@ -75,7 +75,7 @@ def test_counts_through_atoms_equal_the_direct_cells_and_the_members(n):
     if n > 100:
         assert counter._atom_maps and counter._fold.nnz  # the supersets are used
     direct = copy.copy(counter)
-    direct._atom_maps, direct._direct = [], counter._maps
+    direct._atom_maps, direct._atom_sizes, direct._direct = [], [], counter._maps
     member = np.ones((n, len(patterns)), dtype=bool)
     for k, pat in enumerate(patterns):
         for i in pat:
