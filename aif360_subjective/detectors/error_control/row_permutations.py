@@ -8,10 +8,13 @@ rows and b = 50 these are 400 MB each, several at once per batch in flight: most
 
 :func:`permuted_columns` makes the same draws from the same generator in the same order (numpy's ``permuted`` of
 a (b, n) array along its rows is b shuffles one after the other, whatever the integer type), one permutation at a
-time in 32-bit positions, and writes each straight into its bit of the (n, k b) 0/1 block the counter reads,
-packed 8 columns to a byte (:class:`~.counters.PackedColumns`, unpacked a block of rows at a time by the
-counter): 1 bit per row and counted column (25 bytes per row for b = 50 and the four counts), nothing else of
-size rows x b. The counts, and so the p-values, are those of the stacked float columns, bit for bit.
+time in 32-bit positions, and writes each into its bit of the (n, k b) 0/1 block the counter reads, packed 8
+columns to a byte (:class:`~.counters.PackedColumns`, unpacked a block of rows at a time by the counter): 1 bit
+per row and counted column (25 bytes per row for b = 50 and the four counts),
+nothing else of size rows x b. Each column is written contiguously, in the canonical order (the joint
+permutations) or in each truth stratum's order, and the block put back in the rows' order once per batch: a
+random scatter of the rows per permutation cost as much as the shuffle itself (50 ms each at a million rows).
+The counts, and so the p-values, are those of the stacked float columns, bit for bit.
 
 References:
     P. H. Westfall and S. S. Young, "Resampling-Based Multiple Testing", Wiley, 1993 (the permutation schemes).
@@ -58,31 +61,38 @@ def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np
     fav_all, correct, truth = p > 0, t == p, t != 0
     k = int(sum(need))
     at = {i: j * b for j, i in enumerate(i for i in range(4) if need[i])}  # first column of each count
-    out = np.zeros((n, -(-k * b // 8)), dtype=np.uint8)  # column c is bit 7 - c % 8 of byte c // 8 (packbits')
-    order = permuter.order.astype(small)
-    rows = np.empty(n, dtype=small)
+    width = -(-k * b // 8)  # column c is bit 7 - c % 8 of byte c // 8 (packbits')
+    # the joint permutation moves the pair of canonical position canon[i] to canonical position i (the row order[i]):
+    # each column is a gather of the pairs in canonical order, written in canonical order (contiguous), and the
+    # block is put back in the rows' order once per batch instead of once per permutation
+    joint = np.zeros((n, width), dtype=np.uint8)
+    fav_canon, correct_canon = fav_all[permuter.order], correct[permuter.order]
     for j in range(b):  # the joint permutation of (truth, prediction) pairs, as Permuter.draw's b columns
         canon = rng.permuted(np.arange(n, dtype=small))
-        rows[order] = order[canon]
         if 0 in at:
-            _set_column(out, at[0] + j, slice(None), fav_all[rows])
+            _set_column(joint, at[0] + j, fav_canon[canon])
         if 3 in at:
-            _set_column(out, at[3] + j, slice(None), correct[rows])
+            _set_column(joint, at[3] + j, correct_canon[canon])
+    out = joint  # put back in the rows' order in place, 8 bytes of each row at a time (an 8 MB copy at 1M rows)
+    for k0 in range(0, width, 8):
+        out[permuter.order, k0:k0 + 8] = joint[:, k0:k0 + 8].copy()
     rank = np.empty(n, dtype=np.intp)
     rank[permuter.order] = np.arange(n)
     for stratum in (np.flatnonzero(t == 1), np.flatnonzero(t != 1)):  # draw_within's strata, in its order
         stratum = stratum[np.argsort(rank[stratum], kind="stable")]
         values, is_true = p[stratum] > 0, truth[stratum]
+        block = np.zeros((len(stratum), width), dtype=np.uint8)  # the stratum's rows, contiguous
         for j in range(b):  # b shuffles of the stratum, as draw_within's
             fav = values[rng.permuted(np.arange(len(stratum), dtype=small))]
             # a favourable prediction is a true positive on a truth-positive row, a false one on the others
             if 1 in at:
-                _set_column(out, at[1] + j, stratum, fav & is_true)
+                _set_column(block, at[1] + j, fav & is_true)
             if 2 in at:
-                _set_column(out, at[2] + j, stratum, fav & ~is_true)
+                _set_column(block, at[2] + j, fav & ~is_true)
+        out[stratum] |= block
     return PackedColumns(out, k * b)
 
 
-def _set_column(out: np.ndarray, c: int, rows: slice | np.ndarray, values: np.ndarray) -> None:
-    """Column ``c`` of the packed block ``out`` (zero there before) set to the 0/1 ``values`` at ``rows``."""
-    out[rows, c // 8] |= values.view(np.uint8) << np.uint8(7 - c % 8)
+def _set_column(out: np.ndarray, c: int, values: np.ndarray) -> None:
+    """Column ``c`` of the packed block ``out`` (zero there before) set to the 0/1 ``values`` of its rows."""
+    out[:, c // 8] |= values.view(np.uint8) << np.uint8(7 - c % 8)

@@ -31,14 +31,20 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..bitsets import unpack_to_csc
 from ..error_control.counters import Finish, MemberCounter, PackedColumns, as_columns, float_ones, is_binary
+from .cell_atoms import fold_entries, mixed_radix, plan_atoms
 
 __all__ = ["CellCounter"]
+
+#: How a row's cell in one column set is found (:func:`_cell_map`): (columns, strides, dense map or None, sorted
+#: codes, their cells).
+_Map = tuple[list[int], np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]
 
 
 class CellCounter:
@@ -107,16 +113,14 @@ class CellCounter:
                 cell_sets.append((cols, ids, P))
         #: per cell set, how a row's cell is found from its codes: (columns, strides, dense map or None, sorted
         #: codes, their cells); not a (rows, sets) array of cells, formed a block of rows at a time instead
-        self._maps: list[tuple[list[int], np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]] = []
+        self._maps: list[_Map] = []
         a_rows, a_cols = [], []
         c_rows, c_cols, c_sign = [], [], []
         #: the column sets counted through corner sums: (first cell, cross-table shape, first prefix entry)
         self._corners: list[tuple[int, tuple[int, ...], int]] = []
         n_cells = n_prefix = 0
         for cols, ids, P in cell_sets:
-            stride = np.ones(len(cols), dtype=np.int64)
-            for j in range(len(cols) - 2, -1, -1):  # mixed radix, last column fastest
-                stride[j] = stride[j + 1] * radix[cols[j + 1]]
+            stride = mixed_radix(list(cols), radix)
             n_codes = int(np.prod([int(radix[c]) for c in cols], dtype=object))
             if n_codes >= 2**62:
                 raise ValueError(
@@ -170,6 +174,7 @@ class CellCounter:
         # 32-bit cell indices while they fit (as when every row's cells were held: the same products)
         self._itype = np.int32 if max(n_cells + 1, n * len(cell_sets)) < 2**31 else np.int64
         self._bounds = [(s0, min(n, s0 + self._BLOCK)) for s0 in range(0, n, self._BLOCK)] if cell_sets else []
+        self._plan_atoms(radix, min(n, self._BLOCK))
         # the sets cheaper to count through their members
         self.member_ids = np.concatenate(by_members) if by_members else np.zeros(0, dtype=np.int64)
         self._members: MemberCounter | None = None
@@ -178,43 +183,81 @@ class CellCounter:
             chosen = bits(self.member_ids) if callable(bits) else bits[self.member_ids]
             self._members = MemberCounter(unpack_to_csc(chosen, n, support[self.member_ids]))
 
+    def _plan_atoms(self, radix: np.ndarray, block_rows: int) -> None:
+        """The column sets counted (0/1 columns) through the atoms of a few supersets (:mod:`.cell_atoms`): their
+        maps (:attr:`_atom_maps`, one per superset, to its atoms), the fold from atoms to cells (:attr:`_fold`),
+        and the sets counted directly (:attr:`_direct`)."""
+        dense = [g for g, m in enumerate(self._maps) if m[2] is not None]
+        plan = plan_atoms([self._maps[g][0] for g in dense], radix, block_rows)
+        self._atom_maps: list[_Map] = []
+        self._atom_sizes: list[int] = []
+        cells, atoms, n_atoms = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], 0
+        covered: set[int] = set()
+        for cols, sets in plan:
+            size = int(np.prod([int(radix[c]) for c in cols]))
+            self._atom_maps.append(_cell_map(cols, mixed_radix(cols, radix), np.arange(size), None))
+            self._atom_sizes.append(size)
+            c_, a_ = fold_entries(cols, radix, n_atoms, [self._dense_map(dense[i]) for i in sets])
+            cells.append(c_)
+            atoms.append(a_)
+            covered.update(dense[i] for i in sets)
+            n_atoms += size
+        r, c = np.concatenate(cells), np.concatenate(atoms)
+        self._fold = sp.csr_matrix((np.ones(len(r), dtype=np.uint16), (r, c)), shape=(self.n_cells + 1, n_atoms))
+        self._n_atoms = n_atoms
+        self._direct = [m for g, m in enumerate(self._maps) if g not in covered]
+
+    def _dense_map(self, g: int) -> tuple[list[int], np.ndarray]:
+        """The columns and the dense map (codes to cells) of the set ``g`` of :attr:`_maps`."""
+        cols, _, dense, _, _ = self._maps[g]
+        assert dense is not None  # only sets indexed densely are counted through atoms
+        return cols, dense
+
     def cell_counts(self, Y: np.ndarray | PackedColumns) -> np.ndarray:
         """(cells + sink, c) float64 counts of every cell's rows where each column of ``Y`` is 1 (weighted:
-        its sum; ``Y`` may be :class:`~..error_control.counters.PackedColumns`, read a block of rows at a time)."""
+        its sum; ``Y`` may be :class:`~..error_control.counters.PackedColumns`, read a block of rows at a time). The
+        sink, which nothing reads, holds only the rows of the sets counted directly."""
         Y = as_columns(Y)
         binary = is_binary(Y)
         out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=np.float64)
         # 0/1 columns: exact integer counts whatever the blocks, so blocks of at most _CELL_ENTRIES cell indices
         # (a few MB per thread); weights: their float sums grouped in _BLOCK rows, as always
-        rows = max(1, min(self._BLOCK, self._CELL_ENTRIES // max(1, len(self._maps)))) if binary else self._BLOCK
-        for s0, s1, C in self._cell_blocks(rows):  # none when every set is counted through its members
-            # exact 16-bit counts (at most 65,535 rows per block), or weights summed in float64
-            out += C @ Y[s0:s1].astype(np.uint16) if binary else float_ones(C) @ Y[s0:s1].astype(np.float64)
+        if not binary:  # weights: their float sums grouped in _BLOCK rows through every set's cells, as always
+            for s0, s1, (C,) in self._cell_blocks(self._BLOCK, [(self._maps, self.n_cells + 1)]):
+                out += float_ones(C) @ Y[s0:s1].astype(np.float64)
+            return out
+        # exact 16-bit counts (at most 65,535 rows per block): the sets counted directly, and the others summed
+        # from their supersets' atoms (each block's cell counts at most its rows: exact in 16 bits too); each
+        # superset's atoms in a product of their own, whose (atoms, c) result stays in cache (one product of every
+        # superset's atoms took 2.7 times as long: each row's entries landed far apart in the result)
+        first = np.cumsum([0, *self._atom_sizes])
+        groups = [(self._direct, self.n_cells + 1)] + [([m], size) for m, size in zip(self._atom_maps,
+                                                                                    self._atom_sizes, strict=True)]
+        rows = max(1, min(self._BLOCK, self._CELL_ENTRIES // max(1, len(self._direct) + len(self._atom_maps))))
+        for s0, s1, (C, *by_superset) in self._cell_blocks(rows, groups):  # none when every set goes by members
+            block = Y[s0:s1].astype(np.uint16)
+            if C is not None:
+                out += C @ block
+            if by_superset:
+                atoms = np.empty((self._n_atoms, block.shape[1]), dtype=np.uint16)
+                for a0, a1, S in zip(first[:-1], first[1:], by_superset, strict=True):
+                    atoms[a0:a1] = cast(sp.csc_matrix, S) @ block
+                out += self._fold @ atoms
         return out
 
-    def _cell_blocks(self, rows: int | None = None) -> Iterator[tuple[int, int, sp.csc_matrix]]:
-        """(first row, end row, cells x rows indicator) of every block of ``rows`` rows (default :attr:`_BLOCK`),
-        formed from the rows' codes when read: a block's cells cost ``block x sets`` indices for the time of its
-        product, where holding every row's cells cost ``rows x sets`` (1 KB per row for the 175 column sets of 10
-        columns). Each set's code is summed from the block's columns, each contiguous (a quarter of the time of a
-        product of the gathered (block, L) codes with the strides: the same codes)."""
+    def _cell_blocks(self, rows: int, groups: list[tuple[list[_Map], int]]) -> Iterator[
+            tuple[int, int, list[sp.csc_matrix | None]]]:
+        """(first row, end row, per group of maps its (cells, rows) indicator, None for no maps) of every block of
+        ``rows`` rows, formed from the rows' codes when read (a group: the maps of its sets, and its cells, the last
+        the sink): a block's cells cost ``block x sets`` indices for the time of its product, where holding every
+        row's cells cost ``rows x sets`` (1 KB per row for the 175 column sets of 10 columns). Each set's code is
+        summed from the block's columns, each contiguous (a quarter of the time of a product of the gathered
+        (block, L) codes with the strides: the same codes)."""
         n = self.shape[0]
-        step = rows or self._BLOCK
-        for s0 in range(0, n, step) if self._bounds else ():
-            s1 = min(n, s0 + step)
+        for s0 in range(0, n, rows) if self._bounds else ():
+            s1 = min(n, s0 + rows)
             by_column = np.ascontiguousarray(self._codes[s0:s1].T).astype(np.int64)  # (columns, block)
-            set_cells = np.empty((len(self._maps), s1 - s0), dtype=self._itype)  # (sets, block)
-            for g, (cols, stride, dense, present, cell) in enumerate(self._maps):
-                code = by_column[cols[0]] * stride[0]
-                for c, st in zip(cols[1:], stride[1:].tolist(), strict=True):
-                    code += by_column[c] * st
-                if dense is not None:
-                    set_cells[g] = dense[code]
-                else:  # the used cells' codes, sorted: the others (and empty cells) go to the sink
-                    pos = np.minimum(np.searchsorted(present, code), max(len(present) - 1, 0))
-                    set_cells[g] = np.where(present[pos] == code, cell[pos], -1) if len(present) else -1
-            set_cells[set_cells < 0] = self.n_cells  # the sink
-            yield s0, s1, _cells_of(set_cells.T, self.n_cells + 1)
+            yield s0, s1, [_block_cells(maps, by_column, self._itype, size) if maps else None for maps, size in groups]
 
     def count(self, Y: np.ndarray | PackedColumns) -> np.ndarray:
         """(patterns, c) float64: rows of each pattern where each column of the (rows, c) ``Y`` is 1; for a
@@ -254,7 +297,7 @@ class CellCounter:
         out = sp.csr_matrix((self.shape[1], D.shape[1]), dtype=np.float64)
         if self._bounds:
             cells = sp.csr_matrix((self.n_cells + 1, D.shape[1]), dtype=np.float64)
-            for s0, s1, C in self._cell_blocks():
+            for s0, s1, (C,) in self._cell_blocks(self._BLOCK, [(self._maps, self.n_cells + 1)]):
                 cells = cells + float_ones(C) @ D[s0:s1]
             out = sp.csr_matrix(self.A @ cells)
         if self._members is not None:  # their rows of ``A`` are empty: scatter the members' sums there
@@ -297,6 +340,23 @@ def _corner_entries(lo: np.ndarray, hi: np.ndarray, shape: tuple[int, ...]) -> t
         cols.append(corner[keep] @ pstride)
         signs.append(np.full(int(keep.sum()), -1.0 if (L - int(at_hi.sum())) % 2 else 1.0))
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(signs)
+
+
+def _block_cells(maps: list[_Map], by_column: np.ndarray, itype: type, size: int) -> sp.csc_matrix:
+    """The (``size``, block) 0/1 indicator of a block's rows (``by_column``: (columns, block) codes) in the cells
+    of the sets of ``maps`` (the last cell the sink)."""
+    set_cells: np.ndarray = np.empty((len(maps), by_column.shape[1]), dtype=itype)  # (sets, block)
+    for g, (cols, stride, dense, present, cell) in enumerate(maps):
+        code = by_column[cols[0]] * stride[0]
+        for c, st in zip(cols[1:], stride[1:].tolist(), strict=True):
+            code += by_column[c] * st
+        if dense is not None:
+            set_cells[g] = dense[code]
+        else:  # the used cells' codes, sorted: the others (and empty cells) go to the sink
+            pos = np.minimum(np.searchsorted(present, code), max(len(present) - 1, 0))
+            set_cells[g] = np.where(present[pos] == code, cell[pos], -1) if len(present) else -1
+    set_cells[set_cells < 0] = size - 1  # the sink
+    return _cells_of(set_cells.T, size)
 
 
 def _cell_map(cols: list[int], stride: np.ndarray, dense: np.ndarray | None,
