@@ -136,7 +136,7 @@ def test_missing_java_names_the_install_command(monkeypatch, tmp_path):
 
 
 def test_sums_on_the_executors_equal_the_drivers(table, monkeypatch):
-    # above DRIVER_SUMS partitions the executors add the results in ceil(sqrt(P)) groups first: the same sums
+    # above DRIVER_SUMS partitions the executors add the results in floor(sqrt(P)) groups first: the same sums
     from aif360_subjective.detectors._dask import summary as ds
     from aif360_subjective.detectors._spark.detect import spark_features
     from aif360_subjective.detectors._spark.parts import SparkParts
@@ -151,7 +151,7 @@ def test_sums_on_the_executors_equal_the_drivers(table, monkeypatch):
     on_executors = grouped.total(ds._partition_histograms, jobs)
     np.testing.assert_array_equal(on_executors, on_driver)
     np.testing.assert_array_equal(on_driver, ds._partition_histograms(pdf[data.features], jobs))
-    assert 0 < grouped.driver_bytes < 3 * parts.driver_bytes  # ceil(sqrt(3)) = 2 partial sums, not 3 results
+    assert 0 < grouped.driver_bytes < parts.driver_bytes  # floor(sqrt(3)) = 1 sum, not 3 results
 
 
 def test_partitions_that_moved_between_passes_are_refused(table):
