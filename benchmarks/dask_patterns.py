@@ -87,7 +87,7 @@ def write_parquet(rows: int, files: int, out: Path) -> dict:
     return ref or {}
 
 
-def _dask_run(path: Path, client) -> tuple[float, object, list[float]]:
+def _dask_run(path: Path, client, **kw) -> tuple[float, object, list[float]]:
     import dask.dataframe as dd
 
     from aif360_subjective.detectors import detect_subgroups
@@ -96,7 +96,7 @@ def _dask_run(path: Path, client) -> tuple[float, object, list[float]]:
     ddf = dd.read_parquet(str(path))
     features = [c for c in ddf.columns if c not in ("t", "p")]
     t0 = time.perf_counter()
-    report = detect_subgroups(ddf[features], ddf["t"], ddf["p"], discovery="patterns", random_state=0)
+    report = detect_subgroups(ddf[features], ddf["t"], ddf["p"], discovery="patterns", random_state=0, **kw)
     found = report.findings()
     seconds = time.perf_counter() - t0
     return seconds, (report, found), list(client.run(_peak_mb).values())

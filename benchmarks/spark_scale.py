@@ -11,7 +11,9 @@ local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with 
    are given the rows in Spark's order (``sdf.toPandas()``): the positions of the keyed permutations.
 2. ``--rows`` (2,000,000; 20,000,000 with ``--rows 20000000 --files 80``): Spark and Dask on the same Parquet
    files: seconds, peak memory (the JVM, the Python workers, the driver's Python; the Dask workers and client),
-   whether the planted slice is the first finding, and the bytes of counts that reached the Spark driver.
+   whether the planted slice is the first finding, and the bytes of counts that reached the Spark driver;
+   ``--permutations B`` (200) sets both engines' max-T permutations, ``--executor-sums`` adds a Spark run with every
+   sum of counts added on the executors (``SparkPartitions.DRIVER_SUMS = 0``) before it reaches the driver.
 
 3. ``--opinion-rows`` (1,000,000 annotations; 0 skips it): ``opinion_exclusion`` with the test of equal service
    (ADR groups, cross-fitted, 99 permutations) on pandas, Dask and Spark for the same synthetic annotations (5 per
@@ -64,23 +66,23 @@ def _worker_peaks(spark) -> list[float]:
     return [jvm, *workers]
 
 
-def spark_run(spark, path: Path) -> tuple[float, float, object, object, int]:
+def spark_run(spark, path: Path, n_permutations: int = 200) -> tuple[float, float, object, object, int]:
     """Seconds and CPU-seconds (driver, JVM, Python workers) of the analysis, the report, the findings and the
     bytes that reached the driver."""
     from aif360_subjective.detectors import detect_subgroups
 
     sdf = spark.read.parquet(str(path))
     c0, t0 = tree_cpu_seconds(), time.perf_counter()
-    report = detect_subgroups(sdf, "t", "p", discovery="patterns", random_state=0)
+    report = detect_subgroups(sdf, "t", "p", discovery="patterns", random_state=0, n_permutations=n_permutations)
     found = report.findings()
     seconds, cpu = time.perf_counter() - t0, tree_cpu_seconds() - c0
     return seconds, cpu, report, found, report.candidates.family("pattern").source.parts.driver_bytes
 
 
-def dask_run(path: Path, client) -> tuple[float, float, object, object, list[float]]:
+def dask_run(path: Path, client, n_permutations: int = 200) -> tuple[float, float, object, object, list[float]]:
     """:func:`dask_patterns._dask_run` with the CPU-seconds of the client and the workers."""
     c0 = tree_cpu_seconds()
-    seconds, (report, found), peaks = _dask_run(path, client)
+    seconds, (report, found), peaks = _dask_run(path, client, n_permutations=n_permutations)
     return seconds, tree_cpu_seconds() - c0, report, found, peaks
 
 
@@ -131,19 +133,30 @@ def compare(spark, client, rows: int, files: int, tmp: Path) -> None:
     print(fs.head(3)[["metric", "description", "size", "value", "p_adjusted"]].to_string(index=False))
 
 
-def planted(spark, client, rows: int, files: int, tmp: Path) -> None:
+def planted(spark, client, rows: int, files: int, tmp: Path, n_permutations: int = 200,
+            executor_sums: bool = False) -> None:
+    """Run 2: Dask, then Spark (then, with ``executor_sums``, Spark with every sum of counts added on the executors
+    before it reaches the driver: ``SparkPartitions.DRIVER_SUMS = 0``) on the same Parquet files."""
+    from aif360_subjective._spark.partitions import SparkPartitions
+
     path = tmp / f"planted-{rows}"
     ref = write_parquet(rows, files, path)
-    print(f"\n2. {rows:,} rows, {files} Parquet parts; planted {ref}")
+    print(f"\n2. {rows:,} rows, {files} Parquet parts ({spark.read.parquet(str(path)).rdd.getNumPartitions()} Spark "
+          f"partitions), {n_permutations} permutations; planted {ref}")
     print(f"   {'engine':22s} {'seconds':>8s} {'CPU-s':>8s} {'peak memory (MB)':>44s} {'planted first':>13s} "
           f"{'driver bytes':>13s}")
-    for engine in ("Dask", "Spark"):
+    for engine in ("Dask", "Spark") + (("Spark, executor sums",) if executor_sums else ()):
         if engine == "Dask":
-            seconds, cpu, report, found, peaks = dask_run(path, client)
+            seconds, cpu, report, found, peaks = dask_run(path, client, n_permutations)
             memory = "workers " + ", ".join(f"{v:,.0f}" for v in peaks)
             sent = "not counted"
         else:
-            seconds, cpu, report, found, sent_bytes = spark_run(spark, path)
+            default = SparkPartitions.DRIVER_SUMS
+            SparkPartitions.DRIVER_SUMS = 0 if engine != "Spark" else default
+            try:
+                seconds, cpu, report, found, sent_bytes = spark_run(spark, path, n_permutations)
+            finally:
+                SparkPartitions.DRIVER_SUMS = default
             jvm, *workers = _worker_peaks(spark)
             memory = f"JVM {jvm:,.0f}; Python workers " + ", ".join(f"{v:,.0f}" for v in workers)
             sent = f"{sent_bytes:,}"
@@ -210,6 +223,9 @@ def main() -> None:
     add_table_arguments(ap)
     ap.add_argument("--opinion-rows", type=int, default=1_000_000)
     ap.add_argument("--memory", default="2g", help="Spark driver (= local executor) memory and each Dask worker's")
+    ap.add_argument("--permutations", type=int, default=200, help="the max-T's permutations of run 2 (both engines)")
+    ap.add_argument("--executor-sums", action="store_true",
+                    help="run 2 also on Spark with the sums of counts added on the executors (one group)")
     args = ap.parse_args()
     from dask.distributed import Client, LocalCluster
 
@@ -224,7 +240,7 @@ def main() -> None:
         if not args.skip_compare:
             compare(spark, client, args.compare_rows, args.files, Path(tmp))
         if args.rows:
-            planted(spark, client, args.rows, args.files, Path(tmp))
+            planted(spark, client, args.rows, args.files, Path(tmp), args.permutations, args.executor_sums)
         if args.opinion_rows:
             opinion(spark, client, args.opinion_rows, args.files, Path(tmp))
     cluster.close()

@@ -22,7 +22,7 @@ import aif360_subjective
 ROOT = Path(aif360_subjective.__file__).parent
 PACKAGE = "aif360_subjective"
 GROUND_FLOOR = {"_validation", "_labels", "_compat", "_dask", "_spark", "_deprecation", "_lazy", "_io", "_params",
-                "_param_tables", "_maxt", "_progress"}
+                "_param_tables", "_maxt", "_progress", "_workers"}
 
 
 def _module_name(path: Path) -> str:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .._workers import judge_worker_answers
+
 INSTALL_HINT = "pip install 'aif360-subjective[dask]'"
 
 
@@ -100,18 +102,7 @@ def check_workers(client: Any | None = None) -> None:
             return "error", f"{type(err).__name__}: {err}"
 
     answers = client.run(probe)
-    missing = {w: msg for w, (status, msg) in answers.items() if status != "ok"}
-    other = {w: msg for w, (status, msg) in answers.items() if status == "ok" and msg != __version__}
-    if missing:
-        names = ", ".join(f"{w} ({msg})" for w, msg in sorted(missing.items()))
-        raise RuntimeError(
-            f"{len(missing)} of {len(answers)} Dask worker(s) cannot import aif360_subjective: {names}; install "
-            f"the client's version ({__version__}) on every worker ({INSTALL_HINT}), or compute without the cluster"
-        )
-    if other:
-        names = ", ".join(f"{w} ({v})" for w, v in sorted(other.items()))
-        raise RuntimeError(
-            f"{len(other)} of {len(answers)} Dask worker(s) run another version of aif360_subjective than the "
-            f"client ({__version__}): {names}; install the same version on the client and every worker"
-        )
+    judge_worker_answers(((str(w), status, msg) for w, (status, msg) in answers.items()), __version__,
+                         noun="Dask worker(s)", home="client", where="worker", hint=INSTALL_HINT,
+                         fallback="compute without the cluster")
     _CHECKED.add(key)

@@ -19,6 +19,8 @@ import shutil
 import sys
 from typing import Any
 
+from .._workers import judge_worker_answers
+
 __all__ = ["INSTALL_HINT", "JAVA_HINT", "check_java", "check_workers", "is_spark_column", "is_spark_dataframe",
            "local_session", "require_spark"]
 
@@ -130,15 +132,6 @@ def check_workers(session: Any, probes: int | None = None) -> None:
 
     n = int(probes or max(1, sc.defaultParallelism))
     rows = session.range(0, n, 1, n).mapInPandas(probe, "host string, status string, msg string").collect()
-    answers = {(r["host"], r["status"], r["msg"]) for r in rows}
-    missing = sorted(f"{h} ({m})" for h, s, m in answers if s != "ok")
-    other = sorted(f"{h} ({m})" for h, s, m in answers if s == "ok" and m != __version__)
-    if missing:
-        raise RuntimeError(
-            f"Spark workers cannot import aif360_subjective: {', '.join(missing)}; install the driver's version "
-            f"({__version__}) on every executor ({INSTALL_HINT}), or run Spark locally")
-    if other:
-        raise RuntimeError(
-            f"Spark workers run another version of aif360_subjective than the driver ({__version__}): "
-            f"{', '.join(other)}; install the same version on the driver and every executor")
+    judge_worker_answers(((r["host"], r["status"], r["msg"]) for r in rows), __version__, noun="Spark worker host(s)",
+                         home="driver", where="executor", hint=INSTALL_HINT, fallback="run Spark locally")
     _CHECKED.add(key)

@@ -12,7 +12,7 @@ one pandas frame, in their order) and returns its pickled result, cut into rows 
 megabytes (the keyed max-T's permuted counts) crosses the JVM as many small values rather than one, which moves it
 faster and never near the JVM's limit of 2 GB per row. A
 :meth:`SparkPartitions.map` collects those rows; a :meth:`SparkPartitions.reduce` combines them on the executors
-first, in ``ceil(sqrt(P))`` groups of partitions (one shuffle of the pickled results, no row), so that only that
+first, in ``floor(sqrt(P))`` groups of partitions (one shuffle of the pickled results, no row), so that only that
 many partial results reach the driver (:attr:`SparkPartitions.driver_bytes` counts what did).
 
 The rows' global positions are their order in the DataFrame (partition by partition, each partition's rows in
@@ -177,11 +177,12 @@ class SparkPartitions:
                each: Sequence[tuple[Any, ...]] | None = None) -> Any:
         """``combine`` of ``fn``'s results over the partitions (``combine`` takes a list of results or of combined
         results). Up to :attr:`DRIVER_SUMS` partitions the driver combines their results (one Spark job); above,
-        the executors combine them in ``ceil(sqrt(P))`` groups of partitions (a shuffle of the pickled results, no
-        row) and only the groups' partial results reach the driver."""
+        the executors combine them in ``floor(sqrt(P))`` groups of partitions (a shuffle of the pickled results, no
+        row) and only the groups' partial results reach the driver: one for 2 or 3 partitions (where ``ceil`` would
+        give a group per partition, and the shuffle would save nothing)."""
         if self._n <= self.DRIVER_SUMS:
             return combine(self.map(fn, *args, labels=labels, each=each))
-        groups = max(1, math.ceil(math.sqrt(self._n)))
+        groups = max(1, math.isqrt(self._n))
         # a partition's pieces stay in its partition (mapInPandas is narrow): joined there, with no shuffle
         pairs = self._results(fn, args, labels, each).rdd.mapPartitions(lambda rows: iter(_joined(rows).items()))
         seen = pairs.map(lambda kv: (kv[0] % groups, ([kv[0]], kv[1])))

@@ -306,7 +306,7 @@ def detect_subgroups(
             patterns_from=patterns_from, design=design, permutation=permutation)
     if is_dask_collection(X, y_true, y_pred, sample_weight, groups, loss):
         # counted per partition (only counts reach the client): the patterns alone, binary decisions
-        from ._dask import dask_frame, detect_subgroups_dask
+        from ._dask.detect import dask_frame, detect_subgroups_dask
 
         X = dask_frame(X)
         return detect_subgroups_dask(

@@ -12,7 +12,7 @@ every later pass, which the cross-fitting checks).
 
 What reaches the driver: per pass one small table per partition (a row per annotator of the partition; with
 ratings and "mae"/"within_one" a histogram over at most ``MAX_ERROR_CELLS`` distinct errors), or above 16
-partitions the combination of ``ceil(sqrt(P))`` groups of them; for the cross-fitting each partition's distinct
+partitions the combination of ``floor(sqrt(P))`` groups of them; for the cross-fitting each partition's distinct
 item ids. No label leaves its executor except inside counts. ``result.extras["driver_bytes"]`` counts it.
 
 What it refuses (checked by :func:`~._dask.distributed_face` before any pass): the options the Dask back end

@@ -13,7 +13,7 @@ import pytest
 from aif360_subjective.datasets import make_planted_slice
 from aif360_subjective.detectors import dask_summary as ds
 from aif360_subjective.detectors import detect_subgroups
-from aif360_subjective.detectors._dask.detect import _chunks, _unchunk
+from aif360_subjective.detectors._dask.passes import chunks, unchunk
 from aif360_subjective.detectors.mining import pattern_mining
 from aif360_subjective.detectors.redundancy import containment
 
@@ -74,10 +74,10 @@ def test_exact_quantiles_by_histogram_passes(small_counts, dist):
 
 def test_hash_pieces_sum_modulo_two_to_the_64():
     h = np.array([2**64 - 1, 2**63 + 5, 12345], dtype=np.uint64)
-    sums = _chunks(h).sum(axis=0, keepdims=True)
+    sums = chunks(h).sum(axis=0, keepdims=True)
     with np.errstate(over="ignore"):
         expected = h.sum(dtype=np.uint64)  # wraps modulo 2^64
-    assert _unchunk(sums)[0] == expected
+    assert unchunk(sums)[0] == expected
 
 
 @pytest.mark.parametrize("npartitions", [1, 4])

@@ -135,8 +135,11 @@ def test_missing_java_names_the_install_command(monkeypatch, tmp_path):
         _spark.local_session("local[1]")
 
 
-def test_sums_on_the_executors_equal_the_drivers(table, monkeypatch):
-    # above DRIVER_SUMS partitions the executors add the results in ceil(sqrt(P)) groups first: the same sums
+@pytest.fixture
+def histogram_pass(table, monkeypatch):
+    """One pass (the histogram of ``num0``) over the table's partitions, run by fresh :class:`SparkParts` (each counts
+    its own driver bytes) under the engine settings given (class attributes patched for the test), and its result
+    on the whole table in pandas."""
     from aif360_subjective.detectors._dask import summary as ds
     from aif360_subjective.detectors._spark.detect import spark_features
     from aif360_subjective.detectors._spark.parts import SparkParts
@@ -144,14 +147,24 @@ def test_sums_on_the_executors_equal_the_drivers(table, monkeypatch):
     _, sdf, pdf = table
     data = spark_features(sdf, "t", "p")
     jobs = [("num0", (float(pdf["num0"].min()), float(pdf["num0"].max()), True))]
-    parts = SparkParts(data.frame, data.features, data.dtypes)
-    on_driver = parts.total(ds._partition_histograms, jobs)
-    monkeypatch.setattr(SparkParts, "DRIVER_SUMS", 1)
-    grouped = SparkParts(data.frame, data.features, data.dtypes)
-    on_executors = grouped.total(ds._partition_histograms, jobs)
+
+    def run(how: str, **settings: int) -> tuple[SparkParts, object]:
+        for name, value in settings.items():
+            monkeypatch.setattr(SparkParts, name, value)
+        parts = SparkParts(data.frame, data.features, data.dtypes)
+        return parts, getattr(parts, how)(ds._partition_histograms, jobs)
+
+    return run, ds._partition_histograms(pdf[data.features], jobs)
+
+
+def test_sums_on_the_executors_equal_the_drivers(histogram_pass):
+    # above DRIVER_SUMS partitions the executors add the results in floor(sqrt(P)) groups first: the same sums
+    run, expected = histogram_pass
+    parts, on_driver = run("total")
+    grouped, on_executors = run("total", DRIVER_SUMS=1)
     np.testing.assert_array_equal(on_executors, on_driver)
-    np.testing.assert_array_equal(on_driver, ds._partition_histograms(pdf[data.features], jobs))
-    assert 0 < grouped.driver_bytes < 3 * parts.driver_bytes  # ceil(sqrt(3)) = 2 partial sums, not 3 results
+    np.testing.assert_array_equal(on_driver, expected)
+    assert 0 < grouped.driver_bytes < parts.driver_bytes  # floor(sqrt(3)) = 1 sum, not 3 results
 
 
 def test_partitions_that_moved_between_passes_are_refused(table):
@@ -177,25 +190,14 @@ def test_results_in_pieces_are_joined_in_order():
     assert _joined(rows.to_dict("records")) == {4: blob, 1: b"", 2: b"xyz"}
 
 
-def test_results_cut_into_small_pieces_give_the_same_sums(table, monkeypatch):
+def test_results_cut_into_small_pieces_give_the_same_sums(histogram_pass):
     # every partition's result crosses the JVM in pieces of CHUNK_BYTES: 64-byte pieces (hundreds per result) give the
     # results whole, on the driver's path and on the executors'
-    from aif360_subjective.detectors._dask import summary as ds
-    from aif360_subjective.detectors._spark.detect import spark_features
-    from aif360_subjective.detectors._spark.parts import SparkParts
-
-    _, sdf, pdf = table
-    data = spark_features(sdf, "t", "p")
-    jobs = [("num0", (float(pdf["num0"].min()), float(pdf["num0"].max()), True))]
-    whole = SparkParts(data.frame, data.features, data.dtypes)
-    expected = whole.map(ds._partition_histograms, jobs)
-    monkeypatch.setattr(SparkParts, "CHUNK_BYTES", 64)
-    cut = SparkParts(data.frame, data.features, data.dtypes)
-    got = cut.map(ds._partition_histograms, jobs)
+    run, total = histogram_pass
+    whole, expected = run("map")
+    cut, got = run("map", CHUNK_BYTES=64)
     assert len(got) == len(expected) == cut.npartitions
     for a, b in zip(got, expected, strict=True):
         np.testing.assert_array_equal(a, b)
     assert cut.driver_bytes == whole.driver_bytes > 64 * cut.npartitions
-    monkeypatch.setattr(SparkParts, "DRIVER_SUMS", 1)
-    np.testing.assert_array_equal(SparkParts(data.frame, data.features, data.dtypes).total(
-        ds._partition_histograms, jobs), ds._partition_histograms(pdf[data.features], jobs))
+    np.testing.assert_array_equal(run("total", DRIVER_SUMS=1)[1], total)

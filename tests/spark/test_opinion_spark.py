@@ -55,7 +55,7 @@ def test_items_spread_over_partitions_and_combined_on_the_executors(spark, monke
     pdf["label"] = rng.integers(0, 2, len(pdf))
     pdf["pred"] = np.where(rng.random(len(pdf)) < 0.8, pdf["label"], 1 - pdf["label"])
     sdf = spark.createDataFrame(pdf).repartition(3)  # every item's rows spread over the three partitions
-    monkeypatch.setattr(SparkPartitions, "DRIVER_SUMS", 1)  # ceil(sqrt(3)) = 2 groups combined on the executors
+    monkeypatch.setattr(SparkPartitions, "DRIVER_SUMS", 1)  # floor(sqrt(3)) = 1 group combined on the executors
     kw = {"test": True, "n_permutations": 99, "random_state": 0, **_IDS}
     rs = opinion_exclusion("label", "pred", data=sdf, **kw)
     rp = opinion_exclusion("label", "pred", data=pdf, **kw)

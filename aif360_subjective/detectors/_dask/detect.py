@@ -49,15 +49,13 @@ from ..._validation import check_choice
 from .._validation import check_labels, eq_array
 from ..asdf.clustering import as_generator
 from ..candidates import CandidateMetrics, Candidates
-from ..error_control.keyed_permutation import mix64, seed_of
+from ..error_control.keyed_permutation import seed_of
 from ..error_control.maxt import KeyedScheme, MaxTResult, max_t_from_counts
 from ..error_control.resampling import DESIGNS
-from ..mining.cell_counts import CellCounter
 from ..mining.numeric_conditions import (
     base_edges,
     bin_quantiles,
     check_thresholds,
-    cut_neighbours,
     cut_text,
     numeric_items,
     threshold_quantiles,
@@ -67,14 +65,20 @@ from ..options import PERMUTATION_CHOICES, AnalysisOptions
 from ..report import SubgroupReport
 from ..subgroup_metrics import METRICS, metrics_from_counts
 from ..tasks import TASKS, names_label_task
-from .counts import keyed_partition_counts, partition_codes
 from .parts import Parts
+from .passes import (
+    pack_patterns,
+    partition_count,
+    partition_neighbours,
+    partition_permuted,
+    pattern_mask,
+    sample_bits,
+    unchunk,
+)
 from .summary import TableSummary, exact_quantiles, summarise
 
 __all__ = ["DaskPatterns", "DaskCandidateMetrics", "detect_subgroups_dask"]
 
-#: Hash keys of the two row-set hashes and of the containment sample.
-_HASH_KEYS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0)
 
 
 #: Per engine: what its inputs are called, and how to bring them (or a sample) into memory.
@@ -286,7 +290,7 @@ def build_items(X: Parts, summary: TableSummary, categorical: list[str], n_bins:
     cuts = {c: base_edges(np.unique(edges_of[c]), t) for c, t in thr.items()}
     near: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if cuts and thresholds is not None:
-        parts = X.map(_partition_neighbours, cuts)
+        parts = X.map(partition_neighbours, cuts)
         near = {c: (np.max([p_[c][0] for p_ in parts], axis=0), np.min([p_[c][1] for p_ in parts], axis=0))
                 for c in cuts}
     col_of: list[int] = []
@@ -332,9 +336,6 @@ def build_items(X: Parts, summary: TableSummary, categorical: list[str], n_bins:
                  tuple(notes))
 
 
-def _partition_neighbours(frame: pd.DataFrame, cuts: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per column, the ``cut_neighbours`` of the partition's values at the column's cuts."""
-    return {c: cut_neighbours(frame[c].to_numpy(dtype=np.float64), t) for c, t in cuts.items()}
 
 
 def _radix(items: Items) -> np.ndarray:
@@ -342,23 +343,10 @@ def _radix(items: Items) -> np.ndarray:
                      for c in range(len(items.columns))], dtype=np.int64)
 
 
-def _chunks(h: np.ndarray) -> np.ndarray:
-    """(n, 4) 16-bit pieces of uint64 hashes, as float64 (their sums stay exact below 2^53)."""
-    return np.column_stack([((h >> np.uint64(16 * k)) & np.uint64(0xFFFF)).astype(np.float64) for k in range(4)])
 
 
-def _row_hashes(start: int, n: int) -> np.ndarray:
-    pos = np.arange(start, start + n, dtype=np.uint64)
-    return np.hstack([_chunks(mix64(pos ^ np.uint64(key))) for key in _HASH_KEYS[:2]])
 
 
-def _unchunk(sums: np.ndarray) -> np.ndarray:
-    """uint64 sums modulo 2^64 of hashes from the sums of their 16-bit pieces (each exact in float64)."""
-    out = np.zeros(len(sums), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for k in range(4):
-            out += sums[:, k].astype(np.uint64) << np.uint64(16 * k)
-    return out
 
 
 @dataclass(frozen=True)
@@ -386,49 +374,16 @@ class _Source:
             return np.zeros((0, 1 if what == "support" else 12))
         items = self.items
         conds = (items.column, items.lo, items.hi) if conditions is None else conditions
-        return self.parts.total(_partition_count, self.items, conds, _packed(patterns), self.radix, what,
+        return self.parts.total(partition_count, self.items, conds, pack_patterns(patterns), self.radix, what,
                                 self.pos_label, labels=True, each=self.starts())
 
 
-def _packed(patterns: list[tuple[int, ...]]) -> np.ndarray:
-    """(patterns, longest) item positions padded with -1: one array, which Dask ships without walking a list of
-    tuples (unpacking 100,000 tuples for collections cost seconds per pass)."""
-    width = max((len(p) for p in patterns), default=1)
-    out = np.full((len(patterns), width), -1, dtype=np.int64)
-    for L in range(1, width + 1):  # one assignment per length
-        rows = [i for i, p in enumerate(patterns) if len(p) == L]
-        if rows:
-            out[rows, :L] = np.array([patterns[i] for i in rows], dtype=np.int64)
-    return out
 
 
-def _unpacked(packed: np.ndarray) -> list[tuple[int, ...]]:
-    lengths = (packed >= 0).sum(axis=1)
-    out: list[tuple[int, ...]] = [()] * len(packed)
-    for L in np.unique(lengths).tolist():  # one conversion per length
-        rows = np.flatnonzero(lengths == L)
-        for i, pat in zip(rows.tolist(), map(tuple, packed[rows, :L].tolist()), strict=True):
-            out[i] = pat
-    return out
 
 
-def favourable(y: pd.Series, pos_label: Any) -> np.ndarray:
-    """A partition's labels as booleans, True = favourable (the labels were checked on the client)."""
-    return eq_array(y.to_numpy(), pos_label)
 
 
-def _partition_count(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, items: Items,
-                     conditions: tuple[np.ndarray, np.ndarray, np.ndarray], patterns: np.ndarray,
-                     radix: np.ndarray, what: str, pos_label: Any) -> np.ndarray:
-    codes = partition_codes(frame, items)
-    counter = CellCounter(codes, *conditions, _unpacked(patterns), radix=radix)
-    n = len(frame)
-    if what == "support":
-        return counter.count(np.ones((n, 1), dtype=np.uint8))
-    cells = cell_codes(favourable(yt, pos_label), favourable(yp, pos_label))
-    onehot = np.zeros((n, 4))
-    onehot[np.arange(n), cells] = 1.0
-    return counter.count(np.hstack([onehot, _row_hashes(start, n)]))
 
 
 def mine(source: _Source, min_support: int, max_length: int, max_patterns: int | None = None
@@ -548,7 +503,7 @@ class DaskPatterns(PatternText):
     def lazy_members(self, i: int) -> Any:
         """Boolean Dask Series (index of X): the rows of pattern ``i``, not computed."""
         lo, hi = self._bounds
-        return self.source.parts.lazy_mask(_pattern_mask, self.items, lo[i], hi[i])
+        return self.source.parts.lazy_mask(pattern_mask, self.items, lo[i], hi[i])
 
     def computed_members(self, i: int) -> pd.Series:
         """The rows of pattern ``i`` as a computed boolean pandas Series."""
@@ -569,7 +524,7 @@ class DaskPatterns(PatternText):
         target = min(n, max(4096, min(200_000, 64 * n // max(self.min_support, 1))))
         threshold = np.uint64(min(2**64 - 1, int(target / n * 2**64)))
         src = self.source
-        bits = np.concatenate(src.parts.map(_sample_bits, src.items, lo, hi, threshold, each=src.starts()), axis=0)
+        bits = np.concatenate(src.parts.map(sample_bits, src.items, lo, hi, threshold, each=src.starts()), axis=0)
         sample = np.unpackbits(bits, axis=0).astype(np.float32)
         on = sample.T @ sample
         in_sample = np.diag(on)
@@ -592,23 +547,8 @@ class DaskPatterns(PatternText):
         return g_idx[nested], s_idx[nested], size
 
 
-def _pattern_mask(frame: pd.DataFrame, items: Items, lo: np.ndarray, hi: np.ndarray) -> pd.Series:
-    codes = partition_codes(frame, items)
-    return pd.Series(np.all((codes >= lo) & (codes < hi), axis=1), index=frame.index)
 
 
-def _sample_bits(frame: pd.DataFrame, start: int, items: Items, lo: np.ndarray, hi: np.ndarray,
-                 threshold: np.uint64) -> np.ndarray:
-    """Packed membership (sample rows / 8, patterns) of the partition's rows whose position hash falls below
-    ``threshold`` (a seeded sample, the same for any partitioning)."""
-    pos = np.arange(start, start + len(frame), dtype=np.uint64)
-    chosen = np.flatnonzero(mix64(pos ^ np.uint64(_HASH_KEYS[2])) < threshold)
-    codes = partition_codes(frame.iloc[chosen], items)
-    member = np.all((codes[:, None, :] >= lo[None]) & (codes[:, None, :] < hi[None]), axis=2)
-    # whole bytes per partition: pad with rows in no pattern (they never make a pair look nested)
-    pad = (-len(member)) % 8
-    member = np.vstack([member, np.zeros((pad, member.shape[1]), dtype=bool)])
-    return np.packbits(member, axis=0)
 
 
 @dataclass(frozen=True)
@@ -674,24 +614,12 @@ class KeyedDaskCounts:
         self.passes += 1
         conds = (src.items.column, src.items.lo, src.items.hi)
         each = [(s, strata) for (s,), strata in zip(src.starts(), src.strata.tolist(), strict=True)]
-        counts = np.asarray(src.parts.total(_partition_permuted, src.items, conds, _packed(fam.patterns), src.radix,
-                                            src.pos_label, self.scheme, b_start, b_stop, tuple(need), labels=True,
-                                            each=each), dtype=np.float64)
+        counts = np.asarray(src.parts.total(partition_permuted, src.items, conds, pack_patterns(fam.patterns),
+                                            src.radix, src.pos_label, self.scheme, b_start, b_stop, tuple(need),
+                                            labels=True, each=each), dtype=np.float64)
         return KeyedScheme.assemble(counts, b_stop - b_start, need)
 
 
-def _partition_permuted(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start: int, strata: list[int],
-                        items: Items, conditions: tuple[np.ndarray, np.ndarray, np.ndarray],
-                        patterns: np.ndarray, radix: np.ndarray, pos_label: Any, scheme: Any,
-                        b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
-    """(patterns, k b) uint32 counts of the partition's rows under permutations ``b_start .. b_stop - 1``
-    (:func:`~.dask_counts.keyed_partition_counts`; exact below 2^32 rows, half the bytes to send)."""
-    counter = CellCounter(partition_codes(frame, items), *conditions, _unpacked(patterns), radix=radix)
-    t = favourable(yt, pos_label).astype(np.int64)
-    counts = keyed_partition_counts(counter, t, start, (int(strata[0]), int(strata[1])), scheme, b_start, b_stop,
-                                    need)
-    out: np.ndarray = counts.astype(np.uint32)
-    return out
 
 
 def detect_subgroups_dask(X: Any, y_true: Any, y_pred: Any, opts: AnalysisOptions, *, pos_label: Any = 1,
@@ -741,7 +669,7 @@ def patterns_family(source: _Source, min_support: int, max_length: int, n: int,
     """Mine (one pass per length), count the classes and row hashes (one pass), keep identical row sets once."""
     pats, support, skipped = mine(source, min_support, max_length, max_patterns)
     counts = source.count(pats, "classes")
-    keys = np.column_stack([support.astype(np.uint64), _unchunk(counts[:, 4:8]), _unchunk(counts[:, 8:12])])
+    keys = np.column_stack([support.astype(np.uint64), unchunk(counts[:, 4:8]), unchunk(counts[:, 8:12])])
     _, first = np.unique(keys, axis=0, return_index=True)
     first = np.sort(first)
     return DaskPatterns(items=source.items, patterns=[pats[i] for i in first], support=support[first],
