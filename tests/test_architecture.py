@@ -303,3 +303,16 @@ def test_modules_that_grew_back_stay_within_their_limits(module, max_lines, name
         defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
         long = [f"{n.name}: {n.end_lineno - n.lineno + 1}" for n in defs if n.end_lineno - n.lineno + 1 > max_def_lines]
         assert long == [], long
+
+
+#: The modules that write a module ``__getattr__`` (PEP 562) themselves: every other package binds one of theirs.
+LAZY_HOOK_HOMES = {"aif360_subjective._lazy", "aif360_subjective._deprecation"}
+
+
+def test_lazy_names_have_one_hook():
+    """A package serving names on first use binds ``_lazy.lazy_names`` (or a ``_deprecation`` hook), not a
+    ``def __getattr__`` of its own: three packages had written the same import-on-first-use three times."""
+    own = [name for name, path in MODULES.items() if name not in LAZY_HOOK_HOMES
+           and any(isinstance(node, ast.FunctionDef) and node.name == "__getattr__" for node in ast.parse(
+               path.read_text()).body)]
+    assert own == [], own

@@ -6,10 +6,10 @@ face is :class:`aif360_subjective.metrics.SubgroupDiscoveryMetric`. Both call th
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._deprecation import moved_modules
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .aif360_bridge import AIF360Subgroup, subgroup_to_aif360
@@ -95,14 +95,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name of :data:`_LAZY`, imported on first use (then a module attribute)."""
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+# a public name of _LAZY, imported on first use (then a module attribute)
+__getattr__ = lazy_names(__name__, {name: f".{home}" for name, home in _LAZY.items()})
 
 
 def __dir__() -> list[str]:
