@@ -75,7 +75,7 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "the seed's one clustering (seed), or many clustering models (algorithms x feature views x k) whose every "
           "cluster enters the max-T, the model with the largest fairness validation index selected (validated)"),
     Param("clustering_models", (NONE, Instance(_is_int_sequence, "a list of algorithm names (slink, kmeans, ward, "
-                                                "gmm, hdbscan, scan) or (algorithm, view, k) tuples")), None,
+                                                "gmm, gmm_core, hdbscan, scan) or (algorithm, view, k) tuples")), None,
           "the models of clusterings='validated' (None = k-means on every numeric column and each pair of them at "
           "k = 5, 10, 20, 40 as the rows allow)"),
     Param("task", (Options(("auto", "binary", "multiclass", "ordinal", "regression")),), "auto",

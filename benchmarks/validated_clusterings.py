@@ -9,6 +9,10 @@ planted rows), the truth equal to the prediction with probability 0.8. Shapes:
   the radius giving 3-8 % (drawn) of the rows;
 * ``ring``: a band ``r0 <= |(x_a, x_b)| < r0 + w`` around the origin of two numeric columns (about 6 % of the rows);
 * ``conjunctive``: ``c0 = a AND c1 = b`` (about 6 % of the rows), where patterns should win;
+* ``dense``: a **dense** region (the issue's "dense region"): 3-8 % of the rows (drawn) get, in 2 or 3 numeric
+  columns (drawn), values from a tight Gaussian (standard deviation 0.1-0.2 around a centre drawn in
+  ``[-1.5, 1.5]``), so that the region is denser than its surroundings; ``blob`` is a ball of rows the features do
+  not single out (their density there is the normal's), found only by the outcome;
 * ``null``: no planted rows, no effect.
 
 Methods, on the same table (``n_permutations=200``, ``alpha=0.05``), first row of ``ranking("statistical_parity",
@@ -35,14 +39,20 @@ instead of 8. ``--diagnose SEED ...`` prints, per blob table, the cluster neares
 Jaccard) and its z under the validated clusterings and under the baseline, and each one's max-T critical value
 (:func:`diagnose`).
 
+``--levers ALGORITHM ...`` compares clustering models one lever at a time (:func:`levers`): per shape, each
+lever's ``clusterings="validated"`` analysis with ``clustering_models=[ALGORITHM]`` (``default``: the package's
+default models; ``kmeans+hdbscan``: both in one family), the validated candidate nearest the planted rows (mean
+Jaccard and z over the tables), the tables whose first finding of kind ``"validated"`` and of kind ``"all"``
+describes them, and the null tables reporting anything.
+
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
 tables reporting something per method; then (``--adult``) on Adult (48,842 rows) the seconds of the seed's
 clustering (``discovery="asdf"``, clusters and entropy patterns) against the validated clusterings alone
 (:func:`~aif360_subjective.detectors.asdf.validated.run_validated_clusterings`), wall clock on a shared machine.
 
-Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive]
+Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive dense]
 [--numeric 8] [--planted-modes seed validated baseline split] [--null-modes seed validated baseline split]
-[--diagnose 0 1 2] [--adult] [--skip-planted]``.
+[--diagnose 0 1 2] [--levers hdbscan gmm_core default] [--null-start 0] [--adult] [--skip-planted]``.
 """
 
 from __future__ import annotations
@@ -66,7 +76,7 @@ import scipy.sparse as sp  # noqa: E402
 from aif360_subjective.detectors import detect_subgroups  # noqa: E402
 from aif360_subjective.detectors.error_control.maxt import class_offsets, max_t  # noqa: E402
 
-SHAPES = ("blob", "ring", "conjunctive")
+SHAPES = ("blob", "ring", "conjunctive", "dense")
 METHODS = (("seed cluster", "seed", "cluster"), ("patterns", "seed", "pattern"), ("all (today)", "seed", "all"),
            ("validated", "validated", "validated"), ("all (validated)", "validated", "all"),
            ("baseline", "baseline", "baseline"), ("split", "split", "split"))
@@ -97,6 +107,12 @@ def planted_table(shape: str, n: int = 5000, seed: int = 0, n_numeric: int = 8) 
         planted = np.abs(r - r0) <= w
     elif shape == "conjunctive":
         planted = ((X["c0"] == "a") & (X["c1"] == "b")).to_numpy()
+    elif shape == "dense":
+        cols = [f"x{i}" for i in rng.choice(n_numeric, size=int(rng.integers(2, 4)), replace=False)]
+        planted[rng.choice(n, size=int(rng.uniform(0.03, 0.08) * n), replace=False)] = True
+        centre, sd = rng.uniform(-1.5, 1.5, size=len(cols)), rng.uniform(0.1, 0.2)
+        for j, c in enumerate(cols):
+            X.loc[planted, c] = centre[j] + sd * rng.normal(size=int(planted.sum()))
     p = rng.random(n) < np.where(planted, 0.3, 0.5)
     t = np.where(rng.random(n) < 0.8, p, ~p)
     return X, t.astype(int), p.astype(int), planted
@@ -291,6 +307,65 @@ def diagnose(seeds: list[int], n_numeric: int, n_permutations: int = 200) -> Non
               f"{bcrit:.2f} |", flush=True)
 
 
+def lever_row(shape: str, seed: int, lever: str, n_numeric: int) -> dict[str, float]:
+    """One table under one lever (``clustering_models=[lever]``; ``"default"``: the package's default models;
+    ``"kmeans+hdbscan"``: both algorithms' models in the one family):
+    the validated candidate nearest the planted rows (largest Jaccard) and its statistical parity z, the Jaccard of
+    the first finding of kind ``"validated"`` and of kind ``"all"`` (null tables: 1 when anything is reported), the
+    validated candidates and the seconds of the analysis."""
+    X, t, p, planted = planted_table(shape, seed=seed, n_numeric=n_numeric)
+    start = time.perf_counter()
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=seed,
+                           clustering_models=None if lever == "default" else lever.split("+"))
+    out = {"validated": first_rows(rep, "validated"), "all": first_rows(rep, "all")}
+    secs = time.perf_counter() - start
+    if shape == "null":
+        return {"all": float(out["all"] is not None), "validated": float(out["validated"] is not None),
+                "seconds": secs}
+    c = rep.candidates
+    among = c.positions("validated")
+    counter = c.counter()
+    sizes = counter.count(np.ones((len(p), 1)))[among, 0]
+    inside = counter.count(planted[:, None].astype(np.float64))[among, 0]
+    jac = inside / (sizes + planted.sum() - inside)
+    z = _parity_z(counter.count(p[:, None].astype(np.float64))[among], sizes, p)[:, 0]
+    b = int(np.argmax(jac))
+    return {"best J": float(jac[b]), "best z": float(z[b]), "validated": jaccard(out["validated"], planted),
+            "all": jaccard(out["all"], planted), "candidates": float(len(among)), "seconds": secs}
+
+
+def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_numeric: int, null_start: int = 0) -> None:
+    """The levers side by side on the same tables: per shape and lever, the mean over tables of the nearest
+    validated candidate's Jaccard and z, the tables whose first finding (kind ``"validated"``, kind ``"all"``)
+    describes the planted rows, and on null tables (``null_start`` onwards) how many report anything (see
+    :func:`lever_row`)."""
+    print(f"## Levers ({n_numeric} numeric columns): nearest validated candidate (mean Jaccard, mean z), first "
+          "finding describes the planted rows (Jaccard >= 0.5), k of n tables")
+    print("| shape | lever | nearest: mean Jaccard | nearest: mean z | first (validated) | first (all) "
+          "| validated candidates | s/table |")
+    print("|---|---|---|---|---|---|---|---|")
+    for shape in [*shapes, "null"]:
+        count = null if shape == "null" else tables
+        for lever in levers_:
+            if count == 0:
+                continue
+            res = []
+            for seed in range(count):
+                r = lever_row(shape, 9000 + null_start + seed if shape == "null" else 1000 * SHAPES.index(shape) + seed,
+                              lever, n_numeric)
+                print(f"{shape} {lever} {seed}: " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), file=sys.stderr,
+                      flush=True)
+                res.append(r)
+            df = pd.DataFrame(res)
+            if shape == "null":
+                print(f"| null | {lever} | - | - | {int(df['validated'].sum())}/{count} report | "
+                      f"{int(df['all'].sum())}/{count} report | - | {df['seconds'].mean():.1f} |", flush=True)
+            else:
+                print(f"| {shape} | {lever} | {df['best J'].mean():.2f} | {df['best z'].mean():.2f} | "
+                      f"{int((df['validated'] >= 0.5).sum())}/{count} | {int((df['all'] >= 0.5).sum())}/{count} | "
+                      f"{df['candidates'].mean():.0f} | {df['seconds'].mean():.1f} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=10)
@@ -306,12 +381,20 @@ def main(argv: list[str] | None = None) -> None:
                     "algorithm names (default: the package's default models)")
     ap.add_argument("--diagnose", nargs="+", type=int, default=None, metavar="SEED",
                     help="only the diagnosis of these blob tables (nearest cluster's z, critical values)")
+    ap.add_argument("--levers", nargs="+", default=None, metavar="ALGORITHM",
+                    help="only the levers' comparison (lever_row): these clustering_models, one at a time "
+                         "('default': the package's default models), on --shapes, --tables and --null tables")
+    ap.add_argument("--null-start", type=int, default=0, help="with --levers: the first null table (its seed "
+                    "9000 + it), to add null tables to an earlier run")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)
     args = ap.parse_args(argv)
     if args.diagnose is not None:
         diagnose(args.diagnose, args.numeric)
+        return
+    if args.levers is not None:
+        levers(args.levers, args.shapes, args.tables, args.null, args.numeric, args.null_start)
         return
     if not args.skip_planted:
         names = [m[0] for m in METHODS]

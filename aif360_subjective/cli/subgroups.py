@@ -708,9 +708,9 @@ def add_arguments(sg: common.Parser) -> None:
     sg.add_argument("--clusterings", default=rule.default, choices=rule.choices, help=common.choices_help(rule))
     rule = SUBGROUP_PARAMS["clustering_models"]
     sg.add_argument("--clustering-models", nargs="+", metavar="A", type=str,
-                    help="with --clusterings validated: the algorithms (slink, kmeans, ward, gmm, hdbscan, scan), "
-                         "each on every numeric column and each pair of them (scan: each pair and, with at most 10 "
-                         "numeric columns, each triple) at k = 5, 10, 20, 40 as the rows allow (default: kmeans)")
+                    help="with --clusterings validated: the algorithms (slink, kmeans, ward, gmm, gmm_core, hdbscan, "
+                         "scan), each on every numeric column and each pair of them (scan: each pair and, with at most "
+                         "10 numeric columns, each triple) at k = 5, 10, 20, 40 as the rows allow (default: kmeans)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     common.add_progress_option(sg)
     from .subgroups_spark import add_engine_options

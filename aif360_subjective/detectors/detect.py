@@ -251,8 +251,8 @@ def detect_subgroups(
             :mod:`~.asdf.validated`). Binary decisions only.
         clustering_models: the models of ``clusterings="validated"``: None (k-means on every numeric column and on
             each pair of numeric columns at k = 5, 10, 20, 40 as the rows allow) or a list of algorithm names
-            (``"slink"``, ``"kmeans"``, ``"ward"``, ``"gmm"``, ``"hdbscan"``, ``"scan"``; each on its default
-            views at the default ks) and ``(algorithm, view, k)`` tuples, the view
+            (``"slink"``, ``"kmeans"``, ``"ward"``, ``"gmm"``, ``"gmm_core"``, ``"hdbscan"``, ``"scan"``; each on its
+            default views at the default ks) and ``(algorithm, view, k)`` tuples, the view
             ``"encoded"``, ``"numeric"``, ``"pairs"``, ``"triples"`` or a list of columns
             (:func:`~.asdf.validated_models.expand_models`).
         progress: show the progress of the pattern mining (per level) and of the max-T's permutations (per batch)

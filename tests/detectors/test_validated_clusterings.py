@@ -9,7 +9,9 @@ import pytest
 from aif360_subjective.detectors import detect_subgroups
 from aif360_subjective.detectors.asdf.validated import ValidatedFamily, fairness_validation_index
 from aif360_subjective.detectors.asdf.validated_models import (
+    HDBSCAN_MIN_SHARE,
     ClusteringModel,
+    core_labels,
     default_ks,
     default_views,
     expand_models,
@@ -81,6 +83,9 @@ def test_default_models_and_ks():
     (["spectral"], r"unknown algorithm 'spectral'"),
     ([], r"empty list of models"),
     ([("kmeans", "rings", 5)], r"unknown view 'rings'"),
+    ([("gmm_core", "pairs", [5, 241])], r"k=241 for 'gmm_core' is larger than the 240 rows allow"),
+    ([("gmm_core", "pairs", 1)], r"k=1 for 'gmm_core' is larger than the 240 rows allow \(or below 2\)"),
+    ([("hdbscan", ["a", "zz"], None)], r"names missing column\(s\) \['zz'\]"),
 ])
 def test_bad_models_are_named(spec, message):
     X, t, p = _table()
@@ -252,3 +257,54 @@ def test_scan_model_in_the_report():
     assert kind == "validated" and list(ids) == list(range(8))
     assert rep.to_aif360(X, t, p, kind, w).size == len(fam.rows(w))
     assert f"window {w} has z = " in cv.attrs["why"] and "for its 8 windows" in cv.attrs["why"]
+
+
+def test_core_labels_by_hand():
+    # a row in a component's core has its posterior >= 0.5 (0.5 itself included); no such component: -1
+    post = np.array([[0.9, 0.05, 0.05], [0.4, 0.35, 0.25], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.34, 0.33, 0.33]])
+    assert core_labels(post).tolist() == [0, -1, 1, 2, -1]
+    assert core_labels(np.zeros((0, 2))).tolist() == []
+
+
+def _two_dense_regions(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(Z, truth): 600 rows spread over [0, 100]^2 (truth 0) and two tight regions of 150 rows each around (20, 20)
+    and (80, 70) (sd 1; truth 1 and 2); the columns' ranges differ so that standardizing matters."""
+    rng = np.random.default_rng(seed)
+    spread = rng.uniform(0, 100, size=(600, 2))
+    a = rng.normal([20, 20], 1.0, size=(150, 2))
+    b = rng.normal([80, 70], 1.0, size=(150, 2))
+    Z = np.vstack([spread, a, b]) * np.array([1.0, 1000.0])
+    return Z, np.repeat([0, 1, 2], [600, 150, 150])
+
+
+def test_hdbscan_finds_each_dense_region():
+    Z, truth = _two_dense_regions()
+    model = ClusteringModel("hdbscan", "pairs", ("a", "b"), None)
+    lab = fit_model(model, Z, np.random.default_rng(0), None)
+    for region in (1, 2):  # each region is one cluster holding nearly only its rows
+        inside = lab[truth == region]
+        g = np.bincount(inside[inside >= 0]).argmax()
+        assert (inside == g).mean() > 0.9
+        assert ((lab == g) & (truth == region)).sum() / (lab == g).sum() > 0.8
+    again = fit_model(model, Z, np.random.default_rng(0), None)
+    assert np.array_equal(lab, again)
+    # min_cluster_size is 1 % of the fitted rows (at least 10): no cluster of fewer rows among those fitted
+    sizes = np.bincount(lab[lab >= 0])
+    assert sizes.min() >= max(10, int(np.ceil(HDBSCAN_MIN_SHARE * len(Z))))
+
+
+def test_gmm_core_labels_the_dense_cores():
+    Z, truth = _two_dense_regions()
+    model = ClusteringModel("gmm_core", "pairs", ("a", "b"), 3)
+    lab = fit_model(model, Z, np.random.default_rng(0), None)
+    assert set(np.unique(lab)) <= {-1, 0, 1, 2}
+    for region in (1, 2):  # each tight region is the core of one component
+        inside = lab[truth == region]
+        assert inside.min() >= 0 and len(np.unique(inside)) == 1
+    # the labels are the mixture's max-posterior component where that posterior is >= 0.5: refit the same mixture
+    from sklearn.mixture import GaussianMixture
+
+    rng = np.random.default_rng(0)
+    seed = int(rng.integers(0, 2**31 - 1))
+    gm = GaussianMixture(3, covariance_type="full", reg_covar=1e-4, random_state=seed).fit(standardize(Z))
+    assert np.array_equal(lab, core_labels(gm.predict_proba(standardize(Z))))
