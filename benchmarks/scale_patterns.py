@@ -26,6 +26,9 @@ interpreter, the imports and the generated table), whether the first reported su
 (Jaccard >= 0.5); then per method the scaling exponent ``b`` of ``CPU seconds ~ rows^b`` between consecutive sizes.
 ``--columns 30`` runs the wide table (24 categorical, 6 numeric columns; ``--sizes 20000``).
 
+``--profile ROWS --split`` adds, per max-T stage, the thread CPU seconds of its parts (counting the cells, of which
+forming each block's cells; drawing the permuted columns; summing each candidate's cells).
+
 ``--profile ROWS`` prints ours' memory per stage on one table (start, peak and end resident MB, CPU seconds; the
 peak is reset between stages through ``/proc/self/clear_refs``, Linux). 200,000 rows, B = 200, on a loaded 2-core
 machine, before and after issue 42 (pattern bitsets formed from their items' when read, a block's cells formed
@@ -81,18 +84,75 @@ def _status_mb(field: str) -> float:
         return next(float(line.split()[1]) / 1024.0 for line in f if line.startswith(field))
 
 
-def profile(n: int, n_permutations: int) -> None:
+def _split_timers() -> dict[str, float]:
+    """Thread CPU seconds of the max-T's parts, summed over every thread that runs them (the counter's workers and
+    the draws): the pieces are wrapped in place, for this process only. Returns the running totals."""
+    import threading
+
+    from aif360_subjective.detectors.error_control import maxt
+    from aif360_subjective.detectors.mining import cell_counts
+
+    totals = {"cell counts": 0.0, "of which forming cells": 0.0, "permuted columns": 0.0, "candidate sums": 0.0}
+    lock = threading.Lock()
+
+    def add(key: str, seconds: float) -> None:
+        with lock:
+            totals[key] += seconds
+
+    def timed(key: str, fn):
+        def wrapper(*args, **kwargs):
+            t0 = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                add(key, time.thread_time() - t0)
+        return wrapper
+
+    def timed_blocks(fn):
+        def wrapper(*args, **kwargs):
+            it = fn(*args, **kwargs)
+            while True:  # the time of forming each block's cells (each next), not of the caller's products
+                t0 = time.thread_time()
+                try:
+                    item = next(it)
+                except StopIteration:
+                    add("of which forming cells", time.thread_time() - t0)
+                    return
+                add("of which forming cells", time.thread_time() - t0)
+                yield item
+        return wrapper
+
+    def timed_deferred(fn):
+        def wrapper(*args, **kwargs):
+            return timed("candidate sums", fn(*args, **kwargs))  # the pass now (counted as cells), the sums later
+        return wrapper
+
+    counter = cell_counts.CellCounter
+    counter.cell_counts = timed("cell counts", counter.cell_counts)
+    counter._cell_blocks = timed_blocks(counter._cell_blocks)
+    counter.deferred = timed_deferred(counter.deferred)
+    maxt.permuted_columns = timed("permuted columns", maxt.permuted_columns)
+    return totals
+
+
+def profile(n: int, n_permutations: int, split: bool = False) -> None:
     """Peak resident memory and CPU seconds per stage of ours on one table (Linux: the peak is reset between
-    stages through ``/proc/self/clear_refs``)."""
+    stages through ``/proc/self/clear_refs``); with ``split``, each max-T stage's thread CPU seconds in its parts
+    (:func:`_split_timers`)."""
     from aif360_subjective.detectors import detect_subgroups
+
+    totals = _split_timers() if split else None
 
     def stage(name, fn):
         with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
             f.write("5")  # resets the peak resident size (VmHWM)
         start, t0 = _status_mb("VmRSS"), time.process_time()
+        before = dict(totals) if totals is not None else {}
         out = fn()
         print(f"{name:<26} {start:>9.0f} {_status_mb('VmHWM'):>9.0f} {_status_mb('VmRSS'):>9.0f} "
               f"{time.process_time() - t0:>8.1f}", flush=True)
+        if totals is not None and name.startswith("max-T"):
+            print("  " + ", ".join(f"{k} {totals[k] - before[k]:.1f}" for k in totals) + " (thread CPU s)", flush=True)
         return out
 
     print(f"{n:,} rows, B = {n_permutations}\n{'stage':<26} {'start MB':>9} {'peak MB':>9} {'end MB':>9} {'CPU s':>8}")
@@ -195,13 +255,16 @@ def main() -> None:
     ap.add_argument("--columns", type=int, default=10, help="10 (8 categorical, 2 numeric) or 30 (24, 6)")
     ap.add_argument("--profile", type=int, metavar="ROWS", help="ours' memory and CPU per stage on one table")
     ap.add_argument("--permutations", type=int, default=200, help="B of --profile")
+    ap.add_argument("--split", action="store_true",
+                    help="with --profile: each max-T stage's thread CPU seconds counting cells, forming them, drawing "
+                         "the permuted columns and summing the candidates")
     ap.add_argument("--child", nargs=3, metavar=("METHOD", "ROWS", "COLUMNS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(args.child[0], int(args.child[1]), int(args.child[2]))))
         return
     if args.profile:
-        profile(args.profile, args.permutations)
+        profile(args.profile, args.permutations, args.split)
         return
     runs = [(n, args.columns) for n in args.sizes] + ([(args.wide, 30)] if args.wide else [])
     print(f"{'rows':>10} {'cols':>4}  {'method':<12} {'seconds':>9} {'CPU s':>8} {'peak MB':>8}  {'planted first':<13} "

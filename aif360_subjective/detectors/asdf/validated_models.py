@@ -84,7 +84,7 @@ DEFAULT_KS: tuple[int, ...] = (5, 10, 20, 40)
 #: dense, ``"gmm_core"`` found 6 of 10 and ``"hdbscan"`` 3 of 10 against k-means' 3, short of making them a default).
 DEFAULT_MODELS: tuple[str, ...] = ("kmeans",)
 #: HDBSCAN's ``min_cluster_size`` as a share of the rows it is fitted on (at least 10 rows): 1 %, so that a dense
-#: region of 3 % of the rows can be a cluster of its own (measured: the guide's page on validated clusterings).
+#: region of 3 % of the rows can be a cluster of its own.
 HDBSCAN_MIN_SHARE = 0.01
 #: HDBSCAN's ``min_samples``: the neighbours of a row's core distance. Few, so that the density is local and a
 #: tight region on top of a broad one stands out (with ``min_samples = min_cluster_size``, scikit-learn's default,
