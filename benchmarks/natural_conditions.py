@@ -421,6 +421,7 @@ class Result:
     rows: np.ndarray | None
     seconds: float
     description: str = ""
+    report: object = None  # ours: the report (for --diagnose)
 
 
 def jaccard(a: np.ndarray | None, b: np.ndarray) -> float:
@@ -458,8 +459,8 @@ def run_ours(discovery: str | None, task: str, X, y, yhat, seed: int) -> Result:
     rk = rep.ranking(METRIC[task], kind="all", n=1)
     secs = time.perf_counter() - t0
     if not len(rk):
-        return Result(None, secs)
-    return Result(_members_of_first(rep, rk, "all"), secs, str(rk["subgroup"].iloc[0]))
+        return Result(None, secs, report=rep)
+    return Result(_members_of_first(rep, rk, "all"), secs, str(rk["subgroup"].iloc[0]), rep)
 
 
 def run_peer(name: str, task: str, X, y, yhat, seed: int) -> Result:
@@ -504,6 +505,115 @@ def methods(names: list[str], permutations: int) -> tuple[dict[str, Callable], l
     return out, missing
 
 
+# ------------------------------------------------------------------ --diagnose: the neighbouring cuts of a miss
+def _one_sided(items, j: int) -> tuple[str, str] | None:
+    """(column, side) of item ``j`` when it is a one-sided numeric condition, else None."""
+    v = items.values[j]
+    if not isinstance(v, tuple):
+        return None
+    if np.isinf(v[0]):
+        return items.columns[items.column[j]], "<"
+    if np.isinf(v[1]):
+        return items.columns[items.column[j]], ">="
+    return None
+
+
+def _grid_steps(items) -> dict[int, int]:
+    """Per one-sided item, the position of its cut among the cuts of its column and side (one grid step apart =
+    positions one apart)."""
+    by_key: dict[tuple[str, str], list[tuple[float, int]]] = {}
+    for j in range(len(items.values)):
+        key = _one_sided(items, j)
+        if key is not None:
+            v = items.values[j]
+            by_key.setdefault(key, []).append((v[1] if key[1] == "<" else v[0], j))
+    return {j: k for cuts in by_key.values() for k, (_, j) in enumerate(sorted(cuts))}
+
+
+def neighbouring_cuts(fam, centre: int) -> np.ndarray:
+    """The patterns of ``fam`` with the same conditions as pattern ``centre`` except that each one-sided cut may
+    sit one grid step away (same columns and sides), ``centre`` included."""
+    items = fam.items
+    steps = _grid_steps(items)
+
+    def signature(i: int) -> tuple[frozenset, dict]:
+        fixed, cuts = [], {}
+        for j in fam.patterns[i]:
+            key = _one_sided(items, j)
+            if key is None:
+                fixed.append(int(j))
+            else:
+                cuts[key] = steps[j]
+        return frozenset(fixed), cuts
+
+    fixed0, cuts0 = signature(centre)
+    out = []
+    for i in range(len(fam.patterns)):
+        if len(fam.patterns[i]) != len(fam.patterns[centre]):
+            continue
+        fixed, cuts = signature(i)
+        if fixed == fixed0 and cuts.keys() == cuts0.keys() and all(abs(cuts[k] - cuts0[k]) <= 1 for k in cuts):
+            out.append(i)
+    return np.array(out, dtype=np.intp)
+
+
+def diagnose(rep, metric: str, planted: np.ndarray, label: str) -> None:
+    """Print a table's first finding and the neighbouring cuts (:func:`neighbouring_cuts`) of it and of the
+    pattern closest to the planted rows (largest Jaccard): each one's rows, Jaccard, max-T statistic (penalised z,
+    disadvantaged side), adjusted p, the 95 % bound nearest the reference, whether it is significant, its rank in
+    the full significant order (``keep_redundant=True``) and in the listed ranking ("red." when the redundancy
+    filter leaves it out), and for a pair nested with the first finding the specialisation z (the smaller one's
+    rate against the larger one's other rows) and the dilution z (those other rows against the rows outside the
+    larger)."""
+    from aif360_subjective.detectors.ranking import check_query, significant_set
+
+    sig = rep.significance
+    fam = sig.candidates.family("pattern")
+    pos = sig.candidates.positions("pattern")
+    q = check_query(sig, metric, "pattern", None, "disadvantaged", 0.05, 1, 0.95, None, "fwer", True)
+    part = sig.metrics.table.iloc[pos]
+    big = part["size"].to_numpy(dtype=np.float64, na_value=0.0) >= 1
+    sel, bound, p_dir = significant_set(sig, q, pos, ("pattern",), big)
+    test_no = sig.metrics.metric_test[metric]
+    stat = sig.max_t((test_no,)).statistic(test_no, 0)[pos]
+    M = fam.members().tocsc().astype(np.float64)
+    size = np.asarray(M.sum(axis=0)).ravel()
+    inter = np.asarray(M.T @ planted.astype(np.float64)).ravel()
+    jac = inter / np.maximum(size + planted.sum() - inter, 1)
+    full = rep.ranking(metric, kind="pattern", n=None, keep_redundant=True)
+    listed = rep.ranking(metric, kind="pattern", n=None)
+    full_rank = dict(zip(full.index, full["rank"], strict=True))
+    listed_rank = dict(zip(listed.index, listed["rank"], strict=True))
+    counts, total, z_of = sig.metrics.redundancy_counts(pos, metric)
+    if not len(listed):
+        print(f"### {label}: nothing listed")
+        return
+    first = int(listed.index[0])
+    best = int(np.argmax(jac))
+    cols = M.T @ M[:, [first]]  # overlap of every pattern with the first finding
+    overlap = np.asarray(cols.todense()).ravel()
+    show = np.unique(np.concatenate([neighbouring_cuts(fam, first), neighbouring_cuts(fam, best)]))
+    show = show[np.lexsort((-stat[show], np.nan_to_num(p_dir[show], nan=2.0)))]
+    print(f"### {label}: first {fam.description(first)!r} J {jac[first]:.2f}; planted-best "
+          f"{fam.description(best)!r} J {jac[best]:.2f} (significant: {bool(sel.keep[best])}, "
+          f"p {p_dir[best]:.4f}, first's p {p_dir[first]:.4f}, floor {1 / (sig.max_t((test_no,)).n_permutations + 1):.4f})")
+    print("| pattern | rows | J | statistic | p adj | bound | sig | rank all | rank listed | nested with first | "
+          "z spec | z dil |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for i in show:
+        rel, zs, zd = "", np.nan, np.nan
+        if i != first and overlap[i] in (size[i], size[first]):
+            g, s_ = (i, first) if size[i] > size[first] else (first, i)
+            rel = "holds it" if g == i else "inside it"
+            inner, ring = counts[s_][None, :], (counts[g] - counts[s_])[None, :]
+            outside = (total - counts[g])[None, :]
+            zs, zd = float(np.ravel(z_of(inner, ring))[0]), float(np.ravel(z_of(ring, outside))[0])
+        mark = "**" if i == first else ("*" if i == best else "")
+        print(f"| {mark}{fam.description(i)}{mark} | {int(size[i])} | {jac[i]:.2f} | {stat[i]:.3f} | {p_dir[i]:.4f} | "
+              f"{bound[i]:.4f} | {'y' if sel.keep[i] else 'n'} | {full_rank.get(i, '')} | "
+              f"{listed_rank.get(i, 'red.' if sel.keep[i] else '')} | {rel} | {zs:.2f} | {zd:.2f} |")
+
+
 # ------------------------------------------------------------------ printing
 def binom_reading(k: int, n: int, b: int = 200, alpha: float = 0.05) -> str:
     """As ``null_exactness.py --counts``: P(at least k of n) under an exact test with b permutations, and the
@@ -539,6 +649,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--timing-item", nargs=2, metavar=("WHAT", "ROWS"), default=None,
                     help=f"(internal) time one of {TIMED} on ROWS rows in this process and print it as JSON")
     ap.add_argument("--show", action="store_true", help="print every table's first finding (stderr)")
+    ap.add_argument("--diagnose", action="store_true",
+                    help="after each planted table ours misses, print its first finding and the neighbouring cuts "
+                         "of it and of the pattern closest to the planted rows (discovery='patterns' only)")
     ap.add_argument("--option", type=parse_option, action="append", default=[], metavar="KEY=VALUE",
                     help="a detect_subgroups keyword of our methods, e.g. thresholds=20 (repeatable)")
     ap.add_argument("--records", type=Path, default=None,
@@ -599,6 +712,10 @@ def main(argv: list[str] | None = None) -> None:
                                 print(f"  {shape} {task} seed {seed} {name}: J {j:.2f} | planted {t.description} "
                                       f"({int(t.planted.sum())}) | first {r.description}", file=sys.stderr,
                                       flush=True)
+                            if args.diagnose and name == "ours patterns" and j < HIT[shape] - 1e-12:
+                                diagnose(r.report, METRIC[task], t.planted,
+                                         f"{shape} {task} seed {seed}, planted {t.description} "
+                                         f"({int(t.planted.sum())} rows)")
                     for name, rs in rec.items():
                         js = np.array([r[0] for r in rs])
                         hits = int(np.sum(js >= HIT[shape] - 1e-12))
