@@ -3,8 +3,7 @@
 A listed subgroup is **redundant** when a nested one says the same: a sub-pattern whose rate does not differ from
 the rest of the larger subgroup holding it, or an over-general pattern that is a smaller one diluted by rows
 treated like everyone else (:func:`redundant`; a diluted pattern is decided after the smaller one that carries
-the effect, :func:`visit_order`; of two neighbouring cuts the data cannot tell apart the looser is listed,
-:func:`neighbouring_cuts`). Subgroups with **identical rows** (a cluster and its entropy
+the effect, :func:`visit_order`). Subgroups with **identical rows** (a cluster and its entropy
 pattern, say) are listed once with every description (:func:`merge_rows`).
 """
 
@@ -24,7 +23,7 @@ from .error_control.inference import rate_z
 from .error_control.maxt import MaxTResult
 
 __all__ = ["REDUNDANCY_Z", "MAX_REDUNDANCY_CHECK", "redundant", "redundant_among", "visit_order", "containment",
-           "neighbouring_cuts", "cut_signatures", "give_way", "merge_rows"]
+           "merge_rows"]
 
 #: |z| below which a sub-pattern's rate does not differ from the rest of a larger listed subgroup holding it:
 #: about the Bonferroni bound of the ~70 one-condition specialisations of a pattern on 8 columns (0.05 / 70).
@@ -48,81 +47,12 @@ def redundant_among(candidates: Candidates, metrics: CandidateMetrics | Any, pos
     if counted is None:  # the heads' bitsets formed a block of rows at a time, never all of them at once
         counted = containment_of(lambda words: candidates.bits(head, words), len(head), n_words(candidates.n_rows),
                                  candidates.n_rows)
-    g_idx, s_idx, _ = counted
-    return redundant(None, candidates.n_rows, counts, metric, total, offset, z_of, nested=counted,
-                     neighbours=neighbouring_cuts(candidates, head, g_idx, s_idx))
-
-
-def cut_signatures(items: Any, patterns: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per pattern (a tuple of positions in ``items``, a :class:`~.mining.pattern_mining.Items`): what it is
-    apart from the places of its one-sided cuts, and those places.
-
-    A one-sided item (``age ≥ 49``, ``income < 21,400``: a numeric value ``(low, high, closed)`` with an infinite
-    end) is keyed by its column and side, and placed by the rank of its cut among the cuts of the one-sided items of
-    that column and side (consecutive ranks: one grid step apart); every other item (a category, a range) is kept
-    as it is.
-
-    Returns:
-        (form, cuts, steps): ``form`` (patterns,) int, equal for patterns with the same other items and the same
-        (column, side) keys, -1 for a pattern without a one-sided item; ``steps`` (patterns, L) the ranks of its
-        cuts in key order (L the longest pattern; 0 past its cuts); ``cuts`` (patterns,) how many it has.
-    """
-    side = np.zeros(len(items.values), dtype=np.int8)  # 0 none, 1 "<", 2 "≥"
-    at = np.zeros(len(items.values), dtype=np.float64)
-    for j, v in enumerate(items.values):  # one pass over the items (a few hundred), not the rows
-        if isinstance(v, tuple) and np.isinf(v[0]) != np.isinf(v[1]):
-            side[j], at[j] = (1, v[1]) if np.isinf(v[0]) else (2, v[0])
-    column = np.asarray(items.column, dtype=np.int64)
-    rank = np.zeros(len(side), dtype=np.int64)
-    one = np.flatnonzero(side > 0)
-    if len(one):  # dense rank of the cut within (column, side)
-        frame = pd.DataFrame({"c": column[one], "s": side[one], "at": at[one]})
-        rank[one] = frame.groupby(["c", "s"])["at"].rank(method="dense").to_numpy(dtype=np.int64)
-    width = max((len(p) for p in patterns), default=0)
-    steps = np.zeros((len(patterns), width), dtype=np.int64)
-    cuts = np.zeros(len(patterns), dtype=np.int64)
-    forms: dict[tuple[Any, ...], int] = {}
-    form = np.full(len(patterns), -1, dtype=np.int64)
-    for i, pat in enumerate(patterns):  # <= MAX_REDUNDANCY_CHECK patterns of <= max_length items
-        cut_items = sorted((int(column[j]), int(side[j]), int(j)) for j in pat if side[j])
-        if not cut_items:
-            continue
-        key = (tuple(sorted(int(j) for j in pat if not side[j])), tuple((c, sd) for c, sd, _ in cut_items))
-        form[i] = forms.setdefault(key, len(forms))
-        cuts[i] = len(cut_items)
-        steps[i, :len(cut_items)] = rank[[j for _, _, j in cut_items]]
-    return form, cuts, steps
-
-
-def neighbouring_cuts(candidates: Candidates, positions: np.ndarray, g_idx: np.ndarray,
-                      s_idx: np.ndarray) -> np.ndarray:
-    """Which nested pairs (``g_idx[k]``, ``s_idx[k]``: places in ``positions``) are **neighbouring cuts**: two
-    mined patterns with the same conditions except one-sided cuts of the same columns and sides, each cut at most
-    one grid step from the other's (:func:`cut_signatures`); False for any other pair (other kinds, ranges,
-    categories, cuts farther apart)."""
-    out = np.zeros(len(g_idx), dtype=bool)
-    if "pattern" not in candidates.kinds or not len(g_idx):
-        return out
-    fam = candidates.family("pattern")
-    start = int(candidates.positions("pattern")[0]) if len(fam.ids) else 0
-    local = np.asarray(positions, dtype=np.int64) - start
-    mined = (local >= 0) & (local < len(fam.ids))
-    form = np.full(len(local), -1, dtype=np.int64)
-    patterns = getattr(fam, "patterns", None)
-    if patterns is None or not mined.any():
-        return out
-    f, _, st = cut_signatures(fam.items, [patterns[i] for i in local[mined]])
-    form[mined] = f
-    steps = np.zeros((len(local), st.shape[1]), dtype=np.int64)
-    steps[mined] = st
-    same = (form[g_idx] >= 0) & (form[g_idx] == form[s_idx])
-    return same & (np.abs(steps[g_idx] - steps[s_idx]).max(axis=1, initial=0) <= 1)
+    return redundant(None, candidates.n_rows, counts, metric, total, offset, z_of, nested=counted)
 
 
 def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, total: np.ndarray,
               offset: np.ndarray, z_of: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, *,
-              nested: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-              neighbours: np.ndarray | None = None) -> np.ndarray:
+              nested: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Which of k listed subgroups (``bits``: the (h, words) bitsets of the first h over ``n`` rows, h at least
     :data:`MAX_REDUNDANCY_CHECK` or k) are redundant. For every
     pair where a larger one G holds all rows of a smaller one S (two-proportion z tests of the metric's rate on
@@ -148,28 +78,10 @@ def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, 
     outside it, |z| 1.97, while the 400 differ from those 600; the 400 were not kept before the visit, being
     redundant given ``income < 29,900 AND score < -0.8347``, which was visited after G). A visit order cannot
     leave every subgroup out (the first one visited is listed), so whether a ranking lists anything does not
-    depend on it.
-
-    **Neighbouring cuts** (``neighbours``, :func:`neighbouring_cuts`: G and S the same conditions but for
-    one-sided cuts one grid step apart, G the looser) that are redundant given each other (S's rate does not
-    differ from that of the rows between the two cuts, nor do those rows from the rows outside G) are decided for
-    G: a listed S gives way to G (:func:`give_way`). Neither test separates the rows between the cuts from the
-    slice or from everyone else, so no reading of the data says they are spared; the tighter cut would claim
-    they are (it draws its line inside rows that look like the slice as much as like the rest), and an audit
-    that leaves out people it cannot show are treated better misreports whom the effect reaches. The larger
-    statistic is no evidence either way here: two cuts one step apart share most rows, and their statistics
-    differ by little more than the noise of the rows between them (``python benchmarks/natural_conditions.py
-    --diagnose`` prints the neighbouring cuts of each slice missed). The step compares a listed cut with its own
-    neighbours only, once: applied along a chain of cuts, each a step looser than the last, it would drift away
-    from where the evidence peaks. Pairs the tests separate keep the rules above. The step only trades one
-    significant subgroup for another one that holds it: which subgroups are significant, and whether a ranking
-    lists anything, do not change.
-
-    Checked on the first :data:`MAX_REDUNDANCY_CHECK` (an O(k^2) overlap). ``z_of(a, b)``: the
+    depend on it. Checked on the first :data:`MAX_REDUNDANCY_CHECK` (an O(k^2) overlap). ``z_of(a, b)``: the
     z of the metric of rows counted ``a`` against rows counted ``b`` (default: :func:`~.inference.rate_z` of
     the confusion counts). ``nested``: the :func:`containment` of the first h subgroups when it is known
-    without their bitsets (``bits`` is then not read). ``neighbours``: per pair of the containment, whether the
-    two are neighbouring cuts (default: none is)."""
+    without their bitsets (``bits`` is then not read)."""
     if z_of is None:
         def z_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             return rate_z(a, b, metric)
@@ -213,26 +125,7 @@ def redundant(bits: np.ndarray | None, n: int, counts: np.ndarray, metric: str, 
             out[i] = True
         else:
             kept[i] = True
-    if neighbours is not None:
-        give_way(out, strength, g_idx, s_idx, sub_same & ring_same & neighbours)
     return out
-
-
-def give_way(out: np.ndarray, strength: np.ndarray, g_idx: np.ndarray, s_idx: np.ndarray,
-             looser: np.ndarray) -> None:
-    """The neighbouring-cuts step of :func:`redundant`, in place on its ``out``: every listed subgroup
-    ``s_idx[k]`` with a pair ``looser[k]`` (its looser neighbouring cut ``g_idx[k]``, the two redundant given each
-    other) is left out, and the strongest of its such looser cuts is listed instead. Decided once, from the
-    subgroups listed before this step: a cut listed in another's place does not give way in turn."""
-    pairs = np.flatnonzero(looser & ~out[s_idx])
-    if not len(pairs):
-        return
-    # per listed tighter cut, its strongest looser neighbour (ties: the first in listing order)
-    pairs = pairs[np.lexsort((g_idx[pairs], -np.nan_to_num(strength[g_idx[pairs]], nan=-np.inf), s_idx[pairs]))]
-    first = np.r_[True, s_idx[pairs][1:] != s_idx[pairs][:-1]]
-    tight, loose = s_idx[pairs][first], g_idx[pairs][first]
-    out[tight] = True
-    out[loose] = False
 
 
 def visit_order(strength: np.ndarray, later: np.ndarray, first: np.ndarray) -> np.ndarray:
