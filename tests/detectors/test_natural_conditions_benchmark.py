@@ -142,3 +142,24 @@ def test_baseline_finds_a_strong_slice_and_reports_its_p(bench):
     assert bench.jaccard(rows, t.planted) >= 0.7, desc
     rows0, p0, _ = bench.threshold_max_t(t.X, np.random.default_rng(1).normal(size=2000), permutations=19, seed=0)
     assert (rows0 is None) == (p0 > 0.05)
+
+
+def test_diagnose_neighbouring_cuts_by_hand(bench):
+    """--diagnose's neighbours of a pattern: items colour = g; age < 30, < 40, < 50; age ≥ 30; income < 20, < 25;
+    the range 25 ≤ age < 35. Ranks within (column, side): age < 30/40/50 -> 0/1/2, age ≥ 30 -> 0, income < 20/25
+    -> 0/1. Around (colour = g AND age < 40): itself and the cuts one step away (age < 30, age < 50), not the other
+    side, the range or the pattern of another length. Around (age < 30 AND income < 20): every combination one
+    step away on each cut (age < 40 AND income < 25 too), not two steps (age < 50)."""
+    from types import SimpleNamespace
+
+    inf = float("inf")
+    items = SimpleNamespace(
+        values=["g", (-inf, 30.0, False), (-inf, 40.0, False), (-inf, 50.0, False), (30.0, inf, False),
+                (-inf, 20.0, False), (-inf, 25.0, False), (25.0, 35.0, False)],
+        column=np.array([0, 1, 1, 1, 1, 2, 2, 1]), columns=["colour", "age", "income"])
+    assert bench._grid_steps(items) == {1: 0, 2: 1, 3: 2, 4: 0, 5: 0, 6: 1}
+    patterns = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 7), (0,), (1, 5), (2, 6), (3, 5), (1, 6), (2, 5)]
+    fam = SimpleNamespace(items=items, patterns=patterns)
+    assert bench.neighbouring_cuts(fam, 1).tolist() == [0, 1, 2]
+    assert bench.neighbouring_cuts(fam, 6).tolist() == [6, 7, 9, 10]
+    assert bench.neighbouring_cuts(fam, 4).tolist() == [4]  # a range: only itself
