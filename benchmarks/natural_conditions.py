@@ -635,7 +635,8 @@ def bound_choice(rep, metric: str, planted: np.ndarray) -> tuple[float, float]:
     sel, bound, _ = significant_set(sig, q, pos, ("pattern",), big)
     counts, total, z_of = sig.metrics.redundancy_counts(pos, metric)
     first = int(listed.index[0])
-    rows = {i: np.asarray(fam.members()[:, i].todense()).ravel().astype(bool) for i in neighbouring_cuts(fam, first)}
+    members = fam.members().tocsc()  # formed once (a mined family forms it from its bitsets)
+    rows = {i: np.asarray(members[:, i].todense()).ravel().astype(bool) for i in neighbouring_cuts(fam, first)}
     best, key = first, -bound[first] if q.descending else bound[first]
     for i, r in rows.items():
         if i == first or not sel.keep[i]:
