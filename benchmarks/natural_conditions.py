@@ -52,7 +52,10 @@ DivExplorer (``min_support=0.01``), and ours (``patterns``) at 50,000 and 200,00
 (one run each, each in a child process of its own, in wall-clock and CPU seconds: on a shared machine the CPU
 seconds are the measure). ``--option KEY=VALUE`` passes a keyword to our methods' ``detect_subgroups`` (e.g.
 ``--option thresholds=20``), in the planted, null and timing runs alike; ``--candidates 10 20 None`` prints
-the items and mined patterns of the timing tables for each grid of one-sided conditions.
+the items and mined patterns of the timing tables for each grid of one-sided conditions. ``--diagnose`` prints,
+after each planted table whose first finding (``ours patterns``) misses the slice, that finding and the
+neighbouring cuts of it and of the pattern closest to the planted rows (:func:`diagnose`), and per cell what the
+largest-bound rule among inseparable neighbouring cuts would list first (:func:`bound_choice`, a simulation).
 
 Usage: ``python benchmarks/natural_conditions.py [--tables 3] [--null 20] [--shapes ...] [--tasks ...]
 [--methods ...] [--skip-timing] [--timing-only]``. Peers need ``pip install sliceline divexplorer``; a missing one
