@@ -560,14 +560,15 @@ def neighbouring_cuts(fam, centre: int) -> np.ndarray:
     return np.array(out, dtype=np.intp)
 
 
-def diagnose(rep, metric: str, planted: np.ndarray, label: str) -> None:
+def diagnose(rep, metric: str, planted: np.ndarray, label: str, loss: np.ndarray | None = None) -> None:
     """Print a table's first finding and the neighbouring cuts (:func:`neighbouring_cuts`) of it and of the
     pattern closest to the planted rows (largest Jaccard): each one's rows, Jaccard, max-T statistic (penalised z,
     disadvantaged side), adjusted p, the 95 % bound nearest the reference, whether it is significant, its rank in
     the full significant order (``keep_redundant=True``) and in the listed ranking ("red." when the redundancy
     filter leaves it out), and for a pair nested with the first finding the specialisation z (the smaller one's
     rate against the larger one's other rows) and the dilution z (those other rows against the rows outside the
-    larger)."""
+    larger), and with the per-row ``loss`` the rows between the two (planted among them, and the mean loss of
+    those planted rows against that of every planted row: how far the rows between stray from the slice)."""
     from aif360_subjective.detectors.ranking import check_query, significant_set
 
     sig = rep.significance
@@ -601,21 +602,27 @@ def diagnose(rep, metric: str, planted: np.ndarray, label: str) -> None:
     print(f"### {label}: first {fam.description(first)!r} J {jac[first]:.2f}; planted-best "
           f"{fam.description(best)!r} J {jac[best]:.2f} (significant: {bool(sel.keep[best])}, "
           f"p {p_dir[best]:.4f}, first's p {p_dir[first]:.4f}, floor {floor:.4f})")
+    if loss is not None:
+        print(f"planted rows' mean loss {loss[planted].mean():.3f}, the other rows' {loss[~planted].mean():.3f}")
     print("| pattern | rows | J | statistic | p adj | bound | sig | rank all | rank listed | nested with first | "
-          "z spec | z dil |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "z spec | z dil | between: rows, planted (their mean loss) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for i in show:
-        rel, zs, zd = "", np.nan, np.nan
+        rel, zs, zd, between = "", np.nan, np.nan, ""
         if i != first and overlap[i] in (size[i], size[first]):
             g, s_ = (i, first) if size[i] > size[first] else (first, i)
             rel = "holds it" if g == i else "inside it"
+            ring = (np.asarray(M[:, g].todense()).ravel() > 0) & ~(np.asarray(M[:, s_].todense()).ravel() > 0)
+            between = f"{int(ring.sum())}, {int((ring & planted).sum())}"
+            if loss is not None and (ring & planted).any():
+                between += f" ({loss[ring & planted].mean():.3f})"
             inner, ring = counts[s_][None, :], (counts[g] - counts[s_])[None, :]
             outside = (total - counts[g])[None, :]
             zs, zd = float(np.ravel(z_of(inner, ring))[0]), float(np.ravel(z_of(ring, outside))[0])
         mark = "**" if i == first else ("*" if i == best else "")
         print(f"| {mark}{fam.description(i)}{mark} | {int(size[i])} | {jac[i]:.2f} | {stat[i]:.3f} | {p_dir[i]:.4f} | "
               f"{bound[i]:.4f} | {'y' if sel.keep[i] else 'n'} | {full_rank.get(i, '')} | "
-              f"{listed_rank.get(i, 'red.' if sel.keep[i] else '')} | {rel} | {zs:.2f} | {zd:.2f} |")
+              f"{listed_rank.get(i, 'red.' if sel.keep[i] else '')} | {rel} | {zs:.2f} | {zd:.2f} | {between} |")
 
 
 def bound_choice(rep, metric: str, planted: np.ndarray) -> tuple[float, float]:
@@ -759,7 +766,7 @@ def main(argv: list[str] | None = None) -> None:
                                 if j < HIT[shape] - 1e-12:
                                     diagnose(r.report, METRIC[task], t.planted,
                                              f"{shape} {task} seed {seed}, planted {t.description} "
-                                             f"({int(t.planted.sum())} rows)")
+                                             f"({int(t.planted.sum())} rows)", row_loss(task, y, yhat))
                                 bound_rule.append(bound_choice(r.report, METRIC[task], t.planted)[1])
                     for name, rs in rec.items():
                         js = np.array([r[0] for r in rs])
