@@ -21,6 +21,9 @@ local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with 
    annotators who disagree more), written as Parquet parts item by item: seconds, unfairness, the test's p-value,
    whether the result equals pandas', and the bytes of counts that reached the Spark driver.
 
+4. ``--profile-partition ROWS`` (alone; no cluster): one partition's CPU by pass and the max-T pass in its parts
+   (:mod:`partition_profile`), e.g. ``--profile-partition 250000 --permutations 50``.
+
 Run: ``python benchmarks/spark_scale.py`` (all runs); ``--skip-compare``, ``--rows 0`` or ``--opinion-rows 0``
 skips one (``--skip-compare --rows 0 --opinion-rows 200000``: the opinion table alone).
 """
@@ -226,7 +229,15 @@ def main() -> None:
     ap.add_argument("--permutations", type=int, default=200, help="the max-T's permutations of run 2 (both engines)")
     ap.add_argument("--executor-sums", action="store_true",
                     help="run 2 also on Spark with the sums of counts added on the executors (one group)")
+    ap.add_argument("--profile-partition", type=int, default=0, metavar="ROWS",
+                    help="only profile one partition of ROWS rows in this process (no cluster): CPU-s by pass and "
+                         "the max-T pass in its parts, with --permutations (partition_profile.py)")
     args = ap.parse_args()
+    if args.profile_partition:
+        from partition_profile import profile_partition
+
+        profile_partition(args.profile_partition, args.permutations)
+        return
     from dask.distributed import Client, LocalCluster
 
     from aif360_subjective._spark import local_session
