@@ -48,8 +48,9 @@ def _digest(*arrays: np.ndarray) -> bytes:
 def _permuted_counter(frame: pd.DataFrame, items: Items, conditions: tuple[np.ndarray, np.ndarray, np.ndarray],
                       patterns: np.ndarray, radix: np.ndarray) -> CellCounter:
     """The partition's :class:`~.cell_counts.CellCounter` of ``patterns``, kept from an earlier pass of the same
-    max-T when this process built it (a max-T of B permutations makes B / width passes over the same candidates,
-    width 7 on Spark with 67,000 candidates; building the counter cost more than a pass' draws and counts).
+    max-T when this process built it (a max-T of B permutations makes about B / 50 passes over the same
+    candidates, and building their counter cost as much as a pass' draws and counts: ``spark_scale.py
+    --profile-partition``).
 
     The counter is a function of the rows' base codes, the conditions, the patterns and the radix alone: it is
     kept under a digest of all four (BLAKE2b), so a hit is the counter those inputs build, whatever analysis,
