@@ -21,6 +21,9 @@ local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with 
    annotators who disagree more), written as Parquet parts item by item: seconds, unfairness, the test's p-value,
    whether the result equals pandas', and the bytes of counts that reached the Spark driver.
 
+4. ``--profile-partition ROWS`` (alone; no cluster): one partition's CPU by pass and the max-T pass in its parts
+   (:mod:`partition_profile`), e.g. ``--profile-partition 250000 --permutations 50``.
+
 Run: ``python benchmarks/spark_scale.py`` (all runs); ``--skip-compare``, ``--rows 0`` or ``--opinion-rows 0``
 skips one (``--skip-compare --rows 0 --opinion-rows 200000``: the opinion table alone).
 """
@@ -134,7 +137,7 @@ def compare(spark, client, rows: int, files: int, tmp: Path) -> None:
 
 
 def planted(spark, client, rows: int, files: int, tmp: Path, n_permutations: int = 200,
-            executor_sums: bool = False) -> None:
+            executor_sums: bool = False, engines: tuple[str, ...] = ("Dask", "Spark")) -> None:
     """Run 2: Dask, then Spark (then, with ``executor_sums``, Spark with every sum of counts added on the executors
     before it reaches the driver: ``SparkPartitions.DRIVER_SUMS = 0``) on the same Parquet files."""
     from aif360_subjective._spark.partitions import SparkPartitions
@@ -145,7 +148,7 @@ def planted(spark, client, rows: int, files: int, tmp: Path, n_permutations: int
           f"partitions), {n_permutations} permutations; planted {ref}")
     print(f"   {'engine':22s} {'seconds':>8s} {'CPU-s':>8s} {'peak memory (MB)':>44s} {'planted first':>13s} "
           f"{'driver bytes':>13s}")
-    for engine in ("Dask", "Spark") + (("Spark, executor sums",) if executor_sums else ()):
+    for engine in engines + (("Spark, executor sums",) if executor_sums else ()):
         if engine == "Dask":
             seconds, cpu, report, found, peaks = dask_run(path, client, n_permutations)
             memory = "workers " + ", ".join(f"{v:,.0f}" for v in peaks)
@@ -226,7 +229,16 @@ def main() -> None:
     ap.add_argument("--permutations", type=int, default=200, help="the max-T's permutations of run 2 (both engines)")
     ap.add_argument("--executor-sums", action="store_true",
                     help="run 2 also on Spark with the sums of counts added on the executors (one group)")
+    ap.add_argument("--engines", default="dask,spark", help="run 2's engines, comma-separated (dask, spark)")
+    ap.add_argument("--profile-partition", type=int, default=0, metavar="ROWS",
+                    help="only profile one partition of ROWS rows in this process (no cluster): CPU-s by pass and "
+                         "the max-T pass in its parts, with --permutations (partition_profile.py)")
     args = ap.parse_args()
+    if args.profile_partition:
+        from partition_profile import profile_partition
+
+        profile_partition(args.profile_partition, args.permutations)
+        return
     from dask.distributed import Client, LocalCluster
 
     from aif360_subjective._spark import local_session
@@ -240,7 +252,8 @@ def main() -> None:
         if not args.skip_compare:
             compare(spark, client, args.compare_rows, args.files, Path(tmp))
         if args.rows:
-            planted(spark, client, args.rows, args.files, Path(tmp), args.permutations, args.executor_sums)
+            engines = tuple({"dask": "Dask", "spark": "Spark"}[e.strip().lower()] for e in args.engines.split(","))
+            planted(spark, client, args.rows, args.files, Path(tmp), args.permutations, args.executor_sums, engines)
         if args.opinion_rows:
             opinion(spark, client, args.opinion_rows, args.files, Path(tmp))
     cluster.close()

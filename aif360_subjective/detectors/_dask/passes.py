@@ -9,6 +9,8 @@ worker process (``python -X importtime -c "import aif360_subjective.detectors._d
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,50 @@ __all__ = ["HASH_KEYS", "chunks", "favourable", "pack_patterns", "partition_coun
 
 #: Hash keys of the two row-set hashes and of the containment sample.
 HASH_KEYS = (0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0)
+
+#: The cell counters of the max-T's passes a worker process keeps (:func:`_permuted_counter`), by a digest of
+#: everything they are built from, and the bytes of base codes they may hold between them.
+_COUNTERS: OrderedDict[bytes, tuple[CellCounter, int]] = OrderedDict()
+_COUNTER_BYTES = 2**28
+
+
+def _digest(*arrays: np.ndarray) -> bytes:
+    h = hashlib.blake2b(digest_size=20)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.data)
+    return h.digest()
+
+
+def _permuted_counter(frame: pd.DataFrame, items: Items, conditions: tuple[np.ndarray, np.ndarray, np.ndarray],
+                      patterns: np.ndarray, radix: np.ndarray) -> CellCounter:
+    """The partition's :class:`~.cell_counts.CellCounter` of ``patterns``, kept from an earlier pass of the same
+    max-T when this process built it (a max-T of B permutations makes about B / 50 passes over the same
+    candidates, and building their counter cost as much as a pass' draws and counts: ``spark_scale.py
+    --profile-partition``).
+
+    The counter is a function of the rows' base codes, the conditions, the patterns and the radix alone: it is
+    kept under a digest of all four (BLAKE2b), so a hit is the counter those inputs build, whatever analysis,
+    table or partition they came from. The codes are computed each pass (to be digested); the kept counters hold
+    at most :data:`_COUNTER_BYTES` of codes (the oldest go first).
+
+    References:
+        J.-P. Aumasson, S. Neves, Z. Wilcox-O'Hearn and C. Winnerlein, "BLAKE2: simpler, smaller, fast as MD5",
+        ACNS 2013.
+    """
+    codes = partition_codes(frame, items)
+    key = _digest(codes, *conditions, patterns, radix)
+    kept = _COUNTERS.get(key)
+    if kept is not None:
+        _COUNTERS.move_to_end(key)
+        return kept[0]
+    counter = CellCounter(codes, *conditions, unpack_patterns(patterns), radix=radix)
+    if codes.nbytes <= _COUNTER_BYTES:
+        _COUNTERS[key] = (counter, codes.nbytes)
+        while sum(size for _, size in _COUNTERS.values()) > _COUNTER_BYTES:
+            _COUNTERS.popitem(last=False)
+    return counter
 
 
 def partition_neighbours(frame: pd.DataFrame, cuts: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -119,7 +165,7 @@ def partition_permuted(frame: pd.DataFrame, yt: pd.Series, yp: pd.Series, start:
                         b_start: int, b_stop: int, need: tuple[bool, bool, bool, bool]) -> np.ndarray:
     """(patterns, k b) uint32 counts of the partition's rows under permutations ``b_start .. b_stop - 1``
     (:func:`~.dask_counts.keyed_partition_counts`; exact below 2^32 rows, half the bytes to send)."""
-    counter = CellCounter(partition_codes(frame, items), *conditions, unpack_patterns(patterns), radix=radix)
+    counter = _permuted_counter(frame, items, conditions, patterns, radix)
     t = favourable(yt, pos_label).astype(np.int64)
     counts = keyed_partition_counts(counter, t, start, (int(strata[0]), int(strata[1])), scheme, b_start, b_stop,
                                     need)
