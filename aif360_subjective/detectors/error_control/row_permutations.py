@@ -27,7 +27,7 @@ import numpy as np
 from .counters import PackedColumns
 from .resampling import Permuter
 
-__all__ = ["permuted_columns"]
+__all__ = ["HeldDraws", "permuted_columns"]
 
 
 def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np.ndarray, p: np.ndarray,
@@ -91,6 +91,55 @@ def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np
                 _set_column(block, at[2] + j, fav & ~is_true)
         out[stratum] |= block
     return PackedColumns(out, k * b)
+
+
+class HeldDraws:
+    """The packed columns of every count (:func:`permuted_columns` with all four) of one max-T's batches, held for a
+    later max-T of the same permutations: a report's ranking asks for its own test, its findings for every test,
+    and both draw the same permutations from the same seed (numpy's shuffles, most of a batch's draws, are then
+    made once instead of twice). The ranking counts the prefix of each block its test reads (:meth:`prefix`);
+    the run of every count, the last one of a report, takes the blocks and lets them go.
+
+    Held only while every batch's block fits :attr:`BUDGET` bytes (100 MB at a million rows and B = 200).
+    """
+
+    BUDGET = 2**28
+
+    def __init__(self) -> None:
+        self.key: tuple[object, ...] | None = None
+        self.blocks: list[PackedColumns] = []
+
+    def fits(self, n: int, n_permutations: int) -> bool:
+        """Whether the blocks of ``n`` rows under ``n_permutations`` permutations (four counts) fit the budget."""
+        return n * -(-4 * n_permutations // 8) <= self.BUDGET
+
+    def held(self, key: tuple[object, ...], n_batches: int) -> list[PackedColumns] | None:
+        """The held blocks of the draws ``key`` (every batch's), or None (and nothing held any more)."""
+        if self.key == key and len(self.blocks) == n_batches:
+            return self.blocks
+        self.key, self.blocks = None, []
+        return None
+
+    def hold(self, key: tuple[object, ...], block: PackedColumns) -> None:
+        """Hold the next batch's block of the draws ``key``."""
+        if self.key != key:
+            self.key, self.blocks = key, []
+        self.blocks.append(block)
+
+    def forget(self) -> None:
+        """Let every block go."""
+        self.key, self.blocks = None, []
+
+    @staticmethod
+    def prefix(block: PackedColumns, b: int, need: tuple[bool, bool, bool, bool]) -> tuple[PackedColumns,
+                                                                                          tuple[bool, ...]]:
+        """The columns of ``block`` (all four counts of ``b`` permutations) up to the last count ``need`` asks for,
+        and which counts they hold: a count's columns start at a bit of its own, so only a prefix is cut out
+        without moving bits (the counts before a needed one are counted too: each column is counted on its own,
+        the needed counts are the same)."""
+        last = max(i for i in range(4) if need[i])
+        c = (last + 1) * b
+        return PackedColumns(block.bits[:, :-(-c // 8)], c), (True,) * (last + 1) + (False,) * (3 - last)
 
 
 def _set_column(out: np.ndarray, c: int, values: np.ndarray) -> None:
