@@ -621,6 +621,10 @@ def max_t(
     return adjust_tests(std, z_obs, pen, tests, B, pipelined(B, submit), by_clusters, permuter.unit)
 
 
+#: What a held batch is replaced by once the run of every test has taken it (its block then freed when counted).
+_SPENT = PackedColumns(np.zeros((0, 0), dtype=np.uint8), 0)
+
+
 def _rows_drawn(permuter: Permuter, rng: np.random.Generator, t: np.ndarray, p: np.ndarray,
                need: tuple[bool, bool, bool, bool], B: int, key: tuple[Any, ...],
                draws: HeldDraws | None) -> Callable[[int], tuple[PackedColumns, tuple[bool, ...]]]:
@@ -633,14 +637,16 @@ def _rows_drawn(permuter: Permuter, rng: np.random.Generator, t: np.ndarray, p: 
     if draws is None or not isinstance(key[0], int | np.integer) or not draws.fits(permuter.n, B):
         return lambda b: (permuted_columns(permuter, rng, b, t, p, need), need)
     held = draws.held(key, n_batches)
+    if held is not None and need == every:
+        draws.forget()  # taken by the run of every test, the last to read them (an interrupted run draws anew)
     batches = iter(range(n_batches))
 
     def drawn(b: int) -> tuple[PackedColumns, tuple[bool, ...]]:
         i = next(batches)
         if held is not None:
             block = held[i]
-            if need == every and i == n_batches - 1:
-                draws.forget()  # the run of every test is the last to read them
+            if need == every:  # the run of every test is the last to read them: each let go once counted
+                held[i] = _SPENT
         else:
             block = permuted_columns(permuter, rng, b, t, p, every)
             if need != every:
