@@ -29,6 +29,11 @@ interpreter, the imports and the generated table), whether the first reported su
 ``--profile ROWS --split`` adds, per max-T stage, the thread CPU seconds of its parts (counting the cells, of which
 forming each block's cells; drawing the permuted columns; summing each candidate's cells).
 
+``--account ROWS`` accounts for the whole CPU of the side-by-side run of ours (``child("ours")``, what the
+table's "CPU s" counts) call by call: detecting (validation, mining, the candidates' metrics and the cell
+counter), the ranking and the findings (each max-T in its parts, its intervals, its redundancy filter), as a tree
+with each call's own CPU seconds.
+
 ``--profile ROWS`` prints ours' memory per stage on one table (start, peak and end resident MB, CPU seconds; the
 peak is reset between stages through ``/proc/self/clear_refs``, Linux). 200,000 rows, B = 200, on a loaded 2-core
 machine, before and after issue 42 (pattern bitsets formed from their items' when read, a block's cells formed
@@ -133,6 +138,87 @@ def _split_timers() -> dict[str, float]:
     counter.deferred = timed_deferred(counter.deferred)
     maxt.permuted_columns = timed("permuted columns", maxt.permuted_columns)
     return totals
+
+
+#: What ``--account`` times, as (module, attribute, label): the calls of the main thread the side-by-side run of ours
+#: makes (``child("ours")``: :func:`slice_finders.run_ours`), each timed with the process's CPU (every thread's).
+_ACCOUNTED = (
+    ("slice_finders", "detect_subgroups", "detect_subgroups"),
+    ("aif360_subjective.detectors.detect", "as_frame", "validation (as_frame)"),
+    ("aif360_subjective.detectors.detect", "mine", "mining (items, patterns)"),
+    ("aif360_subjective.detectors.mining.cell_counts.CellCounter", "__init__", "cell counter (built)"),
+    ("aif360_subjective.detectors.detect", "candidate_metrics", "candidate metrics"),
+    ("aif360_subjective.detectors.report.SubgroupReport", "ranking", "ranking"),
+    ("aif360_subjective.detectors.report.SubgroupReport", "findings", "findings"),
+    ("aif360_subjective.detectors.significance", "run_max_t", "max-T"),
+    ("aif360_subjective.detectors.significance", "kind_intervals", "intervals, p and q"),
+    ("aif360_subjective.detectors.ranking", "redundant_among", "redundancy filter"),
+    ("aif360_subjective.detectors.significance", "redundant_among", "redundancy filter"),
+    ("slice_finders", "_members_of_first", "members of the first"),
+)
+
+
+def account(n: int) -> None:
+    """Where the side-by-side run of ours spends its CPU: ``child("ours")`` on one table, each call of
+    :data:`_ACCOUNTED` timed with the process's CPU seconds (every thread's: the max-T's workers run inside its
+    call), printed as a tree with each call's own seconds (its time less its timed callees'), then the max-T's
+    parts (:func:`_split_timers`, thread CPU) and what no timed call holds."""
+    import functools
+    import importlib
+    import threading
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    totals = _split_timers()
+    spent: dict[tuple[str, ...], list[float]] = {}  # path -> [seconds with callees, callees' seconds]
+    parts: dict[tuple[str, ...], dict[str, float]] = {}  # each max-T call's parts
+    stack: list[str] = []
+
+    def timed(label: str, fn):
+        @functools.wraps(fn)  # its signature read through (run_ours asks whether detect_subgroups has discovery=)
+        def wrapper(*args, **kwargs):
+            if threading.current_thread() is not threading.main_thread() or label in stack:
+                return fn(*args, **kwargs)
+            stack.append(label)
+            path = tuple(stack)
+            spent.setdefault(path, [0.0, 0.0])  # listed in the order the calls begin
+            before = dict(totals)
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                seconds = time.process_time() - t0
+                if label == "max-T":
+                    parts[path] = {k: totals[k] - before[k] for k in totals}
+                stack.pop()
+                spent[path][0] += seconds
+                if len(path) > 1:
+                    spent[path[:-1]][1] += seconds
+        return wrapper
+
+    for where, name, label in _ACCOUNTED:
+        try:
+            owner = importlib.import_module(where)
+        except ModuleNotFoundError:  # a class: module.Class
+            mod_name, cls_name = where.rsplit(".", 1)
+            owner = getattr(importlib.import_module(mod_name), cls_name)
+        setattr(owner, name, timed(label, getattr(owner, name)))
+    t0 = time.process_time()
+    out = child("ours", n)
+    whole = time.process_time() - t0
+    b = table(n)  # the table's own CPU, for the record (child makes it before its clock starts)
+    del b
+    print(f"{n:,} rows: child('ours') {out['cpu']:.1f} CPU s as the side-by-side run counts it "
+          f"(from the table made), {out['peak_mb']:,.0f} MB peak; {whole:.1f} CPU s with the table")
+    print(f"{'call':<48} {'CPU s':>8} {'own CPU s':>10}")
+    for path, (with_callees, callees) in spent.items():
+        print(f"{'  ' * (len(path) - 1) + path[-1]:<48} {with_callees:>8.1f} {with_callees - callees:>10.1f}")
+        if path in parts:  # the max-T's parts (thread CPU of its workers and draws); the rest its statistics
+            got = parts[path]
+            rest = with_callees - got["cell counts"] - got["permuted columns"] - got["candidate sums"]
+            print(f"{'  ' * len(path)}" + ", ".join(f"{k} {v:.1f}" for k, v in got.items())
+                  + f"; the rest (statistics, margins, observed z) {rest:.1f}")
+    top = sum(v[0] for p, v in spent.items() if len(p) == 1)
+    print(f"outside every timed call (the table, the planted slice's check): {whole - top:.1f}")
 
 
 def profile(n: int, n_permutations: int, split: bool = False) -> None:
@@ -258,10 +344,15 @@ def main() -> None:
     ap.add_argument("--split", action="store_true",
                     help="with --profile: each max-T stage's thread CPU seconds counting cells, forming them, drawing "
                          "the permuted columns and summing the candidates")
+    ap.add_argument("--account", type=int, metavar="ROWS",
+                    help="where the side-by-side run of ours spends its CPU, call by call, on one table")
     ap.add_argument("--child", nargs=3, metavar=("METHOD", "ROWS", "COLUMNS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(args.child[0], int(args.child[1]), int(args.child[2]))))
+        return
+    if args.account:
+        account(args.account)
         return
     if args.profile:
         profile(args.profile, args.permutations, args.split)

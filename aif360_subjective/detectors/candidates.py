@@ -40,6 +40,7 @@ from .error_control.counters import Counter, MemberCounter, StackedCounter
 from .error_control.inference import bootstrap_metric_intervals, rate_z, subgroup_inference
 from .error_control.maxt import ALL_TESTS, METRIC_TEST, MaxTResult, max_t
 from .error_control.resampling import Sampling
+from .error_control.row_permutations import HeldDraws
 from .mining.pattern_mining import MinedPatterns
 from .subgroup_metrics import METRICS, metrics_from_counts
 from .tasks import BinaryTask
@@ -305,6 +306,8 @@ class CandidateMetrics:
     task_reason: str = "binary decisions"
     permutation: str = "classical"
     _boot: dict[float, pd.DataFrame] = field(default_factory=dict, repr=False, compare=False)
+    #: The ranking's permuted columns, held for the findings' max-T (the same permutations: drawn once).
+    _draws: HeldDraws = field(default_factory=HeldDraws, repr=False, compare=False)
 
     #: The task of these metrics.
     task_name: ClassVar[str] = BinaryTask.name
@@ -364,7 +367,7 @@ class CandidateMetrics:
                          penalty=penalty, tests=tuple(sorted(tests)), permutation="keyed")
         return max_t(counter, self.truth, self.prediction, n_permutations, self.permutation_seed, penalty=penalty,
                      tests=tuple(sorted(tests)), order=self.sampling.order, groups=self.sampling.groups,
-                     design=self.sampling.design)
+                     design=self.sampling.design, draws=self._draws)
 
     def redundancy_counts(self, positions: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarray, Any]:
         """What the redundancy filter compares: the candidates' counts, the total, and the z of the metric's

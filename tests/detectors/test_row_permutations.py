@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from aif360_subjective.detectors.error_control.counters import MemberCounter, PackedColumns, _part
 from aif360_subjective.detectors.error_control.resampling import Permuter
-from aif360_subjective.detectors.error_control.row_permutations import permuted_columns
+from aif360_subjective.detectors.error_control.row_permutations import HeldDraws, permuted_columns
 
 
 def _stacked(permuter, rng, b, t, p, need):
@@ -80,3 +80,64 @@ def test_counters_count_packed_columns_as_the_boolean_block():
     counter = MemberCounter(members)
     np.testing.assert_array_equal(counter.count(packed), counter.count(Y))
     np.testing.assert_array_equal(counter.count(packed), members.T.astype(np.int64) @ Y.astype(np.int64))
+
+
+@pytest.mark.parametrize("need", [(True, False, False, False), (False, True, False, False), (True, False, True, False),
+                                  (False, False, False, True)])
+def test_a_prefix_of_every_count_holds_the_needed_counts_columns(need):
+    n, b = 203, 13  # 4 b = 52 columns: the counts start inside bytes
+    data = np.random.default_rng(3)
+    t, p = (data.random(n) < 0.5).astype(np.float64), (data.random(n) < 0.3).astype(np.float64)
+    every = np.asarray(permuted_columns(Permuter(n), np.random.default_rng(5), b, t, p, (True,) * 4))
+    alone = np.asarray(permuted_columns(Permuter(n), np.random.default_rng(5), b, t, p, need))
+    block, layout = HeldDraws.prefix(permuted_columns(Permuter(n), np.random.default_rng(5), b, t, p, (True,) * 4),
+                                     b, need)
+    last = max(i for i in range(4) if need[i])
+    assert layout == (True,) * (last + 1) + (False,) * (3 - last) and block.shape == (n, (last + 1) * b)
+    np.testing.assert_array_equal(np.asarray(block), every[:, :(last + 1) * b])
+    got = np.hstack([np.asarray(block)[:, i * b:(i + 1) * b] for i in range(4) if need[i]])
+    np.testing.assert_array_equal(got, alone)  # the needed counts' columns, as drawn alone
+
+
+def test_held_draws_key_and_budget():
+    held = HeldDraws()
+    block = PackedColumns(np.zeros((4, 1), dtype=np.uint8), 4)
+    assert held.held(("a",), 1) is None
+    held.hold(("a",), block)
+    assert held.held(("b",), 1) is None and held.blocks == []  # another seed's draws: nothing held any more
+    held.hold(("a",), block)
+    assert held.held(("a",), 2) is None  # not every batch held
+    held.hold(("a",), block)
+    held.hold(("a",), block)
+    assert held.held(("a",), 2) == [block, block]
+    held.forget()
+    assert held.held(("a",), 2) is None
+    assert held.fits(2**20, 200) and not held.fits(2**20, 9999)
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_max_t_reads_the_held_draws_and_gives_the_same_p_values(monkeypatch, ordered):
+    from aif360_subjective.detectors.error_control import maxt
+
+    n = 400
+    data = np.random.default_rng(8)
+    t, p = (data.random(n) < 0.5).astype(np.float64), (data.random(n) < 0.4).astype(np.float64)
+    members = sp.csc_matrix(data.random((n, 30)) < 0.2)
+    order = data.permutation(n) if ordered else None
+    plain = [maxt.max_t(members, t, p, 120, 7, tests=tests, order=order) for tests in ((0,), None)]
+    calls = []
+    real = maxt.permuted_columns
+    monkeypatch.setattr(maxt, "permuted_columns", lambda *a: calls.append(a[-1]) or real(*a))
+    draws = HeldDraws()
+    first = maxt.max_t(members, t, p, 120, 7, tests=(0,), order=order, draws=draws)
+    assert calls == [(True,) * 4] * 3 and len(draws.blocks) == 3  # every count drawn, and held
+    again = maxt.max_t(members, t, p, 120, 7, tests=(3,), order=order, draws=draws)  # another test: held too
+    full = maxt.max_t(members, t, p, 120, 7, order=order, draws=draws)
+    assert len(calls) == 3 and draws.blocks == []  # read, not drawn again; let go by the run of every test
+    for got, want in ((first, plain[0]), (full, plain[1])):
+        np.testing.assert_array_equal(got.p_adjusted, want.p_adjusted)
+        np.testing.assert_array_equal(got.p_global, want.p_global)
+        np.testing.assert_array_equal(got.z, want.z)
+    np.testing.assert_array_equal(again.p_adjusted[:, 3], plain[1].p_adjusted[:, 3])
+    other = maxt.max_t(members, t, p, 120, 8, tests=(0,), order=order, draws=draws)  # another seed: drawn anew
+    assert len(calls) == 6 and not np.array_equal(other.p_adjusted[:, 0], first.p_adjusted[:, 0])

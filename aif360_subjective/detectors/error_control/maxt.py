@@ -74,7 +74,7 @@ from .cluster_permutation import BinaryZ, ClusterPermutation, binary_columns
 from .counters import Counter, DeferredCounts, MemberCounter, PackedColumns, PermutedCounts, as_counter, deferred_count
 from .keyed_permutation import derive_seed, permuted_classes, seed_of
 from .resampling import Permuter
-from .row_permutations import permuted_columns
+from .row_permutations import HeldDraws, permuted_columns
 
 __all__ = ["ALL_TESTS", "TESTS", "METRIC_TEST", "BATCH", "WORKERS", "Families", "MaxTResult", "adjust_tests",
            "candidate_offsets", "cluster_max_t", "max_t", "pipelined", "observed_z", "check_n_permutations",
@@ -526,6 +526,7 @@ def max_t(
     groups: np.ndarray | None = None,
     design: str = "between",
     permutation: str = "classical",
+    draws: HeldDraws | None = None,
 ) -> MaxTResult:
     """Step-down max-T adjusted p-values of every candidate subgroup, per test and globally.
 
@@ -558,6 +559,10 @@ def max_t(
             each permutation a keyed bijection of the row positions, :class:`KeyedCounts`: what a table split in
             partitions computes without moving rows, :func:`max_t_from_counts`). Both are exact permutation
             tests; their p-values differ as two seeds' do. ``"keyed"`` takes rows as the units (no ``groups``).
+        draws: with an int ``random_state``, rows as the units and ``"classical"``: the permuted columns of a
+            run of some tests held for a later run of every test with the same seed (:class:`~.row_permutations.
+            HeldDraws`; a report's ranking, then its findings): the later run reads them instead of drawing
+            them again (the same permutations, the same p-values), and lets them go. None: nothing held.
 
     Returns:
         MaxTResult
@@ -599,10 +604,14 @@ def max_t(
         strata = Permuter(n, order, np.asarray(groups, dtype=np.int64) * 2 + (t == 1), "within")
     pos, neg = np.flatnonzero(t == 1), np.flatnonzero(t != 1)
     permuted = PermutedCounts(counter, t)
+    # the draws are those of the seed, the rows' order and B (a report's t and p are its own)
+    key = (random_state, n, B, BATCH, None if order is None else id(order))
+    rows_drawn = _rows_drawn(permuter, rng, t, p, need, B, key, draws if groups is None else None)
 
     def submit(pool: ThreadPoolExecutor, b: int) -> Future[Sequence[np.ndarray | None]]:
         if groups is None:  # rows as the units: the same draws, straight into the 0/1 block the counter reads
-            return pool.submit(_counted, counter, permuted_columns(permuter, rng, b, t, p, need), b, need)
+            Y, layout = rows_drawn(b)
+            return pool.submit(_counted, counter, Y, b, layout)
         idx = permuter.draw(rng, b)
         if by_clusters:  # truth and prediction move together with their cluster
             return pool.submit(permuted.counts, p[idx], c[idx], p[idx], need, t[idx])
@@ -612,7 +621,41 @@ def max_t(
     return adjust_tests(std, z_obs, pen, tests, B, pipelined(B, submit), by_clusters, permuter.unit)
 
 
-def _counted(counter: Counter, Y: PackedColumns, b: int, need: tuple[bool, bool, bool, bool]) -> DeferredCounts:
+#: What a held batch is replaced by once the run of every test has taken it (its block then freed when counted).
+_SPENT = PackedColumns(np.zeros((0, 0), dtype=np.uint8), 0)
+
+
+def _rows_drawn(permuter: Permuter, rng: np.random.Generator, t: np.ndarray, p: np.ndarray,
+               need: tuple[bool, bool, bool, bool], B: int, key: tuple[Any, ...],
+               draws: HeldDraws | None) -> Callable[[int], tuple[PackedColumns, tuple[bool, ...]]]:
+    """The packed block of each batch of rows as the units, in batch order, and which counts it holds (each a
+    block of ``b`` columns): drawn by :func:`~.row_permutations.permuted_columns`, or read from ``draws`` when
+    they hold the same ``key``'s (an int seed first; see :func:`max_t`'s ``draws``). A run of some tests with
+    ``draws`` draws every count and holds the blocks; the run of every test reads them and lets them go."""
+    every = (True, True, True, True)
+    n_batches = -(-B // BATCH)
+    if draws is None or not isinstance(key[0], int | np.integer) or not draws.fits(permuter.n, B):
+        return lambda b: (permuted_columns(permuter, rng, b, t, p, need), need)
+    held = draws.held(key, n_batches)
+    if held is not None and need == every:
+        draws.forget()  # taken by the run of every test, the last to read them (an interrupted run draws anew)
+    batches = iter(range(n_batches))
+
+    def drawn(b: int) -> tuple[PackedColumns, tuple[bool, ...]]:
+        i = next(batches)
+        if held is not None:
+            block = held[i]
+            if need == every:  # the run of every test is the last to read them: each let go once counted
+                held[i] = _SPENT
+        else:
+            block = permuted_columns(permuter, rng, b, t, p, every)
+            if need != every:
+                draws.hold(key, block)
+        return (block, every) if need == every else HeldDraws.prefix(block, b, need)
+    return drawn
+
+
+def _counted(counter: Counter, Y: PackedColumns, b: int, need: tuple[bool, ...]) -> DeferredCounts:
     """The four permuted counts (:data:`COUNTS`, None where not needed) from the packed block of
     :func:`~.row_permutations.permuted_columns`: the pass over the rows here (a worker's), each count's
     candidates summed when :func:`_statistics` first reads it (:class:`~.counters.DeferredCounts`)."""

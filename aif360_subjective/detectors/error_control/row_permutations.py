@@ -27,7 +27,7 @@ import numpy as np
 from .counters import PackedColumns
 from .resampling import Permuter
 
-__all__ = ["permuted_columns"]
+__all__ = ["HeldDraws", "permuted_columns"]
 
 
 def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np.ndarray, p: np.ndarray,
@@ -64,8 +64,11 @@ def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np
     width = -(-k * b // 8)  # column c is bit 7 - c % 8 of byte c // 8 (packbits')
     # the joint permutation moves the pair of canonical position canon[i] to canonical position i (the row order[i]):
     # each column is a gather of the pairs in canonical order, written in canonical order (contiguous), and the
-    # block is put back in the rows' order once per batch instead of once per permutation
-    joint = np.zeros((n, width), dtype=np.uint8)
+    # block is put back in the rows' order once per batch instead of once per permutation. Each byte column is
+    # formed contiguously (one array of rows per byte, a permutation's bit written along it: a quarter of the time
+    # of a strided write across the rows' bytes at a million rows), then put in the rows' packed block 8 bytes at
+    # a time, each byte column let go once there
+    joint = _byte_columns(n, width)
     fav_canon, correct_canon = fav_all[permuter.order], correct[permuter.order]
     for j in range(b):  # the joint permutation of (truth, prediction) pairs, as Permuter.draw's b columns
         canon = rng.permuted(np.arange(n, dtype=small))
@@ -73,15 +76,14 @@ def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np
             _set_column(joint, at[0] + j, fav_canon[canon])
         if 3 in at:
             _set_column(joint, at[3] + j, correct_canon[canon])
-    out = joint  # put back in the rows' order in place, 8 bytes of each row at a time (an 8 MB copy at 1M rows)
-    for k0 in range(0, width, 8):
-        out[permuter.order, k0:k0 + 8] = joint[:, k0:k0 + 8].copy()
+    out = np.empty((n, width), dtype=np.uint8)
+    _put_rows(out, joint, permuter.order, replace=True)  # put back in the rows' order
     rank = np.empty(n, dtype=np.intp)
     rank[permuter.order] = np.arange(n)
     for stratum in (np.flatnonzero(t == 1), np.flatnonzero(t != 1)):  # draw_within's strata, in its order
         stratum = stratum[np.argsort(rank[stratum], kind="stable")]
         values, is_true = p[stratum] > 0, truth[stratum]
-        block = np.zeros((len(stratum), width), dtype=np.uint8)  # the stratum's rows, contiguous
+        block = _byte_columns(len(stratum), width)  # the stratum's rows, contiguous
         for j in range(b):  # b shuffles of the stratum, as draw_within's
             fav = values[rng.permuted(np.arange(len(stratum), dtype=small))]
             # a favourable prediction is a true positive on a truth-positive row, a false one on the others
@@ -89,10 +91,77 @@ def permuted_columns(permuter: Permuter, rng: np.random.Generator, b: int, t: np
                 _set_column(block, at[1] + j, fav & is_true)
             if 2 in at:
                 _set_column(block, at[2] + j, fav & ~is_true)
-        out[stratum] |= block
+        _put_rows(out, block, stratum, replace=False)
     return PackedColumns(out, k * b)
 
 
-def _set_column(out: np.ndarray, c: int, values: np.ndarray) -> None:
-    """Column ``c`` of the packed block ``out`` (zero there before) set to the 0/1 ``values`` of its rows."""
-    out[:, c // 8] |= values.view(np.uint8) << np.uint8(7 - c % 8)
+class HeldDraws:
+    """The packed columns of every count (:func:`permuted_columns` with all four) of one max-T's batches, held for a
+    later max-T of the same permutations: a report's ranking asks for its own test, its findings for every test,
+    and both draw the same permutations from the same seed (numpy's shuffles, most of a batch's draws, are then
+    made once instead of twice). The ranking counts the prefix of each block its test reads (:meth:`prefix`);
+    the run of every count, the last one of a report, takes the blocks and lets them go.
+
+    Held only while every batch's block fits :attr:`BUDGET` bytes (100 MB at a million rows and B = 200).
+    """
+
+    BUDGET = 2**28
+
+    def __init__(self) -> None:
+        self.key: tuple[object, ...] | None = None
+        self.blocks: list[PackedColumns] = []
+
+    def fits(self, n: int, n_permutations: int) -> bool:
+        """Whether the blocks of ``n`` rows under ``n_permutations`` permutations (four counts) fit the budget."""
+        return n * -(-4 * n_permutations // 8) <= self.BUDGET
+
+    def held(self, key: tuple[object, ...], n_batches: int) -> list[PackedColumns] | None:
+        """The held blocks of the draws ``key`` (every batch's), or None (and nothing held any more)."""
+        if self.key == key and len(self.blocks) == n_batches:
+            return self.blocks
+        self.key, self.blocks = None, []
+        return None
+
+    def hold(self, key: tuple[object, ...], block: PackedColumns) -> None:
+        """Hold the next batch's block of the draws ``key``."""
+        if self.key != key:
+            self.key, self.blocks = key, []
+        self.blocks.append(block)
+
+    def forget(self) -> None:
+        """Let every block go."""
+        self.key, self.blocks = None, []
+
+    @staticmethod
+    def prefix(block: PackedColumns, b: int, need: tuple[bool, bool, bool, bool]) -> tuple[PackedColumns,
+                                                                                          tuple[bool, ...]]:
+        """The columns of ``block`` (all four counts of ``b`` permutations) up to the last count ``need`` asks for,
+        and which counts they hold: a count's columns start at a bit of its own, so only a prefix is cut out
+        without moving bits (the counts before a needed one are counted too: each column is counted on its own,
+        the needed counts are the same)."""
+        last = max(i for i in range(4) if need[i])
+        c = (last + 1) * b
+        return PackedColumns(block.bits[:, :-(-c // 8)], c), (True,) * (last + 1) + (False,) * (3 - last)
+
+
+def _byte_columns(n: int, width: int) -> list[np.ndarray]:
+    """``width`` zero byte columns of ``n`` rows (column ``c`` of a packed block is bit 7 - c % 8 of byte c // 8,
+    packbits')."""
+    return [np.zeros(n, dtype=np.uint8) for _ in range(width)]
+
+
+def _set_column(out: list[np.ndarray], c: int, values: np.ndarray) -> None:
+    """Column ``c`` of the byte columns ``out`` (zero there before) set to the 0/1 ``values`` of its rows."""
+    out[c // 8] |= values.view(np.uint8) << np.uint8(7 - c % 8)
+
+
+def _put_rows(out: np.ndarray, columns: list[np.ndarray], rows: np.ndarray, replace: bool) -> None:
+    """The byte columns ``columns`` put in the rows ``rows`` of the packed block ``out`` (``replace``: written,
+    else or-ed with what is there), 8 bytes of each row at a time; each byte column is let go once put."""
+    for k0 in range(0, len(columns), 8):
+        chunk = np.stack(columns[k0:k0 + 8], axis=1)
+        columns[k0:k0 + 8] = [np.zeros(0, dtype=np.uint8)] * chunk.shape[1]
+        if replace:
+            out[rows, k0:k0 + chunk.shape[1]] = chunk
+        else:
+            out[rows, k0:k0 + chunk.shape[1]] |= chunk

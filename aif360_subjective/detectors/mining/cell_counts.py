@@ -195,7 +195,8 @@ class CellCounter:
         covered: set[int] = set()
         for cols, sets in plan:
             size = int(np.prod([int(radix[c]) for c in cols]))
-            self._atom_maps.append(_cell_map(cols, mixed_radix(cols, radix), np.arange(size), None))
+            # an empty dense map: the identity (a row's atom is its code in the superset's cross-table), not gathered
+            self._atom_maps.append(_cell_map(cols, mixed_radix(cols, radix), np.zeros(0, dtype=np.int64), None))
             self._atom_sizes.append(size)
             c_, a_ = fold_entries(cols, radix, n_atoms, [self._dense_map(dense[i]) for i in sets])
             cells.append(c_)
@@ -351,7 +352,7 @@ def _block_cells(maps: list[_Map], by_column: np.ndarray, itype: type, size: int
         for c, st in zip(cols[1:], stride[1:].tolist(), strict=True):
             code += by_column[c] * st
         if dense is not None:
-            set_cells[g] = dense[code]
+            set_cells[g] = dense[code] if len(dense) else code  # empty: the identity map of a superset's atoms
         else:  # the used cells' codes, sorted: the others (and empty cells) go to the sink
             pos = np.minimum(np.searchsorted(present, code), max(len(present) - 1, 0))
             set_cells[g] = np.where(present[pos] == code, cell[pos], -1) if len(present) else -1
@@ -363,8 +364,9 @@ def _cell_map(cols: list[int], stride: np.ndarray, dense: np.ndarray | None,
               found: tuple[np.ndarray, np.ndarray] | None) -> tuple[list[int], np.ndarray, np.ndarray | None,
                                                                      np.ndarray, np.ndarray]:
     """How :meth:`CellCounter._cell_blocks` finds a row's cell in one column set: a map from every code of the
-    cross-table (``dense``, -1 for the sink; kept while it holds at most 2^20 codes), else the sorted codes of the
-    used cells and their cells (``found``: the non-empty codes and their cells, -1 unused)."""
+    cross-table (``dense``, -1 for the sink; kept while it holds at most 2^20 codes; empty: the identity), else
+    the sorted codes of the used cells and their cells (``found``: the non-empty codes and their cells, -1
+    unused)."""
     if dense is not None and len(dense) <= 2**20 or found is None:
         assert dense is not None
         return cols, stride, dense, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
