@@ -62,6 +62,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -307,21 +308,89 @@ def diagnose(seeds: list[int], n_numeric: int, n_permutations: int = 200) -> Non
               f"{bcrit:.2f} |", flush=True)
 
 
-def lever_row(shape: str, seed: int, lever: str, n_numeric: int) -> dict[str, float]:
-    """One table under one lever (``clustering_models=[lever]``; ``"default"``: the package's default models;
-    ``"kmeans+hdbscan"``: both algorithms' models in the one family):
+def lever_models(lever: str) -> list[Any] | None:
+    """The ``clustering_models`` of a lever: ``"default"`` None (the package's default models); otherwise
+    algorithms joined by ``+``, each ``ALGORITHM[@VIEW,...][/K,...]``: its default views and ks, or the views
+    (``numeric``, ``pairs``, ``triples``, ``encoded``) and ks named (``gmm_core@pairs,triples/5,10``)."""
+    if lever == "default":
+        return None
+    out: list[Any] = []
+    for part in lever.split("+"):
+        algo, _, ks_text = part.partition("/")
+        algo, _, views_text = algo.partition("@")
+        ks: list[int] | None = [int(k) for k in ks_text.split(",")] if ks_text else None
+        if not views_text and ks is None:
+            out.append(algo)
+            continue
+        out.extend((algo, view, ks) for view in (views_text.split(",") if views_text else ["numeric", "pairs"]))
+    return out
+
+
+def _blob_columns(X: pd.DataFrame, planted: np.ndarray) -> list[str]:
+    """The numeric columns the dense region is tight in (its rows' standard deviation below 0.3, the others' 1)."""
+    return [c for c in X.columns if X[c].dtype.kind == "f" and X.loc[planted, c].std() < 0.3]
+
+
+def explain_row(rep: Any, planted: np.ndarray, X: pd.DataFrame, p: np.ndarray, alpha: float = 0.05) -> str:
+    """One table's diagnosis: the validated candidate nearest the planted rows (description, Jaccard, z, penalised
+    statistic, adjusted p, significant), and the first finding under ``kind="all"`` and ``kind="validated"``
+    (kind, description, Jaccard, z, statistic, p); the statistic a candidate needs lies between the largest of
+    the non-significant ones and the smallest of the significant ones (statistical parity, disadvantaged side)."""
+    sig = rep.significance
+    c = sig.candidates
+    test_no = sig.metrics.metric_test["statistical_parity"]
+    mt = sig.max_t((test_no,))
+    z, stat, padj = mt.z[:, test_no], mt.statistic(test_no, 0), mt.p_adjusted[:, test_no, 0]
+    counter = c.counter()
+    sizes = counter.count(np.ones((len(p), 1)))[:, 0]
+    inside = counter.count(planted[:, None].astype(np.float64))[:, 0]
+    jac = inside / (sizes + planted.sum() - inside)
+    kinds = np.asarray(c.index().get_level_values("kind"))
+    desc = c.descriptions()
+    among = c.positions("validated")
+    near = int(among[np.argmax(jac[among])])
+    with np.errstate(invalid="ignore"):
+        sig_mask = padj < alpha
+    below = stat[~sig_mask & np.isfinite(stat)]
+    above = stat[sig_mask & np.isfinite(stat)]
+    need = f"needs {below.max() if len(below) else float('nan'):.2f}..{above.min() if len(above) else float('nan'):.2f}"
+
+    def cand(i: int) -> str:
+        return (f"{kinds[i]} '{desc[i]}' (J={jac[i]:.2f}, n={int(sizes[i])}, z={z[i]:.2f}, stat={stat[i]:.2f}, "
+                f"p={padj[i]:.3f}{', significant' if sig_mask[i] else ''})")
+
+    firsts = []
+    for kind in ("all", "validated"):
+        rk = rep.ranking("statistical_parity", kind=kind, n=1)
+        if not len(rk):
+            firsts.append(f"first {kind}: none")
+            continue
+        key = rk.index[0] if kind == "all" else (kind, rk.index[0])
+        pos = int(c.positions(key[0])[c.position(key[0], key[1])])
+        firsts.append(f"first {kind}: {cand(pos)}")
+    cols = _blob_columns(X, planted)
+    return (f"planted {int(planted.sum())} rows in {len(cols)} columns {cols}; nearest validated: {cand(near)}; "
+            + "; ".join(firsts) + f"; {need}; {len(among)} validated of {len(stat)} candidates")
+
+
+def lever_row(shape: str, seed: int, lever: str, n_numeric: int, explain: bool = False) -> dict[str, float]:
+    """One table under one lever (``clustering_models=lever_models(lever)``; ``"default"``: the package's default
+    models; ``"kmeans+hdbscan"``: both algorithms' models in the one family; ``gmm_core@triples/5,10``: views and
+    ks named, :func:`lever_models`):
     the validated candidate nearest the planted rows (largest Jaccard) and its statistical parity z, the Jaccard of
     the first finding of kind ``"validated"`` and of kind ``"all"`` (null tables: 1 when anything is reported), the
-    validated candidates and the seconds of the analysis."""
+    validated candidates and the seconds of the analysis; with ``explain`` the table's diagnosis
+    (:func:`explain_row`) goes to the standard output."""
     X, t, p, planted = planted_table(shape, seed=seed, n_numeric=n_numeric)
     start = time.perf_counter()
-    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=seed,
-                           clustering_models=None if lever == "default" else lever.split("+"))
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=seed, clustering_models=lever_models(lever))
     out = {"validated": first_rows(rep, "validated"), "all": first_rows(rep, "all")}
     secs = time.perf_counter() - start
     if shape == "null":
         return {"all": float(out["all"] is not None), "validated": float(out["validated"] is not None),
                 "seconds": secs}
+    if explain:
+        print(f"  {shape} {lever} table {seed}: {explain_row(rep, planted, X, p)}", flush=True)
     c = rep.candidates
     among = c.positions("validated")
     counter = c.counter()
@@ -334,11 +403,13 @@ def lever_row(shape: str, seed: int, lever: str, n_numeric: int) -> dict[str, fl
             "all": jaccard(out["all"], planted), "candidates": float(len(among)), "seconds": secs}
 
 
-def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_numeric: int, null_start: int = 0) -> None:
+def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_numeric: int, null_start: int = 0,
+           table_start: int = 0, explain: bool = False) -> None:
     """The levers side by side on the same tables: per shape and lever, the mean over tables of the nearest
     validated candidate's Jaccard and z, the tables whose first finding (kind ``"validated"``, kind ``"all"``)
     describes the planted rows, and on null tables (``null_start`` onwards) how many report anything (see
-    :func:`lever_row`)."""
+    :func:`lever_row`); planted tables from ``table_start`` on (a second block of seeds), with ``explain`` each
+    planted table's diagnosis (:func:`explain_row`)."""
     print(f"## Levers ({n_numeric} numeric columns): nearest validated candidate (mean Jaccard, mean z), first "
           "finding describes the planted rows (Jaccard >= 0.5), k of n tables")
     print("| shape | lever | nearest: mean Jaccard | nearest: mean z | first (validated) | first (all) "
@@ -351,8 +422,8 @@ def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_nume
                 continue
             res = []
             for seed in range(count):
-                r = lever_row(shape, 9000 + null_start + seed if shape == "null" else 1000 * SHAPES.index(shape) + seed,
-                              lever, n_numeric)
+                r = lever_row(shape, 9000 + null_start + seed if shape == "null"
+                              else 1000 * SHAPES.index(shape) + table_start + seed, lever, n_numeric, explain)
                 print(f"{shape} {lever} {seed}: " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), file=sys.stderr,
                       flush=True)
                 res.append(r)
@@ -386,6 +457,11 @@ def main(argv: list[str] | None = None) -> None:
                          "('default': the package's default models), on --shapes, --tables and --null tables")
     ap.add_argument("--null-start", type=int, default=0, help="with --levers: the first null table (its seed "
                     "9000 + it), to add null tables to an earlier run")
+    ap.add_argument("--table-start", type=int, default=0, help="with --levers: the first planted table (its seed "
+                    "1000 * shape + it), e.g. 10 for a second block of 10 seeds")
+    ap.add_argument("--explain", action="store_true", help="with --levers: per planted table, the validated candidate "
+                    "nearest the planted rows (Jaccard, z, statistic, adjusted p) and the first finding under "
+                    "kind='all' and kind='validated' (kind, description, z)")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)
@@ -394,7 +470,8 @@ def main(argv: list[str] | None = None) -> None:
         diagnose(args.diagnose, args.numeric)
         return
     if args.levers is not None:
-        levers(args.levers, args.shapes, args.tables, args.null, args.numeric, args.null_start)
+        levers(args.levers, args.shapes, args.tables, args.null, args.numeric, args.null_start, args.table_start,
+               args.explain)
         return
     if not args.skip_planted:
         names = [m[0] for m in METHODS]
