@@ -331,6 +331,38 @@ def _blob_columns(X: pd.DataFrame, planted: np.ndarray) -> list[str]:
     return [c for c in X.columns if X[c].dtype.kind == "f" and X.loc[planted, c].std() < 0.3]
 
 
+def oracle_jaccard(X: pd.DataFrame, planted: np.ndarray) -> tuple[float, float]:
+    """The Jaccard a region of the features can reach on a ``dense`` table: the rows whose oracle posterior of the
+    planted Gaussian (its centre and standard deviation as the planted rows show them, against the standard normal
+    of the other rows, in the region's columns) is at least a level, at the best of the levels 0.05, 0.10, ..., 0.95;
+    returns (that Jaccard, its level). The region's rows and the others are alike in every other column, so no
+    candidate of the features can be expected to beat it: a table whose ceiling is below 0.5 cannot be found."""
+    from scipy.stats import norm
+
+    cols = _blob_columns(X, planted)
+    Z = X[cols].to_numpy()
+    mu = Z[planted].mean(axis=0)
+    sd = float((Z[planted] - mu).std())
+    log_ratio = (norm.logpdf(Z, mu, sd).sum(axis=1) + np.log(planted.sum())
+                 - norm.logpdf(Z).sum(axis=1) - np.log((~planted).sum()))
+    post = 1.0 / (1.0 + np.exp(-np.clip(log_ratio, -700, 700)))
+    levels = np.round(np.arange(1, 20) * 0.05, 2)
+    jac = [jaccard(post >= q, planted) for q in levels]
+    return float(max(jac)), float(levels[int(np.argmax(jac))])
+
+
+def ceilings(tables: int, table_start: int, n_numeric: int) -> None:
+    """Per ``dense`` table (seeds ``3000 + table_start`` on), its planted rows and columns and the Jaccard a region
+    of the features can reach (:func:`oracle_jaccard`): no analysis is run."""
+    print("| table | planted rows | columns | oracle ceiling (Jaccard) | at posterior |")
+    print("|---|---|---|---|---|")
+    for seed in range(1000 * SHAPES.index("dense") + table_start, 1000 * SHAPES.index("dense") + table_start + tables):
+        X, _, _, planted = planted_table("dense", seed=seed, n_numeric=n_numeric)
+        ceiling, level = oracle_jaccard(X, planted)
+        print(f"| {seed} | {int(planted.sum())} | {', '.join(_blob_columns(X, planted))} | {ceiling:.3f} | "
+              f"{level:.2f} |")
+
+
 def explain_row(rep: Any, planted: np.ndarray, X: pd.DataFrame, p: np.ndarray, alpha: float = 0.05) -> str:
     """One table's diagnosis: the validated candidate nearest the planted rows (description, Jaccard, z, penalised
     statistic, adjusted p, significant), and the first finding under ``kind="all"`` and ``kind="validated"``
@@ -369,7 +401,9 @@ def explain_row(rep: Any, planted: np.ndarray, X: pd.DataFrame, p: np.ndarray, a
         pos = int(c.positions(key[0])[c.position(key[0], key[1])])
         firsts.append(f"first {kind}: {cand(pos)}")
     cols = _blob_columns(X, planted)
-    return (f"planted {int(planted.sum())} rows in {len(cols)} columns {cols}; nearest validated: {cand(near)}; "
+    ceiling, level = oracle_jaccard(X, planted)
+    return (f"planted {int(planted.sum())} rows in {len(cols)} columns {cols} (oracle ceiling J={ceiling:.3f} at "
+            f"posterior {level:.2f}); nearest validated: {cand(near)}; "
             + "; ".join(firsts) + f"; {need}; {len(among)} validated of {len(stat)} candidates")
 
 
@@ -462,12 +496,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--explain", action="store_true", help="with --levers: per planted table, the validated candidate "
                     "nearest the planted rows (Jaccard, z, statistic, adjusted p) and the first finding under "
                     "kind='all' and kind='validated' (kind, description, z)")
+    ap.add_argument("--ceiling", action="store_true", help="only the oracle ceiling of the dense tables "
+                    "(--tables from --table-start): the Jaccard a region of the features can reach")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)
     args = ap.parse_args(argv)
     if args.diagnose is not None:
         diagnose(args.diagnose, args.numeric)
+        return
+    if args.ceiling:
+        ceilings(args.tables, args.table_start, args.numeric)
         return
     if args.levers is not None:
         levers(args.levers, args.shapes, args.tables, args.null, args.numeric, args.null_start, args.table_start,

@@ -264,6 +264,13 @@ def test_core_labels_by_hand():
     post = np.array([[0.9, 0.05, 0.05], [0.4, 0.35, 0.25], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.34, 0.33, 0.33]])
     assert core_labels(post).tolist() == [0, -1, 1, 2, -1]
     assert core_labels(np.zeros((0, 2))).tolist() == []
+    # another level: row 1's 0.4 and row 4's 0.34 reach 1/3; row 2's 0.5 and row 0's 0.9 do not reach 0.95
+    assert core_labels(post, 1 / 3).tolist() == [0, 0, 1, 2, 0]
+    assert core_labels(post, 0.95).tolist() == [-1, -1, -1, -1, -1]
+    assert core_labels(post, 0.9).tolist() == [0, -1, -1, -1, -1]
+    for bad in (0.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="level must be a posterior in"):
+            core_labels(post, bad)
 
 
 def _two_dense_regions(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -66,7 +66,7 @@ from ..encoding import encode_for_clustering
 from .cluster_sample import assign_to_nearest, sample_rows
 from .clustering import default_kmax, fit_clustering
 
-__all__ = ["ALGORITHMS", "DEFAULT_KS", "DEFAULT_MODELS", "HDBSCAN_MIN_SAMPLES", "HDBSCAN_MIN_SHARE",
+__all__ = ["ALGORITHMS", "CORE_POSTERIOR", "DEFAULT_KS", "DEFAULT_MODELS", "HDBSCAN_MIN_SAMPLES", "HDBSCAN_MIN_SHARE",
            "MAX_TRIPLE_COLUMNS", "QUADRATIC_FIT_ROWS", "SCAN_CENTRE_ROWS", "VIEWS", "ClusteringModel", "core_labels",
            "default_ks", "default_views", "fit_model", "expand_models", "scan_windows", "standardize", "view_matrix"]
 
@@ -83,6 +83,8 @@ DEFAULT_KS: tuple[int, ...] = (5, 10, 20, 40)
 #: planted regions, their larger family costing more power than their shape gains; on regions the features make
 #: dense, ``"gmm_core"`` found 6 of 10 and ``"hdbscan"`` 3 of 10 against k-means' 3, short of making them a default).
 DEFAULT_MODELS: tuple[str, ...] = ("kmeans",)
+#: The least posterior of a row of a ``"gmm_core"`` core (:func:`core_labels`).
+CORE_POSTERIOR = 0.5
 #: HDBSCAN's ``min_cluster_size`` as a share of the rows it is fitted on (at least 10 rows): 1 %, so that a dense
 #: region of 3 % of the rows can be a cluster of its own.
 HDBSCAN_MIN_SHARE = 0.01
@@ -244,18 +246,26 @@ def standardize(Z: np.ndarray) -> np.ndarray:
     return out
 
 
-def core_labels(posterior: np.ndarray) -> np.ndarray:
-    """Each row's dense core: the component whose posterior is at least 0.5 (at most one is, unless two tie at
-    exactly 0.5: the first), -1 when none is.
+def core_labels(posterior: np.ndarray, level: float | None = None) -> np.ndarray:
+    """Each row's dense core: its most probable component when that posterior is at least ``level``
+    (:data:`CORE_POSTERIOR`, 0.5, by default: then at most one component is, unless two tie at exactly 0.5: the
+    first), -1 when it is not.
 
     Args:
         posterior: (rows, components) posterior probabilities, each row summing to 1.
+        level: the least posterior of a core's row, in (0, 1]; None: :data:`CORE_POSTERIOR`.
 
     Returns:
         numpy.ndarray: (rows,) int labels.
+
+    Raises:
+        ValueError: a level outside (0, 1].
     """
+    level = CORE_POSTERIOR if level is None else level
+    if not 0.0 < level <= 1.0:
+        raise ValueError(f"level must be a posterior in (0, 1], got {level!r}")
     best = np.argmax(posterior, axis=1)
-    inside = posterior[np.arange(len(posterior)), best] >= 0.5
+    inside = posterior[np.arange(len(posterior)), best] >= level
     return np.where(inside, best, -1).astype(np.intp)
 
 
