@@ -499,6 +499,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--explain", action="store_true", help="with --levers: per planted table, the validated candidate "
                     "nearest the planted rows (Jaccard, z, statistic, adjusted p) and the first finding under "
                     "kind='all' and kind='validated' (kind, description, z)")
+    ap.add_argument("--core-posterior", type=float, default=None, help="the least posterior of a gmm_core core's "
+                    "row (the module's CORE_POSTERIOR, 0.5, set for this run)")
     ap.add_argument("--ceiling", action="store_true", help="only the oracle ceiling of the dense tables "
                     "(--tables from --table-start): the Jaccard a region of the features can reach")
     ap.add_argument("--adult", action="store_true")
@@ -508,6 +510,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.diagnose is not None:
         diagnose(args.diagnose, args.numeric)
         return
+    if args.core_posterior is not None:
+        from aif360_subjective.detectors.asdf import validated_models
+
+        validated_models.CORE_POSTERIOR = args.core_posterior
     if args.ceiling:
         ceilings(args.tables, args.table_start, args.numeric)
         return
