@@ -45,6 +45,14 @@ default models; ``kmeans+hdbscan``: both in one family), the validated candidate
 Jaccard and z over the tables), the tables whose first finding of kind ``"validated"`` and of kind ``"all"``
 describes them, and the null tables reporting anything.
 
+A lever names views and ks too: ``gmm_core@pairs,triples/5,10`` (:func:`lever_models`); ``--table-start 10`` runs
+the planted tables from the eleventh seed on (a second block), ``--core-posterior 0.35`` sets the mixture cores'
+posterior level for the run, and ``--explain`` prints per planted table the validated candidate nearest the
+planted rows and the first finding of kind ``"all"`` and ``"validated"`` (description, Jaccard, z, penalised
+statistic, adjusted p) beside the table's **oracle ceiling** (:func:`oracle_jaccard`): the Jaccard of the best
+region the features can describe, the rows whose posterior of the planted Gaussian against the other rows' normal
+is at least a level. ``--ceiling`` prints the ceilings alone (no analysis).
+
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
 tables reporting something per method; then (``--adult``) on Adult (48,842 rows) the seconds of the seed's
 clustering (``discovery="asdf"``, clusters and entropy patterns) against the validated clusterings alone
@@ -52,7 +60,8 @@ clustering (``discovery="asdf"``, clusters and entropy patterns) against the val
 
 Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive dense]
 [--numeric 8] [--planted-modes seed validated baseline split] [--null-modes seed validated baseline split]
-[--diagnose 0 1 2] [--levers hdbscan gmm_core default] [--null-start 0] [--adult] [--skip-planted]``.
+[--diagnose 0 1 2] [--levers hdbscan gmm_core default] [--null-start 0] [--table-start 0] [--explain]
+[--core-posterior 0.5] [--ceiling] [--adult] [--skip-planted]``.
 """
 
 from __future__ import annotations
