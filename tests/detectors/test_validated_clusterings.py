@@ -69,7 +69,7 @@ def test_default_models_and_ks():
     assert default_ks(240) == [5] and default_ks(1000) == [5, 10, 20, 40] and default_ks(20) == [2]
     models = expand_models(None, X, ["c"])
     assert [(m.algorithm, m.view, m.features, m.k) for m in models] == [
-        ("kmeans", "numeric", ("a", "b"), 5), ("kmeans", "pairs", ("a", "b"), 5)]
+        ("gmm_core", "numeric", ("a", "b"), 5), ("gmm_core", "pairs", ("a", "b"), 5)]
     scan = expand_models(["scan"], X, ["c"])  # the one pair (no triple of two numeric columns)
     assert [(m.algorithm, m.view, m.features, m.k) for m in scan] == [("scan", "pairs", ("a", "b"), 5)]
     named = expand_models([("hdbscan", ["a", "c"], None), ("slink", "encoded", None)], X, ["c"])

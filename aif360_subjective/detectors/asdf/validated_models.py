@@ -78,11 +78,13 @@ VIEWS: tuple[str, ...] = ("encoded", "numeric", "pairs", "triples")
 MAX_TRIPLE_COLUMNS = 10
 #: The numbers of clusters tried by default (those the rows allow, :func:`default_ks`).
 DEFAULT_KS: tuple[int, ...] = (5, 10, 20, 40)
-#: The default models: k-means on every numeric column and on each pair of them, at each default k
-#: (``benchmarks/validated_clusterings.py`` compares the others: the scan windows on pairs and triples found fewer
-#: planted regions, their larger family costing more power than their shape gains; on regions the features make
-#: dense, ``"gmm_core"`` found 6 of 10 and ``"hdbscan"`` 3 of 10 against k-means' 3, short of making them a default).
-DEFAULT_MODELS: tuple[str, ...] = ("kmeans",)
+#: The default models: the Gaussian mixture's dense cores on every numeric column and on each pair of them, at
+#: each default k (``benchmarks/validated_clusterings.py --levers gmm_core --explain``: on regions the features
+#: make dense they were first under ``kind="all"`` in 15 of 20 tables, 15 of the 16 whose region some region of
+#: the features can describe, where k-means was first in 3 of the first 10; the guide gives the null tables and
+#: Adult's time. k-means was the default before; the scan windows found fewer, their larger family costing more
+#: power than their shape gains).
+DEFAULT_MODELS: tuple[str, ...] = ("gmm_core",)
 #: The least posterior of a row of a ``"gmm_core"`` core (:func:`core_labels`).
 CORE_POSTERIOR = 0.5
 #: HDBSCAN's ``min_cluster_size`` as a share of the rows it is fitted on (at least 10 rows): 1 %, so that a dense
