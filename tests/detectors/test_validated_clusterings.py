@@ -315,3 +315,18 @@ def test_gmm_core_labels_the_dense_cores():
     seed = int(rng.integers(0, 2**31 - 1))
     gm = GaussianMixture(3, covariance_type="full", reg_covar=1e-4, random_state=seed).fit(standardize(Z))
     assert np.array_equal(lab, core_labels(gm.predict_proba(standardize(Z))))
+
+
+@pytest.mark.parametrize(("algorithm", "cluster_sample", "cap"), [
+    ("gmm_core", None, 5000), ("gmm", 10_000, 5000), ("gmm_core", 300, 300), ("kmeans", 10_000, 10_000),
+    ("kmeans", None, None)])
+def test_mixtures_fit_on_at_most_mixture_fit_rows(monkeypatch, algorithm, cluster_sample, cap):
+    """The mixtures' sample is bounded by MIXTURE_FIT_ROWS (5,000) as well as by cluster_sample; k-means' is not."""
+    from aif360_subjective.detectors.asdf import validated_models as vm
+
+    seen = []
+    monkeypatch.setattr(vm, "sample_rows", lambda n, c, rng: seen.append(c))
+    Z = np.random.default_rng(0).normal(size=(60, 2))
+    labels = vm.fit_model(vm.ClusteringModel(algorithm, "pairs", ("a", "b"), 2), Z, np.random.default_rng(1),
+                          cluster_sample)
+    assert vm.MIXTURE_FIT_ROWS == 5000 and seen == [cap] and len(labels) == 60
