@@ -76,8 +76,8 @@ SUBGROUP_PARAMS = ParamTable("subgroup discovery", (
           "cluster enters the max-T, the model with the largest fairness validation index selected (validated)"),
     Param("clustering_models", (NONE, Instance(_is_int_sequence, "a list of algorithm names (slink, kmeans, ward, "
                                                 "gmm, gmm_core, hdbscan, scan) or (algorithm, view, k) tuples")), None,
-          "the models of clusterings='validated' (None = k-means on every numeric column and each pair of them at "
-          "k = 5, 10, 20, 40 as the rows allow)"),
+          "the models of clusterings='validated' (None = gmm_core, the Gaussian mixture's dense cores, on every "
+          "numeric column and each pair of them at k = 5, 10, 20, 40 as the rows allow)"),
     Param("task", (Options(("auto", "binary", "multiclass", "ordinal", "regression")),), "auto",
           "what the model predicts: decided from the labels (auto), binary decisions, unordered classes "
           "(multiclass), ordered levels such as ratings (ordinal) or numbers (regression)"),

@@ -45,6 +45,14 @@ default models; ``kmeans+hdbscan``: both in one family), the validated candidate
 Jaccard and z over the tables), the tables whose first finding of kind ``"validated"`` and of kind ``"all"``
 describes them, and the null tables reporting anything.
 
+A lever names views and ks too: ``gmm_core@pairs,triples/5,10`` (:func:`lever_models`); ``--table-start 10`` runs
+the planted tables from the eleventh seed on (a second block), ``--core-posterior 0.35`` sets the mixture cores'
+posterior level for the run, and ``--explain`` prints per planted table the validated candidate nearest the
+planted rows and the first finding of kind ``"all"`` and ``"validated"`` (description, Jaccard, z, penalised
+statistic, adjusted p) beside the table's **oracle ceiling** (:func:`oracle_jaccard`): the Jaccard of the best
+region the features can describe, the rows whose posterior of the planted Gaussian against the other rows' normal
+is at least a level. ``--ceiling`` prints the ceilings alone (no analysis).
+
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
 tables reporting something per method; then (``--adult``) on Adult (48,842 rows) the seconds of the seed's
 clustering (``discovery="asdf"``, clusters and entropy patterns) against the validated clusterings alone
@@ -52,7 +60,8 @@ clustering (``discovery="asdf"``, clusters and entropy patterns) against the val
 
 Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive dense]
 [--numeric 8] [--planted-modes seed validated baseline split] [--null-modes seed validated baseline split]
-[--diagnose 0 1 2] [--levers hdbscan gmm_core default] [--null-start 0] [--adult] [--skip-planted]``.
+[--diagnose 0 1 2] [--levers hdbscan gmm_core default] [--null-start 0] [--table-start 0] [--explain]
+[--core-posterior 0.5] [--ceiling] [--adult] [--skip-planted]``.
 """
 
 from __future__ import annotations
@@ -62,6 +71,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -225,7 +235,9 @@ def run_table(shape: str, seed: int, modes: tuple[str, ...] = ("seed", "validate
     return out
 
 
-def adult_timing(root: Path) -> None:
+def adult_timing(root: Path, models: list[str] | None = None) -> None:
+    """Adult's seconds: today's ASDF analysis against the validated clusterings alone (``models``: their
+    ``clustering_models``, None the package's default), and the model chosen."""
     from subgroups import load_adult
 
     from aif360_subjective.detectors.asdf.validated import run_validated_clusterings
@@ -236,7 +248,7 @@ def adult_timing(root: Path) -> None:
     detect_subgroups(X, y, yhat, discovery="asdf", random_state=0)
     seed_secs = time.perf_counter() - start
     start = time.perf_counter()
-    v = run_validated_clusterings(X, detect_categorical(X), None, (y == 1, yhat == 1, None), "statistical_parity",
+    v = run_validated_clusterings(X, detect_categorical(X), models, (y == 1, yhat == 1, None), "statistical_parity",
                                   np.random.default_rng(0))
     val_secs = time.perf_counter() - start
     cv = v.table
@@ -245,7 +257,8 @@ def adult_timing(root: Path) -> None:
     print("|---|---|")
     print(f"| today's ASDF (discovery='asdf': SLINK + x-means on a 10,000-row sample, entropy patterns, metrics) "
           f"| {seed_secs:.1f} |")
-    print(f"| validated clusterings alone ({len(cv)} default models) | {val_secs:.1f} |")
+    print(f"| validated clusterings alone ({len(cv)} {'default' if models is None else '+'.join(models)} models) "
+          f"| {val_secs:.1f} |")
     print(f"| ratio | {val_secs / seed_secs:.2f} |")
     print(f"\nchosen on Adult: {v.why()}")
 
@@ -307,21 +320,123 @@ def diagnose(seeds: list[int], n_numeric: int, n_permutations: int = 200) -> Non
               f"{bcrit:.2f} |", flush=True)
 
 
-def lever_row(shape: str, seed: int, lever: str, n_numeric: int) -> dict[str, float]:
-    """One table under one lever (``clustering_models=[lever]``; ``"default"``: the package's default models;
-    ``"kmeans+hdbscan"``: both algorithms' models in the one family):
+def lever_models(lever: str) -> list[Any] | None:
+    """The ``clustering_models`` of a lever: ``"default"`` None (the package's default models); otherwise
+    algorithms joined by ``+``, each ``ALGORITHM[@VIEW,...][/K,...]``: its default views and ks, or the views
+    (``numeric``, ``pairs``, ``triples``, ``encoded``) and ks named (``gmm_core@pairs,triples/5,10``)."""
+    if lever == "default":
+        return None
+    out: list[Any] = []
+    for part in lever.split("+"):
+        algo, _, ks_text = part.partition("/")
+        algo, _, views_text = algo.partition("@")
+        ks: list[int] | None = [int(k) for k in ks_text.split(",")] if ks_text else None
+        if not views_text and ks is None:
+            out.append(algo)
+            continue
+        out.extend((algo, view, ks) for view in (views_text.split(",") if views_text else ["numeric", "pairs"]))
+    return out
+
+
+def _blob_columns(X: pd.DataFrame, planted: np.ndarray) -> list[str]:
+    """The numeric columns the dense region is tight in (its rows' standard deviation below 0.3, the others' 1)."""
+    return [c for c in X.columns if X[c].dtype.kind == "f" and X.loc[planted, c].std() < 0.3]
+
+
+def oracle_jaccard(X: pd.DataFrame, planted: np.ndarray) -> tuple[float, float]:
+    """The Jaccard a region of the features can reach on a ``dense`` table: the rows whose oracle posterior of the
+    planted Gaussian (its centre and standard deviation as the planted rows show them, against the standard normal
+    of the other rows, in the region's columns) is at least a level, at the best of the levels 0.05, 0.10, ..., 0.95;
+    returns (that Jaccard, its level). The region's rows and the others are alike in every other column, so no
+    candidate of the features can be expected to beat it: a table whose ceiling is below 0.5 cannot be found."""
+    from scipy.stats import norm
+
+    cols = _blob_columns(X, planted)
+    Z = X[cols].to_numpy()
+    mu = Z[planted].mean(axis=0)
+    sd = float((Z[planted] - mu).std())
+    log_ratio = (norm.logpdf(Z, mu, sd).sum(axis=1) + np.log(planted.sum())
+                 - norm.logpdf(Z).sum(axis=1) - np.log((~planted).sum()))
+    post = 1.0 / (1.0 + np.exp(-np.clip(log_ratio, -700, 700)))
+    levels = np.round(np.arange(1, 20) * 0.05, 2)
+    jac = [jaccard(post >= q, planted) for q in levels]
+    return float(max(jac)), float(levels[int(np.argmax(jac))])
+
+
+def ceilings(tables: int, table_start: int, n_numeric: int) -> None:
+    """Per ``dense`` table (seeds ``3000 + table_start`` on), its planted rows and columns and the Jaccard a region
+    of the features can reach (:func:`oracle_jaccard`): no analysis is run."""
+    print("| table | planted rows | columns | oracle ceiling (Jaccard) | at posterior |")
+    print("|---|---|---|---|---|")
+    for seed in range(1000 * SHAPES.index("dense") + table_start, 1000 * SHAPES.index("dense") + table_start + tables):
+        X, _, _, planted = planted_table("dense", seed=seed, n_numeric=n_numeric)
+        ceiling, level = oracle_jaccard(X, planted)
+        print(f"| {seed} | {int(planted.sum())} | {', '.join(_blob_columns(X, planted))} | {ceiling:.3f} | "
+              f"{level:.2f} |")
+
+
+def explain_row(rep: Any, planted: np.ndarray, X: pd.DataFrame, p: np.ndarray, alpha: float = 0.05) -> str:
+    """One table's diagnosis: the validated candidate nearest the planted rows (description, Jaccard, z, penalised
+    statistic, adjusted p, significant), and the first finding under ``kind="all"`` and ``kind="validated"``
+    (kind, description, Jaccard, z, statistic, p); the statistic a candidate needs lies between the largest of
+    the non-significant ones and the smallest of the significant ones (statistical parity, disadvantaged side)."""
+    sig = rep.significance
+    c = sig.candidates
+    test_no = sig.metrics.metric_test["statistical_parity"]
+    mt = sig.max_t((test_no,))
+    z, stat, padj = mt.z[:, test_no], mt.statistic(test_no, 0), mt.p_adjusted[:, test_no, 0]
+    counter = c.counter()
+    sizes = counter.count(np.ones((len(p), 1)))[:, 0]
+    inside = counter.count(planted[:, None].astype(np.float64))[:, 0]
+    jac = inside / (sizes + planted.sum() - inside)
+    kinds = np.asarray(c.index().get_level_values("kind"))
+    desc = c.descriptions()
+    among = c.positions("validated")
+    near = int(among[np.argmax(jac[among])])
+    with np.errstate(invalid="ignore"):
+        sig_mask = padj < alpha
+    below = stat[~sig_mask & np.isfinite(stat)]
+    above = stat[sig_mask & np.isfinite(stat)]
+    need = f"needs {below.max() if len(below) else float('nan'):.2f}..{above.min() if len(above) else float('nan'):.2f}"
+
+    def cand(i: int) -> str:
+        return (f"{kinds[i]} '{desc[i]}' (J={jac[i]:.2f}, n={int(sizes[i])}, z={z[i]:.2f}, stat={stat[i]:.2f}, "
+                f"p={padj[i]:.3f}{', significant' if sig_mask[i] else ''})")
+
+    firsts = []
+    for kind in ("all", "validated"):
+        rk = rep.ranking("statistical_parity", kind=kind, n=1)
+        if not len(rk):
+            firsts.append(f"first {kind}: none")
+            continue
+        key = rk.index[0] if kind == "all" else (kind, rk.index[0])
+        pos = int(c.positions(key[0])[c.position(key[0], key[1])])
+        firsts.append(f"first {kind}: {cand(pos)}")
+    cols = _blob_columns(X, planted)
+    ceiling, level = oracle_jaccard(X, planted)
+    return (f"planted {int(planted.sum())} rows in {len(cols)} columns {cols} (oracle ceiling J={ceiling:.3f} at "
+            f"posterior {level:.2f}); nearest validated: {cand(near)}; "
+            + "; ".join(firsts) + f"; {need}; {len(among)} validated of {len(stat)} candidates")
+
+
+def lever_row(shape: str, seed: int, lever: str, n_numeric: int, explain: bool = False) -> dict[str, float]:
+    """One table under one lever (``clustering_models=lever_models(lever)``; ``"default"``: the package's default
+    models; ``"kmeans+hdbscan"``: both algorithms' models in the one family; ``gmm_core@triples/5,10``: views and
+    ks named, :func:`lever_models`):
     the validated candidate nearest the planted rows (largest Jaccard) and its statistical parity z, the Jaccard of
     the first finding of kind ``"validated"`` and of kind ``"all"`` (null tables: 1 when anything is reported), the
-    validated candidates and the seconds of the analysis."""
+    validated candidates and the seconds of the analysis; with ``explain`` the table's diagnosis
+    (:func:`explain_row`) goes to the standard output."""
     X, t, p, planted = planted_table(shape, seed=seed, n_numeric=n_numeric)
     start = time.perf_counter()
-    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=seed,
-                           clustering_models=None if lever == "default" else lever.split("+"))
+    rep = detect_subgroups(X, t, p, clusterings="validated", random_state=seed, clustering_models=lever_models(lever))
     out = {"validated": first_rows(rep, "validated"), "all": first_rows(rep, "all")}
     secs = time.perf_counter() - start
     if shape == "null":
         return {"all": float(out["all"] is not None), "validated": float(out["validated"] is not None),
                 "seconds": secs}
+    if explain:
+        print(f"  {shape} {lever} table {seed}: {explain_row(rep, planted, X, p)}", flush=True)
     c = rep.candidates
     among = c.positions("validated")
     counter = c.counter()
@@ -334,11 +449,13 @@ def lever_row(shape: str, seed: int, lever: str, n_numeric: int) -> dict[str, fl
             "all": jaccard(out["all"], planted), "candidates": float(len(among)), "seconds": secs}
 
 
-def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_numeric: int, null_start: int = 0) -> None:
+def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_numeric: int, null_start: int = 0,
+           table_start: int = 0, explain: bool = False) -> None:
     """The levers side by side on the same tables: per shape and lever, the mean over tables of the nearest
     validated candidate's Jaccard and z, the tables whose first finding (kind ``"validated"``, kind ``"all"``)
     describes the planted rows, and on null tables (``null_start`` onwards) how many report anything (see
-    :func:`lever_row`)."""
+    :func:`lever_row`); planted tables from ``table_start`` on (a second block of seeds), with ``explain`` each
+    planted table's diagnosis (:func:`explain_row`)."""
     print(f"## Levers ({n_numeric} numeric columns): nearest validated candidate (mean Jaccard, mean z), first "
           "finding describes the planted rows (Jaccard >= 0.5), k of n tables")
     print("| shape | lever | nearest: mean Jaccard | nearest: mean z | first (validated) | first (all) "
@@ -351,8 +468,8 @@ def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_nume
                 continue
             res = []
             for seed in range(count):
-                r = lever_row(shape, 9000 + null_start + seed if shape == "null" else 1000 * SHAPES.index(shape) + seed,
-                              lever, n_numeric)
+                r = lever_row(shape, 9000 + null_start + seed if shape == "null"
+                              else 1000 * SHAPES.index(shape) + table_start + seed, lever, n_numeric, explain)
                 print(f"{shape} {lever} {seed}: " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), file=sys.stderr,
                       flush=True)
                 res.append(r)
@@ -386,6 +503,15 @@ def main(argv: list[str] | None = None) -> None:
                          "('default': the package's default models), on --shapes, --tables and --null tables")
     ap.add_argument("--null-start", type=int, default=0, help="with --levers: the first null table (its seed "
                     "9000 + it), to add null tables to an earlier run")
+    ap.add_argument("--table-start", type=int, default=0, help="with --levers: the first planted table (its seed "
+                    "1000 * shape + it), e.g. 10 for a second block of 10 seeds")
+    ap.add_argument("--explain", action="store_true", help="with --levers: per planted table, the validated candidate "
+                    "nearest the planted rows (Jaccard, z, statistic, adjusted p) and the first finding under "
+                    "kind='all' and kind='validated' (kind, description, z)")
+    ap.add_argument("--core-posterior", type=float, default=None, help="the least posterior of a gmm_core core's "
+                    "row (the module's CORE_POSTERIOR, 0.5, set for this run)")
+    ap.add_argument("--ceiling", action="store_true", help="only the oracle ceiling of the dense tables "
+                    "(--tables from --table-start): the Jaccard a region of the features can reach")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)
@@ -393,8 +519,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.diagnose is not None:
         diagnose(args.diagnose, args.numeric)
         return
+    if args.core_posterior is not None:
+        from aif360_subjective.detectors.asdf import validated_models
+
+        validated_models.CORE_POSTERIOR = args.core_posterior
+    if args.ceiling:
+        ceilings(args.tables, args.table_start, args.numeric)
+        return
     if args.levers is not None:
-        levers(args.levers, args.shapes, args.tables, args.null, args.numeric, args.null_start)
+        levers(args.levers, args.shapes, args.tables, args.null, args.numeric, args.null_start, args.table_start,
+               args.explain)
         return
     if not args.skip_planted:
         names = [m[0] for m in METHODS]
@@ -425,7 +559,7 @@ def main(argv: list[str] | None = None) -> None:
                   + " | ".join(f"{df[f'seconds {m}'].mean():.1f}" for m in MODES) + " |", flush=True)
     if args.adult:
         root = Path(args.data or os.environ.get("AIF360_SUBJECTIVE_DATA") or HERE.parent.parent / "shared" / "data")
-        adult_timing(root)
+        adult_timing(root, args.models)
 
 
 if __name__ == "__main__":

@@ -710,7 +710,7 @@ def add_arguments(sg: common.Parser) -> None:
     sg.add_argument("--clustering-models", nargs="+", metavar="A", type=str,
                     help="with --clusterings validated: the algorithms (slink, kmeans, ward, gmm, gmm_core, hdbscan, "
                          "scan), each on every numeric column and each pair of them (scan: each pair and, with at most "
-                         "10 numeric columns, each triple) at k = 5, 10, 20, 40 as the rows allow (default: kmeans)")
+                         "10 numeric columns, each triple) at k = 5, 10, 20, 40 as the rows allow (default: gmm_core)")
     sg.add_argument("--out", metavar="report.html", help="write an HTML report")
     common.add_progress_option(sg)
     from .subgroups_spark import add_engine_options

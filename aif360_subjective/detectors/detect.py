@@ -249,8 +249,8 @@ def detect_subgroups(
             selected model's included, keeps the family-wise error), and the model with the largest fairness
             validation index of ``selection_metric`` is selected (:meth:`SubgroupReport.cluster_validation`,
             :mod:`~.asdf.validated`). Binary decisions only.
-        clustering_models: the models of ``clusterings="validated"``: None (k-means on every numeric column and on
-            each pair of numeric columns at k = 5, 10, 20, 40 as the rows allow) or a list of algorithm names
+        clustering_models: the models of ``clusterings="validated"``: None (``"gmm_core"`` on every numeric column
+            and on each pair of numeric columns at k = 5, 10, 20, 40 as the rows allow) or a list of algorithm names
             (``"slink"``, ``"kmeans"``, ``"ward"``, ``"gmm"``, ``"gmm_core"``, ``"hdbscan"``, ``"scan"``; each on its
             default views at the default ks) and ``(algorithm, view, k)`` tuples, the view
             ``"encoded"``, ``"numeric"``, ``"pairs"``, ``"triples"`` or a list of columns

@@ -69,7 +69,7 @@ def test_default_models_and_ks():
     assert default_ks(240) == [5] and default_ks(1000) == [5, 10, 20, 40] and default_ks(20) == [2]
     models = expand_models(None, X, ["c"])
     assert [(m.algorithm, m.view, m.features, m.k) for m in models] == [
-        ("kmeans", "numeric", ("a", "b"), 5), ("kmeans", "pairs", ("a", "b"), 5)]
+        ("gmm_core", "numeric", ("a", "b"), 5), ("gmm_core", "pairs", ("a", "b"), 5)]
     scan = expand_models(["scan"], X, ["c"])  # the one pair (no triple of two numeric columns)
     assert [(m.algorithm, m.view, m.features, m.k) for m in scan] == [("scan", "pairs", ("a", "b"), 5)]
     named = expand_models([("hdbscan", ["a", "c"], None), ("slink", "encoded", None)], X, ["c"])
@@ -264,6 +264,13 @@ def test_core_labels_by_hand():
     post = np.array([[0.9, 0.05, 0.05], [0.4, 0.35, 0.25], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.34, 0.33, 0.33]])
     assert core_labels(post).tolist() == [0, -1, 1, 2, -1]
     assert core_labels(np.zeros((0, 2))).tolist() == []
+    # another level: row 1's 0.4 and row 4's 0.34 reach 1/3; row 2's 0.5 and row 0's 0.9 do not reach 0.95
+    assert core_labels(post, 1 / 3).tolist() == [0, 0, 1, 2, 0]
+    assert core_labels(post, 0.95).tolist() == [-1, -1, -1, -1, -1]
+    assert core_labels(post, 0.9).tolist() == [0, -1, -1, -1, -1]
+    for bad in (0.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="level must be a posterior in"):
+            core_labels(post, bad)
 
 
 def _two_dense_regions(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -308,3 +315,18 @@ def test_gmm_core_labels_the_dense_cores():
     seed = int(rng.integers(0, 2**31 - 1))
     gm = GaussianMixture(3, covariance_type="full", reg_covar=1e-4, random_state=seed).fit(standardize(Z))
     assert np.array_equal(lab, core_labels(gm.predict_proba(standardize(Z))))
+
+
+@pytest.mark.parametrize(("algorithm", "cluster_sample", "cap"), [
+    ("gmm_core", None, 5000), ("gmm", 10_000, 5000), ("gmm_core", 300, 300), ("kmeans", 10_000, 10_000),
+    ("kmeans", None, None)])
+def test_mixtures_fit_on_at_most_mixture_fit_rows(monkeypatch, algorithm, cluster_sample, cap):
+    """The mixtures' sample is bounded by MIXTURE_FIT_ROWS (5,000) as well as by cluster_sample; k-means' is not."""
+    from aif360_subjective.detectors.asdf import validated_models as vm
+
+    seen = []
+    monkeypatch.setattr(vm, "sample_rows", lambda n, c, rng: seen.append(c))
+    Z = np.random.default_rng(0).normal(size=(60, 2))
+    labels = vm.fit_model(vm.ClusteringModel(algorithm, "pairs", ("a", "b"), 2), Z, np.random.default_rng(1),
+                          cluster_sample)
+    assert vm.MIXTURE_FIT_ROWS == 5000 and seen == [cap] and len(labels) == 60

@@ -2,6 +2,7 @@
 issue's k-means baseline and the split selection."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from _benchmark_module import benchmark_module
@@ -62,3 +63,34 @@ def test_baseline_and_split_find_a_strong_region(bench):
     p = np.where(planted, 0, rng.random(1000) < 0.6).astype(int)
     for rows in (bench.baseline_first(X, p, p, seed=0), bench.split_first(X, p, p, seed=0)):
         assert rows is not None and bench.jaccard(rows, planted) > 0.3
+
+
+def test_lever_models_names_views_and_ks(bench):
+    assert bench.lever_models("default") is None
+    assert bench.lever_models("gmm_core") == ["gmm_core"]
+    assert bench.lever_models("kmeans+hdbscan") == ["kmeans", "hdbscan"]
+    # ks alone: the default views; views alone: the default ks (None)
+    assert bench.lever_models("gmm_core/5,10") == [("gmm_core", "numeric", [5, 10]), ("gmm_core", "pairs", [5, 10])]
+    assert bench.lever_models("gmm_core@triples") == [("gmm_core", "triples", None)]
+    assert bench.lever_models("gmm_core@pairs,triples/5+kmeans") == [
+        ("gmm_core", "pairs", [5]), ("gmm_core", "triples", [5]), "kmeans"]
+
+
+def test_oracle_jaccard_of_a_separate_region_and_of_a_hidden_one(bench):
+    rng = np.random.default_rng(0)
+    # 100 planted rows at (5, 5) with sd 0.1, 900 standard normal rows: the oracle region is the planted rows
+    planted = np.zeros(1000, dtype=bool)
+    planted[:100] = True
+    Z = rng.normal(size=(1000, 2))
+    Z[planted] = 5.0 + 0.1 * rng.normal(size=(100, 2))
+    X = pd.DataFrame({"x0": Z[:, 0], "x1": Z[:, 1], "x2": rng.normal(size=1000)})
+    assert bench._blob_columns(X, planted) == ["x0", "x1"]
+    jac, level = bench.oracle_jaccard(X, planted)
+    assert jac == 1.0 and level == 0.05  # every level separates them: the first
+    # the same rows at the origin with sd 0.25: 900 background rows share their place, the ceiling falls below 0.5
+    Z[planted] = 0.25 * rng.normal(size=(100, 2))
+    X = pd.DataFrame({"x0": Z[:, 0], "x1": Z[:, 1], "x2": rng.normal(size=1000)})
+    jac, _ = bench.oracle_jaccard(X, planted)
+    assert 0.0 < jac < 0.5
+    # by hand at one level: the region is {post >= level}, its Jaccard the benchmark's own
+    assert bench.jaccard(np.array([True, True, False]), np.array([True, False, False])) == 0.5

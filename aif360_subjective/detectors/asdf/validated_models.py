@@ -32,9 +32,10 @@ Views (:data:`VIEWS`): ``"encoded"`` (every column, one-hot and min-max scaled a
 (:func:`default_views`): ``"numeric"`` and ``"pairs"``; for ``"scan"`` ``"pairs"`` and, when the table has at most
 :data:`MAX_TRIPLE_COLUMNS` numeric columns (120 triples), ``"triples"``.
 
-**Bounded time.** k-means and the Gaussian mixture are fitted on at most ``cluster_sample`` rows (10,000 by
-default) and then label every row by their own ``predict``; ward, HDBSCAN and single linkage, whose cost grows as
-the square of the rows, are fitted on at most :data:`QUADRATIC_FIT_ROWS` rows, and every other row joins the
+**Bounded time.** k-means is fitted on at most ``cluster_sample`` rows (10,000 by default), the Gaussian mixtures
+on at most :data:`MIXTURE_FIT_ROWS` (5,000) of them, and they label every row by their own ``predict``; ward,
+HDBSCAN and single linkage, whose cost grows as the square of the rows, are fitted on at most
+:data:`QUADRATIC_FIT_ROWS` rows, and every other row joins the
 cluster of its nearest fitted row (:func:`~.cluster_sample.assign_to_nearest`); the scan's centres are placed on
 at most :data:`SCAN_CENTRE_ROWS` rows (``50 k`` when larger), and its windows hold rows of the whole table. The
 samples are drawn with the analysis' ``random_state``; every model gets its own seed from it, so the models are
@@ -66,9 +67,10 @@ from ..encoding import encode_for_clustering
 from .cluster_sample import assign_to_nearest, sample_rows
 from .clustering import default_kmax, fit_clustering
 
-__all__ = ["ALGORITHMS", "DEFAULT_KS", "DEFAULT_MODELS", "HDBSCAN_MIN_SAMPLES", "HDBSCAN_MIN_SHARE",
-           "MAX_TRIPLE_COLUMNS", "QUADRATIC_FIT_ROWS", "SCAN_CENTRE_ROWS", "VIEWS", "ClusteringModel", "core_labels",
-           "default_ks", "default_views", "fit_model", "expand_models", "scan_windows", "standardize", "view_matrix"]
+__all__ = ["ALGORITHMS", "CORE_POSTERIOR", "DEFAULT_KS", "DEFAULT_MODELS", "HDBSCAN_MIN_SAMPLES", "HDBSCAN_MIN_SHARE",
+           "MAX_TRIPLE_COLUMNS", "MIXTURE_FIT_ROWS", "QUADRATIC_FIT_ROWS", "SCAN_CENTRE_ROWS", "VIEWS",
+           "ClusteringModel", "core_labels", "default_ks", "default_views", "fit_model", "expand_models",
+           "scan_windows", "standardize", "view_matrix"]
 
 #: The algorithms a model may use.
 ALGORITHMS: tuple[str, ...] = ("slink", "kmeans", "ward", "gmm", "gmm_core", "hdbscan", "scan")
@@ -78,11 +80,15 @@ VIEWS: tuple[str, ...] = ("encoded", "numeric", "pairs", "triples")
 MAX_TRIPLE_COLUMNS = 10
 #: The numbers of clusters tried by default (those the rows allow, :func:`default_ks`).
 DEFAULT_KS: tuple[int, ...] = (5, 10, 20, 40)
-#: The default models: k-means on every numeric column and on each pair of them, at each default k
-#: (``benchmarks/validated_clusterings.py`` compares the others: the scan windows on pairs and triples found fewer
-#: planted regions, their larger family costing more power than their shape gains; on regions the features make
-#: dense, ``"gmm_core"`` found 6 of 10 and ``"hdbscan"`` 3 of 10 against k-means' 3, short of making them a default).
-DEFAULT_MODELS: tuple[str, ...] = ("kmeans",)
+#: The default models: the Gaussian mixture's dense cores on every numeric column and on each pair of them, at
+#: each default k (``benchmarks/validated_clusterings.py --levers gmm_core --explain``: on regions the features
+#: make dense they were first under ``kind="all"`` in 15 of 20 tables, 15 of the 16 whose region some region of
+#: the features can describe, where k-means was first in 3 of the first 10; the guide gives the null tables and
+#: Adult's time. k-means was the default before; the scan windows found fewer, their larger family costing more
+#: power than their shape gains).
+DEFAULT_MODELS: tuple[str, ...] = ("gmm_core",)
+#: The least posterior of a row of a ``"gmm_core"`` core (:func:`core_labels`).
+CORE_POSTERIOR = 0.5
 #: HDBSCAN's ``min_cluster_size`` as a share of the rows it is fitted on (at least 10 rows): 1 %, so that a dense
 #: region of 3 % of the rows can be a cluster of its own.
 HDBSCAN_MIN_SHARE = 0.01
@@ -92,6 +98,9 @@ HDBSCAN_MIN_SHARE = 0.01
 HDBSCAN_MIN_SAMPLES = 5
 #: Most rows ward, HDBSCAN and single linkage are fitted on (their cost grows as the square of the rows).
 QUADRATIC_FIT_ROWS = 3000
+#: Most rows the Gaussian mixtures (``"gmm"``, ``"gmm_core"``) are fitted on: a full-covariance EM on 10,000 rows
+#: made the default models 2.45 times today's ASDF time on Adult; a component of 1 % of 5,000 rows still has 50.
+MIXTURE_FIT_ROWS = 5000
 #: Most rows the scan's k-means places its centres on (more when 2k centres need 25 rows each).
 SCAN_CENTRE_ROWS = 2000
 #: The views of a model named by its algorithm alone (``"scan"``: :func:`default_views`).
@@ -244,18 +253,26 @@ def standardize(Z: np.ndarray) -> np.ndarray:
     return out
 
 
-def core_labels(posterior: np.ndarray) -> np.ndarray:
-    """Each row's dense core: the component whose posterior is at least 0.5 (at most one is, unless two tie at
-    exactly 0.5: the first), -1 when none is.
+def core_labels(posterior: np.ndarray, level: float | None = None) -> np.ndarray:
+    """Each row's dense core: its most probable component when that posterior is at least ``level``
+    (:data:`CORE_POSTERIOR`, 0.5, by default: then at most one component is, unless two tie at exactly 0.5: the
+    first), -1 when it is not.
 
     Args:
         posterior: (rows, components) posterior probabilities, each row summing to 1.
+        level: the least posterior of a core's row, in (0, 1]; None: :data:`CORE_POSTERIOR`.
 
     Returns:
         numpy.ndarray: (rows,) int labels.
+
+    Raises:
+        ValueError: a level outside (0, 1].
     """
+    level = CORE_POSTERIOR if level is None else level
+    if not 0.0 < level <= 1.0:
+        raise ValueError(f"level must be a posterior in (0, 1], got {level!r}")
     best = np.argmax(posterior, axis=1)
-    inside = posterior[np.arange(len(posterior)), best] >= 0.5
+    inside = posterior[np.arange(len(posterior)), best] >= level
     return np.where(inside, best, -1).astype(np.intp)
 
 
@@ -289,7 +306,8 @@ def fit_model(model: ClusteringModel, Z: np.ndarray, rng: np.random.Generator,
         model: the model.
         Z: (rows, d) encoded view.
         rng: the generator its sample and its seed are drawn from.
-        cluster_sample: most rows k-means, the scan's centres and the Gaussian mixture are fitted on (None: all).
+        cluster_sample: most rows k-means, the scan's centres and the Gaussian mixture are fitted on (None: all;
+            the mixture at most :data:`MIXTURE_FIT_ROWS`).
 
     Returns:
         numpy.ndarray or scipy.sparse.csc_matrix: (rows,) int labels (HDBSCAN's noise and the rows of no
@@ -300,6 +318,8 @@ def fit_model(model: ClusteringModel, Z: np.ndarray, rng: np.random.Generator,
     cap = cluster_sample
     if model.algorithm in ("slink", "ward", "hdbscan"):  # quadratic in the rows
         cap = QUADRATIC_FIT_ROWS if cap is None else min(cap, QUADRATIC_FIT_ROWS)
+    elif model.algorithm in ("gmm", "gmm_core"):  # EM's iterations: its sample bounds them
+        cap = MIXTURE_FIT_ROWS if cap is None else min(cap, MIXTURE_FIT_ROWS)
     elif model.algorithm == "scan":  # centres only: a small sample places them (at least 25 rows per centre)
         fit_cap = max(SCAN_CENTRE_ROWS, 50 * int(model.k or 2))
         cap = fit_cap if cap is None else min(cap, fit_cap)
