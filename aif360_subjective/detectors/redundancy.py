@@ -46,7 +46,8 @@ def redundant_among(candidates: Candidates, metrics: CandidateMetrics | Any, pos
     counted = candidates.counted_containment(head)  # a family without row bitsets (Dask) counts the nesting
     if counted is None:  # the heads' bitsets formed a block of rows at a time, never all of them at once
         counted = containment_of(lambda words: candidates.bits(head, words), len(head), n_words(candidates.n_rows),
-                                 candidates.n_rows, known=candidates.known_containment(head))
+                                 candidates.n_rows, known=candidates.known_containment(head),
+                                 form_some=lambda sets, words: candidates.bits(head[sets], words))
     return redundant(None, candidates.n_rows, counts, metric, total, offset, z_of, nested=counted)
 
 
@@ -168,6 +169,7 @@ def containment(bits: np.ndarray, n: int, sample: int = 1024) -> tuple[np.ndarra
 def containment_of(form: Callable[[slice], np.ndarray], h: int, words: int, n: int, sample: int = 1024,
                    block_bytes: int = 2**25,
                    known: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+                   form_some: Callable[[np.ndarray, slice], np.ndarray] | None = None,
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair (g, s) of h row sets where g holds every row of s and more, exactly; and the sets' sizes.
     ``form(w)``: the (h, len(w)) words ``w`` (a slice) of the sets' bitsets over ``n`` rows (``words`` in all),
@@ -187,7 +189,9 @@ def containment_of(form: Callable[[slice], np.ndarray], h: int, words: int, n: i
     :meth:`~.candidates.Candidates.known_containment`); they skip the row check, which then only weeds out the
     sample's false candidates (at 200,000 rows, every one of the 35,845 nested pairs of a ranking's 1,980 heads
     was known from the items, and the row check was 1.65 of its 2.2 CPU s). Whether a known pair is strictly
-    nested is still decided by the sizes, so the pairs are the same with or without it.
+    nested is still decided by the sizes, so the pairs are the same with or without it. ``form_some(sets, w)``:
+    the words ``w`` of the sets ``sets`` (sorted indices) only, for the row check of the pairs still open (a few
+    hundred of the sets, not all h); without it ``form(w)`` is read.
     """
     step = max(1, block_bytes // (8 * max(1, h)))
     blocks = [slice(w0, min(words, w0 + step)) for w0 in range(0, words, step)]
@@ -212,7 +216,12 @@ def containment_of(form: Callable[[slice], np.ndarray], h: int, words: int, n: i
     for w in blocks:  # the pairs still open checked on every word, a block of words at a time
         if len(open_) == 0:
             break
-        held = held_on(form(w), g_idx[open_], s_idx[open_])
+        g, s = g_idx[open_], s_idx[open_]
+        if form_some is None:
+            held = held_on(form(w), g, s)
+        else:  # only the sets of the open pairs
+            sets = np.union1d(g, s)
+            held = held_on(form_some(sets, w), np.searchsorted(sets, g), np.searchsorted(sets, s))
         inside[open_[~held]] = False
         open_ = open_[held]
     return g_idx[inside], s_idx[inside], size

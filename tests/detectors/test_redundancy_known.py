@@ -92,6 +92,19 @@ def test_known_pairs_skip_the_row_check_and_false_candidates_are_still_weeded_ou
     np.testing.assert_array_equal(s1, s0)
     np.testing.assert_array_equal(size1, size0)
     np.testing.assert_array_equal(size1, dense.sum(axis=0))
+    # the row check reading only the sets of the open pairs: the same pairs, and B (known) never formed there
+    some: list[list[int]] = []
+
+    def form_some(sets, w):
+        some.append(sets.tolist())
+        return bits[sets, w]
+
+    g2, s2, size2 = containment_of(lambda w: bits[:, w], 4, bits.shape[1], n, sample=sample, known=known,
+                                   form_some=form_some)
+    np.testing.assert_array_equal(g2, g0)
+    np.testing.assert_array_equal(s2, s0)
+    np.testing.assert_array_equal(size2, size0)
+    assert some and all(1 not in sets and 0 in sets for sets in some)
 
 
 def test_when_every_candidate_is_known_the_bitsets_are_formed_once():
