@@ -31,8 +31,10 @@ forming each block's cells; drawing the permuted columns; summing each candidate
 
 ``--account ROWS`` accounts for the whole CPU of the side-by-side run of ours (``child("ours")``, what the
 table's "CPU s" counts) call by call: detecting (validation, mining, the candidates' metrics and the cell
-counter), the ranking and the findings (each max-T in its parts, its intervals, its redundancy filter), as a tree
-with each call's own CPU seconds.
+counter), the ranking and the findings (each max-T in its parts, its intervals, its redundancy filter: forming
+the bitsets, the pairs nested by their items, the exact check on the rows, the rest its sizes and sample product),
+as a tree with each call's own CPU seconds; then the filter's pairs (the sample's candidates, those nested by the
+items, those checked on the rows, the nested ones).
 
 ``--profile ROWS`` prints ours' memory per stage on one table (start, peak and end resident MB, CPU seconds; the
 peak is reset between stages through ``/proc/self/clear_refs``, Linux). 200,000 rows, B = 200, on a loaded 2-core
@@ -154,8 +156,44 @@ _ACCOUNTED = (
     ("aif360_subjective.detectors.significance", "kind_intervals", "intervals, p and q"),
     ("aif360_subjective.detectors.ranking", "redundant_among", "redundancy filter"),
     ("aif360_subjective.detectors.significance", "redundant_among", "redundancy filter"),
+    ("aif360_subjective.detectors.redundancy", "containment_of", "containment (the rest: sizes, sample product)"),
+    ("aif360_subjective.detectors.candidates.Candidates", "bits", "forming the bitsets"),
+    ("aif360_subjective.detectors.mining.pattern_mining.MinedPatterns", "held_by_items", "nested by the items"),
+    ("aif360_subjective.detectors.redundancy", "held_on", "exact check on the rows"),
     ("slice_finders", "_members_of_first", "members of the first"),
 )
+
+
+def _tally_pairs() -> dict[str, int]:
+    """The redundancy filter's pairs, summed over its calls (wrapped in place, for this process only): the sample's
+    candidate pairs, those nested by the items (no row check), those checked on the rows, and the nested pairs."""
+    from aif360_subjective.detectors import redundancy
+    from aif360_subjective.detectors.candidates import Candidates
+
+    tally = {"candidates": 0, "nested by the items": 0, "checked on the rows": 0, "nested": 0}
+    known_of, contain = Candidates.known_containment, redundancy.containment_of
+
+    def known_containment(self, positions):
+        known = known_of(self, positions)
+        if known is None:
+            return None
+
+        def counted(g, s):
+            out = known(g, s)
+            tally["candidates"] += len(g)
+            tally["nested by the items"] += int(out.sum())
+            tally["checked on the rows"] += len(g) - int(out.sum())
+            return out
+        return counted
+
+    def containment_of(*args, **kwargs):
+        out = contain(*args, **kwargs)
+        tally["nested"] += len(out[0])
+        return out
+
+    Candidates.known_containment = known_containment
+    redundancy.containment_of = containment_of
+    return tally
 
 
 def account(n: int) -> None:
@@ -169,6 +207,7 @@ def account(n: int) -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     totals = _split_timers()
+    pairs = _tally_pairs()
     spent: dict[tuple[str, ...], list[float]] = {}  # path -> [seconds with callees, callees' seconds]
     parts: dict[tuple[str, ...], dict[str, float]] = {}  # each max-T call's parts
     stack: list[str] = []
@@ -219,6 +258,7 @@ def account(n: int) -> None:
                   + f"; the rest (statistics, margins, observed z) {rest:.1f}")
     top = sum(v[0] for p, v in spent.items() if len(p) == 1)
     print(f"outside every timed call (the table, the planted slice's check): {whole - top:.1f}")
+    print("redundancy filter's pairs (every call): " + ", ".join(f"{k} {v:,}" for k, v in pairs.items()))
 
 
 def profile(n: int, n_permutations: int, split: bool = False) -> None:

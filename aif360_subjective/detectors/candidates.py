@@ -24,6 +24,7 @@ truth and predictions the permutations shuffle.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -245,6 +246,29 @@ class Candidates:
                 bits_of = getattr(f, "bits_of", None)
                 out[here] = f.bits()[local][:, words] if bits_of is None else bits_of(local, words)
         return out
+
+    def known_containment(self, positions: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+        """What the descriptions of the candidates at ``positions`` say of their nesting, for
+        :func:`~.redundancy.containment_of`: a function of pairs (``g``, ``s``: indices into ``positions``) that is
+        True where every row of ``s`` is known to be in ``g`` from their family's descriptions alone (both mined
+        patterns: :meth:`~.pattern_mining.MinedPatterns.held_by_items`) and False where the rows must tell; None
+        when no family knows."""
+        positions = np.asarray(positions, dtype=np.intp)
+        knowing: list[tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], int, int]] = [
+            (f.held_by_items, self._start[f.kind], len(f.ids)) for f in self.families
+            if isinstance(f, MinedPatterns)]
+        if not knowing:
+            return None
+
+        def known(g: np.ndarray, s: np.ndarray) -> np.ndarray:
+            out = np.zeros(len(g), dtype=bool)
+            for held_by_items, start, count in knowing:
+                pg, ps = positions[g] - start, positions[s] - start
+                both = (pg >= 0) & (pg < count) & (ps >= 0) & (ps < count)
+                if both.any():
+                    out[both] = held_by_items(pg[both], ps[both])
+            return out
+        return known
 
     def counted_containment(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The nesting of the candidates at ``positions`` (as :func:`~.redundancy.containment`) when their one

@@ -255,6 +255,27 @@ class MinedPatterns(PatternText):
         or their ``words`` only (a block of rows)."""
         return and_of(self.item_bits[:, words], self.slots[positions])
 
+    @cached_property
+    def _item_within(self) -> np.ndarray:
+        """(items + 1, items + 1) bool: every row of item ``a`` is in item ``b`` (their overlap is ``a``'s size;
+        the last row and column: the all-ones padding, which holds every item)."""
+        overlap = popcount_and(self.item_bits, self.item_bits)
+        within: np.ndarray = overlap == np.diag(overlap)[:, None]
+        return within
+
+    def held_by_items(self, g: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """Per pair j, whether every row of pattern ``s[j]`` is known to be in pattern ``g[j]`` from their items
+        alone: each item of ``g[j]`` holds some item of ``s[j]`` (the same item, or a wider range or threshold on
+        the same column, or any item whose rows hold the other's), so the AND of ``s[j]``'s items lies in each
+        of ``g[j]``'s. A sufficient condition: False says nothing (the rows must tell). The items' overlaps are
+        counted once (``items^2`` word pairs, not ``patterns^2``)."""
+        within = self._item_within
+        of_g, of_s = self.slots[g], self.slots[s]
+        out = np.ones(len(of_g), dtype=bool)
+        for j in range(of_g.shape[1]):  # <= max_length items of g, each vectorised over the pairs
+            out &= within[of_s, of_g[:, j:j + 1]].any(axis=1)
+        return out
+
     @property
     def row_bits(self) -> np.ndarray:
         """(patterns, words) every pattern's bitset, formed on each access (``patterns x rows / 8`` bytes: read
