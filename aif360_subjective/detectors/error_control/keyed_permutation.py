@@ -58,9 +58,10 @@ ROUNDS = 8
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-#: Row x permutation entries evaluated at a time: the network's arrays (about 6 of 4 or 8 bytes each) stay in
-#: the processor's cache between its three dozen passes over them (2**17 took 250k rows x 50 permutations from
-#: 2.5 to 1.8 s against 2**20; 2**14 was as slow as 2**20, a Python call per pass on too few entries).
+#: Row x permutation entries evaluated at a time: small enough that the network's arrays (about 6 of 4 or 8 bytes
+#: each) can stay in the processor's cache between its three dozen passes over them, large enough that a Python
+#: call per pass stays cheap. Measured in CPU seconds (``benchmarks/spark_scale.py --profile-partition``), 2**17
+#: and the former 2**20 were within the noise of each other; the images are the same at any chunk.
 _CHUNK = 2**17
 _U64 = 2**64
 
