@@ -56,6 +56,10 @@ the items and mined patterns of the timing tables for each grid of one-sided con
 after each planted table whose first finding (``ours patterns``) misses the slice, that finding and the
 neighbouring cuts of it and of the pattern closest to the planted rows (:func:`diagnose`), and per cell what the
 largest-bound rule among inseparable neighbouring cuts would list first (:func:`bound_choice`, a simulation).
+``--records FILE`` appends one CSV line per (table, method), with the planted slice's description;
+``--summarise FILE ... --per-shape`` reads them as the issue's target is written, per shape over every task and
+``--first`` block (found first k/n with its Wilson 95 % interval, 9/10 or 8/10 for windows), then per shape x
+task, shape x block and cell, and lists every miss (:func:`summarise_per_shape`).
 
 Usage: ``python benchmarks/natural_conditions.py [--tables 3] [--null 20] [--shapes ...] [--tasks ...]
 [--methods ...] [--skip-timing] [--timing-only]``. Peers need ``pip install sliceline divexplorer``; a missing one
@@ -708,13 +712,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--label", default="", help="suffix of our methods' names in --records (e.g. 'main', 'h38')")
     ap.add_argument("--summarise", type=Path, nargs="+", default=None,
                     help="print the tables from these --records files instead of running")
+    ap.add_argument("--per-shape", action="store_true",
+                    help="with --summarise: per method, the issue's per-shape target over every task and block "
+                         "(found-first k/n with its Wilson 95 %% interval), per shape x task, shape x block and "
+                         "cell, and every miss")
     args = ap.parse_args(argv)
     shapes, tasks = args.shapes.split(","), args.tasks.split(",")
     if not set(shapes) <= set(SHAPES) or not set(tasks) <= set(TASKS):
         ap.error(f"--shapes from {SHAPES}, --tasks from {TASKS}")
     if args.summarise:
-        summarise(pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""])  # "null" is a kind here
-                             for f in args.summarise], ignore_index=True))
+        df = pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""])  # "null" is a kind here
+                        for f in args.summarise], ignore_index=True)
+        (summarise_per_shape if args.per_shape else summarise)(df)
         return
     OURS_OPTIONS.update(dict(args.option))
     GRID_STEP = args.off_grid
@@ -757,7 +766,8 @@ def main(argv: list[str] | None = None) -> None:
                             r = fn(task, t.X, y, yhat, seed)
                             j = jaccard(r.rows, t.planted)
                             rec[name].append((j, r.seconds))
-                            record(args, "planted", shape, task, seed, name, j, r)
+                            record(args, "planted", shape, task, seed, name, j, r,
+                                   f"{t.description} ({int(t.planted.sum())} rows)")
                             if args.show:
                                 print(f"  {shape} {task} seed {seed} {name}: J {j:.2f} | planted {t.description} "
                                       f"({int(t.planted.sum())}) | first {r.description}", file=sys.stderr,
@@ -805,14 +815,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\ntotal runtime {time.perf_counter() - start:.0f} s")
 
 
-def record(args, kind: str, shape: str, task: str, seed: int, method: str, j: float, r: Result) -> None:
-    """One CSV line of a (table, method) run, appended to ``--records``."""
+def record(args, kind: str, shape: str, task: str, seed: int, method: str, j: float, r: Result,
+           planted: str = "") -> None:
+    """One CSV line of a (table, method) run, appended to ``--records`` (``planted``: the slice's description and
+    rows; empty on null tables)."""
     if args.records is None:
         return
     name = f"{method} {args.label}".strip() if method.startswith("ours") else method  # the others: no package
     line = pd.DataFrame([{"kind": kind, "shape": shape, "task": task, "seed": seed, "method": name,
                           "jaccard": j, "reported": r.rows is not None, "seconds": r.seconds,
-                          "first": r.description}])
+                          "first": r.description, "planted": planted}])
     line.to_csv(args.records, mode="a", header=not args.records.exists(), index=False)
 
 
@@ -848,6 +860,70 @@ def summarise(df: pd.DataFrame) -> None:
             g = g.drop_duplicates("seed", keep="last")
             print(f"| {task} | {method} | {binom_reading(int(g['reported'].sum()), len(g))} | "
                   f"{g['seconds'].mean():.1f} |")
+
+
+TARGET = {"cat_threshold": 0.9, "two_thresholds": 0.9, "window_cat": 0.8, "tail_cat": 0.9}  # issue 38's shares
+
+
+def block_of(shape: str, task: str, seed: int) -> int:
+    """The ``--first`` block (0, 100, 200, ...) of a planted table: its seed is 1000 shape + 100 task + k."""
+    return (seed - 1000 * SHAPES.index(shape) - 100 * TASKS.index(task)) // 100 * 100
+
+
+def _found(g: pd.DataFrame, shape: str) -> str:
+    """``k/n`` found first at the shape's threshold, the Wilson 95 % interval and the median Jaccard."""
+    from aif360_subjective.detectors import wilson_interval
+
+    k, n = int((g["jaccard"] >= HIT[shape] - 1e-12).sum()), len(g)
+    lo, hi = wilson_interval(k, n)
+    return f"{k}/{n} | [{100 * float(lo):.1f} %, {100 * float(hi):.1f} %] | {g['jaccard'].median():.2f}"
+
+
+def summarise_per_shape(df: pd.DataFrame) -> None:
+    """Issue 38's target read per shape (``--summarise ... --per-shape``): for each method, the planted tables of
+    every task and ``--first`` block together, found first at Jaccard >= 0.7 (0.5 for windows) in k of n, its
+    Wilson 95 % interval and whether k/n reaches the target's share (9/10; 8/10 for windows); beneath, the same per
+    shape x task and per shape x block, the cells (shape x task x block) under the target's share, and every miss
+    with its seed, first finding, Jaccard and the planted slice."""
+    planted = df[df["kind"] == "planted"].drop_duplicates(["shape", "task", "seed", "method"], keep="last")
+    planted = planted.assign(block=[block_of(*r) for r in planted[["shape", "task", "seed"]].itertuples(False)])
+    planted = planted.assign(shape_i=planted["shape"].map(SHAPES.index), task_i=planted["task"].map(TASKS.index))
+    for method, m in planted.groupby("method", sort=False):
+        blocks = sorted(m["block"].unique())
+        print(f"## {method}: first finding describes the slice, per shape over {m['task'].nunique()} tasks and "
+              f"blocks {', '.join(map(str, blocks))} (Jaccard >= 0.7; window_cat >= 0.5)")
+        print("| shape | found first | Wilson 95 % | median Jaccard | target | met per shape | smallest cell |")
+        print("|---|---|---|---|---|---|---|")
+        for shape, g in m.sort_values("shape_i").groupby("shape", sort=False):
+            hit = g["jaccard"] >= HIT[shape] - 1e-12
+            cells = hit.groupby([g["task"], g["block"]]).agg(["sum", "size"])
+            low = cells.iloc[int(np.argmin(cells["sum"] / cells["size"]))]
+            print(f"| {shape} | {_found(g, shape)} | >= {TARGET[shape]:.0%} | "
+                  f"{'yes' if hit.mean() >= TARGET[shape] - 1e-12 else 'no'} | {low['sum']}/{low['size']} |")
+        for by in ("task", "block"):
+            print(f"\n### {method}: per shape x {by}")
+            print(f"| shape | {by} | found first | Wilson 95 % | median Jaccard |")
+            print("|---|---|---|---|---|")
+            for (shape, key), g in m.sort_values(["shape_i", f"{by}_i" if by == "task" else by]).groupby(
+                    ["shape", by], sort=False):
+                print(f"| {shape} | {key} | {_found(g, shape)} |")
+        print(f"\n### {method}: cells (shape x task x block, 10 tables each) under the target's share")
+        under = [(shape, task, block, int((g["jaccard"] >= HIT[shape] - 1e-12).sum()), len(g))
+                 for (shape, task, block), g in m.sort_values(["shape_i", "task_i", "block"]).groupby(
+                     ["shape", "task", "block"], sort=False)
+                 if (g["jaccard"] >= HIT[shape] - 1e-12).mean() < TARGET[shape] - 1e-12]
+        n_cells = m.groupby(["shape", "task", "block"]).ngroups
+        print(f"{len(under)} of {n_cells} cells" + ("" if under else "."))
+        for shape, task, block, k, n in under:
+            print(f"- {shape} {task} block {block}: {k}/{n}")
+        miss = m[m["jaccard"] < m["shape"].map(HIT) - 1e-12].sort_values(["shape_i", "task_i", "seed"])
+        print(f"\n### {method}: misses ({len(miss)} of {len(m)})")
+        print("| shape | task | block | seed | first finding | Jaccard | planted |")
+        print("|---|---|---|---|---|---|---|")
+        for r in miss.itertuples():
+            first = r.first if isinstance(r.first, str) and r.first else "(nothing listed)"
+            print(f"| {r.shape} | {r.task} | {r.block} | {r.seed} | {first} | {r.jaccard:.3f} | "
+                  f"{getattr(r, 'planted', '')} |")
 
 
 TIMED = ("default", "patterns", "DivExplorer")  # what --timing-item runs: ours by discovery, or the peer

@@ -163,3 +163,31 @@ def test_diagnose_neighbouring_cuts_by_hand(bench):
     assert bench.neighbouring_cuts(fam, 1).tolist() == [0, 1, 2]
     assert bench.neighbouring_cuts(fam, 6).tolist() == [6, 7, 9, 10]
     assert bench.neighbouring_cuts(fam, 4).tolist() == [4]  # a range: only itself
+
+
+def test_summarise_per_shape_by_hand(bench, capsys):
+    """--summarise --per-shape on hand-made records: cat_threshold binary_sp blocks 0 (seeds 0-9, one Jaccard
+    0.69 under 0.7) and 100 (seeds 100-109, two under), window_cat multiclass block 0 (seeds 2200-2209, all at
+    0.55 >= its 0.5). cat_threshold: 17/20, Wilson 95 % (17 + z²/2 ± z sqrt(17 x 3 / 20 + z²/4)) / (20 + z²)
+    = [64.0 %, 94.8 %], under the 9/10 target; its smallest cell 8/10; one cell of three under the target."""
+    rows = []
+    for seed, j in [(k, 0.69 if k == 3 else 0.8) for k in range(10)] + \
+            [(100 + k, 0.4 if k in (1, 7) else 0.9) for k in range(10)]:
+        rows.append(("cat_threshold", "binary_sp", seed, j))
+    rows += [("window_cat", "multiclass", 2200 + k, 0.55) for k in range(10)]
+    df = pd.DataFrame([{"kind": "planted", "shape": s, "task": t, "seed": seed, "method": "ours patterns main",
+                        "jaccard": j, "reported": True, "seconds": 1.0, "first": f"first {seed}",
+                        "planted": f"planted {seed}"} for s, t, seed, j in rows])
+    assert bench.block_of("cat_threshold", "binary_sp", 107) == 100
+    assert bench.block_of("window_cat", "multiclass", 2205) == 0
+    assert bench.block_of("tail_cat", "regression", 3000 + 400 + 209) == 200
+    bench.summarise_per_shape(df)
+    out = capsys.readouterr().out
+    assert "| cat_threshold | 17/20 | [64.0 %, 94.8 %] | 0.80 | >= 90% | no | 8/10 |" in out
+    assert "| window_cat | 10/10 | [72.2 %, 100.0 %] | 0.55 | >= 80% | yes | 10/10 |" in out
+    assert "| cat_threshold | 0 | 9/10 | [59.6 %, 98.2 %] | 0.80 |" in out  # per shape x block
+    assert "| cat_threshold | 100 | 8/10 | [49.0 %, 94.3 %] | 0.90 |" in out
+    assert "1 of 3 cells\n- cat_threshold binary_sp block 100: 8/10" in out
+    assert "misses (3 of 30)" in out
+    assert "| cat_threshold | binary_sp | 0 | 3 | first 3 | 0.690 | planted 3 |" in out
+    assert "| cat_threshold | binary_sp | 100 | 107 | first 107 | 0.400 | planted 107 |" in out
