@@ -9,7 +9,7 @@ local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with 
    Spark on the same files: whether candidates, adjusted p-values and findings are identical, and the seconds.
    Spark reads the files in its own partition order (it packs files into partitions by size), so pandas and Dask
    are given the rows in Spark's order (``sdf.toPandas()``): the positions of the keyed permutations.
-2. ``--rows`` (2,000,000; 20,000,000 with ``--rows 20000000 --files 80``): Spark and Dask on the same Parquet
+2. ``--rows`` (2,000,000; 20,000,000 with ``--rows 20000000 --files 80 --max-partition-bytes 32m``): Spark and Dask on the same Parquet
    files: seconds, peak memory (the JVM, the Python workers, the driver's Python; the Dask workers and client),
    whether the planted slice is the first finding, and the bytes of counts that reached the Spark driver;
    ``--permutations B`` (200) sets both engines' max-T permutations, ``--executor-sums`` adds a Spark run with every
@@ -230,6 +230,10 @@ def main() -> None:
     ap.add_argument("--executor-sums", action="store_true",
                     help="run 2 also on Spark with the sums of counts added on the executors (one group)")
     ap.add_argument("--engines", default="dask,spark", help="run 2's engines, comma-separated (dask, spark)")
+    ap.add_argument("--max-partition-bytes", default=None, metavar="SIZE",
+                    help="spark.sql.files.maxPartitionBytes (e.g. 32m): Spark packs Parquet files into partitions "
+                         "of at most this size (its default, 128m, gives 20,000,000 rows about 6 partitions of "
+                         "3,300,000 rows each, more than a Python worker holds in 2 GB)")
     ap.add_argument("--profile-partition", type=int, default=0, metavar="ROWS",
                     help="only profile one partition of ROWS rows in this process (no cluster): CPU-s by pass and "
                          "the max-T pass in its parts, with --permutations (partition_profile.py)")
@@ -243,7 +247,10 @@ def main() -> None:
 
     from aif360_subjective._spark import local_session
 
-    spark = local_session("local[2]", **{"spark.driver.memory": args.memory, "spark.sql.shuffle.partitions": "4"})
+    conf = {"spark.driver.memory": args.memory, "spark.sql.shuffle.partitions": "4"}
+    if args.max_partition_bytes:
+        conf["spark.sql.files.maxPartitionBytes"] = args.max_partition_bytes
+    spark = local_session("local[2]", **conf)
     spark.sparkContext.setLogLevel("ERROR")
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                            memory_limit=args.memory.upper() + ("B" if not args.memory.upper().endswith("B") else ""))
