@@ -63,6 +63,7 @@ on numpy 2: install it without its requirements (``pip install --no-deps pysubgr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import math
@@ -316,6 +317,17 @@ def _holders(roots: dict[str, object], top: int = 14, depth: int = 9) -> tuple[l
     return ranked[:top], sum(b for _, b in found.values())
 
 
+def _trimmed_mb() -> float:
+    """The resident MB after glibc's ``malloc_trim(0)`` (the free memory of every arena given back to the system;
+    the current resident MB where there is no glibc)."""
+    import ctypes
+    import ctypes.util
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    return _status_mb("VmRSS")
+
+
 def _print_resident(name: str, roots: dict[str, object]):
     """What is resident as a stage starts: the arrays reachable from ``roots`` (:func:`_holders`), then Python's
     traced memory by the line that allocated it (tracemalloc: numpy's buffers and Python's objects, not
@@ -324,9 +336,11 @@ def _print_resident(name: str, roots: dict[str, object]):
     import tracemalloc
 
     gc.collect()
+    rss = _status_mb("VmRSS")
+    print(f"  resident as '{name}' starts: {rss:,.0f} MB; after glibc's malloc_trim(0) {_trimmed_mb():,.0f} MB (the "
+          "allocator's kept-but-freed memory given back)")
     ranked, total = _holders(roots)
-    print(f"  resident as '{name}' starts: {total / 2**20:,.0f} MB of arrays reachable from the table and the "
-          f"report; the largest:")
+    print(f"  {total / 2**20:,.0f} MB of arrays reachable from the table and the report; the largest:")
     for path, size in ranked:
         print(f"    {size / 2**20:>9,.1f} MB  {path}")
     snap = tracemalloc.take_snapshot()
@@ -539,7 +553,8 @@ def main() -> None:
     ap.add_argument("--resident", action="store_true",
                     help="with --profile: what is resident as each stage starts (the largest arrays reachable from "
                          "the table and the report; tracemalloc's largest allocating lines) and each stage's traced "
-                         "peak")
+                         "peak; the allocator's free memory is given back (malloc_trim) as each stage starts, so its "
+                         "peaks are not a plain run's")
     ap.add_argument("--account", type=int, metavar="ROWS",
                     help="where the side-by-side run of ours spends its CPU, call by call, on one table")
     ap.add_argument("--child", nargs=3, metavar=("METHOD", "ROWS", "COLUMNS"), help=argparse.SUPPRESS)
