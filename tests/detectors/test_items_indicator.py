@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from aif360_subjective.detectors.mining.pattern_mining import Items, build_items, mine_patterns
+from aif360_subjective.detectors.mining.cell_counts import CellCounter
+from aif360_subjective.detectors.mining.pattern_mining import Items, build_items, mine_patterns, narrowest_codes
 
 
 def _table(n: int = 400, seed: int = 0) -> pd.DataFrame:
@@ -63,3 +64,20 @@ def test_mined_patterns_hold_no_rows_by_items_matrix():
     sup1 = np.asarray(items.matrix.sum(axis=0)).ravel()
     single = [i for i, p in enumerate(mined.patterns) if len(p) == 1]
     np.testing.assert_array_equal(mined.support[single], sup1[[mined.patterns[i][0] for i in single]])
+
+
+def test_codes_are_held_in_the_narrowest_unsigned_type_above_every_code():
+    for top, dtype in ((0, np.uint8), (254, np.uint8), (255, np.uint16), (65_534, np.uint16), (65_535, np.uint32)):
+        codes = np.array([[0, top], [top, 1]], dtype=np.int32)
+        got = narrowest_codes(codes)
+        assert got.dtype == dtype and np.array_equal(got, codes), top
+    negative = np.array([[-1, 3]], dtype=np.int32)
+    assert narrowest_codes(negative) is negative
+    assert narrowest_codes(np.zeros((0, 2), dtype=np.int32)).dtype == np.uint8
+    items = build_items(_table(), ["job"], n_bins=5, max_merge=2, thresholds=4)
+    assert items.codes.dtype == np.uint8
+    # a column of 255 codes: its largest code 254 plus one (its radix) fits in uint8, counted right
+    codes = narrowest_codes(np.arange(255, dtype=np.int32)[:, None])
+    assert codes.dtype == np.uint8
+    counter = CellCounter(codes, np.array([0]), np.array([254]), np.array([255]), [(0,)])
+    assert counter.count(np.ones((255, 1), dtype=bool)).tolist() == [[1.0]]
