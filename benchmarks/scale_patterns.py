@@ -36,6 +36,13 @@ the bitsets, the pairs nested by their items, the exact check on the rows, the r
 as a tree with each call's own CPU seconds; then the filter's pairs (the sample's candidates, those nested by the
 items, those checked on the rows, the nested ones).
 
+``--profile ROWS --resident`` adds what is resident as each stage starts: the process's resident MB before and
+after glibc's ``malloc_trim(0)`` (the allocator's kept-but-freed memory), the largest arrays reachable from the table
+and the report by attribute (each buffer once, at its shortest path), and, from the ranking's max-T on (tracemalloc,
+8 frames: slow, so its CPU seconds are not a plain run's), the traced memory by the package's line that allocated it;
+after each max-T stage, its traced peak above its start and what a snapshot near that peak holds that the start did
+not, by line.
+
 ``--profile ROWS`` prints ours' memory per stage on one table (start, peak and end resident MB, CPU seconds; the
 peak is reset between stages through ``/proc/self/clear_refs``, Linux). 200,000 rows, B = 200, on a loaded 2-core
 machine, before and after issue 42 (pattern bitsets formed from their items' when read, a block's cells formed
