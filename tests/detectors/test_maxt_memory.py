@@ -65,3 +65,27 @@ def test_cell_counts_are_float32_below_two_to_the_24_rows_and_the_counts_the_sam
     assert np.array_equal(got[0], Y[codes[:, 0] == 0].sum(axis=0))
     # weights stay float64 sums
     assert counter.cell_counts(np.random.default_rng(1).random((500, 2))).dtype == np.float64
+
+
+def test_step_down_holds_counts_of_its_head_only_and_the_same_p_values():
+    from aif360_subjective._maxt import StepDown, step_down
+
+    rng = np.random.default_rng(3)
+    observed = rng.normal(size=40)
+    observed[[3, 17]] = np.nan  # not part of the family
+    null = rng.normal(size=(60, 40))
+    null[:, [3, 17]] = 0.0
+    sd = StepDown(observed, head=5)
+    for b0 in range(0, 60, 25):
+        sd.add(null[b0:b0 + 25])
+    assert sd.count.shape == (5,) and not hasattr(sd, "index")
+    got = sd.adjusted(60)
+    assert np.isnan(got[[3, 17]]).all()
+    # the head exact, as the free step-down over the whole null; the tail at least that (single step, raised)
+    exact = step_down(observed, null, exact=False)
+    head = sd.order[:5]
+    np.testing.assert_array_equal(got[head], exact[head])
+    tail = sd.order[5:]
+    assert (got[tail] >= exact[tail]).all()
+    by_hand = (1 + (null[:, tail].max(axis=1)[:, None] >= observed[tail][None, :]).sum(axis=0)) / 61
+    assert (got[tail] >= by_hand - 1e-12).all()
