@@ -76,10 +76,10 @@ class Items:
         columns: the column names.
         labels: readable condition per item (``"sex=Female"``, ``"age ∈ [25, 34)"``).
         values: per item, the value (categorical) or the ``(low, high, closed)`` range (numeric).
-        indicator: the (rows, items) boolean CSC matrix held as given (the annotator family's, which its codes do
-            not describe; the Dask family's empty one), or None: :attr:`matrix` is then formed from ``codes``
-            when read, never held (:func:`build_items`: 162 MB at a million rows and 10 columns, held from the
-            mining to the end of the analysis before, which reads it only in the mining).
+        indicator: the (rows, items) boolean CSC matrix held as given (items whose codes do not describe it), or
+            None: :attr:`matrix` is then formed from ``codes`` when read, never held (:func:`build_items`: 162 MB
+            at a million rows and 10 columns, held from the mining to the end of the analysis before, which reads
+            it only in the mining).
         codes: (rows, columns) base code of every row in every column: its value's position among the
             column's sorted values (categorical), or its quantile bin (numeric). :func:`build_items` holds them in
             the smallest unsigned integer type above every code (uint8 while each column has at most 255 codes: a
