@@ -36,6 +36,13 @@ the bitsets, the pairs nested by their items, the exact check on the rows, the r
 as a tree with each call's own CPU seconds; then the filter's pairs (the sample's candidates, those nested by the
 items, those checked on the rows, the nested ones).
 
+``--profile ROWS --resident`` adds what is resident as each stage starts: the process's resident MB before and
+after glibc's ``malloc_trim(0)`` (the allocator's kept-but-freed memory), the largest arrays reachable from the table
+and the report by attribute (each buffer once, at its shortest path), and, from the ranking's max-T on (tracemalloc,
+8 frames: slow, so its CPU seconds are not a plain run's), the traced memory by the package's line that allocated it;
+after each max-T stage, its traced peak above its start and what a snapshot near that peak holds that the start did
+not, by line.
+
 ``--profile ROWS`` prints ours' memory per stage on one table (start, peak and end resident MB, CPU seconds; the
 peak is reset between stages through ``/proc/self/clear_refs``, Linux). 200,000 rows, B = 200, on a loaded 2-core
 machine, before and after issue 42 (pattern bitsets formed from their items' when read, a block's cells formed
@@ -63,6 +70,7 @@ on numpy 2: install it without its requirements (``pip install --no-deps pysubgr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import math
@@ -261,15 +269,169 @@ def account(n: int) -> None:
     print("redundancy filter's pairs (every call): " + ", ".join(f"{k} {v:,}" for k, v in pairs.items()))
 
 
-def profile(n: int, n_permutations: int, split: bool = False) -> None:
+def _array_bytes(x) -> tuple[int, int] | None:
+    """(id of the memory, bytes) of an array-like that holds memory (a numpy array: its base's buffer, so that views
+    are counted once; a sparse matrix: its arrays; a pandas object: its columns' arrays), or None."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    if isinstance(x, np.ndarray):
+        base = x
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        return id(base), base.nbytes
+    if sp.issparse(x):
+        return id(x), sum(getattr(x, a).nbytes for a in ("data", "indices", "indptr", "row", "col") if hasattr(x, a))
+    if isinstance(x, pd.DataFrame | pd.Series | pd.Index):
+        return id(x), int(np.sum(x.memory_usage(deep=False)))
+    return None
+
+
+def _holders(roots: dict[str, object], top: int = 14, depth: int = 9) -> tuple[list[tuple[str, int]], int]:
+    """The largest arrays reachable from ``roots`` by attributes, cached properties, dict values and list or tuple
+    items (breadth first, each object and each array's memory counted once, at the shortest path that reaches it),
+    largest first; and their total bytes. A closure's cells and a generator's frame are not followed."""
+    import types
+
+    seen: set[int] = set()
+    found: dict[int, tuple[str, int]] = {}
+    level = list(roots.items())
+    for _ in range(depth):
+        nxt: list[tuple[str, object]] = []
+        for path, obj in level:
+            if id(obj) in seen or isinstance(obj, str | bytes | int | float | type | types.ModuleType
+                                             | types.FunctionType | types.BuiltinFunctionType):
+                continue
+            seen.add(id(obj))
+            got = _array_bytes(obj)
+            if got is not None:
+                if got[0] not in found:
+                    found[got[0]] = (path, got[1])
+                continue
+            if isinstance(obj, dict):
+                nxt.extend((f"{path}[{k!r}]", v) for k, v in obj.items())
+            elif isinstance(obj, list | tuple | set | frozenset):
+                nxt.extend((f"{path}[{i}]", v) for i, v in enumerate(obj))
+            else:
+                attrs = dict(getattr(obj, "__dict__", {}))
+                for cls in type(obj).__mro__:
+                    for slot in getattr(cls, "__slots__", ()):
+                        if hasattr(obj, slot):
+                            attrs[slot] = getattr(obj, slot)
+                nxt.extend((f"{path}.{k}", v) for k, v in attrs.items())
+        level = nxt
+    ranked = sorted(found.values(), key=lambda pb: -pb[1])
+    return ranked[:top], sum(b for _, b in found.values())
+
+
+def _trimmed_mb() -> float:
+    """The resident MB after glibc's ``malloc_trim(0)`` (the free memory of every arena given back to the system;
+    the current resident MB where there is no glibc)."""
+    import ctypes
+    import ctypes.util
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    return _status_mb("VmRSS")
+
+
+def _print_resident(name: str, roots: dict[str, object]):
+    """What is resident as a stage starts: the arrays reachable from ``roots`` (:func:`_holders`), then Python's
+    traced memory by the line that allocated it (tracemalloc: numpy's buffers and Python's objects, not
+    the allocator's kept-but-freed memory). Returns the snapshot."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    rss = _status_mb("VmRSS")
+    print(f"  resident as '{name}' starts: {rss:,.0f} MB; after glibc's malloc_trim(0) {_trimmed_mb():,.0f} MB (the "
+          "allocator's kept-but-freed memory given back)")
+    ranked, total = _holders(roots)
+    print(f"  {total / 2**20:,.0f} MB of arrays reachable from the table and the report; the largest:")
+    for path, size in ranked:
+        print(f"    {size / 2**20:>9,.1f} MB  {path}")
+    snap = tracemalloc.take_snapshot()
+    stats = snap.statistics("traceback")
+    print(f"  traced (tracemalloc) {sum(st.size for st in stats) / 2**20:,.0f} MB; by the package's line that "
+          "allocated it, the largest:")
+    _print_lines((st.traceback, st.size, st.count) for st in stats)
+    return snap
+
+
+def _print_lines(allocations, top: int = 12) -> None:
+    """Allocations (traceback, bytes, blocks) summed by the innermost line of the package or of the benchmarks that
+    made them (else the innermost line), largest first."""
+    here = ("aif360_subjective", "benchmarks")
+    sizes: dict[str, list[int]] = {}
+    for traceback, size, count in allocations:
+        frames = list(traceback)[::-1]  # most recent first (a Traceback lists the oldest first)
+        ours = next((f for f in frames if any(h in f.filename for h in here)), frames[0])
+        got = sizes.setdefault(f"{Path(ours.filename).name}:{ours.lineno}", [0, 0])
+        got[0] += size
+        got[1] += count
+    for key, (size, count) in sorted(sizes.items(), key=lambda kv: -kv[1][0])[:top]:
+        print(f"    {size / 2**20:>9,.1f} MB  {key} ({count:+,} blocks)")
+
+
+class _PeakSnapshot:
+    """A tracemalloc snapshot near a stage's traced peak: a thread polls the traced memory every 20 ms and takes a
+    snapshot each time it is 2 % above the last one's (an allocation made and freed between two polls is missed:
+    the snapshot's total is printed beside the traced peak)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.snapshot = None
+        self.at = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        import tracemalloc
+
+        while not self._stop.wait(0.02):
+            now = tracemalloc.get_traced_memory()[0]
+            if now > 1.02 * self.at:
+                self.snapshot, self.at = tracemalloc.take_snapshot(), now
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        return self.snapshot
+
+
+def _print_growth(start, peak) -> None:
+    """The allocations held at ``peak`` and not at ``start`` (two tracemalloc snapshots), by the package's line
+    that made them (:func:`_print_lines`)."""
+    grown = [(st.traceback, st.size_diff, st.count_diff) for st in peak.compare_to(start, "traceback")
+             if st.size_diff > 0]
+    print(f"  held near the traced peak, not at the start: {sum(g[1] for g in grown) / 2**20:,.0f} MB; by the "
+          "package's line that allocated it, the largest:")
+    _print_lines(grown)
+
+
+def profile(n: int, n_permutations: int, split: bool = False, resident: bool = False) -> None:
     """Peak resident memory and CPU seconds per stage of ours on one table (Linux: the peak is reset between
     stages through ``/proc/self/clear_refs``); with ``split``, each max-T stage's thread CPU seconds in its parts
-    (:func:`_split_timers`)."""
+    (:func:`_split_timers`); with ``resident``, what is resident as each stage starts (:func:`_print_resident`)
+    and the stage's traced peak above its start (tracemalloc, which slows the run: its CPU seconds are not a
+    plain run's)."""
+    import tracemalloc
+
     from aif360_subjective.detectors import detect_subgroups
 
     totals = _split_timers() if split else None
+    roots: dict[str, object] = {}
 
     def stage(name, fn):
+        if resident and name.startswith("max-T"):
+            if not tracemalloc.is_tracing():  # from the max-T on (the mining's many small objects trace slowly)
+                tracemalloc.start(8)  # 8 frames: the package's line under numpy's and pandas'
+            first = _print_resident(name, roots)
+            poll = _PeakSnapshot()
+            tracemalloc.reset_peak()
+            traced0 = tracemalloc.get_traced_memory()[0]
         with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
             f.write("5")  # resets the peak resident size (VmHWM)
         start, t0 = _status_mb("VmRSS"), time.process_time()
@@ -279,14 +441,25 @@ def profile(n: int, n_permutations: int, split: bool = False) -> None:
               f"{time.process_time() - t0:>8.1f}", flush=True)
         if totals is not None and name.startswith("max-T"):
             print("  " + ", ".join(f"{k} {totals[k] - before[k]:.1f}" for k in totals) + " (thread CPU s)", flush=True)
+        if resident and name.startswith("max-T"):
+            now, peak = tracemalloc.get_traced_memory()
+            at_peak = poll.stop()
+            print(f"  traced: {traced0 / 2**20:,.0f} MB at the start, peak {peak / 2**20:,.0f} MB "
+                  f"(+{(peak - traced0) / 2**20:,.0f}), {now / 2**20:,.0f} MB at the end; the snapshot near the "
+                  f"peak {poll.at / 2**20:,.0f} MB", flush=True)
+            if at_peak is not None:
+                _print_growth(first, at_peak)
         return out
 
     print(f"{n:,} rows, B = {n_permutations}\n{'stage':<26} {'start MB':>9} {'peak MB':>9} {'end MB':>9} {'CPU s':>8}")
-    b = stage("table", lambda: table(n))
-    rep = stage("mining + counts", lambda: detect_subgroups(b.X, b.y_true, b.y_pred, discovery="patterns",
-                                                             random_state=0, n_permutations=n_permutations))
+    b = roots["table"] = stage("table", lambda: table(n))
+    rep = roots["report"] = stage("mining + counts", lambda: detect_subgroups(
+        b.X, b.y_true, b.y_pred, discovery="patterns", random_state=0, n_permutations=n_permutations))
     stage("max-T (ranking)", lambda: rep.ranking("statistical_parity", kind="all", n=1))
     stage("max-T (findings)", lambda: rep.findings(0.05))  # every test: the four permuted counts
+    if resident:
+        _print_resident("the end", roots)
+        tracemalloc.stop()
 
 
 def run_pysubgroup(D, y_true, y_pred, outcome: str = "SP", depth: int = 3, beam_width: int = 20):
@@ -384,6 +557,11 @@ def main() -> None:
     ap.add_argument("--split", action="store_true",
                     help="with --profile: each max-T stage's thread CPU seconds counting cells, forming them, drawing "
                          "the permuted columns and summing the candidates")
+    ap.add_argument("--resident", action="store_true",
+                    help="with --profile: what is resident as each stage starts (the largest arrays reachable from "
+                         "the table and the report; tracemalloc's largest allocating lines) and each stage's traced "
+                         "peak; the allocator's free memory is given back (malloc_trim) as each stage starts, so its "
+                         "peaks are not a plain run's")
     ap.add_argument("--account", type=int, metavar="ROWS",
                     help="where the side-by-side run of ours spends its CPU, call by call, on one table")
     ap.add_argument("--child", nargs=3, metavar=("METHOD", "ROWS", "COLUMNS"), help=argparse.SUPPRESS)
@@ -395,7 +573,7 @@ def main() -> None:
         account(args.account)
         return
     if args.profile:
-        profile(args.profile, args.permutations, args.split)
+        profile(args.profile, args.permutations, args.split, args.resident)
         return
     runs = [(n, args.columns) for n in args.sizes] + ([(args.wide, 30)] if args.wide else [])
     print(f"{'rows':>10} {'cols':>4}  {'method':<12} {'seconds':>9} {'CPU s':>8} {'peak MB':>8}  {'planted first':<13} "

@@ -452,7 +452,7 @@ def check_pattern_cost(items: Items, patterns: list[tuple[int, ...]], n_permutat
     """
     n, n_cols = items.codes.shape
     sets = {tuple(sorted({int(items.column[j]) for j in pat})) for pat in patterns}
-    cost = estimate_cost(n, n_cols, int(items.matrix.nnz), items.matrix.shape[1], len(patterns), n_permutations,
+    cost = estimate_cost(n, n_cols, items.n_members, len(items.column), len(patterns), n_permutations,
                          len(sets), BATCH, WORKERS)
     check_cost(cost, f"{n:,} rows and {len(patterns):,} patterns")
 

@@ -250,8 +250,7 @@ class _Standardiser:
         # must not be the maximum
         z_eodds = None
         if z[1] is not None and z[2] is not None:
-            z_eodds = z[1] + z[2]
-            z_eodds /= np.sqrt(2.0)
+            z_eodds = _eodds(z[1], z[2], np.empty_like(z[1]))
         return [z[0], z[1], z_eodds, z[3], z[2]]
 
     def z_all(self, counts: list[np.ndarray]) -> list[np.ndarray]:
@@ -260,6 +259,14 @@ class _Standardiser:
         if len(out) != len(TESTS):
             raise ValueError("z_all needs the four counts")
         return out
+
+
+def _eodds(z_tpr: np.ndarray, z_fpr: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Equalized odds' z, ``(z_TPR + z_FPR) / sqrt(2)``, written in ``out`` (which may be ``z_tpr``: the same sum
+    and quotient, one (m, b) array fewer)."""
+    np.add(z_tpr, z_fpr, out=out)
+    out /= np.sqrt(2.0)
+    return out
 
 
 def observed_z(members: sp.spmatrix, t: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -494,8 +501,16 @@ def _statistics(std: _ZOfCounts, counts: Sequence[np.ndarray | None], tests: tup
     n1 = counts[4] if by_clusters else None
     every = std.z(list(counts[:4]), n1) if n1 is not None else None  # margins permuted too: once per batch
     for at, f in enumerate(tests):
-        z = every[f] if every is not None else std.z(
-            [counts[i] if i in _COUNTS_OF[f] else None for i in range(4)])[f]
+        if every is not None:
+            z = every[f]
+        elif f == 2 and counts[1] is not None and counts[2] is not None:
+            # equalized odds: its two rates' z one at a time, summed into the first (the same numbers)
+            z_tpr, z_fpr = std.z([None, counts[1], None, None])[1], std.z([None, None, counts[2], None])[4]
+            assert z_tpr is not None and z_fpr is not None
+            z = _eodds(z_tpr, z_fpr, out=z_tpr)
+            del z_fpr
+        else:
+            z = std.z([counts[i] if i in _COUNTS_OF[f] else None for i in range(4)])[f]
         if isinstance(counts, DeferredCounts):  # the counts no later test reads are let go (all after the last)
             counts.forget(i for g in tests[at + 1:] for i in _COUNTS_OF[g])
         if z is None:  # a test whose counts were not made

@@ -80,6 +80,8 @@ class CellCounter:
     #: outcomes): ``benchmarks/maxt_speed.py`` runs the max-T on Adult with Adult's 2,475 rarest patterns counted
     #: through their members (cost 1: 2.76 s) and through cells (cost 4: 1.88 s).
     _MEMBER_COST = 4.0
+    #: Rows below which 0/1 cell counts are held in float32: every integer up to 2^24 is exact there.
+    _EXACT32 = 2**24
 
     def __init__(self, codes: np.ndarray, column: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                  patterns: list[tuple[int, ...]],
@@ -215,12 +217,15 @@ class CellCounter:
         return cols, dense
 
     def cell_counts(self, Y: np.ndarray | PackedColumns) -> np.ndarray:
-        """(cells + sink, c) float64 counts of every cell's rows where each column of ``Y`` is 1 (weighted:
-        its sum; ``Y`` may be :class:`~..error_control.counters.PackedColumns`, read a block of rows at a time). The
-        sink, which nothing reads, holds only the rows of the sets counted directly."""
+        """(cells + sink, c) counts of every cell's rows where each column of ``Y`` is 1 (weighted: its sum; ``Y``
+        may be :class:`~..error_control.counters.PackedColumns`, read a block of rows at a time). The sink, which
+        nothing reads, holds only the rows of the sets counted directly. Float64, or float32 for 0/1 columns of
+        fewer than 2^24 rows (:attr:`_EXACT32`): every count is an integer of at most the rows, exact in either,
+        and the max-T's batches in flight hold half the memory (the patterns' sums read them as float64)."""
         Y = as_columns(Y)
         binary = is_binary(Y)
-        out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=np.float64)
+        dtype = np.float32 if binary and self.shape[0] < self._EXACT32 else np.float64
+        out = np.zeros((self.n_cells + 1, Y.shape[1]), dtype=dtype)
         # 0/1 columns: exact integer counts whatever the blocks, so blocks of at most _CELL_ENTRIES cell indices
         # (a few MB per thread); weights: their float sums grouped in _BLOCK rows, as always
         if not binary:  # weights: their float sums grouped in _BLOCK rows through every set's cells, as always
@@ -244,6 +249,10 @@ class CellCounter:
                 for a0, a1, S in zip(first[:-1], first[1:], by_superset, strict=True):
                     atoms[a0:a1] = cast(sp.csc_matrix, S) @ block
                 out += self._fold @ atoms
+                del atoms
+            # this block's rows, cells and atoms let go before the next block's are formed: rebinding them after
+            # held two of each per counting worker at a time (the rows' block alone 26 MB at 50 permutations x 4)
+            del block, C, by_superset
         return out
 
     def _cell_blocks(self, rows: int, groups: list[tuple[list[_Map], int]]) -> Iterator[

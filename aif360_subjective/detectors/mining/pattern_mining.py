@@ -76,9 +76,14 @@ class Items:
         columns: the column names.
         labels: readable condition per item (``"sex=Female"``, ``"age ∈ [25, 34)"``).
         values: per item, the value (categorical) or the ``(low, high, closed)`` range (numeric).
-        matrix: (rows, items) boolean CSC matrix: row i satisfies item j.
-        codes: (rows, columns) int32 base code of every row in every column: its value's position among the
-            column's sorted values (categorical), or its quantile bin (numeric).
+        indicator: the (rows, items) boolean CSC matrix held as given (items whose codes do not describe it), or
+            None: :attr:`matrix` is then formed from ``codes`` when read, never held (:func:`build_items`: 162 MB
+            at a million rows and 10 columns, held from the mining to the end of the analysis before, which reads
+            it only in the mining).
+        codes: (rows, columns) base code of every row in every column: its value's position among the
+            column's sorted values (categorical), or its quantile bin (numeric). :func:`build_items` holds them in
+            the smallest unsigned integer type above every code (uint8 while each column has at most 255 codes: a
+            quarter of int32's 38 MB at a million rows and 10 columns); any integer type is read the same.
         lo, hi: per item, the base codes it covers, ``lo <= code < hi`` (one code for a value, a run of base bins
             for a range or a one-sided condition, :mod:`.numeric_conditions`).
         edges: per column, the edges of its base bins (base bin ``b`` is ``[edges[b], edges[b + 1])``, the last
@@ -91,12 +96,54 @@ class Items:
     columns: list[str]
     labels: list[str]
     values: list[Any]
-    matrix: sp.csc_matrix
+    indicator: sp.csc_matrix | None
     codes: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     edges: tuple[np.ndarray | None, ...] | None = None
     notes: tuple[str, ...] = ()
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the table the items were built on."""
+        return int(self.codes.shape[0] if self.indicator is None else self.indicator.shape[0])
+
+    @property
+    def matrix(self) -> sp.csc_matrix:
+        """(rows, items) boolean CSC matrix: row i satisfies item j. Formed from the codes when no
+        :attr:`indicator` is held (each read forms it again: the mining reads it once): item j holds the rows
+        whose code in its column is in ``[lo[j], hi[j])``, column by column as :func:`build_items` tests them, the
+        same matrix."""
+        if self.indicator is not None:
+            return self.indicator
+        n = self.n_rows
+        blocks = []
+        for c in range(self.codes.shape[1]):
+            at = np.flatnonzero(self.column == c)
+            if len(at) == 0:  # a column without items adds no column
+                continue
+            lo, hi, code = self.lo[at], self.hi[at], self.codes[:, c]
+            if np.array_equal(lo, np.arange(len(at))) and np.array_equal(hi, lo + 1):  # one item per code
+                blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), code)), shape=(n, len(at))))
+            else:  # runs of codes: a dense (n, runs) test
+                blocks.append(sp.csc_matrix((code[:, None] >= lo[None, :]) & (code[:, None] < hi[None, :])))
+        out = sp.hstack(blocks, format="csc") if blocks else sp.csc_matrix((n, 0), dtype=bool)
+        return out.astype(bool)
+
+    @property
+    def n_members(self) -> int:
+        """The true entries of :attr:`matrix` (rows satisfying each item, summed over the items), counted from the
+        codes when no indicator is held."""
+        if self.indicator is not None:
+            return int(self.indicator.nnz)
+        total = 0
+        for c in range(self.codes.shape[1]):
+            at = np.flatnonzero(self.column == c)
+            if len(at) == 0:
+                continue
+            below = np.concatenate([[0], np.cumsum(np.bincount(self.codes[:, c], minlength=int(self.hi[at].max())))])
+            total += int((below[self.hi[at]] - below[self.lo[at]]).sum())
+        return total
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,7 +290,7 @@ class MinedPatterns(PatternText):
     @property
     def n_rows(self) -> int:
         """Rows of the table the patterns were mined from."""
-        return int(self.items.matrix.shape[0])
+        return self.items.n_rows
 
     @cached_property
     def _counter(self) -> CellCounter:
@@ -353,7 +400,7 @@ def build_items(
     """
     n = len(X)
     cat = set(categorical)
-    col_of, labels, values, blocks = [], [], [], []
+    col_of, labels, values = [], [], []
     lo_of: list[int] = []
     hi_of: list[int] = []
     edges_of: list[np.ndarray | None] = []
@@ -375,9 +422,7 @@ def build_items(
                          "conditions (leave it out of categorical_features for age ≥ t).")
         if not numeric or len(edges) - 1 < 2 or len(np.unique(x)) <= n_bins:
             codes, uniques = pd.factorize(s, sort=True)
-            k = len(uniques)
             codes_of[:, c_pos] = codes
-            blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), codes)), shape=(n, k)))
             part = value_items(c, uniques)
             edges_of.append(None)
         else:
@@ -391,19 +436,29 @@ def build_items(
             codes_of[:, c_pos] = b
             part = (cut.labels, cut.values, cut.lo, cut.hi)
             edges_of.append(cut.edges)
-            # row i is in run r when lo[r] <= b[i] < hi[r]: a dense (n, runs) test, runs <= n_bins * max_merge
-            # + 2 * thresholds
-            lo_b, hi_b = np.asarray(part[2]), np.asarray(part[3])
-            blocks.append(sp.csc_matrix((b[:, None] >= lo_b[None, :]) & (b[:, None] < hi_b[None, :])))
         labels.extend(part[0])
         values.extend(part[1])
         lo_of.extend(part[2])
         hi_of.extend(part[3])
         col_of.extend([c_pos] * len(part[0]))
-    matrix = sp.hstack(blocks, format="csc") if blocks else sp.csc_matrix((n, 0), dtype=bool)
-    return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values, matrix.astype(bool), codes_of,
+    # the (rows, items) indicator is not held: Items.matrix forms it from the codes when read (row i is in run r
+    # when lo[r] <= code[i] < hi[r])
+    return Items(np.asarray(col_of, dtype=np.intp), list(X.columns), labels, values, None, narrowest_codes(codes_of),
                  np.asarray(lo_of, dtype=np.int64), np.asarray(hi_of, dtype=np.int64), tuple(edges_of),
                  tuple(notes))
+
+
+def narrowest_codes(codes: np.ndarray) -> np.ndarray:
+    """Non-negative integer ``codes`` in the smallest of uint8, uint16 and uint32 whose largest value is above every
+    code (so that the largest code plus one, a column's number of codes, fits too); as given when none fits or a
+    code is negative."""
+    top = int(codes.max()) if codes.size else 0
+    if codes.size and int(codes.min()) < 0:
+        return codes
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top < np.iinfo(dtype).max:
+            return codes.astype(dtype)
+    return codes
 
 
 def extensions(level: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -485,12 +540,14 @@ def mine_patterns(items: Items, min_support: int, max_length: int = 3,
     Returns:
         MinedPatterns: patterns in level order, identical row sets kept once.
     """
-    sup1 = np.asarray(items.matrix.sum(axis=0)).ravel()
+    matrix = items.matrix  # formed once here (not held by the items), let go once the items' bits are packed
+    sup1 = np.asarray(matrix.sum(axis=0)).ravel()
     keep = np.flatnonzero(sup1 >= min_support)
     # only frequent items are ever part of a pattern: work on those alone (at most n / min_support per column),
     # so that a column of thousands of rare levels costs no dense n x levels block; the patterns' bitsets are
     # formed from these a block at a time (:mod:`.pattern_bits`), never held for a whole level
-    ext_bits = pack_items(items.matrix, keep)
+    ext_bits = pack_items(matrix, keep)
+    del matrix
     level = np.arange(len(keep))[:, None]  # (m, k) positions among the frequent items, increasing
     all_pats, all_support = [level], [sup1[keep]]
     col = items.column[keep]
