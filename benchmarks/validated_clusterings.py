@@ -53,6 +53,12 @@ statistic, adjusted p) beside the table's **oracle ceiling** (:func:`oracle_jacc
 region the features can describe, the rows whose posterior of the planted Gaussian against the other rows' normal
 is at least a level. ``--ceiling`` prints the ceilings alone (no analysis).
 
+``--save-reports DIR`` (with ``--levers``) pickles each table's report as ``DIR/<seed>.pkl``; ``--rerank DIR``
+ranks the saved reports again with the code as it is (no analysis: the ranking's order and redundancy filter
+only) and prints, per table, the first finding under ``kind="all"`` and its Jaccard with the planted rows (null
+tables: whether anything is reported), and the count per block of ten seeds: a change to the ranking is measured
+on the very reports the analysis made.
+
 Printed: per shape and method, the first finding describes the planted rows (Jaccard >= 0.5) in k of n tables; null
 tables reporting something per method; then (``--adult``) on Adult (48,842 rows) the seconds of the seed's
 clustering (``discovery="asdf"``, clusters and entropy patterns) against the validated clusterings alone
@@ -61,13 +67,14 @@ clustering (``discovery="asdf"``, clusters and entropy patterns) against the val
 Usage: ``python benchmarks/validated_clusterings.py [--tables 10] [--null 40] [--shapes blob ring conjunctive dense]
 [--numeric 8] [--planted-modes seed validated baseline split] [--null-modes seed validated baseline split]
 [--diagnose 0 1 2] [--levers hdbscan gmm_core default] [--null-start 0] [--table-start 0] [--explain]
-[--core-posterior 0.5] [--ceiling] [--adult] [--skip-planted]``.
+[--core-posterior 0.5] [--ceiling] [--save-reports DIR] [--rerank DIR] [--adult] [--skip-planted]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -430,6 +437,9 @@ def lever_row(shape: str, seed: int, lever: str, n_numeric: int, explain: bool =
     X, t, p, planted = planted_table(shape, seed=seed, n_numeric=n_numeric)
     start = time.perf_counter()
     rep = detect_subgroups(X, t, p, clusterings="validated", random_state=seed, clustering_models=lever_models(lever))
+    if SAVE_REPORTS is not None:
+        with open(SAVE_REPORTS / f"{seed}.pkl", "wb") as fh:
+            pickle.dump(rep, fh)
     out = {"validated": first_rows(rep, "validated"), "all": first_rows(rep, "all")}
     secs = time.perf_counter() - start
     if shape == "null":
@@ -483,6 +493,37 @@ def levers(levers_: list[str], shapes: list[str], tables: int, null: int, n_nume
                       f"{df['candidates'].mean():.0f} | {df['seconds'].mean():.1f} |", flush=True)
 
 
+#: Where :func:`lever_row` pickles each report (``--save-reports``); None: not saved.
+SAVE_REPORTS: Path | None = None
+
+
+def rerank(folder: Path) -> None:
+    """The first finding under ``kind="all"`` of every report saved in ``folder`` (``<seed>.pkl``, by
+    ``--save-reports``), ranked again by the code as it is: per table its description and Jaccard with the
+    planted rows (null tables, seeds from 9000: whether anything is reported), then per block of ten seeds how
+    many first findings describe the planted rows (Jaccard >= 0.5) or how many null tables report anything."""
+    seeds = sorted(int(f.stem) for f in folder.glob("*.pkl"))
+    print("| table | first finding (kind='all') | Jaccard |")
+    print("|---|---|---|")
+    found: dict[str, list[bool]] = {}
+    for seed in seeds:
+        with open(folder / f"{seed}.pkl", "rb") as fh:
+            rep = pickle.load(fh)  # noqa: S301 - the benchmark's own files
+        rk = rep.ranking("statistical_parity", kind="all", n=1)
+        first = rk["subgroup"].iloc[0] if len(rk) else "none"
+        block = f"{seed // 10 * 10}-{seed // 10 * 10 + 9}"
+        if seed >= 9000:
+            found.setdefault(f"null {block}", []).append(len(rk) > 0)
+            print(f"| {seed} | {first} | - |")
+            continue
+        _, _, _, planted = planted_table(SHAPES[seed // 1000], n=rep.candidates.n_rows, seed=seed)
+        jac = jaccard(first_rows(rep, "all"), planted)
+        found.setdefault(f"{SHAPES[seed // 1000]} {block}", []).append(jac >= 0.5)
+        print(f"| {seed} | {first} | {jac:.2f} |", flush=True)
+    for block, hits in found.items():
+        print(f"{block}: {sum(hits)}/{len(hits)} {'report' if block.startswith('null') else 'first'}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=10)
@@ -512,6 +553,10 @@ def main(argv: list[str] | None = None) -> None:
                     "row (the module's CORE_POSTERIOR, 0.5, set for this run)")
     ap.add_argument("--ceiling", action="store_true", help="only the oracle ceiling of the dense tables "
                     "(--tables from --table-start): the Jaccard a region of the features can reach")
+    ap.add_argument("--save-reports", type=Path, default=None, metavar="DIR", help="with --levers: pickle each "
+                    "table's report as DIR/<seed>.pkl (for --rerank)")
+    ap.add_argument("--rerank", type=Path, default=None, metavar="DIR", help="only the first finding under "
+                    "kind='all' of the reports saved in DIR, ranked again by the code as it is")
     ap.add_argument("--adult", action="store_true")
     ap.add_argument("--skip-planted", action="store_true")
     ap.add_argument("--data", default=None)
@@ -523,6 +568,13 @@ def main(argv: list[str] | None = None) -> None:
         from aif360_subjective.detectors.asdf import validated_models
 
         validated_models.CORE_POSTERIOR = args.core_posterior
+    if args.rerank is not None:
+        rerank(args.rerank)
+        return
+    if args.save_reports is not None:
+        global SAVE_REPORTS
+        args.save_reports.mkdir(parents=True, exist_ok=True)
+        SAVE_REPORTS = args.save_reports
     if args.ceiling:
         ceilings(args.tables, args.table_start, args.numeric)
         return

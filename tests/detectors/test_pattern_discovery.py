@@ -674,6 +674,50 @@ def test_a_parent_that_is_a_nested_finding_diluted_is_decided_after_it_even_when
                      nested=containment(bits, n)).tolist() == [True, False, True]
 
 
+def test_of_two_subgroups_redundant_given_each_other_the_one_merging_the_more_alike_rows_is_decided_first():
+    """Issue 40's mutual case by hand. S (rows 0-99) inside G (rows 0-299) of 1,000 rows; favourable S 30/100,
+    G's other rows 88/200, outside G 350/700 (468 in all). Pooled two-proportion z:
+
+    * S against G's other rows (0.30 against 0.44): pooled 118/300, z = -0.14 / sqrt(0.39333 0.60667 (1/100 +
+      1/200)) = -2.340; G's other rows against the outside (0.44 against 0.50): pooled 438/900, z = -0.06 /
+      sqrt(0.48667 0.51333 (1/200 + 1/700)) = -1.497: both below 3.2, so each is redundant given the other;
+    * strength against the rest minus the offsets (1.5, 0): S 0.18667 / sqrt(0.468 0.532 (1/100 + 1/900)) - 1.5
+      = 3.549 - 1.5 = 2.049, G 0.10667 / sqrt(0.468 0.532 (1/300 + 1/700)) = 3.098.
+
+    By strength alone G was visited first and kept, and S left out. G's other rows are nearer the outside (1.497)
+    than S is to them (2.340): S's description (G's other rows with the rest) merges the more alike parts, so G
+    waits for S: S is kept and G, redundant given S, left out. With G's other rows at 78/200 (0.39) instead,
+    S against them z = -0.09 / sqrt(0.36 0.64 (1/100 + 1/200)) = -1.531 and they against the outside -0.11 /
+    sqrt(0.47556 0.52444 (1/200 + 1/700)) = -2.747: G's description merges the more alike parts, the order stays
+    by strength (G 4.072 against S 3.343 - 1.5 = 1.843), G is listed and S left out."""
+    from aif360_subjective.detectors.bitsets import pack
+    from aif360_subjective.detectors.error_control.inference import rate_z
+    from aif360_subjective.detectors.redundancy import containment, redundant
+
+    n = 1000
+    dense = np.zeros((n, 2), dtype=bool)
+    dense[:100, 0] = True  # S
+    dense[:300, 1] = True  # G
+    bits = pack(dense)
+    offset = np.array([1.5, 0.0])
+
+    def z(a: np.ndarray, b: np.ndarray) -> float:
+        return float(rate_z(a[None], b[None], "statistical_parity")[0])
+
+    for ring_favourable, z_expected, strength_expected, expected in (
+            (88, [-2.3401, -1.4972], [2.0490, 3.0978], [False, True]),
+            (78, [-1.5309, -2.7472], [1.8427, 4.0720], [True, False])):
+        counts = np.vstack([_confusion(30, 100), _confusion(30 + ring_favourable, 300)])
+        total = _confusion(30 + ring_favourable + 350, n)
+        np.testing.assert_allclose([z(counts[0], counts[1] - counts[0]), z(counts[1] - counts[0], total - counts[1])],
+                                   z_expected, atol=1e-4)
+        strength = np.abs(rate_z(counts, total[None] - counts, "statistical_parity")) - offset
+        np.testing.assert_allclose(strength, strength_expected, atol=1e-4)
+        assert redundant(bits, n, counts, "statistical_parity", total, offset).tolist() == expected
+        assert redundant(None, n, counts, "statistical_parity", total, offset,
+                         nested=containment(bits, n)).tolist() == expected
+
+
 def test_visit_order_is_by_strength_with_each_subgroup_after_those_it_waits_for():
     """Strengths 5, 4, 3, 2, 1 (subgroups 0-4); 0 waits for 3, 3 for 4, 1 for 2: ready at first 2 and 4, 2
     (strength 3) goes first, which frees 1 (4); then 1, then 4 (1) frees 3, then 3 frees 0."""

@@ -1,6 +1,8 @@
 """The helpers of ``benchmarks/validated_clusterings.py``: the parity z and critical value of its diagnosis, the
 issue's k-means baseline and the split selection."""
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -94,3 +96,26 @@ def test_oracle_jaccard_of_a_separate_region_and_of_a_hidden_one(bench):
     assert 0.0 < jac < 0.5
     # by hand at one level: the region is {post >= level}, its Jaccard the benchmark's own
     assert bench.jaccard(np.array([True, True, False]), np.array([True, False, False])) == 0.5
+
+
+def test_rerank_reads_the_saved_reports_first_findings(bench, tmp_path, capsys):
+    # a planted table and a null one of 600 rows, k-means clusters, B = 20: the reranked first finding and its
+    # Jaccard are the report's own, and the block counts follow them
+    from aif360_subjective.detectors import detect_subgroups
+
+    seen = {}
+    for seed, shape in ((3003, "dense"), (9000, "null")):
+        X, t, p, planted = bench.planted_table(shape, n=600, seed=seed)
+        rep = detect_subgroups(X, t, p, clusterings="validated", clustering_models=["kmeans"], n_permutations=20,
+                               random_state=0)
+        with open(tmp_path / f"{seed}.pkl", "wb") as fh:
+            pickle.dump(rep, fh)
+        rk = rep.ranking("statistical_parity", kind="all", n=1)
+        seen[seed] = (rk["subgroup"].iloc[0] if len(rk) else "none",
+                      bench.jaccard(bench.first_rows(rep, "all"), planted))
+    bench.rerank(tmp_path)
+    out = capsys.readouterr().out
+    assert f"| 3003 | {seen[3003][0]} | {seen[3003][1]:.2f} |" in out
+    assert f"| 9000 | {seen[9000][0]} | - |" in out
+    assert f"dense 3000-3009: {int(seen[3003][1] >= 0.5)}/1 first" in out
+    assert f"null 9000-9009: {int(seen[9000][0] != 'none')}/1 report" in out
