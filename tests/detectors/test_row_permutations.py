@@ -113,6 +113,8 @@ def test_held_draws_key_and_budget():
     held.forget()
     assert held.held(("a",), 2) is None
     assert held.fits(2**20, 200) and not held.fits(2**20, 9999)
+    # the budget's edge: 5,000,000 rows x 100 bytes (B = 200, four counts, 4 bits each) fit 2**29, 6,000,000 do not
+    assert held.fits(5_000_000, 200) and not held.fits(6_000_000, 200)
 
 
 @pytest.mark.parametrize("ordered", [False, True])

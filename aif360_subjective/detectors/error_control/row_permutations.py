@@ -102,10 +102,14 @@ class HeldDraws:
     made once instead of twice). The ranking counts the prefix of each block its test reads (:meth:`prefix`);
     the run of every count, the last one of a report, takes the blocks and lets them go.
 
-    Held only while every batch's block fits :attr:`BUDGET` bytes (100 MB at a million rows and B = 200).
+    Held only while every batch's block fits :attr:`BUDGET` bytes (100 MB at a million rows and B = 200, 500 MB at
+    five million).
     """
 
-    BUDGET = 2**28
+    #: 512 MiB: five million rows at B = 200 are held. Beyond the budget the findings draw again what the ranking
+    #: drew: ``benchmarks/scale_patterns.py --sizes 5000000 --methods ours`` took 629.8 CPU-s at 2**28 and 460.7 at
+    #: 2**29, both peaking at 3,386-3,387 MB (the mining's peak, above the held blocks').
+    BUDGET = 2**29
 
     def __init__(self) -> None:
         self.key: tuple[object, ...] | None = None
