@@ -9,9 +9,10 @@ local mode is the executor; Dask: ``LocalCluster`` of 2 one-thread workers with 
    Spark on the same files: whether candidates, adjusted p-values and findings are identical, and the seconds.
    Spark reads the files in its own partition order (it packs files into partitions by size), so pandas and Dask
    are given the rows in Spark's order (``sdf.toPandas()``): the positions of the keyed permutations.
-2. ``--rows`` (2,000,000; 20,000,000 with ``--rows 20000000 --files 80 --max-partition-bytes 32m``): Spark and Dask on the same Parquet
-   files: seconds, peak memory (the JVM, the Python workers, the driver's Python; the Dask workers and client),
-   whether the planted slice is the first finding, and the bytes of counts that reached the Spark driver;
+2. ``--rows`` (2,000,000; 20,000,000 with ``--rows 20000000 --files 80 --max-partition-bytes 32m``): Spark and
+   Dask on the same Parquet files: seconds, peak memory (the JVM, the Python workers, the driver's Python; the
+   Dask workers and client), whether the planted slice is the first finding, and the bytes of counts that reached
+   the Spark driver;
    ``--permutations B`` (200) sets both engines' max-T permutations, ``--executor-sums`` adds a Spark run with every
    sum of counts added on the executors (``SparkPartitions.DRIVER_SUMS = 0``) before it reaches the driver.
 

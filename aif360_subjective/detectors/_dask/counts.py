@@ -87,10 +87,10 @@ def _shipped(mined: MinedPatterns) -> tuple[Any, Any]:
     """The items (without the mining table's rows: its membership matrix and codes) and the patterns, each one
     Dask key shared by every partition's task (not a copy per task)."""
     import dask
-    import scipy.sparse as sp
 
-    light = dataclasses.replace(mined.items, matrix=sp.csc_matrix((0, len(mined.items.column)), dtype=bool),
-                                codes=np.zeros((0, len(mined.items.columns)), dtype=np.int32))
+    # no rows: the codes emptied, and no indicator held (the matrix is then formed from the codes, empty too)
+    light = dataclasses.replace(mined.items, indicator=None,
+                                codes=np.zeros((0, len(mined.items.columns)), dtype=mined.items.codes.dtype))
     return dask.delayed(light, pure=True), dask.delayed(list(mined.patterns), pure=True)
 
 
