@@ -110,7 +110,7 @@ class Items:
 
     @property
     def matrix(self) -> sp.csc_matrix:
-        """(rows, items) boolean CSC matrix: row i satisfies item j. Formed from the codes when no
+        """The (rows, items) boolean CSC matrix, true where row i satisfies item j. Formed from the codes when no
         :attr:`indicator` is held (each read forms it again: the mining reads it once): item j holds the rows
         whose code in its column is in ``[lo[j], hi[j])``, column by column as :func:`build_items` tests them, the
         same matrix."""
