@@ -4,6 +4,7 @@ condition reads."""
 
 import numpy as np
 import pandas as pd
+import pytest
 import scipy.sparse as sp
 
 from aif360_subjective.detectors.mining.cell_counts import CellCounter
@@ -81,3 +82,19 @@ def test_codes_are_held_in_the_narrowest_unsigned_type_above_every_code():
     assert codes.dtype == np.uint8
     counter = CellCounter(codes, np.array([0]), np.array([254]), np.array([255]), [(0,)])
     assert counter.count(np.ones((255, 1), dtype=bool)).tolist() == [[1.0]]
+
+
+def test_items_shipped_to_dask_workers_hold_no_rows():
+    """The Dask and Spark paths ship the mined items without the table's rows: no indicator, empty codes of the same
+    type, every item kept (a ``replace(matrix=...)`` of the former field raised TypeError there once ``matrix``
+    became a property; no fast test reached it)."""
+    pytest.importorskip("dask")
+    from aif360_subjective.detectors._dask.counts import _shipped
+
+    X = _table()
+    mined = mine_patterns(build_items(X, ["job"], n_bins=4, max_merge=2), min_support=20, max_length=2)
+    items, patterns = (d.compute() for d in _shipped(mined))
+    assert items.indicator is None and items.codes.shape == (0, X.shape[1])
+    assert items.codes.dtype == mined.items.codes.dtype and items.n_rows == 0
+    assert items.matrix.shape == (0, len(mined.items.column)) and items.labels == mined.items.labels
+    assert patterns == list(mined.patterns)

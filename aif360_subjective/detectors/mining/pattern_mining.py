@@ -28,6 +28,7 @@ References:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
@@ -118,10 +119,7 @@ class Items:
             return self.indicator
         n = self.n_rows
         blocks = []
-        for c in range(self.codes.shape[1]):
-            at = np.flatnonzero(self.column == c)
-            if len(at) == 0:  # a column without items adds no column
-                continue
+        for c, at in self._items_by_column():
             lo, hi, code = self.lo[at], self.hi[at], self.codes[:, c]
             if np.array_equal(lo, np.arange(len(at))) and np.array_equal(hi, lo + 1):  # one item per code
                 blocks.append(sp.csc_matrix((np.ones(n, dtype=bool), (np.arange(n), code)), shape=(n, len(at))))
@@ -137,13 +135,17 @@ class Items:
         if self.indicator is not None:
             return int(self.indicator.nnz)
         total = 0
-        for c in range(self.codes.shape[1]):
-            at = np.flatnonzero(self.column == c)
-            if len(at) == 0:
-                continue
+        for c, at in self._items_by_column():
             below = np.concatenate([[0], np.cumsum(np.bincount(self.codes[:, c], minlength=int(self.hi[at].max())))])
             total += int((below[self.hi[at]] - below[self.lo[at]]).sum())
         return total
+
+    def _items_by_column(self) -> Iterator[tuple[int, np.ndarray]]:
+        """Each column that has items, with the positions of its items (a column without items adds nothing)."""
+        for c in range(self.codes.shape[1]):
+            at = np.flatnonzero(self.column == c)
+            if len(at):
+                yield c, at
 
 
 @dataclass(frozen=True, eq=False)
